@@ -1,0 +1,118 @@
+"""The ``calico-render`` group; without a subcommand it renders a version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import __version__, api
+from ..context import user_values
+from ..fsutil import write_tree
+from ..policy import OPERATIONS
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+manifests_option = click.option(
+    "--manifests",
+    "root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="ROOT holding kubernetes/calico/<version>/ (default: the bundled tree).",
+)
+
+
+def warn(message: str) -> None:
+    click.echo(f"calico-render: warning: {message}", err=True)
+
+
+def note(message: str) -> None:
+    click.echo(f"calico-render: {message}", err=True)
+
+
+@click.group(
+    context_settings=CONTEXT_SETTINGS,
+    invoke_without_command=True,
+    help="Render and gate BKE's Calico manifests.\n\n"
+    "Without a command, renders --version for --nodes to stdout (or --output-dir), "
+    "with the Typha decision on stderr.",
+)
+@click.option(
+    "--version",
+    "version",
+    metavar="V",
+    help="Calico version: v3.28.2, or v3.28 for the newest patch.",
+)
+@click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster.")
+@manifests_option
+@click.option("--repo", metavar="PREFIX", help="Image registry prefix with a trailing slash.")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Set a context key (repeatable; A.B=V nests).",
+)
+@click.option(
+    "--values",
+    "values_file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="YAML/JSON file of context values.",
+)
+@click.option(
+    "--operation",
+    type=click.Choice(OPERATIONS),
+    default="install",
+    show_default=True,
+    help="install, or upgrade/rollback of an existing cluster.",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write one file per template into DIR.",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
+@click.version_option(
+    __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
+)
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None,
+    repo: str | None,
+    sets: tuple[str, ...],
+    values_file: str | None,
+    operation: str,
+    output_dir: Path | None,
+    debug: bool,
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    if version is None or nodes is None:
+        if version is None and nodes is None and not sets and values_file is None:
+            click.echo(ctx.get_help())
+            return
+        raise click.UsageError("rendering needs both --version and --nodes")
+    result = api.render(
+        version,
+        nodes,
+        root=root,
+        user=user_values(values_file, sets),
+        repo=repo,
+        operation=operation,
+    )
+    for message in result.warnings:
+        warn(message)
+    d = result.decision
+    note(
+        f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
+        f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
+    )
+    if output_dir is not None:
+        written = write_tree(output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files})
+        for path in written:
+            note(f"wrote {path}")
+    else:
+        click.echo(result.stream(), nl=False)

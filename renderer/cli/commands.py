@@ -1,0 +1,71 @@
+"""Subcommands: template, typha, versions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import policy
+from ..compile import compile_source
+from ..context import user_values
+from ..render import version_keys
+from ..tree import DIALECTS, list_versions
+from ..yamlio import read_text
+from .app import cli, manifests_option, warn
+
+
+@cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--values",
+    "values_file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="YAML/JSON context file.",
+)
+@click.option(
+    "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a context key (repeatable)."
+)
+@click.option(
+    "--dialect",
+    type=click.Choice(["go", "jinja2"]),
+    help="Default: from the suffix (.j2 is jinja2, else go).",
+)
+def template(
+    file: str, values_file: str | None, sets: tuple[str, ...], dialect: str | None
+) -> None:
+    source = read_text(file)
+    chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
+    compiled = compile_source(source, file, chosen)
+    click.echo(compiled.render(user_values(values_file, sets)), nl=False)
+
+
+@cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")
+@click.option("--nodes", type=click.IntRange(min=1), metavar="N")
+def typha(nodes: int | None) -> None:
+    if nodes is not None:
+        d = policy.decide_typha(nodes)
+        for message in d.warnings:
+            warn(message)
+        click.echo(f"nodes:         {d.nodes}")
+        click.echo(f"allowTypha:    {d.context()['allowTypha']}")
+        click.echo(f"typhaReplicas: {d.context()['typhaReplicas']}")
+        click.echo(f"why:           {d.reason}")
+        return
+    click.echo(f"{'nodes':>6}  {'allowTypha':<10}  typhaReplicas")
+    for n in policy.BOUNDARY_TABLE:
+        d = policy.decide_typha(n)
+        mark = "  (capped: capacity assessment needed)" if d.warnings else ""
+        click.echo(f"{n:>6}  {d.context()['allowTypha']:<10}  {d.replicas}{mark}")
+
+
+@cli.command(help="List the Calico versions under ROOT.")
+@manifests_option
+@click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
+def versions(root: Path | None, keys: bool) -> None:
+    for v in list_versions(root):
+        files = ", ".join(f.name for f in v.files)
+        line = f"{v.name:<10} {'/'.join(v.dialects):<7} {files}"
+        if keys:
+            line += "\n    keys: " + ", ".join(sorted(version_keys(v)))
+        click.echo(line)

@@ -1,0 +1,71 @@
+"""Build the render context from defaults, a values file, ``--set`` and ``--repo``.
+
+The context is validated against ``schemas/render-context.schema.json`` before
+rendering, so a bad value stops with exit 2 naming the key, not deep inside a template.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from . import schemas
+from .errors import InputError
+from .yamlio import load_mapping_file
+
+
+def schema_defaults() -> dict[str, Any]:
+    """The ``default`` of every top-level property of the render-context schema."""
+    props = schemas.load_schema(schemas.RENDER_CONTEXT)["properties"]
+    return {k: v["default"] for k, v in props.items() if "default" in v}
+
+
+def parse_set(item: str) -> tuple[list[str], str]:
+    """``KEY=VALUE`` or ``A.B=VALUE`` (nested). Values stay strings, as the controller's."""
+    key, sep, value = item.partition("=")
+    parts = key.split(".")
+    if not sep or not key or any(not p for p in parts):
+        raise InputError(f"expected KEY=VALUE, got {item!r}", key="--set")
+    return parts, value
+
+
+def set_path(ctx: dict[str, Any], parts: list[str], value: Any) -> None:
+    node = ctx
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def user_values(values_file: str | Path | None = None, sets: Iterable[str] = ()) -> dict[str, Any]:
+    """What the user asked for: values file first, then ``--set`` in order."""
+    ctx: dict[str, Any] = {}
+    if values_file is not None:
+        ctx.update(copy.deepcopy(load_mapping_file(values_file)))
+    for item in sets:
+        parts, value = parse_set(item)
+        set_path(ctx, parts, value)
+    return ctx
+
+
+def build_context(
+    user: Mapping[str, Any],
+    *,
+    typha: Mapping[str, str] | None = None,
+    repo: str | None = None,
+    defaults: bool = True,
+) -> dict[str, Any]:
+    """Layer defaults < user values < ``repo`` < Typha policy, then validate."""
+    ctx: dict[str, Any] = schema_defaults() if defaults else {}
+    ctx.update(copy.deepcopy(dict(user)))
+    if repo is not None:
+        ctx["repo"] = repo
+    if typha is not None:
+        ctx.update(typha)
+    schemas.check(schemas.RENDER_CONTEXT, ctx, file="render context")
+    return ctx

@@ -1,0 +1,65 @@
+"""Load the project's JSON Schemas and validate data against them at run time."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import jsonschema
+
+from .errors import InputError
+from .resources import schema_path
+
+RENDER_CONTEXT = "render-context.schema.json"
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    with open(schema_path(name), encoding="utf-8") as fh:
+        schema: dict[str, Any] = json.load(fh)
+    return schema
+
+
+@cache
+def validator(name: str) -> jsonschema.protocols.Validator:
+    schema = load_schema(name)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path)
+
+
+def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
+    """(key path, short message) for one schema error, phrased for the user."""
+    key = _path(error)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "enum":
+        allowed = ", ".join(json.dumps(v) for v in schema.get("enum", []))
+        return key, f"{error.instance!r} is not allowed; allowed: {allowed}"
+    if error.validator == "pattern":
+        hint = schema.get("description", "")
+        return key, f"{error.instance!r} is not valid" + (f" ({hint})" if hint else "")
+    if error.validator == "required" and isinstance(error.message, str):
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return (f"{key}.{missing}" if key else missing), "is required here"
+    return key, error.message
+
+
+def check(name: str, data: Any, *, file: str | None = None) -> None:
+    """Raise InputError naming the first offending key (deterministic: sorted by path)."""
+    errors = sorted(validator(name).iter_errors(data), key=lambda e: (_path(e), e.message))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        key, message = describe(best)
+        raise InputError(message, file=file, key=key or None)
+
+
+def validate_output(name: str, data: Any) -> None:
+    """Assert our own output meets its published schema; a failure is our bug."""
+    errors = list(validator(name).iter_errors(data))
+    if errors:
+        raise AssertionError(f"output does not match {name}: {errors[0].message}")

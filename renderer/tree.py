@@ -1,0 +1,103 @@
+"""Stage 1, load tree: find version directories and their template files.
+
+A ROOT holds ``kubernetes/calico/<version>/``. Versions sort by semantic version, not by
+string, so ``v3.28.10`` is newer than ``v3.28.9``; ``vMAJOR.MINOR`` resolves to the
+newest patch present. A version string is never used as a path outside ROOT.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InputError
+from .resources import bundled_manifests
+
+COMPONENT = Path("kubernetes") / "calico"
+DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
+_SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+
+@dataclass(frozen=True)
+class TemplateFile:
+    """One template of a version directory; ``dialect`` comes from its suffix."""
+
+    name: str
+    path: Path
+    dialect: str
+
+    @property
+    def display(self) -> str:
+        return f"{self.path.parent.name}/{self.name}"
+
+
+@dataclass(frozen=True)
+class VersionDir:
+    name: str
+    path: Path
+    files: tuple[TemplateFile, ...]
+
+    @property
+    def dialects(self) -> tuple[str, ...]:
+        return tuple(sorted({f.dialect for f in self.files}))
+
+
+def semver_key(name: str) -> tuple[int, int, int, int, str]:
+    """Sort key: semantic versions by number first, anything else after, by name."""
+    m = _SEMVER.match(name)
+    if not m:
+        return (1, 0, 0, 0, name)
+    return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), name)
+
+
+def component_dir(root: Path | None) -> Path:
+    """The ``kubernetes/calico`` directory of ROOT (the bundled tree when None)."""
+    base = bundled_manifests() if root is None else Path(root)
+    path = base / COMPONENT
+    if not path.is_dir():
+        raise InputError(f"no {COMPONENT.as_posix()}/ directory under it", file=str(base))
+    return path
+
+
+def _load_version(path: Path) -> VersionDir:
+    files = tuple(
+        TemplateFile(p.name, p, DIALECTS[p.suffix])
+        for p in sorted(path.iterdir(), key=lambda p: p.name)
+        if p.is_file() and p.suffix in DIALECTS
+    )
+    return VersionDir(path.name, path, files)
+
+
+def list_versions(root: Path | None = None) -> list[VersionDir]:
+    """Every version directory under ROOT that holds at least one template, oldest first."""
+    base = component_dir(root)
+    dirs = [p for p in base.iterdir() if p.is_dir() and _SAFE_NAME.match(p.name)]
+    versions = [_load_version(p) for p in dirs]
+    return sorted((v for v in versions if v.files), key=lambda v: semver_key(v.name))
+
+
+def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
+    """Resolve an exact directory name or ``vMAJOR.MINOR`` (newest patch) to a version."""
+    if not spec or not _SAFE_NAME.match(spec) or ".." in spec:
+        raise InputError(
+            "a version is a directory name such as v3.28.2 or v3.28 (no path separators, no '..')",
+            key="--version",
+        )
+    versions = list_versions(root)
+    by_name = {v.name: v for v in versions}
+    if spec in by_name:
+        return by_name[spec]
+    m = _SEMVER.match(spec)
+    if m and m.group(3) is None:
+        major, minor = int(m.group(1)), int(m.group(2))
+        matches = [v for v in versions if semver_key(v.name)[:3] == (0, major, minor)]
+        if matches:
+            return matches[-1]
+    known = ", ".join(v.name for v in versions) or "none"
+    raise InputError(
+        f"unknown Calico version {spec!r}; available: {known}",
+        file=str(component_dir(root)),
+        key="--version",
+    )
