@@ -1,0 +1,130 @@
+"""``calico-render check``: the pre-merge release gate over every version of a tree."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from .. import gate, report, schemas
+from ..errors import EXIT_CHECK_FAILED, InputError
+from ..fsutil import atomic_write
+from ..resources import bundled_golden
+from .app import cli, manifests_option
+
+CHECK_REPORT_SCHEMA = "check-report.schema.json"
+_KUBE = re.compile(r"^v?(\d+)\.(\d+)$")
+
+
+def _kube_versions(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Normalise ``--kube-version`` values to ``X.Y``, sorted and unique."""
+    if not values:
+        return gate.DEFAULT_KUBE_VERSIONS
+    out: set[tuple[int, int]] = set()
+    for value in values:
+        m = _KUBE.match(value.strip())
+        if not m:
+            raise InputError(f"expected X.Y such as 1.28, got {value!r}", key="--kube-version")
+        out.add((int(m.group(1)), int(m.group(2))))
+    supported = gate.supported_kube_versions()
+    result = tuple(f"{a}.{b}" for a, b in sorted(out))
+    for v in result:
+        if v not in supported:
+            raise InputError(
+                f"no schemas for Kubernetes {v}; supported: {', '.join(supported)}",
+                key="--kube-version",
+            )
+    return result
+
+
+def _default_golden() -> Path:
+    try:
+        return bundled_golden()
+    except FileNotFoundError:
+        # A checkout whose goldens were never generated: --update-golden creates them here.
+        return Path(__file__).resolve().parents[2] / "golden"
+
+
+@cli.command(
+    help="The release gate: for every version under ROOT, parse the templates, check the "
+    "Typha capability contract and release rules, validate the rendered objects against "
+    "the Kubernetes schemas, and compare each scenario's render with its golden. "
+    "Exit 0 when all pass, 1 on any failure, 2 on bad input."
+)
+@manifests_option
+@click.option(
+    "--golden",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Golden directory holding <version>/ (default: the bundled goldens).",
+)
+@click.option(
+    "--kube-version",
+    "kube_versions",
+    multiple=True,
+    metavar="X.Y",
+    help=f"Validate against Kubernetes X.Y (repeatable; default "
+    f"{', '.join(gate.DEFAULT_KUBE_VERSIONS)}).",
+)
+@click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(report.RENDERERS)),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Versions checked in parallel (default: the CPU count).",
+)
+def check(
+    root: Path | None,
+    golden: Path | None,
+    kube_versions: tuple[str, ...],
+    update_golden: bool,
+    fmt: str,
+    output: Path | None,
+    jobs: int | None,
+) -> None:
+    if golden is not None and golden.exists() and not golden.is_dir():
+        raise InputError("not a directory", file=str(golden), key="--golden")
+    options = gate.CheckOptions(
+        root=root,
+        golden=golden if golden is not None else _default_golden(),
+        kube_versions=_kube_versions(kube_versions),
+        update=update_golden,
+        jobs=jobs if jobs is not None else gate.default_jobs(),
+        manifests_arg=str(root) if root is not None else None,
+        golden_arg=str(golden) if golden is not None else None,
+    )
+    show_progress = fmt == "text" and sys.stderr.isatty()
+
+    def progress(result: report.VersionResult) -> None:
+        click.echo(report.progress_line(result), err=True)
+
+    result = gate.run_check(options, progress if show_progress else None)
+    if fmt == "json":
+        schemas.validate_output(CHECK_REPORT_SCHEMA, result.to_dict())
+    text = report.render(result, fmt)
+    if output is not None:
+        try:
+            atomic_write(output, text)
+        except OSError as exc:
+            raise InputError(exc.strerror or str(exc), file=str(output), key="--output") from None
+    else:
+        click.echo(text, nl=False)
+    if not result.passed:
+        sys.exit(EXIT_CHECK_FAILED)

@@ -1,0 +1,318 @@
+"""Golden stage: the golden layout, loading and writing goldens, and explaining differences.
+
+Layout of ``<golden>/<version>/``::
+
+    common/<file>              a rendered file that is byte-identical in every scenario
+    <scenario>/decision.json   the scenario's Typha decision
+    <scenario>/<file>          a rendered file that differs between scenarios
+
+Each rendered template is stored whole, so a golden file is exactly what the controller
+would apply and reads as such in a merge request; files identical across scenarios (the
+CRDs, a legacy version's single file) are stored once. A difference is explained twice:
+a unified diff of the text, and per object ``Kind namespace/name: path old -> new``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import CalicoRenderError
+from .fsutil import write_tree
+from .parse import parse_stream
+from .yamlio import read_text
+
+COMMON = "common"
+DECISION_FILE = "decision.json"
+_MAX_VALUE = 120
+
+
+@dataclass(frozen=True)
+class ScenarioOutput:
+    """What one scenario produced: its decision and its rendered files (name, text)."""
+
+    name: str
+    decision: Mapping[str, Any]
+    files: tuple[tuple[str, str], ...]
+
+
+def dump_decision(decision: Mapping[str, Any]) -> str:
+    """Stable JSON: sorted keys, two-space indent, final newline."""
+    return json.dumps(dict(decision), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def golden_files(outputs: Sequence[ScenarioOutput]) -> dict[str, str]:
+    """The golden tree of one version as {relative path: text}, sorted by path."""
+    files: dict[str, str] = {}
+    names: list[str] = []
+    for out in outputs:
+        for name, _ in out.files:
+            if name not in names:
+                names.append(name)
+    texts = [dict(out.files) for out in outputs]
+    for name in names:
+        variants = [t.get(name) for t in texts]
+        first = variants[0]
+        if first is not None and all(v == first for v in variants):
+            files[f"{COMMON}/{name}"] = first
+            continue
+        for out, text in zip(outputs, variants, strict=True):
+            if text is not None:
+                files[f"{out.name}/{name}"] = text
+    for out in outputs:
+        files[f"{out.name}/{DECISION_FILE}"] = dump_decision(out.decision)
+    return dict(sorted(files.items()))
+
+
+def load_golden(directory: Path) -> dict[str, str] | None:
+    """The golden tree under ``directory``, or None when there is none (no directory)."""
+    if not directory.is_dir():
+        return None
+    files: dict[str, str] = {}
+    for path in sorted(directory.rglob("*")):
+        rel = path.relative_to(directory)
+        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
+            files[rel.as_posix()] = read_text(path)
+    return files
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One golden file that would be added, modified or removed."""
+
+    path: str
+    change: str  # "added" | "modified" | "removed"
+
+
+def file_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[FileChange]:
+    """Golden files that differ between ``old`` and ``new``, sorted by path."""
+    out = []
+    for path in sorted(set(old) | set(new)):
+        if path not in old:
+            out.append(FileChange(path, "added"))
+        elif path not in new:
+            out.append(FileChange(path, "removed"))
+        elif old[path] != new[path]:
+            out.append(FileChange(path, "modified"))
+    return out
+
+
+def write_golden(directory: Path, new: Mapping[str, str]) -> list[FileChange]:
+    """Make ``directory`` hold exactly ``new``; unchanged files are not touched.
+
+    Every changed file is staged beside its target and renamed into place, so an
+    interrupt leaves each golden file whole (old or new); stale files go last.
+    """
+    old = load_golden(directory) or {}
+    changes = file_changes(old, new)
+    write_tree(directory, {c.path: new[c.path] for c in changes if c.change != "removed"})
+    for c in changes:
+        if c.change == "removed":
+            (directory / c.path).unlink(missing_ok=True)
+    for parent in sorted({(directory / c.path).parent for c in changes}, reverse=True):
+        if parent != directory and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+    return changes
+
+
+def unified_diff(old: Mapping[str, str], new: Mapping[str, str], label: str) -> str:
+    """A unified diff of every differing golden file, ``a/`` the golden, ``b/`` the render."""
+    chunks: list[str] = []
+    for change in file_changes(old, new):
+        before = old.get(change.path, "")
+        after = new.get(change.path, "")
+        lines = difflib.unified_diff(
+            _lines(before),
+            _lines(after),
+            fromfile=f"a/{label}/{change.path}" if change.change != "added" else "/dev/null",
+            tofile=f"b/{label}/{change.path}" if change.change != "removed" else "/dev/null",
+            n=3,
+        )
+        chunks.extend(lines)
+    return "".join(chunks)
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+# --- object-level differences -------------------------------------------------------
+
+
+@dataclass
+class ObjectChange:
+    """A field of a Kubernetes object that differs; ``old``/``new`` are None when absent."""
+
+    ref: str
+    path: str
+    old: str | None
+    new: str | None
+    scenarios: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        if not self.path:
+            return f"{self.ref}: {'added' if self.old is None else 'removed'}"
+        where = f"{self.ref}: {self.path}"
+        if self.old is None:
+            return f"{where} added {self.new}"
+        if self.new is None:
+            return f"{where} removed (was {self.old})"
+        return f"{where} {self.old} -> {self.new}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "object": self.ref,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "scenarios": list(self.scenarios),
+            "summary": self.describe(),
+        }
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+
+
+def _key(path: str, name: str) -> str:
+    """``path.name``, or ``path["a.b/c"]`` when the key is not a plain identifier."""
+    if name.replace("_", "a").replace("-", "a").isalnum():
+        return f"{path}.{name}" if path else name
+    return f"{path}[{json.dumps(name)}]"
+
+
+def _named(items: list[Any]) -> dict[str, Any] | None:
+    """Items keyed by ``name`` when every item is a mapping with a unique string name."""
+    if not items or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
+        return None
+    by_name = {i["name"]: i for i in items}
+    return by_name if len(by_name) == len(items) else None
+
+
+def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | None, str | None]]:
+    """(dotted path, old, new) for every leaf difference; lists of named items by name."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[tuple[str, str | None, str | None]] = []
+        for k in sorted(set(old) | set(new), key=str):
+            sub = _key(path, str(k))
+            if k not in new:
+                out.append((sub, _show(old[k]), None))
+            elif k not in old:
+                out.append((sub, None, _show(new[k])))
+            else:
+                out.extend(diff_values(old[k], new[k], sub))
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        named_old, named_new = _named(old), _named(new)
+        if named_old is not None and named_new is not None:
+            out = []
+            for name in sorted(set(named_old) | set(named_new)):
+                sub = f"{path}[name={name}]"
+                if name not in named_new:
+                    out.append((sub, _show(named_old[name]), None))
+                elif name not in named_old:
+                    out.append((sub, None, _show(named_new[name])))
+                else:
+                    out.extend(diff_values(named_old[name], named_new[name], sub))
+            return out
+        out = []
+        for i in range(max(len(old), len(new))):
+            sub = f"{path}[{i}]"
+            if i >= len(new):
+                out.append((sub, _show(old[i]), None))
+            elif i >= len(old):
+                out.append((sub, None, _show(new[i])))
+            else:
+                out.extend(diff_values(old[i], new[i], sub))
+        return out
+    if old == new and type(old) is type(new):
+        return []
+    return [(path, _show(old), _show(new))]
+
+
+def _objects(text: str, file: str) -> dict[str, Any]:
+    """Objects of a rendered file keyed by ``Kind namespace/name`` (repeats numbered)."""
+    out: dict[str, Any] = {}
+    for obj in parse_stream(text, file):
+        ref = obj.ref
+        n = 2
+        while ref in out:
+            ref = f"{obj.ref} #{n}"
+            n += 1
+        out[ref] = obj.data
+    return out
+
+
+def _scenario_view(files: Mapping[str, str], scenario: str) -> dict[str, str]:
+    """The rendered files of ``scenario`` as seen through the golden layout."""
+    view: dict[str, str] = {}
+    for path, text in files.items():
+        top, _, name = path.partition("/")
+        if top in (COMMON, scenario) and name and name != DECISION_FILE:
+            view[name] = text
+    return view
+
+
+def object_changes(
+    old: Mapping[str, str], new: Mapping[str, str], scenarios: Iterable[str]
+) -> list[ObjectChange]:
+    """Field-level changes per object, merged across the scenarios they appear in."""
+    merged: dict[tuple[str, str, str | None, str | None], ObjectChange] = {}
+    parsed: dict[tuple[str, str], dict[str, Any] | str] = {}
+
+    def objects(text: str, file: str) -> dict[str, Any] | str:
+        key = (file, text)
+        if key not in parsed:
+            try:
+                parsed[key] = _objects(text, file)
+            except CalicoRenderError as exc:
+                parsed[key] = str(exc)
+        return parsed[key]
+
+    for scenario in scenarios:
+        before = _scenario_view(old, scenario)
+        after = _scenario_view(new, scenario)
+        changes: list[tuple[str, str, str | None, str | None]] = []
+        prefix = f"{scenario}/{DECISION_FILE}"
+        if old.get(prefix) != new.get(prefix):
+            changes.extend(_decision_changes(old.get(prefix), new.get(prefix)))
+        for name in sorted(set(before) | set(after)):
+            if before.get(name) == after.get(name):
+                continue
+            a = objects(before.get(name, ""), name)
+            b = objects(after.get(name, ""), name)
+            if isinstance(a, str) or isinstance(b, str):
+                problem = a if isinstance(a, str) else str(b)
+                changes.append((f"file {name}", "unparsable", None, problem))
+                continue
+            for ref in sorted(set(a) | set(b)):
+                if ref not in b:
+                    changes.append((ref, "", "present", None))
+                elif ref not in a:
+                    changes.append((ref, "", None, "present"))
+                else:
+                    changes.extend((ref, p, o, n) for p, o, n in diff_values(a[ref], b[ref]))
+        for key in changes:
+            if key not in merged:
+                merged[key] = ObjectChange(key[0], key[1], key[2], key[3])
+            merged[key].scenarios.append(scenario)
+    return list(merged.values())
+
+
+def _decision_changes(
+    old: str | None, new: str | None
+) -> list[tuple[str, str, str | None, str | None]]:
+    try:
+        a = json.loads(old) if old else {}
+        b = json.loads(new) if new else {}
+    except ValueError:
+        return [("decision", "", old, new)]
+    return [("decision", p, o, n) for p, o, n in diff_values(a, b)]

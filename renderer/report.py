@@ -1,0 +1,325 @@
+"""The check report: plain dataclasses and their text, JSON and JUnit renderings.
+
+Renderers are pure functions of the report, so every format says the same thing and
+the output is byte-identical across runs (sorted, no timestamps, JUnit ``time="0"``).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare import FileChange, ObjectChange
+
+PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
+STAGES = ("templates", "capability", "rules", "schema", "goldens")
+_GOOD = {PASS, LEGACY, SKIP, UPDATED}
+REPORT_VERSION = 1
+
+
+@dataclass
+class Finding:
+    """One problem (or note) a stage found; ``severity`` "error" fails the version."""
+
+    stage: str
+    id: str
+    severity: str
+    message: str
+    object: str = ""
+    file: str = ""
+    scenario: str = ""
+    kube_version: str = ""
+
+    def describe(self) -> str:
+        where = [x for x in (self.object, self.file) if x]
+        extra = [f"{k} {v}" for k, v in (("kube", self.kube_version), ("scenario", self.scenario))
+                 if v]
+        tail = f" ({'; '.join(where + extra)})" if where or extra else ""
+        return f"[{self.severity}] {self.id}: {self.message}{tail}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "id": self.id,
+            "severity": self.severity,
+            "message": self.message,
+            "object": self.object,
+            "file": self.file,
+            "scenario": self.scenario,
+            "kubeVersion": self.kube_version,
+        }
+
+
+@dataclass
+class ScenarioResult:
+    """A rendered scenario, its decision and whether its goldens matched."""
+
+    name: str
+    nodes: int
+    operation: str
+    decision: dict[str, Any]
+    golden: str = SKIP
+    changes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "nodes": self.nodes,
+            "operation": self.operation,
+            "decision": self.decision,
+            "golden": self.golden,
+            "changes": list(self.changes),
+        }
+
+
+@dataclass
+class GoldenResult:
+    """The golden comparison of a version; ``command`` creates missing goldens."""
+
+    status: str = SKIP
+    directory: str = ""
+    diff: str = ""
+    changes: list[ObjectChange] = field(default_factory=list)
+    files: list[FileChange] = field(default_factory=list)
+    command: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "directory": self.directory,
+            "files": [{"path": f.path, "change": f.change} for f in self.files],
+            "objectChanges": [c.to_dict() for c in self.changes],
+            "diff": self.diff,
+            "command": self.command,
+        }
+
+
+@dataclass
+class VersionResult:
+    """Everything the gate found about one version directory."""
+
+    version: str
+    files: list[str]
+    dialect: str
+    capable: bool | None = None
+    missing: list[str] = field(default_factory=list)
+    stages: dict[str, str] = field(default_factory=lambda: dict.fromkeys(STAGES, SKIP))
+    findings: list[Finding] = field(default_factory=list)
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    golden: GoldenResult = field(default_factory=GoldenResult)
+    #: The rendered golden tree, kept for ``--update-golden``; not part of the report.
+    rendered: dict[str, str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def legacy(self) -> bool:
+        return self.capable is False
+
+    @property
+    def passed(self) -> bool:
+        return all(status in _GOOD for status in self.stages.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "files": list(self.files),
+            "dialect": self.dialect,
+            "capable": self.capable,
+            "legacy": self.legacy,
+            "missing": list(self.missing),
+            "passed": self.passed,
+            "stages": {s: self.stages[s] for s in STAGES},
+            "findings": [f.to_dict() for f in self.findings],
+            "scenarios": [s.to_dict() for s in self.scenarios],
+            "golden": self.golden.to_dict(),
+        }
+
+
+@dataclass
+class CheckReport:
+    """The whole gate: one result per version, in version order."""
+
+    manifests: str
+    golden: str
+    kube_versions: list[str]
+    versions: list[VersionResult] = field(default_factory=list)
+    update: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.versions) and all(v.passed for v in self.versions)
+
+    def to_dict(self) -> dict[str, Any]:
+        failed = [v.version for v in self.versions if not v.passed]
+        return {
+            "reportVersion": REPORT_VERSION,
+            "tool": "calico-render check",
+            "manifests": self.manifests,
+            "golden": self.golden,
+            "kubeVersions": list(self.kube_versions),
+            "updateGolden": self.update,
+            "passed": self.passed,
+            "summary": {
+                "versions": len(self.versions),
+                "passed": len(self.versions) - len(failed),
+                "failed": len(failed),
+                "legacy": sum(1 for v in self.versions if v.legacy),
+            },
+            "versions": [v.to_dict() for v in self.versions],
+        }
+
+
+# --- text ---------------------------------------------------------------------------
+
+
+def _cell(v: VersionResult, stage: str) -> str:
+    status = v.stages.get(stage, SKIP)
+    if stage == "capability":
+        if status == FAIL:
+            return "error"
+        return "-" if v.capable is None else ("yes" if v.capable else "legacy")
+    return {PASS: "ok", FAIL: "FAIL", LEGACY: "legacy", SKIP: "-", MISSING: "MISSING",
+            UPDATED: "updated"}.get(status, status)
+
+
+def progress_line(v: VersionResult) -> str:
+    """The one line a terminal sees as each version finishes."""
+    return f"checked {v.version}: {'pass' if v.passed else 'FAIL'}"
+
+
+def render_text(report: CheckReport) -> str:
+    """One row per version, then details of failures, legacy versions and updates."""
+    headers = ("VERSION", "DIALECT", "TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS",
+               "RESULT")
+    rows = [
+        (v.version, v.dialect, *(_cell(v, s) for s in STAGES), "pass" if v.passed else "FAIL")
+        for v in report.versions
+    ]
+    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
+    lines = [
+        f"calico-render check: {report.manifests} against goldens {report.golden} "
+        f"(Kubernetes {', '.join(report.kube_versions)})",
+        "",
+    ]
+    for row in [headers, *rows]:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for v in report.versions:
+        details = _details(v)
+        if details:
+            lines.append("")
+            lines.extend(details)
+    failed = [v.version for v in report.versions if not v.passed]
+    lines.append("")
+    if not report.versions:
+        lines.append("FAIL: no Calico versions found")
+    elif failed:
+        lines.append(f"FAIL: {len(failed)} of {len(report.versions)} versions failed: "
+                     + ", ".join(failed))
+    else:
+        lines.append(f"PASS: {len(report.versions)} versions")
+    return "\n".join(lines) + "\n"
+
+
+def _details(v: VersionResult) -> list[str]:
+    out: list[str] = []
+    if v.legacy:
+        what = "; ".join(v.missing) if v.missing else "no Typha templates"
+        out.append(f"  legacy: not Typha-capable (missing: {what}); passes as legacy, "
+                   "release rules not applied")
+        for s in v.scenarios:
+            if s.decision.get("compatibility"):
+                out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
+    for f in v.findings:
+        if f.severity != "info":
+            out.append(f"  {f.stage}: {f.describe()}")
+    g = v.golden
+    if g.status == MISSING:
+        out.append(f"  goldens: none in {g.directory}; create them with:")
+        out.append(f"    {g.command}")
+    elif g.status == FAIL:
+        out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
+        for c in g.changes:
+            scen = f" [{', '.join(c.scenarios)}]" if c.scenarios else ""
+            out.append(f"    {c.describe()}{scen}")
+        out.append(f"  update them, after review, with: {g.command}")
+        out.extend("    " + line if line else "" for line in g.diff.splitlines())
+    elif g.status == UPDATED:
+        out.append(f"  goldens updated in {g.directory}:")
+        out.extend(f"    {f.change}: {f.path}" for f in g.files)
+    return [f"{v.version}:", *out] if out else []
+
+
+# --- JSON ---------------------------------------------------------------------------
+
+
+def render_json(report: CheckReport) -> str:
+    return json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# --- JUnit --------------------------------------------------------------------------
+
+
+def _case(suite: ET.Element, classname: str, name: str, failure: str | None,
+          message: str = "", skipped: str | None = None) -> None:
+    case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+    if failure is not None:
+        el = ET.SubElement(case, "failure", message=message or "failed", type="failure")
+        el.text = failure
+    elif skipped is not None:
+        ET.SubElement(case, "skipped", message=skipped)
+
+
+def render_junit(report: CheckReport) -> str:
+    """One testsuite per version: a testcase for the version, each scenario, each failed rule."""
+    root = ET.Element("testsuites", name="calico-render check")
+    total = failures = skipped = 0
+    for v in report.versions:
+        suite = ET.SubElement(root, "testsuite", name=f"calico {v.version}")
+        cls = f"calico.{v.version}"
+        bad = [s for s in STAGES if v.stages.get(s) not in _GOOD]
+        errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+        body = "\n".join(
+            [f"stage {s}: {v.stages[s]}" for s in bad] + errors
+            + ([v.golden.command] if v.golden.status == MISSING else [])
+        )
+        _case(suite, cls, v.version, body if bad else None,
+              message="failed stages: " + ", ".join(bad) if bad else "")
+        for s in v.scenarios:
+            scen_fail = s.golden in (FAIL, MISSING)
+            text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
+            if s.golden == MISSING:
+                text += "\ncreate them with: " + v.golden.command
+            elif scen_fail and v.golden.diff:
+                text += "\n\n" + v.golden.diff
+            _case(suite, cls, f"{v.version} {s.name}", text if scen_fail else None,
+                  message=f"golden {s.golden}")
+        for f in v.findings:
+            if f.stage == "rules" and f.severity == "error":
+                _case(suite, cls, f"{v.version} rule {f.id}" + (f" {f.object}" if f.object else ""),
+                      f.describe(), message=f.message)
+        cases = suite.findall("testcase")
+        n_fail = sum(1 for c in cases if c.find("failure") is not None)
+        n_skip = sum(1 for c in cases if c.find("skipped") is not None)
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(n_fail))
+        suite.set("errors", "0")
+        suite.set("skipped", str(n_skip))
+        suite.set("time", "0")
+        total += len(cases)
+        failures += n_fail
+        skipped += n_skip
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    root.set("skipped", str(skipped))
+    root.set("time", "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+RENDERERS = {"text": render_text, "json": render_json, "junit": render_junit}
+
+
+def render(report: CheckReport, fmt: str) -> str:
+    return RENDERERS[fmt](report)
