@@ -9,17 +9,15 @@ in version order, which keeps every report byte-identical whatever ``--jobs`` is
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shlex
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import capability, compare, policy
+from . import capability, compare, kubeschema, policy, release, rules
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
@@ -41,8 +39,6 @@ from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
 from .tree import VersionDir, list_versions, resolve_version
 from .yamlio import C_LOADER
 
-DEFAULT_KUBE_VERSIONS = ("1.28",)
-
 
 @dataclass(frozen=True)
 class CheckOptions:
@@ -50,7 +46,9 @@ class CheckOptions:
 
     root: Path | None
     golden: Path
-    kube_versions: tuple[str, ...] = DEFAULT_KUBE_VERSIONS
+    kube_versions: tuple[str, ...] = ()
+    #: Whether ``--kube-version`` was given (so the update command repeats it).
+    kube_args: bool = False
     update: bool = False
     jobs: int = 1
     #: How ``--manifests``/``--golden`` are shown in the command that creates goldens.
@@ -113,157 +111,53 @@ def assess(renders: Renders) -> capability.CapabilityReport:
     )
 
 
-def release_rules(
-    cap: capability.CapabilityReport, renders: Sequence[ScenarioRender]
-) -> list[Finding]:
-    """Findings of the release rules over the scenario renders (capable versions only)."""
-    rules = _optional("rules")
-    out: list[Finding] = []
-    run = getattr(rules, "run_rules", None)
-    if run is None:
-        return out
-    for r in renders:
-        for f in run(r.objects, report=cap, scenario=r.scenario.name):
-            out.append(
-                Finding(
-                    "rules",
-                    str(getattr(f, "id", "rule")),
-                    str(getattr(f, "severity", "error")),
-                    str(getattr(f, "message", f)),
-                    object=str(getattr(f, "object", "") or ""),
-                    scenario=r.scenario.name,
-                )
-            )
-    return _dedupe(out)
-
-
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """Merge findings that repeat across scenarios (listing the scenarios once)."""
-    merged: dict[tuple[str, str, str, str], Finding] = {}
-    for f in findings:
-        key = (f.id, f.severity, f.message, f.object)
-        if key in merged:
-            prev = merged[key]
-            prev.scenario = ", ".join(sorted({*prev.scenario.split(", "), f.scenario}))
-        else:
-            merged[key] = f
-    return list(merged.values())
-
-
-@dataclass(frozen=True)
-class SchemaProblem:
-    id: str
-    severity: str
-    message: str
-    kube_version: str
-
-
-class _Validator:
-    """Kubernetes OpenAPI validation with one compiled validator per (kube, kind, apiVersion)."""
-
-    def __init__(self, kube_versions: tuple[str, ...]) -> None:
-        import kubernetes_validate.utils as kv
-
-        self.kube_versions = kube_versions
-        self._kv = kv
-        self._validators: dict[tuple[str, str, str], Any] = {}
-        self._defs: dict[str, Any] = {}
-
-    def _validator(self, kube: str, kind: str, api_version: str) -> Any:
-        import re
-
-        import jsonschema
-        from referencing import Registry, Resource
-
-        key = (kube, kind, api_version)
-        if key not in self._validators:
-            kv = self._kv
-            version = [v for v in kv.all_versions()
-                       if kv.major_minor(v) <= kv.major_minor(kube)][-1]
-            api = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-            schema_dir = f"v{version}-local"
-            try:
-                schema = kv.schema_contents(
-                    f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{api}.json", kube
-                )
-            except FileNotFoundError:
-                self._validators[key] = None
-                return None
-            if schema_dir not in self._defs:
-                self._defs[schema_dir] = Resource.from_contents(
-                    kv.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json",
-                                       kube)
-                )
-            registry = self._defs[schema_dir] @ (Resource.from_contents(schema) @ Registry())
-            self._validators[key] = jsonschema.validators.Draft202012Validator(
-                schema, registry=registry
-            )
-        return self._validators[key]
-
-    def validate(self, obj: dict[str, Any]) -> list[SchemaProblem]:
-        out = []
-        for kube in self.kube_versions:
-            v = self._validator(kube, str(obj.get("kind", "")), str(obj.get("apiVersion", "")))
-            if v is None:
-                out.append(SchemaProblem("schema-unknown", "info", "no schema for "
-                                         f"{obj.get('apiVersion')} {obj.get('kind')}", kube))
-                continue
-            err = next(iter(sorted(v.iter_errors(obj), key=lambda e: list(map(str, e.path)))),
-                       None)
-            if err is not None:
-                path = ".".join(str(p) for p in err.absolute_path)
-                out.append(SchemaProblem("schema-invalid", "error", f"{path}: {err.message}",
-                                         kube))
-        return out
-
-
-def schema_validator(kube_versions: tuple[str, ...]) -> Any:
-    kubeschema = _optional("kubeschema")
-    if kubeschema is None:
-        return _Validator(kube_versions)
-    return kubeschema.SchemaValidator(kube_versions)
-
-
-def _optional(name: str) -> Any:
-    import importlib
-
-    try:
-        return importlib.import_module(f"{__package__}.{name}")
-    except ModuleNotFoundError:
-        return None
-
-
-def object_digest(data: Any) -> str:
-    """Identity of an object's content, so identical objects are validated once."""
-    canon = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+def release_rules(renders: Renders) -> list[Finding]:
+    """Release rules on the first Typha-on render (3 replicas), as ``release`` judges them."""
+    nodes = release.RULE_NODES
+    ctx, _, objects = renders.get(policy.decide_typha(nodes).context())
+    found = rules.run_rules(rules.RuleInput(objects, renders.version.name, ctx, nodes))
+    return [
+        Finding(
+            "rules",
+            f.rule,
+            f.severity,
+            f"{f.field}: {f.message}" if f.field else f.message,
+            object=f.object,
+            file=f"{f.file}:{f.line}" if f.file and f.line else f.file,
+        )
+        for f in found
+    ]
 
 
 def schema_findings(
     renders: Sequence[ScenarioRender], kube_versions: Sequence[str]
 ) -> list[Finding]:
-    """Validate each distinct rendered object once per Kubernetes version."""
-    validator = schema_validator(tuple(kube_versions))
+    """Validate each distinct rendered object once per Kubernetes version.
+
+    Identical objects (a CRD in every scenario) are validated and reported once, naming
+    the scenarios they occur in.
+    """
+    validator = kubeschema.SchemaValidator(tuple(kube_versions))
     distinct: dict[str, tuple[K8sObject, list[str]]] = {}
     for r in renders:
         for obj in r.objects:
-            digest = object_digest(obj.data)
+            digest = kubeschema.canonical_hash(obj.data)
             if digest not in distinct:
                 distinct[digest] = (obj, [])
             distinct[digest][1].append(r.scenario.name)
     out: list[Finding] = []
     for obj, scen in distinct.values():
-        for f in validator.validate(obj.data):
+        for f in validator.validate(obj):
             out.append(
                 Finding(
                     "schema",
-                    str(getattr(f, "id", "schema")),
-                    str(getattr(f, "severity", "error")),
-                    str(getattr(f, "message", f)),
-                    object=obj.ref,
-                    file=obj.file,
-                    scenario=", ".join(sorted(set(scen))),
-                    kube_version=str(getattr(f, "kube_version", "")),
+                    "schema-invalid" if f.severity == kubeschema.ERROR else f"schema-{f.severity}",
+                    "error" if f.severity == kubeschema.ERROR else "info",
+                    f"{f.path}: {f.message}" if f.path else f.message,
+                    object=f.object,
+                    file=f"{f.file}:{f.line}" if f.line else f.file,
+                    scenario=", ".join(dict.fromkeys(scen)),
+                    kube_version=f.kube_version,
                 )
             )
     return out
@@ -279,7 +173,7 @@ def update_command(options: CheckOptions) -> str:
         parts += ["--manifests", options.manifests_arg]
     if options.golden_arg is not None:
         parts += ["--golden", options.golden_arg]
-    if tuple(options.kube_versions) != DEFAULT_KUBE_VERSIONS:
+    if options.kube_args:
         for k in options.kube_versions:
             parts += ["--kube-version", k]
     return shlex.join([*parts, "--update-golden"])
@@ -325,7 +219,7 @@ def check_version(name: str, options: CheckOptions) -> VersionResult:
         result.findings.append(_error("templates", exc))
         return result
     if capable:
-        rule_findings = release_rules(cap, renders)
+        rule_findings = release_rules(shared)
         result.findings.extend(rule_findings)
         st["rules"] = FAIL if any(f.severity == "error" for f in rule_findings) else PASS
     else:
@@ -406,6 +300,8 @@ def run_check(
     """Check every version under ROOT; ``progress`` sees each version as it finishes."""
     if not C_LOADER:
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
+    if not options.kube_versions:
+        options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
     names = [v.name for v in list_versions(options.root)]
     results: dict[str, VersionResult] = {}
     jobs = max(1, min(options.jobs, len(names) or 1))
@@ -432,13 +328,6 @@ def run_check(
         versions=ordered,
         update=options.update,
     )
-
-
-def supported_kube_versions() -> tuple[str, ...]:
-    """``X.Y`` Kubernetes versions with bundled schemas (kubernetes-validate's)."""
-    import kubernetes_validate.utils as kv
-
-    return tuple(dict.fromkeys(kv.major_minor(v) for v in kv.all_versions()))
 
 
 def default_jobs() -> int:

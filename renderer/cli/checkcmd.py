@@ -2,41 +2,18 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import click
 
-from .. import gate, report, schemas
+from .. import gate, kubeschema, report, schemas
 from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
 from .app import cli, manifests_option
 
 CHECK_REPORT_SCHEMA = "check-report.schema.json"
-_KUBE = re.compile(r"^v?(\d+)\.(\d+)$")
-
-
-def _kube_versions(values: tuple[str, ...]) -> tuple[str, ...]:
-    """Normalise ``--kube-version`` values to ``X.Y``, sorted and unique."""
-    if not values:
-        return gate.DEFAULT_KUBE_VERSIONS
-    out: set[tuple[int, int]] = set()
-    for value in values:
-        m = _KUBE.match(value.strip())
-        if not m:
-            raise InputError(f"expected X.Y such as 1.28, got {value!r}", key="--kube-version")
-        out.add((int(m.group(1)), int(m.group(2))))
-    supported = gate.supported_kube_versions()
-    result = tuple(f"{a}.{b}" for a, b in sorted(out))
-    for v in result:
-        if v not in supported:
-            raise InputError(
-                f"no schemas for Kubernetes {v}; supported: {', '.join(supported)}",
-                key="--kube-version",
-            )
-    return result
 
 
 def _default_golden() -> Path:
@@ -65,8 +42,8 @@ def _default_golden() -> Path:
     "kube_versions",
     multiple=True,
     metavar="X.Y",
-    help=f"Validate against Kubernetes X.Y (repeatable; default "
-    f"{', '.join(gate.DEFAULT_KUBE_VERSIONS)}).",
+    help="Validate against Kubernetes X.Y (repeatable; default: the newest "
+    f"{kubeschema.DEFAULT_COUNT} with bundled schemas).",
 )
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
 @click.option(
@@ -104,7 +81,8 @@ def check(
     options = gate.CheckOptions(
         root=root,
         golden=golden if golden is not None else _default_golden(),
-        kube_versions=_kube_versions(kube_versions),
+        kube_versions=kubeschema.resolve_kube_versions(kube_versions),
+        kube_args=bool(kube_versions),
         update=update_golden,
         jobs=jobs if jobs is not None else gate.default_jobs(),
         manifests_arg=str(root) if root is not None else None,
