@@ -76,8 +76,10 @@ class Renders:
 
     def __init__(self, version: VersionDir) -> None:
         self.version = version
-        self._cache: dict[tuple[tuple[str, str], ...], tuple[dict[str, Any], list[tuple[str, str]],
-                                                             list[K8sObject]]] = {}
+        self._cache: dict[
+            tuple[tuple[str, str], ...],
+            tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]],
+        ] = {}
 
     def get(
         self, typha: dict[str, str]
@@ -163,6 +165,29 @@ def schema_findings(
     return out
 
 
+def render_scenarios(shared: Renders, cap: capability.CapabilityReport) -> list[ScenarioRender]:
+    """The version's scenarios (chosen by capability), each from the shared renders."""
+    out = []
+    for scenario in scenarios_for(cap.capable):
+        route = route_scenario(scenario, cap.capable, shared.version.name, tuple(cap.missing))
+        _, files, objects = shared.get(route.decision.context())
+        out.append(ScenarioRender(scenario, decision_record(scenario, route), files, objects))
+    return out
+
+
+def golden_output(renders: Sequence[ScenarioRender]) -> dict[str, str]:
+    """The golden tree of a version's scenario renders, as {relative path: text}."""
+    return compare.golden_files(
+        [compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
+    )
+
+
+def golden_tree(version: VersionDir) -> dict[str, str]:
+    """What ``--update-golden`` would write for ``version`` (no rules, no schemas)."""
+    shared = Renders(version)
+    return golden_output(render_scenarios(shared, assess(shared)))
+
+
 # --- one version ----------------------------------------------------------------------
 
 
@@ -206,14 +231,11 @@ def check_version(name: str, options: CheckOptions) -> VersionResult:
         result.capable = capable
         result.missing = [i.description for i in cap.items if not i.ok]
         st["capability"] = PASS if capable else LEGACY
-        for scenario in scenarios_for(capable):
-            route = route_scenario(scenario, capable, version.name, tuple(cap.missing))
-            decision = decision_record(scenario, route)
-            _, files, objects = shared.get(route.decision.context())
-            renders.append(ScenarioRender(scenario, decision, files, objects))
-            result.scenarios.append(
-                ScenarioResult(scenario.name, scenario.nodes, scenario.operation, decision)
-            )
+        renders = render_scenarios(shared, cap)
+        result.scenarios = [
+            ScenarioResult(r.scenario.name, r.scenario.nodes, r.scenario.operation, r.decision)
+            for r in renders
+        ]
     except CalicoRenderError as exc:
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
@@ -235,9 +257,7 @@ def check_version(name: str, options: CheckOptions) -> VersionResult:
 
 
 def _goldens(result: VersionResult, renders: list[ScenarioRender], options: CheckOptions) -> None:
-    outputs = [
-        compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders
-    ]
+    outputs = [compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
     new = compare.golden_files(outputs)
     result.rendered = new
     directory = options.golden / result.version

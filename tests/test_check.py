@@ -1,0 +1,238 @@
+"""``calico-render check`` end to end, on copies of the bundled tree laid out like bke-manifests.
+
+The copy holds a legacy single-file version, a split Typha-capable version and a
+Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.3).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from renderer import schemas
+from renderer.resources import bundled_manifests
+
+from .clihelp import Result, run
+
+CALICO = Path("kubernetes") / "calico"
+KUBE = ("--kube-version", "1.30")
+
+
+@pytest.fixture(scope="module")
+def source() -> Path:
+    return bundled_manifests() / CALICO
+
+
+@pytest.fixture
+def tree(tmp_path: Path, source: Path) -> Path:
+    root = tmp_path / "bke-manifests"
+    dest = root / CALICO
+    dest.mkdir(parents=True)
+    shutil.copytree(source / "v3.27.3", dest / "v3.27.3")
+    shutil.copytree(source / "v3.28.2", dest / "v3.28.2")
+    single = dest / "v3.31.3"
+    single.mkdir()
+    parts = [p.read_text(encoding="utf-8") for p in sorted((source / "v3.31.3").glob("*.yaml"))]
+    (single / "calico.yaml").write_text("\n---\n".join(parts), encoding="utf-8")
+    return root
+
+
+def check(capsys: pytest.CaptureFixture[str], tree: Path, *args: str) -> Result:
+    golden = tree.parent / "golden"
+    return run(
+        capsys,
+        "check",
+        "--manifests",
+        str(tree),
+        "--golden",
+        str(golden),
+        *KUBE,
+        "--jobs",
+        "2",
+        *args,
+    )
+
+
+def test_missing_goldens_fail_with_the_command_that_creates_them(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert "MISSING" in r.out
+    assert (
+        f"calico-render check --manifests {tree} --golden {tree.parent / 'golden'} "
+        "--kube-version 1.30 --update-golden" in r.out
+    )
+
+
+def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    r = check(capsys, tree, "--update-golden")
+    assert r.code == 0, r.out
+    assert "added: common/000-crds.yaml" in r.out
+    golden = tree.parent / "golden"
+    layout = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file())
+    assert layout == [
+        "v3.27.3/common/calico.yaml",
+        "v3.27.3/nodes-50/decision.json",
+        "v3.27.3/upgrade-51/decision.json",
+        "v3.28.2/common/000-crds.yaml",
+        "v3.28.2/nodes-50/001-typha.yaml",
+        "v3.28.2/nodes-50/002-calico.yaml",
+        "v3.28.2/nodes-50/decision.json",
+        "v3.28.2/nodes-51/001-typha.yaml",
+        "v3.28.2/nodes-51/002-calico.yaml",
+        "v3.28.2/nodes-51/decision.json",
+        "v3.28.2/nodes-601/001-typha.yaml",
+        "v3.28.2/nodes-601/002-calico.yaml",
+        "v3.28.2/nodes-601/decision.json",
+        "v3.31.3/nodes-50/calico.yaml",
+        "v3.31.3/nodes-50/decision.json",
+        "v3.31.3/nodes-51/calico.yaml",
+        "v3.31.3/nodes-51/decision.json",
+        "v3.31.3/nodes-601/calico.yaml",
+        "v3.31.3/nodes-601/decision.json",
+    ]
+    decision = json.loads((golden / "v3.28.2/nodes-601/decision.json").read_text())
+    assert decision["allowTypha"] == "true" and decision["typhaReplicas"] == "4"
+    upgrade = json.loads((golden / "v3.27.3/upgrade-51/decision.json").read_text())
+    assert upgrade["operation"] == "upgrade" and upgrade["compatibility"] is True
+    snapshot = {p: p.read_bytes() for p in golden.rglob("*") if p.is_file()}
+    again = check(capsys, tree)
+    assert again.code == 0, again.out
+    rows = {line.split()[0]: line.split() for line in again.out.splitlines() if line[:2] == "v3"}
+    assert rows["v3.27.3"][3:5] == ["legacy", "legacy"] and rows["v3.27.3"][-1] == "pass"
+    assert rows["v3.28.2"][3] == "yes" and rows["v3.31.3"][3] == "yes"
+    assert "legacy: not Typha-capable" in again.out
+    third = check(capsys, tree, "--update-golden")
+    assert third.code == 0 and "updated" not in third.out
+    assert {p: p.read_bytes() for p in golden.rglob("*") if p.is_file()} == snapshot
+
+
+def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    assert 'veth_mtu: "0"' in text
+    template.write_text(text.replace('veth_mtu: "0"', 'veth_mtu: "1440"'), encoding="utf-8")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert 'ConfigMap kube-system/calico-config: data.veth_mtu "0" -> "1440"' in r.out
+    assert '-  veth_mtu: "0"' in r.out and '+  veth_mtu: "1440"' in r.out
+    row = next(line for line in r.out.splitlines() if line.startswith("v3.28.2"))
+    assert row.split()[-2:] == ["FAIL", "FAIL"]
+    assert next(line for line in r.out.splitlines() if line.startswith("v3.27.3")).endswith("pass")
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0
+    assert "modified: nodes-50/002-calico.yaml" in u.out
+    assert check(capsys, tree).code == 0
+
+
+def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    (tree / CALICO / "v3.28.2" / "002-calico.yaml").write_text(
+        (tree / CALICO / "v3.28.2" / "002-calico.yaml")
+        .read_text()
+        .replace('veth_mtu: "0"', 'veth_mtu: "9000"'),
+        encoding="utf-8",
+    )
+    r = check(capsys, tree, "--format", "json")
+    assert r.code == 1 and r.err == ""
+    data = json.loads(r.out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    by = {v["version"]: v for v in data["versions"]}
+    assert by["v3.27.3"]["legacy"] and by["v3.27.3"]["passed"]
+    assert by["v3.28.2"]["stages"]["goldens"] == "fail"
+    change = by["v3.28.2"]["golden"]["objectChanges"][0]
+    assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
+    serial = run(
+        capsys,
+        "check",
+        "--manifests",
+        str(tree),
+        "--golden",
+        str(tree.parent / "golden"),
+        *KUBE,
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    )
+    assert serial.out == r.out
+
+
+def test_junit_has_a_case_per_version_scenario_and_failed_rule(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
+    typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
+    out = tree.parent / "report.xml"
+    r = check(capsys, tree, "--format", "junit", "--output", str(out))
+    assert r.code == 1 and r.out == "" and r.err == ""
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert list(suites) == ["calico v3.27.3", "calico v3.28.2", "calico v3.31.3"]
+    names = [c.get("name") for c in suites["calico v3.28.2"].findall("testcase")]
+    assert names[:4] == ["v3.28.2", "v3.28.2 nodes-50", "v3.28.2 nodes-51", "v3.28.2 nodes-601"]
+    assert "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha" in names
+    legacy = [c.get("name") for c in suites["calico v3.27.3"].findall("testcase")]
+    assert legacy == ["v3.27.3", "v3.27.3 nodes-50", "v3.27.3 upgrade-51"]
+    failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha" in failed
+    assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
+    assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
+    total = sum(int(s.get("tests", "0")) for s in suites.values())
+    assert root.get("tests") == str(total) == str(len(list(root.iter("testcase"))))
+    assert root.get("failures") == str(len(failed))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--manifests", "/nonexistent/tree"), "no kubernetes/calico/ directory"),
+        (("--kube-version", "0.1"), "--kube-version"),
+        (("--jobs", "0"), "--jobs"),
+        (("--format", "xml"), "--format"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
+) -> None:
+    r = run(capsys, "check", *args)
+    assert r.code == 2
+    assert message in r.err
+    assert "Traceback" not in r.err
+
+
+def test_golden_path_that_is_a_file_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    f = tree.parent / "golden"
+    f.write_text("x")
+    r = check(capsys, tree)
+    assert r.code == 2 and "--golden" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_no_progress_lines_when_not_a_terminal(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    r = check(capsys, tree)
+    assert "checked v3" not in r.err and r.err == ""
+
+
+def test_bundled_tree_passes_against_bundled_goldens(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "check")
+    assert r.code == 0, r.out
+    assert r.out.rstrip().endswith("PASS: 5 versions")
