@@ -236,3 +236,20 @@ def test_bundled_tree_passes_against_bundled_goldens(capsys: pytest.CaptureFixtu
     r = run(capsys, "check")
     assert r.code == 0, r.out
     assert r.out.rstrip().endswith("PASS: 5 versions")
+
+
+def test_progress_line_per_version_on_a_terminal_only_for_text(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.cli import checkcmd
+
+    monkeypatch.setattr(checkcmd, "interactive", lambda: True)
+    r = check(capsys, tree)
+    assert sorted(r.err.splitlines()) == [
+        "checked v3.27.3: FAIL",
+        "checked v3.28.2: FAIL",
+        "checked v3.31.3: FAIL",
+    ]
+    j = check(capsys, tree, "--format", "json")
+    assert j.err == ""
+    json.loads(j.out)

@@ -24,6 +24,11 @@ def _default_golden() -> Path:
         return Path(__file__).resolve().parents[2] / "golden"
 
 
+def interactive() -> bool:
+    """Progress lines only for a person watching a terminal, never in logs or pipes."""
+    return sys.stderr.isatty()
+
+
 @cli.command(
     help="The release gate: for every version under ROOT, parse the templates, check the "
     "Typha capability contract and release rules, validate the rendered objects against "
@@ -88,7 +93,7 @@ def check(
         manifests_arg=str(root) if root is not None else None,
         golden_arg=str(golden) if golden is not None else None,
     )
-    show_progress = fmt == "text" and sys.stderr.isatty()
+    show_progress = fmt == "text" and interactive()
 
     def progress(result: report.VersionResult) -> None:
         click.echo(report.progress_line(result), err=True)

@@ -1,0 +1,97 @@
+"""Report renderers on hand-made reports: every format says the same thing, stably."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import jsonschema
+
+from renderer import report, schemas
+from renderer.compare import FileChange, ObjectChange
+from renderer.scenarios import Scenario, decision_record, route_scenario
+
+
+def dec(name: str, nodes: int) -> dict[str, object]:
+    s = Scenario(name, nodes)
+    return decision_record(s, route_scenario(s, True))
+
+
+def sample() -> report.CheckReport:
+    ok = report.VersionResult("v1.0.0", ["calico.yaml"], "go", capable=False, missing=["x"])
+    ok.stages = {
+        "templates": "pass",
+        "capability": "legacy",
+        "rules": "legacy",
+        "schema": "pass",
+        "goldens": "missing",
+    }
+    ok.golden = report.GoldenResult("missing", "g/v1.0.0", command="calico-render check --up")
+    ok.scenarios = [
+        report.ScenarioResult("nodes-50", 50, "install", dec("nodes-50", 50), golden="missing")
+    ]
+    bad = report.VersionResult("v2.0.0", ["a.yaml"], "go", capable=True)
+    bad.stages = {
+        "templates": "pass",
+        "capability": "pass",
+        "rules": "fail",
+        "schema": "pass",
+        "goldens": "fail",
+    }
+    bad.findings = [report.Finding("rules", "r1", "error", "broken", object="Deployment ns/d")]
+    change = ObjectChange("ConfigMap ns/c", "data.k", '"a"', '"b"', ["nodes-51"])
+    bad.golden = report.GoldenResult(
+        "fail",
+        "g/v2.0.0",
+        diff="--- a\n+++ b\n",
+        changes=[change],
+        files=[FileChange("nodes-51/a.yaml", "modified")],
+    )
+    bad.scenarios = [
+        report.ScenarioResult("nodes-50", 50, "install", dec("nodes-50", 50), golden="pass"),
+        report.ScenarioResult(
+            "nodes-51",
+            51,
+            "install",
+            dec("nodes-51", 51),
+            golden="fail",
+            changes=[change.describe()],
+        ),
+    ]
+    return report.CheckReport("root", "golden", ["1.30"], [ok, bad])
+
+
+def test_text_has_a_row_per_version_and_details() -> None:
+    text = report.render_text(sample())
+    rows = [line.split() for line in text.splitlines() if line.startswith("v")]
+    assert rows[0] == ["v1.0.0", "go", "ok", "legacy", "legacy", "ok", "MISSING", "FAIL"]
+    assert rows[1] == ["v2.0.0", "go", "ok", "yes", "FAIL", "ok", "FAIL", "FAIL"]
+    assert "calico-render check --up" in text
+    assert 'ConfigMap ns/c: data.k "a" -> "b" [nodes-51]' in text
+    assert "[error] r1: broken (Deployment ns/d)" in text
+    assert text.endswith("FAIL: 2 of 2 versions failed: v1.0.0, v2.0.0\n")
+
+
+def test_json_is_schema_valid_sorted_and_stable() -> None:
+    out = report.render_json(sample())
+    assert out == report.render_json(sample())
+    data = json.loads(out)
+    assert list(data) == sorted(data)
+    assert data["summary"] == {"versions": 2, "passed": 0, "failed": 2, "legacy": 1}
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+
+
+def test_junit_counts_and_cases() -> None:
+    root = ET.fromstring(report.render_junit(sample()))
+    cases = [(c.get("name"), c.find("failure") is not None) for c in root.iter("testcase")]
+    assert cases == [
+        ("v1.0.0", True),
+        ("v1.0.0 nodes-50", True),
+        ("v2.0.0", True),
+        ("v2.0.0 nodes-50", False),
+        ("v2.0.0 nodes-51", True),
+        ("v2.0.0 rule r1 Deployment ns/d", True),
+    ]
+    assert (root.get("tests"), root.get("failures"), root.get("time")) == ("6", "5", "0")
+    missing = next(c for c in root.iter("testcase") if c.get("name") == "v1.0.0 nodes-50")
+    assert "calico-render check --up" in (missing.findtext("failure") or "")
