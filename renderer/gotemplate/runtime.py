@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import re
+import sys
 import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -27,6 +28,8 @@ from .gofmt import FormatError, StringList, type_name
 from .lexer import is_go_print
 
 MAX_EXEC_DEPTH = 100000
+#: Python frames kept free for the work a template body does between template calls.
+STACK_MARGIN = 200
 
 
 class _Missing:
@@ -198,9 +201,25 @@ def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
     raise ExecError(pos, f"range can't iterate over {describe(value)}")
 
 
+def _stack_depth() -> int:
+    frame = sys._getframe()
+    count = 0
+    while frame is not None:
+        count += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return count
+
+
 def enter_template(pos: int, depth: int) -> int:
+    """walkTemplate's depth check, plus a guard that stops before Python's own limit.
+
+    Go allows 100000 nested template calls; the interpreter's stack is smaller, so deep
+    recursion ends here with a positioned error rather than a RecursionError.
+    """
     if depth >= MAX_EXEC_DEPTH:
         raise ExecError(pos, f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
+    if _stack_depth() > sys.getrecursionlimit() - STACK_MARGIN:
+        raise ExecError(pos, f"exceeded maximum template depth ({depth} nested template calls)")
     return depth + 1
 
 
