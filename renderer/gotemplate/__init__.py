@@ -83,7 +83,9 @@ class GoTemplate:
         except TemplateError:
             raise
         except Exception as exc:  # defensive: never leak another exception type
-            raise TemplateError(f"internal error while rendering: {exc!r}", file=self.name) from None
+            raise TemplateError(
+                f"internal error while rendering: {exc!r}", file=self.name
+            ) from None
 
 
 def compile_go(source: str, name: str) -> GoTemplate:

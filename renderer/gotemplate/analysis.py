@@ -64,11 +64,10 @@ class _KeyFinder:
                 self.body(node.body, inner_dot, dollar, inner_roots)
                 if node.else_body is not None:
                     self.body(node.else_body, dot_root, dollar, inner_roots)
-            elif isinstance(node, n.TemplateNode):
-                if node.pipe is not None:
-                    self.pipe(node.pipe, dot_root, dollar, roots)
-                    if self.is_root(node.pipe, dot_root, dollar, roots):
-                        self.template(node.name)
+            elif isinstance(node, n.TemplateNode) and node.pipe is not None:
+                self.pipe(node.pipe, dot_root, dollar, roots)
+                if self.is_root(node.pipe, dot_root, dollar, roots):
+                    self.template(node.name)
 
     def pipe(self, pipe: n.PipeNode, dot_root: bool, dollar: bool, roots: set[str]) -> None:
         for cmd in pipe.cmds:

@@ -107,9 +107,7 @@ class Compiler:
         for name in names:
             body.append(self.macro(name))
         main = self.macros[self.tree.name]
-        body.append(
-            j.Output([j.Call(_g(main), [j.Const(0), _g("go_root")], [], None, None)])
-        )
+        body.append(j.Output([j.Call(_g(main), [j.Const(0), _g("go_root")], [], None, None)]))
         return j.Template(body)
 
     def macro(self, name: str) -> j.Macro:
@@ -189,9 +187,7 @@ class Compiler:
                 cell = self.lookup(name)
                 cells.append(cell)
                 if cell is None:
-                    stmts.append(
-                        j.Output([self.fail(var, f"undefined variable: {name}")])
-                    )
+                    stmts.append(j.Output([self.fail(var, f"undefined variable: {name}")]))
                 else:
                     stmts.append(j.Output([_call("go_set", _g(cell), _g(tmp))]))
             else:
@@ -353,7 +349,9 @@ class Compiler:
         if isinstance(node, n.DotNode):
             raw = dot
         elif isinstance(node, n.FieldNode):
-            raw = _call("go_field", self.pos(node), _NONE, dot, j.Const(node.idents), j.Const(False))
+            raw = _call(
+                "go_field", self.pos(node), _NONE, dot, j.Const(node.idents), j.Const(False)
+            )
         elif isinstance(node, n.VariableNode):
             cell = self.lookup(node.idents[0])
             if cell is None:
@@ -399,7 +397,9 @@ class Compiler:
         num_in = len(args) + (1 if final is not None else 0)
         if name in ("and", "or"):
             if num_in < 1:
-                return self.fail(ident, f"wrong number of args for {name}: want at least 1 got 0", f)
+                return self.fail(
+                    ident, f"wrong number of args for {name}: want at least 1 got 0", f
+                )
             operands = [self.arg(a, "value", dot) for a in args]
             if final is not None:
                 operands.append(copy.deepcopy(final))
@@ -407,7 +407,11 @@ class Compiler:
             for op in reversed(operands[:-1]):
                 test = _call("go_truth", op)
                 again = copy.deepcopy(op)
-                expr = j.CondExpr(test, expr, again) if name == "and" else j.CondExpr(test, again, expr)
+                expr = (
+                    j.CondExpr(test, expr, again)
+                    if name == "and"
+                    else j.CondExpr(test, again, expr)
+                )
             if final is not None:
                 expr = _call("go_second", final, expr)
             return expr

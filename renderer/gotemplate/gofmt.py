@@ -551,6 +551,7 @@ def sprintf(fmt: str, args: list[Any]) -> str:
     arg_num = 0
     after_index = False
     reordered = False
+    good_arg_num = True
     i = 0
 
     def arg_number(arg_num: int, i: int) -> tuple[int, int, bool]:
@@ -575,7 +576,6 @@ def sprintf(fmt: str, args: list[Any]) -> str:
         good_arg_num = False
         return arg_num, i + wid, ok
 
-    good_arg_num = True
     while i < end:
         good_arg_num = True
         last = i

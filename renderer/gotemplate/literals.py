@@ -223,10 +223,9 @@ def go_number(text: str, is_char: bool, is_complex: bool) -> GoNumber:
     if is_char:
         value = unquote_rune(text)
         return GoNumber("int", value, float(value))
-    if is_complex or text.endswith("i"):
-        # Go accepts imaginary and complex constants; nothing in the product uses them.
-        if is_complex or parse_go_float(text[:-1]) is not None:
-            return GoNumber("error", None, None, f"complex constant {text} is not supported")
+    # Go accepts imaginary and complex constants; nothing in the product uses them.
+    if is_complex or (text.endswith("i") and parse_go_float(text[:-1]) is not None):
+        return GoNumber("error", None, None, f"complex constant {text} is not supported")
     as_uint = parse_go_int(text, signed=False)
     as_int = parse_go_int(text, signed=True)
     is_int = as_int is not None

@@ -377,7 +377,9 @@ class Parser:
         if not pipe.cmds:
             self.fail(f"missing value for {context}")
         for i, cmd in enumerate(pipe.cmds[1:]):
-            if isinstance(cmd.args[0], n.BoolNode | n.DotNode | n.NilNode | n.NumberNode | n.StringNode):
+            if isinstance(
+                cmd.args[0], n.BoolNode | n.DotNode | n.NilNode | n.NumberNode | n.StringNode
+            ):
                 self.fail(f"non executable command in pipeline stage {i + 2}", cmd.pos)
 
     def command(self) -> n.CommandNode:

@@ -171,9 +171,7 @@ def set_var(cell: Cell, value: Any) -> str:
     return ""
 
 
-def var_chain(
-    pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool
-) -> Any:
+def var_chain(pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
     return field_chain(pos, cell.value, names, has_args)
 
 
@@ -446,16 +444,11 @@ def _eval_args(args: tuple[Any, ...]) -> str:
     return gofmt.sprint(["<no value>" if a is None else a for a in args])
 
 
+_HTML_ESCAPES = {"\0": "\ufffd", '"': "&#34;", "'": "&#39;", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
 def fn_html(*args: Any) -> str:
-    s = _eval_args(args)
-    out = []
-    for ch in s:
-        out.append(
-            {"\0": "\ufffd", '"': "&#34;", "'": "&#39;", "&": "&amp;", "<": "&lt;", ">": "&gt;"}.get(
-                ch, ch
-            )
-        )
-    return "".join(out)
+    return "".join(_HTML_ESCAPES.get(ch, ch) for ch in _eval_args(args))
 
 
 def fn_js(*args: Any) -> str:
