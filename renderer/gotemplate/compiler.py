@@ -101,22 +101,37 @@ class Compiler:
 
     def compile(self) -> j.Template:
         names = self.reachable()
-        for name in names:
+        main = self.tree.name
+        # The executed template runs inline unless something calls it by name; Jinja
+        # compiles top-level code faster than a macro body of the same size.
+        called = {
+            node.name
+            for name in names
+            for node in _walk(self.tree.templates[name])
+            if isinstance(node, n.TemplateNode)
+        }
+        macro_names = [name for name in names if name != main or main in called]
+        for name in macro_names:
             self.macros[name] = self.fresh("go_tpl_")
-        body: list[j.Node] = []
-        for name in names:
-            body.append(self.macro(name))
-        main = self.macros[self.tree.name]
-        body.append(j.Output([j.Call(_g(main), [j.Const(0), _g("go_root")], [], None, None)]))
-        return j.Template(body)
+        body: list[j.Node] = [self.macro(name) for name in macro_names]
+        if main in self.macros:
+            call = j.Call(_g(self.macros[main]), [j.Const(0), _g("go_root")], [], None, None)
+            body.append(j.Output([call]))
+        else:
+            body += self.body(main, _g("go_root"))
+        return j.Template(_merge_outputs(body))
+
+    def body(self, name: str, dot: j.Expr) -> list[j.Node]:
+        """Statements of template ``name`` with ``dot`` as both dot and ``$``."""
+        dollar = self.fresh("v")
+        self.frame.scope.append(("$", dollar))
+        stmts: list[j.Node] = [j.Assign(j.Name(dollar, "store"), _call("go_cell", dot))]
+        return stmts + self.statements(self.tree.templates[name], dot)
 
     def macro(self, name: str) -> j.Macro:
         saved = self.frame
         self.frame = _Frame(name, _g("depth"))
-        dollar = self.fresh("v")
-        self.frame.scope.append(("$", dollar))
-        stmts: list[j.Node] = [j.Assign(j.Name(dollar, "store"), _call("go_cell", _g("dot")))]
-        stmts += self.statements(self.tree.templates[name], _g("dot"))
+        stmts = self.body(name, _g("dot"))
         self.frame = saved
         return j.Macro(
             self.macros[name],
@@ -263,7 +278,9 @@ class Compiler:
     def pipeline_value(self, pipe: n.PipeNode, dot: j.Expr) -> j.Expr:
         value: j.Expr | None = None
         for cmd in pipe.cmds:
-            value = _call("go_uniface", self.command(cmd, dot, value))
+            value = self.command(cmd, dot, value)
+            if _may_be_nil_interface(cmd):
+                value = _call("go_uniface", value)
         assert value is not None
         return value
 
@@ -278,6 +295,8 @@ class Compiler:
         has_args = len(cmd.args) > 1 or final is not None
         f: j.Expr = final if final is not None else _NONE
         if isinstance(first, n.FieldNode):
+            if not has_args:
+                return _call("go_f", self.pos(first), dot, j.Const(first.idents))
             return _call(
                 "go_field", self.pos(first), f, dot, j.Const(first.idents), j.Const(has_args)
             )
@@ -349,9 +368,7 @@ class Compiler:
         if isinstance(node, n.DotNode):
             raw = dot
         elif isinstance(node, n.FieldNode):
-            raw = _call(
-                "go_field", self.pos(node), _NONE, dot, j.Const(node.idents), j.Const(False)
-            )
+            raw = _call("go_f", self.pos(node), dot, j.Const(node.idents))
         elif isinstance(node, n.VariableNode):
             cell = self.lookup(node.idents[0])
             if cell is None:
@@ -437,9 +454,27 @@ class Compiler:
             i = len(args)
             final_kind = fixed[i] if i < len(fixed) else variadic
         context = ident.name if not args else " ".join(str(a) for a in [ident, *args])
+        if final is None:
+            return _call("go_fn", self.pos(ident, context), j.Const(name), *jargs)
         return _call(
             "go_call", self.pos(ident, context), j.Const(name), j.Const(final_kind), f, *jargs
         )
+
+
+def _may_be_nil_interface(cmd: n.CommandNode) -> bool:
+    """Whether a command's result may be a nil interface that the pipeline must strip.
+
+    Field and chain lookups strip it themselves and most functions return concrete
+    values; dot, bare variables (range elements) and some builtins may not.
+    """
+    first = cmd.args[0]
+    if isinstance(first, n.DotNode):
+        return True
+    if isinstance(first, n.VariableNode):
+        return len(first.idents) == 1
+    if isinstance(first, n.IdentifierNode):
+        return first.name in ("index", "slice", "and", "or", "call")
+    return False
 
 
 def _merge_outputs(stmts: list[j.Node]) -> list[j.Node]:

@@ -254,6 +254,14 @@ def lex(text: str) -> list[Item]:
     return Lexer(text).run()
 
 
+def _skip_space(s: str, pos: int) -> int:
+    """Index of the first non-space character at or after ``pos`` (Go's leftTrimLength)."""
+    end = len(s)
+    while pos < end and s[pos] in SPACE_CHARS:
+        pos += 1
+    return pos
+
+
 def _line_count(s: str, start: int, end: int) -> int:
     return s.count("\n", start, end)
 
@@ -265,8 +273,10 @@ def lex_text(lx: Lexer) -> StateFn | None:
         lx.pos = x
         trim = 0
         if _has_left_trim(s, x + len(LEFT_DELIM)):
-            segment = s[lx.start : x]
-            trim = len(segment) - len(segment.rstrip(SPACE_CHARS))
+            start = x
+            while start > lx.start and s[start - 1] in SPACE_CHARS:
+                start -= 1
+            trim = x - start
         lx.pos -= trim
         if lx.pos > lx.start:
             lx.line += _line_count(s, lx.start, lx.pos)
@@ -314,8 +324,7 @@ def lex_comment(lx: Lexer) -> StateFn | None:
         lx.pos += 2
     lx.pos += len(RIGHT_DELIM)
     if trim:
-        rest = s[lx.pos :]
-        lx.pos += len(rest) - len(rest.lstrip(SPACE_CHARS))
+        lx.pos = _skip_space(s, lx.pos)
     lx.ignore()
     return lex_text
 
@@ -329,8 +338,7 @@ def lex_right_delim(lx: Lexer) -> StateFn | None:
     lx.pos += len(RIGHT_DELIM)
     lx.emit(T.RIGHT_DELIM)
     if trim:
-        rest = s[lx.pos :]
-        lx.pos += len(rest) - len(rest.lstrip(SPACE_CHARS))
+        lx.pos = _skip_space(s, lx.pos)
         lx.ignore()
     return lex_text
 

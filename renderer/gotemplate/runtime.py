@@ -146,13 +146,22 @@ def field_chain(pos: int, receiver: Any, names: tuple[str, ...], has_args: bool)
 
 
 def field(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
-    """A field command; ``final`` (the piped-in value) was evaluated first, as in Go."""
-    return field_chain(pos, receiver, names, has_args)
+    """A field command; ``final`` (the piped-in value) was evaluated first, as in Go.
+
+    Results are un-interfaced right away: every use of a field's value either goes
+    through a pipeline (which does the same) or cannot tell nil from invalid.
+    """
+    return uniface(field_chain(pos, receiver, names, has_args))
+
+
+def field_plain(pos: int, receiver: Any, names: tuple[str, ...]) -> Any:
+    """The common ``.a.b`` with no arguments and nothing piped in."""
+    return uniface(field_chain(pos, receiver, names, False))
 
 
 def chain(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
     """``(pipeline).a.b``: the pipeline result, un-interfaced, then the fields."""
-    return field_chain(pos, uniface(receiver), names, has_args)
+    return uniface(field_chain(pos, uniface(receiver), names, has_args))
 
 
 # --- variables --------------------------------------------------------------------------
@@ -172,7 +181,7 @@ def set_var(cell: Cell, value: Any) -> str:
 
 
 def var_chain(pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
-    return field_chain(pos, cell.value, names, has_args)
+    return uniface(field_chain(pos, cell.value, names, has_args))
 
 
 # --- misc statements ------------------------------------------------------------------
@@ -603,6 +612,14 @@ FUNCS: dict[str, tuple[Callable[..., Any], tuple[str, ...], str | None]] = {
 }
 
 
+def call_plain(pos: int, name: str, *args: Any) -> Any:
+    """A function call with nothing piped in."""
+    try:
+        return FUNCS[name][0](*args)
+    except (FuncError, FormatError) as exc:
+        raise ExecError(pos, f"error calling {name}: {exc}") from None
+
+
 def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
     """Call function ``name`` with checked arguments; errors name the function.
 
@@ -652,6 +669,8 @@ GLOBALS: dict[str, Any] = {
     "go_truth": is_true,
     "go_print": print_value,
     "go_field": field,
+    "go_f": field_plain,
+    "go_fn": call_plain,
     "go_chain": chain,
     "go_cell": new_cell,
     "go_get": get_var,
