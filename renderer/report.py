@@ -34,8 +34,9 @@ class Finding:
 
     def describe(self) -> str:
         where = [x for x in (self.object, self.file) if x]
-        extra = [f"{k} {v}" for k, v in (("kube", self.kube_version), ("scenario", self.scenario))
-                 if v]
+        extra = [
+            f"{k} {v}" for k, v in (("kube", self.kube_version), ("scenario", self.scenario)) if v
+        ]
         tail = f" ({'; '.join(where + extra)})" if where or extra else ""
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
@@ -179,8 +180,14 @@ def _cell(v: VersionResult, stage: str) -> str:
         if status == FAIL:
             return "error"
         return "-" if v.capable is None else ("yes" if v.capable else "legacy")
-    return {PASS: "ok", FAIL: "FAIL", LEGACY: "legacy", SKIP: "-", MISSING: "MISSING",
-            UPDATED: "updated"}.get(status, status)
+    return {
+        PASS: "ok",
+        FAIL: "FAIL",
+        LEGACY: "legacy",
+        SKIP: "-",
+        MISSING: "MISSING",
+        UPDATED: "updated",
+    }.get(status, status)
 
 
 def progress_line(v: VersionResult) -> str:
@@ -190,8 +197,7 @@ def progress_line(v: VersionResult) -> str:
 
 def render_text(report: CheckReport) -> str:
     """One row per version, then details of failures, legacy versions and updates."""
-    headers = ("VERSION", "DIALECT", "TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS",
-               "RESULT")
+    headers = ("VERSION", "DIALECT", "TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS", "RESULT")
     rows = [
         (v.version, v.dialect, *(_cell(v, s) for s in STAGES), "pass" if v.passed else "FAIL")
         for v in report.versions
@@ -214,8 +220,9 @@ def render_text(report: CheckReport) -> str:
     if not report.versions:
         lines.append("FAIL: no Calico versions found")
     elif failed:
-        lines.append(f"FAIL: {len(failed)} of {len(report.versions)} versions failed: "
-                     + ", ".join(failed))
+        lines.append(
+            f"FAIL: {len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
+        )
     else:
         lines.append(f"PASS: {len(report.versions)} versions")
     return "\n".join(lines) + "\n"
@@ -225,8 +232,10 @@ def _details(v: VersionResult) -> list[str]:
     out: list[str] = []
     if v.legacy:
         what = "; ".join(v.missing) if v.missing else "no Typha templates"
-        out.append(f"  legacy: not Typha-capable (missing: {what}); passes as legacy, "
-                   "release rules not applied")
+        out.append(
+            f"  legacy: not Typha-capable (missing: {what}); passes as legacy, "
+            "release rules not applied"
+        )
         for s in v.scenarios:
             if s.decision.get("compatibility"):
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
@@ -260,8 +269,14 @@ def render_json(report: CheckReport) -> str:
 # --- JUnit --------------------------------------------------------------------------
 
 
-def _case(suite: ET.Element, classname: str, name: str, failure: str | None,
-          message: str = "", skipped: str | None = None) -> None:
+def _case(
+    suite: ET.Element,
+    classname: str,
+    name: str,
+    failure: str | None,
+    message: str = "",
+    skipped: str | None = None,
+) -> None:
     case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
     if failure is not None:
         el = ET.SubElement(case, "failure", message=message or "failed", type="failure")
@@ -280,11 +295,17 @@ def render_junit(report: CheckReport) -> str:
         bad = [s for s in STAGES if v.stages.get(s) not in _GOOD]
         errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
         body = "\n".join(
-            [f"stage {s}: {v.stages[s]}" for s in bad] + errors
+            [f"stage {s}: {v.stages[s]}" for s in bad]
+            + errors
             + ([v.golden.command] if v.golden.status == MISSING else [])
         )
-        _case(suite, cls, v.version, body if bad else None,
-              message="failed stages: " + ", ".join(bad) if bad else "")
+        _case(
+            suite,
+            cls,
+            v.version,
+            body if bad else None,
+            message="failed stages: " + ", ".join(bad) if bad else "",
+        )
         for s in v.scenarios:
             scen_fail = s.golden in (FAIL, MISSING)
             text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
@@ -292,12 +313,22 @@ def render_junit(report: CheckReport) -> str:
                 text += "\ncreate them with: " + v.golden.command
             elif scen_fail and v.golden.diff:
                 text += "\n\n" + v.golden.diff
-            _case(suite, cls, f"{v.version} {s.name}", text if scen_fail else None,
-                  message=f"golden {s.golden}")
+            _case(
+                suite,
+                cls,
+                f"{v.version} {s.name}",
+                text if scen_fail else None,
+                message=f"golden {s.golden}",
+            )
         for f in v.findings:
             if f.stage == "rules" and f.severity == "error":
-                _case(suite, cls, f"{v.version} rule {f.id}" + (f" {f.object}" if f.object else ""),
-                      f.describe(), message=f.message)
+                _case(
+                    suite,
+                    cls,
+                    f"{v.version} rule {f.id}" + (f" {f.object}" if f.object else ""),
+                    f.describe(),
+                    message=f.message,
+                )
         cases = suite.findall("testcase")
         n_fail = sum(1 for c in cases if c.find("failure") is not None)
         n_skip = sum(1 for c in cases if c.find("skipped") is not None)

@@ -43,8 +43,13 @@ def outputs(mtu: str = "0", a: str = "x") -> list[ScenarioOutput]:
         ScenarioOutput(
             name,
             {"scenario": name, "typhaReplicas": replicas},
-            (("000-crds.yaml", "kind: X\n"), ("002-calico.yaml", CM.format(mtu=mtu) + "---\n"
-                                              + DS.format(a=a if name != "off" else "off"))),
+            (
+                ("000-crds.yaml", "kind: X\n"),
+                (
+                    "002-calico.yaml",
+                    CM.format(mtu=mtu) + "---\n" + DS.format(a=a if name != "off" else "off"),
+                ),
+            ),
         )
         for name, replicas in (("off", "0"), ("on", "3"))
     ]
@@ -63,10 +68,20 @@ def test_layout_stores_identical_files_once_and_a_decision_per_scenario() -> Non
 
 
 def test_field_paths_use_names_for_named_items_indexes_otherwise_and_quote_odd_keys() -> None:
-    old = {"spec": {"env": [{"name": "A", "value": "1"}], "args": ["a", "b"],
-                    "annotations": {"k8s.io/x": "1"}}}
-    new = {"spec": {"env": [{"name": "A", "value": "2"}], "args": ["a", "c"],
-                    "annotations": {"k8s.io/x": "2"}}}
+    old = {
+        "spec": {
+            "env": [{"name": "A", "value": "1"}],
+            "args": ["a", "b"],
+            "annotations": {"k8s.io/x": "1"},
+        }
+    }
+    new = {
+        "spec": {
+            "env": [{"name": "A", "value": "2"}],
+            "args": ["a", "c"],
+            "annotations": {"k8s.io/x": "2"},
+        }
+    }
     assert diff_values(old, new) == [
         ('spec.annotations["k8s.io/x"]', '"1"', '"2"'),
         ("spec.args[1]", '"b"', '"c"'),
@@ -92,7 +107,7 @@ def test_object_changes_within_named_list_items_and_added_objects() -> None:
     new["on/002-calico.yaml"] += "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n"
     described = [c.describe() for c in object_changes(old, new, ["off", "on"])]
     assert described == [
-        'DaemonSet kube-system/calico-node: spec.template.spec.containers[name=calico-node]'
+        "DaemonSet kube-system/calico-node: spec.template.spec.containers[name=calico-node]"
         '.env[name=A].value "x" -> "y"',
         "Service s: added",
     ]
