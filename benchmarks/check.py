@@ -108,9 +108,7 @@ def main() -> None:
     kube = kubeschema.resolve_kube_versions(args.kube_version)
     print(f"bundled tree, Kubernetes {', '.join(kube)}, --jobs {args.jobs}")
     start = time.perf_counter()
-    gate.run_check(
-        gate.CheckOptions(None, bundled_golden(), kube_versions=kube, jobs=args.jobs)
-    )
+    gate.run_check(gate.CheckOptions(None, bundled_golden(), kube_versions=kube, jobs=args.jobs))
     fast_time = time.perf_counter() - start
     print(f"fast    {fast_time:8.2f} s  (calico-render check, all stages)", flush=True)
     naive_verdicts, naive_time = timed("naive", naive, kube)

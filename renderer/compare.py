@@ -4,12 +4,14 @@ Layout of ``<golden>/<version>/``::
 
     common/<file>              a rendered file that is byte-identical in every scenario
     <scenario>/decision.json   the scenario's Typha decision
-    <scenario>/<file>          a rendered file that differs between scenarios
+    <scenario>/<file>          a rendered file only this scenario renders this way
+    <s1>+<s2>/<file>           a rendered file that scenarios s1 and s2 share
 
 Each rendered template is stored whole, so a golden file is exactly what the controller
-would apply and reads as such in a merge request; files identical across scenarios (the
-CRDs, a legacy version's single file) are stored once. A difference is explained twice:
-a unified diff of the text, and per object ``Kind namespace/name: path old -> new``.
+would apply and reads as such in a merge request; each distinct rendering is stored once
+(the CRDs, a legacy version's single file, calico-node with Typha at 3 or 4 replicas).
+A difference is explained twice: a unified diff of the text, and per object
+``Kind namespace/name: path old -> new``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .parse import parse_stream
 from .yamlio import read_text
 
 COMMON = "common"
+SHARED = "+"
 DECISION_FILE = "decision.json"
 _MAX_VALUE = 120
 
@@ -55,14 +58,13 @@ def golden_files(outputs: Sequence[ScenarioOutput]) -> dict[str, str]:
                 names.append(name)
     texts = [dict(out.files) for out in outputs]
     for name in names:
-        variants = [t.get(name) for t in texts]
-        first = variants[0]
-        if first is not None and all(v == first for v in variants):
-            files[f"{COMMON}/{name}"] = first
-            continue
-        for out, text in zip(outputs, variants, strict=True):
-            if text is not None:
-                files[f"{out.name}/{name}"] = text
+        groups: dict[str, list[str]] = {}
+        for out, rendered in zip(outputs, texts, strict=True):
+            if name in rendered:
+                groups.setdefault(rendered[name], []).append(out.name)
+        for text, members in groups.items():
+            shared = len(members) == len(outputs)
+            files[f"{COMMON if shared else SHARED.join(members)}/{name}"] = text
     for out in outputs:
         files[f"{out.name}/{DECISION_FILE}"] = dump_decision(out.decision)
     return dict(sorted(files.items()))
@@ -256,7 +258,7 @@ def _scenario_view(files: Mapping[str, str], scenario: str) -> dict[str, str]:
     view: dict[str, str] = {}
     for path, text in files.items():
         top, _, name = path.partition("/")
-        if top in (COMMON, scenario) and name and name != DECISION_FILE:
+        if (top == COMMON or scenario in top.split(SHARED)) and name and name != DECISION_FILE:
             view[name] = text
     return view
 

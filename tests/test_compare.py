@@ -67,6 +67,26 @@ def test_layout_stores_identical_files_once_and_a_decision_per_scenario() -> Non
     assert files["on/decision.json"] == '{\n  "scenario": "on",\n  "typhaReplicas": "3"\n}\n'
 
 
+def test_a_rendering_shared_by_some_scenarios_is_stored_once_for_them() -> None:
+    three = [
+        ScenarioOutput(n, {"scenario": n}, (("a.yaml", "kind: A\n"), ("b.yaml", f"kind: {k}\n")))
+        for n, k in (("s50", "Off"), ("s51", "On"), ("s601", "On"))
+    ]
+    files = golden_files(three)
+    assert [p for p in files if not p.endswith("decision.json")] == [
+        "common/a.yaml",
+        "s50/b.yaml",
+        "s51+s601/b.yaml",
+    ]
+    new = dict(files)
+    new["s51+s601/b.yaml"] = "kind: Other\n"
+    changes = object_changes(files, new, ["s50", "s51", "s601"])
+    assert [(c.describe(), c.scenarios) for c in changes] == [
+        ("On : removed", ["s51", "s601"]),
+        ("Other : added", ["s51", "s601"]),
+    ]
+
+
 def test_field_paths_use_names_for_named_items_indexes_otherwise_and_quote_odd_keys() -> None:
     old = {
         "spec": {
