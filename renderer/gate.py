@@ -71,11 +71,13 @@ class Renders:
     """Renders of one version keyed by their Typha context: each distinct one renders once.
 
     The capability contract (off, on at 3 and at 4 replicas) and the gate's scenarios ask
-    for the same contexts, so the scenarios reuse the contract's renders.
+    for the same contexts, so the scenarios reuse the contract's renders; a file that
+    renders alike in several contexts is parsed once.
     """
 
     def __init__(self, version: VersionDir) -> None:
         self.version = version
+        self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
         self._cache: dict[
             tuple[tuple[str, str], ...],
             tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]],
@@ -88,9 +90,16 @@ class Renders:
         if key not in self._cache:
             ctx = build_context({}, typha=typha, repo=capability.CHECK_REPO)
             files = [(f.name.split("/", 1)[1], f.text) for f in render_version(self.version, ctx)]
-            objects = [o for name, text in files for o in parse_stream(text, name)]
+            objects = [o for name, text in files for o in self._parse(name, text)]
             self._cache[key] = (ctx, files, objects)
         return self._cache[key]
+
+    def _parse(self, name: str, text: str) -> list[K8sObject]:
+        """Parse a rendered file once even when several contexts render it alike (CRDs)."""
+        key = (name, text)
+        if key not in self._parsed:
+            self._parsed[key] = parse_stream(text, name)
+        return self._parsed[key]
 
 
 def assess(renders: Renders) -> capability.CapabilityReport:
@@ -131,6 +140,17 @@ def release_rules(renders: Renders) -> list[Finding]:
     ]
 
 
+_VALIDATORS: dict[tuple[str, ...], kubeschema.SchemaValidator] = {}
+
+
+def _schema_validator(kube_versions: tuple[str, ...]) -> kubeschema.SchemaValidator:
+    """One validator per process and Kubernetes versions, so its per-object cache also
+    spans the versions a worker checks (CRDs repeat across Calico releases)."""
+    if kube_versions not in _VALIDATORS:
+        _VALIDATORS[kube_versions] = kubeschema.SchemaValidator(kube_versions)
+    return _VALIDATORS[kube_versions]
+
+
 def schema_findings(
     renders: Sequence[ScenarioRender], kube_versions: Sequence[str]
 ) -> list[Finding]:
@@ -139,7 +159,7 @@ def schema_findings(
     Identical objects (a CRD in every scenario) are validated and reported once, naming
     the scenarios they occur in.
     """
-    validator = kubeschema.SchemaValidator(tuple(kube_versions))
+    validator = _schema_validator(tuple(kube_versions))
     distinct: dict[str, tuple[K8sObject, list[str]]] = {}
     for r in renders:
         for obj in r.objects:
