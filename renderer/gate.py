@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -144,45 +144,77 @@ _VALIDATORS: dict[tuple[str, ...], kubeschema.SchemaValidator] = {}
 
 
 def _schema_validator(kube_versions: tuple[str, ...]) -> kubeschema.SchemaValidator:
-    """One validator per process and Kubernetes versions, so its per-object cache also
-    spans the versions a worker checks (CRDs repeat across Calico releases)."""
+    """One validator per process and Kubernetes versions, so its per-object cache spans
+    every version this process checks (CRDs repeat across Calico releases)."""
     if kube_versions not in _VALIDATORS:
         _VALIDATORS[kube_versions] = kubeschema.SchemaValidator(kube_versions)
     return _VALIDATORS[kube_versions]
 
 
-def schema_findings(
-    renders: Sequence[ScenarioRender], kube_versions: Sequence[str]
-) -> list[Finding]:
-    """Validate each distinct rendered object once per Kubernetes version.
+@dataclass(frozen=True)
+class SchemaInput:
+    """A distinct rendered object of a version (first occurrence) and its scenarios."""
 
-    Identical objects (a CRD in every scenario) are validated and reported once, naming
-    the scenarios they occur in.
-    """
-    validator = _schema_validator(tuple(kube_versions))
+    digest: str
+    obj: K8sObject
+    scenarios: tuple[str, ...]
+
+
+SchemaResults = dict[str, tuple[kubeschema.SchemaFinding, ...]]
+
+
+def schema_inputs(renders: Sequence[ScenarioRender]) -> list[SchemaInput]:
+    """The distinct objects of a version's scenarios, in first-seen order."""
     distinct: dict[str, tuple[K8sObject, list[str]]] = {}
     for r in renders:
         for obj in r.objects:
             digest = kubeschema.canonical_hash(obj.data)
             if digest not in distinct:
                 distinct[digest] = (obj, [])
-            distinct[digest][1].append(r.scenario.name)
+            if r.scenario.name not in distinct[digest][1]:
+                distinct[digest][1].append(r.scenario.name)
+    return [SchemaInput(d, obj, tuple(scen)) for d, (obj, scen) in distinct.items()]
+
+
+def validate_objects(
+    kube_versions: tuple[str, ...], items: Sequence[tuple[str, dict[str, Any]]]
+) -> SchemaResults:
+    """Schema findings per object digest, on every Kubernetes version (no location)."""
+    validator = _schema_validator(kube_versions)
+    return {digest: tuple(validator.validate(data)) for digest, data in items}
+
+
+def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Finding]:
+    """Report findings for a version's objects, located at their first occurrence."""
     out: list[Finding] = []
-    for obj, scen in distinct.values():
-        for f in validator.validate(obj):
+    for item in inputs:
+        obj = item.obj
+        for f in results[item.digest]:
+            error = f.severity == kubeschema.ERROR
             out.append(
                 Finding(
                     "schema",
-                    "schema-invalid" if f.severity == kubeschema.ERROR else f"schema-{f.severity}",
-                    "error" if f.severity == kubeschema.ERROR else "info",
+                    "schema-invalid" if error else f"schema-{f.severity}",
+                    "error" if error else "info",
                     f"{f.path}: {f.message}" if f.path else f.message,
-                    object=f.object,
-                    file=f"{f.file}:{f.line}" if f.line else f.file,
-                    scenario=", ".join(dict.fromkeys(scen)),
+                    object=obj.ref,
+                    file=f"{obj.file}:{obj.line}",
+                    scenario=", ".join(item.scenarios),
                     kube_version=f.kube_version,
                 )
             )
     return out
+
+
+def finish_schema(
+    result: VersionResult, inputs: Sequence[SchemaInput], results: SchemaResults
+) -> None:
+    """Record the schema stage of a prepared version once its objects are validated."""
+    if result.stages["templates"] != PASS or result.stages["capability"] == FAIL:
+        return
+    found = schema_findings(inputs, results)
+    result.findings.extend(found)
+    result.stages["schema"] = FAIL if any(f.severity == "error" for f in found) else PASS
 
 
 def render_scenarios(shared: Renders, cap: capability.CapabilityReport) -> list[ScenarioRender]:
@@ -229,7 +261,19 @@ def _error(stage: str, exc: CalicoRenderError) -> Finding:
 
 
 def check_version(name: str, options: CheckOptions) -> VersionResult:
-    """Run every stage for version ``name``; a failing stage never raises."""
+    """Run every stage for version ``name`` in this process."""
+    result, inputs = prepare_version(name, options)
+    items = [(i.digest, i.obj.data) for i in inputs]
+    finish_schema(result, inputs, validate_objects(options.kube_versions, items))
+    return result
+
+
+def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
+    """Every stage but schema validation, and the distinct objects left to validate.
+
+    Validation is left to the caller so objects repeated across versions (and worker
+    processes) are validated once. A failing stage never raises.
+    """
     version = resolve_version(name, options.root)
     result = VersionResult(
         version.name, [f.name for f in version.files], "/".join(version.dialects)
@@ -242,7 +286,7 @@ def check_version(name: str, options: CheckOptions) -> VersionResult:
     except CalicoRenderError as exc:
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
-        return result
+        return result, []
     shared = Renders(version)
     renders: list[ScenarioRender] = []
     try:
@@ -259,26 +303,19 @@ def check_version(name: str, options: CheckOptions) -> VersionResult:
     except CalicoRenderError as exc:
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
-        return result
+        return result, []
     if capable:
         rule_findings = release_rules(shared)
         result.findings.extend(rule_findings)
         st["rules"] = FAIL if any(f.severity == "error" for f in rule_findings) else PASS
     else:
         st["rules"] = LEGACY
-    try:
-        schema = schema_findings(renders, options.kube_versions)
-    except CalicoRenderError as exc:
-        schema = [_error("schema", exc)]
-    result.findings.extend(schema)
-    st["schema"] = FAIL if any(f.severity == "error" for f in schema) else PASS
     _goldens(result, renders, options)
-    return result
+    return result, schema_inputs(renders)
 
 
 def _goldens(result: VersionResult, renders: list[ScenarioRender], options: CheckOptions) -> None:
-    outputs = [compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
-    new = compare.golden_files(outputs)
+    new = golden_output(renders)
     result.rendered = new
     directory = options.golden / result.version
     g = result.golden
@@ -324,40 +361,89 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
 # --- the whole tree ------------------------------------------------------------------
 
 
-def _worker(name: str, options: CheckOptions) -> VersionResult:
+def _prepare(name: str, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
     try:
-        return check_version(name, options)
+        return prepare_version(name, options)
     except CalicoRenderError as exc:
         result = VersionResult(name, [], "")
         result.stages["templates"] = FAIL
         result.findings.append(_error("templates", exc))
-        return result
+        return result, []
+
+
+def _chunks(items: list[Any], parts: int) -> list[list[Any]]:
+    size = max(1, -(-len(items) // parts))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+class _Merger:
+    """Collects prepared versions and validation results; finishes a version when every
+    object it rendered has been validated, whichever version's task validated it."""
+
+    def __init__(
+        self, options: CheckOptions, progress: Callable[[VersionResult], None] | None
+    ) -> None:
+        self.options = options
+        self.progress = progress
+        self.results: dict[str, VersionResult] = {}
+        self.inputs: dict[str, list[SchemaInput]] = {}
+        self.known: SchemaResults = {}
+        self.submitted: set[str] = set()
+        self.done: set[str] = set()
+
+    def add(self, name: str, prepared: tuple[VersionResult, list[SchemaInput]]) -> list[Any]:
+        """Record a prepared version; return the objects nobody has validated yet."""
+        self.results[name], self.inputs[name] = prepared
+        new = [(i.digest, i.obj.data) for i in prepared[1] if i.digest not in self.submitted]
+        self.submitted.update(d for d, _ in new)
+        return new
+
+    def validated(self, found: SchemaResults) -> None:
+        self.known.update(found)
+        for name, result in self.results.items():
+            if name in self.done or any(i.digest not in self.known for i in self.inputs[name]):
+                continue
+            finish_schema(result, self.inputs[name], self.known)
+            self.done.add(name)
+            if self.progress is not None:
+                self.progress(result)
 
 
 def run_check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
-    """Check every version under ROOT; ``progress`` sees each version as it finishes."""
+    """Check every version under ROOT; ``progress`` sees each version as it finishes.
+
+    Versions are prepared (rendered, ruled, compared) in worker processes; each object
+    not seen before is sent for validation as soon as its version is prepared.
+    """
     if not C_LOADER:
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
     names = [v.name for v in list_versions(options.root)]
-    results: dict[str, VersionResult] = {}
+    merger = _Merger(options, progress)
+    kube = options.kube_versions
     jobs = max(1, min(options.jobs, len(names) or 1))
     if jobs == 1:
         for name in names:
-            results[name] = _worker(name, options)
-            if progress is not None:
-                progress(results[name])
+            new = merger.add(name, _prepare(name, options))
+            merger.validated(validate_objects(kube, new))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_worker, name, options): name for name in names}
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                if progress is not None:
-                    progress(results[futures[fut]])
-    ordered = [results[n] for n in names]
+            prepared = {pool.submit(_prepare, name, options): name for name in names}
+            pending: set[Future[Any]] = set(prepared)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    if fut in prepared:
+                        new = merger.add(prepared[fut], fut.result())
+                        for chunk in _chunks(new, jobs):
+                            pending.add(pool.submit(validate_objects, kube, chunk))
+                        merger.validated({})
+                    else:
+                        merger.validated(fut.result())
+    ordered = [merger.results[n] for n in names]
     if options.update:
         for r in ordered:
             apply_update(r, options)
