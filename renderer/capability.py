@@ -97,9 +97,8 @@ class CapabilityReport:
 
     @property
     def missing(self) -> list[str]:
-        """What is missing, one entry per failed item: description and why."""
-        return [f"{i.description} ({i.detail})" if i.detail else i.description
-                for i in self.items if not i.ok]
+        """The description of every failed item; ``items`` carry the details."""
+        return [i.description for i in self.items if not i.ok]
 
     def scenario(self, name: str) -> Scenario:
         for s in self.scenarios:

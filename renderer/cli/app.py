@@ -8,6 +8,9 @@ import click
 
 from .. import __version__, api
 from ..context import user_values
+from ..errors import EXIT_CHECK_FAILED
+from ..kubeschema import SchemaValidator, errors, resolve_kube_versions
+from ..parse import parse_files
 from ..fsutil import write_tree
 from ..policy import OPERATIONS
 
@@ -35,7 +38,8 @@ def note(message: str) -> None:
     invoke_without_command=True,
     help="Render and gate BKE's Calico manifests.\n\n"
     "Without a command, renders --version for --nodes to stdout (or --output-dir), "
-    "with the Typha decision on stderr.",
+    "with the Typha decision on stderr. Rendered objects are schema-checked (strict) "
+    "first; invalid output is not written and exits 1.",
 )
 @click.option(
     "--version",
@@ -71,6 +75,16 @@ def note(message: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write one file per template into DIR.",
 )
+@click.option(
+    "--no-validate", is_flag=True, help="Skip strict schema validation of the rendered objects."
+)
+@click.option(
+    "--kube-version",
+    "kube_versions",
+    multiple=True,
+    metavar="X.Y",
+    help="Kubernetes version to validate against (repeatable; default: the newest 4 shipped).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(
     __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
@@ -86,6 +100,8 @@ def cli(
     values_file: str | None,
     operation: str,
     output_dir: Path | None,
+    no_validate: bool,
+    kube_versions: tuple[str, ...],
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
@@ -95,6 +111,7 @@ def cli(
             click.echo(ctx.get_help())
             return
         raise click.UsageError("rendering needs both --version and --nodes")
+    kube = () if no_validate else resolve_kube_versions(kube_versions)
     result = api.render(
         version,
         nodes,
@@ -110,6 +127,15 @@ def cli(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
     )
+    if kube:
+        objects = parse_files((f.name, f.text) for f in result.files)
+        findings = SchemaValidator(kube).validate_all(objects)
+        for f in findings:
+            note(str(f))
+        bad = errors(findings)
+        if bad:
+            note(f"{len(bad)} schema error(s) on Kubernetes {', '.join(kube)}; nothing written")
+            ctx.exit(EXIT_CHECK_FAILED)
     if output_dir is not None:
         written = write_tree(output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files})
         for path in written:
