@@ -42,7 +42,9 @@ class ReleaseReport:
         }
         out["schema"] = {
             v: {
-                "errors": sum(1 for f in self.schema if f.kube_version == v and f.severity == "error"),
+                "errors": sum(
+                    1 for f in self.schema if f.kube_version == v and f.severity == "error"
+                ),
                 "findings": [f.to_dict() for f in self.schema if f.kube_version == v],
             }
             for v in self.kube_versions

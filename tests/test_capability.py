@@ -55,8 +55,10 @@ def test_v1beta1_pdb_is_not_the_contract_pdb() -> None:
     def beta(data: dict) -> None:  # type: ignore[type-arg]
         data["apiVersion"] = "policy/v1beta1"
 
-    on = {r: _with(typha_on_objects(replicas=r), "PodDisruptionBudget", "calico-typha", beta)
-          for r in (3, 4)}
+    on = {
+        r: _with(typha_on_objects(replicas=r), "PodDisruptionBudget", "calico-typha", beta)
+        for r in (3, 4)
+    }
     items = {i.id: i for i in check_contract(_off(on[3]), on)}
     assert not items["typha-pdb"].ok
     assert "policy/v1beta1" in items["typha-pdb"].detail
@@ -80,8 +82,9 @@ def test_felix_env_as_literal_is_not_from_config() -> None:
         env = data["spec"]["template"]["spec"]["containers"][0]["env"]
         env[1] = {"name": "FELIX_TYPHAK8SSERVICENAME", "value": "calico-typha"}
 
-    on = {r: _with(typha_on_objects(replicas=r), "DaemonSet", "calico-node", literal)
-          for r in (3, 4)}
+    on = {
+        r: _with(typha_on_objects(replicas=r), "DaemonSet", "calico-node", literal) for r in (3, 4)
+    }
     items = {i.id: i for i in check_contract(_off(typha_on_objects()), on)}
     assert not items["node-felix-env"].ok
 
@@ -91,8 +94,7 @@ def test_service_port_and_selector_checked() -> None:
         data["spec"]["ports"][0]["port"] = 5474
         data["spec"]["selector"] = {"k8s-app": "calico-node"}
 
-    on = {r: _with(typha_on_objects(replicas=r), "Service", "calico-typha", wrong)
-          for r in (3, 4)}
+    on = {r: _with(typha_on_objects(replicas=r), "Service", "calico-typha", wrong) for r in (3, 4)}
     item = {i.id: i for i in check_contract(_off(on[3]), on)}["typha-service"]
     assert not item.ok and "5473" in item.detail and "calico-node" in item.detail
 
@@ -108,13 +110,23 @@ def test_fixture_good_version_is_capable() -> None:
 def test_text_search_trap_is_not_capable() -> None:
     vdir = resolve_version("v9.2.0", TREE)
     text = vdir.files[0].path.read_text()
-    for keyword in ("kind: Service", "name: calico-typha", "typha_service_name",
-                    "FELIX_TYPHAK8SSERVICENAME", "PodDisruptionBudget"):
+    for keyword in (
+        "kind: Service",
+        "name: calico-typha",
+        "typha_service_name",
+        "FELIX_TYPHAK8SSERVICENAME",
+        "PodDisruptionBudget",
+    ):
         assert keyword in text
     report = assess_capability(vdir)
     assert not report.capable
-    assert {"typha-service", "typha-deployment", "typha-replicas", "typha-pdb",
-            "config-service-name"} <= {i.id for i in report.items if not i.ok}
+    assert {
+        "typha-service",
+        "typha-deployment",
+        "typha-replicas",
+        "typha-pdb",
+        "config-service-name",
+    } <= {i.id for i in report.items if not i.ok}
     assert "Service calico-typha selecting k8s-app: calico-typha on port 5473" in report.missing
 
 
@@ -129,7 +141,10 @@ def test_hard_coded_replicas_is_not_capable() -> None:
 @needs_engine
 def test_legacy_fixture_names_every_missing_item() -> None:
     assert _failed("v9.0.0") == {
-        "typha-service", "typha-deployment", "typha-replicas", "typha-pdb",
+        "typha-service",
+        "typha-deployment",
+        "typha-replicas",
+        "typha-pdb",
         "config-service-name",
     }
 
@@ -142,8 +157,13 @@ def test_no_anti_affinity_is_still_capable() -> None:
 @needs_engine
 @pytest.mark.parametrize(
     ("version", "capable"),
-    [("v3.25.0", False), ("v3.27.3", False), ("v3.28.2", True), ("v3.29.3", True),
-     ("v3.31.3", True)],
+    [
+        ("v3.25.0", False),
+        ("v3.27.3", False),
+        ("v3.28.2", True),
+        ("v3.29.3", True),
+        ("v3.31.3", True),
+    ],
 )
 def test_bundled_capability(version: str, capable: bool) -> None:
     report = assess_capability(resolve_version(version))
@@ -153,5 +173,9 @@ def test_bundled_capability(version: str, capable: bool) -> None:
 @needs_engine
 def test_every_bundled_version_is_judged() -> None:
     assert [v.name for v in list_versions()] == [
-        "v3.25.0", "v3.27.3", "v3.28.2", "v3.29.3", "v3.31.3"
+        "v3.25.0",
+        "v3.27.3",
+        "v3.28.2",
+        "v3.29.3",
+        "v3.31.3",
     ]

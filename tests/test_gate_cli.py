@@ -73,8 +73,17 @@ def test_cli_refusal_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize("operation", ["upgrade", "rollback"])
 def test_cli_compatibility_warns(capsys: pytest.CaptureFixture[str], operation: str) -> None:
-    r = run(capsys, "--version", "v9.0.0", "--nodes", "51", "--manifests", ROOT,
-            "--operation", operation)
+    r = run(
+        capsys,
+        "--version",
+        "v9.0.0",
+        "--nodes",
+        "51",
+        "--manifests",
+        ROOT,
+        "--operation",
+        operation,
+    )
     assert r.code == 0 and "kind: DaemonSet" in r.out
     assert "warning:" in r.err and "directly on the API server" in r.err
 
@@ -83,17 +92,30 @@ def _broken_tree(tmp_path: Path) -> Path:
     dst = tmp_path / "kubernetes" / "calico" / "v9.1.0"
     shutil.copytree(TREE / "kubernetes" / "calico" / "v9.1.0", dst)
     path = dst / "002-calico.yaml"
-    path.write_text(path.read_text().replace("  revisionHistoryLimit", "  revisionHistoryLimt")
-                    .replace("      hostNetwork: true\n      serviceAccountName: calico-node\n"
-                             "      initContainers:",
-                             "      hostNetwrok: true\n      initContainers:"))
+    path.write_text(
+        path.read_text()
+        .replace("  revisionHistoryLimit", "  revisionHistoryLimt")
+        .replace(
+            "      hostNetwork: true\n      serviceAccountName: calico-node\n      initContainers:",
+            "      hostNetwrok: true\n      initContainers:",
+        )
+    )
     return tmp_path
 
 
 def test_cli_render_invalid_is_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     root = str(_broken_tree(tmp_path))
-    r = run(capsys, "--version", "v9.1.0", "--nodes", "10", "--manifests", root,
-            "--kube-version", "1.30")
+    r = run(
+        capsys,
+        "--version",
+        "v9.1.0",
+        "--nodes",
+        "10",
+        "--manifests",
+        root,
+        "--kube-version",
+        "1.30",
+    )
     assert r.code == 1 and r.out == ""
     assert "DaemonSet kube-system/calico-node spec.template.spec.hostNetwrok" in r.err
     r = run(capsys, "--version", "v9.1.0", "--nodes", "10", "--manifests", root, "--no-validate")
@@ -101,21 +123,45 @@ def test_cli_render_invalid_is_exit_1(capsys: pytest.CaptureFixture[str], tmp_pa
 
 
 def test_cli_render_unknown_kube_version(capsys: pytest.CaptureFixture[str]) -> None:
-    r = run(capsys, "--version", "v9.1.0", "--nodes", "10", "--manifests", ROOT,
-            "--kube-version", "1.12")
+    r = run(
+        capsys,
+        "--version",
+        "v9.1.0",
+        "--nodes",
+        "10",
+        "--manifests",
+        ROOT,
+        "--kube-version",
+        "1.12",
+    )
     assert r.code == 2 and "1.25" in r.err and r.out == ""
 
 
 @pytest.mark.parametrize(
     ("version", "code", "capable"),
-    [("v9.1.0", 0, True), ("v9.4.0", 1, True), ("v9.0.0", 1, False), ("v9.2.0", 1, False),
-     ("v9.3.0", 1, False)],
+    [
+        ("v9.1.0", 0, True),
+        ("v9.4.0", 1, True),
+        ("v9.0.0", 1, False),
+        ("v9.2.0", 1, False),
+        ("v9.3.0", 1, False),
+    ],
 )
 def test_cli_capability_json(
     capsys: pytest.CaptureFixture[str], version: str, code: int, capable: bool
 ) -> None:
-    r = run(capsys, "capability", "--version", version, "--manifests", ROOT, "--format", "json",
-            "--kube-version", "1.30")
+    r = run(
+        capsys,
+        "capability",
+        "--version",
+        version,
+        "--manifests",
+        ROOT,
+        "--format",
+        "json",
+        "--kube-version",
+        "1.30",
+    )
     assert r.code == code
     report = json.loads(r.out)
     schemas.validate_output(schemas.CAPABILITY_REPORT, report)
@@ -133,8 +179,18 @@ def test_cli_capability_no_anti_affinity_names_rule(capsys: pytest.CaptureFixtur
 def test_cli_capability_report_regression(
     capsys: pytest.CaptureFixture[str], data_regression: object
 ) -> None:
-    r = run(capsys, "capability", "--version", "v9.4.0", "--manifests", ROOT, "--format", "json",
-            "--kube-version", "1.37")
+    r = run(
+        capsys,
+        "capability",
+        "--version",
+        "v9.4.0",
+        "--manifests",
+        ROOT,
+        "--format",
+        "json",
+        "--kube-version",
+        "1.37",
+    )
     data_regression.check(json.loads(r.out))  # type: ignore[attr-defined]
 
 
@@ -148,7 +204,9 @@ def test_bundled_typha_versions_release_ready(
 
 
 @pytest.mark.parametrize("version", ["v3.25.0", "v3.27.3"])
-def test_bundled_legacy_versions_not_ready(capsys: pytest.CaptureFixture[str], version: str) -> None:
+def test_bundled_legacy_versions_not_ready(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
     r = run(capsys, "capability", "--version", version, "--format", "json")
     report = json.loads(r.out)
     assert r.code == 1 and not report["capable"] and not report["release_ready"]
@@ -166,8 +224,14 @@ def test_cli_versions_capability_column(capsys: pytest.CaptureFixture[str]) -> N
 def test_cli_validate_files_and_stdin(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    r = run(capsys, "validate", str(BROKEN / "removed-api.yaml"), str(BROKEN / "misspelled.yaml"),
-            "--kube-version", "1.25")
+    r = run(
+        capsys,
+        "validate",
+        str(BROKEN / "removed-api.yaml"),
+        str(BROKEN / "misspelled.yaml"),
+        "--kube-version",
+        "1.25",
+    )
     assert r.code == 1
     assert "PodDisruptionBudget kube-system/calico-typha apiVersion" in r.out
     assert "Deployment kube-system/calico-typha spec.replica:" in r.out

@@ -80,9 +80,7 @@ def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) ->
     obj = _broken("misspelled.yaml")[0]
     reordered = dict(reversed(list(copy.deepcopy(obj.data).items())))
     first = validator.validate(obj)
-    assert validator.validate(reordered) == [
-        kubeschema.replace(f, file="", line=0) for f in first
-    ]
+    assert validator.validate(reordered) == [kubeschema.replace(f, file="", line=0) for f in first]
     assert calls == ["1.36", "1.37"]
     assert kubeschema.validator_for("1.37", "Deployment", "apps/v1") is (
         kubeschema.validator_for("1.37", "Deployment", "apps/v1")

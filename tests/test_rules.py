@@ -17,8 +17,12 @@ TYPHA = "Deployment kube-system/calico-typha"
 PDB = "PodDisruptionBudget kube-system/calico-typha"
 
 
-def _input(change: Callable[[dict[str, Any]], None] | None = None, kind: str = "Deployment",
-           name: str = "calico-typha", nodes: int = 51) -> RuleInput:
+def _input(
+    change: Callable[[dict[str, Any]], None] | None = None,
+    kind: str = "Deployment",
+    name: str = "calico-typha",
+    nodes: int = 51,
+) -> RuleInput:
     objects = []
     for o in typha_on_objects():
         if change is not None and o.kind == kind and o.name == name:
@@ -72,7 +76,9 @@ def test_anti_affinity_missing_or_wrong_topology() -> None:
         del _pod(d)["affinity"]
 
     def zone(d: dict[str, Any]) -> None:
-        term = _pod(d)["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+        term = _pod(d)["affinity"]["podAntiAffinity"][
+            "preferredDuringSchedulingIgnoredDuringExecution"
+        ]
         term[0]["podAffinityTerm"]["topologyKey"] = "topology.kubernetes.io/zone"
 
     for change in (drop, zone):
@@ -82,9 +88,16 @@ def test_anti_affinity_missing_or_wrong_topology() -> None:
 
 def test_anti_affinity_required_term_is_accepted() -> None:
     def required(d: dict[str, Any]) -> None:
-        _pod(d)["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"topologyKey": "kubernetes.io/hostname",
-             "labelSelector": {"matchLabels": {"k8s-app": "calico-typha"}}}]}}
+        _pod(d)["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "topologyKey": "kubernetes.io/hostname",
+                        "labelSelector": {"matchLabels": {"k8s-app": "calico-typha"}},
+                    }
+                ]
+            }
+        }
 
     assert run_rules(_input(required)) == []
 
@@ -112,11 +125,13 @@ def test_probes() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "rule_id"),
-    [({"maxUnavailable": 2}, "typha-pdb-max-one-down"),
-     ({"maxUnavailable": "34%"}, "typha-pdb-max-one-down"),  # rounds up to 2 of 3
-     ({"minAvailable": 1}, "typha-pdb-max-one-down"),
-     ({"maxUnavailable": 0}, "typha-pdb-allows-drain"),
-     ({"minAvailable": 3}, "typha-pdb-allows-drain")],
+    [
+        ({"maxUnavailable": 2}, "typha-pdb-max-one-down"),
+        ({"maxUnavailable": "34%"}, "typha-pdb-max-one-down"),  # rounds up to 2 of 3
+        ({"minAvailable": 1}, "typha-pdb-max-one-down"),
+        ({"maxUnavailable": 0}, "typha-pdb-allows-drain"),
+        ({"minAvailable": 3}, "typha-pdb-allows-drain"),
+    ],
 )
 def test_pdb_budget(spec: dict[str, Any], rule_id: str) -> None:
     def change(d: dict[str, Any]) -> None:
@@ -151,7 +166,9 @@ def test_image_tag_and_repo() -> None:
     assert any("not tagged v9.1.0" in f.message for f in tags)
     assert any("does not start with repo" in f.message for f in tags)
     [mixed] = [f for f in findings if f.rule == "calico-one-version"]
-    assert "v9.0.9: node" in mixed.message and "v9.1.0: cni, kube-controllers, typha" in mixed.message
+    assert (
+        "v9.0.9: node" in mixed.message and "v9.1.0: cni, kube-controllers, typha" in mixed.message
+    )
 
 
 def test_non_calico_images_are_ignored() -> None:

@@ -9,9 +9,9 @@ import click
 from .. import __version__, api
 from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
+from ..fsutil import write_tree
 from ..kubeschema import SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_files
-from ..fsutil import write_tree
 from ..policy import OPERATIONS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
