@@ -34,10 +34,10 @@ from .app import cli, manifests_option, warn
 def template(
     file: str, values_file: str | None, sets: tuple[str, ...], dialect: str | None
 ) -> None:
-    source = read_text(file)
+    context = user_values(values_file, sets)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
-    compiled = compile_source(source, file, chosen)
-    click.echo(compiled.render(user_values(values_file, sets)), nl=False)
+    compiled = compile_source(read_text(file), file, chosen)
+    click.echo(compiled.render(context), nl=False)
 
 
 @cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")

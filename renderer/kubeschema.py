@@ -1,0 +1,273 @@
+"""Strict Kubernetes schema validation of rendered objects, with caches.
+
+Verdicts are those of ``kubernetes_validate.validate(obj, version, strict=True)``: the
+same schema files, the same registry and the same Draft 2020-12 validator. That function
+re-reads multi-megabyte schema files on every call, so here schemas, the definitions
+registry and compiled validators are cached per Kubernetes version, and results per
+distinct object (canonical JSON hash), which keeps repeated checks fast.
+
+An object of a built-in API group with no schema for a Kubernetes version (a removed
+API such as ``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error; custom
+resources are reported as not schema-checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+import jsonschema
+import kubernetes_validate.utils as kv
+from referencing import Registry, Resource
+
+from .errors import InputError
+from .parse import K8sObject
+
+DEFAULT_COUNT = 4
+ERROR = "error"
+NOT_CHECKED = "not-checked"
+_API_FILE = re.compile(r"^([^./]*)(?:\.[^/]*)?/")
+
+
+@cache
+def shipped_versions() -> tuple[str, ...]:
+    """``X.Y`` of every Kubernetes version kubernetes-validate ships schemas for, oldest first."""
+    return tuple(dict.fromkeys(kv.major_minor(v) for v in kv.all_versions()))
+
+
+def default_kube_versions(count: int = DEFAULT_COUNT) -> tuple[str, ...]:
+    """The newest ``count`` shipped minors: recent clusters, computed from the library."""
+    return shipped_versions()[-count:]
+
+
+def resolve_kube_versions(requested: Iterable[str] = ()) -> tuple[str, ...]:
+    """Requested ``X.Y`` versions (``v`` prefix allowed) or the default; unknown is exit 2."""
+    wanted = [v[1:] if v.startswith("v") else v for v in requested]
+    if not wanted:
+        return default_kube_versions()
+    shipped = shipped_versions()
+    for v in wanted:
+        if v not in shipped:
+            raise InputError(
+                f"Kubernetes {v!r} has no bundled schemas; shipped: {', '.join(shipped)}",
+                key="--kube-version",
+            )
+    return tuple(sorted(set(wanted), key=lambda v: tuple(int(p) for p in v.split("."))))
+
+
+def api_group(api_version: str) -> str:
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+def is_builtin_group(group: str) -> bool:
+    """Kubernetes' own groups are the core group, dotless names and ``*.k8s.io``."""
+    return group == "" or "." not in group or group.endswith(".k8s.io")
+
+
+@dataclass(frozen=True)
+class SchemaFinding:
+    """A schema problem (or a skipped custom resource) of one object on one Kubernetes version."""
+
+    kube_version: str
+    severity: str
+    kind: str
+    api_version: str
+    namespace: str
+    name: str
+    path: str
+    message: str
+    file: str = ""
+    line: int = 0
+
+    @property
+    def object(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {ns}{self.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kube_version": self.kube_version,
+            "severity": self.severity,
+            "object": self.object,
+            "kind": self.kind,
+            "api_version": self.api_version,
+            "namespace": self.namespace,
+            "name": self.name,
+            "path": self.path,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+        }
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.file else ""
+        path = f" {self.path}:" if self.path else ""
+        return f"{where}{self.severity}: Kubernetes {self.kube_version}: {self.object}{path} {self.message}"
+
+
+def schema_dir(kube_version: str) -> str:
+    """The strict schema directory the library uses for ``X.Y``."""
+    version = [v for v in kv.all_versions() if kv.major_minor(v) == kube_version][-1]
+    return f"v{version}-local-strict"
+
+
+def schema_file(kube_version: str, kind: str, api_version: str) -> str:
+    """The library's file name for a kind: ``rbac.authorization.k8s.io/v1`` -> ``rbac-v1``."""
+    api = _API_FILE.sub(r"\1-", api_version)
+    return f"kubernetes-json-schema/{schema_dir(kube_version)}/{kind.lower()}-{api}.json"
+
+
+_LOCK = threading.RLock()
+_REGISTRIES: dict[str, Registry[Any]] = {}
+_VALIDATORS: dict[tuple[str, str, str], jsonschema.protocols.Validator | None] = {}
+
+
+def _registry(kube_version: str) -> Registry[Any]:
+    with _LOCK:
+        reg = _REGISTRIES.get(kube_version)
+        if reg is None:
+            defs = kv.schema_contents(
+                f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json",
+                kube_version,
+            )
+            reg = (Resource.from_contents(defs) @ Registry()).crawl()
+            _REGISTRIES[kube_version] = reg
+        return reg
+
+
+def validator_for(
+    kube_version: str, kind: str, api_version: str
+) -> jsonschema.protocols.Validator | None:
+    """The cached validator for a kind, or None when the version ships no schema for it."""
+    key = (kube_version, kind, api_version)
+    with _LOCK:
+        if key in _VALIDATORS:
+            return _VALIDATORS[key]
+        try:
+            schema = kv.schema_contents(schema_file(kube_version, kind, api_version), kube_version)
+        except FileNotFoundError:
+            _VALIDATORS[key] = None
+            return None
+        registry = Resource.from_contents(schema) @ _registry(kube_version)
+        validator: jsonschema.protocols.Validator = jsonschema.validators.Draft202012Validator(
+            schema, registry=registry
+        )
+        _VALIDATORS[key] = validator
+        return validator
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    out = ""
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _unknown_fields(error: jsonschema.ValidationError) -> list[str]:
+    """The field names a strict ``additionalProperties: false`` rejected, so paths name them."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    props = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return sorted(
+        str(k)
+        for k in error.instance
+        if k not in props and not any(re.search(p, str(k)) for p in patterns)
+    )
+
+
+def canonical_hash(data: Any) -> str:
+    """A hash equal for equal objects whatever their key order."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _strip(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (
+        str(obj.get("kind", "")),
+        str(obj.get("apiVersion", "")),
+        str(meta.get("namespace", "") or ""),
+        str(meta.get("name", "")),
+    )
+
+
+def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]:
+    """Uncached check of one object on one Kubernetes version (no file/line)."""
+    kind, api_version, namespace, name = _strip(data)
+
+    def finding(severity: str, path: str, message: str) -> SchemaFinding:
+        return SchemaFinding(kube_version, severity, kind, api_version, namespace, name, path,
+                             message)
+
+    if not kind or not api_version:
+        missing = "kind" if not kind else "apiVersion"
+        return [finding(ERROR, missing, f"{missing} is required")]
+    group = api_group(api_version)
+    validator = validator_for(kube_version, kind, api_version)
+    if validator is None:
+        if is_builtin_group(group):
+            return [finding(ERROR, "apiVersion",
+                            f"Kubernetes {kube_version} serves no {kind} in {api_version} "
+                            "(removed or unknown API)")]
+        return [finding(NOT_CHECKED, "", f"custom resource of {group or api_version}: "
+                                         "not schema-checked")]
+    out: list[SchemaFinding] = []
+    for e in validator.iter_errors(data):
+        unknown = _unknown_fields(e)
+        if unknown:
+            base = _path(e)
+            out.extend(
+                finding(ERROR, f"{base}.{k}" if base else k, f"unknown field {k!r}")
+                for k in unknown
+            )
+        else:
+            out.append(finding(ERROR, _path(e), e.message))
+    return sorted(out, key=lambda f: (f.path, f.message))
+
+
+class SchemaValidator:
+    """Validate objects against several Kubernetes versions; thread-safe, cached per object.
+
+    Each distinct object (by canonical JSON) is checked once per Kubernetes version.
+    """
+
+    def __init__(self, kube_versions: Sequence[str] | None = None) -> None:
+        self.kube_versions = resolve_kube_versions(kube_versions or ())
+        self._results: dict[str, tuple[SchemaFinding, ...]] = {}
+        self._lock = threading.Lock()
+
+    def validate(self, obj: K8sObject | dict[str, Any]) -> list[SchemaFinding]:
+        """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
+        data = obj.data if isinstance(obj, K8sObject) else obj
+        digest = canonical_hash(data)
+        with self._lock:
+            cached = self._results.get(digest)
+        if cached is None:
+            cached = tuple(f for v in self.kube_versions for f in check_object(data, v))
+            with self._lock:
+                self._results[digest] = cached
+        if isinstance(obj, K8sObject):
+            return [replace(f, file=obj.file, line=obj.line) for f in cached]
+        return list(cached)
+
+    def validate_all(self, objects: Iterable[K8sObject]) -> list[SchemaFinding]:
+        """Findings for many objects, sorted by Kubernetes version, file and line."""
+        out = [f for o in objects for f in self.validate(o)]
+        return sorted(out, key=schema_sort_key)
+
+
+def schema_sort_key(f: SchemaFinding) -> tuple[tuple[int, ...], str, int, str, str]:
+    return (tuple(int(p) for p in f.kube_version.split(".")), f.file, f.line, f.path, f.message)
+
+
+def errors(findings: Iterable[SchemaFinding]) -> list[SchemaFinding]:
+    return [f for f in findings if f.severity == ERROR]

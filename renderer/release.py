@@ -1,0 +1,73 @@
+"""Release check of a version: Typha contract, release rules and schema validation.
+
+A version is release-ready when it is Typha-capable, no error-severity rule fires on
+its Typha-on render and every rendered object passes strict schema validation on the
+chosen Kubernetes versions. A version without Typha is never release-ready, since it
+cannot serve clusters above 50 nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import policy
+from .capability import CapabilityReport, assess_capability
+from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
+from .rules import Finding, RuleInput, blocking, run_rules
+from .tree import VersionDir
+
+#: The node count rules judge: the smallest cluster that gets Typha.
+RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
+
+
+@dataclass(frozen=True)
+class ReleaseReport:
+    capability: CapabilityReport
+    rules: tuple[Finding, ...]
+    schema: tuple[SchemaFinding, ...]
+    kube_versions: tuple[str, ...]
+    nodes: int
+
+    @property
+    def release_ready(self) -> bool:
+        return self.capability.capable and not blocking(self.rules) and not errors(self.schema)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.capability.to_dict()
+        out["rules"] = {
+            "nodes": self.nodes,
+            "findings": [f.to_dict() for f in self.rules],
+        }
+        out["schema"] = {
+            v: {
+                "errors": sum(1 for f in self.schema if f.kube_version == v and f.severity == "error"),
+                "findings": [f.to_dict() for f in self.schema if f.kube_version == v],
+            }
+            for v in self.kube_versions
+        }
+        out["release_ready"] = self.release_ready
+        return out
+
+
+def assess_release(
+    version: VersionDir, kube_versions: Sequence[str] | None = None, nodes: int = RULE_NODES
+) -> ReleaseReport:
+    """Check ``version`` for release: rules on the first Typha-on render (3 replicas) for
+    ``nodes``, and every object of every render schema-checked once per Kubernetes version.
+    """
+    validator = SchemaValidator(kube_versions)
+    report = assess_capability(version)
+    on = report.scenarios[1]
+    findings = run_rules(RuleInput(on.objects, version.name, on.context, nodes))
+    seen: set[tuple[str, str, str, str, str, str]] = set()
+    schema: list[SchemaFinding] = []
+    for scenario in report.scenarios:
+        for f in validator.validate_all(scenario.objects):
+            key = (f.kube_version, f.kind, f.namespace, f.name, f.path, f.message)
+            if key not in seen:
+                seen.add(key)
+                schema.append(f)
+    schema.sort(key=schema_sort_key)
+    return ReleaseReport(report, tuple(findings), tuple(schema), validator.kube_versions, nodes)

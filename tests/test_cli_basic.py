@@ -1,0 +1,105 @@
+"""CLI behaviour that needs no templates: typha, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer import __version__
+
+from .clihelp import run
+
+
+def test_typha_boundary_table(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "typha")
+    assert r.code == 0
+    rows = [line.split() for line in r.out.splitlines()[1:]]
+    assert [row[:3] for row in rows] == [
+        ["50", "false", "0"],
+        ["51", "true", "3"],
+        ["600", "true", "3"],
+        ["601", "true", "4"],
+        ["800", "true", "4"],
+        ["801", "true", "5"],
+        ["1000", "true", "5"],
+        ["4000", "true", "20"],
+        ["4001", "true", "20"],
+    ]
+    assert "capacity assessment" in r.out.splitlines()[-1]
+
+
+def test_typha_explains_one_decision(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "typha", "--nodes", "601")
+    assert r.code == 0
+    assert "typhaReplicas: 4" in r.out and "ceil(601/200)=4" in r.out
+    assert r.err == ""
+
+
+def test_typha_capacity_warning_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "typha", "--nodes", "4001")
+    assert r.code == 0 and "capacity assessment" in r.err
+
+
+@pytest.mark.parametrize("nodes", ["0", "-1", "many"])
+def test_bad_node_count_is_exit_2(capsys: pytest.CaptureFixture[str], nodes: str) -> None:
+    r = run(capsys, "typha", "--nodes", nodes)
+    assert r.code == 2 and "--nodes" in r.err and "Traceback" not in r.err
+
+
+def test_tool_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--tool-version")
+    assert r.code == 0 and r.out.strip() == f"calico-render {__version__}"
+
+
+def test_render_needs_version_and_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version", "v3.28")
+    assert r.code == 2 and "--nodes" in r.err
+
+
+def test_unknown_version_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "kubernetes" / "calico" / "v3.28.2").mkdir(parents=True)
+    (tmp_path / "kubernetes" / "calico" / "v3.28.2" / "calico.yaml").write_text("a: 1\n")
+    r = run(capsys, "--manifests", str(tmp_path), "--version", "v9.9", "--nodes", "3")
+    assert r.code == 2
+    assert len(r.err.strip().splitlines()) == 1
+    assert "v3.28.2" in r.err and "--version" in r.err
+
+
+def test_bad_values_file_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "values.yaml"
+    bad.write_text("calicoMode: [unclosed\n")
+    r = run(capsys, "template", "--values", str(bad), str(bad))
+    assert r.code == 2
+    assert len(r.err.strip().splitlines()) == 1 and "values.yaml:" in r.err
+
+
+def test_template_jinja2_dialect_undefined_is_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    t = tmp_path / "t.j2"
+    t.write_text("a: {{ repo }}\nb: {{ missing }}\n")
+    r = run(capsys, "template", str(t), "--set", "repo=r/")
+    assert r.code == 2 and "missing" in r.err and "t.j2:2" in r.err
+
+
+def test_template_jinja2_dialect_renders(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    t = tmp_path / "t.j2"
+    t.write_text("image: {{ repo }}calico/node\n{% if allowTypha == 'true' %}typha: on\n{% endif %}")
+    r = run(capsys, "template", str(t), "--set", "repo=r/", "--set", "allowTypha=true")
+    assert r.code == 0 and r.out == "image: r/calico/node\ntypha: on\n"
+
+
+def test_jinja2_sandbox_blocks_attribute_escape(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    t = tmp_path / "t.j2"
+    t.write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
+    r = run(capsys, "template", str(t))
+    assert r.code == 2 and "__class__" not in r.out

@@ -1,0 +1,69 @@
+"""Render context: layering, --set parsing and schema validation naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.context import build_context, parse_set, user_values
+from renderer.errors import InputError
+
+
+def test_defaults_come_from_the_schema() -> None:
+    ctx = build_context({})
+    assert ctx == {
+        "repo": "",
+        "calicoMode": "vxlan",
+        "ipModVersion": "ipv4",
+        "podSubnet": "10.244.0.0/16",
+    }
+
+
+def test_layering_user_then_repo_then_policy() -> None:
+    ctx = build_context(
+        {"repo": "a.example/x/", "allowTypha": "false", "calicoMode": "ipip"},
+        typha={"allowTypha": "true", "typhaReplicas": "4"},
+        repo="b.example/y/",
+    )
+    assert ctx["repo"] == "b.example/y/"
+    assert ctx["allowTypha"] == "true" and ctx["typhaReplicas"] == "4"
+    assert ctx["calicoMode"] == "ipip"
+
+
+def test_set_nests_and_keeps_strings() -> None:
+    ctx = user_values(None, ["ClusterCidr.Ipv6=fd00::/56", "typhaReplicas=3", "x=a=b"])
+    assert ctx == {"ClusterCidr": {"Ipv6": "fd00::/56"}, "typhaReplicas": "3", "x": "a=b"}
+
+
+@pytest.mark.parametrize("bad", ["novalue", "=v", "a..b=1", ".a=1"])
+def test_bad_set_is_bad_input(bad: str) -> None:
+    with pytest.raises(InputError):
+        parse_set(bad)
+
+
+@pytest.mark.parametrize(
+    ("user", "key", "words"),
+    [
+        ({"calicoMode": "geneve"}, "calicoMode", "allowed"),
+        ({"ipModVersion": "ipv5"}, "ipModVersion", "ipv4"),
+        ({"repo": "registry.example.com"}, "repo", "trailing slash"),
+        ({"typhaReplicas": "three"}, "typhaReplicas", "not valid"),
+        ({"ipModVersion": "dual"}, "ClusterCidr", "required"),
+        ({"podSubnet": 10}, "podSubnet", "string"),
+    ],
+)
+def test_bad_values_name_the_key(user: dict[str, object], key: str, words: str) -> None:
+    with pytest.raises(InputError) as err:
+        build_context(user)
+    assert err.value.key is not None and err.value.key.startswith(key)
+    assert words in str(err.value)
+
+
+def test_values_file(tmp_path: Path) -> None:
+    f = tmp_path / "values.yaml"
+    f.write_text("calicoMode: bgp\nClusterCidr:\n  Ipv6: fd00::/56\n")
+    assert user_values(f, ["calicoMode=ipip"]) == {
+        "calicoMode": "ipip",
+        "ClusterCidr": {"Ipv6": "fd00::/56"},
+    }

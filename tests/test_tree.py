@@ -1,0 +1,66 @@
+"""Loading version directories: semantic-version order and safe resolution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.errors import InputError
+from renderer.tree import list_versions, resolve_version
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    base = tmp_path / "kubernetes" / "calico"
+    for name in ("v3.28.9", "v3.28.10", "v3.29.0", "v3.9.1", "v3.28.2"):
+        (base / name).mkdir(parents=True)
+        (base / name / "calico.yaml").write_text("kind: ConfigMap\n")
+    (base / "empty-dir").mkdir()
+    (base / "v3.29.0" / "002-b.yaml").write_text("b\n")
+    (base / "v3.29.0" / "001-a.j2").write_text("a\n")
+    (base / "v3.29.0" / "README.md").write_text("not a template\n")
+    return tmp_path
+
+
+def test_versions_sort_by_semver_not_string(root: Path) -> None:
+    assert [v.name for v in list_versions(root)] == [
+        "v3.9.1",
+        "v3.28.2",
+        "v3.28.9",
+        "v3.28.10",
+        "v3.29.0",
+    ]
+
+
+def test_minor_resolves_to_newest_patch(root: Path) -> None:
+    assert resolve_version("v3.28", root).name == "v3.28.10"
+    assert resolve_version("3.28", root).name == "v3.28.10"
+    assert resolve_version("v3.28.9", root).name == "v3.28.9"
+
+
+def test_files_in_name_order_with_dialects(root: Path) -> None:
+    v = resolve_version("v3.29.0", root)
+    assert [(f.name, f.dialect) for f in v.files] == [
+        ("001-a.j2", "jinja2"),
+        ("002-b.yaml", "go"),
+        ("calico.yaml", "go"),
+    ]
+
+
+def test_unknown_version_lists_what_exists(root: Path) -> None:
+    with pytest.raises(InputError) as err:
+        resolve_version("v3.30", root)
+    assert "v3.28.10" in str(err.value) and "v3.9.1" in str(err.value)
+
+
+@pytest.mark.parametrize("spec", ["../v3.28.2", "/etc", "v3.28/..", "..", "", "a/b"])
+def test_version_is_never_a_path(root: Path, spec: str) -> None:
+    with pytest.raises(InputError):
+        resolve_version(spec, root)
+
+
+def test_root_without_calico_dir_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        list_versions(tmp_path)
+    assert "kubernetes/calico" in str(err.value)

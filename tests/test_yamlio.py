@@ -1,0 +1,87 @@
+"""Bounded YAML input: bad files fail fast with a location, never a traceback."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from renderer.errors import InputError
+from renderer.parse import parse_stream
+from renderer.yamlio import C_LOADER, load_mapping_file, read_text
+
+BOMB = """
+a: &a ["x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+"""
+
+
+def test_c_loader_is_used() -> None:
+    assert C_LOADER
+
+
+def test_alias_bomb_rejected_fast(tmp_path: Path) -> None:
+    f = tmp_path / "bomb.yaml"
+    f.write_text(BOMB)
+    start = time.perf_counter()
+    with pytest.raises(InputError) as err:
+        load_mapping_file(f)
+    assert time.perf_counter() - start < 5
+    assert "alias" in str(err.value)
+
+
+def test_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    f = tmp_path / "bad.yaml"
+    f.write_text("a: 1\nb: [1, 2\nc: 3\n")
+    with pytest.raises(InputError) as err:
+        load_mapping_file(f)
+    assert err.value.file == str(f) and err.value.line is not None and err.value.line >= 2
+
+
+def test_non_utf8_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "latin1.yaml"
+    f.write_bytes(b"a: 1\nb: caf\xe9\n")
+    with pytest.raises(InputError) as err:
+        read_text(f)
+    assert "UTF-8" in str(err.value) and err.value.line == 2
+
+
+def test_huge_file_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "big.yaml"
+    f.write_text("a: 1\n" * 100)
+    with pytest.raises(InputError) as err:
+        read_text(f, limit=64)
+    assert "larger than" in str(err.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        read_text(tmp_path / "nope.yaml")
+    assert "nope.yaml" in str(err.value)
+
+
+def test_objects_remember_their_line() -> None:
+    text = "# head\n---\nkind: A\nmetadata: {name: a, namespace: ns}\n---\n\n---\nkind: B\n"
+    objs = parse_stream(text, "f.yaml")
+    assert [(o.kind, o.line, o.index) for o in objs] == [("A", 3, 0), ("B", 8, 1)]
+    assert objs[0].ref == "A ns/a"
+
+
+def test_error_line_is_absolute_in_stream() -> None:
+    text = "kind: A\n---\nkind: B\nx: [\n"
+    with pytest.raises(InputError) as err:
+        parse_stream(text, "f.yaml")
+    assert err.value.line is not None and err.value.line >= 4
+
+
+def test_scalar_document_is_not_an_object() -> None:
+    with pytest.raises(InputError) as err:
+        parse_stream("just text\n", "f.yaml")
+    assert "not a Kubernetes object" in str(err.value)
