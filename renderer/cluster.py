@@ -455,3 +455,40 @@ def resolve_inputs(
         config.user_values(addon),
         repo if repo is not None else config.repo,
     )
+
+
+@dataclass(frozen=True)
+class RenderArgs:
+    """Version, node count, prefix and user values for a render, from flags and files.
+
+    ``skip`` is set for a cluster without Calico: the render produces nothing.
+    """
+
+    version: str | None
+    nodes: int | None
+    repo: str | None
+    user: dict[str, str]
+    notes: tuple[str, ...] = ()
+    skip: bool = False
+
+
+def render_args(
+    config: str | Path | None,
+    nodes_file: str | Path | None,
+    *,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None,
+    repo: str | None,
+) -> RenderArgs:
+    """Merge ``--config``/``--nodes-file`` with ``--version``/``--nodes``/``--repo``."""
+    if config is None:
+        if nodes is None and nodes_file is not None:
+            nodes = load_nodes(nodes_file).count
+        return RenderArgs(version, nodes, repo, {})
+    if version is not None:
+        raise InputError("give --version or --config, not both", key="--config")
+    inputs = resolve_inputs(config, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo)
+    if inputs.addon is None or inputs.version is None:
+        return RenderArgs(None, inputs.nodes, inputs.repo, {}, inputs.notes, skip=True)
+    return RenderArgs(inputs.version.name, inputs.nodes, inputs.repo, inputs.user, inputs.notes)

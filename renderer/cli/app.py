@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .. import __version__, api
+from ..cluster import render_args
 from ..context import user_values
 from ..fsutil import write_tree
 from ..policy import OPERATIONS
@@ -71,6 +72,16 @@ def note(message: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write one file per template into DIR.",
 )
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.",
+)
+@click.option(
+    "--nodes-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(
     __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
@@ -86,20 +97,30 @@ def cli(
     values_file: str | None,
     operation: str,
     output_dir: Path | None,
+    config: str | None,
+    nodes_file: str | None,
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
+    args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    for message in args.notes:
+        note(message)
+    if args.skip:
+        return
+    version, nodes, repo = args.version, args.nodes, args.repo
     if version is None or nodes is None:
         if version is None and nodes is None and not sets and values_file is None:
             click.echo(ctx.get_help())
             return
-        raise click.UsageError("rendering needs both --version and --nodes")
+        raise click.UsageError(
+            "rendering needs --version (or --config) and --nodes (or --nodes-file)"
+        )
     result = api.render(
         version,
         nodes,
         root=root,
-        user=user_values(values_file, sets),
+        user={**args.user, **user_values(values_file, sets)},
         repo=repo,
         operation=operation,
     )
