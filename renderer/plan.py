@@ -294,7 +294,7 @@ def drift_warnings(
     out = [
         f"{source_version} reads context key {key!r} but {target_version} does not: "
         f"a value set for it stops taking effect"
-        for key in sorted(source_keys - target_keys)
+        for key in sorted(source_keys - target_keys - skip)
     ]
     for key in sorted(target_keys - source_keys - skip):
         if key in defaults:

@@ -297,7 +297,7 @@ def test_introduce_plan_regression(data_regression: Any) -> None:
 def test_drift_warns_both_ways_and_skips_policy_keys() -> None:
     out = drift_warnings(
         "v3.27.3",
-        frozenset({"repo", "calicoMode", "oldKey"}),
+        frozenset({"repo", "calicoMode", "oldKey", "allowTypha"}),
         "v3.31.3",
         frozenset({"repo", "calicoMode", "allowTypha", "typhaReplicas", "newKey", "podSubnet"}),
         defaults={"podSubnet": "10.244.0.0/16"},
