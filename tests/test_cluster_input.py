@@ -342,3 +342,10 @@ def test_cli_config_without_calico_renders_nothing(
 def test_cli_config_needs_a_node_count(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(capsys, "--config", str(EXAMPLES / "bkecluster-601.yaml"))
     assert r.code == 2 and "--nodes" in r.err
+
+
+def test_nodes_file_alone_gives_the_count_for_a_version_render() -> None:
+    args = render_args(
+        None, BKE / "nodes-list.yaml", version="v9.1.0", nodes=None, root=ROOT, repo=None
+    )
+    assert (args.version, args.nodes, args.user, args.skip) == ("v9.1.0", 2, {}, False)
