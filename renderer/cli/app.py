@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .. import __version__, api
+from ..cluster import render_args
 from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
 from ..fsutil import write_tree
@@ -85,6 +86,16 @@ def note(message: str) -> None:
     metavar="X.Y",
     help="Kubernetes version to validate against (repeatable; default: the newest 4 shipped).",
 )
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.",
+)
+@click.option(
+    "--nodes-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(
     __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
@@ -102,21 +113,31 @@ def cli(
     output_dir: Path | None,
     no_validate: bool,
     kube_versions: tuple[str, ...],
+    config: str | None,
+    nodes_file: str | None,
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
+    args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    for message in args.notes:
+        note(message)
+    if args.skip:
+        return
+    version, nodes, repo = args.version, args.nodes, args.repo
     if version is None or nodes is None:
         if version is None and nodes is None and not sets and values_file is None:
             click.echo(ctx.get_help())
             return
-        raise click.UsageError("rendering needs both --version and --nodes")
+        raise click.UsageError(
+            "rendering needs --version (or --config) and --nodes (or --nodes-file)"
+        )
     kube = () if no_validate else resolve_kube_versions(kube_versions)
     result = api.render(
         version,
         nodes,
         root=root,
-        user=user_values(values_file, sets),
+        user={**args.user, **user_values(values_file, sets)},
         repo=repo,
         operation=operation,
     )
