@@ -1,0 +1,54 @@
+"""Shared fixtures: the Go reference renderer used by the parity tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+GO_SOURCE = Path(__file__).resolve().parent / "go"
+
+
+def _writable_dir(env_value: str | None, fallback: Path) -> str:
+    if env_value:
+        path = Path(env_value)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=path):
+                pass
+            return str(path)
+        except OSError:
+            pass
+    fallback.mkdir(parents=True, exist_ok=True)
+    return str(fallback)
+
+
+@pytest.fixture(scope="session")
+def go_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build tests/go/render.go once per session; skip when Go is not installed."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("go not found on PATH: install Debian's golang-go to run the Go parity tests")
+    work = tmp_path_factory.mktemp("gorender")
+    env = dict(os.environ)
+    env["GOCACHE"] = _writable_dir(os.environ.get("GOCACHE"), work / "gocache")
+    env["GOPATH"] = _writable_dir(os.environ.get("GOPATH"), work / "gopath")
+    env["GOFLAGS"] = "-mod=mod"
+    env["GOTOOLCHAIN"] = "local"
+    env["CGO_ENABLED"] = "0"
+    binary = work / "render"
+    result = subprocess.run(
+        [go, "build", "-o", str(binary), "."],
+        cwd=GO_SOURCE,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"building the Go reference renderer failed:\n{result.stderr}")
+    return binary

@@ -1,0 +1,3 @@
+module gorender
+
+go 1.19

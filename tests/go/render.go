@@ -1,0 +1,175 @@
+// Command render executes a Go text/template the way BKE's controller does, so the
+// Python engine can be compared with it byte for byte.
+//
+// Usage: render TEMPLATE_FILE CONTEXT_JSON_FILE
+//
+// The template is parsed with template.New(basename).Funcs(funcs).Parse(text) (default
+// options) and executed with the JSON context decoded as map[string]interface{}; JSON
+// integers become int and other numbers float64. Output goes to stdout; any error goes
+// to stderr with exit status 1.
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+// convert turns json.Number values into int (integers that fit) or float64.
+func convert(v interface{}) (interface{}, error) {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		if !strings.ContainsAny(s, ".eE") {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return int(i), nil
+			}
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	case map[string]interface{}:
+		for k, e := range x {
+			c, err := convert(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = c
+		}
+		return x, nil
+	case []interface{}:
+		for i, e := range x {
+			c, err := convert(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = c
+		}
+		return x, nil
+	}
+	return v, nil
+}
+
+var versionRe = regexp.MustCompile(`^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:[-+].*)?$`)
+
+// parseVersion reads a version tolerantly: a leading "v" is allowed, a missing minor or
+// patch is 0, a pre-release or build suffix is ignored, anything else is 0.0.0.
+func parseVersion(s string) [3]uint64 {
+	var out [3]uint64
+	m := versionRe.FindStringSubmatch(s)
+	if m == nil {
+		return out
+	}
+	for i := 0; i < 3; i++ {
+		if m[i+1] == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(m[i+1], 10, 64)
+		if err != nil {
+			return [3]uint64{}
+		}
+		out[i] = n
+	}
+	return out
+}
+
+func compareVersions(a, b string) int {
+	va, vb := parseVersion(a), parseVersion(b)
+	for i := 0; i < 3; i++ {
+		if va[i] < vb[i] {
+			return -1
+		}
+		if va[i] > vb[i] {
+			return 1
+		}
+	}
+	return 0
+}
+
+var funcs = template.FuncMap{
+	"defaultFalse": func(x interface{}) string {
+		if s := fmt.Sprintf("%v", x); s == "true" {
+			return "true"
+		}
+		return "false"
+	},
+	"b64encode": func(x interface{}) string {
+		return base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%v", x)))
+	},
+	"split": func(s, sep string) []string {
+		return strings.Split(s, sep)
+	},
+	"stringToSliceString": func(s, sep string) string {
+		if s == "" {
+			return "[]"
+		}
+		parts := strings.Split(s, sep)
+		return `["` + strings.Join(parts, `","`) + `"]`
+	},
+	"int": func(s string) int {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return 0
+		}
+		return n
+	},
+	"indent": func(s, prefix string) string {
+		return strings.ReplaceAll(s, "\n", "\n"+prefix)
+	},
+	"vgt":  func(a, b string) bool { return compareVersions(a, b) > 0 },
+	"vlt":  func(a, b string) bool { return compareVersions(a, b) < 0 },
+	"veq":  func(a, b string) bool { return compareVersions(a, b) == 0 },
+	"vgte": func(a, b string) bool { return compareVersions(a, b) >= 0 },
+	"vlte": func(a, b string) bool { return compareVersions(a, b) <= 0 },
+	"vne":  func(a, b string) bool { return compareVersions(a, b) != 0 },
+}
+
+func run(tmplFile, ctxFile string) error {
+	text, err := os.ReadFile(tmplFile)
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(ctxFile)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var data map[string]interface{}
+	if err := dec.Decode(&data); err != nil {
+		return err
+	}
+	if _, err := convert(data); err != nil {
+		return err
+	}
+	tmpl, err := template.New(filepath.Base(tmplFile)).Funcs(funcs).Parse(string(text))
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := tmpl.Execute(&out, data); err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(out.Bytes())
+	return err
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: render TEMPLATE_FILE CONTEXT_JSON_FILE")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
