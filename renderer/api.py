@@ -6,16 +6,21 @@ exceptions and never print.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import plan as plan_mod
 from . import policy
-from .context import build_context
+from .context import build_context, schema_defaults
 from .errors import RefusedError
-from .render import RenderedFile, join_stream, render_version
+from .parse import K8sObject, parse_stream
+from .render import RenderedFile, join_stream, render_version, version_keys
+from .schemas import validate_output
 from .tree import VersionDir, resolve_version
+from .yamlio import split_documents
 
 
 @dataclass
@@ -76,3 +81,123 @@ def render(
     context = build_context(user, typha=route.decision.context(), repo=repo)
     files = render_version(vdir, context)
     return RenderResult(vdir, files, context, route, warnings)
+
+
+# --- phased plans ------------------------------------------------------------------------
+
+Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
+
+
+@dataclass
+class PlanResult:
+    """A plan and the rendered target objects its apply lists refer to."""
+
+    plan: plan_mod.Plan
+    texts: dict[tuple[str, str, str], str]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.plan.to_dict()
+        validate_output(plan_mod.PLAN_SCHEMA, data)
+        return data
+
+    def files(self) -> dict[str, str]:
+        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in order."""
+        out: dict[str, str] = {}
+        for number, phase in enumerate(self.plan.phases, start=1):
+            head = (
+                f"# phase {number}: {phase.name}: {phase.description}\n"
+                f"# gate: {phase.gate.description}\n#   $ {phase.gate.command}\n"
+            )
+            stem = f"{number:02d}-{phase.name}"
+            if phase.apply:
+                docs = [self.texts[r.key] for r in phase.apply]
+                out[f"{stem}.apply.yaml"] = head + "".join(f"---\n{d}" for d in docs)
+            if phase.delete:
+                out[f"{stem}.delete.yaml"] = head + "".join(
+                    f"---\n{_stub(r)}" for r in phase.delete
+                )
+        out["plan.json"] = json.dumps(self.to_dict(), indent=2) + "\n"
+        return out
+
+
+def _stub(ref: plan_mod.ObjectRef) -> str:
+    """Enough of an object for ``kubectl delete -f``."""
+    ns = f"  namespace: {ref.namespace}\n" if ref.namespace else ""
+    return f"apiVersion: {ref.api_version}\nkind: {ref.kind}\nmetadata:\n  name: {ref.name}\n{ns}"
+
+
+def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]:
+    """Rendered objects with their own document text (comments kept).
+
+    Objects sharing one document (a List) fall back to JSON, which is valid YAML.
+    """
+    out: list[tuple[K8sObject, str]] = []
+    for f in files:
+        objects = parse_stream(f.text, f.name)
+        chunks = dict(split_documents(f.text))
+        per_line: dict[int, int] = {}
+        for obj in objects:
+            per_line[obj.line] = per_line.get(obj.line, 0) + 1
+        for obj in objects:
+            if per_line[obj.line] == 1 and obj.line in chunks:
+                text = chunks[obj.line].strip("\n") + "\n"
+            else:
+                text = json.dumps(obj.data, indent=2) + "\n"
+            out.append((obj, text))
+    return out
+
+
+def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
+    for obj in objects:
+        if obj.kind == kind and obj.name == name:
+            spec = obj.data.get("spec")
+            return spec.get("template") if isinstance(spec, dict) else None
+    return None
+
+
+def plan(
+    to_version: str,
+    nodes: int,
+    *,
+    from_version: str | None = None,
+    from_nodes: int | None = None,
+    root: Path | None = None,
+    user: Mapping[str, Any] | None = None,
+    repo: str | None = None,
+    capability: Capability | None = None,
+) -> PlanResult:
+    """Render both ends of a transition and order it into gated phases.
+
+    Each side is rendered as the policy routes it for an existing cluster; the target
+    render is what the phases apply. ``capability`` defaults to the render-based check.
+    """
+    assess = capability or typha_capability
+    target_dir = resolve_version(to_version, root)
+    source_dir = resolve_version(from_version, root) if from_version else target_dir
+    source_nodes = from_nodes if from_nodes is not None else nodes
+    operation = plan_mod.operation_for(source_dir.name, target_dir.name)
+    user = dict(user or {})
+    sides: list[plan_mod.Side] = []
+    rendered: list[list[tuple[K8sObject, str]]] = []
+    for vdir, count, op in (
+        (source_dir, source_nodes, "upgrade"),
+        (target_dir, nodes, operation),
+    ):
+        capable, missing = assess(vdir)
+        route = policy.route(count, capable, op, version=vdir.name, missing=missing)
+        context = build_context(user, typha=route.decision.context(), repo=repo)
+        objects = _objects_with_text(render_version(vdir, context))
+        rendered.append(objects)
+        split = plan_mod.split_objects([o.data for o, _ in objects])
+        sides.append(plan_mod.Side(vdir.name, count, capable, split, version_keys(vdir)))
+    source, target = sides
+    ds = target.objects.find("DaemonSet", target.objects.calico_node)
+    name = ds.name if ds else plan_mod.NODE_APP
+    changed = _pod_template([o for o, _ in rendered[0]], "DaemonSet", name) != _pod_template(
+        [o for o, _ in rendered[1]], "DaemonSet", name
+    )
+    result = plan_mod.make_plan(
+        source, target, node_template_changed=changed, defaults=schema_defaults()
+    )
+    texts = {plan_mod.ref_of(o.data).key: text for o, text in rendered[1]}
+    return PlanResult(result, texts)

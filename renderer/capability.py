@@ -51,9 +51,7 @@ CONTRACT_ITEMS: dict[str, str] = {
     "typha-replicas": f"Deployment {TYPHA_NAME} replicas following typhaReplicas",
     "typha-pdb": f"PodDisruptionBudget ({PDB_API}) selecting the Typha Deployment's pods",
     "config-service-name": f"ConfigMap {CONFIG_MAP} {CONFIG_KEY}: {TYPHA_NAME}",
-    "node-felix-env": (
-        f"calico-node env {FELIX_ENV} from ConfigMap {CONFIG_MAP} key {CONFIG_KEY}"
-    ),
+    "node-felix-env": (f"calico-node env {FELIX_ENV} from ConfigMap {CONFIG_MAP} key {CONFIG_KEY}"),
     "off-no-typha": "Typha off: no Typha Service, Deployment or PodDisruptionBudget",
     "off-node-direct": "Typha off: calico-node not pointed at Typha",
 }
@@ -69,7 +67,12 @@ class ContractItem:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "description": self.description, "ok": self.ok, "detail": self.detail}
+        return {
+            "id": self.id,
+            "description": self.description,
+            "ok": self.ok,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,8 @@ class CapabilityReport:
 
     @property
     def missing(self) -> list[str]:
-        """What is missing, one entry per failed item: description and why."""
-        return [f"{i.description} ({i.detail})" if i.detail else i.description
-                for i in self.items if not i.ok]
+        """The description of every failed item; ``items`` carry the details."""
+        return [i.description for i in self.items if not i.ok]
 
     def scenario(self, name: str) -> Scenario:
         for s in self.scenarios:
@@ -148,16 +150,18 @@ def _typha_objects(objects: Sequence[K8sObject]) -> list[K8sObject]:
     out = []
     pdbs = {id(p) for p in typha_pdbs(objects)}
     for o in objects:
-        if o.kind in ("Service", "Deployment") and o.name == TYPHA_NAME:
-            out.append(o)
-        elif o.kind == "Service" and map_selector_matches(dig(o.data, "spec", "selector"),
-                                                           TYPHA_LABEL):
-            out.append(o)
-        elif o.kind == "Deployment" and selector_matches(
-            dig(o.data, "spec", "selector"), TYPHA_LABEL
+        if (
+            (o.kind in ("Service", "Deployment") and o.name == TYPHA_NAME)
+            or (
+                o.kind == "Service"
+                and map_selector_matches(dig(o.data, "spec", "selector"), TYPHA_LABEL)
+            )
+            or (
+                o.kind == "Deployment"
+                and selector_matches(dig(o.data, "spec", "selector"), TYPHA_LABEL)
+            )
+            or id(o) in pdbs
         ):
-            out.append(o)
-        elif id(o) in pdbs:
             out.append(o)
     return out
 
@@ -232,8 +236,8 @@ def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str
     if dep is None:
         problems["typha-pdb"].append(f"{tag}: no Typha Deployment whose pods a PDB could select")
     elif not any(
-        p.api_version == PDB_API and selector_matches(dig(p.data, "spec", "selector"),
-                                                      pod_labels(dep))
+        p.api_version == PDB_API
+        and selector_matches(dig(p.data, "spec", "selector"), pod_labels(dep))
         for p in pdbs
     ):
         others = ", ".join(sorted(f"{p.ref} ({p.api_version})" for p in pdbs))
@@ -290,8 +294,9 @@ def check_contract(
     return tuple(_item(k, problems[k]) for k in CONTRACT_ITEMS)
 
 
-def render_objects(version: VersionDir, typha: Mapping[str, str]) -> tuple[Mapping[str, Any],
-                                                                         tuple[K8sObject, ...]]:
+def render_objects(
+    version: VersionDir, typha: Mapping[str, str]
+) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
     """Render ``version`` with the schema's default context plus Typha keys; parse it."""
     context = build_context({}, typha=typha, repo=CHECK_REPO)
     files = render_version(version, context)

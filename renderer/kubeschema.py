@@ -108,7 +108,8 @@ class SchemaFinding:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.file else ""
         path = f" {self.path}:" if self.path else ""
-        return f"{where}{self.severity}: Kubernetes {self.kube_version}: {self.object}{path} {self.message}"
+        head = f"{where}{self.severity}: Kubernetes {self.kube_version}: {self.object}"
+        return f"{head}{path} {self.message}"
 
 
 def schema_dir(kube_version: str) -> str:
@@ -205,8 +206,9 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
     kind, api_version, namespace, name = _strip(data)
 
     def finding(severity: str, path: str, message: str) -> SchemaFinding:
-        return SchemaFinding(kube_version, severity, kind, api_version, namespace, name, path,
-                             message)
+        return SchemaFinding(
+            kube_version, severity, kind, api_version, namespace, name, path, message
+        )
 
     if not kind or not api_version:
         missing = "kind" if not kind else "apiVersion"
@@ -215,11 +217,19 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
     validator = validator_for(kube_version, kind, api_version)
     if validator is None:
         if is_builtin_group(group):
-            return [finding(ERROR, "apiVersion",
-                            f"Kubernetes {kube_version} serves no {kind} in {api_version} "
-                            "(removed or unknown API)")]
-        return [finding(NOT_CHECKED, "", f"custom resource of {group or api_version}: "
-                                         "not schema-checked")]
+            return [
+                finding(
+                    ERROR,
+                    "apiVersion",
+                    f"Kubernetes {kube_version} serves no {kind} in {api_version} "
+                    "(removed or unknown API)",
+                )
+            ]
+        return [
+            finding(
+                NOT_CHECKED, "", f"custom resource of {group or api_version}: not schema-checked"
+            )
+        ]
     out: list[SchemaFinding] = []
     for e in validator.iter_errors(data):
         unknown = _unknown_fields(e)

@@ -101,7 +101,7 @@ def selector_matches(selector: Any, labels: Mapping[str, Any]) -> bool:
     if any(str(labels.get(k)) != str(v) or k not in labels for k, v in match_labels.items()):
         return False
     for e in exprs:
-        key, op = e.get("key"), e.get("operator")
+        key, op = str(e.get("key")), e.get("operator")
         values = [str(v) for v in as_list(e.get("values"))]
         present = key in labels
         value = str(labels.get(key)) if present else None

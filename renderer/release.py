@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import policy
+from . import policy, schemas
 from .capability import CapabilityReport, assess_capability
 from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
 from .rules import Finding, RuleInput, blocking, run_rules
@@ -42,12 +42,16 @@ class ReleaseReport:
         }
         out["schema"] = {
             v: {
-                "errors": sum(1 for f in self.schema if f.kube_version == v and f.severity == "error"),
+                "errors": sum(
+                    1 for f in self.schema if f.kube_version == v and f.severity == "error"
+                ),
                 "findings": [f.to_dict() for f in self.schema if f.kube_version == v],
             }
             for v in self.kube_versions
         }
+        out["kube_versions"] = list(self.kube_versions)
         out["release_ready"] = self.release_ready
+        schemas.validate_output(schemas.CAPABILITY_REPORT, out)
         return out
 
 

@@ -12,6 +12,7 @@ from .errors import InputError
 from .resources import schema_path
 
 RENDER_CONTEXT = "render-context.schema.json"
+CAPABILITY_REPORT = "capability-report.schema.json"
 
 
 @cache

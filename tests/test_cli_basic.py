@@ -91,7 +91,9 @@ def test_template_jinja2_dialect_renders(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     t = tmp_path / "t.j2"
-    t.write_text("image: {{ repo }}calico/node\n{% if allowTypha == 'true' %}typha: on\n{% endif %}")
+    t.write_text(
+        "image: {{ repo }}calico/node\n{% if allowTypha == 'true' %}typha: on\n{% endif %}"
+    )
     r = run(capsys, "template", str(t), "--set", "repo=r/", "--set", "allowTypha=true")
     assert r.code == 0 and r.out == "image: r/calico/node\ntypha: on\n"
 

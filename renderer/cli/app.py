@@ -7,8 +7,12 @@ from pathlib import Path
 import click
 
 from .. import __version__, api
+from ..cluster import render_args
 from ..context import user_values
+from ..errors import EXIT_CHECK_FAILED
 from ..fsutil import write_tree
+from ..kubeschema import SchemaValidator, errors, resolve_kube_versions
+from ..parse import parse_files
 from ..policy import OPERATIONS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -35,7 +39,8 @@ def note(message: str) -> None:
     invoke_without_command=True,
     help="Render and gate BKE's Calico manifests.\n\n"
     "Without a command, renders --version for --nodes to stdout (or --output-dir), "
-    "with the Typha decision on stderr.",
+    "with the Typha decision on stderr. Rendered objects are schema-checked (strict) "
+    "first; invalid output is not written and exits 1.",
 )
 @click.option(
     "--version",
@@ -71,6 +76,26 @@ def note(message: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write one file per template into DIR.",
 )
+@click.option(
+    "--no-validate", is_flag=True, help="Skip strict schema validation of the rendered objects."
+)
+@click.option(
+    "--kube-version",
+    "kube_versions",
+    multiple=True,
+    metavar="X.Y",
+    help="Kubernetes version to validate against (repeatable; default: the newest 4 shipped).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.",
+)
+@click.option(
+    "--nodes-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(
     __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
@@ -86,20 +111,33 @@ def cli(
     values_file: str | None,
     operation: str,
     output_dir: Path | None,
+    no_validate: bool,
+    kube_versions: tuple[str, ...],
+    config: str | None,
+    nodes_file: str | None,
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
+    args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    for message in args.notes:
+        note(message)
+    if args.skip:
+        return
+    version, nodes, repo = args.version, args.nodes, args.repo
     if version is None or nodes is None:
         if version is None and nodes is None and not sets and values_file is None:
             click.echo(ctx.get_help())
             return
-        raise click.UsageError("rendering needs both --version and --nodes")
+        raise click.UsageError(
+            "rendering needs --version (or --config) and --nodes (or --nodes-file)"
+        )
+    kube = () if no_validate else resolve_kube_versions(kube_versions)
     result = api.render(
         version,
         nodes,
         root=root,
-        user=user_values(values_file, sets),
+        user={**args.user, **user_values(values_file, sets)},
         repo=repo,
         operation=operation,
     )
@@ -110,6 +148,15 @@ def cli(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
     )
+    if kube:
+        objects = parse_files((f.name, f.text) for f in result.files)
+        findings = SchemaValidator(kube).validate_all(objects)
+        for f in findings:
+            note(str(f))
+        bad = errors(findings)
+        if bad:
+            note(f"{len(bad)} schema error(s) on Kubernetes {', '.join(kube)}; nothing written")
+            ctx.exit(EXIT_CHECK_FAILED)
     if output_dir is not None:
         written = write_tree(output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files})
         for path in written:

@@ -7,8 +7,10 @@ from pathlib import Path
 import click
 
 from .. import policy
+from ..capability import assess_capability
 from ..compile import compile_source
 from ..context import user_values
+from ..errors import CalicoRenderError
 from ..render import version_keys
 from ..tree import DIALECTS, list_versions
 from ..yamlio import read_text
@@ -59,13 +61,19 @@ def typha(nodes: int | None) -> None:
         click.echo(f"{n:>6}  {d.context()['allowTypha']:<10}  {d.replicas}{mark}")
 
 
-@cli.command(help="List the Calico versions under ROOT.")
+@cli.command(help="List the Calico versions under ROOT with their Typha capability.")
 @manifests_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 def versions(root: Path | None, keys: bool) -> None:
+    click.echo(f"{'version':<10} {'dialect':<7} {'typha':<11} files")
     for v in list_versions(root):
         files = ", ".join(f.name for f in v.files)
-        line = f"{v.name:<10} {'/'.join(v.dialects):<7} {files}"
+        try:
+            typha = "capable" if assess_capability(v).capable else "not capable"
+        except CalicoRenderError as exc:
+            warn(f"{v.name}: {exc}")
+            typha = "error"
+        line = f"{v.name:<10} {'/'.join(v.dialects):<7} {typha:<11} {files}"
         if keys:
             line += "\n    keys: " + ", ".join(sorted(version_keys(v)))
         click.echo(line)

@@ -225,10 +225,10 @@ class Parser:
         if typ is T.CONTINUE:
             return self.loop_control(item, n.ContinueNode, "continue")
         if typ is T.ELSE:
-            return self.else_control()
+            return self.else_control(item)
         if typ is T.END:
-            end = self.expect(T.RIGHT_DELIM, "end")
-            return _End(end.pos)
+            self.expect(T.RIGHT_DELIM, "end")
+            return _End(item.pos)
         if typ is T.IF:
             return self.branch_control(n.IfNode, "if", allow_else_if=True)
         if typ is T.RANGE:
@@ -251,12 +251,11 @@ class Parser:
             self.fail("{{" + word + "}} outside {{range}}", item.pos)
         return cls(item.pos, item.line)
 
-    def else_control(self) -> n.Node:
-        peek = self.peek_non_space()
-        if peek.typ is T.IF:
-            return _Else(peek.pos)
-        token = self.expect(T.RIGHT_DELIM, "else")
-        return _Else(token.pos)
+    def else_control(self, item: Item) -> n.Node:
+        if self.peek_non_space().typ is T.IF:
+            return _Else(item.pos)
+        self.expect(T.RIGHT_DELIM, "else")
+        return _Else(item.pos)
 
     def branch_control(
         self, cls: type[n.BranchNode], context: str, allow_else_if: bool

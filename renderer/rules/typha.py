@@ -45,7 +45,9 @@ def anti_affinity(data: RuleInput) -> Iterator[Violation]:
         return
     labels = pod_labels(dep)
     anti = as_dict(dig(dep.data, "spec", "template", "spec", "affinity", "podAntiAffinity"))
-    terms = [as_dict(t) for t in as_list(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))]
+    terms = [
+        as_dict(t) for t in as_list(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    ]
     terms += [
         as_dict(as_dict(t).get("podAffinityTerm"))
         for t in as_list(anti.get("preferredDuringSchedulingIgnoredDuringExecution"))
@@ -72,7 +74,9 @@ def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
     grace = dig(dep.data, "spec", "template", "spec", "terminationGracePeriodSeconds")
     if grace != GRACE_SECONDS:
         yield Violation(
-            f"terminationGracePeriodSeconds is {grace!r}", dep, f"{POD}.terminationGracePeriodSeconds"
+            f"terminationGracePeriodSeconds is {grace!r}",
+            dep,
+            f"{POD}.terminationGracePeriodSeconds",
         )
     found = container(dep, TYPHA_NAME)
     if found is None:

@@ -1,0 +1,151 @@
+"""Subcommands for BKE clusters: images (what nodes pre-pull) and plan (phased changes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import api
+from ..cluster import require_version, resolve_inputs
+from ..context import user_values
+from ..errors import InputError
+from ..fsutil import write_tree
+from ..images import IMAGES_SCHEMA, ROLES, prepull_images
+from ..schemas import validate_output
+from .app import cli, manifests_option, note, warn
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False))
+
+
+@cli.command(help="List the Calico images each node pre-pulls before the addon is created.")
+@click.option("--version", "version", metavar="V", help="Calico version (an exact directory).")
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKECluster/BKEConfig YAML: the calico addon's version and the image prefix.",
+)
+@click.option(
+    "--role", type=click.Choice(ROLES), default="worker", show_default=True, help="Node role."
+)
+@click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
+@manifests_option
+@format_option
+def images(
+    version: str | None,
+    config: str | None,
+    role: str,
+    repo: str | None,
+    root: Path | None,
+    fmt: str,
+) -> None:
+    if (version is None) == (config is None):
+        raise InputError("give exactly one of --version or --config", key="--version")
+    if config is not None:
+        inputs = resolve_inputs(config, root=root, repo=repo)
+        found = inputs.version.name if inputs.version else None
+        result = prepull_images(found, role, inputs.repo)
+    else:
+        assert version is not None
+        require_version(version, root, key="--version")
+        result = prepull_images(version, role, repo or "")
+    data = result.to_dict()
+    validate_output(IMAGES_SCHEMA, data)
+    if fmt == "json":
+        _echo_json(data)
+        return
+    if result.note:
+        note(result.note)
+    for image in result.images:
+        click.echo(image)
+
+
+def _describe_side(side: dict[str, Any]) -> str:
+    typha = f"Typha x{side['typhaReplicas']}" if side["typha"] else "no Typha"
+    return f"{side['version']} ({side['nodes']} nodes, {typha})"
+
+
+@cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
+@manifests_option
+@click.option("--to-version", required=True, metavar="B", help="Target Calico version.")
+@click.option("--from-version", metavar="A", help="Running Calico version (default: B).")
+@click.option(
+    "--nodes", required=True, type=click.IntRange(min=1), metavar="N", help="Target node count."
+)
+@click.option(
+    "--from-nodes",
+    type=click.IntRange(min=1),
+    metavar="M",
+    help="Current node count (default: N).",
+)
+@click.option("--repo", metavar="PREFIX", help="Image registry prefix with a trailing slash.")
+@click.option(
+    "--values",
+    "values_file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="YAML/JSON file of context values.",
+)
+@click.option(
+    "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a context key (repeatable)."
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write one manifest per phase (and delete lists), named in order, plus plan.json.",
+)
+@format_option
+def plan(
+    root: Path | None,
+    to_version: str,
+    from_version: str | None,
+    nodes: int,
+    from_nodes: int | None,
+    repo: str | None,
+    values_file: str | None,
+    sets: tuple[str, ...],
+    output_dir: Path | None,
+    fmt: str,
+) -> None:
+    result = api.plan(
+        to_version,
+        nodes,
+        from_version=from_version,
+        from_nodes=from_nodes,
+        root=root,
+        user=user_values(values_file, sets),
+        repo=repo,
+    )
+    data = result.to_dict()
+    if output_dir is not None:
+        for path in write_tree(output_dir, result.files()):
+            note(f"wrote {path}")
+    if fmt == "json":
+        _echo_json(data)
+        return
+    for message in data["warnings"]:
+        warn(message)
+    click.echo(
+        f"{data['operation']} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: "
+        f"{data['shape']}"
+    )
+    for number, phase in enumerate(data["phases"], start=1):
+        click.echo(f"\nphase {number}: {phase['name']}: {phase['description']}")
+        for verb in ("apply", "delete"):
+            for ref in phase[verb]:
+                ns = f"{ref['namespace']}/" if ref["namespace"] else ""
+                click.echo(f"  {verb:<6} {ref['kind']} {ns}{ref['name']}")
+        click.echo(f"  gate:  {phase['gate']['description']}")
+        click.echo(f"         $ {phase['gate']['command']}")

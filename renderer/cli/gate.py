@@ -1,0 +1,105 @@
+"""Gate commands: ``capability`` (release check of a version) and ``validate`` (schemas)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
+from ..parse import parse_stream
+from ..release import ReleaseReport, assess_release
+from ..tree import resolve_version
+from ..yamlio import read_text
+from .app import cli, manifests_option
+
+kube_version_option = click.option(
+    "--kube-version",
+    "kube_versions",
+    multiple=True,
+    metavar="X.Y",
+    help="Kubernetes version to validate against (repeatable; default: the newest 4 shipped).",
+)
+
+
+def _mark(ok: bool) -> str:
+    return "ok     " if ok else "MISSING"
+
+
+def format_report(report: ReleaseReport) -> str:
+    """The human-readable capability report."""
+    cap = report.capability
+    lines = [
+        f"Calico {cap.version} ({cap.dialect}: {', '.join(cap.files)})",
+        f"Typha-capable: {'yes' if cap.capable else 'no'}",
+    ]
+    for item in cap.items:
+        detail = f" -- {item.detail}" if item.detail and not item.ok else ""
+        lines.append(f"  {_mark(item.ok)} {item.description}{detail}")
+    errs = sum(1 for f in report.rules if f.severity == "error")
+    warns = len(report.rules) - errs
+    lines.append(
+        f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
+    )
+    lines.extend(f"  {f}" for f in report.rules)
+    for v in report.kube_versions:
+        found = [f for f in report.schema if f.kube_version == v]
+        n = len(errors(found))
+        skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
+        extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
+        lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
+        lines.extend(f"  {f}" for f in found)
+    ready = report.release_ready
+    why = "" if ready or cap.capable else " (not Typha-capable: unusable above 50 nodes)"
+    lines.append(f"Release-ready: {'yes' if ready else 'no'}{why}")
+    return "\n".join(lines)
+
+
+@cli.command(
+    help="Check a version for release: Typha capability contract, release rules and strict "
+    "schema validation. Exit 0 when release-ready, 1 when not."
+)
+@click.option("--version", "version", required=True, metavar="V", help="Calico version.")
+@manifests_option
+@kube_version_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.pass_context
+def capability(
+    ctx: click.Context,
+    version: str,
+    root: Path | None,
+    kube_versions: tuple[str, ...],
+    fmt: str,
+) -> None:
+    kube = resolve_kube_versions(kube_versions)
+    report = assess_release(resolve_version(version, root), kube)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
+    else:
+        click.echo(format_report(report))
+    ctx.exit(0 if report.release_ready else 1)
+
+
+@cli.command(
+    help="Schema-check rendered manifest FILEs (or - for stdin) in strict mode. "
+    "Exit 1 on findings, 2 on unreadable or invalid YAML."
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@kube_version_option
+@click.pass_context
+def validate(ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...]) -> None:
+    kube = resolve_kube_versions(kube_versions)
+    objects = [o for name in files for o in parse_stream(read_text(name), name)]
+    findings = SchemaValidator(kube).validate_all(objects)
+    for f in findings:
+        click.echo(str(f))
+    bad = errors(findings)
+    click.echo(
+        f"{len(objects)} object(s) in {len(files)} file(s) on Kubernetes {', '.join(kube)}: "
+        f"{len(bad)} error(s)",
+        err=True,
+    )
+    ctx.exit(1 if bad else 0)

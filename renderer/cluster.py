@@ -1,0 +1,494 @@
+"""Read BKECluster/BKEConfig and BKENode YAML into plain dataclasses.
+
+BKE's controller decides everything Calico-specific from ``addons[name=calico]`` and the
+number of BKENodes, so that is what this module extracts. Input is untrusted: it is
+loaded through :mod:`renderer.yamlio` (bounded, alias-safe) and its shape is checked
+against ``schemas/bke-input.schema.json`` so a wrong type stops with exit 2 naming the
+file, the line and the key path instead of failing later inside a template.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from . import schemas
+from .errors import InputError
+from .tree import VersionDir, list_versions, resolve_version
+from .yamlio import load_all, read_text
+
+BKE_INPUT = "bke-input.schema.json"
+CLUSTER_KINDS = ("BKECluster", "BKEConfig")
+NODE_KIND = "BKENode"
+LIST_KINDS = ("List", "BKENodeList")
+CALICO = "calico"
+
+PathItem = str | int
+
+
+@dataclass(frozen=True)
+class ImageRepo:
+    domain: str = ""
+    ip: str = ""
+    port: str = ""
+    prefix: str = ""
+
+    def third_party_prefix(self) -> str:
+        """``<address>/<prefix>/`` when a prefix is set, else "" (the manifests' default)."""
+        address = self.domain or self.ip
+        if not self.prefix or not address:
+            return ""
+        if self.port:
+            address = f"{address}:{self.port}"
+        return f"{address}/{self.prefix.strip('/')}/"
+
+
+@dataclass(frozen=True)
+class Addon:
+    """One entry of ``addons``; ``where`` is its key path, ``line`` its line in the file."""
+
+    name: str
+    version: str
+    params: Mapping[str, str]
+    where: str
+    line: int | None = None
+
+    def location(self) -> str:
+        return f"{self.where} (line {self.line})" if self.line else self.where
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """What calico-render needs from a BKECluster or a bare BKEConfig."""
+
+    file: str
+    kind: str
+    name: str
+    addons: tuple[Addon, ...]
+    image_repo: ImageRepo
+    pod_subnet: str = ""
+    kubernetes_version: str = ""
+
+    def calico(self) -> Addon | None:
+        """The Calico addon, None when there is none; see :func:`calico_addon`."""
+        return calico_addon(self.addons, self.file)
+
+    @property
+    def repo(self) -> str:
+        return self.image_repo.third_party_prefix()
+
+    def user_values(self, addon: Addon) -> dict[str, str]:
+        """Render-context values this config sets: ``podSubnet``, then the addon params."""
+        values: dict[str, str] = {}
+        if self.pod_subnet:
+            values["podSubnet"] = self.pod_subnet
+        values.update(addon.params)
+        return values
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    roles: tuple[str, ...]
+    ip: str = ""
+    hostname: str = ""
+
+    @property
+    def is_master(self) -> bool:
+        return "master" in self.roles or "master/node" in self.roles
+
+    @property
+    def is_worker(self) -> bool:
+        return "node" in self.roles or "master/node" in self.roles
+
+
+@dataclass(frozen=True)
+class NodeInventory:
+    file: str
+    nodes: tuple[Node, ...] = field(default=())
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def masters(self) -> int:
+        return sum(1 for n in self.nodes if n.is_master)
+
+    @property
+    def workers(self) -> int:
+        return sum(1 for n in self.nodes if n.is_worker)
+
+
+def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
+    """The one addon named calico; two of them or an empty version is refused (exit 2).
+
+    The version is never guessed: it names the manifest directory and the image tags.
+    """
+    found = [a for a in addons if a.name == CALICO]
+    if not found:
+        return None
+    if len(found) > 1:
+        both = " and ".join(a.location() for a in found)
+        raise InputError(
+            f"more than one addon named calico: {both}; keep exactly one", file=file or None
+        )
+    addon = found[0]
+    if not addon.version.strip():
+        raise InputError(
+            "the calico addon has no version; set it explicitly (no default is guessed)",
+            file=file or None,
+            line=addon.line,
+            key=f"{addon.where}.version",
+        )
+    return addon
+
+
+def require_version(
+    version: str, root: Path | None, *, file: str = "", key: str = ""
+) -> VersionDir:
+    """The version directory named exactly ``version`` under ROOT, as the controller uses it."""
+    try:
+        vdir = resolve_version(version, root)
+    except InputError as exc:
+        raise InputError(exc.message, file=file or exc.file, key=key or exc.key) from None
+    if vdir.name != version:
+        known = ", ".join(v.name for v in list_versions(root))
+        raise InputError(
+            f"version {version!r} is not a directory under ROOT (available: {known})",
+            file=file or None,
+            key=key or None,
+        )
+    return vdir
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def _key_path(path: Sequence[PathItem]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def locate(text: str, doc_index: int, path: Sequence[PathItem]) -> int | None:
+    """1-based line of ``path`` in document ``doc_index``, or None.
+
+    Only called on error: a round-trip parse records positions the fast loader does not.
+    """
+    try:
+        docs = list(YAML(typ="rt").load_all(io.StringIO(text)))
+    except (YAMLError, ValueError, TypeError, RecursionError):
+        return None
+    if doc_index >= len(docs):
+        return None
+    node: Any = docs[doc_index]
+    line = _line_of(node)
+    for part in path:
+        lc = getattr(node, "lc", None)
+        try:
+            if isinstance(part, int) and isinstance(node, list):
+                line = lc.item(part)[0] + 1 if lc is not None else line
+            elif isinstance(part, str) and isinstance(node, dict):
+                line = lc.key(part)[0] + 1 if lc is not None else line
+            else:
+                break
+            node = node[part]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    return line
+
+
+def _line_of(node: Any) -> int | None:
+    lc = getattr(node, "lc", None)
+    return int(lc.line) + 1 if lc is not None else None
+
+
+def _check_shape(doc: Any, text: str, file: str, index: int, prefix: Sequence[PathItem]) -> None:
+    errors = sorted(
+        schemas.validator(BKE_INPUT).iter_errors(doc),
+        key=lambda e: ([str(p) for p in e.absolute_path], e.message),
+    )
+    if not errors:
+        return
+    import jsonschema
+
+    best = jsonschema.exceptions.best_match(errors)
+    path = [*prefix, *best.absolute_path]
+    _, message = schemas.describe(best)
+    if best.validator == "required" and "'" in best.message:
+        path.append(best.message.split("'")[1])
+        message = "is required here"
+    raise InputError(
+        message, file=file, line=locate(text, index, path), key=_key_path(path) or None
+    )
+
+
+def _documents(path: str | Path) -> tuple[str, list[tuple[int, list[PathItem], dict[str, Any]]]]:
+    """(text, [(document index, key path prefix, object)]) with Lists flattened."""
+    file = str(path)
+    text = read_text(path)
+    out: list[tuple[int, list[PathItem], dict[str, Any]]] = []
+    for index, doc in enumerate(load_all(text, file)):
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            raise InputError(
+                f"document {index + 1} is a {type(doc).__name__}, not an object",
+                file=file,
+                line=locate(text, index, []),
+            )
+        if doc.get("kind") in LIST_KINDS:
+            items = doc.get("items")
+            if not isinstance(items, list):
+                raise InputError(
+                    "a List needs an items list",
+                    file=file,
+                    line=locate(text, index, ["items"]),
+                    key="items",
+                )
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    raise InputError(
+                        "list item is not an object",
+                        file=file,
+                        line=locate(text, index, ["items", i]),
+                        key=f"items[{i}]",
+                    )
+                out.append((index, ["items", i], item))
+            continue
+        out.append((index, [], doc))
+    return text, out
+
+
+def _scalar(value: Any) -> str:
+    """A param value as the controller passes it: a string ("false", not "False")."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _parse_addons(
+    raw: Any, where: str, text: str, index: int, prefix: list[PathItem]
+) -> tuple[Addon, ...]:
+    addons = []
+    for i, item in enumerate(raw or []):
+        params = {str(k): _scalar(v) for k, v in (item.get("param") or {}).items()}
+        addons.append(
+            Addon(
+                name=str(item.get("name", "")),
+                version=str(item.get("version") or ""),
+                params=params,
+                where=f"{where}[{i}]",
+                line=None,
+            )
+        )
+    calico = [i for i, a in enumerate(addons) if a.name == CALICO]
+    if len(calico) > 1 or any(not addons[i].version.strip() for i in calico):
+        # Lines are only worth a second parse when an error is going to name them.
+        for i in calico:
+            a = addons[i]
+            addons[i] = Addon(
+                a.name, a.version, a.params, a.where, locate(text, index, [*prefix, i])
+            )
+    return tuple(addons)
+
+
+def load_config(path: str | Path) -> ClusterConfig:
+    """The one BKECluster or BKEConfig of ``path`` (BKENode documents beside it are skipped)."""
+    file = str(path)
+    text, docs = _documents(path)
+    found = [(i, prefix, d) for i, prefix, d in docs if d.get("kind") in CLUSTER_KINDS]
+    others = sorted(
+        {str(d.get("kind")) for _, _, d in docs if d.get("kind") not in (*CLUSTER_KINDS, NODE_KIND)}
+    )
+    if others:
+        raise InputError(
+            f"unexpected kind {others[0]!r}; expected a BKECluster or BKEConfig", file=file
+        )
+    if len(found) != 1:
+        what = "no BKECluster or BKEConfig" if not found else f"{len(found)} BKECluster/BKEConfig"
+        raise InputError(f"{what} documents; expected exactly one", file=file)
+    index, prefix, doc = found[0]
+    _check_shape(doc, text, file, index, prefix)
+    spec = doc["spec"] or {}
+    if "clusterConfig" in spec:
+        base = spec.get("clusterConfig") or {}
+        base_path: list[PathItem] = [*prefix, "spec", "clusterConfig"]
+        if spec.get("addons"):
+            raise InputError(
+                "both spec.clusterConfig.addons and spec.addons are set; keep one",
+                file=file,
+                line=locate(text, index, [*prefix, "spec", "addons"]),
+                key="spec.addons",
+            )
+    else:
+        base = spec
+        base_path = [*prefix, "spec"]
+    cluster = base.get("cluster") or {}
+    repo = cluster.get("imageRepo") or {}
+    networking = cluster.get("networking") or {}
+    addons_path = [*base_path, "addons"]
+    addons = _parse_addons(base.get("addons"), _key_path(addons_path), text, index, addons_path)
+    meta = doc.get("metadata") or {}
+    return ClusterConfig(
+        file=file,
+        kind=str(doc["kind"]),
+        name=str(meta.get("name", "")),
+        addons=addons,
+        image_repo=ImageRepo(
+            domain=_scalar(repo.get("domain")),
+            ip=_scalar(repo.get("ip")),
+            port=_scalar(repo.get("port")),
+            prefix=_scalar(repo.get("prefix")),
+        ),
+        pod_subnet=_scalar(networking.get("podSubnet")),
+        kubernetes_version=_scalar(cluster.get("kubernetesVersion")),
+    )
+
+
+def load_nodes(path: str | Path) -> NodeInventory:
+    """BKENode objects of ``path`` (multi-document or a List); the count drives Typha."""
+    file = str(path)
+    text, docs = _documents(path)
+    nodes: list[Node] = []
+    seen: dict[str, int] = {}
+    for index, prefix, doc in docs:
+        kind = doc.get("kind")
+        if kind in CLUSTER_KINDS:
+            continue
+        if kind != NODE_KIND:
+            raise InputError(
+                f"unexpected kind {kind!r}; expected BKENode objects",
+                file=file,
+                line=locate(text, index, [*prefix, "kind"]),
+                key=_key_path([*prefix, "kind"]),
+            )
+        _check_shape(doc, text, file, index, prefix)
+        name = str(doc["metadata"]["name"])
+        if name in seen:
+            raise InputError(
+                f"BKENode {name!r} appears twice; each node must be listed once",
+                file=file,
+                line=locate(text, index, [*prefix, "metadata", "name"]),
+                key=_key_path([*prefix, "metadata", "name"]),
+            )
+        seen[name] = index
+        spec = doc["spec"]
+        nodes.append(
+            Node(
+                name=name,
+                roles=tuple(spec["role"]),
+                ip=_scalar(spec.get("ip")),
+                hostname=_scalar(spec.get("hostname")),
+            )
+        )
+    if not nodes:
+        raise InputError("no BKENode objects found", file=file)
+    return NodeInventory(file, tuple(nodes))
+
+
+# --- putting the inputs together -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusterInputs:
+    """What a BKECluster (and its BKENodes) mean for a render.
+
+    ``addon`` is None for a cluster without Calico: then nothing Calico-specific applies.
+    """
+
+    config: ClusterConfig
+    addon: Addon | None
+    version: VersionDir | None
+    nodes: int | None
+    notes: tuple[str, ...]
+    user: dict[str, str]
+    repo: str
+
+    @property
+    def has_calico(self) -> bool:
+        return self.addon is not None
+
+
+def resolve_inputs(
+    config_path: str | Path,
+    *,
+    nodes_file: str | Path | None = None,
+    nodes: int | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    check_version: bool = True,
+) -> ClusterInputs:
+    """Read ``config_path`` (and ``nodes_file``), apply the design's input rules.
+
+    ``nodes`` wins over ``nodes_file`` when both are given; ``repo`` over ``imageRepo``.
+    """
+    config = load_config(config_path)
+    addon = config.calico()
+    notes: list[str] = []
+    inventory = load_nodes(nodes_file) if nodes_file is not None else None
+    if nodes is not None and inventory is not None and inventory.count != nodes:
+        notes.append(f"--nodes {nodes} overrides the {inventory.count} BKENodes of {nodes_file}")
+    count = nodes if nodes is not None else (inventory.count if inventory else None)
+    if addon is None:
+        notes.append(f"{config.file}: no addon named calico: no Calico images, no Typha parameters")
+        return ClusterInputs(config, None, None, count, tuple(notes), {}, repo or "")
+    vdir = None
+    if check_version:
+        vdir = require_version(addon.version, root, file=config.file, key=f"{addon.where}.version")
+    return ClusterInputs(
+        config,
+        addon,
+        vdir,
+        count,
+        tuple(notes),
+        config.user_values(addon),
+        repo if repo is not None else config.repo,
+    )
+
+
+@dataclass(frozen=True)
+class RenderArgs:
+    """Version, node count, prefix and user values for a render, from flags and files.
+
+    ``skip`` is set for a cluster without Calico: the render produces nothing.
+    """
+
+    version: str | None
+    nodes: int | None
+    repo: str | None
+    user: dict[str, str]
+    notes: tuple[str, ...] = ()
+    skip: bool = False
+
+
+def render_args(
+    config: str | Path | None,
+    nodes_file: str | Path | None,
+    *,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None,
+    repo: str | None,
+) -> RenderArgs:
+    """Merge ``--config``/``--nodes-file`` with ``--version``/``--nodes``/``--repo``."""
+    if config is None:
+        if nodes is None and nodes_file is not None:
+            nodes = load_nodes(nodes_file).count
+        return RenderArgs(version, nodes, repo, {})
+    if version is not None:
+        raise InputError("give --version or --config, not both", key="--config")
+    inputs = resolve_inputs(config, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo)
+    if inputs.addon is None or inputs.version is None:
+        return RenderArgs(None, inputs.nodes, inputs.repo, {}, inputs.notes, skip=True)
+    return RenderArgs(inputs.version.name, inputs.nodes, inputs.repo, inputs.user, inputs.notes)

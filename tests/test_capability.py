@@ -1,0 +1,181 @@
+"""The Typha contract, judged on parsed renders of fixture and bundled versions."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contract
+from renderer.parse import K8sObject
+from renderer.tree import list_versions, resolve_version
+
+from .gatehelp import TREE, needs_engine, typha_on_objects
+
+
+def _failed(version: str) -> set[str]:
+    report = assess_capability(resolve_version(version, TREE))
+    return {i.id for i in report.items if not i.ok}
+
+
+def _with(objects: list[K8sObject], kind: str, name: str, change: object) -> list[K8sObject]:
+    out = []
+    for o in objects:
+        if o.kind == kind and o.name == name:
+            data = copy.deepcopy(o.data)
+            change(data)  # type: ignore[operator]
+            o = K8sObject(o.file, o.index, o.line, data)
+        out.append(o)
+    return out
+
+
+def _off(objects: list[K8sObject]) -> list[K8sObject]:
+    typha = {("Service", "calico-typha"), ("Deployment", "calico-typha")}
+    kept = [o for o in objects if (o.kind, o.name) not in typha and o.kind != "PodDisruptionBudget"]
+
+    def none(data: dict) -> None:  # type: ignore[type-arg]
+        data["data"]["typha_service_name"] = "none"
+
+    return _with(kept, "ConfigMap", "calico-config", none)
+
+
+def test_contract_pure_capable() -> None:
+    on = {3: typha_on_objects(replicas=3), 4: typha_on_objects(replicas=4)}
+    items = check_contract(_off(on[3]), on)
+    assert [i.id for i in items] == list(CONTRACT_ITEMS)
+    assert all(i.ok for i in items), [i for i in items if not i.ok]
+
+
+def test_contract_needs_two_replica_counts() -> None:
+    with pytest.raises(ValueError, match="two different replica counts"):
+        check_contract([], {3: typha_on_objects()})
+
+
+def test_v1beta1_pdb_is_not_the_contract_pdb() -> None:
+    def beta(data: dict) -> None:  # type: ignore[type-arg]
+        data["apiVersion"] = "policy/v1beta1"
+
+    on = {
+        r: _with(typha_on_objects(replicas=r), "PodDisruptionBudget", "calico-typha", beta)
+        for r in (3, 4)
+    }
+    items = {i.id: i for i in check_contract(_off(on[3]), on)}
+    assert not items["typha-pdb"].ok
+    assert "policy/v1beta1" in items["typha-pdb"].detail
+
+
+def test_off_render_pointing_at_typha_is_named() -> None:
+    on = {r: typha_on_objects(replicas=r) for r in (3, 4)}
+    off = [o for o in on[3] if not (o.kind != "PodDisruptionBudget" and o.name == "calico-typha")]
+    items = {i.id: i for i in check_contract(off, on)}
+    assert not items["off-node-direct"].ok
+    assert "typha_service_name is 'calico-typha'" in items["off-node-direct"].detail
+    assert "FELIX_TYPHAK8SSERVICENAME reads calico-config.typha_service_name" in (
+        items["off-node-direct"].detail
+    )
+    assert not items["off-no-typha"].ok  # the PDB selecting Typha pods stayed
+    assert "PodDisruptionBudget kube-system/calico-typha" in items["off-no-typha"].detail
+
+
+def test_felix_env_as_literal_is_not_from_config() -> None:
+    def literal(data: dict) -> None:  # type: ignore[type-arg]
+        env = data["spec"]["template"]["spec"]["containers"][0]["env"]
+        env[1] = {"name": "FELIX_TYPHAK8SSERVICENAME", "value": "calico-typha"}
+
+    on = {
+        r: _with(typha_on_objects(replicas=r), "DaemonSet", "calico-node", literal) for r in (3, 4)
+    }
+    items = {i.id: i for i in check_contract(_off(typha_on_objects()), on)}
+    assert not items["node-felix-env"].ok
+
+
+def test_service_port_and_selector_checked() -> None:
+    def wrong(data: dict) -> None:  # type: ignore[type-arg]
+        data["spec"]["ports"][0]["port"] = 5474
+        data["spec"]["selector"] = {"k8s-app": "calico-node"}
+
+    on = {r: _with(typha_on_objects(replicas=r), "Service", "calico-typha", wrong) for r in (3, 4)}
+    item = {i.id: i for i in check_contract(_off(on[3]), on)}["typha-service"]
+    assert not item.ok and "5473" in item.detail and "calico-node" in item.detail
+
+
+@needs_engine
+def test_fixture_good_version_is_capable() -> None:
+    report = assess_capability(resolve_version("v9.1.0", TREE))
+    assert report.capable and report.missing == []
+    assert [s.name for s in report.scenarios] == ["off", "on-3", "on-4"]
+
+
+@needs_engine
+def test_text_search_trap_is_not_capable() -> None:
+    vdir = resolve_version("v9.2.0", TREE)
+    text = vdir.files[0].path.read_text()
+    for keyword in (
+        "kind: Service",
+        "name: calico-typha",
+        "typha_service_name",
+        "FELIX_TYPHAK8SSERVICENAME",
+        "PodDisruptionBudget",
+    ):
+        assert keyword in text
+    report = assess_capability(vdir)
+    assert not report.capable
+    assert {
+        "typha-service",
+        "typha-deployment",
+        "typha-replicas",
+        "typha-pdb",
+        "config-service-name",
+    } <= {i.id for i in report.items if not i.ok}
+    assert "Service calico-typha selecting k8s-app: calico-typha on port 5473" in report.missing
+
+
+@needs_engine
+def test_hard_coded_replicas_is_not_capable() -> None:
+    assert _failed("v9.3.0") == {"typha-replicas"}
+    report = assess_capability(resolve_version("v9.3.0", TREE))
+    item = {i.id: i for i in report.items}["typha-replicas"]
+    assert "typhaReplicas=4 rendered replicas 3" in item.detail
+
+
+@needs_engine
+def test_legacy_fixture_names_every_missing_item() -> None:
+    assert _failed("v9.0.0") == {
+        "typha-service",
+        "typha-deployment",
+        "typha-replicas",
+        "typha-pdb",
+        "config-service-name",
+    }
+
+
+@needs_engine
+def test_no_anti_affinity_is_still_capable() -> None:
+    assert _failed("v9.4.0") == set()
+
+
+@needs_engine
+@pytest.mark.parametrize(
+    ("version", "capable"),
+    [
+        ("v3.25.0", False),
+        ("v3.27.3", False),
+        ("v3.28.2", True),
+        ("v3.29.3", True),
+        ("v3.31.3", True),
+    ],
+)
+def test_bundled_capability(version: str, capable: bool) -> None:
+    report = assess_capability(resolve_version(version))
+    assert report.capable is capable, report.missing
+
+
+@needs_engine
+def test_every_bundled_version_is_judged() -> None:
+    assert [v.name for v in list_versions()] == [
+        "v3.25.0",
+        "v3.27.3",
+        "v3.28.2",
+        "v3.29.3",
+        "v3.31.3",
+    ]

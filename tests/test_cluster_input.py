@@ -1,0 +1,351 @@
+"""BKECluster/BKEConfig/BKENode input: every rule of the design, and bad input as exit 2."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from renderer.cluster import (
+    Addon,
+    calico_addon,
+    load_config,
+    load_nodes,
+    render_args,
+    resolve_inputs,
+)
+from renderer.errors import InputError
+
+from .clihelp import run
+
+ROOT = Path(__file__).parent / "fixtures" / "tree"
+BKE = Path(__file__).parent / "fixtures" / "bke"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+CLUSTER = """\
+apiVersion: bke.bocloud.com/v1beta1
+kind: BKECluster
+metadata:
+  name: c1
+spec:
+  clusterConfig:
+    cluster:
+      imageRepo:
+        domain: reg.example.com
+        prefix: openfuyao
+      networking:
+        podSubnet: 10.50.0.0/16
+    addons:
+      - name: kubeproxy
+        version: v1.28.8
+{addons}
+"""
+
+CALICO = """\
+      - name: calico
+        version: {version}
+        param:
+          calicoMode: vxlan
+          allowTypha: false
+          typhaReplicas: "1"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "cluster.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def cluster(tmp_path: Path, *versions: str) -> Path:
+    addons = "".join(CALICO.format(version=v) for v in versions)
+    return write(tmp_path, CLUSTER.format(addons=addons))
+
+
+def test_example_cluster_reads_addon_prefix_and_subnet() -> None:
+    cfg = load_config(EXAMPLES / "bkecluster-601.yaml")
+    addon = cfg.calico()
+    assert addon is not None and addon.version == "v3.31.3"
+    assert cfg.repo == "deploy.bocloud.k8s:40443/openfuyao/"
+    # bkeadm's unquoted boolean arrives as the string the controller would pass.
+    assert cfg.user_values(addon) == {
+        "podSubnet": "10.96.0.0/12",
+        "calicoMode": "vxlan",
+        "ipAutoDetectionMethod": "skip-interface=nerdctl*",
+        "allowTypha": "false",
+        "typhaReplicas": "1",
+    }
+
+
+def test_example_nodes_count_and_roles() -> None:
+    inv = load_nodes(EXAMPLES / "bkenodes-601.yaml")
+    assert (inv.count, inv.masters, inv.workers) == (601, 3, 598)
+
+
+def test_nodes_as_a_list_and_master_node_role() -> None:
+    inv = load_nodes(BKE / "nodes-list.yaml")
+    assert inv.count == 2
+    assert inv.nodes[0].is_master and inv.nodes[0].is_worker
+    assert (inv.masters, inv.workers) == (1, 2)
+
+
+def test_bare_bkeconfig_uses_spec_addons_and_ip_address() -> None:
+    cfg = load_config(BKE / "bkeconfig-bare.yaml")
+    assert cfg.kind == "BKEConfig"
+    addon = cfg.calico()
+    assert addon is not None and addon.params == {"calicoMode": "ipip"}
+    assert cfg.repo == "10.0.0.5/kubernetes/"
+
+
+def test_no_prefix_means_the_manifests_default_registry(tmp_path: Path) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "        prefix: openfuyao\n", ""
+    )
+    assert load_config(write(tmp_path, text)).repo == ""
+
+
+def test_no_calico_addon_is_not_an_error(tmp_path: Path) -> None:
+    inputs = resolve_inputs(cluster(tmp_path), root=ROOT)
+    assert inputs.addon is None and inputs.user == {} and inputs.version is None
+    assert any("no addon named calico" in n for n in inputs.notes)
+
+
+@pytest.mark.parametrize("version", ['""', "", "null"])
+def test_empty_version_is_refused_with_key_and_line(tmp_path: Path, version: str) -> None:
+    path = cluster(tmp_path, version)
+    with pytest.raises(InputError) as exc:
+        resolve_inputs(path, root=ROOT)
+    err = exc.value
+    assert err.key == "spec.clusterConfig.addons[1].version"
+    assert err.line == 16 and "no default is guessed" in err.message
+
+
+def test_two_calico_addons_are_refused_naming_both(tmp_path: Path) -> None:
+    path = cluster(tmp_path, "v9.1.0", "v9.0.0")
+    with pytest.raises(InputError) as exc:
+        resolve_inputs(path, root=ROOT)
+    msg = str(exc.value)
+    assert "spec.clusterConfig.addons[1] (line 16)" in msg
+    assert "spec.clusterConfig.addons[2] (line 22)" in msg
+
+
+def test_calico_addon_is_pure() -> None:
+    a = Addon("calico", "v1", {}, "addons[0]")
+    assert calico_addon([Addon("coredns", "v1", {}, "addons[1]"), a]) is a
+    assert calico_addon([]) is None
+
+
+def test_version_must_exist_in_root(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"v9\.9\.9.*available: v9\.0\.0"):
+        resolve_inputs(cluster(tmp_path, "v9.9.9"), root=ROOT)
+
+
+def test_version_is_an_exact_directory_not_a_minor(tmp_path: Path) -> None:
+    # The controller uses the version as the directory name; v9.1 is not one.
+    with pytest.raises(InputError, match="not a directory under ROOT"):
+        resolve_inputs(cluster(tmp_path, "v9.1"), root=ROOT)
+
+
+def test_version_with_path_separator_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError):
+        resolve_inputs(cluster(tmp_path, "../../etc"), root=ROOT)
+
+
+def test_valid_input_resolves_everything(tmp_path: Path) -> None:
+    inputs = resolve_inputs(cluster(tmp_path, "v9.1.0"), root=ROOT)
+    assert inputs.version is not None and inputs.version.name == "v9.1.0"
+    assert inputs.repo == "reg.example.com/openfuyao/"
+    assert inputs.user["podSubnet"] == "10.50.0.0/16"
+
+
+def test_nodes_flag_wins_over_nodes_file(tmp_path: Path) -> None:
+    args = render_args(
+        cluster(tmp_path, "v9.1.0"),
+        BKE / "nodes-list.yaml",
+        version=None,
+        nodes=75,
+        root=ROOT,
+        repo=None,
+    )
+    assert args.nodes == 75 and any("--nodes 75 overrides the 2 BKENodes" in n for n in args.notes)
+    args = render_args(
+        cluster(tmp_path, "v9.1.0"),
+        BKE / "nodes-list.yaml",
+        version=None,
+        nodes=None,
+        root=ROOT,
+        repo="other.example.com/x/",
+    )
+    assert (args.nodes, args.repo, args.version) == (2, "other.example.com/x/", "v9.1.0")
+
+
+def test_version_and_config_together_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not both"):
+        render_args(
+            cluster(tmp_path, "v9.1.0"), None, version="v9.1.0", nodes=3, root=ROOT, repo=None
+        )
+
+
+# --- wrong types and hostile files -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("replace", "key", "line"),
+    [
+        ("version: v9.1.0", "spec.clusterConfig.addons.1.version", 17),
+        ("calicoMode: vxlan", "spec.clusterConfig.addons.1.param.calicoMode", 19),
+        ("podSubnet: 10.50.0.0/16", "spec.clusterConfig.cluster.networking.podSubnet", 12),
+    ],
+)
+def test_wrong_type_names_key_and_line(tmp_path: Path, replace: str, key: str, line: int) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0"))
+    bad = {
+        "version: v9.1.0": "version: 3.27",
+        "calicoMode: vxlan": "calicoMode: {nested: map}",
+        "podSubnet: 10.50.0.0/16": "podSubnet: [a, b]",
+    }[replace]
+    path = write(tmp_path, text.replace(replace, bad))
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    assert exc.value.key is not None
+    assert exc.value.key.replace("[", ".").replace("]", "") == key
+    assert exc.value.line == line and exc.value.file == str(path)
+
+
+def test_addons_not_a_list(tmp_path: Path) -> None:
+    text = "kind: BKEConfig\nspec:\n  addons: calico\n"
+    with pytest.raises(InputError) as exc:
+        load_config(write(tmp_path, text))
+    assert exc.value.key == "spec.addons" and exc.value.line == 3
+
+
+def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "kind: BKECluster\nspec:\n  clusterConfig: [unclosed\n")
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    assert exc.value.line is not None and "invalid YAML" in exc.value.message
+
+
+def test_alias_bomb_fails_fast(tmp_path: Path) -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+    lines.append("kind: BKECluster\nspec: {}")
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    start = time.monotonic()
+    with pytest.raises(InputError, match="alias bomb"):
+        load_config(path)
+    assert time.monotonic() - start < 5
+
+
+def test_non_utf8_file(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"kind: BKECluster\nspec:\n  x: caf\xe9\n")
+    with pytest.raises(InputError, match="UTF-8") as exc:
+        load_config(path)
+    assert exc.value.line == 3
+
+
+def test_huge_file(tmp_path: Path) -> None:
+    path = tmp_path / "huge.yaml"
+    path.write_bytes(b"# " + b"x" * (17 * 1024 * 1024) + b"\n")
+    with pytest.raises(InputError, match="larger than"):
+        load_nodes(path)
+
+
+def test_wrong_kind_and_missing_cluster(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="unexpected kind 'Deployment'"):
+        load_config(write(tmp_path, "kind: Deployment\nspec: {}\n"))
+    with pytest.raises(InputError, match="no BKECluster or BKEConfig"):
+        load_config(write(tmp_path, "kind: BKENode\nmetadata: {name: a}\nspec: {role: [node]}\n"))
+
+
+def test_scalar_document_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not an object"):
+        load_config(write(tmp_path, "just text\n"))
+
+
+NODE = "---\nkind: BKENode\nmetadata:\n  name: {name}\nspec:\n  role: {role}\n"
+
+
+def test_unknown_role_names_key_and_line(tmp_path: Path) -> None:
+    text = NODE.format(name="a", role="[node]") + NODE.format(name="b", role="[worker]")
+    with pytest.raises(InputError) as exc:
+        load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert exc.value.key == "spec.role[0]"
+    assert exc.value.line == 12 and "'worker' is not allowed" in exc.value.message
+
+
+def test_duplicate_node_is_refused(tmp_path: Path) -> None:
+    text = NODE.format(name="a", role="[node]") + NODE.format(name="a", role="[node]")
+    with pytest.raises(InputError, match="appears twice") as exc:
+        load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert exc.value.line == 10
+
+
+def test_nodes_file_without_nodes(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no BKENode objects"):
+        load_nodes(write(tmp_path, "# nothing\n", "nodes.yaml"))
+
+
+def test_missing_role_in_list_item(tmp_path: Path) -> None:
+    text = (
+        "kind: List\nitems:\n  - kind: BKENode\n    metadata: {name: a}\n    spec: {ip: 1.2.3.4}\n"
+    )
+    with pytest.raises(InputError) as exc:
+        load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert exc.value.key == "items[0].spec.role" and exc.value.line == 5
+
+
+# --- through the CLI: one line, exit 2, nothing rendered ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CLUSTER.format(addons=CALICO.format(version='""')),
+        CLUSTER.format(addons=CALICO.format(version="v9.1.0") + CALICO.format(version="v9.1.0")),
+        CLUSTER.format(addons=CALICO.format(version="[v9]")),
+        "kind: BKECluster\nspec: [\n",
+    ],
+)
+def test_cli_bad_config_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
+) -> None:
+    path = write(tmp_path, text)
+    for args in (
+        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3"),
+        ("images", "--manifests", str(ROOT), "--config", str(path)),
+    ):
+        r = run(capsys, *args)
+        assert r.code == 2, r.err
+        assert r.out == "" and len(r.err.strip().splitlines()) == 1
+        assert str(path) in r.err and "Traceback" not in r.err
+
+
+def test_cli_config_without_calico_renders_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    r = run(
+        capsys,
+        "--config",
+        str(EXAMPLES / "bkecluster-no-calico.yaml"),
+        "--nodes-file",
+        str(EXAMPLES / "bkenodes-601.yaml"),
+    )
+    assert r.code == 0 and r.out == ""
+    assert "no addon named calico" in r.err and "allowTypha" not in r.err
+
+
+def test_cli_config_needs_a_node_count(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--config", str(EXAMPLES / "bkecluster-601.yaml"))
+    assert r.code == 2 and "--nodes" in r.err
+
+
+def test_nodes_file_alone_gives_the_count_for_a_version_render() -> None:
+    args = render_args(
+        None, BKE / "nodes-list.yaml", version="v9.1.0", nodes=None, root=ROOT, repo=None
+    )
+    assert (args.version, args.nodes, args.user, args.skip) == ("v9.1.0", 2, {}, False)

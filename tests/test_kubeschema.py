@@ -1,0 +1,155 @@
+"""Strict schema validation: findings, caches, and verdicts equal to kubernetes-validate's."""
+
+from __future__ import annotations
+
+import copy
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import kubernetes_validate
+import pytest
+from kubernetes_validate.utils import SchemaNotFoundError
+
+from renderer import kubeschema
+from renderer.capability import assess_capability
+from renderer.errors import InputError
+from renderer.kubeschema import SchemaValidator
+from renderer.parse import K8sObject, parse_stream
+from renderer.tree import list_versions
+
+from .gatehelp import BROKEN, needs_engine, typha_on_objects
+
+
+def _broken(name: str) -> list[K8sObject]:
+    path = BROKEN / name
+    return parse_stream(path.read_text(), str(path))
+
+
+def test_default_versions_are_the_newest_shipped() -> None:
+    shipped = kubeschema.shipped_versions()
+    assert shipped[0] == "1.25" and len(shipped) >= 4
+    assert kubeschema.default_kube_versions() == shipped[-4:]
+    assert SchemaValidator().kube_versions == shipped[-4:]
+
+
+def test_unknown_kube_version_lists_shipped() -> None:
+    with pytest.raises(InputError) as exc:
+        kubeschema.resolve_kube_versions(["1.99"])
+    assert exc.value.key == "--kube-version" and "1.25" in exc.value.message
+    assert kubeschema.resolve_kube_versions(["v1.30", "1.26", "1.30"]) == ("1.26", "1.30")
+
+
+def test_removed_api_is_an_error_naming_the_object() -> None:
+    [f] = SchemaValidator(["1.25"]).validate(_broken("removed-api.yaml")[0])
+    assert f.severity == "error" and f.object == "PodDisruptionBudget kube-system/calico-typha"
+    assert f.path == "apiVersion" and "policy/v1beta1" in f.message
+    assert f.file.endswith("removed-api.yaml") and f.line == 1
+
+
+def test_misspelled_fields_name_the_field() -> None:
+    findings = SchemaValidator(["1.37"]).validate(_broken("misspelled.yaml")[0])
+    assert [(f.object, f.path) for f in findings] == [
+        ("Deployment kube-system/calico-typha", "spec.replica"),
+        ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].imagePullPolcy"),
+    ]
+    assert all(f.severity == "error" and "unknown field" in f.message for f in findings)
+
+
+def test_custom_resource_is_not_checked() -> None:
+    [cr] = [o for o in typha_on_objects() if o.kind == "FelixConfiguration"]
+    [f] = SchemaValidator(["1.30"]).validate(cr)
+    assert f.severity == kubeschema.NOT_CHECKED and "crd.projectcalico.org" in f.message
+    assert kubeschema.errors([f]) == []
+
+
+def test_missing_kind_is_an_error() -> None:
+    [f] = SchemaValidator(["1.30"]).validate({"apiVersion": "v1", "metadata": {"name": "x"}})
+    assert f.severity == "error" and f.path == "kind"
+
+
+def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = kubeschema.check_object
+
+    def counting(data: dict[str, Any], version: str) -> list[kubeschema.SchemaFinding]:
+        calls.append(version)
+        return real(data, version)
+
+    monkeypatch.setattr(kubeschema, "check_object", counting)
+    validator = SchemaValidator(["1.36", "1.37"])
+    obj = _broken("misspelled.yaml")[0]
+    reordered = dict(reversed(list(copy.deepcopy(obj.data).items())))
+    first = validator.validate(obj)
+    assert validator.validate(reordered) == [kubeschema.replace(f, file="", line=0) for f in first]
+    assert calls == ["1.36", "1.37"]
+    assert kubeschema.validator_for("1.37", "Deployment", "apps/v1") is (
+        kubeschema.validator_for("1.37", "Deployment", "apps/v1")
+    )
+
+
+def test_thread_safe_results_match_sequential() -> None:
+    objects = typha_on_objects() + _broken("misspelled.yaml") + _broken("removed-api.yaml")
+    expected = [SchemaValidator(["1.33"]).validate(o) for o in objects * 4]
+    shared = SchemaValidator(["1.33"])
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(shared.validate, objects * 4))
+    assert got == expected
+
+
+def _library_verdict(data: dict[str, Any], version: str) -> str:
+    try:
+        kubernetes_validate.validate(data, version, strict=True)
+    except kubernetes_validate.ValidationError:
+        return "invalid"
+    except SchemaNotFoundError:
+        return "no-schema"
+    return "valid"
+
+
+def _our_verdict(data: dict[str, Any], version: str) -> str:
+    findings = kubeschema.check_object(data, version)
+    if any(f.path == "apiVersion" and "serves no" in f.message for f in findings) or any(
+        f.severity == kubeschema.NOT_CHECKED for f in findings
+    ):
+        return "no-schema"
+    return "invalid" if findings else "valid"
+
+
+def _broken_variants() -> list[dict[str, Any]]:
+    base = next(o.data for o in typha_on_objects() if o.kind == "Deployment")
+    variants = []
+    for change in (
+        lambda d: d["spec"].__setitem__("replicas", "three"),
+        lambda d: d["spec"]["template"]["spec"].__setitem__("hostNetwrok", True),
+        lambda d: d["spec"].pop("selector"),
+        lambda d: d.__setitem__("apiVersion", "extensions/v1beta1"),
+    ):
+        data = copy.deepcopy(base)
+        change(data)  # type: ignore[no-untyped-call]
+        variants.append(data)
+    return variants
+
+
+PARITY_VERSIONS = ("1.25", "1.37")
+
+
+@pytest.mark.parametrize("version", PARITY_VERSIONS)
+def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
+    objects = [o.data for o in typha_on_objects()]
+    objects += [o.data for name in ("misspelled.yaml", "removed-api.yaml") for o in _broken(name)]
+    objects += _broken_variants()
+    verdicts = [(_our_verdict(d, version), _library_verdict(d, version)) for d in objects]
+    assert all(ours == lib for ours, lib in verdicts), verdicts
+    assert {v for v, _ in verdicts} == {"valid", "invalid", "no-schema"}
+
+
+@needs_engine
+@pytest.mark.parametrize("version", PARITY_VERSIONS)
+def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
+    seen: dict[str, dict[str, Any]] = {}
+    for vdir in list_versions():
+        for scenario in assess_capability(vdir).scenarios:
+            for o in scenario.objects:
+                seen.setdefault(kubeschema.canonical_hash(o.data), o.data)
+    for data in seen.values():
+        assert _our_verdict(data, version) == _library_verdict(data, version), data.get("kind")

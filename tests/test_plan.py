@@ -1,0 +1,328 @@
+"""Pure phase planning: every plan shape, gate, ordering and drift, on plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from renderer.plan import (
+    PLAN_SCHEMA,
+    ObjectRef,
+    Side,
+    apply_order,
+    drift_warnings,
+    make_plan,
+    split_objects,
+)
+from renderer.schemas import validate_output
+
+NS = "kube-system"
+
+
+def obj(kind: str, name: str, ns: str = NS, **extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if ns:
+        meta["namespace"] = ns
+    api = {
+        "Deployment": "apps/v1",
+        "DaemonSet": "apps/v1",
+        "PodDisruptionBudget": "policy/v1",
+        "CustomResourceDefinition": "apiextensions.k8s.io/v1",
+        "ClusterRole": "rbac.authorization.k8s.io/v1",
+        "ClusterRoleBinding": "rbac.authorization.k8s.io/v1",
+    }.get(kind, "v1")
+    return {"apiVersion": api, "kind": kind, "metadata": meta, **extra}
+
+
+def typha_objects() -> list[dict[str, Any]]:
+    return [
+        obj(
+            "Deployment",
+            "calico-typha",
+            spec={"template": {"spec": {"serviceAccountName": "calico-node"}}},
+        ),
+        obj("Service", "calico-typha"),
+        obj("PodDisruptionBudget", "calico-typha"),
+    ]
+
+
+def base_objects(extra: str = "") -> list[dict[str, Any]]:
+    out = [
+        obj("CustomResourceDefinition", "felixconfigurations.crd.projectcalico.org", ""),
+        obj("ServiceAccount", "calico-node"),
+        obj("ClusterRole", "calico-node", ""),
+        obj(
+            "ClusterRoleBinding",
+            "calico-node",
+            "",
+            subjects=[{"kind": "ServiceAccount", "name": "calico-node", "namespace": NS}],
+            roleRef={"kind": "ClusterRole", "name": "calico-node"},
+        ),
+        obj("ConfigMap", "calico-config"),
+        obj("DaemonSet", "calico-node"),
+        obj("Deployment", "calico-kube-controllers"),
+    ]
+    if extra:
+        out.append(obj("ConfigMap", extra))
+    return out
+
+
+def side(
+    version: str,
+    nodes: int,
+    capable: bool,
+    *,
+    typha: bool,
+    extra: str = "",
+    keys: frozenset[str] = frozenset(),
+) -> Side:
+    objects = base_objects(extra) + (typha_objects() if typha else [])
+    return Side(version, nodes, capable, split_objects(objects), keys)
+
+
+def names(refs: list[dict[str, str]]) -> list[str]:
+    return [f"{r['kind']}/{r['name']}" for r in refs]
+
+
+def checked(plan_dict: dict[str, Any]) -> dict[str, Any]:
+    validate_output(PLAN_SCHEMA, plan_dict)
+    return plan_dict
+
+
+def test_split_puts_typha_its_rbac_and_crds_together() -> None:
+    s = split_objects(base_objects() + typha_objects())
+    assert [r.name for r in s.typha] == ["calico-typha"] * 3
+    assert [r.kind for r in s.typha_deps] == [
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
+    assert [r.kind for r in s.calico_node] == ["ConfigMap", "DaemonSet"]
+    assert [r.name for r in s.rest] == ["calico-kube-controllers"]
+
+
+def test_apply_order_is_by_kind_then_name_and_deduplicated() -> None:
+    refs = [
+        ObjectRef("Deployment", NS, "b"),
+        ObjectRef("Deployment", NS, "a"),
+        ObjectRef("Widget", NS, "z"),
+        ObjectRef("ServiceAccount", NS, "a"),
+        ObjectRef("Deployment", NS, "a"),
+    ]
+    assert [f"{r.kind}/{r.name}" for r in apply_order(refs)] == [
+        "ServiceAccount/a",
+        "Deployment/a",
+        "Deployment/b",
+        "Widget/z",
+    ]
+
+
+def test_introduce_typha_on_upgrade_from_a_version_without_it() -> None:
+    plan = make_plan(
+        side("v3.27.3", 601, False, typha=False),
+        side("v3.31.3", 601, True, typha=True),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "introduce-typha" and data["operation"] == "upgrade"
+    assert data["to"]["typhaReplicas"] == 4
+    first, second = data["phases"]
+    assert first["name"] == "typha"
+    assert names(first["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+        "ServiceAccount/calico-node",
+        "ClusterRole/calico-node",
+        "ClusterRoleBinding/calico-node",
+        "Service/calico-typha",
+        "PodDisruptionBudget/calico-typha",
+        "Deployment/calico-typha",
+    ]
+    assert "DaemonSet/calico-node" not in names(first["apply"])
+    gate = first["gate"]
+    assert "at least 3" in gate["description"] and "min(3, replicas=4)" in gate["description"]
+    assert "stays on the API server" in gate["description"]
+    assert "readyReplicas" in gate["command"] and "get endpoints calico-typha" in gate["command"]
+    assert gate["command"].count("-ge 3") == 2
+    assert names(second["apply"]) == [
+        "ConfigMap/calico-config",
+        "DaemonSet/calico-node",
+        "Deployment/calico-kube-controllers",
+    ]
+    assert second["gate"]["command"] == (
+        "kubectl -n kube-system rollout status daemonset/calico-node --timeout=30m"
+    )
+    assert all(p["delete"] == [] for p in data["phases"])
+
+
+@pytest.mark.parametrize(("before", "after"), [(50, 51), (10, 600)])
+def test_introduce_typha_when_growing_past_50(before: int, after: int) -> None:
+    plan = make_plan(
+        side("v3.31.3", before, True, typha=False),
+        side("v3.31.3", after, True, typha=True),
+    )
+    assert plan.shape == "introduce-typha"
+    assert [p.name for p in plan.phases] == ["typha", "calico-node"]
+    assert plan.target["typhaReplicas"] == 3
+
+
+def test_remove_typha_when_shrinking_to_50() -> None:
+    plan = make_plan(
+        side("v3.31.3", 51, True, typha=True),
+        side("v3.31.3", 50, True, typha=False),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "remove-typha"
+    first, second = data["phases"]
+    assert first["name"] == "calico-node-to-apiserver"
+    assert names(first["apply"]) == ["ConfigMap/calico-config", "DaemonSet/calico-node"]
+    assert first["delete"] == []
+    assert "rollout status daemonset/calico-node" in first["gate"]["command"]
+    assert second["name"] == "remove-typha"
+    assert names(second["delete"]) == [
+        "Deployment/calico-typha",
+        "PodDisruptionBudget/calico-typha",
+        "Service/calico-typha",
+    ]
+    assert "--ignore-not-found" in second["gate"]["command"]
+    assert "deployment/calico-typha" in second["gate"]["command"]
+    assert "ConfigMap/calico-config" not in names(second["apply"])
+
+
+def test_rollback_to_a_version_without_typha() -> None:
+    plan = make_plan(
+        side("v3.31.3", 601, True, typha=True),
+        side("v3.27.3", 601, False, typha=False),
+    )
+    assert plan.shape == "remove-typha" and plan.operation == "rollback"
+    assert [p.name for p in plan.phases] == ["calico-node-to-apiserver", "remove-typha"]
+    assert any("compatibility path" in w for w in plan.warnings)
+    # Typha is only deleted after calico-node is back on the API server.
+    assert plan.phases[0].delete == () and plan.phases[1].delete
+
+
+def test_typha_on_both_sides_upgrades_typha_first() -> None:
+    plan = make_plan(
+        side("v3.29.3", 601, True, typha=True),
+        side("v3.31.3", 601, True, typha=True),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "typha-upgrade"
+    first, second = data["phases"]
+    assert "Deployment/calico-typha" in names(first["apply"])
+    assert "DaemonSet/calico-node" not in names(first["apply"])
+    assert first["gate"]["command"].startswith(
+        "kubectl -n kube-system rollout status deployment/calico-typha"
+    )
+    assert "DaemonSet/calico-node" in names(second["apply"])
+    assert "rollout status daemonset/calico-node" in second["gate"]["command"]
+
+
+def test_target_not_capable_above_50_is_one_compatibility_phase() -> None:
+    plan = make_plan(
+        side("v3.25.0", 601, False, typha=False),
+        side("v3.27.3", 601, False, typha=False),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "compatibility"
+    assert [p["name"] for p in data["phases"]] == ["compatibility"]
+    assert data["to"]["typha"] is False
+    assert any("compatibility path" in w and "v3.27.3" in w for w in data["warnings"])
+    assert "DaemonSet/calico-node" in names(data["phases"][0]["apply"])
+
+
+def test_small_cluster_upgrade_is_one_direct_phase_without_warnings() -> None:
+    plan = make_plan(
+        side("v3.27.3", 20, False, typha=False),
+        side("v3.31.3", 20, True, typha=False),
+    )
+    assert plan.shape == "direct" and len(plan.phases) == 1 and plan.warnings == ()
+
+
+def test_objects_the_target_dropped_are_cleaned_up_last_but_crds_kept() -> None:
+    source = [
+        *base_objects("calico-old-settings"),
+        obj("CustomResourceDefinition", "old.crd.projectcalico.org", ""),
+    ]
+    plan = make_plan(
+        Side("v3.27.3", 601, False, split_objects(source)),
+        side("v3.31.3", 601, True, typha=True),
+    )
+    assert [p.name for p in plan.phases] == ["typha", "calico-node", "cleanup"]
+    assert [r.name for r in plan.phases[-1].delete] == ["calico-old-settings"]
+    assert any("old.crd.projectcalico.org" in w and "left in place" in w for w in plan.warnings)
+
+
+def test_unchanged_calico_node_template_asks_for_a_restart() -> None:
+    plan = make_plan(
+        side("v3.31.3", 50, True, typha=False),
+        side("v3.31.3", 51, True, typha=True),
+        node_template_changed=False,
+    )
+    assert any("rollout restart daemonset/calico-node" in w for w in plan.warnings)
+
+
+def test_capable_target_without_typha_objects_is_a_bug_not_a_plan() -> None:
+    with pytest.raises(ValueError, match="renders no Typha Deployment"):
+        make_plan(side("a", 10, True, typha=False), side("b", 601, True, typha=False))
+
+
+def test_plan_is_deterministic() -> None:
+    def build() -> dict[str, Any]:
+        return make_plan(
+            side("v3.27.3", 601, False, typha=False), side("v3.31.3", 601, True, typha=True)
+        ).to_dict()
+
+    assert build() == build()
+
+
+def test_introduce_plan_regression(data_regression: Any) -> None:
+    plan = make_plan(
+        side("v3.27.3", 120, False, typha=False, keys=frozenset({"repo", "calicoMode"})),
+        side(
+            "v3.31.3",
+            601,
+            True,
+            typha=True,
+            keys=frozenset({"repo", "allowTypha", "typhaReplicas", "ipModVersion"}),
+        ),
+        defaults={"ipModVersion": "ipv4"},
+    )
+    data_regression.check(checked(plan.to_dict()))
+
+
+# --- parameter drift ---------------------------------------------------------------------
+
+
+def test_drift_warns_both_ways_and_skips_policy_keys() -> None:
+    out = drift_warnings(
+        "v3.27.3",
+        frozenset({"repo", "calicoMode", "oldKey", "allowTypha"}),
+        "v3.31.3",
+        frozenset({"repo", "calicoMode", "allowTypha", "typhaReplicas", "newKey", "podSubnet"}),
+        defaults={"podSubnet": "10.244.0.0/16"},
+    )
+    assert out == [
+        "v3.27.3 reads context key 'oldKey' but v3.31.3 does not: a value set for it stops "
+        "taking effect",
+        "v3.31.3 reads context key 'newKey' that v3.27.3 did not: set it, or it renders as "
+        "<no value>",
+        "v3.31.3 reads context key 'podSubnet' that v3.27.3 did not: it gets the default "
+        "'10.244.0.0/16' unless set",
+    ]
+
+
+def test_no_drift_for_the_same_version() -> None:
+    keys = frozenset({"a"})
+    assert drift_warnings("v1", keys, "v1", frozenset({"b"})) == []
+
+
+def test_plan_carries_drift_warnings() -> None:
+    plan = make_plan(
+        side("v3.27.3", 10, True, typha=False, keys=frozenset({"gone"})),
+        side("v3.31.3", 10, True, typha=False, keys=frozenset()),
+    )
+    assert plan.warnings == (
+        "v3.27.3 reads context key 'gone' but v3.31.3 does not: a value set for it stops "
+        "taking effect",
+    )

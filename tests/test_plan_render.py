@@ -1,0 +1,140 @@
+"""Plans and cluster renders end to end: rendered Go-dialect fixtures through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from renderer import api
+from renderer.parse import parse_files
+from renderer.plan import PLAN_SCHEMA
+from renderer.schemas import validate_output
+from renderer.tree import VersionDir
+from renderer.yamlio import load_documents_file
+
+from .clihelp import run
+
+pytest.importorskip("renderer.gotemplate", reason="the Go template engine is not merged yet")
+
+ROOT = Path(__file__).parent / "fixtures" / "tree"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+NO_TYPHA, TYPHA = "v9.0.0", "v9.1.0"
+
+
+def capable_by_name(vdir: VersionDir) -> tuple[bool, tuple[str, ...]]:
+    """Capability as plain data, so these tests do not depend on the capability rules."""
+    return (vdir.name == TYPHA, () if vdir.name == TYPHA else ("Typha templates",))
+
+
+def test_api_plan_introduces_typha_from_rendered_versions() -> None:
+    result = api.plan(TYPHA, 601, from_version=NO_TYPHA, root=ROOT, capability=capable_by_name)
+    data = result.to_dict()
+    assert data["shape"] == "introduce-typha"
+    first = {(r["kind"], r["name"]) for r in data["phases"][0]["apply"]}
+    assert {("Deployment", "calico-typha"), ("Service", "calico-typha")} <= first
+    assert ("PodDisruptionBudget", "calico-typha") in first
+    assert ("DaemonSet", "calico-node") not in first
+
+
+def test_output_dir_writes_phase_manifests_in_order(tmp_path: Path) -> None:
+    result = api.plan(
+        TYPHA, 601, from_version=TYPHA, from_nodes=60, root=ROOT, capability=capable_by_name
+    )
+    assert result.plan.shape == "typha-upgrade"
+    result = api.plan(
+        TYPHA, 40, from_version=TYPHA, from_nodes=601, root=ROOT, capability=capable_by_name
+    )
+    files = result.files()
+    assert sorted(files) == [
+        "01-calico-node-to-apiserver.apply.yaml",
+        "02-remove-typha.apply.yaml",
+        "02-remove-typha.delete.yaml",
+        "plan.json",
+    ]
+    first = parse_files([("01", files["01-calico-node-to-apiserver.apply.yaml"])])
+    assert [(o.kind, o.name) for o in first] == [
+        ("ConfigMap", "calico-config"),
+        ("DaemonSet", "calico-node"),
+    ]
+    assert first[0].data["data"]["typha_service_name"] == "none"
+    deleted = parse_files([("02", files["02-remove-typha.delete.yaml"])])
+    assert [(o.kind, o.name) for o in deleted] == [
+        ("Deployment", "calico-typha"),
+        ("PodDisruptionBudget", "calico-typha"),
+        ("Service", "calico-typha"),
+    ]
+    assert deleted[1].api_version == "policy/v1"
+
+
+def test_cli_plan_json_and_output_dir(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "phases"
+    r = run(
+        capsys,
+        "plan",
+        "--manifests",
+        str(ROOT),
+        "--to-version",
+        TYPHA,
+        "--from-version",
+        NO_TYPHA,
+        "--nodes",
+        "601",
+        "--format",
+        "json",
+        "--output-dir",
+        str(out),
+    )
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    validate_output(PLAN_SCHEMA, data)
+    assert [p["name"] for p in data["phases"]][:2] == ["typha", "calico-node"]
+    written = sorted(p.name for p in out.iterdir())
+    assert written[0].startswith("01-typha") and written[1].startswith("02-calico-node")
+    docs = load_documents_file(out / "01-typha.apply.yaml")
+    assert {d["kind"] for d in docs if d} >= {"Deployment", "Service", "PodDisruptionBudget"}
+    typha = next(d for d in docs if d and d["kind"] == "Deployment")
+    assert typha["spec"]["replicas"] == 4
+
+
+def test_cli_plan_text_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
+    args = (
+        "plan",
+        "--manifests",
+        str(ROOT),
+        "--to-version",
+        TYPHA,
+        "--nodes",
+        "51",
+        "--from-nodes",
+        "50",
+    )
+    first, second = run(capsys, *args), run(capsys, *args)
+    assert first.code == 0 and first.out == second.out
+    assert "introduce-typha" in first.out and "phase 1: typha" in first.out
+
+
+def test_cli_plan_unknown_version_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "plan", "--manifests", str(ROOT), "--to-version", "v9.9.9", "--nodes", "3")
+    assert r.code == 2 and "v9.9.9" in r.err
+
+
+def test_example_cluster_renders_typha_at_4_and_reports_overrides(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    r = run(
+        capsys,
+        "--config",
+        str(EXAMPLES / "bkecluster-601.yaml"),
+        "--nodes-file",
+        str(EXAMPLES / "bkenodes-601.yaml"),
+    )
+    assert r.code == 0, r.err
+    assert "allowTypha=true typhaReplicas=4" in r.err
+    assert "allowTypha='false' from the configuration is overridden" in r.err
+    assert "typhaReplicas='1' from the configuration is overridden" in r.err
+    objects = parse_files([("out", r.out)])
+    typha = next(o for o in objects if o.kind == "Deployment" and o.name == "calico-typha")
+    assert typha.data["spec"]["replicas"] == 4
+    assert "deploy.bocloud.k8s:40443/openfuyao/calico/" in r.out
