@@ -62,6 +62,9 @@ class Compiler:
         self.positions: list[Position] = []
         self.counter = 0
         self.macros: dict[str, str] = {}
+        # Jinja names (dots and variable cells) that hold range elements: in Go these are
+        # interface-typed values, which a few builtins treat differently.
+        self.interface_names: set[str] = set()
         self.frame = _Frame(tree.name, j.Const(0))
 
     # -- helpers -------------------------------------------------------------------------
@@ -223,22 +226,31 @@ class Compiler:
         for cell, source in targets:
             if cell is None:
                 continue
+            if source == elem:
+                self.interface_names.add(cell)
             if pipe.is_assign:
                 body.append(j.Output([_call("go_set", _g(cell), _g(source))]))
             else:
                 body.append(j.Assign(j.Name(cell, "store"), _call("go_cell", _g(source))))
+        self.interface_names.add(elem)
         body += self.statements(node.body, _g(elem))
         else_body = self.statements(node.else_body, dot) if node.else_body else []
         del self.frame.scope[mark:]
+        items = self.fresh("t")
         loop = j.For(
             j.Tuple([j.Name(key, "store"), j.Name(elem, "store")], "store"),
-            _call("go_range", self.pos(node, str(pipe)), _g(tmp)),
+            _g(items),
             _merge_outputs(body),
-            _merge_outputs(else_body),
+            [],
             None,
             False,
         )
-        return [*stmts, loop]
+        # Not Jinja's for-else: Jinja marks "iterated" at the end of the loop body, so a
+        # {{continue}} in every iteration would wrongly run the else branch.
+        listed = j.Assign(
+            j.Name(items, "store"), _call("go_range", self.pos(node, str(pipe)), _g(tmp))
+        )
+        return [*stmts, listed, j.If(_g(items), [loop], [], _merge_outputs(else_body))]
 
     def template_call(self, node: n.TemplateNode, dot: j.Expr) -> list[j.Node]:
         if node.name not in self.macros:
@@ -406,6 +418,23 @@ class Compiler:
             return _call("go_arg_string", self.pos(node), raw)
         return raw
 
+    def is_interface_value(self, node: n.Node, dot: j.Expr) -> bool:
+        """Whether Go would pass ``node``'s value as an interface (not yet unwrapped).
+
+        Map lookups and range elements are ``interface {}`` values; pipelines, literals
+        and variables set from pipelines are concrete. Only ``slice`` can tell.
+        """
+        if isinstance(node, n.FieldNode | n.ChainNode):
+            return True
+        if isinstance(node, n.VariableNode):
+            if len(node.idents) > 1:
+                return True
+            cell = self.lookup(node.idents[0])
+            return cell is not None and cell in self.interface_names
+        if isinstance(node, n.DotNode):
+            return isinstance(dot, j.Name) and dot.name in self.interface_names
+        return False
+
     def function(
         self, ident: n.IdentifierNode, args: list[n.Node], dot: j.Expr, final: j.Expr | None
     ) -> j.Expr:
@@ -448,7 +477,10 @@ class Compiler:
         for i, a in enumerate(args):
             kind = fixed[i] if i < len(fixed) else variadic
             assert kind is not None
-            jargs.append(self.arg(a, kind, dot))
+            value = self.arg(a, kind, dot)
+            if name == "slice" and i > 0 and self.is_interface_value(a, dot):
+                value = _call("go_iface", value)
+            jargs.append(value)
         final_kind: str | None = None
         if final is not None:
             i = len(args)

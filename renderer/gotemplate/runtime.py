@@ -361,7 +361,25 @@ def fn_len(item: Any) -> int:
     raise FuncError(f"len of type {go_type(item)}")
 
 
+class Interface:
+    """A value Go still holds as ``interface {}`` (a map value or range element).
+
+    Only ``slice`` sees the difference: it does not unwrap its index arguments.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def as_interface(value: Any) -> Any:
+    return value if value is MISSING else Interface(value)
+
+
 def _index_arg(index: Any, cap: int) -> int:
+    if isinstance(index, Interface):
+        raise FuncError("cannot index slice/array with type interface {}")
     if isinstance(index, int) and not isinstance(index, bool):
         x = index
     elif index is MISSING:
@@ -684,4 +702,5 @@ GLOBALS: dict[str, Any] = {
     "go_arg_string": arg_string,
     "go_call": call,
     "go_missing": MISSING,
+    "go_iface": as_interface,
 }
