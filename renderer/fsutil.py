@@ -1,4 +1,7 @@
-"""Atomic file output: write to a temporary file beside the target, then rename."""
+"""Atomic file output: write to a temporary file beside the target, then rename.
+
+Files get the usual mode (0666 less the umask), not mkstemp's private 0600.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,22 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write(path: str | Path, data: str) -> None:
     """Replace ``path`` with ``data`` so readers see the old file or the new, never half."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(data)
             fh.flush()
@@ -32,6 +45,7 @@ def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
             target = base / name
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            os.fchmod(fd, _FILE_MODE)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(data)
             staged.append((tmp, target))

@@ -137,7 +137,7 @@ def _registry(kube_version: str) -> Registry[Any]:
                 f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json",
                 kube_version,
             )
-            reg = (Resource.from_contents(defs) @ Registry()).crawl()
+            reg = Resource.from_contents(defs) @ Registry()
             _REGISTRIES[kube_version] = reg
         return reg
 
