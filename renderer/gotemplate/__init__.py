@@ -49,7 +49,7 @@ def parse(source: str, name: str) -> nodes.Tree:
     except RecursionError:
         raise TemplateError("template nests too deeply to parse", file=name) from None
     except Exception as exc:  # defensive: untrusted input must only ever give TemplateError
-        raise TemplateError(f"cannot parse template: {exc}", file=name) from None
+        raise TemplateError(f"cannot parse template: {_short(exc)}", file=name) from None
 
 
 class GoTemplate:
@@ -74,6 +74,8 @@ class GoTemplate:
             data = normalize(context)
         except ValueError as exc:
             raise TemplateError(f"bad context: {exc}", file=self.name) from None
+        except RecursionError:
+            raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
             return self._template.render(go_root=data)
         except ExecError as exc:
@@ -98,7 +100,13 @@ def compile_go(source: str, name: str) -> GoTemplate:
         return GoTemplate(tree)
     except TemplateError:
         raise
-    except RecursionError:
-        raise TemplateError("template nests too deeply to compile", file=name) from None
+    except (RecursionError, SyntaxError, MemoryError):
+        # Python's compiler limits nesting (e.g. 200 parentheses) where Go has none.
+        raise TemplateError("template expressions nest too deeply to compile", file=name) from None
     except Exception as exc:  # defensive
-        raise TemplateError(f"cannot compile template: {exc!r}", file=name) from None
+        raise TemplateError(f"cannot compile template: {_short(exc)}", file=name) from None
+
+
+def _short(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:200] + "..."
