@@ -2,7 +2,20 @@
 
 Pipeline: :mod:`.lexer` -> :mod:`.parser` (Go's grammar, Go's parse-time errors) ->
 :mod:`.compiler` (a Jinja2 AST) -> a sandboxed Jinja2 template whose code only calls
-:mod:`.runtime` (Go's execution semantics and the controller's functions).
+:mod:`.runtime` (Go 1.19's execution semantics, :mod:`.gofmt` printing and the
+controller's functions). ``tests/go/render.go`` is the reference it is compared with.
+
+Known differences from Go, each reported as a TemplateError rather than wrong output:
+complex constants; ``%p``, ``%b``/``%x``/``%X`` and ``#`` on floats in printf; variable
+declarations inside parentheses; template calls nested deeper than the interpreter
+stack allows (about 150, where Go allows 100000); expressions nested more than about
+50 parentheses deep. ``range $a = ...`` (assignment, not declaration) assigns the named
+variables, where Go overwrites whatever variables are topmost on its stack. Error
+messages follow Go's wording but may differ in detail (type names, quoted values).
+
+Strings are Python ``str``; a lone byte that Go can produce (``"\xff"``, byte slicing)
+is carried as a ``surrogateescape`` code point, so ``out.encode("utf-8",
+"surrogateescape")`` gives Go's exact bytes.
 """
 
 from __future__ import annotations
