@@ -152,3 +152,27 @@ def test_manifest_parity(
     go = run_go(go_render, tmp_path, template, context, manifest.name)
     py, err = run_python(template, context, manifest.name)
     assert_parity(go, py, err)
+
+
+# --- generated programs ------------------------------------------------------------------
+
+FUZZ_SEEDS = range(400)
+
+
+def test_generated_programs_match_go(go_render: Path, tmp_path: Path) -> None:
+    """Random programs (tests/gotemplate_gen.py): same output as Go, or both fail."""
+    from gotemplate_gen import random_template
+
+    context = json.loads(json.dumps(BASE_CONTEXT))
+    rendered = 0
+    for seed in FUZZ_SEEDS:
+        source = random_template(seed)
+        go = run_go(go_render, tmp_path / str(seed), source, context, "t.tmpl")
+        py, err = run_python(source, context, "t.tmpl")
+        try:
+            assert_parity(go, py, err)
+        except AssertionError as exc:
+            raise AssertionError(f"seed {seed}: {source!r}\n{exc}") from None
+        rendered += go.ok
+    # the generator must produce working programs too, not only errors
+    assert rendered >= len(FUZZ_SEEDS) // 8

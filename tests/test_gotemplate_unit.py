@@ -374,3 +374,18 @@ def test_large_template_compiles_and_renders_fast() -> None:
     # generous bounds so a loaded CI machine does not flake; typical: ~60 ms and ~1 ms
     assert compiled - start < 1.0
     assert rendered - compiled < 0.1
+
+
+def test_nested_and_or_compile_in_linear_time() -> None:
+    nested = "{{ " + "and 1 (or 0 (" * 12 + ".x" + "))" * 12 + " }}"
+    piped = "{{ .x" + " | and 1 | or 0" * 40 + " }}"
+    start = time.perf_counter()
+    assert compile_go(nested, "n").render({"x": 5}) == "5"
+    assert compile_go(piped, "p").render({"x": 7}) == "7"
+    assert time.perf_counter() - start < 2.0
+
+
+def test_nesting_beyond_the_interpreter_is_a_template_error() -> None:
+    source = "{{ " + "print (" * 150 + ".x" + ")" * 150 + " }}"
+    with pytest.raises(TemplateError, match="nest too deeply"):
+        compile_go(source, "deep")

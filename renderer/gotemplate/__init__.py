@@ -2,7 +2,20 @@
 
 Pipeline: :mod:`.lexer` -> :mod:`.parser` (Go's grammar, Go's parse-time errors) ->
 :mod:`.compiler` (a Jinja2 AST) -> a sandboxed Jinja2 template whose code only calls
-:mod:`.runtime` (Go's execution semantics and the controller's functions).
+:mod:`.runtime` (Go 1.19's execution semantics, :mod:`.gofmt` printing and the
+controller's functions). ``tests/go/render.go`` is the reference it is compared with.
+
+Known differences from Go, each reported as a TemplateError rather than wrong output:
+complex constants; ``%p``, ``%b``/``%x``/``%X`` and ``#`` on floats in printf; variable
+declarations inside parentheses; template calls nested deeper than the interpreter
+stack allows (about 150, where Go allows 100000); expressions nested more than about
+50 parentheses deep. ``range $a = ...`` (assignment, not declaration) assigns the named
+variables, where Go overwrites whatever variables are topmost on its stack. Error
+messages follow Go's wording but may differ in detail (type names, quoted values).
+
+Strings are Python ``str``; a lone byte that Go can produce (``"\xff"``, byte slicing)
+is carried as a ``surrogateescape`` code point, so ``out.encode("utf-8",
+"surrogateescape")`` gives Go's exact bytes.
 """
 
 from __future__ import annotations
@@ -49,7 +62,7 @@ def parse(source: str, name: str) -> nodes.Tree:
     except RecursionError:
         raise TemplateError("template nests too deeply to parse", file=name) from None
     except Exception as exc:  # defensive: untrusted input must only ever give TemplateError
-        raise TemplateError(f"cannot parse template: {exc}", file=name) from None
+        raise TemplateError(f"cannot parse template: {_short(exc)}", file=name) from None
 
 
 class GoTemplate:
@@ -74,6 +87,8 @@ class GoTemplate:
             data = normalize(context)
         except ValueError as exc:
             raise TemplateError(f"bad context: {exc}", file=self.name) from None
+        except RecursionError:
+            raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
             return self._template.render(go_root=data)
         except ExecError as exc:
@@ -98,7 +113,13 @@ def compile_go(source: str, name: str) -> GoTemplate:
         return GoTemplate(tree)
     except TemplateError:
         raise
-    except RecursionError:
-        raise TemplateError("template nests too deeply to compile", file=name) from None
+    except (RecursionError, SyntaxError, MemoryError):
+        # Python's compiler limits nesting (e.g. 200 parentheses) where Go has none.
+        raise TemplateError("template expressions nest too deeply to compile", file=name) from None
     except Exception as exc:  # defensive
-        raise TemplateError(f"cannot compile template: {exc!r}", file=name) from None
+        raise TemplateError(f"cannot compile template: {_short(exc)}", file=name) from None
+
+
+def _short(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:200] + "..."

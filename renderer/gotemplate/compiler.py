@@ -13,12 +13,12 @@ Mapping:
   the outer variable as in Go, although Jinja scopes loop bodies
 * define/block -> one ``Macro`` per reachable template; ``template`` calls it with the
   new dot and the call depth
-* ``and``/``or`` -> nested ``CondExpr`` that re-evaluate their (pure) operands
+* ``and``/``or`` -> Jinja ``And``/``Or`` (Python's short-circuit) over operands wrapped
+  so that their truth is Go's
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from jinja2 import nodes as j
@@ -446,21 +446,15 @@ class Compiler:
                 return self.fail(
                     ident, f"wrong number of args for {name}: want at least 1 got 0", f
                 )
-            operands = [self.arg(a, "value", dot) for a in args]
+            # Python's own short-circuit "and"/"or" over values wrapped with Go's truth:
+            # each operand is evaluated at most once, however deeply calls nest.
+            operands: list[j.Expr] = [_call("go_truth_of", self.arg(a, "value", dot)) for a in args]
             if final is not None:
-                operands.append(copy.deepcopy(final))
-            expr = operands[-1]
-            for op in reversed(operands[:-1]):
-                test = _call("go_truth", op)
-                again = copy.deepcopy(op)
-                expr = (
-                    j.CondExpr(test, expr, again)
-                    if name == "and"
-                    else j.CondExpr(test, again, expr)
-                )
-            if final is not None:
-                expr = _call("go_second", final, expr)
-            return expr
+                operands.append(_g("go_and_done" if name == "and" else "go_or_done"))
+            chain = operands[0]
+            for op in operands[1:]:
+                chain = j.And(chain, op) if name == "and" else j.Or(chain, op)
+            return _call("go_logic", f, chain)
         _, fixed, variadic = FUNCS[name]
         if variadic is not None:
             if num_in < len(fixed):

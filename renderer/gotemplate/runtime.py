@@ -197,6 +197,48 @@ def second(first: Any, value: Any) -> Any:
     return value
 
 
+class Truth:
+    """An and/or operand whose Python truth is Go's truth (see ``logic``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return is_true(self.value)
+
+
+class _Done:
+    """Marks that an and/or chain ran out of explicit arguments without deciding."""
+
+    __slots__ = ("truth",)
+
+    def __init__(self, truth: bool) -> None:
+        self.truth = truth
+
+    def __bool__(self) -> bool:
+        return self.truth
+
+
+AND_DONE = _Done(True)
+OR_DONE = _Done(False)
+
+
+def truth_of(value: Any) -> Truth:
+    return Truth(value)
+
+
+def logic(final: Any, chain: Truth | _Done) -> Any:
+    """Result of Go's and/or: the deciding operand, else the piped-in final value.
+
+    ``final`` is evaluated before the chain, as Go evaluates the previous command first.
+    """
+    if isinstance(chain, _Done):
+        return final
+    return chain.value
+
+
 def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
     """walkRange: (index, element) pairs; maps in sorted key order; nil is empty."""
     if value is MISSING or value is None:
@@ -696,6 +738,10 @@ GLOBALS: dict[str, Any] = {
     "go_var_chain": var_chain,
     "go_fail": fail,
     "go_second": second,
+    "go_truth_of": truth_of,
+    "go_logic": logic,
+    "go_and_done": AND_DONE,
+    "go_or_done": OR_DONE,
     "go_range": range_items,
     "go_enter": enter_template,
     "go_arg_any": arg_any,
