@@ -161,7 +161,7 @@ FUZZ_SEEDS = range(400)
 
 def test_generated_programs_match_go(go_render: Path, tmp_path: Path) -> None:
     """Random programs (tests/gotemplate_gen.py): same output as Go, or both fail."""
-    from gotemplate_gen import random_template
+    from .gotemplate_gen import random_template
 
     context = json.loads(json.dumps(BASE_CONTEXT))
     rendered = 0
