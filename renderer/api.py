@@ -6,6 +6,7 @@ exceptions and never print.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -41,12 +42,25 @@ class RenderResult:
         return join_stream(self.files)
 
 
+_CAPABILITY: dict[tuple[tuple[str, str], ...], tuple[bool, tuple[str, ...]]] = {}
+
+
 def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
-    """(capable, missing items) judged from what the version's templates render."""
+    """(capable, missing items) judged from what the version's templates render.
+
+    The verdict depends only on the templates, so it is kept per content digest: a
+    long-running caller pays the three renders once per version, not once per request.
+    """
     from .capability import assess_capability
 
-    report = assess_capability(version)
-    return report.capable, tuple(report.missing)
+    key = tuple(
+        (tf.name, hashlib.sha256(tf.path.read_bytes()).hexdigest()) for tf in version.files
+    )
+    cached = _CAPABILITY.get(key)
+    if cached is None:
+        report = assess_capability(version)
+        cached = _CAPABILITY[key] = (report.capable, tuple(report.missing))
+    return cached
 
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
