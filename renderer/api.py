@@ -53,9 +53,7 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
     """
     from .capability import assess_capability
 
-    key = tuple(
-        (tf.name, hashlib.sha256(tf.path.read_bytes()).hexdigest()) for tf in version.files
-    )
+    key = tuple((tf.name, hashlib.sha256(tf.path.read_bytes()).hexdigest()) for tf in version.files)
     cached = _CAPABILITY.get(key)
     if cached is None:
         report = assess_capability(version)
