@@ -14,16 +14,15 @@ from ..fsutil import write_tree
 from ..kubeschema import SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_files
 from ..policy import OPERATIONS
+from .options import (
+    kube_version_option,
+    manifests_option,
+    repo_option,
+    set_option,
+    values_option,
+)
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-manifests_option = click.option(
-    "--manifests",
-    "root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="ROOT holding kubernetes/calico/<version>/ (default: the bundled tree).",
-)
 
 
 def warn(message: str) -> None:
@@ -50,20 +49,9 @@ def note(message: str) -> None:
 )
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster.")
 @manifests_option
-@click.option("--repo", metavar="PREFIX", help="Image registry prefix with a trailing slash.")
-@click.option(
-    "--set",
-    "sets",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Set a context key (repeatable; A.B=V nests).",
-)
-@click.option(
-    "--values",
-    "values_file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="YAML/JSON file of context values.",
-)
+@repo_option
+@set_option
+@values_option
 @click.option(
     "--operation",
     type=click.Choice(OPERATIONS),
@@ -79,13 +67,7 @@ def note(message: str) -> None:
 @click.option(
     "--no-validate", is_flag=True, help="Skip strict schema validation of the rendered objects."
 )
-@click.option(
-    "--kube-version",
-    "kube_versions",
-    multiple=True,
-    metavar="X.Y",
-    help="Kubernetes version to validate against (repeatable; default: the newest 4 shipped).",
-)
+@kube_version_option
 @click.option(
     "--config",
     type=click.Path(dir_okay=False, allow_dash=True),

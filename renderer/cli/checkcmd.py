@@ -11,7 +11,8 @@ from .. import gate, kubeschema, report, schemas
 from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
-from .app import cli, manifests_option
+from .app import cli
+from .options import format_option, kube_version_option, manifests_option
 
 CHECK_REPORT_SCHEMA = "check-report.schema.json"
 
@@ -42,23 +43,9 @@ def interactive() -> bool:
     default=None,
     help="Golden directory holding <version>/ (default: the bundled goldens).",
 )
-@click.option(
-    "--kube-version",
-    "kube_versions",
-    multiple=True,
-    metavar="X.Y",
-    help="Validate against Kubernetes X.Y (repeatable; default: the newest "
-    f"{kubeschema.DEFAULT_COUNT} with bundled schemas).",
-)
+@kube_version_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(report.RENDERERS)),
-    default="text",
-    show_default=True,
-    help="Report format.",
-)
+@format_option(sorted(report.RENDERERS))
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),

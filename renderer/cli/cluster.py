@@ -15,16 +15,8 @@ from ..errors import InputError
 from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, prepull_images
 from ..schemas import validate_output
-from .app import cli, manifests_option, note, warn
-
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+from .app import cli, note, warn
+from .options import format_option, manifests_option, repo_option, set_option, values_option
 
 
 def _echo_json(data: Any) -> None:
@@ -43,7 +35,7 @@ def _echo_json(data: Any) -> None:
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
-@format_option
+@format_option()
 def images(
     version: str | None,
     config: str | None,
@@ -91,22 +83,15 @@ def _describe_side(side: dict[str, Any]) -> str:
     metavar="M",
     help="Current node count (default: N).",
 )
-@click.option("--repo", metavar="PREFIX", help="Image registry prefix with a trailing slash.")
-@click.option(
-    "--values",
-    "values_file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="YAML/JSON file of context values.",
-)
-@click.option(
-    "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a context key (repeatable)."
-)
+@repo_option
+@values_option
+@set_option
 @click.option(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),
     help="Write one manifest per phase (and delete lists), named in order, plus plan.json.",
 )
-@format_option
+@format_option()
 def plan(
     root: Path | None,
     to_version: str,

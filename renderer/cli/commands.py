@@ -14,20 +14,14 @@ from ..errors import CalicoRenderError
 from ..render import version_keys
 from ..tree import DIALECTS, list_versions
 from ..yamlio import read_text
-from .app import cli, manifests_option, warn
+from .app import cli, warn
+from .options import manifests_option, set_option, values_option
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option(
-    "--values",
-    "values_file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="YAML/JSON context file.",
-)
-@click.option(
-    "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a context key (repeatable)."
-)
+@values_option
+@set_option
 @click.option(
     "--dialect",
     type=click.Choice(["go", "jinja2"]),

@@ -12,15 +12,8 @@ from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
 from ..tree import resolve_version
 from ..yamlio import read_text
-from .app import cli, manifests_option
-
-kube_version_option = click.option(
-    "--kube-version",
-    "kube_versions",
-    multiple=True,
-    metavar="X.Y",
-    help="Kubernetes version to validate against (repeatable; default: the newest 4 shipped).",
-)
+from .app import cli
+from .options import format_option, kube_version_option, manifests_option
 
 
 def _mark(ok: bool) -> str:
@@ -63,9 +56,7 @@ def format_report(report: ReleaseReport) -> str:
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
 @manifests_option
 @kube_version_option
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option()
 @click.pass_context
 def capability(
     ctx: click.Context,
