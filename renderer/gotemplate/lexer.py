@@ -472,22 +472,25 @@ def _lex_field_or_variable(lx: Lexer, typ: T) -> StateFn | None:
     return lex_inside_action
 
 
-def lex_char(lx: Lexer) -> StateFn | None:
+def _lex_escaped(lx: Lexer, close: str, token: T, what: str) -> StateFn | None:
+    """Scan a backslash-escaped literal up to ``close``; a newline or EOF leaves it open."""
     while True:
         ch = lx.next()
         if ch == "\\":
-            nxt = lx.next()
-            if nxt not in ("", "\n"):
+            if lx.next() not in ("", "\n"):
                 continue
-            lx.errorf("unterminated character constant")
-            return None
+            ch = ""
         if ch in ("", "\n"):
-            lx.errorf("unterminated character constant")
+            lx.errorf(f"unterminated {what}")
             return None
-        if ch == "'":
+        if ch == close:
             break
-    lx.emit(T.CHAR_CONSTANT)
+    lx.emit(token)
     return lex_inside_action
+
+
+def lex_char(lx: Lexer) -> StateFn | None:
+    return _lex_escaped(lx, "'", T.CHAR_CONSTANT, "character constant")
 
 
 def lex_number(lx: Lexer) -> StateFn | None:
@@ -531,21 +534,7 @@ def _scan_number(lx: Lexer) -> bool:
 
 
 def lex_quote(lx: Lexer) -> StateFn | None:
-    while True:
-        ch = lx.next()
-        if ch == "\\":
-            nxt = lx.next()
-            if nxt not in ("", "\n"):
-                continue
-            lx.errorf("unterminated quoted string")
-            return None
-        if ch in ("", "\n"):
-            lx.errorf("unterminated quoted string")
-            return None
-        if ch == '"':
-            break
-    lx.emit(T.STRING)
-    return lex_inside_action
+    return _lex_escaped(lx, '"', T.STRING, "quoted string")
 
 
 def lex_raw_quote(lx: Lexer) -> StateFn | None:
