@@ -46,7 +46,12 @@ def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
         return key, f"{error.instance!r} is not valid" + (f" ({hint})" if hint else "")
     if error.validator == "required" and isinstance(error.message, str):
         missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return (f"{key}.{missing}" if key else missing), "is required here"
+        why = schema.get("description")
+        return (f"{key}.{missing}" if key else missing), f"is required ({why})" if why else (
+            "is required"
+        )
+    if error.validator == "not" and schema.get("description"):
+        return key, f"{error.instance!r} is not allowed: {schema['description']}"
     return key, error.message
 
 

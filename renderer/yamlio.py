@@ -99,8 +99,10 @@ def load_documents_file(path: str | Path) -> list[Any]:
 
 
 def load_mapping_file(path: str | Path) -> dict[str, Any]:
-    """A file holding exactly one mapping (values files)."""
+    """A file holding one mapping (values files); an empty file is an empty mapping."""
     docs = [d for d in load_documents_file(path) if d is not None]
+    if not docs:
+        return {}
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError("expected one YAML mapping", file=str(path))
     return docs[0]
