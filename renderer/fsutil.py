@@ -1,58 +1,68 @@
 """Atomic file output: write to a temporary file beside the target, then rename.
 
-Files get the usual mode (0666 less the umask), not mkstemp's private 0600.
+Readers see the old file or the new one, never half of one. Files get the usual mode
+(0666 less the umask): the temporary file is created with ``os.open(..., 0o666)`` so the
+kernel applies the umask, as for any new file. An OS failure (unwritable directory, a
+file where a directory should be, a full disk) is bad input naming the path, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+from .errors import InputError
 
 
-_FILE_MODE = 0o666 & ~_umask()
-
-
-def atomic_write(path: str | Path, data: str) -> None:
-    """Replace ``path`` with ``data`` so readers see the old file or the new, never half."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+def _stage(target: Path, data: str) -> Path:
+    """Write ``data`` to a new temporary file beside ``target``; return its path."""
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def _os_error(exc: OSError, path: Path) -> InputError:
+    where = exc.filename if isinstance(exc.filename, str) else str(path)
+    return InputError(f"cannot write: {exc.strerror or exc}", file=where)
 
 
 def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
-    """Write several files atomically each; all temp files first, then all renames."""
+    """Write several files under ``directory``: every file staged first, then renamed.
+
+    A failure while staging leaves all targets untouched and no temporary files.
+    """
     base = Path(directory)
-    staged: list[tuple[str, Path]] = []
+    staged: list[tuple[Path, Path]] = []
     try:
         for name, data in files.items():
             target = base / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            os.fchmod(fd, _FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(data)
-            staged.append((tmp, target))
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                staged.append((_stage(target, data), target))
+            except OSError as exc:
+                raise _os_error(exc, target) from None
         for tmp, target in staged:
-            os.replace(tmp, target)
-    except BaseException:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise _os_error(exc, target) from None
+    finally:
         for tmp, _ in staged:
-            Path(tmp).unlink(missing_ok=True)
-        raise
+            tmp.unlink(missing_ok=True)
     return [target for _, target in staged]
+
+
+def atomic_write(path: str | Path, data: str) -> None:
+    """Replace one file atomically."""
+    target = Path(path)
+    write_tree(target.parent, {target.name: data})

@@ -16,7 +16,7 @@ from .resources import bundled_manifests
 
 COMPONENT = Path("kubernetes") / "calico"
 DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
-_SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
+_SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
@@ -44,12 +44,14 @@ class VersionDir:
         return tuple(sorted({f.dialect for f in self.files}))
 
 
-def semver_key(name: str) -> tuple[int, int, int, int, str]:
-    """Sort key: semantic versions by number first, anything else after, by name."""
+def semver_key(name: str) -> tuple[int, int, int, int, int, str]:
+    """Sort key: semantic versions by number, a pre-release before its release (so
+    ``v3.28`` never picks ``v3.28.3-rc1`` over ``v3.28.3``), anything else last."""
     m = _SEMVER.match(name)
     if not m:
-        return (1, 0, 0, 0, name)
-    return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), name)
+        return (1, 0, 0, 0, 0, name)
+    release = 0 if m.group(4) else 1
+    return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), release, name)
 
 
 def component_dir(root: Path | None) -> Path:

@@ -105,3 +105,21 @@ def test_jinja2_sandbox_blocks_attribute_escape(
     t.write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
     r = run(capsys, "template", str(t))
     assert r.code == 2 and "__class__" not in r.out
+
+
+def test_unexpected_exception_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer import policy
+
+    def boom(nodes: int) -> None:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(policy, "decide_typha", boom)
+    r = run(capsys, "typha", "--nodes", "5")
+    assert r.code == 2
+    assert r.err.strip() == (
+        "calico-render: internal error: KeyError: 'surprise' (run with --debug for the traceback)"
+    )
+    r = run(capsys, "typha", "--nodes", "5", "--debug")
+    assert "Traceback" in r.err

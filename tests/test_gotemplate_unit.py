@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import random
-import time
 from typing import Any
 
+import jinja2.nodes
 import pytest
 from jinja2.sandbox import SandboxedEnvironment
 
 from renderer.errors import TemplateError
 from renderer.gotemplate import GoTemplate, compile_go, parse
 from renderer.gotemplate import _environment as engine_environment
+from renderer.gotemplate.compiler import compile_tree
 from renderer.gotemplate.lexer import T, lex
 
 
@@ -360,29 +361,39 @@ def _big_template() -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_large_template_compiles_and_renders_fast() -> None:
+def test_large_template_renders_every_action() -> None:
+    """A BKE-sized manifest: literal YAML (with Jinja-looking text) kept, all actions run.
+
+    Compile and render times for such a template are printed by benchmarks/engine.py.
+    """
     source = _big_template()
     assert source.count("{{") >= 90
-    compile_go("{{ .warm }}", "warm")  # the environment is created once, not per template
-    start = time.perf_counter()
-    tmpl = compile_go(source, "calico.yaml")
-    compiled = time.perf_counter()
-    out = tmpl.render({"repo": "r/", "allowTypha": "true", "typhaReplicas": "3"})
-    rendered = time.perf_counter()
+    out = compile_go(source, "calico.yaml").render(
+        {"repo": "r/", "allowTypha": "true", "typhaReplicas": "3"}
+    )
     assert out.count("replicas: 3") == 31
-    assert "{% jinja %}" in out
-    # generous bounds so a loaded CI machine does not flake; typical: ~60 ms and ~1 ms
-    assert compiled - start < 1.0
-    assert rendered - compiled < 0.1
+    assert "{% jinja %}" in out and "{# hash #}" in out
 
 
-def test_nested_and_or_compile_in_linear_time() -> None:
-    nested = "{{ " + "and 1 (or 0 (" * 12 + ".x" + "))" * 12 + " }}"
-    piped = "{{ .x" + " | and 1 | or 0" * 40 + " }}"
-    start = time.perf_counter()
-    assert compile_go(nested, "n").render({"x": 5}) == "5"
-    assert compile_go(piped, "p").render({"x": 7}) == "7"
-    assert time.perf_counter() - start < 2.0
+def _jinja_node_count(source: str) -> int:
+    ast, _ = compile_tree(parse(source, "t"))
+    return sum(1 for _ in ast.find_all(jinja2.nodes.Node))
+
+
+def test_nested_and_or_compile_to_linear_size() -> None:
+    """and/or re-evaluate operands; nesting must not blow the compiled code up."""
+
+    def nested(depth: int) -> str:
+        return "{{ " + "and 1 (or 0 (" * depth + ".x" + "))" * depth + " }}"
+
+    def piped(depth: int) -> str:
+        return "{{ .x" + " | and 1 | or 0" * depth + " }}"
+
+    assert compile_go(nested(12), "n").render({"x": 5}) == "5"
+    assert compile_go(piped(40), "p").render({"x": 7}) == "7"
+    for build in (nested, piped):
+        small, large = _jinja_node_count(build(10)), _jinja_node_count(build(20))
+        assert large < 2.5 * small
 
 
 def test_nesting_beyond_the_interpreter_is_a_template_error() -> None:

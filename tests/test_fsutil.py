@@ -1,0 +1,53 @@
+"""Atomic output: old or new file, never half, never a stray temp file or traceback."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from renderer import fsutil
+from renderer.errors import InputError
+
+
+def test_write_tree_writes_all_with_umask_mode(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        written = fsutil.write_tree(tmp_path / "out", {"a.yaml": "a\n", "sub/b.yaml": "b\n"})
+    finally:
+        os.umask(old)
+    assert [p.read_text() for p in written] == ["a\n", "b\n"]
+    assert stat.S_IMODE(written[0].stat().st_mode) == 0o644
+    assert sorted(p.name for p in (tmp_path / "out").rglob("*")) == ["a.yaml", "b.yaml", "sub"]
+
+
+def test_failure_while_staging_leaves_old_files_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.yaml").write_text("old a\n")
+    (tmp_path / "b.yaml").write_text("old b\n")
+    real = fsutil._stage
+    calls = []
+
+    def failing(target: Path, data: str) -> Path:
+        calls.append(target.name)
+        if target.name == "b.yaml":
+            raise OSError(28, "No space left on device", str(target))
+        return real(target, data)
+
+    monkeypatch.setattr(fsutil, "_stage", failing)
+    with pytest.raises(InputError) as err:
+        fsutil.write_tree(tmp_path, {"a.yaml": "new a\n", "b.yaml": "new b\n"})
+    assert "No space left" in str(err.value) and "b.yaml" in str(err.value)
+    assert (tmp_path / "a.yaml").read_text() == "old a\n"
+    assert (tmp_path / "b.yaml").read_text() == "old b\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]
+
+
+def test_file_in_the_way_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(InputError) as err:
+        fsutil.atomic_write(tmp_path / "afile" / "x.yaml", "data\n")
+    assert "afile" in str(err.value) and "cannot write" in str(err.value)
