@@ -92,11 +92,31 @@ class CapabilityReport:
     files: tuple[str, ...]
     dialect: str
     items: tuple[ContractItem, ...]
+    #: What of Typha the Typha-on renders contain (see :func:`typha_traces`).
+    typha: tuple[str, ...] = ()
     scenarios: tuple[Scenario, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def capable(self) -> bool:
         return all(i.ok for i in self.items)
+
+    @property
+    def legacy(self) -> bool:
+        """A release without Typha: its Typha-on renders contain nothing of Typha.
+
+        A version with some Typha templates that fails the contract is not legacy: its
+        Typha templates are incomplete, and it neither passes as legacy nor as capable.
+        """
+        return not self.capable and not self.typha
+
+    @property
+    def verdict(self) -> str:
+        """One line: capable, legacy, or which contract items incomplete templates miss."""
+        if self.capable:
+            return "Typha-capable"
+        if self.legacy:
+            return "legacy: no Typha templates"
+        return "Typha templates incomplete: missing " + "; ".join(self.missing)
 
     @property
     def missing(self) -> list[str]:
@@ -275,6 +295,24 @@ def _check_off(objects: Sequence[K8sObject]) -> dict[str, list[str]]:
     }
 
 
+def typha_traces(on: Mapping[int, Sequence[K8sObject]]) -> tuple[str, ...]:
+    """Everything of Typha in the Typha-on renders: Typha Services, Deployments and
+    PodDisruptionBudgets, ``typha_service_name`` naming Typha, calico-node pointed at
+    Typha. None of it means the version has no Typha templates (legacy); the check is on
+    parsed objects, so comments and unrelated objects mentioning Typha do not count.
+    """
+    found: list[str] = []
+    for replicas in sorted(on):
+        objects = on[replicas]
+        found.extend(o.ref for o in _typha_objects(objects))
+        if _config_value(objects, CONFIG_MAP, CONFIG_KEY) == TYPHA_NAME:
+            found.append(f"ConfigMap {CONFIG_MAP} {CONFIG_KEY}: {TYPHA_NAME}")
+        pointed = _env_points_at_typha(objects)
+        if pointed:
+            found.append(f"{NODE_NAME}: {pointed}")
+    return tuple(dict.fromkeys(found))
+
+
 def check_contract(
     off: Sequence[K8sObject], on: Mapping[int, Sequence[K8sObject]]
 ) -> tuple[ContractItem, ...]:
@@ -319,5 +357,6 @@ def assess_capability(version: VersionDir) -> CapabilityReport:
         files=tuple(f.name for f in version.files),
         dialect="/".join(version.dialects),
         items=check_contract(off, on),
+        typha=typha_traces(on),
         scenarios=tuple(scenarios),
     )

@@ -118,8 +118,24 @@ def assess(renders: Renders) -> capability.CapabilityReport:
         files=tuple(f.name for f in version.files),
         dialect="/".join(version.dialects),
         items=capability.check_contract(off, on),
+        typha=capability.typha_traces(on),
         scenarios=tuple(scen),
     )
+
+
+def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
+    """A capability failure per contract item that incomplete Typha templates miss."""
+    return [
+        Finding(
+            "capability",
+            item.id,
+            "error",
+            f"Typha templates incomplete: missing {item.description}"
+            + (f" ({item.detail})" if item.detail else ""),
+        )
+        for item in cap.items
+        if not item.ok
+    ]
 
 
 def release_rules(renders: Renders) -> list[Finding]:
@@ -291,10 +307,12 @@ def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, li
     renders: list[ScenarioRender] = []
     try:
         cap = assess(shared)
-        capable = cap.capable
-        result.capable = capable
-        result.missing = [i.description for i in cap.items if not i.ok]
-        st["capability"] = PASS if capable else LEGACY
+        result.missing = cap.missing
+        if not cap.capable and not cap.legacy:
+            st["capability"] = FAIL
+            result.findings.extend(incomplete_findings(cap))
+            return result, []
+        st["capability"] = PASS if cap.capable else LEGACY
         renders = render_scenarios(shared, cap)
         result.scenarios = [
             ScenarioResult(r.scenario.name, r.scenario.nodes, r.scenario.operation, r.decision)
@@ -304,7 +322,7 @@ def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, li
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
-    if capable:
+    if cap.capable:
         rule_findings = release_rules(shared)
         result.findings.extend(rule_findings)
         st["rules"] = FAIL if any(f.severity == "error" for f in rule_findings) else PASS

@@ -104,7 +104,7 @@ class VersionResult:
     version: str
     files: list[str]
     dialect: str
-    capable: bool | None = None
+    #: The contract items the version misses (legacy or incomplete Typha templates).
     missing: list[str] = field(default_factory=list)
     stages: dict[str, str] = field(default_factory=lambda: dict.fromkeys(STAGES, SKIP))
     findings: list[Finding] = field(default_factory=list)
@@ -114,8 +114,15 @@ class VersionResult:
     rendered: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
+    def capable(self) -> bool | None:
+        """Whether the Typha contract holds; None when the capability stage did not run."""
+        status = self.stages["capability"]
+        return None if status == SKIP else status == PASS
+
+    @property
     def legacy(self) -> bool:
-        return self.capable is False
+        """No Typha templates at all: passes as legacy, release rules not applied."""
+        return self.stages["capability"] == LEGACY
 
     @property
     def passed(self) -> bool:
@@ -178,7 +185,7 @@ def _cell(v: VersionResult, stage: str) -> str:
     status = v.stages.get(stage, SKIP)
     if stage == "capability":
         if status == FAIL:
-            return "error"
+            return "FAIL"
         return "-" if v.capable is None else ("yes" if v.capable else "legacy")
     return {
         PASS: "ok",
@@ -239,6 +246,11 @@ def _details(v: VersionResult) -> list[str]:
         for s in v.scenarios:
             if s.decision.get("compatibility"):
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
+    if v.stages["capability"] == FAIL:
+        out.append(
+            "  capability: Typha templates present but incomplete; neither capable nor "
+            "legacy, so rules, schema and goldens are not checked"
+        )
     for f in v.findings:
         if f.severity != "info":
             out.append(f"  {f.stage}: {f.describe()}")

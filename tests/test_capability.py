@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contract
+from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contract, typha_traces
 from renderer.parse import K8sObject
 from renderer.tree import list_versions, resolve_version
 
@@ -139,6 +139,72 @@ def test_hard_coded_replicas_is_not_capable() -> None:
 
 
 @needs_engine
+def test_incomplete_typha_templates_are_not_legacy() -> None:
+    report = assess_capability(resolve_version("v9.3.0", TREE))
+    assert not report.capable and not report.legacy
+    assert "Deployment kube-system/calico-typha" in report.typha
+    assert report.verdict == (
+        "Typha templates incomplete: missing Deployment calico-typha replicas "
+        "following typhaReplicas"
+    )
+
+
+@needs_engine
+@pytest.mark.parametrize("version", ["v9.0.0", "v9.2.0"])
+def test_no_typha_objects_is_legacy(version: str) -> None:
+    """v9.2.0 mentions Typha only in comments and unrelated objects: still legacy."""
+    report = assess_capability(resolve_version(version, TREE))
+    assert not report.capable and report.legacy and report.typha == ()
+    assert report.verdict == "legacy: no Typha templates"
+
+
+def test_any_typha_object_or_pointer_in_an_on_render_is_a_trace() -> None:
+    on = {r: typha_on_objects(replicas=r) for r in (3, 4)}
+    assert typha_traces(on) == (
+        "Deployment kube-system/calico-typha",
+        "Service kube-system/calico-typha",
+        "PodDisruptionBudget kube-system/calico-typha",
+        "ConfigMap calico-config typha_service_name: calico-typha",
+        "calico-node: FELIX_TYPHAK8SSERVICENAME reads calico-config.typha_service_name = "
+        "'calico-typha'",
+    )
+    off = _off(on[3])
+    assert typha_traces({3: off, 4: off}) == ()
+
+    def literal(data: dict) -> None:  # type: ignore[type-arg]
+        env = data["spec"]["template"]["spec"]["containers"][0]["env"]
+        env[1] = {"name": "FELIX_TYPHAK8SSERVICENAME", "value": "calico-typha"}
+
+    pointed = _with(off, "DaemonSet", "calico-node", literal)
+    assert typha_traces({3: pointed, 4: off}) == (
+        "calico-node: FELIX_TYPHAK8SSERVICENAME is 'calico-typha'",
+    )
+
+
+@needs_engine
+def test_capability_text_says_incomplete_or_legacy(capsys: pytest.CaptureFixture[str]) -> None:
+    from .clihelp import run
+
+    args = ("--manifests", str(TREE), "--kube-version", "1.30")
+    r = run(capsys, "capability", "--version", "v9.3.0", *args)
+    assert r.code == 1
+    assert "Typha-capable: no (Typha templates incomplete: missing Deployment calico-typha " in (
+        r.out
+    )
+    assert "Release-ready: no (Typha templates incomplete)" in r.out
+    r = run(capsys, "capability", "--version", "v9.2.0", *args)
+    assert r.code == 1
+    assert "Typha-capable: no (legacy: no Typha templates)" in r.out
+    assert "Release-ready: no (not Typha-capable: unusable above 50 nodes)" in r.out
+    r = run(capsys, "versions", "--manifests", str(TREE))
+    assert r.code == 0
+    assert r.err == (
+        "calico-render: warning: v9.3.0: Typha templates incomplete: missing Deployment "
+        "calico-typha replicas following typhaReplicas\n"
+    )
+
+
+@needs_engine
 def test_legacy_fixture_names_every_missing_item() -> None:
     assert _failed("v9.0.0") == {
         "typha-service",
@@ -168,6 +234,7 @@ def test_no_anti_affinity_is_still_capable() -> None:
 def test_bundled_capability(version: str, capable: bool) -> None:
     report = assess_capability(resolve_version(version))
     assert report.capable is capable, report.missing
+    assert report.legacy is not capable
 
 
 @needs_engine
