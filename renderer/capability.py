@@ -10,7 +10,7 @@ parsed objects, so keywords in comments or unrelated objects do not count.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,11 +77,16 @@ class ContractItem:
 
 @dataclass(frozen=True)
 class Scenario:
-    """One render of the version used by the check."""
+    """One render of the version used by the check; ``replicas`` 0 is Typha off."""
 
     name: str
+    replicas: int
     context: Mapping[str, Any]
     objects: tuple[K8sObject, ...]
+
+
+#: Renders a version with the given Typha context keys: (context, parsed objects).
+Render = Callable[[VersionDir, Mapping[str, str]], tuple[Mapping[str, Any], Sequence[K8sObject]]]
 
 
 @dataclass(frozen=True)
@@ -123,11 +128,12 @@ class CapabilityReport:
         """The description of every failed item; ``items`` carry the details."""
         return [i.description for i in self.items if not i.ok]
 
-    def scenario(self, name: str) -> Scenario:
+    def typha_on(self, replicas: int) -> Scenario:
+        """The contract's Typha-on render asking for ``replicas``."""
         for s in self.scenarios:
-            if s.name == name:
+            if s.replicas == replicas and replicas > 0:
                 return s
-        raise KeyError(name)
+        raise KeyError(f"no Typha-on render at {replicas} replicas")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -341,17 +347,21 @@ def render_objects(
     return context, tuple(parse_files((f.name, f.text) for f in files))
 
 
-def assess_capability(version: VersionDir) -> CapabilityReport:
-    """Render ``version`` off and on at two replica counts and check the contract."""
-    scenarios = []
-    off_ctx, off = render_objects(version, policy.decide_typha(1).context())
-    scenarios.append(Scenario("off", off_ctx, off))
+def assess_capability(version: VersionDir, render: Render = render_objects) -> CapabilityReport:
+    """Render ``version`` off and on at two replica counts and check the contract.
+
+    ``render`` produces each render; the gate passes its shared renders, so the contract
+    and the gate's scenarios render each Typha context once.
+    """
+    decision = policy.decide_typha(1)
+    off_ctx, off = render(version, decision.context())
+    scenarios = [Scenario("off", decision.replicas, off_ctx, tuple(off))]
     on: dict[int, tuple[K8sObject, ...]] = {}
     for nodes in CONTRACT_NODES:
         decision = policy.decide_typha(nodes)
-        ctx, objs = render_objects(version, decision.context())
-        on[decision.replicas] = objs
-        scenarios.append(Scenario(f"on-{decision.replicas}", ctx, objs))
+        ctx, objs = render(version, decision.context())
+        on[decision.replicas] = tuple(objs)
+        scenarios.append(Scenario(f"on-{decision.replicas}", decision.replicas, ctx, tuple(objs)))
     return CapabilityReport(
         version=version.name,
         files=tuple(f.name for f in version.files),

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import capability, compare, kubeschema, policy, release, rules
+from . import capability, compare, kubeschema, release
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
@@ -84,7 +84,7 @@ class Renders:
         ] = {}
 
     def get(
-        self, typha: dict[str, str]
+        self, typha: Mapping[str, str]
     ) -> tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]]:
         key = tuple(sorted(typha.items()))
         if key not in self._cache:
@@ -93,6 +93,15 @@ class Renders:
             objects = [o for name, text in files for o in self._parse(name, text)]
             self._cache[key] = (ctx, files, objects)
         return self._cache[key]
+
+    def render(
+        self, version: VersionDir, typha: Mapping[str, str]
+    ) -> tuple[dict[str, Any], list[K8sObject]]:
+        """:data:`capability.Render` over these renders (``version`` must be theirs)."""
+        if version != self.version:
+            raise ValueError(f"renders of {self.version.name} asked for {version.name}")
+        ctx, _, objects = self.get(typha)
+        return ctx, objects
 
     def _parse(self, name: str, text: str) -> list[K8sObject]:
         """Parse a rendered file once even when several contexts render it alike (CRDs)."""
@@ -104,23 +113,7 @@ class Renders:
 
 def assess(renders: Renders) -> capability.CapabilityReport:
     """The Typha contract judged on the shared renders (off, on at two replica counts)."""
-    version = renders.version
-    off_ctx, _, off = renders.get(policy.decide_typha(1).context())
-    scen = [capability.Scenario("off", off_ctx, tuple(off))]
-    on: dict[int, tuple[K8sObject, ...]] = {}
-    for nodes in capability.CONTRACT_NODES:
-        decision = policy.decide_typha(nodes)
-        ctx, _, objs = renders.get(decision.context())
-        on[decision.replicas] = tuple(objs)
-        scen.append(capability.Scenario(f"on-{decision.replicas}", ctx, tuple(objs)))
-    return capability.CapabilityReport(
-        version=version.name,
-        files=tuple(f.name for f in version.files),
-        dialect="/".join(version.dialects),
-        items=capability.check_contract(off, on),
-        typha=capability.typha_traces(on),
-        scenarios=tuple(scen),
-    )
+    return capability.assess_capability(renders.version, render=renders.render)
 
 
 def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
@@ -138,11 +131,8 @@ def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
     ]
 
 
-def release_rules(renders: Renders) -> list[Finding]:
-    """Release rules on the first Typha-on render (3 replicas), as ``release`` judges them."""
-    nodes = release.RULE_NODES
-    ctx, _, objects = renders.get(policy.decide_typha(nodes).context())
-    found = rules.run_rules(rules.RuleInput(objects, renders.version.name, ctx, nodes))
+def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
+    """The release rules as ``capability`` judges them, as report findings."""
     return [
         Finding(
             "rules",
@@ -152,7 +142,7 @@ def release_rules(renders: Renders) -> list[Finding]:
             object=f.object,
             file=f"{f.file}:{f.line}" if f.file and f.line else f.file,
         )
-        for f in found
+        for f in release.release_rules(cap)
     ]
 
 
@@ -323,9 +313,9 @@ def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, li
         result.findings.append(_error("templates", exc))
         return result, []
     if cap.capable:
-        rule_findings = release_rules(shared)
-        result.findings.extend(rule_findings)
-        st["rules"] = FAIL if any(f.severity == "error" for f in rule_findings) else PASS
+        found = rule_findings(cap)
+        result.findings.extend(found)
+        st["rules"] = FAIL if any(f.severity == "error" for f in found) else PASS
     else:
         st["rules"] = LEGACY
     _goldens(result, renders, options)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
 from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contract, typha_traces
 from renderer.parse import K8sObject
-from renderer.tree import list_versions, resolve_version
+from renderer.tree import VersionDir, list_versions, resolve_version
 
 from .gatehelp import TREE, needs_engine, typha_on_objects
 
@@ -104,6 +106,48 @@ def test_fixture_good_version_is_capable() -> None:
     report = assess_capability(resolve_version("v9.1.0", TREE))
     assert report.capable and report.missing == []
     assert [s.name for s in report.scenarios] == ["off", "on-3", "on-4"]
+
+
+@needs_engine
+def test_render_is_the_callers_and_each_context_renders_once() -> None:
+    from renderer import gate, release
+    from renderer.capability import render_objects
+
+    version = resolve_version("v9.4.0", TREE)
+    asked: list[dict[str, str]] = []
+
+    def counting(v: VersionDir, typha: Mapping[str, str]) -> Any:
+        asked.append(dict(typha))
+        return render_objects(v, typha)
+
+    report = assess_capability(version, render=counting)
+    assert asked == [
+        {"allowTypha": "false", "typhaReplicas": "0"},
+        {"allowTypha": "true", "typhaReplicas": "3"},
+        {"allowTypha": "true", "typhaReplicas": "4"},
+    ]
+    assert [(s.name, s.replicas) for s in report.scenarios] == [
+        ("off", 0),
+        ("on-3", 3),
+        ("on-4", 4),
+    ]
+    assert report.typha_on(4).name == "on-4"
+    with pytest.raises(KeyError):
+        report.typha_on(0)
+    on = report.typha_on(3)
+    assert on.context["typhaReplicas"] == "3"
+    # The gate's shared renders give the same verdict, and its scenarios reuse them.
+    shared = gate.Renders(version)
+    cap = gate.assess(shared)
+    assert (cap.items, cap.typha) == (report.items, report.typha)
+    gate.render_scenarios(shared, cap)
+    assert len(shared._cache) == 3
+    with pytest.raises(ValueError, match=r"renders of v9\.4\.0 asked for v9\.1\.0"):
+        shared.render(resolve_version("v9.1.0", TREE), {})
+    # Release rules judge the 3-replica render of the report they are given.
+    found = release.release_rules(report)
+    assert [f.rule for f in found] == ["typha-anti-affinity"]
+    assert [(f.stage, f.id) for f in gate.rule_findings(cap)] == [("rules", "typha-anti-affinity")]
 
 
 @needs_engine

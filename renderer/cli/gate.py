@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..capability import assess_capability
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
@@ -71,7 +72,7 @@ def capability(
     fmt: str,
 ) -> None:
     kube = resolve_kube_versions(kube_versions)
-    report = assess_release(resolve_version(version, root), kube)
+    report = assess_release(assess_capability(resolve_version(version, root)), kube)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
