@@ -36,7 +36,7 @@ from .report import (
     VersionResult,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
-from .tree import VersionDir, list_versions, resolve_version
+from .tree import VersionDir, list_versions
 from .yamlio import C_LOADER
 
 
@@ -102,6 +102,11 @@ class Renders:
             raise ValueError(f"renders of {self.version.name} asked for {version.name}")
         ctx, _, objects = self.get(typha)
         return ctx, objects
+
+    @property
+    def parsed(self) -> Mapping[tuple[str, str], list[K8sObject]]:
+        """Every rendered file parsed so far, keyed by (file name, text)."""
+        return self._parsed
 
     def _parse(self, name: str, text: str) -> list[K8sObject]:
         """Parse a rendered file once even when several contexts render it alike (CRDs)."""
@@ -266,21 +271,14 @@ def _error(stage: str, exc: CalicoRenderError) -> Finding:
     return Finding(stage, f"{stage}-error", "error", exc.message, file=exc.location())
 
 
-def check_version(name: str, options: CheckOptions) -> VersionResult:
-    """Run every stage for version ``name`` in this process."""
-    result, inputs = prepare_version(name, options)
-    items = [(i.digest, i.obj.data) for i in inputs]
-    finish_schema(result, inputs, validate_objects(options.kube_versions, items))
-    return result
-
-
-def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
+def prepare_version(
+    version: VersionDir, options: CheckOptions
+) -> tuple[VersionResult, list[SchemaInput]]:
     """Every stage but schema validation, and the distinct objects left to validate.
 
     Validation is left to the caller so objects repeated across versions (and worker
     processes) are validated once. A failing stage never raises.
     """
-    version = resolve_version(name, options.root)
     result = VersionResult(
         version.name, [f.name for f in version.files], "/".join(version.dialects)
     )
@@ -318,11 +316,16 @@ def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, li
         st["rules"] = FAIL if any(f.severity == "error" for f in found) else PASS
     else:
         st["rules"] = LEGACY
-    _goldens(result, renders, options)
+    _goldens(result, renders, shared.parsed, options)
     return result, schema_inputs(renders)
 
 
-def _goldens(result: VersionResult, renders: list[ScenarioRender], options: CheckOptions) -> None:
+def _goldens(
+    result: VersionResult,
+    renders: list[ScenarioRender],
+    parsed: Mapping[tuple[str, str], Sequence[K8sObject]],
+    options: CheckOptions,
+) -> None:
     new = golden_output(renders)
     result.rendered = new
     directory = options.golden / result.version
@@ -348,7 +351,7 @@ def _goldens(result: VersionResult, renders: list[ScenarioRender], options: Chec
         return
     g.status = result.stages["goldens"] = FAIL
     g.diff = compare.unified_diff(old, new, f"golden/{result.version}")
-    g.changes = compare.object_changes(old, new, [r.scenario.name for r in renders])
+    g.changes = compare.object_changes(old, new, [r.scenario.name for r in renders], parsed)
     for s in result.scenarios:
         mine = [c.describe() for c in g.changes if s.name in c.scenarios]
         s.changes = mine
@@ -360,7 +363,11 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
     if result.rendered is None or result.golden.status not in (FAIL, MISSING):
         return
     directory = options.golden / result.version
-    result.golden.files = compare.write_golden(directory, result.rendered)
+    if result.golden.status == FAIL:
+        changes = result.golden.files  # what the comparison found
+    else:  # MISSING: there are no goldens, every file is new
+        changes = compare.file_changes({}, result.rendered)
+    result.golden.files = compare.write_golden(directory, result.rendered, changes)
     result.golden.status = result.stages["goldens"] = UPDATED
     for s in result.scenarios:
         s.golden = UPDATED if s.golden in (FAIL, MISSING) else s.golden
@@ -369,11 +376,11 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
 # --- the whole tree ------------------------------------------------------------------
 
 
-def _prepare(name: str, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
+def _prepare(version: VersionDir, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
     try:
-        return prepare_version(name, options)
+        return prepare_version(version, options)
     except CalicoRenderError as exc:
-        result = VersionResult(name, [], "")
+        result = VersionResult(version.name, [], "")
         result.stages["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
@@ -429,17 +436,18 @@ def run_check(
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
-    names = [v.name for v in list_versions(options.root)]
+    versions = list_versions(options.root)
+    names = [v.name for v in versions]
     merger = _Merger(options, progress)
     kube = options.kube_versions
     jobs = max(1, min(options.jobs, len(names) or 1))
     if jobs == 1:
-        for name in names:
-            new = merger.add(name, _prepare(name, options))
+        for version in versions:
+            new = merger.add(version.name, _prepare(version, options))
             merger.validated(validate_objects(kube, new))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            prepared = {pool.submit(_prepare, name, options): name for name in names}
+            prepared = {pool.submit(_prepare, v, options): v.name for v in versions}
             pending: set[Future[Any]] = set(prepared)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -472,7 +480,6 @@ __all__ = [
     "SKIP",
     "CheckOptions",
     "apply_update",
-    "check_version",
     "default_jobs",
     "run_check",
 ]

@@ -11,12 +11,14 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import schemas
 from .compare import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
+CHECK_REPORT_SCHEMA = "check-report.schema.json"
 
 
 @dataclass
@@ -275,7 +277,10 @@ def _details(v: VersionResult) -> list[str]:
 
 
 def render_json(report: CheckReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The report as JSON, checked against ``schemas/check-report.schema.json``."""
+    data = report.to_dict()
+    schemas.validate_output(CHECK_REPORT_SCHEMA, data)
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 # --- JUnit --------------------------------------------------------------------------

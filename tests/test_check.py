@@ -353,3 +353,45 @@ def test_incomplete_typha_templates_fail_in_junit(
         "v9.4.0",
         "v9.4.0 rule typha-anti-affinity Deployment kube-system/calico-typha",
     ]
+
+
+def test_the_tree_is_scanned_once_and_json_built_once(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer import gate, report, tree
+
+    scans: list[object] = []
+    real = gate.list_versions
+
+    def listing(root: Path | None = None) -> list[tree.VersionDir]:
+        scans.append(root)
+        return real(root)
+
+    def no_resolve(*args: object) -> None:
+        raise AssertionError("a version was resolved again")
+
+    built: list[object] = []
+    to_dict = report.CheckReport.to_dict
+
+    def counted(self: report.CheckReport) -> dict[str, object]:
+        built.append(self)
+        return to_dict(self)
+
+    monkeypatch.setattr(gate, "list_versions", listing)
+    monkeypatch.setattr(tree, "resolve_version", no_resolve)
+    monkeypatch.setattr(report.CheckReport, "to_dict", counted)
+    r = run(
+        capsys,
+        "check",
+        "--manifests",
+        str(fixtures),
+        "--golden",
+        str(fixtures.parent / "golden"),
+        *KUBE,
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    )
+    assert r.code == 1 and json.loads(r.out)["summary"]["versions"] == 5
+    assert scans == [fixtures] and len(built) == 1
