@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import schemas
@@ -43,6 +43,7 @@ class Finding:
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
+        # Not asdict: the check report spells kube_version as kubeVersion.
         return {
             "stage": self.stage,
             "id": self.id,
@@ -67,14 +68,7 @@ class ScenarioResult:
     changes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "nodes": self.nodes,
-            "operation": self.operation,
-            "decision": self.decision,
-            "golden": self.golden,
-            "changes": list(self.changes),
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -92,7 +86,7 @@ class GoldenResult:
         return {
             "status": self.status,
             "directory": self.directory,
-            "files": [{"path": f.path, "change": f.change} for f in self.files],
+            "files": [asdict(f) for f in self.files],
             "objectChanges": [c.to_dict() for c in self.changes],
             "diff": self.diff,
             "command": self.command,
