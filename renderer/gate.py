@@ -28,7 +28,6 @@ from .report import (
     LEGACY,
     MISSING,
     PASS,
-    SKIP,
     UPDATED,
     CheckReport,
     Finding,
@@ -477,7 +476,6 @@ def default_jobs() -> int:
 
 
 __all__ = [
-    "SKIP",
     "CheckOptions",
     "apply_update",
     "default_jobs",
