@@ -7,8 +7,10 @@ Layout of ``<golden>/<version>/``::
     <scenario>/<file>          a rendered file only this scenario renders this way
     <s1>+<s2>/<file>           a rendered file that scenarios s1 and s2 share
 
-Each rendered template is stored whole, so a golden file is exactly what the controller
-would apply and reads as such in a merge request; each distinct rendering is stored once
+Each rendered template is stored whole, so a golden file reads in a merge request like
+the manifest change it comes from. Goldens are rendered in the gate's fixed context (the
+schema defaults, the scenario's Typha decision and ``repo`` set to
+``capability.CHECK_REPO``), not a cluster's; each distinct rendering is stored once
 (the CRDs, a legacy version's single file, calico-node with Typha at 3 or 4 replicas).
 A difference is explained twice: a unified diff of the text, and per object
 ``Kind namespace/name: path old -> new``.
