@@ -10,8 +10,8 @@ parsed objects, so keywords in comments or unrelated objects do not count.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import policy
@@ -67,21 +67,21 @@ class ContractItem:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "description": self.description,
-            "ok": self.ok,
-            "detail": self.detail,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """One render of the version used by the check."""
+    """One render of the version used by the check; ``replicas`` 0 is Typha off."""
 
     name: str
+    replicas: int
     context: Mapping[str, Any]
     objects: tuple[K8sObject, ...]
+
+
+#: Renders a version with the given Typha context keys: (context, parsed objects).
+Render = Callable[[VersionDir, Mapping[str, str]], tuple[Mapping[str, Any], Sequence[K8sObject]]]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,8 @@ class CapabilityReport:
     files: tuple[str, ...]
     dialect: str
     items: tuple[ContractItem, ...]
+    #: What of Typha the Typha-on renders contain (see :func:`typha_traces`).
+    typha: tuple[str, ...] = ()
     scenarios: tuple[Scenario, ...] = field(default=(), repr=False, compare=False)
 
     @property
@@ -99,15 +101,34 @@ class CapabilityReport:
         return all(i.ok for i in self.items)
 
     @property
+    def legacy(self) -> bool:
+        """A release without Typha: its Typha-on renders contain nothing of Typha.
+
+        A version with some Typha templates that fails the contract is not legacy: its
+        Typha templates are incomplete, and it neither passes as legacy nor as capable.
+        """
+        return not self.capable and not self.typha
+
+    @property
+    def verdict(self) -> str:
+        """One line: capable, legacy, or which contract items incomplete templates miss."""
+        if self.capable:
+            return "Typha-capable"
+        if self.legacy:
+            return "legacy: no Typha templates"
+        return "Typha templates incomplete: missing " + "; ".join(self.missing)
+
+    @property
     def missing(self) -> list[str]:
         """The description of every failed item; ``items`` carry the details."""
         return [i.description for i in self.items if not i.ok]
 
-    def scenario(self, name: str) -> Scenario:
+    def typha_on(self, replicas: int) -> Scenario:
+        """The contract's Typha-on render asking for ``replicas``."""
         for s in self.scenarios:
-            if s.name == name:
+            if s.replicas == replicas and replicas > 0:
                 return s
-        raise KeyError(name)
+        raise KeyError(f"no Typha-on render at {replicas} replicas")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -275,6 +296,24 @@ def _check_off(objects: Sequence[K8sObject]) -> dict[str, list[str]]:
     }
 
 
+def typha_traces(on: Mapping[int, Sequence[K8sObject]]) -> tuple[str, ...]:
+    """Everything of Typha in the Typha-on renders: Typha Services, Deployments and
+    PodDisruptionBudgets, ``typha_service_name`` naming Typha, calico-node pointed at
+    Typha. None of it means the version has no Typha templates (legacy); the check is on
+    parsed objects, so comments and unrelated objects mentioning Typha do not count.
+    """
+    found: list[str] = []
+    for replicas in sorted(on):
+        objects = on[replicas]
+        found.extend(o.ref for o in _typha_objects(objects))
+        if _config_value(objects, CONFIG_MAP, CONFIG_KEY) == TYPHA_NAME:
+            found.append(f"ConfigMap {CONFIG_MAP} {CONFIG_KEY}: {TYPHA_NAME}")
+        pointed = _env_points_at_typha(objects)
+        if pointed:
+            found.append(f"{NODE_NAME}: {pointed}")
+    return tuple(dict.fromkeys(found))
+
+
 def check_contract(
     off: Sequence[K8sObject], on: Mapping[int, Sequence[K8sObject]]
 ) -> tuple[ContractItem, ...]:
@@ -303,21 +342,26 @@ def render_objects(
     return context, tuple(parse_files((f.name, f.text) for f in files))
 
 
-def assess_capability(version: VersionDir) -> CapabilityReport:
-    """Render ``version`` off and on at two replica counts and check the contract."""
-    scenarios = []
-    off_ctx, off = render_objects(version, policy.decide_typha(1).context())
-    scenarios.append(Scenario("off", off_ctx, off))
+def assess_capability(version: VersionDir, render: Render = render_objects) -> CapabilityReport:
+    """Render ``version`` off and on at two replica counts and check the contract.
+
+    ``render`` produces each render; the gate passes its shared renders, so the contract
+    and the gate's scenarios render each Typha context once.
+    """
+    decision = policy.decide_typha(1)
+    off_ctx, off = render(version, decision.context())
+    scenarios = [Scenario("off", decision.replicas, off_ctx, tuple(off))]
     on: dict[int, tuple[K8sObject, ...]] = {}
     for nodes in CONTRACT_NODES:
         decision = policy.decide_typha(nodes)
-        ctx, objs = render_objects(version, decision.context())
-        on[decision.replicas] = objs
-        scenarios.append(Scenario(f"on-{decision.replicas}", ctx, objs))
+        ctx, objs = render(version, decision.context())
+        on[decision.replicas] = tuple(objs)
+        scenarios.append(Scenario(f"on-{decision.replicas}", decision.replicas, ctx, tuple(objs)))
     return CapabilityReport(
         version=version.name,
         files=tuple(f.name for f in version.files),
         dialect="/".join(version.dialects),
         items=check_contract(off, on),
+        typha=typha_traces(on),
         scenarios=tuple(scenarios),
     )

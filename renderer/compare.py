@@ -7,8 +7,10 @@ Layout of ``<golden>/<version>/``::
     <scenario>/<file>          a rendered file only this scenario renders this way
     <s1>+<s2>/<file>           a rendered file that scenarios s1 and s2 share
 
-Each rendered template is stored whole, so a golden file is exactly what the controller
-would apply and reads as such in a merge request; each distinct rendering is stored once
+Each rendered template is stored whole, so a golden file reads in a merge request like
+the manifest change it comes from. Goldens are rendered in the gate's fixed context (the
+schema defaults, the scenario's Typha decision and ``repo`` set to
+``capability.CHECK_REPO``), not a cluster's; each distinct rendering is stored once
 (the CRDs, a legacy version's single file, calico-node with Typha at 3 or 4 replicas).
 A difference is explained twice: a unified diff of the text, and per object
 ``Kind namespace/name: path old -> new``.
@@ -25,7 +27,7 @@ from typing import Any
 
 from .errors import CalicoRenderError
 from .fsutil import write_tree
-from .parse import parse_stream
+from .parse import K8sObject, parse_stream
 from .yamlio import read_text
 
 COMMON = "common"
@@ -103,14 +105,20 @@ def file_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[FileCha
     return out
 
 
-def write_golden(directory: Path, new: Mapping[str, str]) -> list[FileChange]:
+def write_golden(
+    directory: Path, new: Mapping[str, str], changes: Sequence[FileChange] | None = None
+) -> list[FileChange]:
     """Make ``directory`` hold exactly ``new``; unchanged files are not touched.
 
-    Every changed file is staged beside its target and renamed into place, so an
-    interrupt leaves each golden file whole (old or new); stale files go last.
+    ``changes`` are :func:`file_changes` of the goldens now in ``directory`` against
+    ``new`` when the caller has them (the gate compared them already); otherwise the
+    goldens are loaded to find them. Every changed file is staged beside its target and
+    renamed into place, so an interrupt leaves each golden file whole (old or new);
+    stale files go last.
     """
-    old = load_golden(directory) or {}
-    changes = file_changes(old, new)
+    if changes is None:
+        changes = file_changes(load_golden(directory) or {}, new)
+    changes = list(changes)
     write_tree(directory, {c.path: new[c.path] for c in changes if c.change != "removed"})
     for c in changes:
         if c.change == "removed":
@@ -240,10 +248,10 @@ def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | Non
     return [(path, _show(old), _show(new))]
 
 
-def _objects(text: str, file: str) -> dict[str, Any]:
+def _objects(objects: Iterable[K8sObject]) -> dict[str, Any]:
     """Objects of a rendered file keyed by ``Kind namespace/name`` (repeats numbered)."""
     out: dict[str, Any] = {}
-    for obj in parse_stream(text, file):
+    for obj in objects:
         ref = obj.ref
         n = 2
         while ref in out:
@@ -264,17 +272,26 @@ def _scenario_view(files: Mapping[str, str], scenario: str) -> dict[str, str]:
 
 
 def object_changes(
-    old: Mapping[str, str], new: Mapping[str, str], scenarios: Iterable[str]
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    scenarios: Iterable[str],
+    known: Mapping[tuple[str, str], Sequence[K8sObject]] | None = None,
 ) -> list[ObjectChange]:
-    """Field-level changes per object, merged across the scenarios they appear in."""
+    """Field-level changes per object, merged across the scenarios they appear in.
+
+    ``known`` holds files already parsed, keyed by (file name, text), such as the
+    renders the gate parsed; any other file is parsed here, once.
+    """
     merged: dict[tuple[str, str, str | None, str | None], ObjectChange] = {}
     parsed: dict[tuple[str, str], dict[str, Any] | str] = {}
+    known = known or {}
 
     def objects(text: str, file: str) -> dict[str, Any] | str:
         key = (file, text)
         if key not in parsed:
             try:
-                parsed[key] = _objects(text, file)
+                found = known.get(key)
+                parsed[key] = _objects(found if found is not None else parse_stream(text, file))
             except CalicoRenderError as exc:
                 parsed[key] = str(exc)
         return parsed[key]

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import capability, compare, kubeschema, policy, release, rules
+from . import capability, compare, kubeschema, release
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
@@ -28,7 +28,6 @@ from .report import (
     LEGACY,
     MISSING,
     PASS,
-    SKIP,
     UPDATED,
     CheckReport,
     Finding,
@@ -36,7 +35,7 @@ from .report import (
     VersionResult,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
-from .tree import VersionDir, list_versions, resolve_version
+from .tree import VersionDir, list_versions
 from .yamlio import C_LOADER
 
 
@@ -84,7 +83,7 @@ class Renders:
         ] = {}
 
     def get(
-        self, typha: dict[str, str]
+        self, typha: Mapping[str, str]
     ) -> tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]]:
         key = tuple(sorted(typha.items()))
         if key not in self._cache:
@@ -93,6 +92,20 @@ class Renders:
             objects = [o for name, text in files for o in self._parse(name, text)]
             self._cache[key] = (ctx, files, objects)
         return self._cache[key]
+
+    def render(
+        self, version: VersionDir, typha: Mapping[str, str]
+    ) -> tuple[dict[str, Any], list[K8sObject]]:
+        """:data:`capability.Render` over these renders (``version`` must be theirs)."""
+        if version != self.version:
+            raise ValueError(f"renders of {self.version.name} asked for {version.name}")
+        ctx, _, objects = self.get(typha)
+        return ctx, objects
+
+    @property
+    def parsed(self) -> Mapping[tuple[str, str], list[K8sObject]]:
+        """Every rendered file parsed so far, keyed by (file name, text)."""
+        return self._parsed
 
     def _parse(self, name: str, text: str) -> list[K8sObject]:
         """Parse a rendered file once even when several contexts render it alike (CRDs)."""
@@ -104,29 +117,26 @@ class Renders:
 
 def assess(renders: Renders) -> capability.CapabilityReport:
     """The Typha contract judged on the shared renders (off, on at two replica counts)."""
-    version = renders.version
-    off_ctx, _, off = renders.get(policy.decide_typha(1).context())
-    scen = [capability.Scenario("off", off_ctx, tuple(off))]
-    on: dict[int, tuple[K8sObject, ...]] = {}
-    for nodes in capability.CONTRACT_NODES:
-        decision = policy.decide_typha(nodes)
-        ctx, _, objs = renders.get(decision.context())
-        on[decision.replicas] = tuple(objs)
-        scen.append(capability.Scenario(f"on-{decision.replicas}", ctx, tuple(objs)))
-    return capability.CapabilityReport(
-        version=version.name,
-        files=tuple(f.name for f in version.files),
-        dialect="/".join(version.dialects),
-        items=capability.check_contract(off, on),
-        scenarios=tuple(scen),
-    )
+    return capability.assess_capability(renders.version, render=renders.render)
 
 
-def release_rules(renders: Renders) -> list[Finding]:
-    """Release rules on the first Typha-on render (3 replicas), as ``release`` judges them."""
-    nodes = release.RULE_NODES
-    ctx, _, objects = renders.get(policy.decide_typha(nodes).context())
-    found = rules.run_rules(rules.RuleInput(objects, renders.version.name, ctx, nodes))
+def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
+    """A capability failure per contract item that incomplete Typha templates miss."""
+    return [
+        Finding(
+            "capability",
+            item.id,
+            "error",
+            f"Typha templates incomplete: missing {item.description}"
+            + (f" ({item.detail})" if item.detail else ""),
+        )
+        for item in cap.items
+        if not item.ok
+    ]
+
+
+def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
+    """The release rules as ``capability`` judges them, as report findings."""
     return [
         Finding(
             "rules",
@@ -136,7 +146,7 @@ def release_rules(renders: Renders) -> list[Finding]:
             object=f.object,
             file=f"{f.file}:{f.line}" if f.file and f.line else f.file,
         )
-        for f in found
+        for f in release.release_rules(cap)
     ]
 
 
@@ -260,21 +270,14 @@ def _error(stage: str, exc: CalicoRenderError) -> Finding:
     return Finding(stage, f"{stage}-error", "error", exc.message, file=exc.location())
 
 
-def check_version(name: str, options: CheckOptions) -> VersionResult:
-    """Run every stage for version ``name`` in this process."""
-    result, inputs = prepare_version(name, options)
-    items = [(i.digest, i.obj.data) for i in inputs]
-    finish_schema(result, inputs, validate_objects(options.kube_versions, items))
-    return result
-
-
-def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
+def prepare_version(
+    version: VersionDir, options: CheckOptions
+) -> tuple[VersionResult, list[SchemaInput]]:
     """Every stage but schema validation, and the distinct objects left to validate.
 
     Validation is left to the caller so objects repeated across versions (and worker
     processes) are validated once. A failing stage never raises.
     """
-    version = resolve_version(name, options.root)
     result = VersionResult(
         version.name, [f.name for f in version.files], "/".join(version.dialects)
     )
@@ -291,10 +294,12 @@ def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, li
     renders: list[ScenarioRender] = []
     try:
         cap = assess(shared)
-        capable = cap.capable
-        result.capable = capable
-        result.missing = [i.description for i in cap.items if not i.ok]
-        st["capability"] = PASS if capable else LEGACY
+        result.missing = cap.missing
+        if not cap.capable and not cap.legacy:
+            st["capability"] = FAIL
+            result.findings.extend(incomplete_findings(cap))
+            return result, []
+        st["capability"] = PASS if cap.capable else LEGACY
         renders = render_scenarios(shared, cap)
         result.scenarios = [
             ScenarioResult(r.scenario.name, r.scenario.nodes, r.scenario.operation, r.decision)
@@ -304,17 +309,22 @@ def prepare_version(name: str, options: CheckOptions) -> tuple[VersionResult, li
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
-    if capable:
-        rule_findings = release_rules(shared)
-        result.findings.extend(rule_findings)
-        st["rules"] = FAIL if any(f.severity == "error" for f in rule_findings) else PASS
+    if cap.capable:
+        found = rule_findings(cap)
+        result.findings.extend(found)
+        st["rules"] = FAIL if any(f.severity == "error" for f in found) else PASS
     else:
         st["rules"] = LEGACY
-    _goldens(result, renders, options)
+    _goldens(result, renders, shared.parsed, options)
     return result, schema_inputs(renders)
 
 
-def _goldens(result: VersionResult, renders: list[ScenarioRender], options: CheckOptions) -> None:
+def _goldens(
+    result: VersionResult,
+    renders: list[ScenarioRender],
+    parsed: Mapping[tuple[str, str], Sequence[K8sObject]],
+    options: CheckOptions,
+) -> None:
     new = golden_output(renders)
     result.rendered = new
     directory = options.golden / result.version
@@ -340,7 +350,7 @@ def _goldens(result: VersionResult, renders: list[ScenarioRender], options: Chec
         return
     g.status = result.stages["goldens"] = FAIL
     g.diff = compare.unified_diff(old, new, f"golden/{result.version}")
-    g.changes = compare.object_changes(old, new, [r.scenario.name for r in renders])
+    g.changes = compare.object_changes(old, new, [r.scenario.name for r in renders], parsed)
     for s in result.scenarios:
         mine = [c.describe() for c in g.changes if s.name in c.scenarios]
         s.changes = mine
@@ -352,7 +362,11 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
     if result.rendered is None or result.golden.status not in (FAIL, MISSING):
         return
     directory = options.golden / result.version
-    result.golden.files = compare.write_golden(directory, result.rendered)
+    if result.golden.status == FAIL:
+        changes = result.golden.files  # what the comparison found
+    else:  # MISSING: there are no goldens, every file is new
+        changes = compare.file_changes({}, result.rendered)
+    result.golden.files = compare.write_golden(directory, result.rendered, changes)
     result.golden.status = result.stages["goldens"] = UPDATED
     for s in result.scenarios:
         s.golden = UPDATED if s.golden in (FAIL, MISSING) else s.golden
@@ -361,11 +375,11 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
 # --- the whole tree ------------------------------------------------------------------
 
 
-def _prepare(name: str, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
+def _prepare(version: VersionDir, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
     try:
-        return prepare_version(name, options)
+        return prepare_version(version, options)
     except CalicoRenderError as exc:
-        result = VersionResult(name, [], "")
+        result = VersionResult(version.name, [], "")
         result.stages["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
@@ -421,17 +435,18 @@ def run_check(
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
-    names = [v.name for v in list_versions(options.root)]
+    versions = list_versions(options.root)
+    names = [v.name for v in versions]
     merger = _Merger(options, progress)
     kube = options.kube_versions
     jobs = max(1, min(options.jobs, len(names) or 1))
     if jobs == 1:
-        for name in names:
-            new = merger.add(name, _prepare(name, options))
+        for version in versions:
+            new = merger.add(version.name, _prepare(version, options))
             merger.validated(validate_objects(kube, new))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            prepared = {pool.submit(_prepare, name, options): name for name in names}
+            prepared = {pool.submit(_prepare, v, options): v.name for v in versions}
             pending: set[Future[Any]] = set(prepared)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -461,10 +476,8 @@ def default_jobs() -> int:
 
 
 __all__ = [
-    "SKIP",
     "CheckOptions",
     "apply_update",
-    "check_version",
     "default_jobs",
     "run_check",
 ]

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import policy, schemas
-from .capability import CapabilityReport, assess_capability
+from .capability import CapabilityReport
 from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
 from .rules import Finding, RuleInput, blocking, run_rules
-from .tree import VersionDir
 
-#: The node count rules judge: the smallest cluster that gets Typha.
+#: The node count rules judge: the smallest cluster that gets Typha (3 replicas).
 RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
 
 
@@ -28,7 +27,7 @@ class ReleaseReport:
     rules: tuple[Finding, ...]
     schema: tuple[SchemaFinding, ...]
     kube_versions: tuple[str, ...]
-    nodes: int
+    nodes: int = RULE_NODES
 
     @property
     def release_ready(self) -> bool:
@@ -55,16 +54,20 @@ class ReleaseReport:
         return out
 
 
+def release_rules(report: CapabilityReport) -> list[Finding]:
+    """The release rules on the contract's Typha-on render for :data:`RULE_NODES`."""
+    on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)
+    return run_rules(RuleInput(on.objects, report.version, on.context, RULE_NODES))
+
+
 def assess_release(
-    version: VersionDir, kube_versions: Sequence[str] | None = None, nodes: int = RULE_NODES
+    report: CapabilityReport, kube_versions: Sequence[str] | None = None
 ) -> ReleaseReport:
-    """Check ``version`` for release: rules on the first Typha-on render (3 replicas) for
-    ``nodes``, and every object of every render schema-checked once per Kubernetes version.
+    """Check a version for release from its capability ``report``: the rules on its
+    Typha-on render (3 replicas), and every object of every render the report holds
+    schema-checked once per Kubernetes version.
     """
     validator = SchemaValidator(kube_versions)
-    report = assess_capability(version)
-    on = report.scenarios[1]
-    findings = run_rules(RuleInput(on.objects, version.name, on.context, nodes))
     seen: set[tuple[str, str, str, str, str, str]] = set()
     schema: list[SchemaFinding] = []
     for scenario in report.scenarios:
@@ -74,4 +77,5 @@ def assess_release(
                 seen.add(key)
                 schema.append(f)
     schema.sort(key=schema_sort_key)
-    return ReleaseReport(report, tuple(findings), tuple(schema), validator.kube_versions, nodes)
+    findings = release_rules(report)
+    return ReleaseReport(report, tuple(findings), tuple(schema), validator.kube_versions)

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import schemas
 from .compare import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
+CHECK_REPORT_SCHEMA = "check-report.schema.json"
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Finding:
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
+        # Not asdict: the check report spells kube_version as kubeVersion.
         return {
             "stage": self.stage,
             "id": self.id,
@@ -65,14 +68,7 @@ class ScenarioResult:
     changes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "nodes": self.nodes,
-            "operation": self.operation,
-            "decision": self.decision,
-            "golden": self.golden,
-            "changes": list(self.changes),
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -90,7 +86,7 @@ class GoldenResult:
         return {
             "status": self.status,
             "directory": self.directory,
-            "files": [{"path": f.path, "change": f.change} for f in self.files],
+            "files": [asdict(f) for f in self.files],
             "objectChanges": [c.to_dict() for c in self.changes],
             "diff": self.diff,
             "command": self.command,
@@ -104,7 +100,7 @@ class VersionResult:
     version: str
     files: list[str]
     dialect: str
-    capable: bool | None = None
+    #: The contract items the version misses (legacy or incomplete Typha templates).
     missing: list[str] = field(default_factory=list)
     stages: dict[str, str] = field(default_factory=lambda: dict.fromkeys(STAGES, SKIP))
     findings: list[Finding] = field(default_factory=list)
@@ -114,8 +110,15 @@ class VersionResult:
     rendered: dict[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
+    def capable(self) -> bool | None:
+        """Whether the Typha contract holds; None when the capability stage did not run."""
+        status = self.stages["capability"]
+        return None if status == SKIP else status == PASS
+
+    @property
     def legacy(self) -> bool:
-        return self.capable is False
+        """No Typha templates at all: passes as legacy, release rules not applied."""
+        return self.stages["capability"] == LEGACY
 
     @property
     def passed(self) -> bool:
@@ -178,7 +181,7 @@ def _cell(v: VersionResult, stage: str) -> str:
     status = v.stages.get(stage, SKIP)
     if stage == "capability":
         if status == FAIL:
-            return "error"
+            return "FAIL"
         return "-" if v.capable is None else ("yes" if v.capable else "legacy")
     return {
         PASS: "ok",
@@ -239,6 +242,11 @@ def _details(v: VersionResult) -> list[str]:
         for s in v.scenarios:
             if s.decision.get("compatibility"):
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
+    if v.stages["capability"] == FAIL:
+        out.append(
+            "  capability: Typha templates present but incomplete; neither capable nor "
+            "legacy, so rules, schema and goldens are not checked"
+        )
     for f in v.findings:
         if f.severity != "info":
             out.append(f"  {f.stage}: {f.describe()}")
@@ -263,7 +271,10 @@ def _details(v: VersionResult) -> list[str]:
 
 
 def render_json(report: CheckReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The report as JSON, checked against ``schemas/check-report.schema.json``."""
+    data = report.to_dict()
+    schemas.validate_output(CHECK_REPORT_SCHEMA, data)
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 # --- JUnit --------------------------------------------------------------------------

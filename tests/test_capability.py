@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
-from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contract
+from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contract, typha_traces
 from renderer.parse import K8sObject
-from renderer.tree import list_versions, resolve_version
+from renderer.tree import VersionDir, list_versions, resolve_version
 
 from .gatehelp import TREE, needs_engine, typha_on_objects
 
@@ -107,6 +109,48 @@ def test_fixture_good_version_is_capable() -> None:
 
 
 @needs_engine
+def test_render_is_the_callers_and_each_context_renders_once() -> None:
+    from renderer import gate, release
+    from renderer.capability import render_objects
+
+    version = resolve_version("v9.4.0", TREE)
+    asked: list[dict[str, str]] = []
+
+    def counting(v: VersionDir, typha: Mapping[str, str]) -> Any:
+        asked.append(dict(typha))
+        return render_objects(v, typha)
+
+    report = assess_capability(version, render=counting)
+    assert asked == [
+        {"allowTypha": "false", "typhaReplicas": "0"},
+        {"allowTypha": "true", "typhaReplicas": "3"},
+        {"allowTypha": "true", "typhaReplicas": "4"},
+    ]
+    assert [(s.name, s.replicas) for s in report.scenarios] == [
+        ("off", 0),
+        ("on-3", 3),
+        ("on-4", 4),
+    ]
+    assert report.typha_on(4).name == "on-4"
+    with pytest.raises(KeyError):
+        report.typha_on(0)
+    on = report.typha_on(3)
+    assert on.context["typhaReplicas"] == "3"
+    # The gate's shared renders give the same verdict, and its scenarios reuse them.
+    shared = gate.Renders(version)
+    cap = gate.assess(shared)
+    assert (cap.items, cap.typha) == (report.items, report.typha)
+    gate.render_scenarios(shared, cap)
+    assert len(shared._cache) == 3
+    with pytest.raises(ValueError, match=r"renders of v9\.4\.0 asked for v9\.1\.0"):
+        shared.render(resolve_version("v9.1.0", TREE), {})
+    # Release rules judge the 3-replica render of the report they are given.
+    found = release.release_rules(report)
+    assert [f.rule for f in found] == ["typha-anti-affinity"]
+    assert [(f.stage, f.id) for f in gate.rule_findings(cap)] == [("rules", "typha-anti-affinity")]
+
+
+@needs_engine
 def test_text_search_trap_is_not_capable() -> None:
     vdir = resolve_version("v9.2.0", TREE)
     text = vdir.files[0].path.read_text()
@@ -139,6 +183,72 @@ def test_hard_coded_replicas_is_not_capable() -> None:
 
 
 @needs_engine
+def test_incomplete_typha_templates_are_not_legacy() -> None:
+    report = assess_capability(resolve_version("v9.3.0", TREE))
+    assert not report.capable and not report.legacy
+    assert "Deployment kube-system/calico-typha" in report.typha
+    assert report.verdict == (
+        "Typha templates incomplete: missing Deployment calico-typha replicas "
+        "following typhaReplicas"
+    )
+
+
+@needs_engine
+@pytest.mark.parametrize("version", ["v9.0.0", "v9.2.0"])
+def test_no_typha_objects_is_legacy(version: str) -> None:
+    """v9.2.0 mentions Typha only in comments and unrelated objects: still legacy."""
+    report = assess_capability(resolve_version(version, TREE))
+    assert not report.capable and report.legacy and report.typha == ()
+    assert report.verdict == "legacy: no Typha templates"
+
+
+def test_any_typha_object_or_pointer_in_an_on_render_is_a_trace() -> None:
+    on = {r: typha_on_objects(replicas=r) for r in (3, 4)}
+    assert typha_traces(on) == (
+        "Deployment kube-system/calico-typha",
+        "Service kube-system/calico-typha",
+        "PodDisruptionBudget kube-system/calico-typha",
+        "ConfigMap calico-config typha_service_name: calico-typha",
+        "calico-node: FELIX_TYPHAK8SSERVICENAME reads calico-config.typha_service_name = "
+        "'calico-typha'",
+    )
+    off = _off(on[3])
+    assert typha_traces({3: off, 4: off}) == ()
+
+    def literal(data: dict) -> None:  # type: ignore[type-arg]
+        env = data["spec"]["template"]["spec"]["containers"][0]["env"]
+        env[1] = {"name": "FELIX_TYPHAK8SSERVICENAME", "value": "calico-typha"}
+
+    pointed = _with(off, "DaemonSet", "calico-node", literal)
+    assert typha_traces({3: pointed, 4: off}) == (
+        "calico-node: FELIX_TYPHAK8SSERVICENAME is 'calico-typha'",
+    )
+
+
+@needs_engine
+def test_capability_text_says_incomplete_or_legacy(capsys: pytest.CaptureFixture[str]) -> None:
+    from .clihelp import run
+
+    args = ("--manifests", str(TREE), "--kube-version", "1.30")
+    r = run(capsys, "capability", "--version", "v9.3.0", *args)
+    assert r.code == 1
+    assert "Typha-capable: no (Typha templates incomplete: missing Deployment calico-typha " in (
+        r.out
+    )
+    assert "Release-ready: no (Typha templates incomplete)" in r.out
+    r = run(capsys, "capability", "--version", "v9.2.0", *args)
+    assert r.code == 1
+    assert "Typha-capable: no (legacy: no Typha templates)" in r.out
+    assert "Release-ready: no (not Typha-capable: unusable above 50 nodes)" in r.out
+    r = run(capsys, "versions", "--manifests", str(TREE))
+    assert r.code == 0
+    assert r.err == (
+        "calico-render: warning: v9.3.0: Typha templates incomplete: missing Deployment "
+        "calico-typha replicas following typhaReplicas\n"
+    )
+
+
+@needs_engine
 def test_legacy_fixture_names_every_missing_item() -> None:
     assert _failed("v9.0.0") == {
         "typha-service",
@@ -168,6 +278,7 @@ def test_no_anti_affinity_is_still_capable() -> None:
 def test_bundled_capability(version: str, capable: bool) -> None:
     report = assess_capability(resolve_version(version))
     assert report.capable is capable, report.missing
+    assert report.legacy is not capable
 
 
 @needs_engine

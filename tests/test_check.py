@@ -252,3 +252,146 @@ def test_progress_line_per_version_on_a_terminal_only_for_text(
     j = check(capsys, tree, "--format", "json")
     assert j.err == ""
     json.loads(j.out)
+
+
+# --- the fixture tree: capable, legacy, text-search trap, incomplete, rule failure ----
+
+
+@pytest.fixture
+def fixtures(tmp_path: Path) -> Path:
+    """A copy of the fixture tree whose goldens were written by ``--update-golden``."""
+    from .gatehelp import TREE
+
+    root = tmp_path / "fixtures"
+    shutil.copytree(TREE, root)
+    return root
+
+
+def test_fixture_verdicts_per_version_in_text(
+    capsys: pytest.CaptureFixture[str], fixtures: Path
+) -> None:
+    check(capsys, fixtures, "--update-golden")
+    r = check(capsys, fixtures)
+    assert r.code == 1
+    rows = {line.split()[0]: line.split() for line in r.out.splitlines() if line[:2] == "v9"}
+    # VERSION DIALECT TEMPLATES CAPABLE RULES SCHEMA GOLDENS RESULT
+    assert rows["v9.0.0"][2:] == ["ok", "legacy", "legacy", "ok", "ok", "pass"]
+    assert rows["v9.1.0"][2:] == ["ok", "yes", "ok", "ok", "ok", "pass"]
+    assert rows["v9.2.0"][2:] == ["ok", "legacy", "legacy", "ok", "ok", "pass"]
+    assert rows["v9.3.0"][2:] == ["ok", "FAIL", "-", "-", "-", "FAIL"]
+    assert rows["v9.4.0"][2:] == ["ok", "yes", "FAIL", "ok", "ok", "FAIL"]
+    assert (
+        "capability: [error] typha-replicas: Typha templates incomplete: missing "
+        "Deployment calico-typha replicas following typhaReplicas (typhaReplicas=4: "
+        "typhaReplicas=4 rendered replicas 3)" in r.out
+    )
+    assert "Typha templates present but incomplete" in r.out
+    assert "[error] typha-anti-affinity:" in r.out
+    assert r.out.rstrip().endswith("FAIL: 2 of 5 versions failed: v9.3.0, v9.4.0")
+
+
+def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
+    capsys: pytest.CaptureFixture[str], fixtures: Path
+) -> None:
+    u = check(capsys, fixtures, "--update-golden", "--format", "json")
+    assert u.code == 1
+    golden = fixtures.parent / "golden"
+    assert not (golden / "v9.3.0").exists() and (golden / "v9.2.0").is_dir()
+    r = check(capsys, fixtures, "--format", "json")
+    assert r.code == 1
+    data = json.loads(r.out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    by = {v["version"]: v for v in data["versions"]}
+    bad = by["v9.3.0"]
+    assert (bad["capable"], bad["legacy"], bad["passed"]) == (False, False, False)
+    assert bad["stages"] == {
+        "templates": "pass",
+        "capability": "fail",
+        "rules": "skip",
+        "schema": "skip",
+        "goldens": "skip",
+    }
+    assert bad["missing"] == ["Deployment calico-typha replicas following typhaReplicas"]
+    assert [(f["stage"], f["id"], f["severity"]) for f in bad["findings"]] == [
+        ("capability", "typha-replicas", "error")
+    ]
+    assert bad["findings"][0]["message"].startswith(
+        "Typha templates incomplete: missing Deployment calico-typha replicas"
+    )
+    assert bad["scenarios"] == []
+    trap = by["v9.2.0"]
+    assert (trap["capable"], trap["legacy"], trap["passed"]) == (False, True, True)
+    assert trap["stages"]["capability"] == trap["stages"]["rules"] == "legacy"
+    assert [s["name"] for s in trap["scenarios"]] == ["nodes-50", "upgrade-51"]
+    rules = by["v9.4.0"]
+    assert (rules["capable"], rules["legacy"], rules["passed"]) == (True, False, False)
+    assert rules["stages"]["capability"] == "pass" and rules["stages"]["rules"] == "fail"
+    assert [f["id"] for f in rules["findings"] if f["severity"] == "error"] == [
+        "typha-anti-affinity"
+    ]
+    assert data["summary"] == {"versions": 5, "passed": 3, "failed": 2, "legacy": 2}
+
+
+def test_incomplete_typha_templates_fail_in_junit(
+    capsys: pytest.CaptureFixture[str], fixtures: Path
+) -> None:
+    check(capsys, fixtures, "--update-golden")
+    r = check(capsys, fixtures, "--format", "junit")
+    assert r.code == 1
+    root = ET.fromstring(r.out)
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    cases = suites["calico v9.3.0"].findall("testcase")
+    assert [c.get("name") for c in cases] == ["v9.3.0"]
+    failure = cases[0].find("failure")
+    assert failure is not None and failure.get("message") == "failed stages: capability"
+    assert "typha-replicas: Typha templates incomplete" in (failure.text or "")
+    trap = suites["calico v9.2.0"]
+    assert trap.get("failures") == "0" and trap.get("tests") == "3"
+    failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert failed == [
+        "v9.3.0",
+        "v9.4.0",
+        "v9.4.0 rule typha-anti-affinity Deployment kube-system/calico-typha",
+    ]
+
+
+def test_the_tree_is_scanned_once_and_json_built_once(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer import gate, report, tree
+
+    scans: list[object] = []
+    real = gate.list_versions
+
+    def listing(root: Path | None = None) -> list[tree.VersionDir]:
+        scans.append(root)
+        return real(root)
+
+    def no_resolve(*args: object) -> None:
+        raise AssertionError("a version was resolved again")
+
+    built: list[object] = []
+    to_dict = report.CheckReport.to_dict
+
+    def counted(self: report.CheckReport) -> dict[str, object]:
+        built.append(self)
+        return to_dict(self)
+
+    monkeypatch.setattr(gate, "list_versions", listing)
+    monkeypatch.setattr(tree, "resolve_version", no_resolve)
+    monkeypatch.setattr(report.CheckReport, "to_dict", counted)
+    r = run(
+        capsys,
+        "check",
+        "--manifests",
+        str(fixtures),
+        "--golden",
+        str(fixtures.parent / "golden"),
+        *KUBE,
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    )
+    assert r.code == 1 and json.loads(r.out)["summary"]["versions"] == 5
+    assert scans == [fixtures] and len(built) == 1

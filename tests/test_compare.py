@@ -188,3 +188,43 @@ def test_interrupted_update_leaves_every_old_golden_whole(
 
 def test_load_golden_none_when_missing(tmp_path: Path) -> None:
     assert compare.load_golden(tmp_path / "nope") is None
+
+
+def test_object_changes_reuse_files_already_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from renderer.parse import parse_stream
+
+    old = golden_files(outputs(mtu="0"))
+    new = golden_files(outputs(mtu="1440"))
+    name = "002-calico.yaml"
+    renders = [new[f"{scenario}/{name}"] for scenario in ("off", "on")]
+    known = {(name, text): parse_stream(text, name) for text in renders}
+    parsed: list[str] = []
+
+    def counting(text: str, file: str) -> list:  # type: ignore[type-arg]
+        parsed.append(text)
+        return parse_stream(text, file)
+
+    monkeypatch.setattr(compare, "parse_stream", counting)
+    changes = object_changes(old, new, ["off", "on"], known)
+    assert [c.describe() for c in changes] == [
+        'ConfigMap kube-system/calico-config: data.veth_mtu "0" -> "1440"'
+    ]
+    # Only the golden side is parsed, each file once: the renders were known.
+    assert parsed == [old[f"off/{name}"], old[f"on/{name}"]]
+
+
+def test_write_golden_uses_changes_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = golden_files(outputs())
+    compare.write_golden(tmp_path, first)
+    second = golden_files(outputs(mtu="9"))
+    changes = compare.file_changes(first, second)
+
+    def unused(directory: Path) -> None:
+        raise AssertionError("goldens reloaded")
+
+    monkeypatch.setattr(compare, "load_golden", unused)
+    assert compare.write_golden(tmp_path, second, changes) == changes
+    monkeypatch.undo()
+    assert compare.load_golden(tmp_path) == second

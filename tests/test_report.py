@@ -18,7 +18,7 @@ def dec(name: str, nodes: int) -> dict[str, object]:
 
 
 def sample() -> report.CheckReport:
-    ok = report.VersionResult("v1.0.0", ["calico.yaml"], "go", capable=False, missing=["x"])
+    ok = report.VersionResult("v1.0.0", ["calico.yaml"], "go", missing=["x"])
     ok.stages = {
         "templates": "pass",
         "capability": "legacy",
@@ -30,7 +30,7 @@ def sample() -> report.CheckReport:
     ok.scenarios = [
         report.ScenarioResult("nodes-50", 50, "install", dec("nodes-50", 50), golden="missing")
     ]
-    bad = report.VersionResult("v2.0.0", ["a.yaml"], "go", capable=True)
+    bad = report.VersionResult("v2.0.0", ["a.yaml"], "go")
     bad.stages = {
         "templates": "pass",
         "capability": "pass",
@@ -95,3 +95,60 @@ def test_junit_counts_and_cases() -> None:
     assert (root.get("tests"), root.get("failures"), root.get("time")) == ("6", "5", "0")
     missing = next(c for c in root.iter("testcase") if c.get("name") == "v1.0.0 nodes-50")
     assert "calico-render check --up" in (missing.findtext("failure") or "")
+
+
+def incomplete() -> report.VersionResult:
+    """A version whose Typha templates miss a contract item: capability fails."""
+    v = report.VersionResult("v3.0.0", ["a.yaml"], "go", missing=["Deployment x replicas"])
+    v.stages["templates"] = "pass"
+    v.stages["capability"] = "fail"
+    v.findings = [
+        report.Finding(
+            "capability",
+            "typha-replicas",
+            "error",
+            "Typha templates incomplete: missing Deployment x replicas",
+        )
+    ]
+    return v
+
+
+def test_capable_and_legacy_follow_the_capability_stage() -> None:
+    v = report.VersionResult("v0", [], "go")
+    assert (v.capable, v.legacy) == (None, False)
+    for status, capable, legacy in (("pass", True, False), ("legacy", False, True)):
+        v.stages["capability"] = status
+        assert (v.capable, v.legacy) == (capable, legacy)
+    v = incomplete()
+    assert (v.capable, v.legacy, v.passed) == (False, False, False)
+
+
+def test_capability_failure_in_every_format() -> None:
+    r = report.CheckReport("root", "golden", ["1.30"], [incomplete()])
+    text = report.render_text(r)
+    row = next(line.split() for line in text.splitlines() if line.startswith("v3"))
+    assert row == ["v3.0.0", "go", "ok", "FAIL", "-", "-", "-", "FAIL"]
+    assert "Typha templates present but incomplete" in text
+    assert "passes as legacy" not in text
+    assert (
+        "capability: [error] typha-replicas: Typha templates incomplete: missing "
+        "Deployment x replicas" in text
+    )
+    data = json.loads(report.render_json(r))
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    v = data["versions"][0]
+    assert (v["capable"], v["legacy"], v["passed"], v["stages"]["capability"]) == (
+        False,
+        False,
+        False,
+        "fail",
+    )
+    assert data["summary"] == {"versions": 1, "passed": 0, "failed": 1, "legacy": 0}
+    root = ET.fromstring(report.render_junit(r))
+    (case,) = root.iter("testcase")
+    failure = case.find("failure")
+    assert failure is not None and failure.get("message") == "failed stages: capability"
+    assert failure.text == (
+        "stage capability: fail\n[error] typha-replicas: Typha templates incomplete: "
+        "missing Deployment x replicas"
+    )

@@ -194,3 +194,20 @@ def test_adding_a_rule_is_one_function() -> None:
             rule(id="test-only-rule", severity=WARNING, message="x")(suspicious)
     finally:
         del REGISTRY["test-only-rule"]
+
+
+def test_finding_dict_is_its_fields_as_the_capability_schema_wants() -> None:
+    from renderer import schemas
+
+    f = Finding("typha-probes", ERROR, "m", TYPHA, "spec.x", "v/001-typha.yaml", 3)
+    assert f.to_dict() == {
+        "rule": "typha-probes",
+        "severity": "error",
+        "message": "m",
+        "object": TYPHA,
+        "field": "spec.x",
+        "file": "v/001-typha.yaml",
+        "line": 3,
+    }
+    ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
+    assert sorted(ref["required"]) == sorted(f.to_dict())

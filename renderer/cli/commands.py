@@ -63,7 +63,10 @@ def versions(root: Path | None, keys: bool) -> None:
     for v in list_versions(root):
         files = ", ".join(f.name for f in v.files)
         try:
-            typha = "capable" if assess_capability(v).capable else "not capable"
+            cap = assess_capability(v)
+            typha = "capable" if cap.capable else "not capable"
+            if not cap.capable and not cap.legacy:
+                warn(f"{v.name}: {cap.verdict}")
         except CalicoRenderError as exc:
             warn(f"{v.name}: {exc}")
             typha = "error"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..capability import assess_capability
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
@@ -25,7 +26,7 @@ def format_report(report: ReleaseReport) -> str:
     cap = report.capability
     lines = [
         f"Calico {cap.version} ({cap.dialect}: {', '.join(cap.files)})",
-        f"Typha-capable: {'yes' if cap.capable else 'no'}",
+        f"Typha-capable: {'yes' if cap.capable else f'no ({cap.verdict})'}",
     ]
     for item in cap.items:
         detail = f" -- {item.detail}" if item.detail and not item.ok else ""
@@ -44,7 +45,12 @@ def format_report(report: ReleaseReport) -> str:
         lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
         lines.extend(f"  {f}" for f in found)
     ready = report.release_ready
-    why = "" if ready or cap.capable else " (not Typha-capable: unusable above 50 nodes)"
+    if ready or cap.capable:
+        why = ""
+    elif cap.legacy:
+        why = " (not Typha-capable: unusable above 50 nodes)"
+    else:
+        why = " (Typha templates incomplete)"
     lines.append(f"Release-ready: {'yes' if ready else 'no'}{why}")
     return "\n".join(lines)
 
@@ -66,7 +72,7 @@ def capability(
     fmt: str,
 ) -> None:
     kube = resolve_kube_versions(kube_versions)
-    report = assess_release(resolve_version(version, root), kube)
+    report = assess_release(assess_capability(resolve_version(version, root)), kube)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:

@@ -9,7 +9,7 @@ reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..parse import K8sObject
@@ -42,15 +42,7 @@ class Finding:
     line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "message": self.message,
-            "object": self.object,
-            "field": self.field,
-            "file": self.file,
-            "line": self.line,
-        }
+        return asdict(self)
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.file else ""
