@@ -89,3 +89,24 @@ def test_validate_cli_on_a_date_value_is_clean(
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: 2024-01-01}\n")
     r = run(capsys, "validate", "--kube-version", "1.30", str(path))
     assert r.code == 0, r.out + r.err
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "apiVersion: v1\nkind: Foo/Bar\n",
+        'apiVersion: v1\nkind: "a\\0b"\n',
+        "apiVersion: v1\nkind: ../v1.30.0-local-strict/configmap\n",
+        "apiVersion: 5\nkind: 7\n",
+        "apiVersion: ../../x\nkind: ConfigMap\n",
+        "kind: ConfigMap\n",
+    ],
+)
+def test_validate_cli_on_odd_identity_is_a_finding(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, head: str
+) -> None:
+    path = tmp_path / "odd.yaml"
+    path.write_text(head + "metadata: {name: x}\n")
+    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
+    assert r.code == 1 and "Traceback" not in r.err and "internal error" not in r.err
+    assert f"{path}:1: error:" in r.out
