@@ -16,7 +16,7 @@ from typing import Any
 from . import plan as plan_mod
 from . import policy
 from .context import build_context, schema_defaults
-from .errors import RefusedError
+from .errors import InputError, RefusedError
 from .parse import K8sObject, parse_stream
 from .render import RenderedFile, join_stream, render_version, version_keys
 from .schemas import validate_output
@@ -42,6 +42,22 @@ class RenderResult:
         return join_stream(self.files)
 
 
+def check_nodes(nodes: object, key: str = "--nodes") -> int:
+    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    return nodes
+
+
+def check_operation(operation: object) -> str:
+    if operation not in policy.OPERATIONS:
+        raise InputError(
+            f"the operation must be one of {', '.join(policy.OPERATIONS)}, got {operation!r}",
+            key="--operation",
+        )
+    return str(operation)
+
+
 _CAPABILITY: dict[tuple[tuple[str, str], ...], tuple[bool, tuple[str, ...]]] = {}
 
 
@@ -63,6 +79,8 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
     """Route a request; capability is only assessed when the node count needs Typha."""
+    check_nodes(nodes)
+    check_operation(operation)
     if policy.decide_typha(nodes).allow_typha:
         capable, missing = typha_capability(version)
     else:
@@ -82,8 +100,11 @@ def render(
     """Resolve, route, build the context and render a Calico version for ``nodes``.
 
     Raises RefusedError when a first install above 50 nodes targets a version that is
-    not Typha-capable; nothing is rendered then.
+    not Typha-capable; nothing is rendered then. A bad ``nodes`` or ``operation`` is an
+    InputError (key ``--nodes``/``--operation``).
     """
+    check_nodes(nodes)
+    check_operation(operation)
     vdir = resolve_version(version, root)
     user = dict(user or {})
     route = plan_route(vdir, nodes, operation)
@@ -183,6 +204,9 @@ def plan(
     Each side is rendered as the policy routes it for an existing cluster; the target
     render is what the phases apply. ``capability`` defaults to the render-based check.
     """
+    check_nodes(nodes)
+    if from_nodes is not None:
+        check_nodes(from_nodes, "--from-nodes")
     assess = capability or typha_capability
     target_dir = resolve_version(to_version, root)
     source_dir = resolve_version(from_version, root) if from_version else target_dir

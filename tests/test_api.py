@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from renderer import api
-from renderer.errors import RefusedError
+from renderer.errors import InputError, RefusedError
 from renderer.resources import bundled_manifests
 from renderer.tree import COMPONENT, resolve_version
 
@@ -33,3 +33,24 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
     assert capable is False and any("Deployment calico-typha" in m for m in missing)
     with pytest.raises(RefusedError):
         api.render("v3.28.2", 601, root=tmp_path)
+
+
+@pytest.mark.parametrize("nodes", [0, -1, True, 1.5, "3", None])
+def test_bad_node_count_is_input_error_naming_nodes(nodes: object) -> None:
+    with pytest.raises(InputError) as exc:
+        api.render("v3.28", nodes)  # type: ignore[arg-type]
+    assert exc.value.key == "--nodes"
+    with pytest.raises(InputError) as exc:
+        api.plan("v3.28", nodes)  # type: ignore[arg-type]
+    assert exc.value.key == "--nodes"
+    if nodes is not None:  # from_nodes=None means "the same as nodes"
+        with pytest.raises(InputError) as exc:
+            api.plan("v3.28", 3, from_nodes=nodes)  # type: ignore[arg-type]
+        assert exc.value.key == "--from-nodes"
+
+
+@pytest.mark.parametrize("operation", ["bogus", "", None, 3])
+def test_bad_operation_is_input_error_naming_operation(operation: object) -> None:
+    with pytest.raises(InputError) as exc:
+        api.render("v3.28", 3, operation=operation)  # type: ignore[arg-type]
+    assert exc.value.key == "--operation" and "install" in exc.value.message
