@@ -6,18 +6,20 @@ exceptions and never print.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from . import plan as plan_mod
 from . import policy
+from .compile import template_digest
 from .context import build_context, schema_defaults
 from .errors import InputError, RefusedError
-from .parse import K8sObject, parse_stream
+from .kubeschema import SchemaFinding, SchemaValidator, errors
+from .parse import K8sObject, parse_files, parse_stream
 from .render import RenderedFile, join_stream, render_version, version_keys
 from .schemas import validate_output
 from .tree import VersionDir, resolve_version
@@ -40,6 +42,46 @@ class RenderResult:
 
     def stream(self) -> str:
         return join_stream(self.files)
+
+    @cached_property
+    def objects(self) -> tuple[K8sObject, ...]:
+        """The rendered objects, parsed once (on first use) with their file and line."""
+        return tuple(parse_files((f.name, f.text) for f in self.files))
+
+
+@dataclass(frozen=True)
+class RenderCheck:
+    """Strict schema findings for a render; ``ok`` says whether it may be written."""
+
+    kube_versions: tuple[str, ...]
+    findings: tuple[SchemaFinding, ...]
+
+    @property
+    def errors(self) -> list[SchemaFinding]:
+        return errors(self.findings)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        """The one line explaining why nothing was written (when not ``ok``)."""
+        return (
+            f"{len(self.errors)} schema error(s) on Kubernetes "
+            f"{', '.join(self.kube_versions)}; nothing written"
+        )
+
+
+def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> RenderCheck:
+    """Schema-check a render (strict) before anything is written.
+
+    The policy: a render with any error finding is not written (exit 1); findings that
+    are not errors (custom resources not checked) are reported and do not block.
+    ``kube_versions`` empty means the default (newest shipped) versions.
+    """
+    validator = SchemaValidator(kube_versions)
+    findings = validator.validate_all(result.objects)
+    return RenderCheck(validator.kube_versions, tuple(findings))
 
 
 def check_nodes(nodes: object, key: str = "--nodes") -> int:
@@ -69,7 +111,7 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
     """
     from .capability import assess_capability
 
-    key = tuple((tf.name, hashlib.sha256(tf.path.read_bytes()).hexdigest()) for tf in version.files)
+    key = tuple((tf.name, template_digest(tf)) for tf in version.files)
     cached = _CAPABILITY.get(key)
     if cached is None:
         report = assess_capability(version)

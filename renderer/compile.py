@@ -9,9 +9,12 @@ rendered for several scenarios is compiled once.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import threading
+import time
 from collections.abc import Mapping
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeGuard
 
@@ -195,10 +198,16 @@ class JinjaTemplate:
             raise TemplateError(f"{type(exc).__name__}: {exc}", file=self.name, line=line) from None
 
 
-def compile_source(source: str, name: str, dialect: str) -> CompiledTemplate:
+def source_digest(source: str) -> str:
+    """The content key of a template: compile cache, capability memo."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def compile_source(
+    source: str, name: str, dialect: str, *, digest: str | None = None
+) -> CompiledTemplate:
     """Compile ``source`` in ``dialect`` ("go" or "jinja2"), cached by content."""
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    cache_key = (dialect, name, digest)
+    cache_key = (dialect, name, digest or source_digest(source))
     with _LOCK:
         cached = _CACHE.get(cache_key)
     if cached is not None:
@@ -217,5 +226,59 @@ def compile_source(source: str, name: str, dialect: str) -> CompiledTemplate:
     return compiled
 
 
+# --- template files: read and hash once while they stay unchanged ----------------------
+
+#: A file changed less than this long ago may change again within the same timestamp
+#: tick without its stat changing ("racy" in git's terms): its digest is not remembered.
+RACY_NS = 2_000_000_000
+_Signature = tuple[int, int, int, int]
+_DIGESTS: dict[str, tuple[_Signature, str]] = {}
+
+
+def _signature(path: Path) -> _Signature | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # read_text reports it
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def _known_digest(path: Path) -> tuple[_Signature | None, str | None]:
+    """(stat signature, digest remembered for exactly that signature or None)."""
+    sig = _signature(path)
+    with _LOCK:
+        entry = _DIGESTS.get(str(path))
+    return sig, (entry[1] if sig is not None and entry is not None and entry[0] == sig else None)
+
+
+def _read(path: Path, sig: _Signature | None) -> tuple[str, str]:
+    """(source, digest) of a template file, remembering the digest for its signature."""
+    source = read_text(path)
+    digest = source_digest(source)
+    if sig is not None and time.time_ns() - max(sig[0], sig[1]) > RACY_NS:
+        with _LOCK:
+            _DIGESTS[str(path)] = (sig, digest)
+    return source, digest
+
+
+def template_digest(template: TemplateFile) -> str:
+    """The content digest of a template file; read only when its stat changed."""
+    sig, digest = _known_digest(template.path)
+    return digest if digest is not None else _read(template.path, sig)[1]
+
+
 def compile_file(template: TemplateFile) -> CompiledTemplate:
-    return compile_source(read_text(template.path), template.display, template.dialect)
+    """The compiled template, cached by content; an unchanged file is not read again.
+
+    A file whose stat (mtime, ctime, size, inode) matches the one its digest was taken
+    with is known by that digest; any change, or a change too recent to trust the
+    timestamps, means it is read and hashed again.
+    """
+    sig, digest = _known_digest(template.path)
+    if digest is not None:
+        with _LOCK:
+            cached = _CACHE.get((template.dialect, template.display, digest))
+        if cached is not None:
+            return cached
+    source, digest = _read(template.path, sig)
+    return compile_source(source, template.display, template.dialect, digest=digest)
