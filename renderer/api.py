@@ -6,6 +6,7 @@ exceptions and never print.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from . import plan as plan_mod
 from . import policy
 from .compile import template_digest
 from .context import build_context, schema_defaults
-from .errors import InputError, RefusedError
+from .errors import InputError, RefusedError, TemplateError
 from .kubeschema import SchemaFinding, SchemaValidator, errors
 from .parse import K8sObject, parse_files, parse_stream
 from .render import RenderedFile, join_stream, render_version, version_keys
@@ -170,10 +171,15 @@ class PlanResult:
     plan: plan_mod.Plan
     texts: dict[tuple[str, str, str], str]
 
-    def to_dict(self) -> dict[str, Any]:
+    @cached_property
+    def _data(self) -> dict[str, Any]:
         data = self.plan.to_dict()
         validate_output(plan_mod.PLAN_SCHEMA, data)
         return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as published (checked against plan.schema.json once)."""
+        return copy.deepcopy(self._data)
 
     def files(self) -> dict[str, str]:
         """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in order."""
@@ -191,7 +197,7 @@ class PlanResult:
                 out[f"{stem}.delete.yaml"] = head + "".join(
                     f"---\n{_stub(r)}" for r in phase.delete
                 )
-        out["plan.json"] = json.dumps(self.to_dict(), indent=2) + "\n"
+        out["plan.json"] = json.dumps(self._data, indent=2) + "\n"
         return out
 
 
@@ -209,6 +215,15 @@ def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]
     out: list[tuple[K8sObject, str]] = []
     for f in files:
         objects = parse_stream(f.text, f.name)
+        for obj in objects:
+            for key, value in (("kind", obj.kind), ("metadata.name", obj.name)):
+                if not value:
+                    raise TemplateError(
+                        "a rendered object needs a kind and a name to be planned",
+                        file=obj.file,
+                        line=obj.line,
+                        key=key,
+                    )
         chunks = dict(split_documents(f.text))
         per_line: dict[int, int] = {}
         for obj in objects:
@@ -267,7 +282,8 @@ def plan(
         objects = _objects_with_text(render_version(vdir, context))
         rendered.append(objects)
         split = plan_mod.split_objects([o.data for o, _ in objects])
-        sides.append(plan_mod.Side(vdir.name, count, capable, split, version_keys(vdir)))
+        keys = version_keys(vdir)
+        sides.append(plan_mod.Side(vdir.name, count, capable, split, keys, route=route))
     source, target = sides
     ds = target.objects.find("DaemonSet", target.objects.calico_node)
     name = ds.name if ds else plan_mod.NODE_APP

@@ -216,6 +216,8 @@ class Side:
     capable: bool
     objects: Split
     keys: frozenset[str] = frozenset()
+    #: The route this side was rendered with, when the caller already decided it.
+    route: policy.Route | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -384,12 +386,17 @@ def make_plan(
     """Order the transition from ``source`` to ``target`` into gated phases.
 
     Whether each side runs Typha follows :func:`renderer.policy.route` for an existing
-    cluster (never refused: a target that is not capable takes the compatibility path).
+    cluster (never refused: a target that is not capable takes the compatibility path);
+    a side's ``route``, when set, is the one it was rendered with and is used as is.
     ``target.objects`` must be the target as rendered for that decision.
     """
-    operation = operation_for(source.version, target.version)
-    src_route = policy.route(source.nodes, source.capable, "upgrade", version=source.version)
-    tgt_route = policy.route(target.nodes, target.capable, operation, version=target.version)
+    src_route, tgt_route = source.route, target.route
+    if tgt_route is None:
+        operation = operation_for(source.version, target.version)
+        tgt_route = policy.route(target.nodes, target.capable, operation, version=target.version)
+    operation = tgt_route.operation
+    if src_route is None:
+        src_route = policy.route(source.nodes, source.capable, "upgrade", version=source.version)
     src_on, tgt_on = src_route.decision.allow_typha, tgt_route.decision.allow_typha
     replicas = tgt_route.decision.replicas
     tgt, src = target.objects, source.objects
