@@ -27,6 +27,7 @@ import kubernetes_validate.utils as kv
 from referencing import Registry, Resource
 
 from .errors import InputError
+from .objects import key_path
 from .parse import K8sObject
 
 DEFAULT_COUNT = 4
@@ -185,10 +186,7 @@ def validator_for(
 
 
 def _path(error: jsonschema.ValidationError) -> str:
-    out = ""
-    for part in error.absolute_path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    return key_path(error.absolute_path)
 
 
 def _unknown_fields(error: jsonschema.ValidationError) -> list[str]:
