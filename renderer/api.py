@@ -6,18 +6,21 @@ exceptions and never print.
 
 from __future__ import annotations
 
-import hashlib
+import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from . import plan as plan_mod
 from . import policy
+from .compile import template_digest
 from .context import build_context, schema_defaults
-from .errors import RefusedError
-from .parse import K8sObject, parse_stream
+from .errors import InputError, RefusedError, TemplateError
+from .kubeschema import SchemaFinding, SchemaValidator, errors
+from .parse import K8sObject, parse_files, parse_stream
 from .render import RenderedFile, join_stream, render_version, version_keys
 from .schemas import validate_output
 from .tree import VersionDir, resolve_version
@@ -41,6 +44,62 @@ class RenderResult:
     def stream(self) -> str:
         return join_stream(self.files)
 
+    @cached_property
+    def objects(self) -> tuple[K8sObject, ...]:
+        """The rendered objects, parsed once (on first use) with their file and line."""
+        return tuple(parse_files((f.name, f.text) for f in self.files))
+
+
+@dataclass(frozen=True)
+class RenderCheck:
+    """Strict schema findings for a render; ``ok`` says whether it may be written."""
+
+    kube_versions: tuple[str, ...]
+    findings: tuple[SchemaFinding, ...]
+
+    @property
+    def errors(self) -> list[SchemaFinding]:
+        return errors(self.findings)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        """The one line explaining why nothing was written (when not ``ok``)."""
+        return (
+            f"{len(self.errors)} schema error(s) on Kubernetes "
+            f"{', '.join(self.kube_versions)}; nothing written"
+        )
+
+
+def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> RenderCheck:
+    """Schema-check a render (strict) before anything is written.
+
+    The policy: a render with any error finding is not written (exit 1); findings that
+    are not errors (custom resources not checked) are reported and do not block.
+    ``kube_versions`` empty means the default (newest shipped) versions.
+    """
+    validator = SchemaValidator(kube_versions)
+    findings = validator.validate_all(result.objects)
+    return RenderCheck(validator.kube_versions, tuple(findings))
+
+
+def check_nodes(nodes: object, key: str = "--nodes") -> int:
+    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    return nodes
+
+
+def check_operation(operation: object) -> str:
+    if operation not in policy.OPERATIONS:
+        raise InputError(
+            f"the operation must be one of {', '.join(policy.OPERATIONS)}, got {operation!r}",
+            key="--operation",
+        )
+    return str(operation)
+
 
 _CAPABILITY: dict[tuple[tuple[str, str], ...], tuple[bool, tuple[str, ...]]] = {}
 
@@ -53,7 +112,7 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
     """
     from .capability import assess_capability
 
-    key = tuple((tf.name, hashlib.sha256(tf.path.read_bytes()).hexdigest()) for tf in version.files)
+    key = tuple((tf.name, template_digest(tf)) for tf in version.files)
     cached = _CAPABILITY.get(key)
     if cached is None:
         report = assess_capability(version)
@@ -63,6 +122,8 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
     """Route a request; capability is only assessed when the node count needs Typha."""
+    check_nodes(nodes)
+    check_operation(operation)
     if policy.decide_typha(nodes).allow_typha:
         capable, missing = typha_capability(version)
     else:
@@ -82,8 +143,11 @@ def render(
     """Resolve, route, build the context and render a Calico version for ``nodes``.
 
     Raises RefusedError when a first install above 50 nodes targets a version that is
-    not Typha-capable; nothing is rendered then.
+    not Typha-capable; nothing is rendered then. A bad ``nodes`` or ``operation`` is an
+    InputError (key ``--nodes``/``--operation``).
     """
+    check_nodes(nodes)
+    check_operation(operation)
     vdir = resolve_version(version, root)
     user = dict(user or {})
     route = plan_route(vdir, nodes, operation)
@@ -107,10 +171,15 @@ class PlanResult:
     plan: plan_mod.Plan
     texts: dict[tuple[str, str, str], str]
 
-    def to_dict(self) -> dict[str, Any]:
+    @cached_property
+    def _data(self) -> dict[str, Any]:
         data = self.plan.to_dict()
         validate_output(plan_mod.PLAN_SCHEMA, data)
         return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as published (checked against plan.schema.json once)."""
+        return copy.deepcopy(self._data)
 
     def files(self) -> dict[str, str]:
         """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in order."""
@@ -128,7 +197,7 @@ class PlanResult:
                 out[f"{stem}.delete.yaml"] = head + "".join(
                     f"---\n{_stub(r)}" for r in phase.delete
                 )
-        out["plan.json"] = json.dumps(self.to_dict(), indent=2) + "\n"
+        out["plan.json"] = json.dumps(self._data, indent=2) + "\n"
         return out
 
 
@@ -146,6 +215,15 @@ def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]
     out: list[tuple[K8sObject, str]] = []
     for f in files:
         objects = parse_stream(f.text, f.name)
+        for obj in objects:
+            for key, value in (("kind", obj.kind), ("metadata.name", obj.name)):
+                if not value:
+                    raise TemplateError(
+                        "a rendered object needs a kind and a name to be planned",
+                        file=obj.file,
+                        line=obj.line,
+                        key=key,
+                    )
         chunks = dict(split_documents(f.text))
         per_line: dict[int, int] = {}
         for obj in objects:
@@ -183,6 +261,9 @@ def plan(
     Each side is rendered as the policy routes it for an existing cluster; the target
     render is what the phases apply. ``capability`` defaults to the render-based check.
     """
+    check_nodes(nodes)
+    if from_nodes is not None:
+        check_nodes(from_nodes, "--from-nodes")
     assess = capability or typha_capability
     target_dir = resolve_version(to_version, root)
     source_dir = resolve_version(from_version, root) if from_version else target_dir
@@ -201,7 +282,8 @@ def plan(
         objects = _objects_with_text(render_version(vdir, context))
         rendered.append(objects)
         split = plan_mod.split_objects([o.data for o, _ in objects])
-        sides.append(plan_mod.Side(vdir.name, count, capable, split, version_keys(vdir)))
+        keys = version_keys(vdir)
+        sides.append(plan_mod.Side(vdir.name, count, capable, split, keys, route=route))
     source, target = sides
     ds = target.objects.find("DaemonSet", target.objects.calico_node)
     name = ds.name if ds else plan_mod.NODE_APP

@@ -9,19 +9,16 @@ file, the line and the key path instead of failing later inside a template.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from . import schemas
 from .errors import InputError
+from .objects import key_path
 from .tree import VersionDir, list_versions, resolve_version
-from .yamlio import load_all, read_text
+from .yamlio import load_all, locate, read_text
 
 BKE_INPUT = "bke-input.schema.json"
 CLUSTER_KINDS = ("BKECluster", "BKEConfig")
@@ -171,64 +168,16 @@ def require_version(
 # --- loading -------------------------------------------------------------------------
 
 
-def _key_path(path: Sequence[PathItem]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def locate(text: str, doc_index: int, path: Sequence[PathItem]) -> int | None:
-    """1-based line of ``path`` in document ``doc_index``, or None.
-
-    Only called on error: a round-trip parse records positions the fast loader does not.
-    """
-    try:
-        docs = list(YAML(typ="rt").load_all(io.StringIO(text)))
-    except (YAMLError, ValueError, TypeError, RecursionError):
-        return None
-    if doc_index >= len(docs):
-        return None
-    node: Any = docs[doc_index]
-    line = _line_of(node)
-    for part in path:
-        lc = getattr(node, "lc", None)
-        try:
-            if isinstance(part, int) and isinstance(node, list):
-                line = lc.item(part)[0] + 1 if lc is not None else line
-            elif isinstance(part, str) and isinstance(node, dict):
-                line = lc.key(part)[0] + 1 if lc is not None else line
-            else:
-                break
-            node = node[part]
-        except (KeyError, IndexError, TypeError, AttributeError):
-            break
-    return line
-
-
-def _line_of(node: Any) -> int | None:
-    lc = getattr(node, "lc", None)
-    return int(lc.line) + 1 if lc is not None else None
-
-
 def _check_shape(doc: Any, text: str, file: str, index: int, prefix: Sequence[PathItem]) -> None:
-    errors = sorted(
-        schemas.validator(BKE_INPUT).iter_errors(doc),
-        key=lambda e: ([str(p) for p in e.absolute_path], e.message),
-    )
-    if not errors:
+    best = schemas.best_error(BKE_INPUT, doc)
+    if best is None:
         return
-    import jsonschema
-
-    best = jsonschema.exceptions.best_match(errors)
     path = [*prefix, *best.absolute_path]
     _, message = schemas.describe(best)
     if best.validator == "required" and "'" in best.message:
         path.append(best.message.split("'")[1])
         message = "is required here"
-    raise InputError(
-        message, file=file, line=locate(text, index, path), key=_key_path(path) or None
-    )
+    raise InputError(message, file=file, line=locate(text, index, path), key=key_path(path) or None)
 
 
 def _documents(path: str | Path) -> tuple[str, list[tuple[int, list[PathItem], dict[str, Any]]]]:
@@ -338,7 +287,7 @@ def load_config(path: str | Path) -> ClusterConfig:
     repo = cluster.get("imageRepo") or {}
     networking = cluster.get("networking") or {}
     addons_path = [*base_path, "addons"]
-    addons = _parse_addons(base.get("addons"), _key_path(addons_path), text, index, addons_path)
+    addons = _parse_addons(base.get("addons"), key_path(addons_path), text, index, addons_path)
     meta = doc.get("metadata") or {}
     return ClusterConfig(
         file=file,
@@ -371,7 +320,7 @@ def load_nodes(path: str | Path) -> NodeInventory:
                 f"unexpected kind {kind!r}; expected BKENode objects",
                 file=file,
                 line=locate(text, index, [*prefix, "kind"]),
-                key=_key_path([*prefix, "kind"]),
+                key=key_path([*prefix, "kind"]),
             )
         _check_shape(doc, text, file, index, prefix)
         name = str(doc["metadata"]["name"])
@@ -380,7 +329,7 @@ def load_nodes(path: str | Path) -> NodeInventory:
                 f"BKENode {name!r} appears twice; each node must be listed once",
                 file=file,
                 line=locate(text, index, [*prefix, "metadata", "name"]),
-                key=_key_path([*prefix, "metadata", "name"]),
+                key=key_path([*prefix, "metadata", "name"]),
             )
         seen[name] = index
         spec = doc["spec"]

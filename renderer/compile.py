@@ -9,14 +9,19 @@ rendered for several scenarios is compiled once.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import threading
+import time
 from collections.abc import Mapping
+from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import jinja2
 import jinja2.meta
+from jinja2.exceptions import SecurityError
+from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import InputError, TemplateError
@@ -37,17 +42,114 @@ _JINJA_ENV: SandboxedEnvironment | None = None
 _CACHE: dict[tuple[str, str, str], CompiledTemplate] = {}
 _LOCK = threading.Lock()
 
+#: Largest string, list or padding width one template operation may produce.
+MAX_RESULT_SIZE = 10 * 1024 * 1024
+#: Largest integer (in bits) ``*`` and ``**`` may produce: far beyond any manifest value.
+MAX_INT_BITS = 64 * 1024
+_SIZED = (str, bytes, list, tuple)
+#: String methods whose result grows with an argument.
+_PADDING_METHODS = frozenset({"center", "ljust", "rjust", "zfill"})
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_size(size: int, what: str) -> None:
+    if size > MAX_RESULT_SIZE:
+        raise SecurityError(f"{what} would produce {size} items; the limit is {MAX_RESULT_SIZE}")
+
+
+def _check_bits(bits: int, operator: str) -> None:
+    if bits > MAX_INT_BITS:
+        raise SecurityError(
+            f"{operator!r} would produce an integer of more than {MAX_INT_BITS} bits"
+        )
+
+
+def _check_binop(operator: str, left: Any, right: Any) -> None:
+    """Refuse ``seq * n`` over the size limit and ``*``/``**`` giving huge integers."""
+    if operator == "*":
+        for seq, n in ((left, right), (right, left)):
+            if isinstance(seq, _SIZED) and _is_int(n):
+                _check_size(len(seq) * max(n, 0), "'*'")
+        if _is_int(left) and _is_int(right):
+            _check_bits(left.bit_length() + right.bit_length(), "*")
+    elif operator == "**" and _is_int(left) and _is_int(right) and right > 0 and abs(left) > 1:
+        _check_bits(abs(left).bit_length() * right, "**")
+
+
+def _check_replace(text: str, old: Any, new: Any) -> None:
+    if isinstance(old, str) and isinstance(new, str):
+        count = len(text) + 1 if not old else text.count(old)
+        _check_size(len(text) + count * len(new), "replace")
+
+
+def _check_call(owner: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Refuse string methods whose result would exceed the size limit."""
+    first = args[0] if args else next(iter(kwargs.values()), None)
+    if name in _PADDING_METHODS and _is_int(first):
+        _check_size(first, name)
+    elif name == "expandtabs" and _is_int(first):
+        _check_size(len(owner) + owner.count("\t") * first, name)
+    elif name == "replace" and len(args) >= 2:
+        _check_replace(owner, args[0], args[1])
+
+
+class BoundedSandbox(SandboxedEnvironment):
+    """The sandbox, with the operations that can allocate without bound capped.
+
+    ``'x' * 10**12``, ``2 ** 10**9`` and ``'x'.center(10**12)`` raise SecurityError (a
+    TemplateError naming the line) instead of exhausting memory.
+    """
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+        _check_binop(operator, left, right)
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, str):
+            _check_call(owner, getattr(__obj, "__name__", ""), args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
+
+
+def _bounded_filters(env: SandboxedEnvironment) -> None:
+    """Wrap the filters whose output grows with an argument so the size is checked first."""
+    center, indent, replace = env.filters["center"], env.filters["indent"], env.filters["replace"]
+
+    def do_center(value: Any, width: Any = 80) -> Any:
+        if _is_int(width):
+            _check_size(width, "center")
+        return center(value, width)
+
+    def do_indent(value: Any, width: Any = 4, *args: Any, **kwargs: Any) -> Any:
+        if _is_int(width):
+            _check_size(len(str(value)) + (str(value).count("\n") + 1) * width, "indent")
+        return indent(value, width, *args, **kwargs)
+
+    @jinja2.pass_eval_context
+    def do_replace(eval_ctx: Any, value: Any, old: Any, new: Any, *args: Any) -> Any:
+        _check_replace(str(value), old, new)
+        return replace(eval_ctx, value, old, new, *args)
+
+    env.filters.update(center=do_center, indent=do_indent, replace=do_replace)
+
 
 def jinja_environment() -> SandboxedEnvironment:
     """The sandbox for the Jinja2 dialect: undefined names are errors, text kept as is."""
     global _JINJA_ENV
     if _JINJA_ENV is None:
-        _JINJA_ENV = SandboxedEnvironment(
+        env = BoundedSandbox(
             undefined=jinja2.StrictUndefined,
             autoescape=False,
             keep_trailing_newline=True,
             auto_reload=False,
         )
+        _bounded_filters(env)
+        _JINJA_ENV = env
     return _JINJA_ENV
 
 
@@ -81,18 +183,31 @@ class JinjaTemplate:
         except jinja2.UndefinedError as exc:
             line = _template_line(sys.exc_info()[2], self.name)
             raise TemplateError(exc.message or "undefined", file=self.name, line=line) from None
+        except SecurityError as exc:
+            line = _template_line(sys.exc_info()[2], self.name)
+            raise TemplateError(f"refused: {exc}", file=self.name, line=line) from None
         except jinja2.TemplateError as exc:
             line = _template_line(sys.exc_info()[2], self.name)
             raise TemplateError(exc.message or str(exc), file=self.name, line=line) from None
+        except MemoryError:
+            line = _template_line(sys.exc_info()[2], self.name)
+            raise TemplateError("out of memory", file=self.name, line=line) from None
         except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as exc:
+            # ArithmeticError includes OverflowError (e.g. 10.0 ** 400).
             line = _template_line(sys.exc_info()[2], self.name)
             raise TemplateError(f"{type(exc).__name__}: {exc}", file=self.name, line=line) from None
 
 
-def compile_source(source: str, name: str, dialect: str) -> CompiledTemplate:
+def source_digest(source: str) -> str:
+    """The content key of a template: compile cache, capability memo."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def compile_source(
+    source: str, name: str, dialect: str, *, digest: str | None = None
+) -> CompiledTemplate:
     """Compile ``source`` in ``dialect`` ("go" or "jinja2"), cached by content."""
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    cache_key = (dialect, name, digest)
+    cache_key = (dialect, name, digest or source_digest(source))
     with _LOCK:
         cached = _CACHE.get(cache_key)
     if cached is not None:
@@ -111,5 +226,59 @@ def compile_source(source: str, name: str, dialect: str) -> CompiledTemplate:
     return compiled
 
 
+# --- template files: read and hash once while they stay unchanged ----------------------
+
+#: A file changed less than this long ago may change again within the same timestamp
+#: tick without its stat changing ("racy" in git's terms): its digest is not remembered.
+RACY_NS = 2_000_000_000
+_Signature = tuple[int, int, int, int]
+_DIGESTS: dict[str, tuple[_Signature, str]] = {}
+
+
+def _signature(path: Path) -> _Signature | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # read_text reports it
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def _known_digest(path: Path) -> tuple[_Signature | None, str | None]:
+    """(stat signature, digest remembered for exactly that signature or None)."""
+    sig = _signature(path)
+    with _LOCK:
+        entry = _DIGESTS.get(str(path))
+    return sig, (entry[1] if sig is not None and entry is not None and entry[0] == sig else None)
+
+
+def _read(path: Path, sig: _Signature | None) -> tuple[str, str]:
+    """(source, digest) of a template file, remembering the digest for its signature."""
+    source = read_text(path)
+    digest = source_digest(source)
+    if sig is not None and time.time_ns() - max(sig[0], sig[1]) > RACY_NS:
+        with _LOCK:
+            _DIGESTS[str(path)] = (sig, digest)
+    return source, digest
+
+
+def template_digest(template: TemplateFile) -> str:
+    """The content digest of a template file; read only when its stat changed."""
+    sig, digest = _known_digest(template.path)
+    return digest if digest is not None else _read(template.path, sig)[1]
+
+
 def compile_file(template: TemplateFile) -> CompiledTemplate:
-    return compile_source(read_text(template.path), template.display, template.dialect)
+    """The compiled template, cached by content; an unchanged file is not read again.
+
+    A file whose stat (mtime, ctime, size, inode) matches the one its digest was taken
+    with is known by that digest; any change, or a change too recent to trust the
+    timestamps, means it is read and hashed again.
+    """
+    sig, digest = _known_digest(template.path)
+    if digest is not None:
+        with _LOCK:
+            cached = _CACHE.get((template.dialect, template.display, digest))
+        if cached is not None:
+            return cached
+    source, digest = _read(template.path, sig)
+    return compile_source(source, template.display, template.dialect, digest=digest)

@@ -4,6 +4,9 @@ Pure: an addon version, a role and an image prefix in, a list out. Only ``calico
 and ``calico/node`` run on every node, so only they are worth pulling everywhere;
 Typha and kube-controllers run a few replicas and are pulled where they are scheduled.
 Kubernetes control-plane images on masters are the installer's concern, not this tool's.
+
+So the list is the same for every role: the role is accepted (the installer asks per
+node role) and echoed in the output, and the output says it does not change the list.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from .errors import InputError
 ROLES = ("master", "worker")
 PREPULLED = ("cni", "node")
 IMAGES_SCHEMA = "images.schema.json"
+SAME_FOR_EVERY_ROLE = (
+    "master and worker nodes pre-pull the same Calico images (calico/cni, calico/node); "
+    "Typha and kube-controllers are pulled where they are scheduled"
+)
 _REPO = re.compile(r"^$|^[^\s]*/$")
 
 
@@ -63,5 +70,7 @@ def prepull_images(version: str | None, role: str, repo: str = "") -> ImageList:
     if not version.strip():
         raise InputError("the Calico version is empty; no default is guessed", key="version")
     images = tuple(f"{repo}calico/{name}:{version}" for name in PREPULLED)
-    note = "" if repo else "no image prefix: images come from the manifests' default registry"
-    return ImageList(version, role, repo, images, note)
+    notes = [SAME_FOR_EVERY_ROLE]
+    if not repo:
+        notes.append("no image prefix: images come from the manifests' default registry")
+    return ImageList(version, role, repo, images, "; ".join(notes))

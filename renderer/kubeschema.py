@@ -27,12 +27,18 @@ import kubernetes_validate.utils as kv
 from referencing import Registry, Resource
 
 from .errors import InputError
+from .objects import key_path
 from .parse import K8sObject
 
 DEFAULT_COUNT = 4
 ERROR = "error"
 NOT_CHECKED = "not-checked"
 _API_FILE = re.compile(r"^([^./]*)(?:\.[^/]*)?/")
+#: What a kind and an apiVersion may look like before either goes near a schema file name.
+_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+_API_VERSION = re.compile(r"^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/)?v[0-9a-z]+$")
+#: What reading a schema can raise besides FileNotFoundError (no schema for that kind).
+_READ_ERRORS = (kv.VersionNotSupportedError, kv.InvalidSchemaError, OSError, ValueError)
 
 
 @cache
@@ -142,20 +148,36 @@ def _registry(kube_version: str) -> Registry[Any]:
         return reg
 
 
+class SchemaUnavailable(Exception):
+    """A schema exists by name but could not be read; check_object turns it into a finding."""
+
+
 def validator_for(
     kube_version: str, kind: str, api_version: str
 ) -> jsonschema.protocols.Validator | None:
-    """The cached validator for a kind, or None when the version ships no schema for it."""
+    """The cached validator for a kind, or None when the version ships no schema for it.
+
+    ``kind`` and ``apiVersion`` name a file, so they must look like a kind and an
+    apiVersion (see :func:`check_object`); anything else reading the schema raises is
+    :class:`SchemaUnavailable`, never a library exception.
+    """
+    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
+        raise SchemaUnavailable(f"not a valid kind/apiVersion: {kind!r} {api_version!r}")
     key = (kube_version, kind, api_version)
     with _LOCK:
         if key in _VALIDATORS:
             return _VALIDATORS[key]
         try:
             schema = kv.schema_contents(schema_file(kube_version, kind, api_version), kube_version)
+            registry = Resource.from_contents(schema) @ _registry(kube_version)
         except FileNotFoundError:
             _VALIDATORS[key] = None
             return None
-        registry = Resource.from_contents(schema) @ _registry(kube_version)
+        except _READ_ERRORS as exc:
+            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise SchemaUnavailable(
+                f"the schema for {kind} {api_version} could not be read ({what})"
+            ) from None
         validator: jsonschema.protocols.Validator = jsonschema.validators.Draft202012Validator(
             schema, registry=registry
         )
@@ -164,10 +186,7 @@ def validator_for(
 
 
 def _path(error: jsonschema.ValidationError) -> str:
-    out = ""
-    for part in error.absolute_path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    return key_path(error.absolute_path)
 
 
 def _unknown_fields(error: jsonschema.ValidationError) -> list[str]:
@@ -190,14 +209,19 @@ def canonical_hash(data: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _text(value: Any) -> str:
+    """A field as text; absent and null are empty."""
+    return "" if value is None else str(value)
+
+
 def _strip(obj: dict[str, Any]) -> tuple[str, str, str, str]:
     meta = obj.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
     return (
-        str(obj.get("kind", "")),
-        str(obj.get("apiVersion", "")),
-        str(meta.get("namespace", "") or ""),
-        str(meta.get("name", "")),
+        _text(obj.get("kind")),
+        _text(obj.get("apiVersion")),
+        _text(meta.get("namespace")),
+        _text(meta.get("name")),
     )
 
 
@@ -213,8 +237,15 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
     if not kind or not api_version:
         missing = "kind" if not kind else "apiVersion"
         return [finding(ERROR, missing, f"{missing} is required")]
+    if not _KIND.match(kind):
+        return [finding(ERROR, "kind", f"{kind!r} is not a valid kind")]
+    if not _API_VERSION.match(api_version):
+        return [finding(ERROR, "apiVersion", f"{api_version!r} is not a valid apiVersion")]
     group = api_group(api_version)
-    validator = validator_for(kube_version, kind, api_version)
+    try:
+        validator = validator_for(kube_version, kind, api_version)
+    except SchemaUnavailable as exc:
+        return [finding(ERROR, "", str(exc))]
     if validator is None:
         if is_builtin_group(group):
             return [

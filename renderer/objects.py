@@ -33,6 +33,14 @@ def dig(data: Any, *path: str) -> Any:
     return node
 
 
+def key_path(path: Iterable[str | int]) -> str:
+    """A field path as users write it: ``spec.containers[0].image``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 

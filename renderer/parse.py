@@ -6,6 +6,8 @@ Each object remembers its file, document index and first line, so every later fi
 
 from __future__ import annotations
 
+import base64
+import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +54,85 @@ class K8sObject:
         return (self.kind, self.namespace, self.name)
 
 
+def _scalar_json(value: Any) -> Any:
+    """A YAML scalar JSON has no type for, as a string (as YAML-to-JSON does for Kubernetes)."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
+
+
+def _key_json(key: Any) -> str:
+    """A mapping key as a JSON object key: ``1`` -> "1", ``true`` -> "true", ``null`` -> "null"."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, (int, float)):
+        return str(key)
+    return str(_scalar_json(key))
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float, dict, list)):
+        return value
+    if isinstance(value, (set, frozenset)):
+        return {_key_json(k): None for k in sorted(value, key=_key_json)}
+    if isinstance(value, tuple):
+        return list(value)
+    return _scalar_json(value)
+
+
+def to_json_like(doc: Any, file: str, line: int) -> Any:
+    """``doc`` with only JSON types: string keys, dates and binary as strings.
+
+    Kubernetes tooling converts YAML to JSON before it reads an object, so a key ``1`` is
+    the string "1" there; doing the same here keeps every later stage (hashing, schema
+    validation, diffs) on plain JSON data. Two keys equal once converted are refused.
+    Works in place, iteratively (no recursion limit on deep documents).
+    """
+    doc = _json_value(doc)
+    stack = [doc]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            if not all(isinstance(k, str) for k in node):
+                items = list(node.items())
+                node.clear()
+                for k, v in items:
+                    key = _key_json(k)
+                    if key in node:
+                        raise InputError(
+                            f"key {key!r} appears twice once keys are strings (as in JSON)",
+                            file=file,
+                            line=line,
+                        )
+                    node[key] = v
+            for k, v in node.items():
+                new = _json_value(v)
+                if new is not v:
+                    node[k] = new
+                if isinstance(new, (dict, list)):
+                    stack.append(new)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                new = _json_value(v)
+                if new is not v:
+                    node[i] = new
+                if isinstance(new, (dict, list)):
+                    stack.append(new)
+    return doc
+
+
 def parse_stream(text: str, file: str) -> list[K8sObject]:
     """Objects of one rendered file; empty documents are dropped, non-mappings refused."""
     objects: list[K8sObject] = []
@@ -62,6 +143,7 @@ def parse_stream(text: str, file: str) -> list[K8sObject]:
         for doc in load_all(chunk, file, line_offset=start - 1):
             if doc is None:
                 continue
+            doc = to_json_like(doc, file, start)
             if not isinstance(doc, dict):
                 raise InputError(
                     f"document is a {type(doc).__name__}, not a Kubernetes object",

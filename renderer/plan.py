@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import policy
+from .objects import as_list, dig
 from .tree import semver_key
 
 PLAN_SCHEMA = "plan.schema.json"
@@ -109,8 +110,7 @@ def delete_order(refs: Iterable[ObjectRef]) -> tuple[ObjectRef, ...]:
 
 
 def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    labels = meta.get("labels") if isinstance(meta, Mapping) else None
+    labels = dig(obj, "metadata", "labels")
     return labels if isinstance(labels, Mapping) else {}
 
 
@@ -130,10 +130,10 @@ def _typha_service_account(objects: Sequence[Mapping[str, Any]]) -> tuple[str, s
     for obj in objects:
         ref = ref_of(obj)
         if ref.kind == "Deployment" and _is_typha(obj):
-            spec = obj.get("spec")
-            pod = spec.get("template", {}).get("spec", {}) if isinstance(spec, Mapping) else {}
-            sa = pod.get("serviceAccountName") or pod.get("serviceAccount") or "default"
-            return (ref.namespace, str(sa))
+            sa = dig(obj, "spec", "template", "spec", "serviceAccountName") or dig(
+                obj, "spec", "template", "spec", "serviceAccount"
+            )
+            return (ref.namespace, sa if isinstance(sa, str) and sa else "default")
     return None
 
 
@@ -153,7 +153,7 @@ def _typha_dependencies(objects: Sequence[Mapping[str, Any]]) -> set[tuple[str, 
         ref = ref_of(obj)
         if ref.kind not in ("ClusterRoleBinding", "RoleBinding"):
             continue
-        subjects = obj.get("subjects") or []
+        subjects = as_list(obj.get("subjects"))
         bound = any(
             isinstance(s, Mapping)
             and s.get("kind") == "ServiceAccount"
@@ -216,6 +216,8 @@ class Side:
     capable: bool
     objects: Split
     keys: frozenset[str] = frozenset()
+    #: The route this side was rendered with, when the caller already decided it.
+    route: policy.Route | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -384,12 +386,17 @@ def make_plan(
     """Order the transition from ``source`` to ``target`` into gated phases.
 
     Whether each side runs Typha follows :func:`renderer.policy.route` for an existing
-    cluster (never refused: a target that is not capable takes the compatibility path).
+    cluster (never refused: a target that is not capable takes the compatibility path);
+    a side's ``route``, when set, is the one it was rendered with and is used as is.
     ``target.objects`` must be the target as rendered for that decision.
     """
-    operation = operation_for(source.version, target.version)
-    src_route = policy.route(source.nodes, source.capable, "upgrade", version=source.version)
-    tgt_route = policy.route(target.nodes, target.capable, operation, version=target.version)
+    src_route, tgt_route = source.route, target.route
+    if tgt_route is None:
+        operation = operation_for(source.version, target.version)
+        tgt_route = policy.route(target.nodes, target.capable, operation, version=target.version)
+    operation = tgt_route.operation
+    if src_route is None:
+        src_route = policy.route(source.nodes, source.capable, "upgrade", version=source.version)
     src_on, tgt_on = src_route.decision.allow_typha, tgt_route.decision.allow_typha
     replicas = tgt_route.decision.replicas
     tgt, src = target.objects, source.objects

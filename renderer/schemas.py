@@ -55,11 +55,19 @@ def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     return key, error.message
 
 
-def check(name: str, data: Any, *, file: str | None = None) -> None:
-    """Raise InputError naming the first offending key (deterministic: sorted by path)."""
+def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:
+    """The most relevant schema error of ``data``, or None when it is valid.
+
+    Deterministic: errors are sorted by path and message before ``best_match``.
+    """
     errors = sorted(validator(name).iter_errors(data), key=lambda e: (_path(e), e.message))
-    if errors:
-        best = jsonschema.exceptions.best_match(errors)
+    return jsonschema.exceptions.best_match(errors) if errors else None
+
+
+def check(name: str, data: Any, *, file: str | None = None) -> None:
+    """Raise InputError naming the most relevant offending key."""
+    best = best_error(name, data)
+    if best is not None:
         key, message = describe(best)
         raise InputError(message, file=file, key=key or None)
 

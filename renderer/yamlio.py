@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +125,50 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
             continue
         chunk.append(line)
     yield start, "".join(chunk)
+
+
+# --- positions, for error messages only --------------------------------------------------
+
+
+def _position_loader() -> YAML:
+    """A round-trip loader: slower than the safe C loader, but it records line numbers."""
+    return YAML(typ="rt")
+
+
+def load_with_positions(text: str) -> list[Any] | None:
+    """Documents of ``text`` whose mappings and sequences know their lines; None if invalid."""
+    try:
+        return list(_position_loader().load_all(io.StringIO(text)))
+    except (YAMLError, ValueError, TypeError, RecursionError):
+        return None
+
+
+def _line_of(node: Any) -> int | None:
+    lc = getattr(node, "lc", None)
+    return int(lc.line) + 1 if lc is not None else None
+
+
+def locate(text: str, doc_index: int, path: Sequence[str | int]) -> int | None:
+    """1-based line of key ``path`` in document ``doc_index`` of ``text``, or None.
+
+    Meant for error paths only: it parses ``text`` again with the round-trip loader.
+    The line of the deepest key of ``path`` that exists is returned.
+    """
+    docs = load_with_positions(text)
+    if docs is None or doc_index >= len(docs):
+        return None
+    node: Any = docs[doc_index]
+    line = _line_of(node)
+    for part in path:
+        lc = getattr(node, "lc", None)
+        try:
+            if isinstance(part, int) and isinstance(node, list):
+                line = lc.item(part)[0] + 1 if lc is not None else line
+            elif isinstance(part, str) and isinstance(node, dict):
+                line = lc.key(part)[0] + 1 if lc is not None else line
+            else:
+                break
+            node = node[part]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    return line

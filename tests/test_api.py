@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from renderer import api
-from renderer.errors import RefusedError
+from renderer import compile as compile_mod
+from renderer.errors import InputError, RefusedError
 from renderer.resources import bundled_manifests
 from renderer.tree import COMPONENT, resolve_version
 
@@ -33,3 +36,99 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
     assert capable is False and any("Deployment calico-typha" in m for m in missing)
     with pytest.raises(RefusedError):
         api.render("v3.28.2", 601, root=tmp_path)
+
+
+@pytest.mark.parametrize("nodes", [0, -1, True, 1.5, "3", None])
+def test_bad_node_count_is_input_error_naming_nodes(nodes: object) -> None:
+    with pytest.raises(InputError) as exc:
+        api.render("v3.28", nodes)  # type: ignore[arg-type]
+    assert exc.value.key == "--nodes"
+    with pytest.raises(InputError) as exc:
+        api.plan("v3.28", nodes)  # type: ignore[arg-type]
+    assert exc.value.key == "--nodes"
+    if nodes is not None:  # from_nodes=None means "the same as nodes"
+        with pytest.raises(InputError) as exc:
+            api.plan("v3.28", 3, from_nodes=nodes)  # type: ignore[arg-type]
+        assert exc.value.key == "--from-nodes"
+
+
+@pytest.mark.parametrize("operation", ["bogus", "", None, 3])
+def test_bad_operation_is_input_error_naming_operation(operation: object) -> None:
+    with pytest.raises(InputError) as exc:
+        api.render("v3.28", 3, operation=operation)  # type: ignore[arg-type]
+    assert exc.value.key == "--operation" and "install" in exc.value.message
+
+
+def test_render_objects_are_parsed_once_and_validated_from_the_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+    real = api.parse_files
+
+    def counting(files: Any) -> Any:
+        calls.append(1)
+        return real(files)
+
+    monkeypatch.setattr(api, "parse_files", counting)
+    result = api.render("v3.28", 601)
+    assert calls == []  # lazily
+    objects = result.objects
+    assert any(o.kind == "Deployment" and o.name == "calico-typha" for o in objects)
+    check = api.validate_render(result, ["1.30"])
+    assert result.objects is objects and calls == [1]
+    assert check.ok and check.kube_versions == ("1.30",) and check.errors == []
+    assert all(f.file for f in check.findings)
+
+
+def test_validate_render_reports_errors_and_nothing_is_to_be_written(tmp_path: Path) -> None:
+    src = bundled_manifests() / COMPONENT / "v3.28.2"
+    dst = tmp_path / COMPONENT / "v3.28.2"
+    shutil.copytree(src, dst)
+    (dst / "999-bad.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndta: {}\n"
+    )
+    check = api.validate_render(api.render("v3.28.2", 3, root=tmp_path), ["1.30"])
+    assert not check.ok
+    [bad] = check.errors
+    assert bad.path == "dta" and bad.file == "v3.28.2/999-bad.yaml"
+    assert check.summary() == "1 schema error(s) on Kubernetes 1.30; nothing written"
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    reads: list[str] = []
+    real = compile_mod.read_text
+
+    def counting(path: Any, **kw: Any) -> str:
+        reads.append(str(path))
+        return real(path, **kw)
+
+    monkeypatch.setattr(compile_mod, "read_text", counting)
+    return reads
+
+
+def test_unchanged_templates_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    vdir = resolve_version("v3.28")
+    api.render("v3.28", 601)  # warm: reads what it has not seen
+    reads = _count_reads(monkeypatch)
+    api.render("v3.28", 601)
+    api.render("v3.28", 3)
+    api.typha_capability(vdir)
+    assert reads == []
+
+
+def test_a_changed_template_is_read_again_even_with_the_same_size_and_mtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))  # trust every stat
+    src = bundled_manifests() / COMPONENT / "v3.28.2"
+    dst = tmp_path / COMPONENT / "v3.28.2"
+    shutil.copytree(src, dst)
+    extra = dst / "999-extra.yaml"
+    extra.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aaaa}\n")
+    before = extra.stat()
+    assert "name: aaaa" in api.render("v3.28.2", 3, root=tmp_path).stream()
+    extra.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bbbb}\n")
+    os.utime(extra, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert extra.stat().st_size == before.st_size
+    assert extra.stat().st_mtime_ns == before.st_mtime_ns
+    assert "name: bbbb" in api.render("v3.28.2", 3, root=tmp_path).stream()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from renderer import cluster as cluster_mod
 from renderer.cluster import (
     Addon,
     calico_addon,
@@ -349,3 +350,30 @@ def test_nodes_file_alone_gives_the_count_for_a_version_render() -> None:
         None, BKE / "nodes-list.yaml", version="v9.1.0", nodes=None, root=ROOT, repo=None
     )
     assert (args.version, args.nodes, args.user, args.skip) == ("v9.1.0", 2, {}, False)
+
+
+def test_one_position_loader_and_one_key_path_format() -> None:
+    """BKE input errors use yamlio's position loader and the shared key-path format."""
+    import inspect
+
+    from renderer import cluster, kubeschema, objects, yamlio
+
+    assert "YAML(" not in inspect.getsource(cluster)
+    assert cluster.locate is yamlio.locate
+    assert cluster.key_path is objects.key_path
+    assert "def _key_path" not in inspect.getsource(cluster)
+    assert "for part in" not in inspect.getsource(kubeschema._path)
+    assert objects.key_path(["spec", "addons", 0, "param"]) == "spec.addons[0].param"
+    assert objects.key_path([]) == ""
+
+
+def test_best_error_is_the_one_check_raises() -> None:
+    from renderer import schemas
+
+    data = {"apiVersion": "x", "kind": "BKENode", "metadata": {"name": "n"}, "spec": {}}
+    best = schemas.best_error(cluster_mod.BKE_INPUT, data)
+    assert best is not None
+    with pytest.raises(InputError) as exc:
+        schemas.check(cluster_mod.BKE_INPUT, data)
+    assert exc.value.message == schemas.describe(best)[1]
+    assert schemas.best_error(cluster_mod.BKE_INPUT, {"kind": "BKENode"}) is not None

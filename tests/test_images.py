@@ -106,3 +106,34 @@ def test_cli_images_bad_arguments(
 ) -> None:
     r = run(capsys, *args, "--manifests", str(ROOT))
     assert r.code == 2 and r.out == "" and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("repo", ["", PREFIX])
+def test_both_roles_get_the_same_two_images_and_are_told_so(repo: str) -> None:
+    master = prepull_images("v3.31.3", "master", repo)
+    worker = prepull_images("v3.31.3", "worker", repo)
+    assert master.images == worker.images
+    assert [i.removeprefix(repo) for i in worker.images] == [
+        "calico/cni:v3.31.3",
+        "calico/node:v3.31.3",
+    ]
+    assert (master.role, worker.role) == ("master", "worker")
+    assert master.note == worker.note and "same" in master.note
+    for result in (master, worker):
+        validate_output(IMAGES_SCHEMA, result.to_dict())
+
+
+def test_cli_role_is_echoed_and_changes_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
+    out = {}
+    for role in ("master", "worker"):
+        args = ("--manifests", str(ROOT), "--version", "v9.1.0", "--role", role)
+        r = run(capsys, "images", *args, "--format", "json")
+        assert r.code == 0
+        out[role] = json.loads(r.out)
+        text = run(capsys, "images", *args)
+        assert text.out.split() == ["calico/cni:v9.1.0", "calico/node:v9.1.0"]
+        assert "same" in text.err
+    assert out["master"]["role"] == "master" and out["worker"]["role"] == "worker"
+    assert {**out["master"], "role": "worker"} == out["worker"]
+    r = run(capsys, "images", "--help")
+    assert "same images" in r.out

@@ -153,3 +153,64 @@ def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
                 seen.setdefault(kubeschema.canonical_hash(o.data), o.data)
     for data in seen.values():
         assert _our_verdict(data, version) == _library_verdict(data, version), data.get("kind")
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "path"),
+    [
+        ("Foo/Bar", "v1", "kind"),
+        ("a\0b", "v1", "kind"),
+        ("..", "v1", "kind"),
+        ("../v1.30.0-local-strict/configmap", "v1", "kind"),
+        ("7", "v1", "kind"),
+        ("ConfigMap", "5", "apiVersion"),
+        ("ConfigMap", "../v1", "apiVersion"),
+        ("ConfigMap", "apps/v1/x", "apiVersion"),
+        ("ConfigMap", "v1\0", "apiVersion"),
+        ("ConfigMap", "Apps/v1", "apiVersion"),
+    ],
+)
+def test_kind_and_api_version_never_reach_a_path(kind: str, api_version: str, path: str) -> None:
+    data = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+    [f] = kubeschema.check_object(data, "1.30")
+    assert f.severity == "error" and f.path == path and "not a valid" in f.message
+
+
+def test_library_errors_reading_a_schema_are_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubernetes_validate.utils import InvalidSchemaError, VersionNotSupportedError
+
+    for exc in (
+        VersionNotSupportedError(version="1.30"),
+        InvalidSchemaError("bad"),
+        OSError("denied"),
+        ValueError("embedded null byte"),
+    ):
+
+        def boom(*_: Any, exc: Exception = exc) -> Any:
+            raise exc
+
+        monkeypatch.setattr(kubeschema.kv, "schema_contents", boom)
+        monkeypatch.setattr(kubeschema, "_VALIDATORS", {})
+        monkeypatch.setattr(kubeschema, "_REGISTRIES", {})
+        data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+        [f] = kubeschema.check_object(data, "1.30")
+        assert f.severity == "error" and "schema" in f.message, f
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"metadata": {"name": "x"}},
+        {"kind": "ConfigMap"},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": None},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": []},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "x", "data": 5},
+        {"apiVersion": None, "kind": None, "metadata": {"name": "x"}},
+        {"apiVersion": ["v1"], "kind": {"a": 1}},
+    ],
+)
+def test_odd_identity_gives_findings_not_exceptions(data: dict[str, Any]) -> None:
+    findings = SchemaValidator(["1.30"]).validate(data)
+    assert all(f.severity == "error" for f in findings)
+    # Null metadata is allowed by the schema (as kubernetes-validate says); the rest is not.
+    assert findings or data.get("metadata", {}) is None

@@ -326,3 +326,68 @@ def test_plan_carries_drift_warnings() -> None:
         "v3.27.3 reads context key 'gone' but v3.31.3 does not: a value set for it stops "
         "taking effect",
     )
+
+
+ODD_VALUES: tuple[Any, ...] = (None, [], [1, None], 5, "x", {}, True, {"a": None})
+#: Fields the split reads that the fixtures leave out, so they get odd values too.
+EXTRA_PATHS: tuple[tuple[str | int, ...], ...] = (
+    ("metadata", "labels"),
+    ("metadata", "labels", "k8s-app"),
+    ("spec", "template", "spec", "serviceAccount"),
+    ("subjects",),
+    ("roleRef",),
+)
+
+
+def _paths(node: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.extend(_paths(v, (*prefix, k)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(_paths(v, (*prefix, i)))
+    return out
+
+
+def _set(data: Any, path: tuple[str | int, ...], value: Any) -> bool:
+    node = data
+    for part in path[:-1]:
+        if isinstance(node, dict) and isinstance(part, str):
+            node = node.setdefault(part, {})
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+        else:
+            return False
+    last = path[-1]
+    if isinstance(node, dict) and isinstance(last, str):
+        node[last] = value
+        return True
+    if isinstance(node, list) and isinstance(last, int) and last < len(node):
+        node[last] = value
+        return True
+    return False
+
+
+def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
+    import copy
+
+    objects = base_objects() + typha_objects()
+    source = side("v3.27.0", 10, False, typha=False)
+    tried = 0
+    for i, original in enumerate(objects):
+        paths = sorted(set(_paths(original)) | set(EXTRA_PATHS), key=str)
+        for path in paths:
+            for value in ODD_VALUES:
+                mutated = copy.deepcopy(objects)
+                if not _set(mutated[i], path, value):
+                    continue
+                tried += 1
+                split = split_objects(mutated)
+                assert all(isinstance(r, ObjectRef) for r in split.all)
+                capable = split.find("Deployment", split.typha) is not None
+                target = Side("v3.28.0", 601, capable, split)
+                data = make_plan(source, target).to_dict()
+                if all(r.kind and r.name for r in split.all):
+                    checked(data)
+    assert tried > 300

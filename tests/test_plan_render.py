@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from renderer import api
+from renderer.errors import TemplateError
 from renderer.parse import parse_files
 from renderer.plan import PLAN_SCHEMA
 from renderer.schemas import validate_output
@@ -138,3 +141,44 @@ def test_example_cluster_renders_typha_at_4_and_reports_overrides(
     typha = next(o for o in objects if o.kind == "Deployment" and o.name == "calico-typha")
     assert typha.data["spec"]["replicas"] == 4
     assert "deploy.bocloud.k8s:40443/openfuyao/calico/" in r.out
+
+
+def test_api_plan_routes_each_side_once_and_checks_its_output_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from renderer import policy
+
+    routes: list[int] = []
+    checks: list[str] = []
+    real_route, real_validate = policy.route, api.validate_output
+
+    def route(*args: Any, **kwargs: Any) -> Any:
+        routes.append(1)
+        return real_route(*args, **kwargs)
+
+    def validate(name: str, data: Any) -> None:
+        checks.append(name)
+        real_validate(name, data)
+
+    monkeypatch.setattr(policy, "route", route)
+    monkeypatch.setattr(api, "validate_output", validate)
+    result = api.plan(TYPHA, 601, from_version=NO_TYPHA, root=ROOT, capability=capable_by_name)
+    assert len(routes) == 2
+    data = result.to_dict()
+    files = result.files()
+    assert result.to_dict() == data == json.loads(files["plan.json"])
+    assert checks == [PLAN_SCHEMA]
+    data["shape"] = "changed by the caller"
+    assert result.to_dict()["shape"] == "introduce-typha"
+
+
+def test_api_plan_refuses_a_rendered_object_without_a_name(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    shutil.copytree(ROOT, root)
+    (root / "kubernetes" / "calico" / TYPHA / "003-noname.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: kube-system}\n"
+    )
+    with pytest.raises(TemplateError) as exc:
+        api.plan(TYPHA, 601, from_version=NO_TYPHA, root=root, capability=capable_by_name)
+    assert exc.value.file == f"{TYPHA}/003-noname.yaml" and exc.value.line == 1
+    assert exc.value.key == "metadata.name"

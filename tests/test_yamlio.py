@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from renderer import yamlio
 from renderer.errors import InputError
 from renderer.parse import parse_stream
 from renderer.yamlio import C_LOADER, load_mapping_file, read_text
@@ -82,3 +83,39 @@ def test_scalar_document_is_not_an_object() -> None:
     with pytest.raises(InputError) as err:
         parse_stream("just text\n", "f.yaml")
     assert "not a Kubernetes object" in str(err.value)
+
+
+LOCATE_TEXT = """\
+a: 1
+---
+kind: X
+spec:
+  items:
+    - name: one
+    - name: two
+      role: [master]
+"""
+
+
+@pytest.mark.parametrize(
+    ("doc", "path", "line"),
+    [
+        (0, [], 1),
+        (0, ["a"], 1),
+        (1, ["kind"], 3),
+        (1, ["spec", "items"], 5),
+        (1, ["spec", "items", 1], 7),
+        (1, ["spec", "items", 1, "role"], 8),
+        (1, ["spec", "items", 1, "missing"], 7),
+        (1, ["spec", "items", 9], 5),
+        (1, ["kind", "deeper"], 3),
+    ],
+)
+def test_locate_names_the_deepest_existing_key(doc: int, path: list[str | int], line: int) -> None:
+    assert yamlio.locate(LOCATE_TEXT, doc, path) == line
+
+
+def test_locate_on_invalid_yaml_or_missing_document_is_none() -> None:
+    assert yamlio.locate("a: [unclosed\n", 0, ["a"]) is None
+    assert yamlio.locate(LOCATE_TEXT, 5, []) is None
+    assert yamlio.load_with_positions("a: [\n") is None

@@ -23,7 +23,10 @@ def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
 
-@cli.command(help="List the Calico images each node pre-pulls before the addon is created.")
+@cli.command(
+    help="List the Calico images each node pre-pulls before the addon is created: calico/cni "
+    "and calico/node, the same for master and worker nodes."
+)
 @click.option("--version", "version", metavar="V", help="Calico version (an exact directory).")
 @click.option(
     "--config",
@@ -31,7 +34,11 @@ def _echo_json(data: Any) -> None:
     help="BKECluster/BKEConfig YAML: the calico addon's version and the image prefix.",
 )
 @click.option(
-    "--role", type=click.Choice(ROLES), default="worker", show_default=True, help="Node role."
+    "--role",
+    type=click.Choice(ROLES),
+    default="worker",
+    show_default=True,
+    help="Node role, echoed in the output; both roles pre-pull the same images.",
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
