@@ -12,7 +12,7 @@ from renderer.capability import CONTRACT_ITEMS, assess_capability, check_contrac
 from renderer.parse import K8sObject
 from renderer.tree import VersionDir, list_versions, resolve_version
 
-from .gatehelp import TREE, needs_engine, typha_on_objects
+from .gatehelp import TREE, typha_on_objects
 
 
 def _failed(version: str) -> set[str]:
@@ -101,14 +101,12 @@ def test_service_port_and_selector_checked() -> None:
     assert not item.ok and "5473" in item.detail and "calico-node" in item.detail
 
 
-@needs_engine
 def test_fixture_good_version_is_capable() -> None:
     report = assess_capability(resolve_version("v9.1.0", TREE))
     assert report.capable and report.missing == []
     assert [s.name for s in report.scenarios] == ["off", "on-3", "on-4"]
 
 
-@needs_engine
 def test_render_is_the_callers_and_each_context_renders_once() -> None:
     from renderer import gate, release
     from renderer.capability import render_objects
@@ -150,7 +148,6 @@ def test_render_is_the_callers_and_each_context_renders_once() -> None:
     assert [(f.stage, f.id) for f in gate.rule_findings(cap)] == [("rules", "typha-anti-affinity")]
 
 
-@needs_engine
 def test_text_search_trap_is_not_capable() -> None:
     vdir = resolve_version("v9.2.0", TREE)
     text = vdir.files[0].path.read_text()
@@ -174,7 +171,6 @@ def test_text_search_trap_is_not_capable() -> None:
     assert "Service calico-typha selecting k8s-app: calico-typha on port 5473" in report.missing
 
 
-@needs_engine
 def test_hard_coded_replicas_is_not_capable() -> None:
     assert _failed("v9.3.0") == {"typha-replicas"}
     report = assess_capability(resolve_version("v9.3.0", TREE))
@@ -182,7 +178,6 @@ def test_hard_coded_replicas_is_not_capable() -> None:
     assert "typhaReplicas=4 rendered replicas 3" in item.detail
 
 
-@needs_engine
 def test_incomplete_typha_templates_are_not_legacy() -> None:
     report = assess_capability(resolve_version("v9.3.0", TREE))
     assert not report.capable and not report.legacy
@@ -193,7 +188,6 @@ def test_incomplete_typha_templates_are_not_legacy() -> None:
     )
 
 
-@needs_engine
 @pytest.mark.parametrize("version", ["v9.0.0", "v9.2.0"])
 def test_no_typha_objects_is_legacy(version: str) -> None:
     """v9.2.0 mentions Typha only in comments and unrelated objects: still legacy."""
@@ -225,7 +219,6 @@ def test_any_typha_object_or_pointer_in_an_on_render_is_a_trace() -> None:
     )
 
 
-@needs_engine
 def test_capability_text_says_incomplete_or_legacy(capsys: pytest.CaptureFixture[str]) -> None:
     from .clihelp import run
 
@@ -248,7 +241,6 @@ def test_capability_text_says_incomplete_or_legacy(capsys: pytest.CaptureFixture
     )
 
 
-@needs_engine
 def test_legacy_fixture_names_every_missing_item() -> None:
     assert _failed("v9.0.0") == {
         "typha-service",
@@ -259,12 +251,10 @@ def test_legacy_fixture_names_every_missing_item() -> None:
     }
 
 
-@needs_engine
 def test_no_anti_affinity_is_still_capable() -> None:
     assert _failed("v9.4.0") == set()
 
 
-@needs_engine
 @pytest.mark.parametrize(
     ("version", "capable"),
     [
@@ -281,7 +271,6 @@ def test_bundled_capability(version: str, capable: bool) -> None:
     assert report.legacy is not capable
 
 
-@needs_engine
 def test_every_bundled_version_is_judged() -> None:
     assert [v.name for v in list_versions()] == [
         "v3.25.0",

@@ -13,9 +13,8 @@ from renderer.errors import RefusedError
 from renderer.parse import parse_stream
 
 from .clihelp import run
-from .gatehelp import BROKEN, TREE, needs_engine
+from .gatehelp import BROKEN, TREE
 
-pytestmark = needs_engine
 ROOT = str(TREE)
 
 

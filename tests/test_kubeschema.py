@@ -17,7 +17,7 @@ from renderer.kubeschema import SchemaValidator
 from renderer.parse import K8sObject, parse_stream
 from renderer.tree import list_versions
 
-from .gatehelp import BROKEN, needs_engine, typha_on_objects
+from .gatehelp import BROKEN, typha_on_objects
 
 
 def _broken(name: str) -> list[K8sObject]:
@@ -143,7 +143,6 @@ def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
     assert {v for v, _ in verdicts} == {"valid", "invalid", "no-schema"}
 
 
-@needs_engine
 @pytest.mark.parametrize("version", PARITY_VERSIONS)
 def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
     seen: dict[str, dict[str, Any]] = {}

@@ -19,8 +19,6 @@ from renderer.yamlio import load_documents_file
 
 from .clihelp import run
 
-pytest.importorskip("renderer.gotemplate", reason="the Go template engine is not merged yet")
-
 ROOT = Path(__file__).parent / "fixtures" / "tree"
 EXAMPLES = Path(__file__).parent.parent / "examples"
 NO_TYPHA, TYPHA = "v9.0.0", "v9.1.0"

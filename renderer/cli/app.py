@@ -11,8 +11,7 @@ from ..cluster import render_args
 from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
 from ..fsutil import write_tree
-from ..kubeschema import SchemaValidator, errors, resolve_kube_versions
-from ..parse import parse_files
+from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
 from .options import (
     kube_version_option,
@@ -131,13 +130,11 @@ def cli(
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
     )
     if kube:
-        objects = parse_files((f.name, f.text) for f in result.files)
-        findings = SchemaValidator(kube).validate_all(objects)
-        for f in findings:
+        check = api.validate_render(result, kube)
+        for f in check.findings:
             note(str(f))
-        bad = errors(findings)
-        if bad:
-            note(f"{len(bad)} schema error(s) on Kubernetes {', '.join(kube)}; nothing written")
+        if not check.ok:
+            note(check.summary())
             ctx.exit(EXIT_CHECK_FAILED)
     if output_dir is not None:
         written = write_tree(output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files})
