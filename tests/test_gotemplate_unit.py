@@ -400,3 +400,21 @@ def test_nesting_beyond_the_interpreter_is_a_template_error() -> None:
     source = "{{ " + "print (" * 150 + ".x" + ")" * 150 + " }}"
     with pytest.raises(TemplateError, match="nest too deeply"):
         compile_go(source, "deep")
+
+
+def test_doubling_a_variable_in_a_loop_fails_instead_of_exhausting_memory() -> None:
+    items = ",".join("a" * 40)
+    source = (
+        '{{ $x := "ab" }}{{ range split .items "," }}{{ $x = printf "%s%s" $x $x }}{{ end }}'
+        "{{ len $x }}"
+    )
+    with pytest.raises(TemplateError) as err:
+        compile_go(source, "bomb.yaml").render({"items": items})
+    assert "result longer than" in str(err.value) and err.value.line == 1
+
+
+def test_unbounded_output_fails() -> None:
+    source = '{{ $s := printf "%1000000d" 1 }}{{ range split .items "," }}{{ $s }}{{ end }}'
+    with pytest.raises(TemplateError) as err:
+        compile_go(source, "big.yaml").render({"items": ",".join("a" * 100)})
+    assert "output longer than" in str(err.value)

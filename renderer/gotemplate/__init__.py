@@ -37,6 +37,8 @@ from .runtime import GLOBALS, ExecError, normalize
 __all__ = ["GoTemplate", "compile_go", "parse", "referenced_keys"]
 
 _ENV: SandboxedEnvironment | None = None
+#: Largest rendered output; BKE's manifests are well under 1 MiB.
+MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
 
 def _environment() -> SandboxedEnvironment:
@@ -81,6 +83,20 @@ class GoTemplate:
         text = f'executing "{where.template}" at <{where.context}>: {message}'
         return TemplateError(text, file=self.name, line=line, column=col)
 
+    def _bounded_output(self, data: Any) -> str:
+        """Render, stopping once the output exceeds MAX_OUTPUT_CHARS (loops can repeat
+        text without bound; Go would stream it, we hold it in memory)."""
+        parts: list[str] = []
+        size = 0
+        for chunk in self._template.generate(go_root=data):
+            size += len(chunk)
+            if size > MAX_OUTPUT_CHARS:
+                raise TemplateError(
+                    f"output longer than {MAX_OUTPUT_CHARS} characters", file=self.name
+                )
+            parts.append(chunk)
+        return "".join(parts)
+
     def render(self, context: Mapping[str, Any]) -> str:
         """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
         try:
@@ -90,7 +106,7 @@ class GoTemplate:
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._template.render(go_root=data)
+            return self._bounded_output(data)
         except ExecError as exc:
             raise self._error(exc.pos, exc.message) from None
         except RecursionError:

@@ -672,10 +672,23 @@ FUNCS: dict[str, tuple[Callable[..., Any], tuple[str, ...], str | None]] = {
 }
 
 
+#: Largest string one function call may return. Go has no limit, but a template that
+#: doubles a value in a loop (``$x = printf "%s%s" $x $x``) must fail, not exhaust memory.
+MAX_RESULT_CHARS = 16 * 1024 * 1024
+
+
+def _bounded(pos: int, name: str, result: Any) -> Any:
+    if isinstance(result, str) and len(result) > MAX_RESULT_CHARS:
+        raise ExecError(
+            pos, f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters"
+        )
+    return result
+
+
 def call_plain(pos: int, name: str, *args: Any) -> Any:
     """A function call with nothing piped in."""
     try:
-        return FUNCS[name][0](*args)
+        return _bounded(pos, name, FUNCS[name][0](*args))
     except (FuncError, FormatError) as exc:
         raise ExecError(pos, f"error calling {name}: {exc}") from None
 
@@ -694,7 +707,7 @@ def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) ->
             final = arg_any(pos, final)
         args = (*args, final)
     try:
-        return impl(*args)
+        return _bounded(pos, name, impl(*args))
     except FuncError as exc:
         raise ExecError(pos, f"error calling {name}: {exc}") from None
     except FormatError as exc:
