@@ -136,6 +136,7 @@ class CapabilityReport:
             "files": list(self.files),
             "dialect": self.dialect,
             "capable": self.capable,
+            "legacy": self.legacy,
             "contract": [i.to_dict() for i in self.items],
             "missing": self.missing,
         }

@@ -137,17 +137,17 @@ def test_cli_render_unknown_kube_version(capsys: pytest.CaptureFixture[str]) -> 
 
 
 @pytest.mark.parametrize(
-    ("version", "code", "capable"),
+    ("version", "code", "capable", "legacy"),
     [
-        ("v9.1.0", 0, True),
-        ("v9.4.0", 1, True),
-        ("v9.0.0", 1, False),
-        ("v9.2.0", 1, False),
-        ("v9.3.0", 1, False),
+        ("v9.1.0", 0, True, False),
+        ("v9.4.0", 1, True, False),
+        ("v9.0.0", 1, False, True),
+        ("v9.2.0", 1, False, True),
+        ("v9.3.0", 1, False, False),
     ],
 )
 def test_cli_capability_json(
-    capsys: pytest.CaptureFixture[str], version: str, code: int, capable: bool
+    capsys: pytest.CaptureFixture[str], version: str, code: int, capable: bool, legacy: bool
 ) -> None:
     r = run(
         capsys,
@@ -165,6 +165,7 @@ def test_cli_capability_json(
     report = json.loads(r.out)
     schemas.validate_output(schemas.CAPABILITY_REPORT, report)
     assert report["capable"] is capable and report["release_ready"] is (code == 0)
+    assert report["legacy"] is legacy
     assert list(report["schema"]) == ["1.30"] and report["version"] == version
 
 
@@ -209,6 +210,7 @@ def test_bundled_legacy_versions_not_ready(
     r = run(capsys, "capability", "--version", version, "--format", "json")
     report = json.loads(r.out)
     assert r.code == 1 and not report["capable"] and not report["release_ready"]
+    assert report["legacy"] is True
 
 
 def test_cli_versions_capability_column(capsys: pytest.CaptureFixture[str]) -> None:
