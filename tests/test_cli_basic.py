@@ -123,3 +123,26 @@ def test_unexpected_exception_is_one_line(
     )
     r = run(capsys, "typha", "--nodes", "5", "--debug")
     assert "Traceback" in r.err
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--manifests", "/tmp", "check"], "--manifests"),
+        (["--nodes", "601", "typha"], "--nodes"),
+        (["--kube-version", "1.25", "validate", "-"], "--kube-version"),
+    ],
+)
+def test_options_before_a_command_are_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], args: list[str], named: str
+) -> None:
+    r = run(capsys, *args)
+    assert r.code == 2 and named in r.err and "after its name" in r.err
+    assert r.out == ""
+
+
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for args in (["typha", "--nodes", "0"], ["check", "--format", "xml"], ["--version", "v3.28"]):
+        r = run(capsys, *args)
+        assert r.code == 2
+        assert len(r.err.strip().splitlines()) == 1 and r.err.startswith("calico-render: error:")

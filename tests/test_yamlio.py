@@ -119,3 +119,22 @@ def test_locate_on_invalid_yaml_or_missing_document_is_none() -> None:
     assert yamlio.locate("a: [unclosed\n", 0, ["a"]) is None
     assert yamlio.locate(LOCATE_TEXT, 5, []) is None
     assert yamlio.load_with_positions("a: [\n") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: " + "[" * 30000 + "]" * 30000 + "\n", "".join(f"{'  ' * i}k{i}:\n" for i in range(300))],
+)
+def test_deep_nesting_is_bad_input_not_a_crash(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "deep.yaml"
+    f.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_mapping_file(f)
+    assert "deeper than" in str(err.value) and err.value.file == str(f)
+
+
+def test_deep_nesting_in_rendered_output_names_the_line() -> None:
+    text = "kind: A\n---\nkind: B\nx: " + "[" * 200 + "]" * 200 + "\n"
+    with pytest.raises(InputError) as err:
+        parse_stream(text, "f.yaml")
+    assert err.value.line == 4

@@ -35,8 +35,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("calico-render: aborted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx is not None else "calico-render"
+        click.echo(
+            f"calico-render: error: {exc.format_message()} (see '{command} --help')", err=True
+        )
+        sys.exit(EXIT_BAD_INPUT)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"calico-render: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
     except BrokenPipeError:
         sys.exit(0)

@@ -99,6 +99,17 @@ def cli(
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
+        given = [
+            p.opts[0]
+            for p in ctx.command.params
+            if p.name not in (None, "debug")
+            and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT
+        ]
+        if given:  # silently ignoring them could gate the wrong tree
+            raise click.UsageError(
+                f"{', '.join(given)} given before '{ctx.invoked_subcommand}' would be "
+                "ignored; put the command's options after its name"
+            )
         return
     args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
