@@ -20,6 +20,7 @@ from .objects import (
     as_dict,
     as_list,
     container,
+    containers,
     dig,
     env_var,
     find,
@@ -46,7 +47,8 @@ CHECK_REPO = "registry.example.com/calico-render-check/"
 OFF_VALUES = ("", "none")
 
 CONTRACT_ITEMS: dict[str, str] = {
-    "typha-service": f"Service {TYPHA_NAME} selecting k8s-app: calico-typha on port {TYPHA_PORT}",
+    "typha-service": f"Service {TYPHA_NAME} selecting k8s-app: calico-typha on port {TYPHA_PORT}"
+    ", reaching a Typha container port, in calico-node's namespace",
     "typha-deployment": f"Deployment {TYPHA_NAME}",
     "typha-replicas": f"Deployment {TYPHA_NAME} replicas following typhaReplicas",
     "typha-pdb": f"PodDisruptionBudget ({PDB_API}) selecting the Typha Deployment's pods",
@@ -230,6 +232,41 @@ def _env_points_at_typha(objects: Sequence[K8sObject]) -> str:
     return ""
 
 
+def _typha_namespace(objects: Sequence[K8sObject]) -> str:
+    """Where Felix looks for the Typha Service: FELIX_TYPHAK8SNAMESPACE, by default
+    kube-system."""
+    for ds in find(objects, "DaemonSet", NODE_NAME):
+        found = container(ds, NODE_NAME)
+        env = env_var(found[1], "FELIX_TYPHAK8SNAMESPACE") if found else None
+        if env and env[1].get("value"):
+            return str(env[1]["value"])
+    return "kube-system"
+
+
+def _unreachable_target(svc: K8sObject, dep: K8sObject | None) -> str:
+    """Why the Service's Typha port does not reach a Typha container port, or ""."""
+    if dep is None:
+        return ""
+    named: dict[str, Any] = {}
+    numbers: set[Any] = set()
+    for _path, c in containers(dep):
+        for p in as_list(c.get("ports")):
+            port = as_dict(p)
+            numbers.add(port.get("containerPort"))
+            if port.get("name"):
+                named[str(port["name"])] = port.get("containerPort")
+    for p in as_list(dig(svc.data, "spec", "ports")):
+        port = as_dict(p)
+        if port.get("port") != TYPHA_PORT:
+            continue
+        target = port.get("targetPort", TYPHA_PORT)
+        if isinstance(target, str) and target not in named:
+            return f"targetPort {target!r} names no port of Deployment {TYPHA_NAME}"
+        if isinstance(target, int) and target not in numbers:
+            return f"targetPort {target} is no container port of Deployment {TYPHA_NAME}"
+    return ""
+
+
 def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str, list[str]]:
     """Problems per contract item for one Typha-on render asking for ``replicas``."""
     problems: dict[str, list[str]] = {k: [] for k in CONTRACT_ITEMS if not k.startswith("off-")}
@@ -244,7 +281,17 @@ def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str
         ports = [as_dict(p).get("port") for p in as_list(spec.get("ports"))]
         if TYPHA_PORT not in ports:
             problems["typha-service"].append(f"{tag}: ports are {ports}, not {TYPHA_PORT}")
+        namespace = _typha_namespace(objects)
+        if svc.namespace != namespace:
+            problems["typha-service"].append(
+                f"{tag}: in namespace {svc.namespace or '(none)'!r}; calico-node looks in "
+                f"{namespace!r}"
+            )
     dep = typha_deployment(objects)
+    for svc in services:
+        unreachable = _unreachable_target(svc, dep)
+        if unreachable:
+            problems["typha-service"].append(f"{tag}: {unreachable}")
     if dep is None:
         problems["typha-deployment"].append(f"{tag}: no Deployment {TYPHA_NAME}")
         problems["typha-replicas"].append(f"{tag}: no Deployment {TYPHA_NAME}")

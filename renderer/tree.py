@@ -63,20 +63,32 @@ def component_dir(root: Path | None) -> Path:
     return path
 
 
-def _load_version(path: Path) -> VersionDir:
-    files = tuple(
-        TemplateFile(p.name, p, DIALECTS[p.suffix])
-        for p in sorted(path.iterdir(), key=lambda p: p.name)
-        if p.is_file() and p.suffix in DIALECTS
-    )
-    return VersionDir(path.name, path, files)
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _load_version(path: Path, root: Path) -> VersionDir:
+    """Templates of one directory; a link pointing outside ROOT is refused, since a
+    merge request could otherwise make the gate read (and print) any file."""
+    files = []
+    for p in sorted(path.iterdir(), key=lambda p: p.name):
+        if p.suffix not in DIALECTS or not p.is_file():
+            continue
+        if p.is_symlink() and not _inside(p, root):
+            raise InputError("template is a link to a file outside the manifest tree", file=str(p))
+        files.append(TemplateFile(p.name, p, DIALECTS[p.suffix]))
+    return VersionDir(path.name, path, tuple(files))
 
 
 def list_versions(root: Path | None = None) -> list[VersionDir]:
     """Every version directory under ROOT that holds at least one template, oldest first."""
     base = component_dir(root)
     dirs = [p for p in base.iterdir() if p.is_dir() and _SAFE_NAME.match(p.name)]
-    versions = [_load_version(p) for p in dirs]
+    versions = [_load_version(p, base) for p in dirs]
     return sorted((v for v in versions if v.files), key=lambda v: semver_key(v.name))
 
 

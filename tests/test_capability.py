@@ -101,6 +101,20 @@ def test_service_port_and_selector_checked() -> None:
     assert not item.ok and "5473" in item.detail and "calico-node" in item.detail
 
 
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda d: d["spec"]["ports"][0].update(targetPort=5999), "targetPort 5999"),
+        (lambda d: d["spec"]["ports"][0].update(targetPort="typha"), "targetPort 'typha'"),
+        (lambda d: d["metadata"].update(namespace="default"), "namespace 'default'"),
+    ],
+)
+def test_service_must_reach_typha_where_calico_node_looks(change: Any, words: str) -> None:
+    on = {r: _with(typha_on_objects(replicas=r), "Service", "calico-typha", change) for r in (3, 4)}
+    item = {i.id: i for i in check_contract(_off(on[3]), on)}["typha-service"]
+    assert not item.ok and words in item.detail
+
+
 def test_fixture_good_version_is_capable() -> None:
     report = assess_capability(resolve_version("v9.1.0", TREE))
     assert report.capable and report.missing == []
@@ -168,7 +182,10 @@ def test_text_search_trap_is_not_capable() -> None:
         "typha-pdb",
         "config-service-name",
     } <= {i.id for i in report.items if not i.ok}
-    assert "Service calico-typha selecting k8s-app: calico-typha on port 5473" in report.missing
+    assert any(
+        m.startswith("Service calico-typha selecting k8s-app: calico-typha on port 5473")
+        for m in report.missing
+    )
 
 
 def test_hard_coded_replicas_is_not_capable() -> None:

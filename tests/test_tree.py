@@ -65,3 +65,21 @@ def test_root_without_calico_dir_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         list_versions(tmp_path)
     assert "kubernetes/calico" in str(err.value)
+
+
+def test_template_linking_outside_root_is_refused(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    secret = tmp_path_factory.mktemp("outside") / "secret.yaml"
+    secret.write_text("password: hunter2\n")
+    (root / "kubernetes" / "calico" / "v3.29.0" / "003-x.yaml").symlink_to(secret)
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert "outside the manifest tree" in str(err.value) and "003-x.yaml" in str(err.value)
+
+
+def test_template_linking_inside_root_is_allowed(root: Path) -> None:
+    base = root / "kubernetes" / "calico"
+    (base / "v3.29.0" / "003-shared.yaml").symlink_to(base / "v3.28.2" / "calico.yaml")
+    names = [f.name for f in resolve_version("v3.29.0", root).files]
+    assert "003-shared.yaml" in names
