@@ -13,7 +13,8 @@ from typing import Any
 
 from . import schemas
 from .errors import InputError
-from .yamlio import load_mapping_file
+from .policy import TYPHA_KEYS
+from .yamlio import load_mapping_file, locate, read_text
 
 
 def schema_defaults() -> dict[str, Any]:
@@ -42,11 +43,35 @@ def set_path(ctx: dict[str, Any], parts: list[str], value: Any) -> None:
     node[parts[-1]] = value
 
 
+def check_values_file(values: Mapping[str, Any], file: str) -> None:
+    """Check each key of a values file against its property in the context schema, so a
+    bad value names the file and line (the merged context no longer knows its source).
+    Keys the policy sets (allowTypha, typhaReplicas) are replaced anyway and skipped."""
+    schema = schemas.load_schema(schemas.RENDER_CONTEXT)
+    for key in sorted(values):
+        if key in TYPHA_KEYS:
+            continue
+        sub = schema["properties"].get(key, schema["additionalProperties"])
+        error = schemas.best_error_in(sub, values[key])
+        if error is None:
+            continue
+        path = [key, *error.absolute_path]
+        sub_key, message = schemas.describe(error)
+        raise InputError(
+            message,
+            file=file,
+            line=locate(read_text(file), 0, path) if file != "-" else None,
+            key=f"{key}.{sub_key}" if sub_key else key,
+        )
+
+
 def user_values(values_file: str | Path | None = None, sets: Iterable[str] = ()) -> dict[str, Any]:
     """What the user asked for: values file first, then ``--set`` in order."""
     ctx: dict[str, Any] = {}
     if values_file is not None:
-        ctx.update(copy.deepcopy(load_mapping_file(values_file)))
+        values = load_mapping_file(values_file)
+        check_values_file(values, str(values_file))
+        ctx.update(copy.deepcopy(values))
     for item in sets:
         parts, value = parse_set(item)
         set_path(ctx, parts, value)

@@ -32,8 +32,8 @@ def _stage(target: Path, data: str) -> Path:
 
 
 def _os_error(exc: OSError, path: Path) -> InputError:
-    where = exc.filename if isinstance(exc.filename, str) else str(path)
-    return InputError(f"cannot write: {exc.strerror or exc}", file=where)
+    """Name the file the user asked for, not our temporary file beside it."""
+    return InputError(f"cannot write: {exc.strerror or exc}", file=str(path))
 
 
 def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:

@@ -43,7 +43,7 @@ def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
         return key, f"{error.instance!r} is not allowed; allowed: {allowed}"
     if error.validator == "pattern":
         hint = schema.get("description", "")
-        return key, f"{error.instance!r} is not valid" + (f" ({hint})" if hint else "")
+        return key, f"{error.instance!r} is not valid" + (f": {hint.rstrip('.')}" if hint else "")
     if error.validator == "required" and isinstance(error.message, str):
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         why = schema.get("description")
@@ -61,6 +61,13 @@ def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:
     Deterministic: errors are sorted by path and message before ``best_match``.
     """
     errors = sorted(validator(name).iter_errors(data), key=lambda e: (_path(e), e.message))
+    return jsonschema.exceptions.best_match(errors) if errors else None
+
+
+def best_error_in(schema: dict[str, Any], data: Any) -> jsonschema.ValidationError | None:
+    """Like :func:`best_error` for a sub-schema (one property of a published schema)."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    errors = sorted(cls(schema).iter_errors(data), key=lambda e: (_path(e), e.message))
     return jsonschema.exceptions.best_match(errors) if errors else None
 
 

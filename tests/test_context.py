@@ -67,3 +67,27 @@ def test_values_file(tmp_path: Path) -> None:
         "calicoMode": "ipip",
         "ClusterCidr": {"Ipv6": "fd00::/56"},
     }
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "key"),
+    [
+        ('repo: ""\ncalicoMode: 5\n', 2, "calicoMode"),
+        ("calicoMode: ipip\nClusterCidr:\n  Ipv6: nope\n", 3, "ClusterCidr.Ipv6"),
+        ("podSubnet: 10.0.0.0/33\n", 1, "podSubnet"),
+    ],
+)
+def test_values_file_errors_name_file_line_and_key(
+    tmp_path: Path, content: str, line: int, key: str
+) -> None:
+    f = tmp_path / "values.yaml"
+    f.write_text(content)
+    with pytest.raises(InputError) as err:
+        user_values(f)
+    assert (err.value.file, err.value.line, err.value.key) == (str(f), line, key)
+
+
+def test_values_file_typha_keys_are_left_to_the_policy(tmp_path: Path) -> None:
+    f = tmp_path / "values.yaml"
+    f.write_text("allowTypha: false\ntyphaReplicas: 1\n")
+    assert user_values(f) == {"allowTypha": False, "typhaReplicas": 1}

@@ -59,8 +59,9 @@ def typha(nodes: int | None) -> None:
 @manifests_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 def versions(root: Path | None, keys: bool) -> None:
+    found = list_versions(root)  # bad ROOT fails before anything is printed
     click.echo(f"{'version':<10} {'dialect':<7} {'typha':<11} files")
-    for v in list_versions(root):
+    for v in found:
         files = ", ".join(f.name for f in v.files)
         try:
             cap = assess_capability(v)
