@@ -150,7 +150,11 @@ def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
 def require_version(
     version: str, root: Path | None, *, file: str = "", key: str = ""
 ) -> VersionDir:
-    """The version directory named exactly ``version`` under ROOT, as the controller uses it."""
+    """The version directory named exactly ``version`` under ROOT, as the controller uses it.
+
+    The controller joins the addon's version into a path, so ``v3.28`` (which the
+    ``--version`` flags resolve to the newest patch) is refused here, listing what exists.
+    """
     try:
         vdir = resolve_version(version, root)
     except InputError as exc:
@@ -158,7 +162,9 @@ def require_version(
     if vdir.name != version:
         known = ", ".join(v.name for v in list_versions(root))
         raise InputError(
-            f"version {version!r} is not a directory under ROOT (available: {known})",
+            f"version {version!r} must be exactly a directory under ROOT, because the "
+            f"controller uses it as a path (vMAJOR.MINOR is not resolved here; "
+            f"{version!r} would be {vdir.name}); available: {known}",
             file=file or None,
             key=key or None,
         )

@@ -144,8 +144,10 @@ def test_version_must_exist_in_root(tmp_path: Path) -> None:
 
 def test_version_is_an_exact_directory_not_a_minor(tmp_path: Path) -> None:
     # The controller uses the version as the directory name; v9.1 is not one.
-    with pytest.raises(InputError, match="not a directory under ROOT"):
+    with pytest.raises(InputError, match="exactly a directory under ROOT") as exc:
         resolve_inputs(cluster(tmp_path, "v9.1"), root=ROOT)
+    assert "uses it as a path" in exc.value.message and "available: v9.0.0" in exc.value.message
+    assert exc.value.key == "spec.clusterConfig.addons[1].version"
 
 
 def test_version_with_path_separator_is_refused(tmp_path: Path) -> None:

@@ -97,7 +97,7 @@ def test_cli_images_by_version(capsys: pytest.CaptureFixture[str]) -> None:
         ("images",),
         ("images", "--version", "v9.1.0", "--config", "x.yaml"),
         ("images", "--version", "v9.9.9"),
-        ("images", "--version", "v9.1"),
+        ("images", "--version", "v9.9"),
         ("images", "--version", "v9.1.0", "--repo", "no-slash"),
     ],
 )
@@ -137,3 +137,28 @@ def test_cli_role_is_echoed_and_changes_nothing_else(capsys: pytest.CaptureFixtu
     assert {**out["master"], "role": "worker"} == out["worker"]
     r = run(capsys, "images", "--help")
     assert "same images" in r.out
+
+
+def test_cli_images_version_accepts_major_minor(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--version vMAJOR.MINOR`` picks the newest patch, as the main command and plan do."""
+    args = ("images", "--manifests", str(ROOT), "--version", "v9.1")
+    r = run(capsys, *args)
+    assert r.code == 0, r.err
+    assert r.out.split() == ["calico/cni:v9.1.0", "calico/node:v9.1.0"]
+    assert "v9.1 resolved to v9.1.0" in r.err
+    r = run(capsys, *args, "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 0 and data["version"] == "v9.1.0"
+    validate_output(IMAGES_SCHEMA, data)
+
+
+def test_cli_images_config_version_stays_exact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = (EXAMPLES / "bkecluster-601.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text.replace("version: v3.31.3", "version: v9.1"), encoding="utf-8")
+    r = run(capsys, "images", "--manifests", str(ROOT), "--config", str(path))
+    assert r.code == 2 and r.out == ""
+    assert "exactly a directory" in r.err and "as a path" in r.err
+    assert "available: v9.0.0, v9.1.0" in r.err and str(path) in r.err

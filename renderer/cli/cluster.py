@@ -9,12 +9,13 @@ from typing import Any
 import click
 
 from .. import api
-from ..cluster import require_version, resolve_inputs
+from ..cluster import resolve_inputs
 from ..context import user_values
 from ..errors import InputError
 from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, prepull_images
 from ..schemas import validate_output
+from ..tree import resolve_version
 from .app import cli, note, warn
 from .options import format_option, manifests_option, repo_option, set_option, values_option
 
@@ -27,11 +28,17 @@ def _echo_json(data: Any) -> None:
     help="List the Calico images each node pre-pulls before the addon is created: calico/cni "
     "and calico/node, the same for master and worker nodes."
 )
-@click.option("--version", "version", metavar="V", help="Calico version (an exact directory).")
+@click.option(
+    "--version",
+    "version",
+    metavar="V",
+    help="Calico version: a directory, or vMAJOR.MINOR for the newest patch.",
+)
 @click.option(
     "--config",
     type=click.Path(dir_okay=False, allow_dash=True),
-    help="BKECluster/BKEConfig YAML: the calico addon's version and the image prefix.",
+    help="BKECluster/BKEConfig YAML: the calico addon's version (an exact directory, as "
+    "the controller uses it) and the image prefix.",
 )
 @click.option(
     "--role",
@@ -59,8 +66,10 @@ def images(
         result = prepull_images(found, role, inputs.repo)
     else:
         assert version is not None
-        require_version(version, root, key="--version")
-        result = prepull_images(version, role, repo or "")
+        vdir = resolve_version(version, root)
+        if vdir.name != version:
+            note(f"--version {version} resolved to {vdir.name} (newest patch)")
+        result = prepull_images(vdir.name, role, repo or "")
     data = result.to_dict()
     validate_output(IMAGES_SCHEMA, data)
     if fmt == "json":
