@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from . import images as images_mod
 from . import plan as plan_mod
 from . import policy
 from .compile import template_digest
@@ -157,6 +158,36 @@ def render(
     context = build_context(user, typha=route.decision.context(), repo=repo)
     files = render_version(vdir, context)
     return RenderResult(vdir, files, context, route, warnings)
+
+
+def prepull_images(
+    version: str,
+    *,
+    root: Path | None = None,
+    repo: str | None = None,
+    user: Mapping[str, Any] | None = None,
+    role: str = "worker",
+) -> images_mod.ImageList:
+    """What every node pre-pulls for Calico ``version``, read from what it renders.
+
+    The version is rendered with Typha off (the images of calico-node do not depend on
+    it), ``user`` values (e.g. a config's addon params), ``repo`` (None: the schema
+    default, empty, so the templates pick their own registry) and the schema defaults;
+    then the calico/cni and calico/node images of the calico-node DaemonSet are taken.
+    A render without either is an InputError (exit 2) naming the version.
+    """
+    images_mod.check_role(role)
+    if repo is not None:
+        images_mod.check_repo(repo)
+    vdir = resolve_version(version, root)
+    off = policy.decide_typha(1).context()
+    context = build_context(dict(user or {}), typha=off, repo=repo)
+    files = render_version(vdir, context)
+    objects = [o.data for o in parse_files((f.name, f.text) for f in files)]
+    try:
+        return images_mod.prepull_images(vdir.name, role, context["repo"], objects)
+    except InputError as exc:
+        raise InputError(exc.message, file=exc.file or str(vdir.path), key=exc.key) from None
 
 
 # --- phased plans ------------------------------------------------------------------------

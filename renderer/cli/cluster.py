@@ -13,9 +13,8 @@ from ..cluster import resolve_inputs
 from ..context import user_values
 from ..errors import InputError
 from ..fsutil import write_tree
-from ..images import IMAGES_SCHEMA, ROLES, prepull_images
+from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
-from ..tree import resolve_version
 from .app import cli, note, warn
 from .options import format_option, manifests_option, repo_option, set_option, values_option
 
@@ -25,8 +24,10 @@ def _echo_json(data: Any) -> None:
 
 
 @cli.command(
-    help="List the Calico images each node pre-pulls before the addon is created: calico/cni "
-    "and calico/node, the same for master and worker nodes."
+    help="List the Calico images each node pre-pulls before the addon is created: the "
+    "calico/cni and calico/node images of the calico-node DaemonSet as the version renders "
+    "(so the templates' own default registry applies when no prefix is set), the same for "
+    "master and worker nodes. Exit 2 if the render has neither image."
 )
 @click.option(
     "--version",
@@ -62,14 +63,17 @@ def images(
         raise InputError("give exactly one of --version or --config", key="--version")
     if config is not None:
         inputs = resolve_inputs(config, root=root, repo=repo)
-        found = inputs.version.name if inputs.version else None
-        result = prepull_images(found, role, inputs.repo)
+        if inputs.version is None:
+            result = no_calico(role, inputs.repo)
+        else:
+            result = api.prepull_images(
+                inputs.version.name, root=root, repo=inputs.repo, user=inputs.user, role=role
+            )
     else:
         assert version is not None
-        vdir = resolve_version(version, root)
-        if vdir.name != version:
-            note(f"--version {version} resolved to {vdir.name} (newest patch)")
-        result = prepull_images(vdir.name, role, repo or "")
+        result = api.prepull_images(version, root=root, repo=repo, role=role)
+        if result.version != version:
+            note(f"--version {version} resolved to {result.version} (newest patch)")
     data = result.to_dict()
     validate_output(IMAGES_SCHEMA, data)
     if fmt == "json":
