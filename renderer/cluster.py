@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+import jsonschema
 
 from . import schemas
 from .errors import InputError
 from .objects import key_path
+from .policy import TYPHA_KEYS
 from .tree import VersionDir, list_versions, resolve_version
 from .yamlio import load_all, locate, read_text
 
@@ -232,8 +236,42 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
+#: Params the render never takes from the config: the Typha policy and the image prefix
+#: (``imageRepo`` or ``--repo``) always set these.
+OVERRIDDEN_PARAMS = (*TYPHA_KEYS, "repo")
+
+
+@cache
+def _param_validator(key: str) -> Any:
+    """A validator for the render-context schema's subschema of ``key`` (None: not defined)."""
+    full = schemas.load_schema(schemas.RENDER_CONTEXT)
+    sub = full["properties"].get(key)
+    if sub is None:
+        return None
+    return jsonschema.validators.validator_for(full)(sub)
+
+
+def _check_params(addon: Addon, file: str, text: str, index: int, path: list[PathItem]) -> None:
+    """Calico params as the render context will take them, checked here so a bad value
+    names the file, its line and its key instead of failing later as "render context"."""
+    for key, value in addon.params.items():
+        check = None if key in OVERRIDDEN_PARAMS else _param_validator(key)
+        if check is None:
+            continue
+        errors = list(check.iter_errors(value))
+        if not errors:
+            continue
+        _, message = schemas.describe(jsonschema.exceptions.best_match(errors))
+        raise InputError(
+            message,
+            file=file,
+            line=locate(text, index, [*path, key]),
+            key=f"{addon.where}.param.{key}",
+        )
+
+
 def _parse_addons(
-    raw: Any, where: str, text: str, index: int, prefix: list[PathItem]
+    raw: Any, where: str, file: str, text: str, index: int, prefix: list[PathItem]
 ) -> tuple[Addon, ...]:
     addons = []
     for i, item in enumerate(raw or []):
@@ -248,6 +286,8 @@ def _parse_addons(
             )
         )
     calico = [i for i, a in enumerate(addons) if a.name == CALICO]
+    for i in calico:
+        _check_params(addons[i], file, text, index, [*prefix, i, "param"])
     if len(calico) > 1 or any(not addons[i].version.strip() for i in calico):
         # Lines are only worth a second parse when an error is going to name them.
         for i in calico:
@@ -293,7 +333,9 @@ def load_config(path: str | Path) -> ClusterConfig:
     repo = cluster.get("imageRepo") or {}
     networking = cluster.get("networking") or {}
     addons_path = [*base_path, "addons"]
-    addons = _parse_addons(base.get("addons"), key_path(addons_path), text, index, addons_path)
+    addons = _parse_addons(
+        base.get("addons"), key_path(addons_path), file, text, index, addons_path
+    )
     meta = doc.get("metadata") or {}
     return ClusterConfig(
         file=file,

@@ -379,3 +379,56 @@ def test_best_error_is_the_one_check_raises() -> None:
         schemas.check(cluster_mod.BKE_INPUT, data)
     assert exc.value.message == schemas.describe(best)[1]
     assert schemas.best_error(cluster_mod.BKE_INPUT, {"kind": "BKENode"}) is not None
+
+
+# --- addon params are checked against the render-context schema at load time ------------
+
+
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("calicoMode: foo", "'foo' is not allowed"),
+        ("ipModVersion: ipv5", "'ipv5' is not allowed"),
+        ("podSubnet: not-a-cidr", "'not-a-cidr' is not valid"),
+    ],
+)
+def test_bad_param_value_names_file_line_and_key(tmp_path: Path, param: str, message: str) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "calicoMode: vxlan", param
+    )
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    err = exc.value
+    assert err.file == str(path) and err.line == 19
+    assert err.key == f"spec.clusterConfig.addons[1].param.{param.split(':')[0]}"
+    assert message in err.message
+
+
+def test_params_the_schema_does_not_define_or_the_policy_overrides_pass(tmp_path: Path) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        'typhaReplicas: "1"', 'typhaReplicas: "many"\n          repo: no-slash\n          x: y'
+    )
+    other = (
+        "      - name: coredns\n        version: v1\n        param:\n          calicoMode: foo\n"
+    )
+    cfg = load_config(write(tmp_path, text + other))
+    addon = cfg.calico()
+    assert addon is not None and addon.params["typhaReplicas"] == "many"
+
+
+def test_cli_bad_param_is_one_line_with_file_and_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "calicoMode: vxlan", "calicoMode: foo"
+    )
+    path = write(tmp_path, text)
+    for args in (
+        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3"),
+        ("images", "--manifests", str(ROOT), "--config", str(path)),
+    ):
+        r = run(capsys, *args)
+        assert r.code == 2 and r.out == ""
+        assert f"{path}:19: spec.clusterConfig.addons[1].param.calicoMode:" in r.err
+        assert "render context" not in r.err
