@@ -28,6 +28,8 @@ BKE_INPUT = "bke-input.schema.json"
 CLUSTER_KINDS = ("BKECluster", "BKEConfig")
 NODE_KIND = "BKENode"
 LIST_KINDS = ("List", "BKENodeList")
+#: The label naming a BKENode's cluster (Cluster API's; BKE's examples carry it).
+CLUSTER_LABEL = "cluster.x-k8s.io/cluster-name"
 CALICO = "calico"
 
 PathItem = str | int
@@ -75,6 +77,7 @@ class ClusterConfig:
     image_repo: ImageRepo
     pod_subnet: str = ""
     kubernetes_version: str = ""
+    namespace: str = ""
 
     def calico(self) -> Addon | None:
         """The Calico addon, None when there is none; see :func:`calico_addon`."""
@@ -95,10 +98,21 @@ class ClusterConfig:
 
 @dataclass(frozen=True)
 class Node:
+    """A BKENode; ``cluster`` is the cluster it names (empty: no marker), see
+    :func:`cluster_of`."""
+
     name: str
     roles: tuple[str, ...]
     ip: str = ""
     hostname: str = ""
+    cluster: str = ""
+    namespace: str = ""
+
+    def belongs_to(self, cluster: str, namespace: str = "") -> bool:
+        """Marked as a node of ``cluster`` (in ``namespace``, when both sides say)."""
+        if self.cluster != cluster:
+            return False
+        return not (self.namespace and namespace) or self.namespace == namespace
 
     @property
     def is_master(self) -> bool:
@@ -125,6 +139,43 @@ class NodeInventory:
     @property
     def workers(self) -> int:
         return sum(1 for n in self.nodes if n.is_worker)
+
+    @property
+    def clusters(self) -> dict[str, int]:
+        """Nodes per cluster marker, by name (unmarked nodes not included)."""
+        out: dict[str, int] = {}
+        for n in self.nodes:
+            if n.cluster:
+                out[n.cluster] = out.get(n.cluster, 0) + 1
+        return dict(sorted(out.items()))
+
+    def single_cluster(self) -> NodeInventory:
+        """All nodes, when they name at most one cluster; nodes of several is exit 2."""
+        clusters = self.clusters
+        if len(clusters) > 1:
+            named = ", ".join(f"{name} ({count})" for name, count in clusters.items())
+            raise InputError(
+                f"BKENodes of {len(clusters)} clusters: {named}; give --config to count "
+                "the nodes of one cluster",
+                file=self.file,
+            )
+        return self
+
+    def of_cluster(self, cluster: str, namespace: str = "") -> tuple[NodeInventory, str | None]:
+        """The nodes of ``cluster`` plus the unmarked ones, and a note on what was skipped
+        (None when nothing was); possibly no node at all, see :func:`resolve_inputs`."""
+        kept = tuple(n for n in self.nodes if not n.cluster or n.belongs_to(cluster, namespace))
+        skipped = [n for n in self.nodes if n not in kept]
+        if not skipped:
+            return self, None
+        others = sorted({n.cluster for n in skipped})
+        unmarked = sum(1 for n in kept if not n.cluster)
+        note = (
+            f"{self.file}: counted {len(kept)} BKENodes of cluster {cluster!r}"
+            + (f" ({unmarked} without a cluster marker)" if unmarked else "")
+            + f"; skipped {len(skipped)} of other clusters ({', '.join(others)})"
+        )
+        return NodeInventory(self.file, kept), note
 
 
 def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
@@ -350,7 +401,22 @@ def load_config(path: str | Path) -> ClusterConfig:
         ),
         pod_subnet=_scalar(networking.get("podSubnet")),
         kubernetes_version=_scalar(cluster.get("kubernetesVersion")),
+        namespace=_scalar(meta.get("namespace")),
     )
+
+
+def cluster_of(node: Mapping[str, Any]) -> str:
+    """The cluster a BKENode names: its ``cluster.x-k8s.io/cluster-name`` label (as BKE's
+    Cluster API provider labels them), else an ownerReference to a BKECluster; "" if none."""
+    meta = node.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    labels = meta.get("labels")
+    if isinstance(labels, Mapping) and labels.get(CLUSTER_LABEL):
+        return _scalar(labels[CLUSTER_LABEL])
+    for ref in meta.get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("kind") == "BKECluster" and ref.get("name"):
+            return _scalar(ref["name"])
+    return ""
 
 
 def load_nodes(path: str | Path) -> NodeInventory:
@@ -387,6 +453,8 @@ def load_nodes(path: str | Path) -> NodeInventory:
                 roles=tuple(spec["role"]),
                 ip=_scalar(spec.get("ip")),
                 hostname=_scalar(spec.get("hostname")),
+                cluster=cluster_of(doc),
+                namespace=_scalar(doc["metadata"].get("namespace")),
             )
         )
     if not nodes:
@@ -433,7 +501,27 @@ def resolve_inputs(
     config = load_config(config_path)
     addon = config.calico()
     notes: list[str] = []
-    inventory = load_nodes(nodes_file) if nodes_file is not None else None
+    inventory = everyone = load_nodes(nodes_file) if nodes_file is not None else None
+    if inventory is not None:
+        if config.name:
+            inventory, skipped = inventory.of_cluster(config.name, config.namespace)
+            if skipped:
+                notes.append(skipped)
+        else:
+            inventory = inventory.single_cluster()
+    if (
+        addon is not None
+        and nodes is None
+        and everyone is not None
+        and inventory is not None
+        and not inventory.count
+    ):
+        # Every node names another cluster: that count would describe a different cluster.
+        found = ", ".join(f"{name} ({count})" for name, count in everyone.clusters.items())
+        raise InputError(
+            f"no BKENode of cluster {config.name!r}; the file's BKENodes belong to {found}",
+            file=everyone.file,
+        )
     if nodes is not None and inventory is not None and inventory.count != nodes:
         notes.append(f"--nodes {nodes} overrides the {inventory.count} BKENodes of {nodes_file}")
     count = nodes if nodes is not None else (inventory.count if inventory else None)
@@ -481,7 +569,7 @@ def render_args(
     """Merge ``--config``/``--nodes-file`` with ``--version``/``--nodes``/``--repo``."""
     if config is None:
         if nodes is None and nodes_file is not None:
-            nodes = load_nodes(nodes_file).count
+            nodes = load_nodes(nodes_file).single_cluster().count
         return RenderArgs(version, nodes, repo, {})
     if version is not None:
         raise InputError("give --version or --config, not both", key="--config")
