@@ -276,6 +276,14 @@ def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
     return None
 
 
+def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
+    """:func:`resolve_version`, its errors naming the flag the version came from."""
+    try:
+        return resolve_version(version, root)
+    except InputError as exc:
+        raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
+
+
 def plan(
     to_version: str,
     nodes: int,
@@ -296,8 +304,8 @@ def plan(
     if from_nodes is not None:
         check_nodes(from_nodes, "--from-nodes")
     assess = capability or typha_capability
-    target_dir = resolve_version(to_version, root)
-    source_dir = resolve_version(from_version, root) if from_version else target_dir
+    target_dir = _resolve_as(to_version, root, "--to-version")
+    source_dir = _resolve_as(from_version, root, "--from-version") if from_version else target_dir
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
     user = dict(user or {})

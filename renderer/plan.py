@@ -258,10 +258,19 @@ class Plan:
     phases: tuple[Phase, ...]
     warnings: tuple[str, ...]
 
+    @property
+    def change(self) -> str:
+        """What the plan does, in words: ``upgrade`` or ``rollback`` between versions,
+        ``scale`` (same version, another node count) or ``reconfigure`` (neither)."""
+        if self.source["version"] != self.target["version"]:
+            return self.operation
+        return "scale" if self.source["nodes"] != self.target["nodes"] else "reconfigure"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "shape": self.shape,
             "operation": self.operation,
+            "change": self.change,
             "from": self.source,
             "to": self.target,
             "phases": [p.to_dict() for p in self.phases],

@@ -391,3 +391,23 @@ def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
                 if all(r.kind and r.name for r in split.all):
                     checked(data)
     assert tried > 300
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "change"),
+    [
+        (("v1", 10), ("v1", 10), "reconfigure"),
+        (("v1", 10), ("v1", 60), "scale"),
+        (("v1", 10), ("v2", 10), "upgrade"),
+        (("v2", 10), ("v1", 10), "rollback"),
+    ],
+)
+def test_change_names_scale_and_reconfigure(
+    source: tuple[str, int], target: tuple[str, int], change: str
+) -> None:
+    plan = make_plan(
+        side(source[0], source[1], True, typha=source[1] > 50),
+        side(target[0], target[1], True, typha=target[1] > 50),
+    )
+    assert plan.change == change
+    assert checked(plan.to_dict())["change"] == change

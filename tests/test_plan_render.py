@@ -121,6 +121,42 @@ def test_cli_plan_unknown_version_is_exit_2(capsys: pytest.CaptureFixture[str]) 
     assert r.code == 2 and "v9.9.9" in r.err
 
 
+@pytest.mark.parametrize(
+    ("flags", "key"),
+    [
+        (("--to-version", "v9.9.9"), "--to-version"),
+        (("--to-version", "x/y"), "--to-version"),
+        (("--to-version", TYPHA, "--from-version", "v9.9.9"), "--from-version"),
+        (("--to-version", TYPHA, "--from-version", "../x"), "--from-version"),
+    ],
+)
+def test_cli_plan_version_errors_name_the_flag(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], key: str
+) -> None:
+    r = run(capsys, "plan", "--manifests", str(ROOT), *flags, "--nodes", "3")
+    assert r.code == 2 and f"{key}: " in r.err and " --version" not in r.err
+
+
+@pytest.mark.parametrize(
+    ("flags", "change", "head"),
+    [
+        (("--nodes", "1"), "reconfigure", f"reconfigure {TYPHA} (1 node, no Typha) -> {TYPHA} "),
+        (("--nodes", "60", "--from-nodes", "1"), "scale", f"scale change {TYPHA} (1 node, "),
+        (("--nodes", "2", "--from-version", NO_TYPHA), "upgrade", f"upgrade {NO_TYPHA} (2 nodes"),
+    ],
+)
+def test_cli_plan_says_what_it_changes(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], change: str, head: str
+) -> None:
+    args = ("plan", "--manifests", str(ROOT), "--to-version", TYPHA, *flags)
+    r = run(capsys, *args)
+    assert r.code == 0, r.err
+    assert r.out.startswith(head) and "1 nodes" not in r.out
+    data = json.loads(run(capsys, *args, "--format", "json").out)
+    assert data["change"] == change
+    validate_output(PLAN_SCHEMA, data)
+
+
 def test_example_cluster_renders_typha_at_4_and_reports_overrides(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

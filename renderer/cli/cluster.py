@@ -85,9 +85,16 @@ def images(
         click.echo(image)
 
 
+_CHANGE = {"scale": "scale change"}
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node" if count == 1 else f"{count} nodes"
+
+
 def _describe_side(side: dict[str, Any]) -> str:
     typha = f"Typha x{side['typhaReplicas']}" if side["typha"] else "no Typha"
-    return f"{side['version']} ({side['nodes']} nodes, {typha})"
+    return f"{side['version']} ({_nodes(side['nodes'])}, {typha})"
 
 
 @cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
@@ -143,7 +150,7 @@ def plan(
     for message in data["warnings"]:
         warn(message)
     click.echo(
-        f"{data['operation']} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: "
+        f"{_CHANGE.get(data['change'], data['change'])} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: "
         f"{data['shape']}"
     )
     for number, phase in enumerate(data["phases"], start=1):
