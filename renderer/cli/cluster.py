@@ -149,9 +149,9 @@ def plan(
         return
     for message in data["warnings"]:
         warn(message)
+    change = _CHANGE.get(data["change"], data["change"])
     click.echo(
-        f"{_CHANGE.get(data['change'], data['change'])} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: "
-        f"{data['shape']}"
+        f"{change} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: {data['shape']}"
     )
     for number, phase in enumerate(data["phases"], start=1):
         click.echo(f"\nphase {number}: {phase['name']}: {phase['description']}")
