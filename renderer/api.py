@@ -215,7 +215,7 @@ class PlanResult:
     def files(self) -> dict[str, str]:
         """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in order."""
         out: dict[str, str] = {}
-        for number, phase in enumerate(self.plan.phases, start=1):
+        for number, phase in self.plan.numbered():
             head = (
                 f"# phase {number}: {phase.name}: {phase.description}\n"
                 f"# gate: {phase.gate.description}\n#   $ {phase.gate.command}\n"

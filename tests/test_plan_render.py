@@ -216,3 +216,54 @@ def test_api_plan_refuses_a_rendered_object_without_a_name(tmp_path: Path) -> No
         api.plan(TYPHA, 601, from_version=NO_TYPHA, root=root, capability=capable_by_name)
     assert exc.value.file == f"{TYPHA}/003-noname.yaml" and exc.value.line == 1
     assert exc.value.key == "metadata.name"
+
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: felixconfigurations.crd.projectcalico.org
+spec:
+  group: crd.projectcalico.org
+  names: {kind: FelixConfiguration, plural: felixconfigurations, singular: felixconfiguration}
+  scope: Cluster
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+"""
+
+
+def test_cli_plan_prerequisites_are_phase_0_and_typha_phase_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The CRDs come in their own gated phase 0; phase 1 is exactly Typha's Service,
+    Deployment and PDB; the files are numbered the same way."""
+    root = tmp_path / "root"
+    for version in (NO_TYPHA, TYPHA):
+        shutil.copytree(
+            ROOT / "kubernetes" / "calico" / version, root / "kubernetes" / "calico" / version
+        )
+    (root / "kubernetes" / "calico" / TYPHA / "000-crds.yaml").write_text(CRD, encoding="utf-8")
+    out = tmp_path / "phases"
+    args = ("plan", "--manifests", str(root), "--from-version", NO_TYPHA, "--to-version", TYPHA)
+    r = run(capsys, *args, "--nodes", "601", "--output-dir", str(out))
+    assert r.code == 0, r.err
+    assert "\nphase 0: prerequisites: " in r.out and "\nphase 1: typha: " in r.out
+    assert "kubectl wait --for condition=established" in r.out
+    assert sorted(p.name for p in out.iterdir()) == [
+        "00-prerequisites.apply.yaml",
+        "01-typha.apply.yaml",
+        "02-calico-node.apply.yaml",
+        "plan.json",
+    ]
+    typha = parse_files([("01", (out / "01-typha.apply.yaml").read_text(encoding="utf-8"))])
+    assert sorted(o.kind for o in typha) == ["Deployment", "PodDisruptionBudget", "Service"]
+    first = parse_files([("00", (out / "00-prerequisites.apply.yaml").read_text(encoding="utf-8"))])
+    assert [o.kind for o in first] == ["CustomResourceDefinition"]
+    assert (
+        (out / "00-prerequisites.apply.yaml")
+        .read_text(encoding="utf-8")
+        .startswith("# phase 0: prerequisites: ")
+    )

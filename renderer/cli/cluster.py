@@ -153,7 +153,8 @@ def plan(
     click.echo(
         f"{change} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: {data['shape']}"
     )
-    for number, phase in enumerate(data["phases"], start=1):
+    numbers = [number for number, _ in result.plan.numbered()]
+    for number, phase in zip(numbers, data["phases"], strict=True):
         click.echo(f"\nphase {number}: {phase['name']}: {phase['description']}")
         for verb in ("apply", "delete"):
             for ref in phase[verb]:
