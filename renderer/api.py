@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from . import images as images_mod
 from . import plan as plan_mod
 from . import policy
 from .compile import template_digest
@@ -159,6 +160,36 @@ def render(
     return RenderResult(vdir, files, context, route, warnings)
 
 
+def prepull_images(
+    version: str,
+    *,
+    root: Path | None = None,
+    repo: str | None = None,
+    user: Mapping[str, Any] | None = None,
+    role: str = "worker",
+) -> images_mod.ImageList:
+    """What every node pre-pulls for Calico ``version``, read from what it renders.
+
+    The version is rendered with Typha off (the images of calico-node do not depend on
+    it), ``user`` values (e.g. a config's addon params), ``repo`` (None: the schema
+    default, empty, so the templates pick their own registry) and the schema defaults;
+    then the calico/cni and calico/node images of the calico-node DaemonSet are taken.
+    A render without either is an InputError (exit 2) naming the version.
+    """
+    images_mod.check_role(role)
+    if repo is not None:
+        images_mod.check_repo(repo)
+    vdir = resolve_version(version, root)
+    off = policy.decide_typha(1).context()
+    context = build_context(dict(user or {}), typha=off, repo=repo)
+    files = render_version(vdir, context)
+    objects = [o.data for o in parse_files((f.name, f.text) for f in files)]
+    try:
+        return images_mod.prepull_images(vdir.name, role, context["repo"], objects)
+    except InputError as exc:
+        raise InputError(exc.message, file=exc.file or str(vdir.path), key=exc.key) from None
+
+
 # --- phased plans ------------------------------------------------------------------------
 
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
@@ -184,7 +215,7 @@ class PlanResult:
     def files(self) -> dict[str, str]:
         """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in order."""
         out: dict[str, str] = {}
-        for number, phase in enumerate(self.plan.phases, start=1):
+        for number, phase in self.plan.numbered():
             head = (
                 f"# phase {number}: {phase.name}: {phase.description}\n"
                 f"# gate: {phase.gate.description}\n#   $ {phase.gate.command}\n"
@@ -245,6 +276,14 @@ def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
     return None
 
 
+def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
+    """:func:`resolve_version`, its errors naming the flag the version came from."""
+    try:
+        return resolve_version(version, root)
+    except InputError as exc:
+        raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
+
+
 def plan(
     to_version: str,
     nodes: int,
@@ -265,8 +304,8 @@ def plan(
     if from_nodes is not None:
         check_nodes(from_nodes, "--from-nodes")
     assess = capability or typha_capability
-    target_dir = resolve_version(to_version, root)
-    source_dir = resolve_version(from_version, root) if from_version else target_dir
+    target_dir = _resolve_as(to_version, root, "--to-version")
+    source_dir = _resolve_as(from_version, root, "--from-version") if from_version else target_dir
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
     user = dict(user or {})

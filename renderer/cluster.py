@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+import jsonschema
 
 from . import schemas
 from .errors import InputError
 from .objects import key_path
+from .policy import TYPHA_KEYS
 from .tree import VersionDir, list_versions, resolve_version
 from .yamlio import load_all, locate, read_text
 
@@ -24,6 +28,8 @@ BKE_INPUT = "bke-input.schema.json"
 CLUSTER_KINDS = ("BKECluster", "BKEConfig")
 NODE_KIND = "BKENode"
 LIST_KINDS = ("List", "BKENodeList")
+#: The label naming a BKENode's cluster (Cluster API's; BKE's examples carry it).
+CLUSTER_LABEL = "cluster.x-k8s.io/cluster-name"
 CALICO = "calico"
 
 PathItem = str | int
@@ -71,6 +77,7 @@ class ClusterConfig:
     image_repo: ImageRepo
     pod_subnet: str = ""
     kubernetes_version: str = ""
+    namespace: str = ""
 
     def calico(self) -> Addon | None:
         """The Calico addon, None when there is none; see :func:`calico_addon`."""
@@ -91,10 +98,21 @@ class ClusterConfig:
 
 @dataclass(frozen=True)
 class Node:
+    """A BKENode; ``cluster`` is the cluster it names (empty: no marker), see
+    :func:`cluster_of`."""
+
     name: str
     roles: tuple[str, ...]
     ip: str = ""
     hostname: str = ""
+    cluster: str = ""
+    namespace: str = ""
+
+    def belongs_to(self, cluster: str, namespace: str = "") -> bool:
+        """Marked as a node of ``cluster`` (in ``namespace``, when both sides say)."""
+        if self.cluster != cluster:
+            return False
+        return not (self.namespace and namespace) or self.namespace == namespace
 
     @property
     def is_master(self) -> bool:
@@ -121,6 +139,43 @@ class NodeInventory:
     @property
     def workers(self) -> int:
         return sum(1 for n in self.nodes if n.is_worker)
+
+    @property
+    def clusters(self) -> dict[str, int]:
+        """Nodes per cluster marker, by name (unmarked nodes not included)."""
+        out: dict[str, int] = {}
+        for n in self.nodes:
+            if n.cluster:
+                out[n.cluster] = out.get(n.cluster, 0) + 1
+        return dict(sorted(out.items()))
+
+    def single_cluster(self) -> NodeInventory:
+        """All nodes, when they name at most one cluster; nodes of several is exit 2."""
+        clusters = self.clusters
+        if len(clusters) > 1:
+            named = ", ".join(f"{name} ({count})" for name, count in clusters.items())
+            raise InputError(
+                f"BKENodes of {len(clusters)} clusters: {named}; give --config to count "
+                "the nodes of one cluster",
+                file=self.file,
+            )
+        return self
+
+    def of_cluster(self, cluster: str, namespace: str = "") -> tuple[NodeInventory, str | None]:
+        """The nodes of ``cluster`` plus the unmarked ones, and a note on what was skipped
+        (None when nothing was); possibly no node at all, see :func:`resolve_inputs`."""
+        kept = tuple(n for n in self.nodes if not n.cluster or n.belongs_to(cluster, namespace))
+        skipped = [n for n in self.nodes if n not in kept]
+        if not skipped:
+            return self, None
+        others = sorted({n.cluster for n in skipped})
+        unmarked = sum(1 for n in kept if not n.cluster)
+        note = (
+            f"{self.file}: counted {len(kept)} BKENodes of cluster {cluster!r}"
+            + (f" ({unmarked} without a cluster marker)" if unmarked else "")
+            + f"; skipped {len(skipped)} of other clusters ({', '.join(others)})"
+        )
+        return NodeInventory(self.file, kept), note
 
 
 def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
@@ -150,7 +205,11 @@ def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
 def require_version(
     version: str, root: Path | None, *, file: str = "", key: str = ""
 ) -> VersionDir:
-    """The version directory named exactly ``version`` under ROOT, as the controller uses it."""
+    """The version directory named exactly ``version`` under ROOT, as the controller uses it.
+
+    The controller joins the addon's version into a path, so ``v3.28`` (which the
+    ``--version`` flags resolve to the newest patch) is refused here, listing what exists.
+    """
     try:
         vdir = resolve_version(version, root)
     except InputError as exc:
@@ -158,7 +217,9 @@ def require_version(
     if vdir.name != version:
         known = ", ".join(v.name for v in list_versions(root))
         raise InputError(
-            f"version {version!r} is not a directory under ROOT (available: {known})",
+            f"version {version!r} must be exactly a directory under ROOT, because the "
+            f"controller uses it as a path (vMAJOR.MINOR is not resolved here; "
+            f"{version!r} would be {vdir.name}); available: {known}",
             file=file or None,
             key=key or None,
         )
@@ -226,8 +287,42 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
+#: Params the render never takes from the config: the Typha policy and the image prefix
+#: (``imageRepo`` or ``--repo``) always set these.
+OVERRIDDEN_PARAMS = (*TYPHA_KEYS, "repo")
+
+
+@cache
+def _param_validator(key: str) -> Any:
+    """A validator for the render-context schema's subschema of ``key`` (None: not defined)."""
+    full = schemas.load_schema(schemas.RENDER_CONTEXT)
+    sub = full["properties"].get(key)
+    if sub is None:
+        return None
+    return jsonschema.validators.validator_for(full)(sub)
+
+
+def _check_params(addon: Addon, file: str, text: str, index: int, path: list[PathItem]) -> None:
+    """Calico params as the render context will take them, checked here so a bad value
+    names the file, its line and its key instead of failing later as "render context"."""
+    for key, value in addon.params.items():
+        check = None if key in OVERRIDDEN_PARAMS else _param_validator(key)
+        if check is None:
+            continue
+        errors = list(check.iter_errors(value))
+        if not errors:
+            continue
+        _, message = schemas.describe(jsonschema.exceptions.best_match(errors))
+        raise InputError(
+            message,
+            file=file,
+            line=locate(text, index, [*path, key]),
+            key=f"{addon.where}.param.{key}",
+        )
+
+
 def _parse_addons(
-    raw: Any, where: str, text: str, index: int, prefix: list[PathItem]
+    raw: Any, where: str, file: str, text: str, index: int, prefix: list[PathItem]
 ) -> tuple[Addon, ...]:
     addons = []
     for i, item in enumerate(raw or []):
@@ -242,6 +337,8 @@ def _parse_addons(
             )
         )
     calico = [i for i, a in enumerate(addons) if a.name == CALICO]
+    for i in calico:
+        _check_params(addons[i], file, text, index, [*prefix, i, "param"])
     if len(calico) > 1 or any(not addons[i].version.strip() for i in calico):
         # Lines are only worth a second parse when an error is going to name them.
         for i in calico:
@@ -287,7 +384,9 @@ def load_config(path: str | Path) -> ClusterConfig:
     repo = cluster.get("imageRepo") or {}
     networking = cluster.get("networking") or {}
     addons_path = [*base_path, "addons"]
-    addons = _parse_addons(base.get("addons"), key_path(addons_path), text, index, addons_path)
+    addons = _parse_addons(
+        base.get("addons"), key_path(addons_path), file, text, index, addons_path
+    )
     meta = doc.get("metadata") or {}
     return ClusterConfig(
         file=file,
@@ -302,7 +401,22 @@ def load_config(path: str | Path) -> ClusterConfig:
         ),
         pod_subnet=_scalar(networking.get("podSubnet")),
         kubernetes_version=_scalar(cluster.get("kubernetesVersion")),
+        namespace=_scalar(meta.get("namespace")),
     )
+
+
+def cluster_of(node: Mapping[str, Any]) -> str:
+    """The cluster a BKENode names: its ``cluster.x-k8s.io/cluster-name`` label (as BKE's
+    Cluster API provider labels them), else an ownerReference to a BKECluster; "" if none."""
+    meta = node.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    labels = meta.get("labels")
+    if isinstance(labels, Mapping) and labels.get(CLUSTER_LABEL):
+        return _scalar(labels[CLUSTER_LABEL])
+    for ref in meta.get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("kind") == "BKECluster" and ref.get("name"):
+            return _scalar(ref["name"])
+    return ""
 
 
 def load_nodes(path: str | Path) -> NodeInventory:
@@ -339,6 +453,8 @@ def load_nodes(path: str | Path) -> NodeInventory:
                 roles=tuple(spec["role"]),
                 ip=_scalar(spec.get("ip")),
                 hostname=_scalar(spec.get("hostname")),
+                cluster=cluster_of(doc),
+                namespace=_scalar(doc["metadata"].get("namespace")),
             )
         )
     if not nodes:
@@ -385,7 +501,27 @@ def resolve_inputs(
     config = load_config(config_path)
     addon = config.calico()
     notes: list[str] = []
-    inventory = load_nodes(nodes_file) if nodes_file is not None else None
+    inventory = everyone = load_nodes(nodes_file) if nodes_file is not None else None
+    if inventory is not None:
+        if config.name:
+            inventory, skipped = inventory.of_cluster(config.name, config.namespace)
+            if skipped:
+                notes.append(skipped)
+        else:
+            inventory = inventory.single_cluster()
+    if (
+        addon is not None
+        and nodes is None
+        and everyone is not None
+        and inventory is not None
+        and not inventory.count
+    ):
+        # Every node names another cluster: that count would describe a different cluster.
+        found = ", ".join(f"{name} ({count})" for name, count in everyone.clusters.items())
+        raise InputError(
+            f"no BKENode of cluster {config.name!r}; the file's BKENodes belong to {found}",
+            file=everyone.file,
+        )
     if nodes is not None and inventory is not None and inventory.count != nodes:
         notes.append(f"--nodes {nodes} overrides the {inventory.count} BKENodes of {nodes_file}")
     count = nodes if nodes is not None else (inventory.count if inventory else None)
@@ -433,7 +569,7 @@ def render_args(
     """Merge ``--config``/``--nodes-file`` with ``--version``/``--nodes``/``--repo``."""
     if config is None:
         if nodes is None and nodes_file is not None:
-            nodes = load_nodes(nodes_file).count
+            nodes = load_nodes(nodes_file).single_cluster().count
         return RenderArgs(version, nodes, repo, {})
     if version is not None:
         raise InputError("give --version or --config, not both", key="--config")

@@ -1,9 +1,14 @@
 """Which Calico images a node pre-pulls before the addon is created.
 
-Pure: an addon version, a role and an image prefix in, a list out. Only ``calico/cni``
-and ``calico/node`` run on every node, so only they are worth pulling everywhere;
-Typha and kube-controllers run a few replicas and are pulled where they are scheduled.
+Pure: the objects a version renders in, a list out. Only ``calico/cni`` and
+``calico/node`` run on every node, so only they are worth pulling everywhere; Typha
+and kube-controllers run a few replicas and are pulled where they are scheduled.
 Kubernetes control-plane images on masters are the installer's concern, not this tool's.
+
+The list is read from the calico-node DaemonSet as the manifests render it, never built
+from a pattern: BKE's templates choose the registry themselves (``{{ if .repo }}{{ .repo
+}}{{ else }}<default-registry>/{{ end }}calico/cni:...``), and the node must pull exactly
+what the DaemonSet will run. Rendering is the caller's job (:func:`renderer.api.prepull_images`).
 
 So the list is the same for every role: the role is accepted (the installer asks per
 node role) and echoed in the output, and the output says it does not change the list.
@@ -12,10 +17,12 @@ node role) and echoed in the output, and the output says it does not change the 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
+from .objects import as_list, dig
 
 ROLES = ("master", "worker")
 PREPULLED = ("cni", "node")
@@ -24,7 +31,10 @@ SAME_FOR_EVERY_ROLE = (
     "master and worker nodes pre-pull the same Calico images (calico/cni, calico/node); "
     "Typha and kube-controllers are pulled where they are scheduled"
 )
+NODE_DAEMONSET = "calico-node"
 _REPO = re.compile(r"^$|^[^\s]*/$")
+#: What ``images.schema.json`` accepts as a pre-pulled image.
+_IMAGE = re.compile(r"^(?:[^\s]*/)?calico/(?:cni|node)(?::[^\s/:@]+)?(?:@[^\s/:@]+:[^\s/:@]+)?$")
 
 
 @dataclass(frozen=True)
@@ -58,18 +68,90 @@ def check_repo(repo: str) -> str:
     return repo
 
 
-def prepull_images(version: str | None, role: str, repo: str = "") -> ImageList:
-    """Images a ``role`` node pulls for Calico ``version``; empty when there is no Calico."""
+def repository(image: str) -> str:
+    """``image`` without tag and digest: ``r:5000/calico/cni:v1`` -> ``r:5000/calico/cni``."""
+    name = image.split("@", 1)[0]
+    colon = name.rfind(":")
+    return name[:colon] if colon > name.rfind("/") else name
+
+
+def prepulled_kind(image: str) -> str | None:
+    """``cni`` or ``node`` when the image's repository path ends in ``calico/<that>``."""
+    path = repository(image)
+    for name in PREPULLED:
+        if path == f"calico/{name}" or path.endswith(f"/calico/{name}"):
+            return name
+    return None
+
+
+def _is_calico_node(obj: Mapping[str, Any]) -> bool:
+    if obj.get("kind") != "DaemonSet":
+        return False
+    labels = dig(obj, "metadata", "labels")
+    app = labels.get("k8s-app") if isinstance(labels, Mapping) else None
+    return dig(obj, "metadata", "name") == NODE_DAEMONSET or app == NODE_DAEMONSET
+
+
+def node_images(objects: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """calico/cni then calico/node images of the calico-node DaemonSet's containers and
+    initContainers, deduplicated (each group sorted)."""
+    found: set[str] = set()
+    for obj in objects:
+        if not _is_calico_node(obj):
+            continue
+        pod = dig(obj, "spec", "template", "spec")
+        for group in ("initContainers", "containers"):
+            for container in as_list(dig(pod, group)):
+                image = dig(container, "image")
+                if isinstance(image, str) and prepulled_kind(image.strip()):
+                    found.add(image.strip())
+    return tuple(sorted(found, key=lambda i: (PREPULLED.index(prepulled_kind(i) or "node"), i)))
+
+
+def no_calico(role: str, repo: str = "") -> ImageList:
+    """The list for a configuration without a calico addon: empty, with a note."""
+    check_role(role)
+    check_repo(repo)
+    return ImageList(None, role, repo, (), "no addon named calico: no Calico images are pre-pulled")
+
+
+def check_role(role: str) -> str:
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}, got {role!r}", key="--role")
-    check_repo(repo)
+    return role
+
+
+def prepull_images(
+    version: str | None,
+    role: str,
+    repo: str = "",
+    objects: Iterable[Mapping[str, Any]] = (),
+) -> ImageList:
+    """Images a ``role`` node pulls for Calico ``version``, read from its rendered
+    ``objects``; empty with a note when there is no Calico (``version`` None).
+
+    A version whose calico-node DaemonSet renders no calico/cni or calico/node image is
+    an InputError (exit 2) naming the version: a node cannot be told what to pull.
+    """
     if version is None:
-        return ImageList(
-            None, role, repo, (), "no addon named calico: no Calico images are pre-pulled"
-        )
+        return no_calico(role, repo)
+    check_role(role)
+    check_repo(repo)
     if not version.strip():
         raise InputError("the Calico version is empty; no default is guessed", key="version")
-    images = tuple(f"{repo}calico/{name}:{version}" for name in PREPULLED)
+    images = node_images(objects)
+    bad = [i for i in images if not _IMAGE.match(i)]
+    if bad:
+        raise InputError(
+            f"Calico {version} renders {bad[0]!r} in the calico-node DaemonSet, "
+            "which is not an image reference"
+        )
+    if not images:
+        raise InputError(
+            f"Calico {version} renders no calico/cni or calico/node image in the calico-node "
+            "DaemonSet (containers and initContainers); there is nothing to tell nodes to "
+            "pre-pull"
+        )
     notes = [SAME_FOR_EVERY_ROLE]
     if not repo:
         notes.append("no image prefix: images come from the manifests' default registry")

@@ -11,6 +11,7 @@ kubectl command that checks it); a failed gate stops the plan where it is safe.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,12 @@ NODE_CONFIG = "calico-config"
 MIN_READY_TYPHA = 3
 TYPHA_TIMEOUT = "10m"
 NODE_TIMEOUT = "30m"
+CRD_TIMEOUT = "2m"
+CRD = "CustomResourceDefinition"
+#: What the ``typha`` phase applies, and nothing else.
+TYPHA_CORE = ("Service", "Deployment", "PodDisruptionBudget")
+RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+PREREQUISITES = "prerequisites"
 
 SHAPES = ("introduce-typha", "remove-typha", "typha-upgrade", "direct", "compatibility")
 
@@ -170,14 +177,27 @@ def _typha_dependencies(objects: Sequence[Mapping[str, Any]]) -> set[tuple[str, 
     return deps
 
 
+def rbac_fingerprint(obj: Mapping[str, Any]) -> str:
+    """What an RBAC object grants: rules, or subjects and roleRef (a ServiceAccount: that
+    it exists). Labels and annotations do not change a permission."""
+    fields = ("rules", "aggregationRule", "subjects", "roleRef")
+    content = {k: obj.get(k) for k in fields if obj.get(k) is not None}
+    return json.dumps(content, sort_keys=True, default=str)
+
+
 @dataclass(frozen=True)
 class Split:
-    """A rendered version's objects by the part they play in a Typha transition."""
+    """A rendered version's objects by the part they play in a Typha transition.
+
+    ``rbac`` holds the :func:`rbac_fingerprint` of every RBAC object, to tell which of
+    Typha's permissions differ between two versions (empty: unknown, treated as changed).
+    """
 
     typha: tuple[ObjectRef, ...] = ()
     typha_deps: tuple[ObjectRef, ...] = ()
     calico_node: tuple[ObjectRef, ...] = ()
     rest: tuple[ObjectRef, ...] = ()
+    rbac: Mapping[tuple[str, str, str], str] = field(default_factory=dict, compare=False)
 
     @property
     def all(self) -> tuple[ObjectRef, ...]:
@@ -201,7 +221,10 @@ def split_objects(objects: Sequence[Mapping[str, Any]]) -> Split:
             node.append(ref)
         else:
             rest.append(ref)
-    return Split(apply_order(typha), apply_order(typha_deps), apply_order(node), apply_order(rest))
+    rbac = {ref_of(o).key: rbac_fingerprint(o) for o in objects if ref_of(o).kind in RBAC_KINDS}
+    return Split(
+        apply_order(typha), apply_order(typha_deps), apply_order(node), apply_order(rest), rbac
+    )
 
 
 # --- the plan --------------------------------------------------------------------------
@@ -258,10 +281,25 @@ class Plan:
     phases: tuple[Phase, ...]
     warnings: tuple[str, ...]
 
+    @property
+    def change(self) -> str:
+        """What the plan does, in words: ``upgrade`` or ``rollback`` between versions,
+        ``scale`` (same version, another node count) or ``reconfigure`` (neither)."""
+        if self.source["version"] != self.target["version"]:
+            return self.operation
+        return "scale" if self.source["nodes"] != self.target["nodes"] else "reconfigure"
+
+    def numbered(self) -> list[tuple[int, Phase]]:
+        """Phases with their numbers: ``prerequisites`` is phase 0, so the phase that
+        applies Typha is phase 1 in every plan that introduces or upgrades it."""
+        start = 0 if self.phases and self.phases[0].name == PREREQUISITES else 1
+        return list(enumerate(self.phases, start=start))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "shape": self.shape,
             "operation": self.operation,
+            "change": self.change,
             "from": self.source,
             "to": self.target,
             "phases": [p.to_dict() for p in self.phases],
@@ -376,6 +414,55 @@ def _gone_gate(refs: Sequence[ObjectRef], what: str, then: str = "") -> Gate:
     return Gate(what, command)
 
 
+def _prerequisites_gate(refs: Sequence[ObjectRef]) -> Gate:
+    crds = [r for r in refs if r.kind == CRD]
+    others = [r for r in refs if r.kind != CRD]
+    checks, what = [], []
+    if crds:
+        names = " ".join(f"crd/{r.name}" for r in crds)
+        checks.append(f"kubectl wait --for condition=established --timeout={CRD_TIMEOUT} {names}")
+        what.append(f"the {len(crds)} CustomResourceDefinition(s) established")
+    by_ns: dict[str, list[str]] = {}
+    for ref in others:
+        by_ns.setdefault(ref.namespace, []).append(ref.kubectl)
+    for ns in sorted(by_ns):
+        scope = f"-n {ns} " if ns else ""
+        checks.append(f"kubectl {scope}get {' '.join(by_ns[ns])} -o name")
+    if others:
+        what.append("the changed RBAC of Typha's service account present")
+    return Gate(
+        " and ".join(what) + "; if this fails, stop: nothing calico-node uses has changed",
+        " && ".join(checks),
+    )
+
+
+def _typha_prerequisites(
+    source: Split, target: Split
+) -> tuple[tuple[ObjectRef, ...], tuple[ObjectRef, ...]]:
+    """(what must exist before the target's Typha starts, what of it can wait).
+
+    The target's Typha watches the target's resources with its service account's
+    permissions: it only becomes Ready once the target's CRDs exist and its RBAC grants
+    what it lists. CRDs always come first; RBAC only when it differs from the source's
+    (or is new), as unchanged RBAC is already in the cluster. Typha objects other than
+    its Service, Deployment and PDB (its own ServiceAccount, a config or secret) are
+    things it needs too.
+    """
+    extra = [r for r in target.typha if r.kind not in TYPHA_CORE]
+    candidates = [*target.typha_deps, *extra]
+
+    def needed(ref: ObjectRef) -> bool:
+        if ref.kind not in RBAC_KINDS:
+            return True
+        if not target.rbac or ref.key not in target.rbac:
+            return True
+        return source.rbac.get(ref.key) != target.rbac[ref.key]
+
+    first = apply_order(r for r in candidates if needed(r))
+    later = apply_order(r for r in candidates if not needed(r))
+    return first, later
+
+
 def make_plan(
     source: Side,
     target: Side,
@@ -421,13 +508,40 @@ def make_plan(
             )
         svc = _or_default(tgt.find("Service", tgt.typha), "Service", TYPHA_APP)
         shape = "typha-upgrade" if src_on else "introduce-typha"
+        first, later = _typha_prerequisites(src, tgt)
+        if first:
+            rbac = [r for r in first if r.kind in RBAC_KINDS]
+            if rbac and operation == "rollback":
+                warnings.append(
+                    f"phase 0 applies the {target.version} RBAC of Typha's service account "
+                    f"({', '.join(str(r) for r in rbac)}) while the {source.version} "
+                    f"calico-node may still use it: if the older RBAC grants less, "
+                    f"calico-node can lose permissions until phase 2 replaces it"
+                )
+            phases.append(
+                Phase(
+                    PREREQUISITES,
+                    f"apply the {target.version} CRDs"
+                    + (
+                        f" and the RBAC of Typha's service account that differs from "
+                        f"{source.version}"
+                        if rbac
+                        else f" (Typha's RBAC is unchanged from {source.version})"
+                    )
+                    + f": the {target.version} Typha cannot become Ready without them; "
+                    f"no workload changes",
+                    first,
+                    (),
+                    _prerequisites_gate(first),
+                )
+            )
         phases.append(
             Phase(
                 "typha",
-                f"apply the {target.version} Typha ({replicas} replicas) with the CRDs and "
-                f"RBAC it needs; calico-node is left as it is"
+                f"apply only the {target.version} Typha Service, Deployment and PDB "
+                f"({replicas} replicas); calico-node is left as it is"
                 + ("" if src_on else " (on the API server)"),
-                apply_order((*tgt.typha_deps, *tgt.typha)),
+                apply_order(r for r in tgt.typha if r.kind in TYPHA_CORE),
                 (),
                 _typha_gate(deploy, svc, replicas, rolling=src_on),
             )
@@ -437,7 +551,7 @@ def make_plan(
                 "calico-node",
                 f"apply the rest of {target.version}; calico-node "
                 + ("stays on Typha" if src_on else "now points at Typha"),
-                apply_order((*tgt.calico_node, *tgt.rest)),
+                apply_order((*later, *tgt.calico_node, *tgt.rest)),
                 (),
                 _node_gate(ds),
             )

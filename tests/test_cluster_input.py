@@ -144,8 +144,10 @@ def test_version_must_exist_in_root(tmp_path: Path) -> None:
 
 def test_version_is_an_exact_directory_not_a_minor(tmp_path: Path) -> None:
     # The controller uses the version as the directory name; v9.1 is not one.
-    with pytest.raises(InputError, match="not a directory under ROOT"):
+    with pytest.raises(InputError, match="exactly a directory under ROOT") as exc:
         resolve_inputs(cluster(tmp_path, "v9.1"), root=ROOT)
+    assert "uses it as a path" in exc.value.message and "available: v9.0.0" in exc.value.message
+    assert exc.value.key == "spec.clusterConfig.addons[1].version"
 
 
 def test_version_with_path_separator_is_refused(tmp_path: Path) -> None:
@@ -377,3 +379,159 @@ def test_best_error_is_the_one_check_raises() -> None:
         schemas.check(cluster_mod.BKE_INPUT, data)
     assert exc.value.message == schemas.describe(best)[1]
     assert schemas.best_error(cluster_mod.BKE_INPUT, {"kind": "BKENode"}) is not None
+
+
+# --- addon params are checked against the render-context schema at load time ------------
+
+
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("calicoMode: foo", "'foo' is not allowed"),
+        ("ipModVersion: ipv5", "'ipv5' is not allowed"),
+        ("podSubnet: not-a-cidr", "'not-a-cidr' is not valid"),
+    ],
+)
+def test_bad_param_value_names_file_line_and_key(tmp_path: Path, param: str, message: str) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "calicoMode: vxlan", param
+    )
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    err = exc.value
+    assert err.file == str(path) and err.line == 19
+    assert err.key == f"spec.clusterConfig.addons[1].param.{param.split(':')[0]}"
+    assert message in err.message
+
+
+def test_params_the_schema_does_not_define_or_the_policy_overrides_pass(tmp_path: Path) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        'typhaReplicas: "1"', 'typhaReplicas: "many"\n          repo: no-slash\n          x: y'
+    )
+    other = (
+        "      - name: coredns\n        version: v1\n        param:\n          calicoMode: foo\n"
+    )
+    cfg = load_config(write(tmp_path, text + other))
+    addon = cfg.calico()
+    assert addon is not None and addon.params["typhaReplicas"] == "many"
+
+
+def test_cli_bad_param_is_one_line_with_file_and_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "calicoMode: vxlan", "calicoMode: foo"
+    )
+    path = write(tmp_path, text)
+    for args in (
+        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3"),
+        ("images", "--manifests", str(ROOT), "--config", str(path)),
+    ):
+        r = run(capsys, *args)
+        assert r.code == 2 and r.out == ""
+        assert f"{path}:19: spec.clusterConfig.addons[1].param.calicoMode:" in r.err
+        assert "render context" not in r.err
+
+
+# --- BKENodes of several clusters -------------------------------------------------------
+
+MARKED = """\
+---
+kind: BKENode
+metadata:
+  name: {name}
+  namespace: {namespace}
+  labels:
+    cluster.x-k8s.io/cluster-name: {cluster}
+spec:
+  role: [node]
+"""
+OWNED = """\
+---
+kind: BKENode
+metadata:
+  name: {name}
+  ownerReferences:
+    - {{apiVersion: bke.bocloud.com/v1beta1, kind: BKECluster, name: {cluster}, uid: x}}
+spec:
+  role: [node]
+"""
+
+
+def nodes_of(tmp_path: Path, counts: dict[str, int], *, unmarked: int = 0, ns: str = "") -> Path:
+    text = ""
+    for name, count in counts.items():
+        text += "".join(
+            MARKED.format(name=f"{name}-{i}", namespace=ns or name, cluster=name)
+            for i in range(count)
+        )
+    text += "".join(NODE.format(name=f"free-{i}", role="[node]") for i in range(unmarked))
+    return write(tmp_path, text, "nodes.yaml")
+
+
+def named_cluster(tmp_path: Path, name: str, namespace: str = "") -> Path:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0"))
+    meta = f"  name: {name}\n" + (f"  namespace: {namespace}\n" if namespace else "")
+    return write(tmp_path, text.replace("  name: c1\n", meta))
+
+
+def test_config_counts_only_its_own_cluster(tmp_path: Path) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30})
+    inputs = resolve_inputs(named_cluster(tmp_path, "a"), nodes_file=nodes, root=ROOT)
+    assert inputs.nodes == 30
+    assert any(
+        "counted 30 BKENodes of cluster 'a'" in n and "skipped 30" in n for n in inputs.notes
+    )
+    assert any("(b)" in n for n in inputs.notes)
+
+
+def test_unmarked_nodes_count_and_the_note_says_so(tmp_path: Path) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30}, unmarked=5)
+    inputs = resolve_inputs(named_cluster(tmp_path, "a"), nodes_file=nodes, root=ROOT)
+    assert inputs.nodes == 35
+    assert any("5 without a cluster marker" in n and "skipped 30" in n for n in inputs.notes)
+    # Only unmarked nodes, or only this cluster's: nothing skipped, no note.
+    only = nodes_of(tmp_path, {"a": 3}, unmarked=2)
+    inputs = resolve_inputs(named_cluster(tmp_path, "a"), nodes_file=only, root=ROOT)
+    assert inputs.nodes == 5 and inputs.notes == ()
+
+
+def test_owner_reference_and_namespace_name_the_cluster(tmp_path: Path) -> None:
+    text = "".join(OWNED.format(name=f"o{i}", cluster="a") for i in range(4))
+    text += "".join(OWNED.format(name=f"p{i}", cluster="b") for i in range(6))
+    inv = load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert inv.clusters == {"a": 4, "b": 6}
+    assert inv.of_cluster("a")[0].count == 4
+    # Same cluster name in another namespace is another cluster.
+    marked = load_nodes(nodes_of(tmp_path, {"a": 3}, ns="elsewhere"))
+    assert marked.of_cluster("a", "elsewhere")[0].count == 3
+    assert marked.of_cluster("a", "home")[0].count == 0
+
+
+def test_config_whose_cluster_has_no_node_in_the_file_is_refused(tmp_path: Path) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30})
+    with pytest.raises(InputError, match=r"no BKENode of cluster 'c'.*a \(30\), b \(30\)") as exc:
+        resolve_inputs(named_cluster(tmp_path, "c"), nodes_file=nodes, root=ROOT)
+    assert exc.value.file == str(nodes)
+
+
+def test_without_config_nodes_of_several_clusters_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30})
+    with pytest.raises(InputError, match=r"2 clusters: a \(30\), b \(30\)"):
+        render_args(None, nodes, version="v9.1.0", nodes=None, root=ROOT, repo=None)
+    r = run(capsys, "--manifests", str(ROOT), "--version", "v9.1.0", "--nodes-file", str(nodes))
+    assert r.code == 2 and r.out == "" and "a (30), b (30)" in r.err and str(nodes) in r.err
+    one = nodes_of(tmp_path, {"a": 30}, unmarked=2)
+    args = render_args(None, one, version="v9.1.0", nodes=None, root=ROOT, repo=None)
+    assert args.nodes == 32
+
+
+def test_example_nodes_are_all_of_the_example_cluster() -> None:
+    inputs = resolve_inputs(
+        EXAMPLES / "bkecluster-601.yaml", nodes_file=EXAMPLES / "bkenodes-601.yaml"
+    )
+    assert inputs.nodes == 601 and inputs.notes == ()
+    assert load_nodes(EXAMPLES / "bkenodes-601.yaml").clusters == {"bke-large": 601}

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from renderer import api
 from renderer.errors import InputError
-from renderer.images import IMAGES_SCHEMA, prepull_images
+from renderer.images import IMAGES_SCHEMA, node_images, prepull_images, repository
 from renderer.schemas import validate_output
 
 from .clihelp import run
@@ -18,9 +19,109 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 PREFIX = "reg.example.com/openfuyao/"
 
 
+# BKE's v3.31.3 form: the template picks its own registry when repo is empty.
+DEFAULT_FORM = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: calico-typha
+  namespace: kube-system
+spec:
+  template:
+    spec:
+      containers:
+        - name: calico-typha
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/typha:v3.31.3
+---
+kind: DaemonSet
+apiVersion: apps/v1
+metadata:
+  name: calico-node
+  namespace: kube-system
+  labels:
+    k8s-app: calico-node
+spec:
+  template:
+    spec:
+      initContainers:
+        - name: upgrade-ipam
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/cni:v3.31.3
+        - name: install-cni
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/cni:v3.31.3
+{{- if eq .calicoMode "bgp" }}
+        - name: bgp-check
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/node:v3.31.3-bgp
+{{- end }}
+      containers:
+        - name: calico-node
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/node:v3.31.3
+        - name: flexvol
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/pod2daemon:v3.31.3
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: calico-kube-controllers
+  namespace: kube-system
+spec:
+  template:
+    spec:
+      containers:
+        - name: calico-kube-controllers
+          image: {{ if .repo }}{{ .repo }}{{ else }}docker.io/{{ end }}calico/kube-controllers:v3
+"""
+
+
+def tree(tmp_path: Path, text: str = DEFAULT_FORM, version: str = "v3.31.3") -> Path:
+    vdir = tmp_path / "kubernetes" / "calico" / version
+    vdir.mkdir(parents=True)
+    (vdir / "calico.yaml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def daemonset(*images: str, init: tuple[str, ...] = (), name: str = "calico-node") -> dict:
+    return {
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "namespace": "kube-system"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "initContainers": [{"name": f"i{n}", "image": i} for n, i in enumerate(init)],
+                    "containers": [{"name": f"c{n}", "image": i} for n, i in enumerate(images)],
+                }
+            }
+        },
+    }
+
+
+def test_images_come_from_the_calico_node_daemonset_only() -> None:
+    objects = [
+        {"kind": "Deployment", "metadata": {"name": "calico-typha"}, "spec": {}},
+        daemonset("calico/node:v1", "calico/pod2daemon-flexvol:v1", init=("calico/cni:v1",)),
+        daemonset("calico/node:other", name="not-calico"),
+    ]
+    assert node_images(objects) == ("calico/cni:v1", "calico/node:v1")
+
+
+def test_images_are_deduplicated_sorted_cni_first_and_keep_registry_ports() -> None:
+    ds = daemonset(
+        "r:5000/x/calico/node:v2",
+        "r:5000/x/calico/node:v2",
+        "r:5000/x/calico/node@sha256:abc",
+        init=("r:5000/x/calico/cni:v2", "r:5000/x/calico/cni:v2", "r:5000/x/mycalico/cni:v2"),
+    )
+    assert node_images([ds]) == (
+        "r:5000/x/calico/cni:v2",
+        "r:5000/x/calico/node:v2",
+        "r:5000/x/calico/node@sha256:abc",
+    )
+    assert repository("r:5000/x/calico/cni:v2") == "r:5000/x/calico/cni"
+    assert repository("r:5000/calico/cni") == "r:5000/calico/cni"
+
+
 @pytest.mark.parametrize("role", ["master", "worker"])
 def test_every_role_pulls_cni_and_node_only(role: str) -> None:
-    result = prepull_images("v3.31.3", role, PREFIX)
+    result = api.prepull_images("v3.31.3", role=role, repo=PREFIX)
     assert result.images == (
         f"{PREFIX}calico/cni:v3.31.3",
         f"{PREFIX}calico/node:v3.31.3",
@@ -29,11 +130,52 @@ def test_every_role_pulls_cni_and_node_only(role: str) -> None:
     validate_output(IMAGES_SCHEMA, result.to_dict())
 
 
-def test_the_tag_is_the_addon_version_verbatim() -> None:
-    assert prepull_images("v3.27.3", "worker").images == (
+def test_the_tag_is_what_the_version_renders() -> None:
+    assert api.prepull_images("v3.27.3").images == (
         "calico/cni:v3.27.3",
         "calico/node:v3.27.3",
     )
+
+
+def test_default_registry_form_is_rendered_not_guessed(tmp_path: Path) -> None:
+    """BKE's ``{{ if .repo }}..{{ else }}docker.io/{{ end }}`` form: no prefix means the
+    template's own registry, a prefix replaces it; Typha off, params as user values."""
+    root = tree(tmp_path)
+    plain = api.prepull_images("v3.31.3", root=root)
+    assert plain.images == ("docker.io/calico/cni:v3.31.3", "docker.io/calico/node:v3.31.3")
+    assert plain.repo == "" and "default registry" in plain.note
+    prefixed = api.prepull_images("v3.31", root=root, repo=PREFIX)
+    assert prefixed.version == "v3.31.3"
+    assert prefixed.images == (f"{PREFIX}calico/cni:v3.31.3", f"{PREFIX}calico/node:v3.31.3")
+    bgp = api.prepull_images("v3.31.3", root=root, user={"calicoMode": "bgp"})
+    assert bgp.images[-1] == "docker.io/calico/node:v3.31.3-bgp"
+    for result in (plain, prefixed, bgp):
+        validate_output(IMAGES_SCHEMA, result.to_dict())
+
+
+def test_cli_config_without_prefix_gets_the_templates_default(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = tree(tmp_path / "root")
+    text = (EXAMPLES / "bkecluster-601.yaml").read_text(encoding="utf-8")
+    config = tmp_path / "cluster.yaml"
+    config.write_text(text.replace("        prefix: openfuyao\n", ""), encoding="utf-8")
+    r = run(capsys, "images", "--manifests", str(root), "--config", str(config))
+    assert r.code == 0, r.err
+    assert r.out.split() == ["docker.io/calico/cni:v3.31.3", "docker.io/calico/node:v3.31.3"]
+
+
+def test_a_render_without_cni_or_node_image_is_exit_2_naming_the_version(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = tree(
+        tmp_path, DEFAULT_FORM.replace("calico/cni:", "x/cni:").replace("calico/node:", "x/node:")
+    )
+    with pytest.raises(InputError, match=r"v3\.31\.3 renders no calico/cni or calico/node") as exc:
+        api.prepull_images("v3.31.3", root=root)
+    assert exc.value.file is not None and exc.value.file.endswith("v3.31.3")
+    r = run(capsys, "images", "--manifests", str(root), "--version", "v3.31.3")
+    assert r.code == 2 and r.out == "" and "v3.31.3 renders no" in r.err
 
 
 def test_no_calico_gives_an_empty_list_with_a_note() -> None:
@@ -45,12 +187,17 @@ def test_no_calico_gives_an_empty_list_with_a_note() -> None:
 
 
 def test_empty_version_bad_role_and_bad_prefix_are_refused() -> None:
+    ds = [daemonset("calico/node:v1")]
     with pytest.raises(InputError, match="no default"):
-        prepull_images(" ", "worker")
+        prepull_images(" ", "worker", "", ds)
     with pytest.raises(InputError, match="role"):
-        prepull_images("v3.31.3", "etcd")
+        prepull_images("v3.31.3", "etcd", "", ds)
     with pytest.raises(InputError, match="trailing slash"):
-        prepull_images("v3.31.3", "worker", "reg.example.com/openfuyao")
+        prepull_images("v3.31.3", "worker", "reg.example.com/openfuyao", ds)
+    with pytest.raises(InputError, match="trailing slash"):
+        api.prepull_images("v3.31.3", repo="reg.example.com/openfuyao")
+    with pytest.raises(InputError, match="not an image reference"):
+        prepull_images("v1", "worker", "", [daemonset("bad name/calico/node:v1")])
 
 
 def test_cli_images_from_config_uses_image_repo(capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,7 +244,7 @@ def test_cli_images_by_version(capsys: pytest.CaptureFixture[str]) -> None:
         ("images",),
         ("images", "--version", "v9.1.0", "--config", "x.yaml"),
         ("images", "--version", "v9.9.9"),
-        ("images", "--version", "v9.1"),
+        ("images", "--version", "v9.9"),
         ("images", "--version", "v9.1.0", "--repo", "no-slash"),
     ],
 )
@@ -110,8 +257,8 @@ def test_cli_images_bad_arguments(
 
 @pytest.mark.parametrize("repo", ["", PREFIX])
 def test_both_roles_get_the_same_two_images_and_are_told_so(repo: str) -> None:
-    master = prepull_images("v3.31.3", "master", repo)
-    worker = prepull_images("v3.31.3", "worker", repo)
+    master = api.prepull_images("v3.31.3", role="master", repo=repo)
+    worker = api.prepull_images("v3.31.3", role="worker", repo=repo)
     assert master.images == worker.images
     assert [i.removeprefix(repo) for i in worker.images] == [
         "calico/cni:v3.31.3",
@@ -137,3 +284,28 @@ def test_cli_role_is_echoed_and_changes_nothing_else(capsys: pytest.CaptureFixtu
     assert {**out["master"], "role": "worker"} == out["worker"]
     r = run(capsys, "images", "--help")
     assert "same images" in r.out
+
+
+def test_cli_images_version_accepts_major_minor(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--version vMAJOR.MINOR`` picks the newest patch, as the main command and plan do."""
+    args = ("images", "--manifests", str(ROOT), "--version", "v9.1")
+    r = run(capsys, *args)
+    assert r.code == 0, r.err
+    assert r.out.split() == ["calico/cni:v9.1.0", "calico/node:v9.1.0"]
+    assert "v9.1 resolved to v9.1.0" in r.err
+    r = run(capsys, *args, "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 0 and data["version"] == "v9.1.0"
+    validate_output(IMAGES_SCHEMA, data)
+
+
+def test_cli_images_config_version_stays_exact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = (EXAMPLES / "bkecluster-601.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text.replace("version: v3.31.3", "version: v9.1"), encoding="utf-8")
+    r = run(capsys, "images", "--manifests", str(ROOT), "--config", str(path))
+    assert r.code == 2 and r.out == ""
+    assert "exactly a directory" in r.err and "as a path" in r.err
+    assert "available: v9.0.0, v9.1.0" in r.err and str(path) in r.err

@@ -127,25 +127,35 @@ def test_introduce_typha_on_upgrade_from_a_version_without_it() -> None:
     data = checked(plan.to_dict())
     assert data["shape"] == "introduce-typha" and data["operation"] == "upgrade"
     assert data["to"]["typhaReplicas"] == 4
-    first, second = data["phases"]
+    prereq, first, second = data["phases"]
+    assert [n for n, _ in plan.numbered()] == [0, 1, 2]
+    # Phase 0: the CRDs the target's Typha lists; its RBAC is the same in both versions.
+    assert prereq["name"] == "prerequisites"
+    assert names(prereq["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+    ]
+    assert prereq["gate"]["command"] == (
+        "kubectl wait --for condition=established --timeout=2m "
+        "crd/felixconfigurations.crd.projectcalico.org"
+    )
+    assert "RBAC is unchanged" in prereq["description"]
+    # Phase 1: exactly Typha's Service, Deployment and PDB.
     assert first["name"] == "typha"
     assert names(first["apply"]) == [
-        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
-        "ServiceAccount/calico-node",
-        "ClusterRole/calico-node",
-        "ClusterRoleBinding/calico-node",
         "Service/calico-typha",
         "PodDisruptionBudget/calico-typha",
         "Deployment/calico-typha",
     ]
-    assert "DaemonSet/calico-node" not in names(first["apply"])
     gate = first["gate"]
     assert "at least 3" in gate["description"] and "min(3, replicas=4)" in gate["description"]
     assert "stays on the API server" in gate["description"]
     assert "readyReplicas" in gate["command"] and "get endpoints calico-typha" in gate["command"]
     assert gate["command"].count("-ge 3") == 2
     assert names(second["apply"]) == [
+        "ServiceAccount/calico-node",
         "ConfigMap/calico-config",
+        "ClusterRole/calico-node",
+        "ClusterRoleBinding/calico-node",
         "DaemonSet/calico-node",
         "Deployment/calico-kube-controllers",
     ]
@@ -162,7 +172,7 @@ def test_introduce_typha_when_growing_past_50(before: int, after: int) -> None:
         side("v3.31.3", after, True, typha=True),
     )
     assert plan.shape == "introduce-typha"
-    assert [p.name for p in plan.phases] == ["typha", "calico-node"]
+    assert [p.name for p in plan.phases] == ["prerequisites", "typha", "calico-node"]
     assert plan.target["typhaReplicas"] == 3
 
 
@@ -208,8 +218,15 @@ def test_typha_on_both_sides_upgrades_typha_first() -> None:
     )
     data = checked(plan.to_dict())
     assert data["shape"] == "typha-upgrade"
-    first, second = data["phases"]
-    assert "Deployment/calico-typha" in names(first["apply"])
+    prereq, first, second = data["phases"]
+    assert prereq["name"] == "prerequisites" and names(prereq["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org"
+    ]
+    assert names(first["apply"]) == [
+        "Service/calico-typha",
+        "PodDisruptionBudget/calico-typha",
+        "Deployment/calico-typha",
+    ]
     assert "DaemonSet/calico-node" not in names(first["apply"])
     assert first["gate"]["command"].startswith(
         "kubectl -n kube-system rollout status deployment/calico-typha"
@@ -248,7 +265,7 @@ def test_objects_the_target_dropped_are_cleaned_up_last_but_crds_kept() -> None:
         Side("v3.27.3", 601, False, split_objects(source)),
         side("v3.31.3", 601, True, typha=True),
     )
-    assert [p.name for p in plan.phases] == ["typha", "calico-node", "cleanup"]
+    assert [p.name for p in plan.phases] == ["prerequisites", "typha", "calico-node", "cleanup"]
     assert [r.name for r in plan.phases[-1].delete] == ["calico-old-settings"]
     assert any("old.crd.projectcalico.org" in w and "left in place" in w for w in plan.warnings)
 
@@ -265,6 +282,80 @@ def test_unchanged_calico_node_template_asks_for_a_restart() -> None:
 def test_capable_target_without_typha_objects_is_a_bug_not_a_plan() -> None:
     with pytest.raises(ValueError, match="renders no Typha Deployment"):
         make_plan(side("a", 10, True, typha=False), side("b", 601, True, typha=False))
+
+
+def test_changed_typha_rbac_goes_to_the_prerequisites_phase() -> None:
+    """RBAC of Typha's service account is applied before Typha only when it differs."""
+    source = base_objects()
+    source[2] = obj("ClusterRole", "calico-node", "", rules=[{"verbs": ["get"]}])
+    target = base_objects() + typha_objects()
+    target[2] = obj("ClusterRole", "calico-node", "", rules=[{"verbs": ["get", "list"]}])
+    target[2]["metadata"]["labels"] = {"version": "new"}
+    target[1]["metadata"]["labels"] = {"version": "new"}  # a label is not a permission
+    plan = make_plan(
+        Side("v3.27.3", 601, False, split_objects(source)),
+        Side("v3.31.3", 601, True, split_objects(target)),
+    )
+    prereq, typha, rest = (p.to_dict() for p in plan.phases)
+    assert names(prereq["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+        "ClusterRole/calico-node",
+    ]
+    assert "differs from v3.27.3" in prereq["description"]
+    assert prereq["gate"]["command"].endswith("&& kubectl get clusterrole/calico-node -o name")
+    assert [r["kind"] for r in typha["apply"]] == ["Service", "PodDisruptionBudget", "Deployment"]
+    assert "ClusterRole/calico-node" not in names(rest["apply"])
+    assert "ServiceAccount/calico-node" in names(rest["apply"])
+
+
+def test_typha_own_service_account_and_unknown_rbac_are_prerequisites() -> None:
+    """A Typha with its own ServiceAccount gets it (new) before it starts; a Split built
+    without fingerprints counts all Typha RBAC as changed."""
+    target = base_objects() + typha_objects()
+    target[-3]["spec"]["template"]["spec"]["serviceAccountName"] = "calico-typha"
+    target.append(obj("ServiceAccount", "calico-typha"))
+    plan = make_plan(
+        side("v3.31.3", 50, True, typha=False),
+        Side("v3.31.3", 51, True, split_objects(target)),
+    )
+    assert names(plan.phases[0].to_dict()["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+        "ServiceAccount/calico-typha",
+    ]
+    assert [r.kind for r in plan.phases[1].apply] == [
+        "Service",
+        "PodDisruptionBudget",
+        "Deployment",
+    ]
+    split = split_objects(base_objects() + typha_objects())
+    blind = Side(
+        "v3.31.3",
+        601,
+        True,
+        type(split)(split.typha, split.typha_deps, split.calico_node, split.rest),
+    )
+    plan = make_plan(side("v3.27.3", 601, False, typha=False), blind)
+    assert [r.kind for r in plan.phases[0].apply] == [
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
+
+
+def test_rolling_back_typha_rbac_in_phase_0_is_warned() -> None:
+    newer = base_objects() + typha_objects()
+    newer[2] = obj("ClusterRole", "calico-node", "", rules=[{"verbs": ["get", "list"]}])
+    plan = make_plan(
+        Side("v3.31.3", 601, True, split_objects(newer)),
+        side("v3.29.3", 601, True, typha=True),
+    )
+    assert plan.operation == "rollback" and plan.phases[0].name == "prerequisites"
+    assert any("ClusterRole calico-node" in w and "grants less" in w for w in plan.warnings)
+    upgrade = make_plan(
+        side("v3.29.3", 601, True, typha=True), Side("v3.31.3", 601, True, split_objects(newer))
+    )
+    assert not any("grants less" in w for w in upgrade.warnings)
 
 
 def test_plan_is_deterministic() -> None:
@@ -391,3 +482,23 @@ def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
                 if all(r.kind and r.name for r in split.all):
                     checked(data)
     assert tried > 300
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "change"),
+    [
+        (("v1", 10), ("v1", 10), "reconfigure"),
+        (("v1", 10), ("v1", 60), "scale"),
+        (("v1", 10), ("v2", 10), "upgrade"),
+        (("v2", 10), ("v1", 10), "rollback"),
+    ],
+)
+def test_change_names_scale_and_reconfigure(
+    source: tuple[str, int], target: tuple[str, int], change: str
+) -> None:
+    plan = make_plan(
+        side(source[0], source[1], True, typha=source[1] > 50),
+        side(target[0], target[1], True, typha=target[1] > 50),
+    )
+    assert plan.change == change
+    assert checked(plan.to_dict())["change"] == change

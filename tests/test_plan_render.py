@@ -121,6 +121,42 @@ def test_cli_plan_unknown_version_is_exit_2(capsys: pytest.CaptureFixture[str]) 
     assert r.code == 2 and "v9.9.9" in r.err
 
 
+@pytest.mark.parametrize(
+    ("flags", "key"),
+    [
+        (("--to-version", "v9.9.9"), "--to-version"),
+        (("--to-version", "x/y"), "--to-version"),
+        (("--to-version", TYPHA, "--from-version", "v9.9.9"), "--from-version"),
+        (("--to-version", TYPHA, "--from-version", "../x"), "--from-version"),
+    ],
+)
+def test_cli_plan_version_errors_name_the_flag(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], key: str
+) -> None:
+    r = run(capsys, "plan", "--manifests", str(ROOT), *flags, "--nodes", "3")
+    assert r.code == 2 and f"{key}: " in r.err and " --version" not in r.err
+
+
+@pytest.mark.parametrize(
+    ("flags", "change", "head"),
+    [
+        (("--nodes", "1"), "reconfigure", f"reconfigure {TYPHA} (1 node, no Typha) -> {TYPHA} "),
+        (("--nodes", "60", "--from-nodes", "1"), "scale", f"scale change {TYPHA} (1 node, "),
+        (("--nodes", "2", "--from-version", NO_TYPHA), "upgrade", f"upgrade {NO_TYPHA} (2 nodes"),
+    ],
+)
+def test_cli_plan_says_what_it_changes(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], change: str, head: str
+) -> None:
+    args = ("plan", "--manifests", str(ROOT), "--to-version", TYPHA, *flags)
+    r = run(capsys, *args)
+    assert r.code == 0, r.err
+    assert r.out.startswith(head) and "1 nodes" not in r.out
+    data = json.loads(run(capsys, *args, "--format", "json").out)
+    assert data["change"] == change
+    validate_output(PLAN_SCHEMA, data)
+
+
 def test_example_cluster_renders_typha_at_4_and_reports_overrides(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -180,3 +216,54 @@ def test_api_plan_refuses_a_rendered_object_without_a_name(tmp_path: Path) -> No
         api.plan(TYPHA, 601, from_version=NO_TYPHA, root=root, capability=capable_by_name)
     assert exc.value.file == f"{TYPHA}/003-noname.yaml" and exc.value.line == 1
     assert exc.value.key == "metadata.name"
+
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: felixconfigurations.crd.projectcalico.org
+spec:
+  group: crd.projectcalico.org
+  names: {kind: FelixConfiguration, plural: felixconfigurations, singular: felixconfiguration}
+  scope: Cluster
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+"""
+
+
+def test_cli_plan_prerequisites_are_phase_0_and_typha_phase_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The CRDs come in their own gated phase 0; phase 1 is exactly Typha's Service,
+    Deployment and PDB; the files are numbered the same way."""
+    root = tmp_path / "root"
+    for version in (NO_TYPHA, TYPHA):
+        shutil.copytree(
+            ROOT / "kubernetes" / "calico" / version, root / "kubernetes" / "calico" / version
+        )
+    (root / "kubernetes" / "calico" / TYPHA / "000-crds.yaml").write_text(CRD, encoding="utf-8")
+    out = tmp_path / "phases"
+    args = ("plan", "--manifests", str(root), "--from-version", NO_TYPHA, "--to-version", TYPHA)
+    r = run(capsys, *args, "--nodes", "601", "--output-dir", str(out))
+    assert r.code == 0, r.err
+    assert "\nphase 0: prerequisites: " in r.out and "\nphase 1: typha: " in r.out
+    assert "kubectl wait --for condition=established" in r.out
+    assert sorted(p.name for p in out.iterdir()) == [
+        "00-prerequisites.apply.yaml",
+        "01-typha.apply.yaml",
+        "02-calico-node.apply.yaml",
+        "plan.json",
+    ]
+    typha = parse_files([("01", (out / "01-typha.apply.yaml").read_text(encoding="utf-8"))])
+    assert sorted(o.kind for o in typha) == ["Deployment", "PodDisruptionBudget", "Service"]
+    first = parse_files([("00", (out / "00-prerequisites.apply.yaml").read_text(encoding="utf-8"))])
+    assert [o.kind for o in first] == ["CustomResourceDefinition"]
+    assert (
+        (out / "00-prerequisites.apply.yaml")
+        .read_text(encoding="utf-8")
+        .startswith("# phase 0: prerequisites: ")
+    )

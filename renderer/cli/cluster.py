@@ -9,11 +9,11 @@ from typing import Any
 import click
 
 from .. import api
-from ..cluster import require_version, resolve_inputs
+from ..cluster import resolve_inputs
 from ..context import user_values
 from ..errors import InputError
 from ..fsutil import write_tree
-from ..images import IMAGES_SCHEMA, ROLES, prepull_images
+from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
 from .app import cli, note, warn
 from .options import format_option, manifests_option, repo_option, set_option, values_option
@@ -24,14 +24,22 @@ def _echo_json(data: Any) -> None:
 
 
 @cli.command(
-    help="List the Calico images each node pre-pulls before the addon is created: calico/cni "
-    "and calico/node, the same for master and worker nodes."
+    help="List the Calico images each node pre-pulls before the addon is created: the "
+    "calico/cni and calico/node images of the calico-node DaemonSet as the version renders "
+    "(so the templates' own default registry applies when no prefix is set), the same for "
+    "master and worker nodes. Exit 2 if the render has neither image."
 )
-@click.option("--version", "version", metavar="V", help="Calico version (an exact directory).")
+@click.option(
+    "--version",
+    "version",
+    metavar="V",
+    help="Calico version: a directory, or vMAJOR.MINOR for the newest patch.",
+)
 @click.option(
     "--config",
     type=click.Path(dir_okay=False, allow_dash=True),
-    help="BKECluster/BKEConfig YAML: the calico addon's version and the image prefix.",
+    help="BKECluster/BKEConfig YAML: the calico addon's version (an exact directory, as "
+    "the controller uses it) and the image prefix.",
 )
 @click.option(
     "--role",
@@ -55,12 +63,17 @@ def images(
         raise InputError("give exactly one of --version or --config", key="--version")
     if config is not None:
         inputs = resolve_inputs(config, root=root, repo=repo)
-        found = inputs.version.name if inputs.version else None
-        result = prepull_images(found, role, inputs.repo)
+        if inputs.version is None:
+            result = no_calico(role, inputs.repo)
+        else:
+            result = api.prepull_images(
+                inputs.version.name, root=root, repo=inputs.repo, user=inputs.user, role=role
+            )
     else:
         assert version is not None
-        require_version(version, root, key="--version")
-        result = prepull_images(version, role, repo or "")
+        result = api.prepull_images(version, root=root, repo=repo, role=role)
+        if result.version != version:
+            note(f"--version {version} resolved to {result.version} (newest patch)")
     data = result.to_dict()
     validate_output(IMAGES_SCHEMA, data)
     if fmt == "json":
@@ -72,9 +85,16 @@ def images(
         click.echo(image)
 
 
+_CHANGE = {"scale": "scale change"}
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node" if count == 1 else f"{count} nodes"
+
+
 def _describe_side(side: dict[str, Any]) -> str:
     typha = f"Typha x{side['typhaReplicas']}" if side["typha"] else "no Typha"
-    return f"{side['version']} ({side['nodes']} nodes, {typha})"
+    return f"{side['version']} ({_nodes(side['nodes'])}, {typha})"
 
 
 @cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
@@ -129,11 +149,12 @@ def plan(
         return
     for message in data["warnings"]:
         warn(message)
+    change = _CHANGE.get(data["change"], data["change"])
     click.echo(
-        f"{data['operation']} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: "
-        f"{data['shape']}"
+        f"{change} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: {data['shape']}"
     )
-    for number, phase in enumerate(data["phases"], start=1):
+    numbers = [number for number, _ in result.plan.numbered()]
+    for number, phase in zip(numbers, data["phases"], strict=True):
         click.echo(f"\nphase {number}: {phase['name']}: {phase['description']}")
         for verb in ("apply", "delete"):
             for ref in phase[verb]:
