@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CalicoRenderError
+from .errors import CalicoRenderError, InputError
 from .fsutil import write_tree
 from .parse import K8sObject, parse_stream
-from .yamlio import read_text
+from .yamlio import MAX_INPUT_BYTES, read_text
 
 COMMON = "common"
 SHARED = "+"
@@ -84,6 +85,32 @@ def load_golden(directory: Path) -> dict[str, str] | None:
     return files
 
 
+def read_golden(directory: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+    """Like :func:`load_golden`, but a golden file that cannot be read as UTF-8 text does
+    not stop the comparison: it is read leniently (undecodable bytes become U+FFFD) and
+    listed in the second mapping, path -> why, so the gate counts it as changed."""
+    if not directory.is_dir():
+        return None
+    files: dict[str, str] = {}
+    unreadable: dict[str, str] = {}
+    for path in sorted(directory.rglob("*")):
+        rel = path.relative_to(directory)
+        if not path.is_file() or any(part.startswith(".") for part in rel.parts):
+            continue
+        name = rel.as_posix()
+        try:
+            files[name] = read_text(path)
+        except InputError as exc:
+            at = f" at line {exc.line}" if exc.line is not None else ""
+            unreadable[name] = f"unreadable: {exc.message}{at}"
+            try:
+                with open(path, "rb") as fh:
+                    files[name] = fh.read(MAX_INPUT_BYTES).decode("utf-8", "replace")
+            except OSError:
+                files[name] = ""
+    return files, unreadable
+
+
 @dataclass(frozen=True)
 class FileChange:
     """One golden file that would be added, modified or removed."""
@@ -92,15 +119,18 @@ class FileChange:
     change: str  # "added" | "modified" | "removed"
 
 
-def file_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[FileChange]:
-    """Golden files that differ between ``old`` and ``new``, sorted by path."""
+def file_changes(
+    old: Mapping[str, str], new: Mapping[str, str], unreadable: Collection[str] = ()
+) -> list[FileChange]:
+    """Golden files that differ between ``old`` and ``new``, sorted by path; an
+    ``unreadable`` golden file always differs."""
     out = []
     for path in sorted(set(old) | set(new)):
         if path not in old:
             out.append(FileChange(path, "added"))
         elif path not in new:
             out.append(FileChange(path, "removed"))
-        elif old[path] != new[path]:
+        elif old[path] != new[path] or path in unreadable:
             out.append(FileChange(path, "modified"))
     return out
 
@@ -129,21 +159,43 @@ def write_golden(
     return changes
 
 
-def unified_diff(old: Mapping[str, str], new: Mapping[str, str], label: str) -> str:
-    """A unified diff of every differing golden file, ``a/`` the golden, ``b/`` the render."""
-    chunks: list[str] = []
-    for change in file_changes(old, new):
+def file_diffs(
+    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
+) -> dict[str, str]:
+    """A unified diff per differing golden file, ``a/<label>/`` the golden and
+    ``b/<label>/`` the render; ``label`` is the golden directory as it is shown."""
+    out: dict[str, str] = {}
+    for change in file_changes(old, new, unreadable):
         before = old.get(change.path, "")
         after = new.get(change.path, "")
-        lines = difflib.unified_diff(
-            _lines(before),
-            _lines(after),
-            fromfile=f"a/{label}/{change.path}" if change.change != "added" else "/dev/null",
-            tofile=f"b/{label}/{change.path}" if change.change != "removed" else "/dev/null",
-            n=3,
+        path = f"{label}/{change.path}"
+        out[change.path] = "".join(
+            difflib.unified_diff(
+                _lines(before),
+                _lines(after),
+                fromfile=f"a/{path}" if change.change != "added" else "/dev/null",
+                tofile=f"b/{path}" if change.change != "removed" else "/dev/null",
+                n=3,
+            )
         )
-        chunks.extend(lines)
-    return "".join(chunks)
+    return out
+
+
+def unified_diff(
+    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
+) -> str:
+    """A unified diff of every differing golden file (see :func:`file_diffs`)."""
+    return "".join(file_diffs(old, new, label, unreadable).values())
+
+
+def diff_label(directory: Path) -> str:
+    """How a golden directory is named in diff headers: relative to the current directory
+    when it is under it, else absolute (without its leading ``/``, as ``git diff`` does)."""
+    path = Path(os.path.abspath(directory))
+    try:
+        return path.relative_to(os.path.abspath(os.getcwd())).as_posix()
+    except ValueError:
+        return path.as_posix().lstrip("/")
 
 
 def _lines(text: str) -> list[str]:

@@ -332,29 +332,48 @@ def _goldens(
     g.directory = str(directory)
     g.command = update_command(options)
     try:
-        old = compare.load_golden(directory)
-    except CalicoRenderError as exc:
-        result.findings.append(_error("goldens", exc))
+        loaded = compare.read_golden(directory)
+    except (CalicoRenderError, OSError) as exc:
+        err = exc if isinstance(exc, CalicoRenderError) else _os_error(exc, directory)
+        result.findings.append(_error("goldens", err))
         g.status = result.stages["goldens"] = FAIL
         return
-    if old is None:
+    if loaded is None:
         g.status = result.stages["goldens"] = MISSING
         for s in result.scenarios:
             s.golden = MISSING
         return
-    g.files = compare.file_changes(old, new)
+    old, unreadable = loaded
+    for path, why in unreadable.items():
+        result.findings.append(
+            Finding(
+                "goldens",
+                "golden-unreadable",
+                "error",
+                f"golden file {why}; it counts as changed",
+                file=str(directory / path),
+            )
+        )
+    g.files = compare.file_changes(old, new, unreadable)
     if not g.files:
         g.status = result.stages["goldens"] = PASS
         for s in result.scenarios:
             s.golden = PASS
         return
     g.status = result.stages["goldens"] = FAIL
-    g.diff = compare.unified_diff(old, new, f"golden/{result.version}")
-    g.changes = compare.object_changes(old, new, [r.scenario.name for r in renders], parsed)
+    names = [r.scenario.name for r in renders]
+    g.file_diffs = compare.file_diffs(old, new, compare.diff_label(directory), unreadable)
+    g.diff = "".join(g.file_diffs.values())
+    g.changes = compare.object_changes(old, new, names, parsed, unreadable)
     for s in result.scenarios:
         mine = [c.describe() for c in g.changes if s.name in c.scenarios]
+        owned = any(s.name in compare.owners(f.path, names) for f in g.files)
         s.changes = mine
-        s.golden = FAIL if mine else PASS
+        s.golden = FAIL if mine or owned else PASS
+
+
+def _os_error(exc: OSError, path: Path) -> InputError:
+    return InputError(f"cannot read: {exc.strerror or exc}", file=str(path))
 
 
 def apply_update(result: VersionResult, options: CheckOptions) -> None:

@@ -81,6 +81,8 @@ class GoldenResult:
     changes: list[ObjectChange] = field(default_factory=list)
     files: list[FileChange] = field(default_factory=list)
     command: str = ""
+    #: ``diff`` per golden file (path -> its diff), so each scenario can show its own.
+    file_diffs: dict[str, str] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -254,6 +256,8 @@ def _details(v: VersionResult) -> list[str]:
     if g.status == MISSING:
         out.append(f"  goldens: none in {g.directory}; create them with:")
         out.append(f"    {g.command}")
+    elif g.status == FAIL and not g.files:
+        out.append(f"  goldens: could not be compared with {g.directory} (see above)")
     elif g.status == FAIL:
         out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
         for c in g.changes:

@@ -395,3 +395,50 @@ def test_the_tree_is_scanned_once_and_json_built_once(
     )
     assert r.code == 1 and json.loads(r.out)["summary"]["versions"] == 5
     assert scans == [fixtures] and len(built) == 1
+
+
+# --- golden comparison details ------------------------------------------------------------
+
+
+def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    bad = tree.parent / "golden" / "v3.28.2" / "nodes-50" / "002-calico.yaml"
+    bad.write_bytes(b"kind: ConfigMap\n\xff\xfe\n")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert "goldens: 1 file(s) differ" in r.out
+    assert "golden-unreadable: golden file unreadable: file is not valid UTF-8 at line 2" in r.out
+    assert str(bad) in r.out
+    assert "002-calico.yaml: golden unreadable: file is not valid UTF-8 at line 2 [nodes-50]" in (
+        r.out
+    )
+    j = json.loads(check(capsys, tree, "--format", "json").out)
+    by = {v["version"]: v for v in j["versions"]}
+    assert by["v3.28.2"]["golden"]["files"] == [
+        {"path": "nodes-50/002-calico.yaml", "change": "modified"}
+    ]
+    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == ["fail", "pass", "pass"]
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0 and "modified: nodes-50/002-calico.yaml" in u.out
+    assert check(capsys, tree).code == 0
+
+
+def test_diff_headers_name_the_golden_directory_given(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree.parent)
+    base = ("check", "--manifests", str(tree), *KUBE, "--jobs", "1")
+    assert run(capsys, *base, "--golden", "refs/calico", "--update-golden").code == 0
+    template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
+    template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1"'))
+    r = run(capsys, *base, "--golden", "refs/calico")
+    assert "--- a/refs/calico/v3.28.2/nodes-50/002-calico.yaml\n" in r.out.replace("    ", "")
+    assert "+++ b/refs/calico/v3.28.2/nodes-50/002-calico.yaml\n" in r.out.replace("    ", "")
+    monkeypatch.chdir(tree)  # the goldens are outside the current directory: absolute
+    absolute = (tree.parent / "refs" / "calico").resolve()
+    r = run(capsys, *base, "--golden", str(absolute))
+    label = absolute.as_posix().lstrip("/")
+    assert f"--- a/{label}/v3.28.2/nodes-50/002-calico.yaml" in r.out
+    assert "golden/v3.28.2" not in r.out
