@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import schemas
-from .compare import FileChange, ObjectChange
+from .compare import FileChange, ObjectChange, owners
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
@@ -300,8 +300,23 @@ def _case(
         ET.SubElement(case, "skipped", message=skipped)
 
 
+def _diffs(v: VersionResult, scenario: str | None) -> str:
+    """The diffs of the golden files ``scenario`` renders (None: that no scenario renders)."""
+    names = [s.name for s in v.scenarios]
+    return "".join(
+        diff
+        for path, diff in v.golden.file_diffs.items()
+        if (scenario in owners(path, names) if scenario else not owners(path, names))
+    ).rstrip("\n")
+
+
 def render_junit(report: CheckReport) -> str:
-    """One testsuite per version: a testcase for the version, each scenario, each failed rule."""
+    """One testsuite per version: a testcase for the version, each scenario, each failed rule.
+
+    A scenario's failure carries only the diffs of the golden files it renders
+    (``common/`` is every scenario's, ``a+b/`` is a's and b's); changes to golden files
+    no scenario renders go to the version's testcase.
+    """
     root = ET.Element("testsuites", name="calico-render check")
     total = failures = skipped = 0
     for v in report.versions:
@@ -309,10 +324,14 @@ def render_junit(report: CheckReport) -> str:
         cls = f"calico.{v.version}"
         bad = [s for s in STAGES if v.stages.get(s) not in _GOOD]
         errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+        orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
+        orphan_diff = _diffs(v, None)
         body = "\n".join(
             [f"stage {s}: {v.stages[s]}" for s in bad]
             + errors
             + ([v.golden.command] if v.golden.status == MISSING else [])
+            + orphans
+            + (["", orphan_diff] if orphan_diff else [])
         )
         _case(
             suite,
@@ -326,8 +345,10 @@ def render_junit(report: CheckReport) -> str:
             text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
             if s.golden == MISSING:
                 text += "\ncreate them with: " + v.golden.command
-            elif scen_fail and v.golden.diff:
-                text += "\n\n" + v.golden.diff
+            elif scen_fail:
+                diff = _diffs(v, s.name)
+                if diff:
+                    text += "\n\n" + diff
             _case(
                 suite,
                 cls,

@@ -191,6 +191,11 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha" in failed
     assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
+    by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
+    mine = by_name["v3.28.2 nodes-51"]
+    assert "v3.28.2/nodes-51/001-typha.yaml\n" in mine and "Recreate" in mine
+    assert "nodes-601/001-typha.yaml" not in mine  # another scenario's file
+    assert "v3.28.2/nodes-51/001-typha.yaml" not in by_name["v3.28.2 nodes-601"]
     assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
     total = sum(int(s.get("tests", "0")) for s in suites.values())
     assert root.get("tests") == str(total) == str(len(list(root.iter("testcase"))))

@@ -152,3 +152,42 @@ def test_capability_failure_in_every_format() -> None:
         "stage capability: fail\n[error] typha-replicas: Typha templates incomplete: "
         "missing Deployment x replicas"
     )
+
+
+def test_junit_scenario_failures_carry_only_the_diffs_of_files_they_render() -> None:
+    v = report.VersionResult("v4.0.0", ["a.yaml"], "go")
+    v.stages.update(templates="pass", capability="pass", rules="pass", schema="pass")
+    v.stages["goldens"] = "fail"
+    paths = [
+        "common/crds.yaml",
+        "nodes-50/a.yaml",
+        "nodes-51+nodes-601/a.yaml",
+        "nodes-601/decision.json",
+        "nodes-99/a.yaml",
+    ]
+    v.golden = report.GoldenResult(
+        "fail",
+        "g/v4.0.0",
+        files=[FileChange(p, "modified") for p in paths],
+        changes=[ObjectChange("nodes-99/a.yaml", "", "present", None)],
+        file_diffs={p: f"--- a/g/v4.0.0/{p}\n+++ b/g/v4.0.0/{p}\n" for p in paths},
+    )
+    v.scenarios = [
+        report.ScenarioResult(n, nodes, "install", dec(n, nodes), golden="fail")
+        for n, nodes in (("nodes-50", 50), ("nodes-51", 51), ("nodes-601", 601))
+    ]
+    root = ET.fromstring(report.render_junit(report.CheckReport("r", "g", ["1.30"], [v])))
+    texts = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
+
+    def shown(name: str) -> list[str]:
+        return [p for p in paths if f"--- a/g/v4.0.0/{p}\n" in texts[name] + "\n"]
+
+    assert shown("v4.0.0 nodes-50") == ["common/crds.yaml", "nodes-50/a.yaml"]
+    assert shown("v4.0.0 nodes-51") == ["common/crds.yaml", "nodes-51+nodes-601/a.yaml"]
+    assert shown("v4.0.0 nodes-601") == [
+        "common/crds.yaml",
+        "nodes-51+nodes-601/a.yaml",
+        "nodes-601/decision.json",
+    ]
+    assert shown("v4.0.0") == ["nodes-99/a.yaml"]
+    assert "nodes-99/a.yaml: removed" in texts["v4.0.0"]
