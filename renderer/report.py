@@ -43,17 +43,7 @@ class Finding:
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
-        # Not asdict: the check report spells kube_version as kubeVersion.
-        return {
-            "stage": self.stage,
-            "id": self.id,
-            "severity": self.severity,
-            "message": self.message,
-            "object": self.object,
-            "file": self.file,
-            "scenario": self.scenario,
-            "kubeVersion": self.kube_version,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -89,7 +79,7 @@ class GoldenResult:
             "status": self.status,
             "directory": self.directory,
             "files": [asdict(f) for f in self.files],
-            "objectChanges": [c.to_dict() for c in self.changes],
+            "object_changes": [c.to_dict() for c in self.changes],
             "diff": self.diff,
             "command": self.command,
         }
@@ -159,12 +149,12 @@ class CheckReport:
     def to_dict(self) -> dict[str, Any]:
         failed = [v.version for v in self.versions if not v.passed]
         return {
-            "reportVersion": REPORT_VERSION,
+            "report_version": REPORT_VERSION,
             "tool": "calico-render check",
             "manifests": self.manifests,
             "golden": self.golden,
-            "kubeVersions": list(self.kube_versions),
-            "updateGolden": self.update,
+            "kube_versions": list(self.kube_versions),
+            "update_golden": self.update,
             "passed": self.passed,
             "summary": {
                 "versions": len(self.versions),

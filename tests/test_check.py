@@ -152,7 +152,7 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     by = {v["version"]: v for v in data["versions"]}
     assert by["v3.27.3"]["legacy"] and by["v3.27.3"]["passed"]
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
-    change = by["v3.28.2"]["golden"]["objectChanges"][0]
+    change = by["v3.28.2"]["golden"]["object_changes"][0]
     assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
     serial = run(
         capsys,

@@ -191,3 +191,23 @@ def test_junit_scenario_failures_carry_only_the_diffs_of_files_they_render() -> 
     ]
     assert shown("v4.0.0") == ["nodes-99/a.yaml"]
     assert "nodes-99/a.yaml: removed" in texts["v4.0.0"]
+
+
+def test_json_keys_are_snake_case_like_the_capability_report() -> None:
+    data = json.loads(report.render_json(sample()))
+
+    def keys(value: object, under: str = "") -> set[str]:
+        if isinstance(value, dict):
+            if under == "decision":  # the render context's own names, as in decision.json
+                return set()
+            return set(value).union(*(keys(v, k) for k, v in value.items()))
+        if isinstance(value, list):
+            return set().union(*(keys(v, under) for v in value))
+        return set()
+
+    found = keys(data)
+    assert {"report_version", "kube_versions", "update_golden", "object_changes"} <= found
+    assert "kube_version" in data["versions"][1]["findings"][0]
+    assert all(k == k.lower() and "-" not in k for k in found), sorted(found)
+    capability = schemas.load_schema("capability-report.schema.json")
+    assert "kube_versions" in capability["required"]
