@@ -10,8 +10,10 @@ in version order, which keeps every report byte-identical whatever ``--jobs`` is
 from __future__ import annotations
 
 import os
+import secrets
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+import shutil
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,10 +34,11 @@ from .report import (
     CheckReport,
     Finding,
     ScenarioResult,
+    StaleGolden,
     VersionResult,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
-from .tree import VersionDir, list_versions
+from .tree import VersionDir, list_versions, semver_key
 from .yamlio import C_LOADER
 
 
@@ -478,16 +481,64 @@ def run_check(
                     else:
                         merger.validated(fut.result())
     ordered = [merger.results[n] for n in names]
+    stale = find_stale(options, names)
     if options.update:
         for r in ordered:
             apply_update(r, options)
+        for s in stale:  # only once every new golden is in place
+            remove_stale(s)
     return CheckReport(
         manifests=options.manifests_arg or "(bundled manifests)",
         golden=options.golden_arg or "(bundled goldens)",
         kube_versions=list(options.kube_versions),
         versions=ordered,
         update=options.update,
+        stale=stale,
     )
+
+
+def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGolden]:
+    """Golden directories named like a version that is not in the tree, in version order.
+
+    Only directories whose name is a version (``v3.28.2``) count, so a ``--golden``
+    pointing at the wrong place never makes unrelated directories "stale".
+    """
+    root = options.golden
+    if not root.is_dir():
+        return []
+    dirs = [
+        p
+        for p in root.iterdir()
+        if p.is_dir()
+        and not p.name.startswith(".")
+        and p.name not in versions
+        and semver_key(p.name)[0] == 0
+    ]
+    out = []
+    for d in sorted(dirs, key=lambda p: semver_key(p.name)):
+        files = sorted(
+            f.relative_to(d).as_posix()
+            for f in d.rglob("*")
+            if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
+        )
+        out.append(StaleGolden(d.name, str(d), files, update_command(options)))
+    return out
+
+
+def remove_stale(stale: StaleGolden) -> None:
+    """Remove a stale golden directory: renamed aside first (one atomic step, so it is
+    gone or whole), then deleted."""
+    directory = Path(stale.directory)
+    aside = directory.with_name(f".{directory.name}.removed-{secrets.token_hex(6)}")
+    try:
+        os.replace(directory, aside)
+        if aside.is_symlink():
+            aside.unlink()
+        else:
+            shutil.rmtree(aside)
+    except OSError as exc:
+        raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(directory)) from None
+    stale.status = UPDATED
 
 
 def default_jobs() -> int:

@@ -133,6 +133,21 @@ class VersionResult:
 
 
 @dataclass
+class StaleGolden:
+    """Goldens for a version that is not in the tree: a failure until ``--update-golden``
+    removes them (status ``updated``)."""
+
+    version: str
+    directory: str
+    files: list[str]
+    command: str
+    status: str = FAIL
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class CheckReport:
     """The whole gate: one result per version, in version order."""
 
@@ -141,10 +156,18 @@ class CheckReport:
     kube_versions: list[str]
     versions: list[VersionResult] = field(default_factory=list)
     update: bool = False
+    #: Golden directories of versions not in the tree, in version order.
+    stale: list[StaleGolden] = field(default_factory=list)
+
+    @property
+    def stale_failed(self) -> list[str]:
+        return [s.version for s in self.stale if s.status == FAIL]
 
     @property
     def passed(self) -> bool:
-        return bool(self.versions) and all(v.passed for v in self.versions)
+        return (
+            bool(self.versions) and all(v.passed for v in self.versions) and not self.stale_failed
+        )
 
     def to_dict(self) -> dict[str, Any]:
         failed = [v.version for v in self.versions if not v.passed]
@@ -161,8 +184,10 @@ class CheckReport:
                 "passed": len(self.versions) - len(failed),
                 "failed": len(failed),
                 "legacy": sum(1 for v in self.versions if v.legacy),
+                "stale_goldens": len(self.stale_failed),
             },
             "versions": [v.to_dict() for v in self.versions],
+            "stale_goldens": [s.to_dict() for s in self.stale],
         }
 
 
@@ -210,17 +235,43 @@ def render_text(report: CheckReport) -> str:
         if details:
             lines.append("")
             lines.extend(details)
+    for stale in report.stale:
+        lines.append("")
+        lines.extend(_stale_details(stale))
     failed = [v.version for v in report.versions if not v.passed]
+    problems = []
+    if failed:
+        problems.append(
+            f"{len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
+        )
+    if report.stale_failed:
+        problems.append(f"{STALE_MESSAGE}: " + ", ".join(report.stale_failed))
     lines.append("")
     if not report.versions:
         lines.append("FAIL: no Calico versions found")
-    elif failed:
-        lines.append(
-            f"FAIL: {len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
-        )
+    elif problems:
+        lines.append("FAIL: " + "; ".join(problems))
     else:
         lines.append(f"PASS: {len(report.versions)} versions")
     return "\n".join(lines) + "\n"
+
+
+STALE_MESSAGE = "goldens for a version not in the tree"
+
+
+def _stale_details(stale: StaleGolden) -> list[str]:
+    if stale.status == UPDATED:
+        return [
+            f"{stale.version}:",
+            f"  goldens removed from {stale.directory} (a version not in the tree):",
+            *(f"    removed: {f}" for f in stale.files),
+        ]
+    return [
+        f"{stale.version}:",
+        f"  goldens: FAIL: {stale.directory} holds {STALE_MESSAGE} "
+        f"({len(stale.files)} file(s)); remove them, after review, with:",
+        f"    {stale.command}",
+    ]
 
 
 def _details(v: VersionResult) -> list[str]:
@@ -366,6 +417,29 @@ def render_junit(report: CheckReport) -> str:
         total += len(cases)
         failures += n_fail
         skipped += n_skip
+    for stale in report.stale:
+        suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
+        failed = stale.status == FAIL
+        body = "\n".join(
+            [
+                f"{STALE_MESSAGE}: {stale.directory}",
+                *stale.files,
+                f"remove them with: {stale.command}",
+            ]
+        )
+        _case(
+            suite,
+            f"calico.{stale.version}",
+            f"{stale.version} goldens",
+            body if failed else None,
+            message=STALE_MESSAGE,
+        )
+        n_fail = int(failed)
+        for key, value in (("tests", 1), ("failures", n_fail), ("errors", 0), ("skipped", 0)):
+            suite.set(key, str(value))
+        suite.set("time", "0")
+        total += 1
+        failures += n_fail
     root.set("tests", str(total))
     root.set("failures", str(failures))
     root.set("errors", "0")

@@ -334,7 +334,13 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
     assert [f["id"] for f in rules["findings"] if f["severity"] == "error"] == [
         "typha-anti-affinity"
     ]
-    assert data["summary"] == {"versions": 5, "passed": 3, "failed": 2, "legacy": 2}
+    assert data["summary"] == {
+        "versions": 5,
+        "passed": 3,
+        "failed": 2,
+        "legacy": 2,
+        "stale_goldens": 0,
+    }
 
 
 def test_incomplete_typha_templates_fail_in_junit(
@@ -447,3 +453,40 @@ def test_diff_headers_name_the_golden_directory_given(
     label = absolute.as_posix().lstrip("/")
     assert f"--- a/{label}/v3.28.2/nodes-50/002-calico.yaml" in r.out
     assert "golden/v3.28.2" not in r.out
+
+
+def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    golden = tree.parent / "golden"
+    shutil.copytree(golden / "v3.27.3", golden / "v7.7.7")
+    (golden / "notes").mkdir()  # not named like a version: never touched
+    (golden / "notes" / "x.txt").write_text("keep")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert f"goldens: FAIL: {golden / 'v7.7.7'} holds goldens for a version not in the tree" in (
+        r.out
+    )
+    assert r.out.rstrip().endswith("FAIL: goldens for a version not in the tree: v7.7.7")
+    data = json.loads(check(capsys, tree, "--format", "json").out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    assert data["passed"] is False and data["summary"]["stale_goldens"] == 1
+    (stale,) = data["stale_goldens"]
+    assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
+    assert stale["files"] == [
+        "common/calico.yaml",
+        "nodes-50/decision.json",
+        "upgrade-51/decision.json",
+    ]
+    root = ET.fromstring(check(capsys, tree, "--format", "junit").out)
+    failed = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["v7.7.7 goldens"]
+    assert failed[0].findtext("failure", "").startswith("goldens for a version not in the tree")
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0, u.out
+    assert f"goldens removed from {golden / 'v7.7.7'}" in u.out
+    assert "removed: nodes-50/decision.json" in u.out
+    assert not (golden / "v7.7.7").exists() and (golden / "notes" / "x.txt").exists()
+    assert not [p for p in golden.iterdir() if p.name.startswith(".")]
+    assert check(capsys, tree).code == 0

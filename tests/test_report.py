@@ -77,7 +77,13 @@ def test_json_is_schema_valid_sorted_and_stable() -> None:
     assert out == report.render_json(sample())
     data = json.loads(out)
     assert list(data) == sorted(data)
-    assert data["summary"] == {"versions": 2, "passed": 0, "failed": 2, "legacy": 1}
+    assert data["summary"] == {
+        "versions": 2,
+        "passed": 0,
+        "failed": 2,
+        "legacy": 1,
+        "stale_goldens": 0,
+    }
     jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
 
 
@@ -143,7 +149,13 @@ def test_capability_failure_in_every_format() -> None:
         False,
         "fail",
     )
-    assert data["summary"] == {"versions": 1, "passed": 0, "failed": 1, "legacy": 0}
+    assert data["summary"] == {
+        "versions": 1,
+        "passed": 0,
+        "failed": 1,
+        "legacy": 0,
+        "stale_goldens": 0,
+    }
     root = ET.fromstring(report.render_junit(r))
     (case,) = root.iter("testcase")
     failure = case.find("failure")
