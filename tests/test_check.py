@@ -490,3 +490,22 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
     assert not (golden / "v7.7.7").exists() and (golden / "notes" / "x.txt").exists()
     assert not [p for p in golden.iterdir() if p.name.startswith(".")]
     assert check(capsys, tree).code == 0
+
+
+def test_unwritable_output_names_the_target_not_the_temporary_file(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer import fsutil
+
+    def denied(target: Path, data: str) -> Path:
+        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
+        raise OSError(13, "Permission denied", str(tmp))
+
+    monkeypatch.setattr(fsutil, "_stage", denied)
+    out = tree.parent / "reports" / "check.xml"
+    r = check(capsys, tree, "--format", "junit", "--output", str(out))
+    assert r.code == 2
+    assert (
+        r.err.strip() == f"calico-render: error: {out}: --output: cannot write: Permission denied"
+    )
+    assert ".tmp" not in r.err
