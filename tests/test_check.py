@@ -7,6 +7,8 @@ Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -509,3 +511,56 @@ def test_unwritable_output_names_the_target_not_the_temporary_file(
         r.err.strip() == f"calico-render: error: {out}: --output: cannot write: Permission denied"
     )
     assert ".tmp" not in r.err
+
+
+# --- how CI and pre-commit run the gate ------------------------------------------------
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _yaml_blocks(path: Path) -> list[object]:
+    from ruamel.yaml import YAML
+
+    text = path.read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    return [YAML(typ="safe").load(b) for b in blocks]
+
+
+def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ruamel.yaml import YAML
+
+    (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["entry"] == "calico-render check --manifests . --golden golden"
+    files = re.compile(hook["files"])
+    assert files.search("kubernetes/calico/v3.28.2/002-calico.yaml")
+    assert files.search("golden/v3.28.2/common/000-crds.yaml")
+    assert not files.search("docs/golden/x") and hook["pass_filenames"] is False
+    # The entry, run from a bke-manifests checkout keeping its goldens in golden/.
+    monkeypatch.chdir(tree)
+    argv = shlex.split(hook["entry"])[1:]
+    assert run(capsys, *argv, *KUBE, "--update-golden").code == 0
+    assert (tree / "golden" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
+    assert run(capsys, *argv, *KUBE).code == 0
+
+
+def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+    jobs = [
+        b["calico-gate"]
+        for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
+        for b in _yaml_blocks(path)
+        if isinstance(b, dict) and "calico-gate" in b
+    ]
+    assert len(jobs) == 2 and jobs[0] == jobs[1]  # README shows the CI guide's job
+    for job in jobs:
+        script = job["script"]
+        junit = next(i for i, s in enumerate(script) if "--format junit" in s)
+        text = next(i for i, s in enumerate(script) if "--format text" in s)
+        assert junit < text and script[junit].endswith("|| true")
+        assert "--output calico-check.xml" in script[junit]
+        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+    for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "pip install calico-render" not in text
+        assert "<calico-render repository URL>" in text
