@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CalicoRenderError
+from .errors import CalicoRenderError, InputError
 from .fsutil import write_tree
 from .parse import K8sObject, parse_stream
-from .yamlio import read_text
+from .yamlio import MAX_INPUT_BYTES, read_text
 
 COMMON = "common"
 SHARED = "+"
@@ -84,6 +85,32 @@ def load_golden(directory: Path) -> dict[str, str] | None:
     return files
 
 
+def read_golden(directory: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+    """Like :func:`load_golden`, but a golden file that cannot be read as UTF-8 text does
+    not stop the comparison: it is read leniently (undecodable bytes become U+FFFD) and
+    listed in the second mapping, path -> why, so the gate counts it as changed."""
+    if not directory.is_dir():
+        return None
+    files: dict[str, str] = {}
+    unreadable: dict[str, str] = {}
+    for path in sorted(directory.rglob("*")):
+        rel = path.relative_to(directory)
+        if not path.is_file() or any(part.startswith(".") for part in rel.parts):
+            continue
+        name = rel.as_posix()
+        try:
+            files[name] = read_text(path)
+        except InputError as exc:
+            at = f" at line {exc.line}" if exc.line is not None else ""
+            unreadable[name] = f"unreadable: {exc.message}{at}"
+            try:
+                with open(path, "rb") as fh:
+                    files[name] = fh.read(MAX_INPUT_BYTES).decode("utf-8", "replace")
+            except OSError:
+                files[name] = ""
+    return files, unreadable
+
+
 @dataclass(frozen=True)
 class FileChange:
     """One golden file that would be added, modified or removed."""
@@ -92,15 +119,18 @@ class FileChange:
     change: str  # "added" | "modified" | "removed"
 
 
-def file_changes(old: Mapping[str, str], new: Mapping[str, str]) -> list[FileChange]:
-    """Golden files that differ between ``old`` and ``new``, sorted by path."""
+def file_changes(
+    old: Mapping[str, str], new: Mapping[str, str], unreadable: Collection[str] = ()
+) -> list[FileChange]:
+    """Golden files that differ between ``old`` and ``new``, sorted by path; an
+    ``unreadable`` golden file always differs."""
     out = []
     for path in sorted(set(old) | set(new)):
         if path not in old:
             out.append(FileChange(path, "added"))
         elif path not in new:
             out.append(FileChange(path, "removed"))
-        elif old[path] != new[path]:
+        elif old[path] != new[path] or path in unreadable:
             out.append(FileChange(path, "modified"))
     return out
 
@@ -129,21 +159,43 @@ def write_golden(
     return changes
 
 
-def unified_diff(old: Mapping[str, str], new: Mapping[str, str], label: str) -> str:
-    """A unified diff of every differing golden file, ``a/`` the golden, ``b/`` the render."""
-    chunks: list[str] = []
-    for change in file_changes(old, new):
+def file_diffs(
+    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
+) -> dict[str, str]:
+    """A unified diff per differing golden file, ``a/<label>/`` the golden and
+    ``b/<label>/`` the render; ``label`` is the golden directory as it is shown."""
+    out: dict[str, str] = {}
+    for change in file_changes(old, new, unreadable):
         before = old.get(change.path, "")
         after = new.get(change.path, "")
-        lines = difflib.unified_diff(
-            _lines(before),
-            _lines(after),
-            fromfile=f"a/{label}/{change.path}" if change.change != "added" else "/dev/null",
-            tofile=f"b/{label}/{change.path}" if change.change != "removed" else "/dev/null",
-            n=3,
+        path = f"{label}/{change.path}"
+        out[change.path] = "".join(
+            difflib.unified_diff(
+                _lines(before),
+                _lines(after),
+                fromfile=f"a/{path}" if change.change != "added" else "/dev/null",
+                tofile=f"b/{path}" if change.change != "removed" else "/dev/null",
+                n=3,
+            )
         )
-        chunks.extend(lines)
-    return "".join(chunks)
+    return out
+
+
+def unified_diff(
+    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
+) -> str:
+    """A unified diff of every differing golden file (see :func:`file_diffs`)."""
+    return "".join(file_diffs(old, new, label, unreadable).values())
+
+
+def diff_label(directory: Path) -> str:
+    """How a golden directory is named in diff headers: relative to the current directory
+    when it is under it, else absolute (without its leading ``/``, as ``git diff`` does)."""
+    path = Path(os.path.abspath(directory))
+    try:
+        return path.relative_to(os.path.abspath(os.getcwd())).as_posix()
+    except ValueError:
+        return path.as_posix().lstrip("/")
 
 
 def _lines(text: str) -> list[str]:
@@ -158,17 +210,29 @@ def _lines(text: str) -> list[str]:
 
 @dataclass
 class ObjectChange:
-    """A field of a Kubernetes object that differs; ``old``/``new`` are None when absent."""
+    """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
+    object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
+
+    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
+    why a file could not be compared object by object (unreadable, unparsable).
+    """
 
     ref: str
     path: str
     old: str | None
     new: str | None
     scenarios: list[str] = field(default_factory=list)
+    note: str = ""
 
     def describe(self) -> str:
+        if self.note:
+            return f"{self.ref}: {self.note}"
         if not self.path:
-            return f"{self.ref}: {'added' if self.old is None else 'removed'}"
+            if self.old is None:
+                return f"{self.ref}: added"
+            if self.new is None:
+                return f"{self.ref}: removed"
+            return f"{self.ref}: {self.old} -> {self.new}"
         where = f"{self.ref}: {self.path}"
         if self.old is None:
             return f"{where} added {self.new}"
@@ -248,27 +312,58 @@ def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | Non
     return [(path, _show(old), _show(new))]
 
 
+def _ref(obj: K8sObject) -> str:
+    """``Kind namespace/name``; a document without a kind or a name is named by position."""
+    if obj.kind and obj.name:
+        return obj.ref
+    missing = " or ".join(w for w, v in (("kind", obj.kind), ("name", obj.name)) if not v)
+    return f"{obj.file} object {obj.index + 1} (no {missing})"
+
+
 def _objects(objects: Iterable[K8sObject]) -> dict[str, Any]:
     """Objects of a rendered file keyed by ``Kind namespace/name`` (repeats numbered)."""
     out: dict[str, Any] = {}
     for obj in objects:
-        ref = obj.ref
+        ref = base = _ref(obj)
         n = 2
         while ref in out:
-            ref = f"{obj.ref} #{n}"
+            ref = f"{base} #{n}"
             n += 1
         out[ref] = obj.data
     return out
+
+
+def owners(path: str, scenarios: Sequence[str]) -> list[str]:
+    """The scenarios whose output golden file ``path`` holds: ``common/`` belongs to every
+    scenario, ``a+b/`` to a and b, ``a/`` to a; anything else to none."""
+    top, _, name = path.partition("/")
+    if not name:
+        return []
+    if top == COMMON:
+        return list(scenarios)
+    return [s for s in scenarios if s in top.split(SHARED)]
 
 
 def _scenario_view(files: Mapping[str, str], scenario: str) -> dict[str, str]:
     """The rendered files of ``scenario`` as seen through the golden layout."""
     view: dict[str, str] = {}
     for path, text in files.items():
-        top, _, name = path.partition("/")
-        if (top == COMMON or scenario in top.split(SHARED)) and name and name != DECISION_FILE:
+        name = path.partition("/")[2]
+        if owners(path, [scenario]) and name != DECISION_FILE:
             view[name] = text
     return view
+
+
+def _explained(path: str, scenarios: Sequence[str]) -> bool:
+    """Whether a scenario's view or decision covers golden file ``path``."""
+    top, _, name = path.partition("/")
+    if name == DECISION_FILE:
+        return top in scenarios
+    return bool(owners(path, scenarios))
+
+
+#: (ref, path, old, new, note) of an :class:`ObjectChange`.
+Change = tuple[str, str, str | None, str | None, str]
 
 
 def object_changes(
@@ -276,15 +371,20 @@ def object_changes(
     new: Mapping[str, str],
     scenarios: Iterable[str],
     known: Mapping[tuple[str, str], Sequence[K8sObject]] | None = None,
+    unreadable: Mapping[str, str] | None = None,
 ) -> list[ObjectChange]:
-    """Field-level changes per object, merged across the scenarios they appear in.
+    """Changes per object, decision or whole file, merged across the scenarios they
+    appear in; changed golden files no scenario renders come last, with no scenario.
 
     ``known`` holds files already parsed, keyed by (file name, text), such as the
-    renders the gate parsed; any other file is parsed here, once.
+    renders the gate parsed; any other file is parsed here, once. ``unreadable`` maps
+    golden paths that could not be read to why: they are reported, not parsed.
     """
-    merged: dict[tuple[str, str, str | None, str | None], ObjectChange] = {}
+    scenarios = list(scenarios)
+    merged: dict[Change, ObjectChange] = {}
     parsed: dict[tuple[str, str], dict[str, Any] | str] = {}
     known = known or {}
+    unreadable = unreadable or {}
 
     def objects(text: str, file: str) -> dict[str, Any] | str:
         key = (file, text)
@@ -299,39 +399,73 @@ def object_changes(
     for scenario in scenarios:
         before = _scenario_view(old, scenario)
         after = _scenario_view(new, scenario)
-        changes: list[tuple[str, str, str | None, str | None]] = []
+        bad = {p.partition("/")[2]: why for p, why in unreadable.items() if owners(p, [scenario])}
+        changes: list[Change] = []
         prefix = f"{scenario}/{DECISION_FILE}"
-        if old.get(prefix) != new.get(prefix):
+        if prefix in unreadable:
+            changes.append((DECISION_FILE, "", None, None, f"golden {unreadable[prefix]}"))
+        elif old.get(prefix) != new.get(prefix):
             changes.extend(_decision_changes(old.get(prefix), new.get(prefix)))
         for name in sorted(set(before) | set(after)):
+            if name in bad:
+                changes.append((name, "", None, None, f"golden {bad[name]}"))
+                continue
             if before.get(name) == after.get(name):
                 continue
-            a = objects(before.get(name, ""), name)
-            b = objects(after.get(name, ""), name)
+            if name not in after or name not in before:
+                present = (None, "present") if name not in before else ("present", None)
+                changes.append((name, "", *present, ""))
+                continue
+            a = objects(before[name], name)
+            b = objects(after[name], name)
             if isinstance(a, str) or isinstance(b, str):
-                problem = a if isinstance(a, str) else str(b)
-                changes.append((f"file {name}", "unparsable", None, problem))
+                side, problem = ("golden", a) if isinstance(a, str) else ("render", str(b))
+                changes.append((name, "", None, None, f"{side} cannot be parsed: {problem}"))
                 continue
             for ref in sorted(set(a) | set(b)):
                 if ref not in b:
-                    changes.append((ref, "", "present", None))
+                    changes.append((ref, "", "present", None, ""))
                 elif ref not in a:
-                    changes.append((ref, "", None, "present"))
+                    changes.append((ref, "", None, "present", ""))
                 else:
-                    changes.extend((ref, p, o, n) for p, o, n in diff_values(a[ref], b[ref]))
+                    changes.extend((ref, p, o, n, "") for p, o, n in diff_values(a[ref], b[ref]))
         for key in changes:
             if key not in merged:
-                merged[key] = ObjectChange(key[0], key[1], key[2], key[3])
+                merged[key] = ObjectChange(*key[:4], note=key[4])
             merged[key].scenarios.append(scenario)
-    return list(merged.values())
+    out = list(merged.values())
+    for path in sorted(set(old) | set(new)):
+        if _explained(path, scenarios):
+            continue
+        if path in unreadable:
+            out.append(ObjectChange(path, "", None, None, note=f"golden {unreadable[path]}"))
+        elif path not in new:
+            out.append(ObjectChange(path, "", "present", None))
+        elif path not in old:
+            out.append(ObjectChange(path, "", None, "present"))
+        elif old[path] != new[path]:
+            out.append(ObjectChange(path, "", None, None, note="modified"))
+    return out
 
 
-def _decision_changes(
-    old: str | None, new: str | None
-) -> list[tuple[str, str, str | None, str | None]]:
+def _decision_changes(old: str | None, new: str | None) -> list[Change]:
+    """``decision.json: key old -> new`` per key, or the whole file added or removed."""
+    if old is None or new is None:
+        return [
+            (
+                DECISION_FILE,
+                "",
+                None if old is None else "present",
+                None if new is None else "present",
+                "",
+            )
+        ]
     try:
-        a = json.loads(old) if old else {}
-        b = json.loads(new) if new else {}
+        a = json.loads(old)
     except ValueError:
-        return [("decision", "", old, new)]
-    return [("decision", p, o, n) for p, o, n in diff_values(a, b)]
+        return [(DECISION_FILE, "", None, None, "golden is not valid JSON")]
+    try:
+        b = json.loads(new)
+    except ValueError:
+        return [(DECISION_FILE, "", None, None, "render is not valid JSON")]
+    return [(DECISION_FILE, p, o, n, "") for p, o, n in diff_values(a, b)]

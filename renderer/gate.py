@@ -10,8 +10,10 @@ in version order, which keeps every report byte-identical whatever ``--jobs`` is
 from __future__ import annotations
 
 import os
+import secrets
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+import shutil
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,10 +34,11 @@ from .report import (
     CheckReport,
     Finding,
     ScenarioResult,
+    StaleGolden,
     VersionResult,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
-from .tree import VersionDir, list_versions
+from .tree import VersionDir, list_versions, semver_key
 from .yamlio import C_LOADER
 
 
@@ -332,29 +335,48 @@ def _goldens(
     g.directory = str(directory)
     g.command = update_command(options)
     try:
-        old = compare.load_golden(directory)
-    except CalicoRenderError as exc:
-        result.findings.append(_error("goldens", exc))
+        loaded = compare.read_golden(directory)
+    except (CalicoRenderError, OSError) as exc:
+        err = exc if isinstance(exc, CalicoRenderError) else _os_error(exc, directory)
+        result.findings.append(_error("goldens", err))
         g.status = result.stages["goldens"] = FAIL
         return
-    if old is None:
+    if loaded is None:
         g.status = result.stages["goldens"] = MISSING
         for s in result.scenarios:
             s.golden = MISSING
         return
-    g.files = compare.file_changes(old, new)
+    old, unreadable = loaded
+    for path, why in unreadable.items():
+        result.findings.append(
+            Finding(
+                "goldens",
+                "golden-unreadable",
+                "error",
+                f"golden file {why}; it counts as changed",
+                file=str(directory / path),
+            )
+        )
+    g.files = compare.file_changes(old, new, unreadable)
     if not g.files:
         g.status = result.stages["goldens"] = PASS
         for s in result.scenarios:
             s.golden = PASS
         return
     g.status = result.stages["goldens"] = FAIL
-    g.diff = compare.unified_diff(old, new, f"golden/{result.version}")
-    g.changes = compare.object_changes(old, new, [r.scenario.name for r in renders], parsed)
+    names = [r.scenario.name for r in renders]
+    g.file_diffs = compare.file_diffs(old, new, compare.diff_label(directory), unreadable)
+    g.diff = "".join(g.file_diffs.values())
+    g.changes = compare.object_changes(old, new, names, parsed, unreadable)
     for s in result.scenarios:
         mine = [c.describe() for c in g.changes if s.name in c.scenarios]
+        owned = any(s.name in compare.owners(f.path, names) for f in g.files)
         s.changes = mine
-        s.golden = FAIL if mine else PASS
+        s.golden = FAIL if mine or owned else PASS
+
+
+def _os_error(exc: OSError, path: Path) -> InputError:
+    return InputError(f"cannot read: {exc.strerror or exc}", file=str(path))
 
 
 def apply_update(result: VersionResult, options: CheckOptions) -> None:
@@ -459,16 +481,64 @@ def run_check(
                     else:
                         merger.validated(fut.result())
     ordered = [merger.results[n] for n in names]
+    stale = find_stale(options, names)
     if options.update:
         for r in ordered:
             apply_update(r, options)
+        for s in stale:  # only once every new golden is in place
+            remove_stale(s)
     return CheckReport(
         manifests=options.manifests_arg or "(bundled manifests)",
         golden=options.golden_arg or "(bundled goldens)",
         kube_versions=list(options.kube_versions),
         versions=ordered,
         update=options.update,
+        stale=stale,
     )
+
+
+def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGolden]:
+    """Golden directories named like a version that is not in the tree, in version order.
+
+    Only directories whose name is a version (``v3.28.2``) count, so a ``--golden``
+    pointing at the wrong place never makes unrelated directories "stale".
+    """
+    root = options.golden
+    if not root.is_dir():
+        return []
+    dirs = [
+        p
+        for p in root.iterdir()
+        if p.is_dir()
+        and not p.name.startswith(".")
+        and p.name not in versions
+        and semver_key(p.name)[0] == 0
+    ]
+    out = []
+    for d in sorted(dirs, key=lambda p: semver_key(p.name)):
+        files = sorted(
+            f.relative_to(d).as_posix()
+            for f in d.rglob("*")
+            if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
+        )
+        out.append(StaleGolden(d.name, str(d), files, update_command(options)))
+    return out
+
+
+def remove_stale(stale: StaleGolden) -> None:
+    """Remove a stale golden directory: renamed aside first (one atomic step, so it is
+    gone or whole), then deleted."""
+    directory = Path(stale.directory)
+    aside = directory.with_name(f".{directory.name}.removed-{secrets.token_hex(6)}")
+    try:
+        os.replace(directory, aside)
+        if aside.is_symlink():
+            aside.unlink()
+        else:
+            shutil.rmtree(aside)
+    except OSError as exc:
+        raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(directory)) from None
+    stale.status = UPDATED
 
 
 def default_jobs() -> int:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import schemas
-from .compare import FileChange, ObjectChange
+from .compare import FileChange, ObjectChange, owners
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
@@ -43,17 +43,7 @@ class Finding:
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
-        # Not asdict: the check report spells kube_version as kubeVersion.
-        return {
-            "stage": self.stage,
-            "id": self.id,
-            "severity": self.severity,
-            "message": self.message,
-            "object": self.object,
-            "file": self.file,
-            "scenario": self.scenario,
-            "kubeVersion": self.kube_version,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -81,13 +71,15 @@ class GoldenResult:
     changes: list[ObjectChange] = field(default_factory=list)
     files: list[FileChange] = field(default_factory=list)
     command: str = ""
+    #: ``diff`` per golden file (path -> its diff), so each scenario can show its own.
+    file_diffs: dict[str, str] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "directory": self.directory,
             "files": [asdict(f) for f in self.files],
-            "objectChanges": [c.to_dict() for c in self.changes],
+            "object_changes": [c.to_dict() for c in self.changes],
             "diff": self.diff,
             "command": self.command,
         }
@@ -141,6 +133,21 @@ class VersionResult:
 
 
 @dataclass
+class StaleGolden:
+    """Goldens for a version that is not in the tree: a failure until ``--update-golden``
+    removes them (status ``updated``)."""
+
+    version: str
+    directory: str
+    files: list[str]
+    command: str
+    status: str = FAIL
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class CheckReport:
     """The whole gate: one result per version, in version order."""
 
@@ -149,28 +156,38 @@ class CheckReport:
     kube_versions: list[str]
     versions: list[VersionResult] = field(default_factory=list)
     update: bool = False
+    #: Golden directories of versions not in the tree, in version order.
+    stale: list[StaleGolden] = field(default_factory=list)
+
+    @property
+    def stale_failed(self) -> list[str]:
+        return [s.version for s in self.stale if s.status == FAIL]
 
     @property
     def passed(self) -> bool:
-        return bool(self.versions) and all(v.passed for v in self.versions)
+        return (
+            bool(self.versions) and all(v.passed for v in self.versions) and not self.stale_failed
+        )
 
     def to_dict(self) -> dict[str, Any]:
         failed = [v.version for v in self.versions if not v.passed]
         return {
-            "reportVersion": REPORT_VERSION,
+            "report_version": REPORT_VERSION,
             "tool": "calico-render check",
             "manifests": self.manifests,
             "golden": self.golden,
-            "kubeVersions": list(self.kube_versions),
-            "updateGolden": self.update,
+            "kube_versions": list(self.kube_versions),
+            "update_golden": self.update,
             "passed": self.passed,
             "summary": {
                 "versions": len(self.versions),
                 "passed": len(self.versions) - len(failed),
                 "failed": len(failed),
                 "legacy": sum(1 for v in self.versions if v.legacy),
+                "stale_goldens": len(self.stale_failed),
             },
             "versions": [v.to_dict() for v in self.versions],
+            "stale_goldens": [s.to_dict() for s in self.stale],
         }
 
 
@@ -218,17 +235,43 @@ def render_text(report: CheckReport) -> str:
         if details:
             lines.append("")
             lines.extend(details)
+    for stale in report.stale:
+        lines.append("")
+        lines.extend(_stale_details(stale))
     failed = [v.version for v in report.versions if not v.passed]
+    problems = []
+    if failed:
+        problems.append(
+            f"{len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
+        )
+    if report.stale_failed:
+        problems.append(f"{STALE_MESSAGE}: " + ", ".join(report.stale_failed))
     lines.append("")
     if not report.versions:
         lines.append("FAIL: no Calico versions found")
-    elif failed:
-        lines.append(
-            f"FAIL: {len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
-        )
+    elif problems:
+        lines.append("FAIL: " + "; ".join(problems))
     else:
         lines.append(f"PASS: {len(report.versions)} versions")
     return "\n".join(lines) + "\n"
+
+
+STALE_MESSAGE = "goldens for a version not in the tree"
+
+
+def _stale_details(stale: StaleGolden) -> list[str]:
+    if stale.status == UPDATED:
+        return [
+            f"{stale.version}:",
+            f"  goldens removed from {stale.directory} (a version not in the tree):",
+            *(f"    removed: {f}" for f in stale.files),
+        ]
+    return [
+        f"{stale.version}:",
+        f"  goldens: FAIL: {stale.directory} holds {STALE_MESSAGE} "
+        f"({len(stale.files)} file(s)); remove them, after review, with:",
+        f"    {stale.command}",
+    ]
 
 
 def _details(v: VersionResult) -> list[str]:
@@ -254,6 +297,8 @@ def _details(v: VersionResult) -> list[str]:
     if g.status == MISSING:
         out.append(f"  goldens: none in {g.directory}; create them with:")
         out.append(f"    {g.command}")
+    elif g.status == FAIL and not g.files:
+        out.append(f"  goldens: could not be compared with {g.directory} (see above)")
     elif g.status == FAIL:
         out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
         for c in g.changes:
@@ -296,8 +341,23 @@ def _case(
         ET.SubElement(case, "skipped", message=skipped)
 
 
+def _diffs(v: VersionResult, scenario: str | None) -> str:
+    """The diffs of the golden files ``scenario`` renders (None: that no scenario renders)."""
+    names = [s.name for s in v.scenarios]
+    return "".join(
+        diff
+        for path, diff in v.golden.file_diffs.items()
+        if (scenario in owners(path, names) if scenario else not owners(path, names))
+    ).rstrip("\n")
+
+
 def render_junit(report: CheckReport) -> str:
-    """One testsuite per version: a testcase for the version, each scenario, each failed rule."""
+    """One testsuite per version: a testcase for the version, each scenario, each failed rule.
+
+    A scenario's failure carries only the diffs of the golden files it renders
+    (``common/`` is every scenario's, ``a+b/`` is a's and b's); changes to golden files
+    no scenario renders go to the version's testcase.
+    """
     root = ET.Element("testsuites", name="calico-render check")
     total = failures = skipped = 0
     for v in report.versions:
@@ -305,10 +365,14 @@ def render_junit(report: CheckReport) -> str:
         cls = f"calico.{v.version}"
         bad = [s for s in STAGES if v.stages.get(s) not in _GOOD]
         errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+        orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
+        orphan_diff = _diffs(v, None)
         body = "\n".join(
             [f"stage {s}: {v.stages[s]}" for s in bad]
             + errors
             + ([v.golden.command] if v.golden.status == MISSING else [])
+            + orphans
+            + (["", orphan_diff] if orphan_diff else [])
         )
         _case(
             suite,
@@ -322,8 +386,10 @@ def render_junit(report: CheckReport) -> str:
             text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
             if s.golden == MISSING:
                 text += "\ncreate them with: " + v.golden.command
-            elif scen_fail and v.golden.diff:
-                text += "\n\n" + v.golden.diff
+            elif scen_fail:
+                diff = _diffs(v, s.name)
+                if diff:
+                    text += "\n\n" + diff
             _case(
                 suite,
                 cls,
@@ -351,6 +417,29 @@ def render_junit(report: CheckReport) -> str:
         total += len(cases)
         failures += n_fail
         skipped += n_skip
+    for stale in report.stale:
+        suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
+        failed = stale.status == FAIL
+        body = "\n".join(
+            [
+                f"{STALE_MESSAGE}: {stale.directory}",
+                *stale.files,
+                f"remove them with: {stale.command}",
+            ]
+        )
+        _case(
+            suite,
+            f"calico.{stale.version}",
+            f"{stale.version} goldens",
+            body if failed else None,
+            message=STALE_MESSAGE,
+        )
+        n_fail = int(failed)
+        for key, value in (("tests", 1), ("failures", n_fail), ("errors", 0), ("skipped", 0)):
+            suite.set(key, str(value))
+        suite.set("time", "0")
+        total += 1
+        failures += n_fail
     root.set("tests", str(total))
     root.set("failures", str(failures))
     root.set("errors", "0")

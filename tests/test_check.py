@@ -7,6 +7,8 @@ Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -152,7 +154,7 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     by = {v["version"]: v for v in data["versions"]}
     assert by["v3.27.3"]["legacy"] and by["v3.27.3"]["passed"]
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
-    change = by["v3.28.2"]["golden"]["objectChanges"][0]
+    change = by["v3.28.2"]["golden"]["object_changes"][0]
     assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
     serial = run(
         capsys,
@@ -191,6 +193,11 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha" in failed
     assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
+    by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
+    mine = by_name["v3.28.2 nodes-51"]
+    assert "v3.28.2/nodes-51/001-typha.yaml\n" in mine and "Recreate" in mine
+    assert "nodes-601/001-typha.yaml" not in mine  # another scenario's file
+    assert "v3.28.2/nodes-51/001-typha.yaml" not in by_name["v3.28.2 nodes-601"]
     assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
     total = sum(int(s.get("tests", "0")) for s in suites.values())
     assert root.get("tests") == str(total) == str(len(list(root.iter("testcase"))))
@@ -329,7 +336,13 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
     assert [f["id"] for f in rules["findings"] if f["severity"] == "error"] == [
         "typha-anti-affinity"
     ]
-    assert data["summary"] == {"versions": 5, "passed": 3, "failed": 2, "legacy": 2}
+    assert data["summary"] == {
+        "versions": 5,
+        "passed": 3,
+        "failed": 2,
+        "legacy": 2,
+        "stale_goldens": 0,
+    }
 
 
 def test_incomplete_typha_templates_fail_in_junit(
@@ -395,3 +408,159 @@ def test_the_tree_is_scanned_once_and_json_built_once(
     )
     assert r.code == 1 and json.loads(r.out)["summary"]["versions"] == 5
     assert scans == [fixtures] and len(built) == 1
+
+
+# --- golden comparison details ------------------------------------------------------------
+
+
+def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    bad = tree.parent / "golden" / "v3.28.2" / "nodes-50" / "002-calico.yaml"
+    bad.write_bytes(b"kind: ConfigMap\n\xff\xfe\n")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert "goldens: 1 file(s) differ" in r.out
+    assert "golden-unreadable: golden file unreadable: file is not valid UTF-8 at line 2" in r.out
+    assert str(bad) in r.out
+    assert "002-calico.yaml: golden unreadable: file is not valid UTF-8 at line 2 [nodes-50]" in (
+        r.out
+    )
+    j = json.loads(check(capsys, tree, "--format", "json").out)
+    by = {v["version"]: v for v in j["versions"]}
+    assert by["v3.28.2"]["golden"]["files"] == [
+        {"path": "nodes-50/002-calico.yaml", "change": "modified"}
+    ]
+    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == ["fail", "pass", "pass"]
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0 and "modified: nodes-50/002-calico.yaml" in u.out
+    assert check(capsys, tree).code == 0
+
+
+def test_diff_headers_name_the_golden_directory_given(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree.parent)
+    base = ("check", "--manifests", str(tree), *KUBE, "--jobs", "1")
+    assert run(capsys, *base, "--golden", "refs/calico", "--update-golden").code == 0
+    template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
+    template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1"'))
+    r = run(capsys, *base, "--golden", "refs/calico")
+    assert "--- a/refs/calico/v3.28.2/nodes-50/002-calico.yaml\n" in r.out.replace("    ", "")
+    assert "+++ b/refs/calico/v3.28.2/nodes-50/002-calico.yaml\n" in r.out.replace("    ", "")
+    monkeypatch.chdir(tree)  # the goldens are outside the current directory: absolute
+    absolute = (tree.parent / "refs" / "calico").resolve()
+    r = run(capsys, *base, "--golden", str(absolute))
+    label = absolute.as_posix().lstrip("/")
+    assert f"--- a/{label}/v3.28.2/nodes-50/002-calico.yaml" in r.out
+    assert "golden/v3.28.2" not in r.out
+
+
+def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    golden = tree.parent / "golden"
+    shutil.copytree(golden / "v3.27.3", golden / "v7.7.7")
+    (golden / "notes").mkdir()  # not named like a version: never touched
+    (golden / "notes" / "x.txt").write_text("keep")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert f"goldens: FAIL: {golden / 'v7.7.7'} holds goldens for a version not in the tree" in (
+        r.out
+    )
+    assert r.out.rstrip().endswith("FAIL: goldens for a version not in the tree: v7.7.7")
+    data = json.loads(check(capsys, tree, "--format", "json").out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    assert data["passed"] is False and data["summary"]["stale_goldens"] == 1
+    (stale,) = data["stale_goldens"]
+    assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
+    assert stale["files"] == [
+        "common/calico.yaml",
+        "nodes-50/decision.json",
+        "upgrade-51/decision.json",
+    ]
+    root = ET.fromstring(check(capsys, tree, "--format", "junit").out)
+    failed = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["v7.7.7 goldens"]
+    assert failed[0].findtext("failure", "").startswith("goldens for a version not in the tree")
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0, u.out
+    assert f"goldens removed from {golden / 'v7.7.7'}" in u.out
+    assert "removed: nodes-50/decision.json" in u.out
+    assert not (golden / "v7.7.7").exists() and (golden / "notes" / "x.txt").exists()
+    assert not [p for p in golden.iterdir() if p.name.startswith(".")]
+    assert check(capsys, tree).code == 0
+
+
+def test_unwritable_output_names_the_target_not_the_temporary_file(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer import fsutil
+
+    def denied(target: Path, data: str) -> Path:
+        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
+        raise OSError(13, "Permission denied", str(tmp))
+
+    monkeypatch.setattr(fsutil, "_stage", denied)
+    out = tree.parent / "reports" / "check.xml"
+    r = check(capsys, tree, "--format", "junit", "--output", str(out))
+    assert r.code == 2
+    assert (
+        r.err.strip() == f"calico-render: error: {out}: --output: cannot write: Permission denied"
+    )
+    assert ".tmp" not in r.err
+
+
+# --- how CI and pre-commit run the gate ------------------------------------------------
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _yaml_blocks(path: Path) -> list[object]:
+    from ruamel.yaml import YAML
+
+    text = path.read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    return [YAML(typ="safe").load(b) for b in blocks]
+
+
+def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ruamel.yaml import YAML
+
+    (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["entry"] == "calico-render check --manifests . --golden golden"
+    files = re.compile(hook["files"])
+    assert files.search("kubernetes/calico/v3.28.2/002-calico.yaml")
+    assert files.search("golden/v3.28.2/common/000-crds.yaml")
+    assert not files.search("docs/golden/x") and hook["pass_filenames"] is False
+    # The entry, run from a bke-manifests checkout keeping its goldens in golden/.
+    monkeypatch.chdir(tree)
+    argv = shlex.split(hook["entry"])[1:]
+    assert run(capsys, *argv, *KUBE, "--update-golden").code == 0
+    assert (tree / "golden" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
+    assert run(capsys, *argv, *KUBE).code == 0
+
+
+def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+    jobs = [
+        b["calico-gate"]
+        for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
+        for b in _yaml_blocks(path)
+        if isinstance(b, dict) and "calico-gate" in b
+    ]
+    assert len(jobs) == 2 and jobs[0] == jobs[1]  # README shows the CI guide's job
+    for job in jobs:
+        script = job["script"]
+        junit = next(i for i, s in enumerate(script) if "--format junit" in s)
+        text = next(i for i, s in enumerate(script) if "--format text" in s)
+        assert junit < text and script[junit].endswith("|| true")
+        assert "--output calico-check.xml" in script[junit]
+        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+    for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "pip install calico-render" not in text
+        assert "<calico-render repository URL>" in text

@@ -82,8 +82,7 @@ def test_a_rendering_shared_by_some_scenarios_is_stored_once_for_them() -> None:
     new["s51+s601/b.yaml"] = "kind: Other\n"
     changes = object_changes(files, new, ["s50", "s51", "s601"])
     assert [(c.describe(), c.scenarios) for c in changes] == [
-        ("On : removed", ["s51", "s601"]),
-        ("Other : added", ["s51", "s601"]),
+        ('b.yaml object 1 (no name): kind "On" -> "Other"', ["s51", "s601"]),
     ]
 
 
@@ -130,6 +129,36 @@ def test_object_changes_within_named_list_items_and_added_objects() -> None:
         "DaemonSet kube-system/calico-node: spec.template.spec.containers[name=calico-node]"
         '.env[name=A].value "x" -> "y"',
         "Service s: added",
+    ]
+
+
+def test_summary_lines_name_an_object_the_decision_or_a_whole_file() -> None:
+    """No line without a subject: objects without kind or name are named by position, a
+    decision change names decision.json and its key, a whole file is added or removed."""
+    old = dict(golden_files(outputs()))
+    new = dict(golden_files(outputs()))
+    old["off/extra.yaml"] = "data: {a: 1}\n"  # a golden file the render no longer has
+    new["on/new.yaml"] = CM.format(mtu="1")  # a file only the render has
+    old["on/002-calico.yaml"] += "---\nkind: ConfigMap\ndata: {x: y}\n"  # no name
+    new["on/decision.json"] = '{\n  "scenario": "on",\n  "typhaReplicas": "4"\n}\n'
+    old["off/decision.json"] = "{not json"
+    old["gone/decision.json"] = "{}\n"  # a scenario no longer rendered
+    old["README"] = "x"
+    described = [(c.describe(), c.scenarios) for c in object_changes(old, new, ["off", "on"])]
+    assert described == [
+        ("decision.json: golden is not valid JSON", ["off"]),
+        ("extra.yaml: removed", ["off"]),
+        ('decision.json: typhaReplicas "3" -> "4"', ["on"]),
+        ("002-calico.yaml object 3 (no name): removed", ["on"]),
+        ("new.yaml: added", ["on"]),
+        ("README: removed", []),
+        ("gone/decision.json: removed", []),
+    ]
+    assert all(not line.startswith((" ", ":")) for line, _ in described)
+    whole = dict(old)
+    whole.pop("on/decision.json")
+    assert "decision.json: added" in [
+        c.describe() for c in object_changes(whole, new, ["off", "on"])
     ]
 
 

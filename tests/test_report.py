@@ -77,7 +77,13 @@ def test_json_is_schema_valid_sorted_and_stable() -> None:
     assert out == report.render_json(sample())
     data = json.loads(out)
     assert list(data) == sorted(data)
-    assert data["summary"] == {"versions": 2, "passed": 0, "failed": 2, "legacy": 1}
+    assert data["summary"] == {
+        "versions": 2,
+        "passed": 0,
+        "failed": 2,
+        "legacy": 1,
+        "stale_goldens": 0,
+    }
     jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
 
 
@@ -143,7 +149,13 @@ def test_capability_failure_in_every_format() -> None:
         False,
         "fail",
     )
-    assert data["summary"] == {"versions": 1, "passed": 0, "failed": 1, "legacy": 0}
+    assert data["summary"] == {
+        "versions": 1,
+        "passed": 0,
+        "failed": 1,
+        "legacy": 0,
+        "stale_goldens": 0,
+    }
     root = ET.fromstring(report.render_junit(r))
     (case,) = root.iter("testcase")
     failure = case.find("failure")
@@ -152,3 +164,62 @@ def test_capability_failure_in_every_format() -> None:
         "stage capability: fail\n[error] typha-replicas: Typha templates incomplete: "
         "missing Deployment x replicas"
     )
+
+
+def test_junit_scenario_failures_carry_only_the_diffs_of_files_they_render() -> None:
+    v = report.VersionResult("v4.0.0", ["a.yaml"], "go")
+    v.stages.update(templates="pass", capability="pass", rules="pass", schema="pass")
+    v.stages["goldens"] = "fail"
+    paths = [
+        "common/crds.yaml",
+        "nodes-50/a.yaml",
+        "nodes-51+nodes-601/a.yaml",
+        "nodes-601/decision.json",
+        "nodes-99/a.yaml",
+    ]
+    v.golden = report.GoldenResult(
+        "fail",
+        "g/v4.0.0",
+        files=[FileChange(p, "modified") for p in paths],
+        changes=[ObjectChange("nodes-99/a.yaml", "", "present", None)],
+        file_diffs={p: f"--- a/g/v4.0.0/{p}\n+++ b/g/v4.0.0/{p}\n" for p in paths},
+    )
+    v.scenarios = [
+        report.ScenarioResult(n, nodes, "install", dec(n, nodes), golden="fail")
+        for n, nodes in (("nodes-50", 50), ("nodes-51", 51), ("nodes-601", 601))
+    ]
+    root = ET.fromstring(report.render_junit(report.CheckReport("r", "g", ["1.30"], [v])))
+    texts = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
+
+    def shown(name: str) -> list[str]:
+        return [p for p in paths if f"--- a/g/v4.0.0/{p}\n" in texts[name] + "\n"]
+
+    assert shown("v4.0.0 nodes-50") == ["common/crds.yaml", "nodes-50/a.yaml"]
+    assert shown("v4.0.0 nodes-51") == ["common/crds.yaml", "nodes-51+nodes-601/a.yaml"]
+    assert shown("v4.0.0 nodes-601") == [
+        "common/crds.yaml",
+        "nodes-51+nodes-601/a.yaml",
+        "nodes-601/decision.json",
+    ]
+    assert shown("v4.0.0") == ["nodes-99/a.yaml"]
+    assert "nodes-99/a.yaml: removed" in texts["v4.0.0"]
+
+
+def test_json_keys_are_snake_case_like_the_capability_report() -> None:
+    data = json.loads(report.render_json(sample()))
+
+    def keys(value: object, under: str = "") -> set[str]:
+        if isinstance(value, dict):
+            if under == "decision":  # the render context's own names, as in decision.json
+                return set()
+            return set(value).union(*(keys(v, k) for k, v in value.items()))
+        if isinstance(value, list):
+            return set().union(*(keys(v, under) for v in value))
+        return set()
+
+    found = keys(data)
+    assert {"report_version", "kube_versions", "update_golden", "object_changes"} <= found
+    assert "kube_version" in data["versions"][1]["findings"][0]
+    assert all(k == k.lower() and "-" not in k for k in found), sorted(found)
+    capability = schemas.load_schema("capability-report.schema.json")
+    assert "kube_versions" in capability["required"]

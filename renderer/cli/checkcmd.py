@@ -88,6 +88,9 @@ def check(
     if output is not None:
         try:
             atomic_write(output, text)
+        except InputError as exc:
+            # Name the file asked for, not the temporary file written beside it.
+            raise InputError(exc.message, file=str(output), key="--output") from None
         except OSError as exc:
             raise InputError(exc.strerror or str(exc), file=str(output), key="--output") from None
     else:
