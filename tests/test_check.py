@@ -564,3 +564,12 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
         assert "<calico-render repository URL>" in text
+
+
+def test_update_golden_on_another_tree_needs_golden_dir(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from .clihelp import run
+
+    r = run(capsys, "check", "--manifests", str(tmp_path), "--update-golden")
+    assert r.code == 2 and "--golden DIR" in r.err

@@ -68,6 +68,11 @@ def check(
 ) -> None:
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="--golden")
+    if update_golden and root is not None and golden is None:
+        raise click.UsageError(
+            "--update-golden with --manifests needs --golden DIR: the bundled goldens "
+            "belong to the bundled tree"
+        )
     options = gate.CheckOptions(
         root=root,
         golden=golden if golden is not None else _default_golden(),
@@ -89,10 +94,7 @@ def check(
         try:
             atomic_write(output, text)
         except InputError as exc:
-            # Name the file asked for, not the temporary file written beside it.
-            raise InputError(exc.message, file=str(output), key="--output") from None
-        except OSError as exc:
-            raise InputError(exc.strerror or str(exc), file=str(output), key="--output") from None
+            raise InputError(exc.message, file=exc.file, key="--output") from None
     else:
         click.echo(text, nl=False)
     if not result.passed:
