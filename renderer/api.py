@@ -6,6 +6,7 @@ exceptions and never print.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -255,13 +256,13 @@ def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]
                         line=obj.line,
                         key=key,
                     )
-        chunks = dict(split_documents(f.text))
-        per_line: dict[int, int] = {}
-        for obj in objects:
-            per_line[obj.line] = per_line.get(obj.line, 0) + 1
-        for obj in objects:
-            if per_line[obj.line] == 1 and obj.line in chunks:
-                text = chunks[obj.line].strip("\n") + "\n"
+        chunks = list(split_documents(f.text))
+        starts = [start for start, _ in chunks]
+        # the ``---``-separated document holding each object's first line
+        where = [bisect.bisect_right(starts, obj.line) - 1 for obj in objects]
+        for obj, i in zip(objects, where, strict=True):
+            if i >= 0 and where.count(i) == 1:
+                text = chunks[i][1].strip("\n") + "\n"
             else:
                 text = json.dumps(obj.data, indent=2) + "\n"
             out.append((obj, text))

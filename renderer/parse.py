@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .yamlio import load_all, split_documents
+from .yamlio import load_all_lines
 
 
 @dataclass(frozen=True)
@@ -137,27 +137,24 @@ def parse_stream(text: str, file: str) -> list[K8sObject]:
     """Objects of one rendered file; empty documents are dropped, non-mappings refused."""
     objects: list[K8sObject] = []
     index = 0
-    for start, chunk in split_documents(text):
-        if not chunk.strip():
+    for start, doc in load_all_lines(text, file):
+        if doc is None:
             continue
-        for doc in load_all(chunk, file, line_offset=start - 1):
-            if doc is None:
-                continue
-            doc = to_json_like(doc, file, start)
-            if not isinstance(doc, dict):
-                raise InputError(
-                    f"document is a {type(doc).__name__}, not a Kubernetes object",
-                    file=file,
-                    line=start,
-                )
-            if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-                for item in doc["items"]:
-                    if isinstance(item, dict):
-                        objects.append(K8sObject(file, index, start, item))
-                        index += 1
-                continue
-            objects.append(K8sObject(file, index, start, doc))
-            index += 1
+        doc = to_json_like(doc, file, start)
+        if not isinstance(doc, dict):
+            raise InputError(
+                f"document is a {type(doc).__name__}, not a Kubernetes object",
+                file=file,
+                line=start,
+            )
+        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            for item in doc["items"]:
+                if isinstance(item, dict):
+                    objects.append(K8sObject(file, index, start, item))
+                    index += 1
+            continue
+        objects.append(K8sObject(file, index, start, doc))
+        index += 1
     return objects
 
 

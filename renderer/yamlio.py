@@ -15,7 +15,12 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+from ruamel.yaml.events import (
+    CollectionEndEvent,
+    CollectionStartEvent,
+    DocumentStartEvent,
+    NodeEvent,
+)
 from ruamel.yaml.resolver import VersionedResolver
 
 from .errors import InputError
@@ -101,38 +106,59 @@ def read_text(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> str:
         raise InputError("file is not valid UTF-8", file=name, line=line) from None
 
 
-def check_depth(text: str, file: str, *, line_offset: int = 0, limit: int = MAX_DEPTH) -> None:
-    """Reject nesting deeper than ``limit`` from libyaml's event stream, which is
-    iterative, before anything recursive (the composer, our walkers) sees it."""
+def scan(text: str, file: str, *, line_offset: int = 0, limit: int = MAX_DEPTH) -> list[int]:
+    """One pass over libyaml's event stream (iterative, so safe on any input): reject
+    nesting deeper than ``limit`` before anything recursive (the composer, our walkers)
+    sees it, and return each document's first content line (1-based), which the C
+    loader's documents do not carry."""
     parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
     depth = 0
+    starts: list[int] = []
+    pending = False
     while parser.check_event():
         event = parser.get_event()
+        mark = event.start_mark
+        line = mark.line + 1 + line_offset if mark is not None else 0
+        if isinstance(event, DocumentStartEvent):
+            starts.append(line + 1 if event.explicit else line)
+            pending = True
+        elif isinstance(event, NodeEvent) and pending:
+            starts[-1] = line
+            pending = False
         if isinstance(event, CollectionStartEvent):
             depth += 1
             if depth > limit:
-                mark = event.start_mark
                 raise InputError(
                     f"YAML nests deeper than {limit} levels",
                     file=file,
-                    line=mark.line + 1 + line_offset if mark is not None else None,
+                    line=line or None,
                 )
         elif isinstance(event, CollectionEndEvent):
             depth -= 1
+    return starts
 
 
-def load_all(text: str, file: str, *, line_offset: int = 0) -> list[Any]:
-    """All documents of a YAML stream (empty documents included as None)."""
+def load_all_lines(text: str, file: str, *, line_offset: int = 0) -> list[tuple[int, Any]]:
+    """All documents of a YAML stream with their first content line (empty documents
+    included as None). One load of the whole stream: loading document by document to
+    keep positions costs a parser per document."""
     try:
-        check_depth(text, file, line_offset=line_offset)
+        starts = scan(text, file, line_offset=line_offset)
         docs = list(_YAML.load_all(io.StringIO(text)))
     except YAMLError as exc:
         raise _mark_error(exc, file, line_offset) from None
     except (ValueError, TypeError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
+    if len(starts) != len(docs):  # both come from the same parser; never expected
+        raise InputError("YAML documents could not be located", file=file)
     for doc in docs:
         check_expansion(doc, file)
-    return docs
+    return list(zip(starts, docs, strict=True))
+
+
+def load_all(text: str, file: str, *, line_offset: int = 0) -> list[Any]:
+    """All documents of a YAML stream (empty documents included as None)."""
+    return [doc for _, doc in load_all_lines(text, file, line_offset=line_offset)]
 
 
 def load_documents_file(path: str | Path) -> list[Any]:
