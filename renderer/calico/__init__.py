@@ -1,0 +1,1 @@
+"""Calico knowledge: deriving BKE templates from upstream releases, and fidelity to them."""
