@@ -383,63 +383,34 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" "))]
 
 
+def _env_entry(at: int, pad: str, env: str, key: str, line: int) -> Edit:
+    """Insert env ``env`` from context ``key`` at ``at``, only when ``key`` is set."""
+    entry = [f"{pad}- name: {env}\n", f'{pad}  value: "{{{{ .{key} }}}}"\n']
+    return Edit(at, at, [(f"if .{key}", entry)], env, line, raw=True)
+
+
 def _plan_node_env(plan: Plan, source: str) -> None:
-    """IP_AUTODETECTION_METHOD and CALICO_IPV4POOL_CIDR on calico-node, when set."""
+    """IP_AUTODETECTION_METHOD and CALICO_IPV4POOL_CIDR on calico-node, when set; the
+    commented upstream example stays."""
     n = _find_doc(plan.docs, "DaemonSet", "calico-node", source)
     doc = plan.docs[n]
     ip = _env_value(doc, "IP", source)
-    pad = _indent(doc.lines[ip - 1])
-    plan.add(
-        n,
-        Edit(
-            ip + 1,
-            ip + 1,
-            [
-                (
-                    "if .ipAutoDetectionMethod",
-                    [
-                        f"{pad}- name: IP_AUTODETECTION_METHOD\n",
-                        f'{pad}  value: "{{{{ .ipAutoDetectionMethod }}}}"\n',
-                    ],
-                )
-            ],
-            "IP_AUTODETECTION_METHOD",
-            doc.start + ip,
-            raw=True,
-        ),
-        source,
+    edit = _env_entry(
+        ip + 1,
+        _indent(doc.lines[ip - 1]),
+        "IP_AUTODETECTION_METHOD",
+        "ipAutoDetectionMethod",
+        doc.start + ip,
     )
-    c = _anchor(
-        doc, r"^\s*#\s*- name:\s*CALICO_IPV4POOL_CIDR\s*$", source, "# - name: CALICO_IPV4POOL_CIDR"
-    )
+    plan.add(n, edit, source)
+    anchor = "# - name: CALICO_IPV4POOL_CIDR"
+    c = _anchor(doc, r"^\s*#\s*- name:\s*CALICO_IPV4POOL_CIDR\s*$", source, anchor)
     if c + 1 >= len(doc.lines) or not re.match(r"^\s*#\s+value:", doc.lines[c + 1]):
-        _fail(
-            "anchor is not followed by its commented value",
-            source,
-            doc.start + c,
-            "CALICO_IPV4POOL_CIDR",
-        )
-    pad = _indent(doc.lines[c])
-    plan.add(
-        n,
-        Edit(
-            c + 2,
-            c + 2,
-            [
-                (
-                    "if .podSubnet",
-                    [
-                        f"{pad}- name: CALICO_IPV4POOL_CIDR\n",
-                        f'{pad}  value: "{{{{ .podSubnet }}}}"\n',
-                    ],
-                )
-            ],
-            "CALICO_IPV4POOL_CIDR",
-            doc.start + c,
-            raw=True,
-        ),
-        source,
+        _fail("anchor is not followed by its commented value", source, doc.start + c, anchor)
+    edit = _env_entry(
+        c + 2, _indent(doc.lines[c]), "CALICO_IPV4POOL_CIDR", "podSubnet", doc.start + c
     )
+    plan.add(n, edit, source)
 
 
 def typha_deployment_lines(doc: Doc, source: str, registry: str | None = None) -> list[str]:
@@ -573,7 +544,7 @@ def _version(sources: Sequence[Source], wanted: str | None) -> str:
     if not tags:
         _fail("no calico/* image: not a Calico manifest", sources[0].name, None, "image")
     if len(tags) > 1:
-        second = sorted(tags.items(), key=lambda t: t[1])[1]
+        second = list(tags.items())[1]  # where a second tag first appears
         _fail(
             f"Calico images carry two tags: {', '.join(sorted(tags))}",
             second[1][0],
