@@ -135,6 +135,12 @@ def test_unwritable_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     blocker.write_text("")
     err = _one_line_error(run(capsys, "import", str(src), "--manifests", str(blocker)))
     assert str(blocker) in err
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "kubernetes").write_text("")  # a file where a directory must go
+    err = _one_line_error(run(capsys, "import", str(src), "--manifests", str(root)))
+    assert str(root / "kubernetes" / "calico" / "v3.31.3") in err
+    assert [p.name for p in root.iterdir()] == ["kubernetes"]
 
 
 def test_default_registry_needs_slash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -465,10 +465,11 @@ def _template_line(line: str, registry: str | None = None) -> str:
 
 
 class Writer:
-    """Template text built line by line. A condition tag goes on a line of its own with
-    ``{{-`` (BKE's form), which removes the tag line exactly when the line before it is
-    non-blank without trailing spaces; elsewhere it goes inline before the next line, so
-    no upstream byte is ever trimmed."""
+    """Template text built line by line. Condition tags go on lines of their own with
+    ``{{-`` (BKE's form): each removes the newline before it and brings its own, which
+    is exact when every line a tag follows is non-blank without trailing spaces. A
+    conditional where that does not hold has all its tags inline at line starts
+    instead, so no upstream byte is ever trimmed."""
 
     def __init__(self, header: str) -> None:
         self.parts: list[str] = [header]
@@ -476,27 +477,26 @@ class Writer:
     def line(self, text: str) -> None:
         self.parts.append(text)
 
-    def tag(self, body: str) -> None:
-        prev = self.parts[-1]
-        content = prev[:-1] if prev.endswith("\n") else ""
-        if content and content == content.rstrip():
-            self.parts.append(f"{{{{- {body} }}}}\n")
-        else:
-            self.parts.append(f"{{{{ {body} }}}}")
+    @staticmethod
+    def _trimmable(line: str) -> bool:
+        content = line[:-1] if line.endswith("\n") else ""
+        return bool(content) and content == content.rstrip()
 
     def conditional(
         self, branches: Sequence[tuple[str, Sequence[str]]], default: Sequence[str]
     ) -> None:
-        for k, (cond, lines) in enumerate(branches):
-            body = cond if cond.startswith("if ") else f"if {cond}"
-            self.tag(body if k == 0 else f"else {body}")
-            for x in lines:
-                self.line(x)
+        bodies = [list(lines) for _, lines in branches] + ([list(default)] if default else [])
+        own_line = self._trimmable(self.parts[-1]) and all(
+            self._trimmable(body[-1]) for body in bodies if body
+        )
+        tags = [c if c.startswith("if ") else f"if {c}" for c, _ in branches]
+        tags = [tags[0], *(f"else {t}" for t in tags[1:])]
         if default:
-            self.tag("else")
-            for x in default:
-                self.line(x)
-        self.tag("end")
+            tags.append("else")
+        for tag, body in zip(tags, bodies, strict=True):
+            self.parts.append(f"{{{{- {tag} }}}}\n" if own_line else f"{{{{ {tag} }}}}")
+            self.parts.extend(body)
+        self.parts.append("{{- end }}\n" if own_line else "{{ end }}")
 
     def text(self) -> str:
         return "".join(self.parts)

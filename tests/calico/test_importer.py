@@ -446,3 +446,15 @@ def test_braces_are_escaped() -> None:
     out = importer.derive(texts).files["002-calico.yaml"]
     rendered = compile_source(out, "x", "go").render({"allowTypha": "false"})
     assert "# Source: calico/templates/calico-config.yaml {{ x }}\n" in rendered
+
+
+@pytest.mark.parametrize("before", ["a\n", "a  \n", "\n", "a\n\n"])
+def test_condition_tags_never_trim_upstream_bytes(before: str) -> None:
+    """A tag after a blank line or trailing spaces goes inline, so `{{-` trims nothing."""
+    w = importer.Writer("# h\n")
+    w.line(before)
+    w.conditional([("if .on", ["  x\n"])], ["  y  \n"])
+    w.line("b\n")
+    compiled = compile_source(w.text(), "t.yaml", "go")
+    assert compiled.render({"on": "1"}) == f"# h\n{before}  x\nb\n"
+    assert compiled.render({}) == f"# h\n{before}  y  \nb\n"
