@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 from pathlib import Path
 
 from .errors import InputError
@@ -66,3 +67,36 @@ def atomic_write(path: str | Path, data: str) -> None:
     """Replace one file atomically."""
     target = Path(path)
     write_tree(target.parent, {target.name: data})
+
+
+def replace_dir(directory: str | Path, files: dict[str, str], *, replace: bool) -> Path:
+    """Make ``directory`` hold exactly ``files``: written into a temporary directory beside
+    it, then renamed into place, so the directory is never half-written. An existing
+    directory is refused unless ``replace``; then it is swapped out and removed.
+    """
+    target = Path(directory)
+    if target.exists() and not replace:
+        raise InputError("already exists (use --force to replace it)", file=str(target))
+    tag = secrets.token_hex(6)
+    staging = target.with_name(f".{target.name}.{tag}.tmp")
+    old = target.with_name(f".{target.name}.{tag}.old")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
+    except OSError as exc:
+        raise _os_error(exc, target) from None
+    try:
+        write_tree(staging, files)
+        try:
+            if target.exists():
+                os.replace(target, old)
+            os.replace(staging, target)
+        except OSError as exc:
+            if old.exists() and not target.exists():
+                os.replace(old, target)
+            raise _os_error(exc, target) from None
+    finally:
+        for leftover in (staging, old):
+            if leftover.is_dir():
+                shutil.rmtree(leftover, ignore_errors=True)
+    return target

@@ -1,0 +1,1 @@
+"""Tests of :mod:`renderer.calico`."""
