@@ -28,7 +28,7 @@ from ..parse import K8sObject, parse_stream
 from ..render import render_version
 from ..report import Finding
 from ..tree import VersionDir
-from ..yamlio import read_text
+from ..yamlio import read_text, split_documents
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"
@@ -239,8 +239,8 @@ def _join(path: str, key: str) -> str:
 def diff(upstream: Any, ours: Any, path: str = "") -> Iterator[Diff]:
     """Every difference of ``ours`` from ``upstream``. Mappings by key (a null value is
     absent); lists of mappings by their identifying field (``[name]``); other lists as
-    multisets (only additions: extra; anything else: changed, whole lists shown), but
-    ``command`` and ``args`` exactly."""
+    multisets (order ignored; only additions: extra; anything else: changed, whole lists
+    shown), but ``command`` and ``args`` exactly."""
     if isinstance(upstream, dict) and isinstance(ours, dict):
         for k, v in upstream.items():
             if v is None:
@@ -272,7 +272,9 @@ def diff(upstream: Any, ours: Any, path: str = "") -> Iterator[Diff]:
             return
         up_c, our_c = Counter(map(_canon, upstream)), Counter(map(_canon, ours))
         ordered = path.rsplit(".", 1)[-1] in _ORDERED
-        if not ordered and not up_c - our_c and our_c - up_c:
+        if not ordered and up_c == our_c:
+            return  # the same items in another order
+        if not ordered and not up_c - our_c:
             extra = [json.loads(x) for x in (our_c - up_c).elements()]
             yield Diff(path, "extra", None, extra)
         else:
@@ -657,14 +659,35 @@ def upstream_files(directory: Path, version: str) -> dict[str, Path] | None:
     return {name: folder / name for name in UPSTREAM_FILES if (folder / name).is_file()}
 
 
+class UpstreamLoader:
+    """Reads upstream manifests; a document repeated across a tag's files (each CRD is
+    in all three) is parsed once. Unreadable or unparsable input is UpstreamError."""
+
+    def __init__(self) -> None:
+        #: document text -> its objects as (line within the document, data).
+        self._docs: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+
+    def load(self, path: Path) -> list[K8sObject]:
+        name = str(path)
+        out: list[K8sObject] = []
+        try:
+            text = read_text(path)
+            for start, chunk in split_documents(text):
+                if chunk not in self._docs:
+                    found = parse_stream(chunk, name, line_offset=start - 1)
+                    self._docs[chunk] = [(o.line - start + 1, o.data) for o in found]
+                for line, data in self._docs[chunk]:
+                    out.append(K8sObject(name, len(out), line + start - 1, data))
+        except InputError as exc:
+            raise UpstreamError(
+                exc.message, file=exc.file or name, line=exc.line, column=exc.column, key=exc.key
+            ) from None
+        return out
+
+
 def load_upstream(path: Path) -> list[K8sObject]:
-    """The objects of one upstream manifest; unreadable or unparsable is UpstreamError."""
-    try:
-        return parse_stream(read_text(path), str(path))
-    except InputError as exc:
-        raise UpstreamError(
-            exc.message, file=exc.file or str(path), line=exc.line, column=exc.column, key=exc.key
-        ) from None
+    """The objects of one upstream manifest (see :class:`UpstreamLoader`)."""
+    return UpstreamLoader().load(path)
 
 
 # --- one version ----------------------------------------------------------------------
@@ -739,8 +762,9 @@ def assess_fidelity(
         )
     found: list[Finding] = []
     scenarios = []
+    loader = UpstreamLoader()
     for s in chosen:
-        upstream = load_upstream(files[s.upstream_file])
+        upstream = loader.load(files[s.upstream_file])
         found.extend(compare_objects(render(s.values), upstream, scenario=s.name, version=version))
         scenarios.append({"name": s.name, "upstream_file": str(files[s.upstream_file])})
     merged = merge_findings(found, [s.name for s in chosen])
