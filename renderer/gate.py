@@ -306,9 +306,11 @@ def _fidelity(result: VersionResult, shared: Renders, capable: bool, options: Ch
         )
     except fidelity.UpstreamError:
         raise
-    except CalicoRenderError as exc:
+    except CalicoRenderError as exc:  # a scenario the other stages never render
         result.stages[fidelity.STAGE] = FAIL
         result.findings.append(_error(fidelity.STAGE, exc))
+        note = f"not compared: a scenario failed to render: {exc.message}"
+        result.fidelity = fidelity.FidelityResult("", FAIL, note=note).to_dict()
         return
     result.fidelity = found.to_dict()
     result.findings.extend(found.findings)

@@ -320,3 +320,24 @@ def test_bke_real_v3_31_3_passes_fidelity_in_the_gate(
     (v,) = json.loads(r.out)["versions"]
     assert v["stages"]["fidelity"] == "pass"
     assert [f for f in v["findings"] if f["stage"] == "fidelity"] == []
+
+
+def test_a_scenario_that_fails_to_render_fails_the_stage_with_a_note(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "tree"
+    dest = root / CALICO / VERSION
+    shutil.copytree(HANDWRITTEN / CALICO / VERSION, dest)
+    crds = dest / "000-crds.yaml"
+    # Only the fidelity stage renders calicoMode=ipip; make that render fail.
+    crds.write_text(
+        '{{ if eq .calicoMode "ipip" }}{{ index .calicoMode 99 }}{{ end }}\n'
+        + crds.read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    r = check(capsys, root, tmp_path / "golden", "--upstream", str(UPSTREAM), "--format", "json")
+    assert r.code == 1
+    (v,) = json.loads(r.out)["versions"]
+    assert v["stages"]["fidelity"] == "fail"
+    assert v["fidelity"]["note"].startswith("not compared: a scenario failed to render")
+    assert [f["id"] for f in v["findings"] if f["stage"] == "fidelity"] == ["fidelity-error"]
