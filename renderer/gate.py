@@ -20,16 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from . import capability, compare, kubeschema, release
+from .calico import fidelity
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
 from .parse import K8sObject, parse_stream
-from .render import render_version
+from .policy import TYPHA_KEYS
+from .render import render_version, version_keys
 from .report import (
     FAIL,
     LEGACY,
     MISSING,
     PASS,
+    SKIP,
     UPDATED,
     CheckReport,
     Finding,
@@ -56,6 +59,9 @@ class CheckOptions:
     #: How ``--manifests``/``--golden`` are shown in the command that creates goldens.
     manifests_arg: str | None = None
     golden_arg: str | None = None
+    #: ``--upstream DIR``: compare each version with upstream's manifests there.
+    upstream: Path | None = None
+    upstream_arg: str | None = None
 
 
 @dataclass
@@ -81,16 +87,22 @@ class Renders:
         self.version = version
         self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
         self._cache: dict[
-            tuple[tuple[str, str], ...],
+            tuple[Any, ...],
             tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]],
         ] = {}
 
     def get(
-        self, typha: Mapping[str, str]
+        self,
+        typha: Mapping[str, str],
+        values: Mapping[str, str] | None = None,
+        repo: str = capability.CHECK_REPO,
     ) -> tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]]:
-        key = tuple(sorted(typha.items()))
+        """The render with ``typha`` (and other context ``values``) on the defaults."""
+        key: tuple[Any, ...] = tuple(sorted(typha.items()))
+        if values or repo != capability.CHECK_REPO:
+            key = (key, tuple(sorted((values or {}).items())), repo)
         if key not in self._cache:
-            ctx = build_context({}, typha=typha, repo=capability.CHECK_REPO)
+            ctx = build_context(dict(values or {}), typha=typha, repo=repo)
             files = [(f.name.split("/", 1)[1], f.text) for f in render_version(self.version, ctx)]
             objects = [o for name, text in files for o in self._parse(name, text)]
             self._cache[key] = (ctx, files, objects)
@@ -269,6 +281,42 @@ def update_command(options: CheckOptions) -> str:
     return shlex.join([*parts, "--update-golden"])
 
 
+def fidelity_render(shared: Renders) -> fidelity.RenderFn:
+    """Fidelity's renders of a version (empty repo) through the shared renders, so a
+    file that renders alike (the CRDs) is parsed once for every stage."""
+
+    def render(values: Mapping[str, str]) -> list[K8sObject]:
+        typha = {k: v for k, v in values.items() if k in TYPHA_KEYS}
+        rest = {k: v for k, v in values.items() if k not in TYPHA_KEYS}
+        return shared.get(typha, rest, repo="")[2]
+
+    return render
+
+
+def _fidelity(result: VersionResult, shared: Renders, capable: bool, options: CheckOptions) -> None:
+    """The fidelity stage: the version against upstream's manifests of its tag."""
+    assert options.upstream is not None
+    try:
+        found = fidelity.assess_fidelity(
+            result.version,
+            options.upstream,
+            fidelity_render(shared),
+            capable=capable,
+            keys=version_keys(shared.version),
+        )
+    except fidelity.UpstreamError:
+        raise
+    except CalicoRenderError as exc:  # a scenario the other stages never render
+        result.stages[fidelity.STAGE] = FAIL
+        result.findings.append(_error(fidelity.STAGE, exc))
+        note = f"not compared: a scenario failed to render: {exc.message}"
+        result.fidelity = fidelity.FidelityResult("", FAIL, note=note).to_dict()
+        return
+    result.fidelity = found.to_dict()
+    result.findings.extend(found.findings)
+    result.stages[fidelity.STAGE] = found.status
+
+
 def _error(stage: str, exc: CalicoRenderError) -> Finding:
     return Finding(stage, f"{stage}-error", "error", exc.message, file=exc.location())
 
@@ -285,6 +333,8 @@ def prepare_version(
         version.name, [f.name for f in version.files], "/".join(version.dialects)
     )
     st = result.stages
+    if options.upstream is not None:
+        st[fidelity.STAGE] = SKIP
     try:
         for tf in version.files:
             compile_file(tf)
@@ -319,6 +369,8 @@ def prepare_version(
     else:
         st["rules"] = LEGACY
     _goldens(result, renders, shared.parsed, options)
+    if options.upstream is not None:
+        _fidelity(result, shared, cap.capable, options)
     return result, schema_inputs(renders)
 
 
@@ -400,8 +452,12 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
 def _prepare(version: VersionDir, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
     try:
         return prepare_version(version, options)
+    except fidelity.UpstreamError:
+        raise  # bad --upstream input stops the whole check (exit 2)
     except CalicoRenderError as exc:
         result = VersionResult(version.name, [], "")
+        if options.upstream is not None:
+            result.stages[fidelity.STAGE] = SKIP
         result.stages["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
@@ -459,6 +515,10 @@ def run_check(
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
     versions = list_versions(options.root)
     names = [v.name for v in versions]
+    if options.upstream is not None:  # refuse a bad DIR before any work
+        fidelity.check_upstream_dir(options.upstream)
+        for name in names:
+            fidelity.upstream_files(options.upstream, name)
     merger = _Merger(options, progress)
     kube = options.kube_versions
     jobs = max(1, min(options.jobs, len(names) or 1))
@@ -494,6 +554,7 @@ def run_check(
         versions=ordered,
         update=options.update,
         stale=stale,
+        upstream=options.upstream_arg if options.upstream is not None else None,
     )
 
 

@@ -133,11 +133,12 @@ def to_json_like(doc: Any, file: str, line: int) -> Any:
     return doc
 
 
-def parse_stream(text: str, file: str) -> list[K8sObject]:
-    """Objects of one rendered file; empty documents are dropped, non-mappings refused."""
+def parse_stream(text: str, file: str, *, line_offset: int = 0) -> list[K8sObject]:
+    """Objects of one rendered file; empty documents are dropped, non-mappings refused.
+    ``line_offset``: lines of the file before ``text`` (when it is one part of it)."""
     objects: list[K8sObject] = []
     index = 0
-    for start, doc in load_all_lines(text, file):
+    for start, doc in load_all_lines(text, file, line_offset=line_offset):
         if doc is None:
             continue
         doc = to_json_like(doc, file, start)

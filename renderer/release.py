@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import policy, schemas
+from .calico.fidelity import FidelityResult
 from .capability import CapabilityReport
 from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
 from .rules import Finding, RuleInput, blocking, run_rules
@@ -28,10 +29,18 @@ class ReleaseReport:
     schema: tuple[SchemaFinding, ...]
     kube_versions: tuple[str, ...]
     nodes: int = RULE_NODES
+    #: The comparison with upstream (``--upstream``); its errors block the release.
+    fidelity: FidelityResult | None = None
 
     @property
     def release_ready(self) -> bool:
-        return self.capability.capable and not blocking(self.rules) and not errors(self.schema)
+        faithful = self.fidelity is None or self.fidelity.errors == 0
+        return (
+            self.capability.capable
+            and not blocking(self.rules)
+            and not errors(self.schema)
+            and faithful
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
@@ -49,6 +58,8 @@ class ReleaseReport:
             for v in self.kube_versions
         }
         out["kube_versions"] = list(self.kube_versions)
+        if self.fidelity is not None:
+            out["fidelity"] = self.fidelity.to_dict(findings=True)
         out["release_ready"] = self.release_ready
         schemas.validate_output(schemas.CAPABILITY_REPORT, out)
         return out

@@ -16,6 +16,8 @@ from .compare import FileChange, ObjectChange, owners
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
+#: The stage ``--upstream`` adds; without it a report has no trace of it.
+FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
 CHECK_REPORT_SCHEMA = "check-report.schema.json"
@@ -33,6 +35,8 @@ class Finding:
     file: str = ""
     scenario: str = ""
     kube_version: str = ""
+    #: The field path the finding is about (fidelity findings); omitted from JSON when empty.
+    field: str = ""
 
     def describe(self) -> str:
         where = [x for x in (self.object, self.file) if x]
@@ -43,7 +47,10 @@ class Finding:
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.field:
+            del data["field"]
+        return data
 
 
 @dataclass
@@ -100,6 +107,13 @@ class VersionResult:
     golden: GoldenResult = field(default_factory=GoldenResult)
     #: The rendered golden tree, kept for ``--update-golden``; not part of the report.
     rendered: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    #: The fidelity comparison (upstream folder, status, scenarios, counts), when run.
+    fidelity: dict[str, Any] | None = None
+
+    @property
+    def stage_names(self) -> tuple[str, ...]:
+        """The stages of this result: :data:`STAGES`, and fidelity with ``--upstream``."""
+        return (*STAGES, FIDELITY) if FIDELITY in self.stages else STAGES
 
     @property
     def capable(self) -> bool | None:
@@ -117,7 +131,7 @@ class VersionResult:
         return all(status in _GOOD for status in self.stages.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "version": self.version,
             "files": list(self.files),
             "dialect": self.dialect,
@@ -125,11 +139,21 @@ class VersionResult:
             "legacy": self.legacy,
             "missing": list(self.missing),
             "passed": self.passed,
-            "stages": {s: self.stages[s] for s in STAGES},
+            "stages": {s: self.stages[s] for s in self.stage_names},
             "findings": [f.to_dict() for f in self.findings],
             "scenarios": [s.to_dict() for s in self.scenarios],
             "golden": self.golden.to_dict(),
         }
+        if FIDELITY in self.stages:
+            data["fidelity"] = self.fidelity or {
+                "upstream": "",
+                "status": self.stages[FIDELITY],
+                "scenarios": [],
+                "errors": 0,
+                "warnings": 0,
+                "note": "not compared: an earlier stage failed",
+            }
+        return data
 
 
 @dataclass
@@ -158,6 +182,8 @@ class CheckReport:
     update: bool = False
     #: Golden directories of versions not in the tree, in version order.
     stale: list[StaleGolden] = field(default_factory=list)
+    #: ``--upstream DIR`` as given, when the fidelity stage ran.
+    upstream: str | None = None
 
     @property
     def stale_failed(self) -> list[str]:
@@ -171,7 +197,7 @@ class CheckReport:
 
     def to_dict(self) -> dict[str, Any]:
         failed = [v.version for v in self.versions if not v.passed]
-        return {
+        data: dict[str, Any] = {
             "report_version": REPORT_VERSION,
             "tool": "calico-render check",
             "manifests": self.manifests,
@@ -189,6 +215,9 @@ class CheckReport:
             "versions": [v.to_dict() for v in self.versions],
             "stale_goldens": [s.to_dict() for s in self.stale],
         }
+        if self.upstream is not None:
+            data["upstream"] = self.upstream
+        return data
 
 
 # --- text ---------------------------------------------------------------------------
@@ -217,14 +246,17 @@ def progress_line(v: VersionResult) -> str:
 
 def render_text(report: CheckReport) -> str:
     """One row per version, then details of failures, legacy versions and updates."""
-    headers = ("VERSION", "DIALECT", "TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS", "RESULT")
+    stages = (*STAGES, FIDELITY) if report.upstream is not None else STAGES
+    titles = ("TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS", "FIDELITY")
+    headers = ("VERSION", "DIALECT", *titles[: len(stages)], "RESULT")
     rows = [
-        (v.version, v.dialect, *(_cell(v, s) for s in STAGES), "pass" if v.passed else "FAIL")
+        (v.version, v.dialect, *(_cell(v, s) for s in stages), "pass" if v.passed else "FAIL")
         for v in report.versions
     ]
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
+    against = f" and upstream {report.upstream}" if report.upstream is not None else ""
     lines = [
-        f"calico-render check: {report.manifests} against goldens {report.golden} "
+        f"calico-render check: {report.manifests} against goldens {report.golden}{against} "
         f"(Kubernetes {', '.join(report.kube_versions)})",
         "",
     ]
@@ -289,6 +321,14 @@ def _details(v: VersionResult) -> list[str]:
         out.append(
             "  capability: Typha templates present but incomplete; neither capable nor "
             "legacy, so rules, schema and goldens are not checked"
+        )
+    fid = v.fidelity
+    if fid is not None and fid["note"]:
+        out.append(f"  {FIDELITY}: {fid['note']}")
+    elif fid is not None and (fid["errors"] or fid["warnings"]):
+        out.append(
+            f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s) against "
+            f"{fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
         )
     for f in v.findings:
         if f.severity != "info":
@@ -363,7 +403,7 @@ def render_junit(report: CheckReport) -> str:
     for v in report.versions:
         suite = ET.SubElement(root, "testsuite", name=f"calico {v.version}")
         cls = f"calico.{v.version}"
-        bad = [s for s in STAGES if v.stages.get(s) not in _GOOD]
+        bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
         errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
         orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
         orphan_diff = _diffs(v, None)

@@ -12,7 +12,7 @@ from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
 from .app import cli
-from .options import format_option, kube_version_option, manifests_option
+from .options import format_option, kube_version_option, manifests_option, upstream_option
 
 
 def _default_golden() -> Path:
@@ -31,7 +31,8 @@ def interactive() -> bool:
 @cli.command(
     help="The release gate: for every version under ROOT, parse the templates, check the "
     "Typha capability contract and release rules, validate the rendered objects against "
-    "the Kubernetes schemas, and compare each scenario's render with its golden. "
+    "the Kubernetes schemas, and compare each scenario's render with its golden; with "
+    "--upstream, also compare each version with upstream Calico's manifests of its tag. "
     "Exit 0 when all pass, 1 on any failure, 2 on bad input."
 )
 @manifests_option
@@ -57,6 +58,7 @@ def interactive() -> bool:
     metavar="N",
     help="Versions checked in parallel (default: the CPU count).",
 )
+@upstream_option
 def check(
     root: Path | None,
     golden: Path | None,
@@ -65,6 +67,7 @@ def check(
     fmt: str,
     output: Path | None,
     jobs: int | None,
+    upstream: Path | None,
 ) -> None:
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="--golden")
@@ -82,6 +85,8 @@ def check(
         jobs=jobs if jobs is not None else gate.default_jobs(),
         manifests_arg=str(root) if root is not None else None,
         golden_arg=str(golden) if golden is not None else None,
+        upstream=upstream,
+        upstream_arg=str(upstream) if upstream is not None else None,
     )
     show_progress = fmt == "text" and interactive()
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from ..calico import fidelity
 from ..capability import assess_capability
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
+from ..render import version_keys
 from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
-from .options import format_option, kube_version_option, manifests_option
+from .options import format_option, kube_version_option, manifests_option, upstream_option
 
 
 def _mark(ok: bool) -> str:
@@ -44,9 +47,20 @@ def format_report(report: ReleaseReport) -> str:
         extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
         lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
         lines.extend(f"  {f}" for f in found)
+    fid = report.fidelity
+    if fid is not None and fid.note:
+        lines.append(f"Upstream fidelity: {fid.note}")
+    elif fid is not None:
+        fid_warns = len(fid.findings) - fid.errors
+        scen = ", ".join(s["name"] for s in fid.scenarios)
+        lines.append(
+            f"Upstream fidelity ({fid.upstream}; {scen}): {fid.errors} error(s), "
+            f"{fid_warns} warning(s)"
+        )
+        lines.extend(f"  {f.describe()}" for f in fid.findings)
     ready = report.release_ready
     if ready or cap.capable:
-        why = ""
+        why = "" if fid is None or not fid.errors else " (deviates from upstream)"
     elif cap.legacy:
         why = " (not Typha-capable: unusable above 50 nodes)"
     else:
@@ -57,12 +71,14 @@ def format_report(report: ReleaseReport) -> str:
 
 @cli.command(
     help="Check a version for release: Typha capability contract, release rules and strict "
-    "schema validation. Exit 0 when release-ready, 1 when not."
+    "schema validation (and, with --upstream, fidelity to upstream Calico's manifests). "
+    "Exit 0 when release-ready, 1 when not."
 )
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
 @manifests_option
 @kube_version_option
 @format_option()
+@upstream_option
 @click.pass_context
 def capability(
     ctx: click.Context,
@@ -70,9 +86,23 @@ def capability(
     root: Path | None,
     kube_versions: tuple[str, ...],
     fmt: str,
+    upstream: Path | None,
 ) -> None:
     kube = resolve_kube_versions(kube_versions)
-    report = assess_release(assess_capability(resolve_version(version, root)), kube)
+    vdir = resolve_version(version, root)
+    if upstream is not None:
+        fidelity.check_upstream_dir(upstream)
+    cap = assess_capability(vdir)
+    report = assess_release(cap, kube)
+    if upstream is not None:
+        found = fidelity.assess_fidelity(
+            vdir.name,
+            upstream,
+            fidelity.renderer(vdir),
+            capable=cap.capable,
+            keys=version_keys(vdir),
+        )
+        report = replace(report, fidelity=found)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:

@@ -45,6 +45,17 @@ kube_version_option = click.option(
 )
 
 
+upstream_option = click.option(
+    "--upstream",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Also compare each version with upstream Calico's release manifests in "
+    "DIR/<version>/ (calico.yaml, calico-typha.yaml, calico-vxlan.yaml), declared "
+    "substitutions exempt.",
+)
+
+
 def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
     return click.option(
         "--format",
