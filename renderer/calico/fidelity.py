@@ -468,9 +468,11 @@ def _compare_cni(up_text: Any, our_text: Any, ref: str, file: str, out: _Out) ->
             )
     for t in our_types:
         if t not in up_types:
+            # Unlike other additions this one fails: the runtime runs every plugin of the
+            # chain for every pod sandbox, and a binary calico/cni does not ship fails them all.
             out.add(
                 "fidelity-cni-plugin",
-                WARNING,
+                ERROR,
                 f"CNI plugin {t} added to the chain; upstream chain {', '.join(up_types)}",
                 ref,
                 f"{CNI_PATH}.plugins[{t}]",

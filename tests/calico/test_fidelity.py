@@ -294,7 +294,7 @@ CASES: list[tuple[str, Callable[[list[Data]], None], list[tuple[str, str, str, s
         [
             (
                 "fidelity-cni-plugin",
-                "warning",
+                "error",
                 CM,
                 "data.cni_network_config.plugins[bandwidth]",
             )
@@ -582,7 +582,7 @@ HANDWRITTEN = FIXTURES / "handwritten"
         (
             "v3.31.3",
             "fidelity-cni-plugin",
-            "warning",
+            "error",
             CM,
             "data.cni_network_config.plugins[bandwidth]",
         ),
