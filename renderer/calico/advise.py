@@ -919,7 +919,7 @@ class Origins:
         if key not in self.values or key not in context:
             return default
         source, where = self.values[key]
-        return Fact(str(context[key]), source, f"{where}: {key}" if where else key)
+        return Fact(str(context[key]), source, f"{key} from {where}" if where else key)
 
 
 def request_inputs(
@@ -962,7 +962,9 @@ def request_inputs(
         and pod_subnet.source != CONTROLLER_DEFAULT
         and str(rendered.value) == str(own)
     ):  # the template printed the user's podSubnet: say where that came from
-        traced = replace(rendered, where=f"{rendered.where} = podSubnet ({pod_subnet.origin()})")
+        traced = replace(
+            rendered, where=f"{rendered.where} = {pod_subnet.where} ({pod_subnet.source})"
+        )
         pools = tuple(replace(p, cidr=traced) if p.cidr is rendered else p for p in inputs.pools)
         inputs = replace(inputs, pools=pools)
     if (
