@@ -375,7 +375,10 @@ def advise(
     ``origins`` says where the user's values came from (default: flags).
     """
     check_nodes(nodes)
-    check_nodes(max_pods, "--max-pods")
+    if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
+        raise InputError(
+            f"max pods per node must be a positive integer, got {max_pods!r}", key="--max-pods"
+        )
     user = dict(user or {})
     vdir = resolve_version(version, root)
     origins = origins or advise_mod.Origins.of(flags=user)

@@ -467,6 +467,19 @@ def test_extract_typha() -> None:
     assert adv.typha_replicas(n(601), text.typha_replicas).severity == "error"
 
 
+def test_extract_finds_calico_node_by_label() -> None:
+    renamed = CALICO_NODE.replace(
+        "metadata: {name: calico-node, namespace: kube-system}",
+        "metadata: {name: node, namespace: kube-system, labels: {k8s-app: calico-node}}",
+    )
+    env = "            - {name: CALICO_IPV4POOL_CIDR, value: 10.9.0.0/16}"
+    i = extract(parse_stream(renamed % env, "f"))
+    assert (i.pools[0].cidr.value, i.pools[0].cidr.object) == (
+        "10.9.0.0/16",
+        "DaemonSet kube-system/node",
+    )
+
+
 def test_extract_without_calico_node() -> None:
     i = extract(parse_stream("kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n", "f"))
     assert i.felix is None

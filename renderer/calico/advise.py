@@ -990,6 +990,18 @@ TYPHA = "calico-typha"
 CONFIG_MAP = "calico-config"
 
 
+def calico_node(objects: Sequence[K8sObject]) -> K8sObject | None:
+    """The calico-node DaemonSet: by name, else by its ``k8s-app: calico-node`` label."""
+    daemonsets = find(objects, "DaemonSet")
+    for obj in daemonsets:
+        if obj.name == NODE:
+            return obj
+    for obj in daemonsets:
+        if as_dict(dig(obj.data, "metadata", "labels")).get("k8s-app") == NODE:
+            return obj
+    return None
+
+
 def _loc(obj: K8sObject) -> str:
     return f"{obj.file}:{obj.line}"
 
@@ -1065,8 +1077,7 @@ def extract(
     ``ip_mod_version`` is ipv6 or dual and the render sets ``CALICO_IPV6POOL_CIDR``.
     """
     notes: list[str] = []
-    daemonsets = find(objects, "DaemonSet", NODE)
-    ds = daemonsets[0] if daemonsets else None
+    ds = calico_node(objects)
     found = container(ds, NODE) if ds else None
     c: Mapping[str, Any] = found[1] if found else {}
 
