@@ -613,3 +613,9 @@ def test_advise_bad_max_pods() -> None:
     with pytest.raises(InputError) as exc:
         api.advise("v1.0.0", 10, root=FIXTURE, max_pods=0)
     assert exc.value.key == "--max-pods"
+
+
+def test_schema_names_every_source_and_rule() -> None:
+    defs = schemas.load_schema(adv.ADVISE_REPORT_SCHEMA)["$defs"]
+    assert tuple(defs["fact"]["properties"]["source"]["enum"]) == adv.SOURCES
+    assert tuple(defs["finding"]["properties"]["id"]["enum"]) == adv.RULES
