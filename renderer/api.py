@@ -18,6 +18,7 @@ from typing import Any
 from . import images as images_mod
 from . import plan as plan_mod
 from . import policy
+from .calico import advise as advise_mod
 from .compile import template_digest
 from .context import build_context, schema_defaults
 from .errors import InputError, RefusedError, TemplateError
@@ -335,3 +336,66 @@ def plan(
     )
     texts = {plan_mod.ref_of(o.data).key: text for o, text in rendered[1]}
     return PlanResult(result, texts)
+
+
+# --- scale advice --------------------------------------------------------------------------
+
+
+def scale_findings(
+    result: RenderResult,
+    *,
+    max_pods: int = advise_mod.KUBERNETES_MAX_PODS,
+    origins: advise_mod.Origins | None = None,
+) -> tuple[advise_mod.ScaleInputs, list[advise_mod.ScaleFinding]]:
+    """The scale advice for a render: its numbers and the findings on them."""
+    inputs = advise_mod.request_inputs(
+        result.objects,
+        result.context,
+        nodes=result.decision.nodes,
+        max_pods=max_pods,
+        origins=origins,
+    )
+    return inputs, advise_mod.advise(inputs)
+
+
+def advise(
+    version: str,
+    nodes: int,
+    *,
+    root: Path | None = None,
+    user: Mapping[str, Any] | None = None,
+    repo: str | None = None,
+    max_pods: int = advise_mod.KUBERNETES_MAX_PODS,
+    origins: advise_mod.Origins | None = None,
+) -> advise_mod.AdviceReport:
+    """Render ``version`` for ``nodes`` as the controller would and advise on its scale.
+
+    A first install the Typha policy refuses is advised on as its compatibility path
+    (Typha off), so the missing Typha shows as an error finding instead of exit 3.
+    ``origins`` says where the user's values came from (default: flags).
+    """
+    check_nodes(nodes)
+    if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
+        raise InputError(
+            f"max pods per node must be a positive integer, got {max_pods!r}", key="--max-pods"
+        )
+    user = dict(user or {})
+    vdir = resolve_version(version, root)
+    origins = origins or advise_mod.Origins.of(flags=user)
+    notes: list[str] = []
+    operation = "install"
+    if plan_route(vdir, nodes, operation).refused:
+        operation = "upgrade"
+        notes.append(
+            f"a first install of {vdir.name} on {nodes} nodes is refused (not Typha-capable); "
+            "advised on the compatibility path, Typha off"
+        )
+    result = render(vdir.name, nodes, root=root, user=user, repo=repo, operation=operation)
+    inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
+    return advise_mod.AdviceReport(
+        vdir.name,
+        str(root) if root is not None else "(bundled)",
+        inputs,
+        findings,
+        [*notes, *inputs.notes],
+    )

@@ -13,7 +13,7 @@ import traceback
 import click
 
 from ..errors import EXIT_BAD_INPUT, CalicoRenderError
-from . import checkcmd, cluster, commands, gate, importcmd  # noqa: F401  (registers the subcommands)
+from . import advise, checkcmd, cluster, commands, gate, importcmd  # noqa: F401  (registers the subcommands)
 from .app import cli
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .. import __version__, api
+from ..calico import advise as advise_mod
 from ..cluster import render_args
 from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
@@ -22,6 +23,37 @@ from .options import (
 )
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def origins_for(
+    *,
+    config: str | None,
+    config_values: dict[str, str],
+    flag_values: dict[str, object],
+    values_file: str | None,
+    nodes_flag: bool,
+    nodes_file: str | None,
+    max_pods_flag: bool,
+) -> advise_mod.Origins:
+    """Where each value of a request came from: config file, flags, or a default."""
+    flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
+    if nodes_flag or nodes_file is None:
+        nodes = (advise_mod.FLAG, "--nodes")
+    else:
+        nodes = (advise_mod.CONFIG, f"BKENodes of {nodes_file}")
+    max_pods = (
+        (advise_mod.FLAG, "--max-pods")
+        if max_pods_flag
+        else (advise_mod.KUBERNETES_DEFAULT, "kubelet maxPods")
+    )
+    return advise_mod.Origins.of(
+        config=config_values,
+        config_file=config or "",
+        flags=flag_values,
+        flags_where=flags_where,
+        nodes=nodes,
+        max_pods=max_pods,
+    )
 
 
 def warn(message: str) -> None:
@@ -125,11 +157,12 @@ def cli(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
     kube = () if no_validate else resolve_kube_versions(kube_versions)
+    flags = user_values(values_file, sets)
     result = api.render(
         version,
         nodes,
         root=root,
-        user={**args.user, **user_values(values_file, sets)},
+        user={**args.user, **flags},
         repo=repo,
         operation=operation,
     )
@@ -140,6 +173,20 @@ def cli(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
     )
+    if config is not None:  # a real cluster's numbers: say which limits it meets
+        origins = origins_for(
+            config=config,
+            config_values=args.user,
+            flag_values=flags,
+            values_file=values_file,
+            nodes_flag=ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT,
+            nodes_file=nodes_file,
+            max_pods_flag=False,
+        )
+        _, scale = api.scale_findings(result, origins=origins)
+        for finding in scale:
+            if finding.severity != "info":
+                warn(finding.one_line())
     if kube:
         check = api.validate_render(result, kube)
         for f in check.findings:

@@ -1,0 +1,102 @@
+"""``calico-render advise``: scale limits of a cluster, from the numbers its render uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import api
+from ..calico import advise as advise_mod
+from ..cluster import render_args
+from ..context import user_values
+from ..errors import EXIT_CHECK_FAILED
+from .app import cli, note, origins_for
+from .options import format_option, manifests_option, set_option, values_option
+
+
+@cli.command(
+    help="Advise on the scale limits of a cluster from the numbers its render uses: pod "
+    "addresses of the pool (error when it cannot hold nodes x max pods, warning above 80 %), "
+    "IPAM blocks per node (warning when nodes must borrow), the BIRD BGP mesh (warning above "
+    "100 nodes), Typha replicas and the Typha and calico-node resource requests (seed 003's "
+    "guide). Exit 0 when no limit is exceeded, 1 when one is, 2 for bad input."
+)
+@click.option(
+    "--version",
+    "version",
+    metavar="V",
+    help="Calico version: v3.28.2, or v3.28 for the newest patch.",
+)
+@click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster.")
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKECluster/BKEConfig YAML: version, params and podSubnet of the calico addon.",
+)
+@click.option(
+    "--nodes-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKENode objects: the node count (--nodes wins).",
+)
+@manifests_option
+@set_option
+@values_option
+@click.option(
+    "--max-pods",
+    type=click.IntRange(min=1),
+    default=advise_mod.KUBERNETES_MAX_PODS,
+    show_default=True,
+    metavar="N",
+    help="Pods per node (kubelet maxPods).",
+)
+@format_option()
+@click.pass_context
+def advise(
+    ctx: click.Context,
+    version: str | None,
+    nodes: int | None,
+    config: str | None,
+    nodes_file: str | None,
+    root: Path | None,
+    sets: tuple[str, ...],
+    values_file: str | None,
+    max_pods: int,
+    fmt: str,
+) -> None:
+    args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=None)
+    for message in args.notes:
+        note(message)
+    if args.skip:
+        report = advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(args.notes))
+        if fmt == "json":
+            click.echo(advise_mod.render_json(report), nl=False)
+        return
+    if args.version is None or args.nodes is None:
+        raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")
+    flags = user_values(values_file, sets)
+    origins = origins_for(
+        config=config,
+        config_values=args.user,
+        flag_values=flags,
+        values_file=values_file,
+        nodes_flag=nodes is not None,
+        nodes_file=nodes_file,
+        max_pods_flag=ctx.get_parameter_source("max_pods")
+        is not click.core.ParameterSource.DEFAULT,
+    )
+    report = api.advise(
+        args.version,
+        args.nodes,
+        root=root,
+        user={**args.user, **flags},
+        repo=args.repo,
+        max_pods=max_pods,
+        origins=origins,
+    )
+    if fmt == "json":
+        click.echo(advise_mod.render_json(report), nl=False)
+    else:
+        click.echo(advise_mod.render_text(report), nl=False)
+    if not report.passed:
+        ctx.exit(EXIT_CHECK_FAILED)
