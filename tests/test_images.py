@@ -191,7 +191,7 @@ def test_empty_version_bad_role_and_bad_prefix_are_refused() -> None:
     with pytest.raises(InputError, match="no default"):
         prepull_images(" ", "worker", "", ds)
     with pytest.raises(InputError, match="role"):
-        prepull_images("v3.31.3", "etcd", "", ds)
+        prepull_images("v3.31.3", "bogus", "", ds)
     with pytest.raises(InputError, match="trailing slash"):
         prepull_images("v3.31.3", "worker", "reg.example.com/openfuyao", ds)
     with pytest.raises(InputError, match="trailing slash"):
