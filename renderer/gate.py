@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from . import capability, compare, kubeschema, release
+from .bke import context as bke_context
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
 from .parse import K8sObject, parse_stream
-from .render import render_version
+from .render import is_verbatim, render_version, version_nested_keys
 from .report import (
     FAIL,
     LEGACY,
@@ -269,6 +270,11 @@ def update_command(options: CheckOptions) -> str:
     return shlex.join([*parts, "--update-golden"])
 
 
+def context_findings(version: VersionDir) -> list[bke_context.UnreachableKey]:
+    """Keys the version's templates read that no BKE config can set (warnings)."""
+    return bke_context.unreachable_keys(version_nested_keys(version))
+
+
 def _error(stage: str, exc: CalicoRenderError) -> Finding:
     return Finding(stage, f"{stage}-error", "error", exc.message, file=exc.location())
 
@@ -287,12 +293,23 @@ def prepare_version(
     st = result.stages
     try:
         for tf in version.files:
-            compile_file(tf)
+            if not is_verbatim(version, tf):  # applied as is, as the controller does
+                compile_file(tf)
         st["templates"] = PASS
     except CalicoRenderError as exc:
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
+    result.findings.extend(
+        Finding(
+            bke_context.CONTEXT_STAGE,
+            u.rule,
+            u.severity,
+            u.message,
+            file=f"{version.name}/{u.file}",
+        )
+        for u in context_findings(version)
+    )
     shared = Renders(version)
     renders: list[ScenarioRender] = []
     try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import policy, schemas
+from .bke.context import UnreachableKey
 from .capability import CapabilityReport
 from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
 from .rules import Finding, RuleInput, blocking, run_rules
@@ -28,6 +29,8 @@ class ReleaseReport:
     schema: tuple[SchemaFinding, ...]
     kube_versions: tuple[str, ...]
     nodes: int = RULE_NODES
+    #: Keys the templates read that no BKE config can set (warnings, never blocking).
+    context: tuple[UnreachableKey, ...] = ()
 
     @property
     def release_ready(self) -> bool:
@@ -48,6 +51,7 @@ class ReleaseReport:
             }
             for v in self.kube_versions
         }
+        out["context"] = {"findings": [u.to_dict() for u in self.context]}
         out["kube_versions"] = list(self.kube_versions)
         out["release_ready"] = self.release_ready
         schemas.validate_output(schemas.CAPABILITY_REPORT, out)
@@ -61,11 +65,14 @@ def release_rules(report: CapabilityReport) -> list[Finding]:
 
 
 def assess_release(
-    report: CapabilityReport, kube_versions: Sequence[str] | None = None
+    report: CapabilityReport,
+    kube_versions: Sequence[str] | None = None,
+    context: Sequence[UnreachableKey] = (),
 ) -> ReleaseReport:
     """Check a version for release from its capability ``report``: the rules on its
     Typha-on render (3 replicas), and every object of every render the report holds
-    schema-checked once per Kubernetes version.
+    schema-checked once per Kubernetes version. ``context`` findings (see
+    :func:`renderer.gate.context_findings`) are carried into the report.
     """
     validator = SchemaValidator(kube_versions)
     seen: set[tuple[str, str, str, str, str, str]] = set()
@@ -78,4 +85,6 @@ def assess_release(
                 schema.append(f)
     schema.sort(key=schema_sort_key)
     findings = release_rules(report)
-    return ReleaseReport(report, tuple(findings), tuple(schema), validator.kube_versions)
+    return ReleaseReport(
+        report, tuple(findings), tuple(schema), validator.kube_versions, context=tuple(context)
+    )

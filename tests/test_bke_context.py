@@ -219,3 +219,45 @@ def test_nodes_with_split_roles_are_accepted_and_counted(
 
 def test_node_fields_are_plain() -> None:
     assert Node("a", ("etcd",)).dedicated and not Node("a", ("etcd",)).runs_kubelet
+
+
+def test_unreachable_keys_are_the_map_reads_but_node_selector() -> None:
+    found = bc.unreachable_keys({"b.yaml": {"ClusterCidr", "nodeSelector"}, "a.yaml": {"X"}})
+    assert [(u.file, u.key, u.rule, u.severity) for u in found] == [
+        ("a.yaml", "X", "context-unreachable-key", "warning"),
+        ("b.yaml", "ClusterCidr", "context-unreachable-key", "warning"),
+    ]
+
+
+def test_capability_reports_the_unreachable_key(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(
+        capsys, "capability", "--manifests", str(ROOT), "--version", VERSION, "--format", "json"
+    )
+    import json
+
+    data = json.loads(r.out)
+    assert data["context"]["findings"] == [
+        {
+            "rule": "context-unreachable-key",
+            "severity": "warning",
+            "file": "calico.yaml",
+            "key": "ClusterCidr",
+            "message": data["context"]["findings"][0]["message"],
+        }
+    ]
+
+
+def test_check_reports_the_unreachable_key_as_a_context_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    r = run(
+        capsys,
+        *("check", "--manifests", str(ROOT), "--golden", str(tmp_path / "g"), "--format", "json"),
+    )
+    import json
+
+    data = json.loads(r.out)
+    found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "context"]
+    assert [(f["id"], f["severity"], f["file"]) for f in found] == [
+        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml")
+    ]

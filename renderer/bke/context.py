@@ -530,3 +530,50 @@ def from_mapping(
         else:
             params.append(Param(key, _str(value), USER, f"{detail} {key}"))
     return tuple(params), nested
+
+
+# --- what no config can set -------------------------------------------------------------
+
+UNREACHABLE_RULE = "context-unreachable-key"
+CONTEXT_STAGE = "context"
+
+
+@dataclass(frozen=True)
+class UnreachableKey:
+    """A key a template reads that the controller never sets and no config can."""
+
+    file: str
+    key: str
+    message: str
+    rule: str = UNREACHABLE_RULE
+    severity: str = "warning"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "file": self.file,
+            "key": self.key,
+            "message": self.message,
+        }
+
+
+def unreachable_keys(nested: Mapping[str, Iterable[str]]) -> list[UnreachableKey]:
+    """Keys read as maps (``.ClusterCidr.Ipv6``), per file, that production cannot fill:
+    the controller's common parameters are scalars and a config's params are strings (a
+    dotted ``ClusterCidr.Ipv6`` goes to a file named ClusterCidr instead), so the key is
+    missing and Go prints ``<no value>`` wherever the access runs (a string param of
+    that name would make it fail instead)."""
+    out = []
+    for file in sorted(nested):
+        for key in sorted(set(nested[file]) - MAP_PARAMS):
+            out.append(
+                UnreachableKey(
+                    file,
+                    key,
+                    f"{file} reads .{key}.<field>, but the controller never sets {key} and a "
+                    f"config cannot: its params are strings and a dotted {key}.<field> param "
+                    f"only reaches a file named {key}; where it runs, it renders <no value>",
+                )
+            )
+    return out

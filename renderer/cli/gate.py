@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..capability import assess_capability
+from ..gate import context_findings
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
@@ -37,6 +38,9 @@ def format_report(report: ReleaseReport) -> str:
         f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
     )
     lines.extend(f"  {f}" for f in report.rules)
+    if report.context:
+        lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
+        lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
     for v in report.kube_versions:
         found = [f for f in report.schema if f.kube_version == v]
         n = len(errors(found))
@@ -72,7 +76,8 @@ def capability(
     fmt: str,
 ) -> None:
     kube = resolve_kube_versions(kube_versions)
-    report = assess_release(assess_capability(resolve_version(version, root)), kube)
+    vdir = resolve_version(version, root)
+    report = assess_release(assess_capability(vdir), kube, context_findings(vdir))
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
