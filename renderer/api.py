@@ -137,10 +137,10 @@ def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> p
 
 
 def file_contexts(
-    vdir: VersionDir, inputs: bke_context.ContextInputs, typha: Mapping[str, str] | None
+    vdir: VersionDir, inputs: bke_context.ContextInputs, decision: policy.TyphaDecision
 ) -> bke_context.VersionContexts:
     """Each file's context by the controller's rules, validated like a single context."""
-    contexts = bke_context.build(vdir, inputs, typha)
+    contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
             schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
@@ -182,7 +182,7 @@ def render(
     route = plan_route(vdir, nodes, operation)
     if route.refused:
         raise RefusedError(route.message, key="--nodes")
-    contexts = file_contexts(vdir, inputs, route.decision.context())
+    contexts = file_contexts(vdir, inputs, route.decision)
     warnings = [
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
         *contexts.warnings,
@@ -215,10 +215,9 @@ def prepull_images(
     if repo is not None:
         images_mod.check_repo(repo)
     vdir = resolve_version(version, root)
-    off = policy.decide_typha(1).context()
     if inputs is None:
         inputs = default_inputs(user, repo)
-    contexts = file_contexts(vdir, inputs, off)
+    contexts = file_contexts(vdir, inputs, policy.decide_typha(1))
     files = render_version(vdir, {}, contexts.contexts())
     objects = [o.data for o in parse_files((f.name, f.text) for f in files)]
     try:
@@ -371,3 +370,55 @@ def plan(
     )
     texts = {plan_mod.ref_of(o.data).key: text for o, text in rendered[1]}
     return PlanResult(result, texts)
+
+
+# --- what each file receives --------------------------------------------------------------
+
+EXPLAIN_SCHEMA = "explain-context.schema.json"
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """Each file's context for a version and node count, with every value's origin."""
+
+    contexts: bke_context.VersionContexts
+    route: policy.Route
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.route.decision
+        out = {
+            "version": self.contexts.version,
+            "nodes": d.nodes,
+            "operation": self.route.operation,
+            "decision": {**d.context(), "reason": d.reason},
+            "files": self.contexts.to_dict()["files"],
+            "warnings": list(self.warnings),
+        }
+        validate_output(EXPLAIN_SCHEMA, out)
+        return out
+
+
+def explain_context(
+    version: str,
+    nodes: int,
+    *,
+    root: Path | None = None,
+    inputs: bke_context.ContextInputs | None = None,
+    operation: str = "install",
+) -> ExplainResult:
+    """The contexts :func:`render` would render ``version`` with, without rendering."""
+    check_nodes(nodes)
+    check_operation(operation)
+    vdir = resolve_version(version, root)
+    inputs = inputs if inputs is not None else default_inputs()
+    route = plan_route(vdir, nodes, operation)
+    if route.refused:
+        raise RefusedError(route.message, key="--nodes")
+    contexts = file_contexts(vdir, inputs, route.decision)
+    warnings = (
+        *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
+        *contexts.warnings,
+        *route.warnings,
+    )
+    return ExplainResult(contexts, route, warnings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,51 @@ def test_check_reports_the_unreachable_key_as_a_context_warning(
     assert [(f["id"], f["severity"], f["file"]) for f in found] == [
         ("context-unreachable-key", "warning", "v1.0.0/calico.yaml")
     ]
+
+
+def test_explain_context_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_regression: Any
+) -> None:
+    config = write_config(tmp_path, {"calico.calicoMode": "ipip", "ClusterCidr.Ipv6": "fd00::/48"})
+    nodes = write_nodes(tmp_path, ["[master, etcd]", "[node]"])
+    r = run(
+        capsys,
+        *("explain-context", "--manifests", str(ROOT), "--config", str(config)),
+        *("--nodes-file", str(nodes), "--format", "json", "--set", "001-typha.extra=1"),
+    )
+    assert r.code == 0, r.err
+    import json
+
+    data = json.loads(r.out)
+    assert [f["file"] for f in data["files"]] == [
+        "001-typha.yaml",
+        "calico.yaml",
+        "noexecute-rules.yaml",
+    ]
+    calico = data["files"][1]["values"]
+    assert calico["calicoMode"]["source"] == "file-param"
+    assert calico["workerReplicas"] == {
+        "value": "1",
+        "source": "bkenodes",
+        "detail": "BKENodes with role node",
+    }
+    assert data["files"][0]["values"]["extra"]["source"] == "user-file"
+    assert data["files"][2] == {
+        "file": "noexecute-rules.yaml",
+        "base": "noexecute-rules",
+        "verbatim": True,
+        "values": {},
+    }
+    data["warnings"] = [w.replace(str(tmp_path), "TMP") for w in data["warnings"]]
+    data_regression.check(data)
+
+
+def test_explain_context_text_and_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(
+        capsys, "explain-context", "--manifests", str(ROOT), "--version", VERSION, "--nodes", "3"
+    )
+    assert r.code == 0, r.err
+    assert "noexecute-rules.yaml: path contains noexecute, applied verbatim" in r.out
+    assert re.search(r'\n  calicoMode +"vxlan"  \[bkeadm default', r.out)
+    r = run(capsys, "explain-context", "--manifests", str(ROOT), "--version", VERSION)
+    assert r.code == 2 and "--nodes" in r.err and len(r.err.splitlines()) == 1

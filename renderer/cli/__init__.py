@@ -13,7 +13,7 @@ import traceback
 import click
 
 from ..errors import EXIT_BAD_INPUT, CalicoRenderError
-from . import checkcmd, cluster, commands, gate  # noqa: F401  (registers the subcommands)
+from . import checkcmd, cluster, commands, explain, gate  # noqa: F401  (registers the subcommands)
 from .app import cli
 
 
