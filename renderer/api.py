@@ -20,7 +20,7 @@ from . import plan as plan_mod
 from . import policy, schemas
 from .bke import context as bke_context
 from .compile import template_digest
-from .context import build_context, default_context
+from .context import default_context
 from .errors import InputError, RefusedError, TemplateError
 from .kubeschema import SchemaFinding, SchemaValidator, errors
 from .parse import K8sObject, parse_files, parse_stream
@@ -330,6 +330,7 @@ def plan(
     user: Mapping[str, Any] | None = None,
     repo: str | None = None,
     capability: Capability | None = None,
+    inputs: bke_context.ContextInputs | None = None,
 ) -> PlanResult:
     """Render both ends of a transition and order it into gated phases.
 
@@ -344,7 +345,8 @@ def plan(
     source_dir = _resolve_as(from_version, root, "--from-version") if from_version else target_dir
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
-    user = dict(user or {})
+    if inputs is None:
+        inputs = default_inputs(user, repo)
     sides: list[plan_mod.Side] = []
     rendered: list[list[tuple[K8sObject, str]]] = []
     for vdir, count, op in (
@@ -353,8 +355,8 @@ def plan(
     ):
         capable, missing = assess(vdir)
         route = policy.route(count, capable, op, version=vdir.name, missing=missing)
-        context = build_context(user, typha=route.decision.context(), repo=repo)
-        objects = _objects_with_text(render_version(vdir, context))
+        contexts = file_contexts(vdir, inputs, route.decision)
+        objects = _objects_with_text(render_version(vdir, {}, contexts.contexts()))
         rendered.append(objects)
         split = plan_mod.split_objects([o.data for o, _ in objects])
         keys = version_keys(vdir)

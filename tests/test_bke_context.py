@@ -310,3 +310,16 @@ def test_explain_context_text_and_bad_input(capsys: pytest.CaptureFixture[str]) 
     assert re.search(r'\n  calicoMode +"vxlan"  \[bkeadm default', r.out)
     r = run(capsys, "explain-context", "--manifests", str(ROOT), "--version", VERSION)
     assert r.code == 2 and "--nodes" in r.err and len(r.err.splitlines()) == 1
+
+
+def test_plan_takes_set_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(
+        capsys,
+        *("plan", "--manifests", str(ROOT), "--to-version", VERSION, "--nodes", "3"),
+        *("--set", "calico.calicoMode=ipip", "--output-dir", str(tmp_path / "out")),
+    )
+    assert r.code == 0, r.err
+    applied = "".join(p.read_text() for p in sorted((tmp_path / "out").glob("*.apply.yaml")))
+    calico = applied.split("name: calico-context")[1]
+    typha = applied.split("name: typha-context")[1].split("---")[0]
+    assert "mode: ipip" in calico and "mode: no-match" in typha

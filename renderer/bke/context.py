@@ -445,6 +445,16 @@ def overridden_params(params: Iterable[Param]) -> list[str]:
     return out
 
 
+def nested_warnings(nested: Mapping[str, Entry]) -> list[str]:
+    """Map values (from a values file) are something production never passes."""
+    return [
+        f"{key} is a map ({entry.detail}): BKE's controller never passes one (a config's "
+        "params are strings), so this render shows what production cannot render"
+        for key, entry in sorted(nested.items())
+        if key not in MAP_PARAMS
+    ]
+
+
 def without_config(
     *,
     repo: str | None = None,
@@ -464,7 +474,7 @@ def without_config(
         (*defaults, *params),
         repo_entry,
         dict(nested or {}),
-        tuple(overridden_params(params)),
+        (*overridden_params(params), *nested_warnings(nested or {})),
     )
 
 
@@ -504,7 +514,7 @@ def for_config(
         (*own, *params),
         repo_entry,
         dict(nested or {}),
-        tuple(overridden_params((*own, *params))),
+        (*overridden_params((*own, *params)), *nested_warnings(nested or {})),
     )
 
 

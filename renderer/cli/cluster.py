@@ -10,13 +10,12 @@ import click
 
 from .. import api
 from ..bke import context as bke_context
-from ..cluster import resolve_inputs
-from ..context import user_values
+from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
 from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
-from .app import cli, note, warn
+from .app import cli, context_inputs, note, warn
 from .options import format_option, manifests_option, repo_option, set_option, values_option
 
 
@@ -142,8 +141,7 @@ def plan(
         from_version=from_version,
         from_nodes=from_nodes,
         root=root,
-        user=user_values(values_file, sets),
-        repo=repo,
+        inputs=context_inputs(RenderArgs(None, None, repo, {}), repo, values_file, sets),
     )
     data = result.to_dict()
     if output_dir is not None:
