@@ -384,6 +384,21 @@ def _parse_addons(
     return tuple(addons)
 
 
+def _check_service_subnet(
+    value: str, file: str, text: str, index: int, path: list[PathItem]
+) -> None:
+    """The controller derives dnsIP from serviceSubnet and fails when it cannot: so
+    does this, naming the file, line and key."""
+    from .bke.context import dns_ip
+
+    try:
+        dns_ip(value)
+    except InputError as exc:
+        raise InputError(
+            exc.message, file=file, line=locate(text, index, path), key=key_path(path)
+        ) from None
+
+
 def load_config(path: str | Path) -> ClusterConfig:
     """The one BKECluster or BKEConfig of ``path`` (BKENode documents beside it are skipped)."""
     file = str(path)
@@ -418,6 +433,14 @@ def load_config(path: str | Path) -> ClusterConfig:
     cluster = base.get("cluster") or {}
     repo = cluster.get("imageRepo") or {}
     networking = cluster.get("networking") or {}
+    if networking.get("serviceSubnet"):
+        _check_service_subnet(
+            str(networking["serviceSubnet"]),
+            file,
+            text,
+            index,
+            [*base_path, "cluster", "networking", "serviceSubnet"],
+        )
     addons_path = [*base_path, "addons"]
     addons = _parse_addons(
         base.get("addons"), key_path(addons_path), file, text, index, addons_path

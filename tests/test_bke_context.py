@@ -323,3 +323,13 @@ def test_plan_takes_set_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[s
     calico = applied.split("name: calico-context")[1]
     typha = applied.split("name: typha-context")[1].split("---")[0]
     assert "mode: ipip" in calico and "mode: no-match" in typha
+
+
+def test_bad_service_subnet_names_file_line_and_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_config(tmp_path, {})
+    path.write_text(path.read_text().replace("10.100.0.0/16", "10.100.0.0/30"))
+    r = run(capsys, "--manifests", str(ROOT), "--config", str(path), "--nodes", "3")
+    assert r.code == 2 and len(r.err.splitlines()) == 1
+    assert f"{path}:11" in r.err and "spec.clusterConfig.cluster.networking.serviceSubnet" in r.err
