@@ -333,3 +333,23 @@ def test_bad_service_subnet_names_file_line_and_key(
     r = run(capsys, "--manifests", str(ROOT), "--config", str(path), "--nodes", "3")
     assert r.code == 2 and len(r.err.splitlines()) == 1
     assert f"{path}:11" in r.err and "spec.clusterConfig.cluster.networking.serviceSubnet" in r.err
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("a=b, c = d", {"a": "b", "c": "d"}),
+        ("role", {"role": ""}),
+        ('{"x": "y"}', {"x": "y"}),
+        ("", {}),
+    ],
+)
+def test_node_selector_becomes_a_map(raw: str, expected: dict[str, str]) -> None:
+    assert bc.node_selector(raw) == expected
+
+
+def test_node_selector_param_is_a_map_in_the_context(tmp_path: Path) -> None:
+    out = contexts(tmp_path, {"nodeSelector": "zone=a"})
+    assert out.files[0].context["nodeSelector"] == {"zone": "a"}
+    with pytest.raises(InputError):
+        bc.node_selector("=x")

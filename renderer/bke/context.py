@@ -15,13 +15,17 @@ Pure: data in, data out; files are read by the callers.
 from __future__ import annotations
 
 import ipaddress
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..policy import TYPHA_KEYS
 from ..tree import VersionDir
+
+if TYPE_CHECKING:
+    from ..cluster import Addon, ClusterConfig, Node
 
 # --- where a value comes from -----------------------------------------------------------
 
@@ -223,7 +227,7 @@ def image_prefix(repo: Mapping[str, Any]) -> str:
     return f"{image_repo_address(repo)}/{prefix}/" if prefix else ""
 
 
-def _role_count(nodes: Sequence[Any], role: str) -> int:
+def _role_count(nodes: Sequence[Node], role: str) -> int:
     return sum(1 for n in nodes if role in n.roles)
 
 
@@ -232,7 +236,7 @@ def common_params(
     *,
     spec: Mapping[str, Any] | None = None,
     namespace: str | None = None,
-    nodes: Sequence[Any] | None = None,
+    nodes: Sequence[Node] | None = None,
     where: str = "spec",
 ) -> dict[str, Entry]:
     """The controller's common parameters: its defaults, then (with an install config)
@@ -420,6 +424,12 @@ def build(
             files.append(FileContext(name, base, {}, verbatim=True))
             continue
         entries: dict[str, Entry] = dict(per_base[base])
+        for key in MAP_PARAMS & entries.keys():
+            entry = entries[key]
+            if isinstance(entry.value, str):
+                entries[key] = Entry(
+                    node_selector(entry.value, entry.detail), entry.source, entry.detail
+                )
         for key, entry in inputs.nested.items():
             entries.setdefault(key, entry)
         for key, entry in inputs.common.items():
@@ -429,6 +439,29 @@ def build(
         entries["repo"] = inputs.repo
         files.append(FileContext(name, base, dict(sorted(entries.items()))))
     return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
+
+
+def node_selector(raw: str, where: str = "nodeSelector") -> dict[str, str]:
+    """A ``nodeSelector`` param as the controller turns it into a map: a JSON object, or
+    ``k=v,k2=v2`` (a key without ``=`` maps to ""); an empty key is bad input."""
+    raw = raw.strip()
+    if raw.startswith("{"):
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise InputError(f"not a JSON object: {exc}", key=where) from None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise InputError("a JSON nodeSelector maps strings to strings", key=where)
+        return {str(k): v for k, v in value.items()}
+    out: dict[str, str] = {}
+    for pair in raw.split(","):
+        if not pair.strip():
+            continue
+        key, _, value = pair.partition("=")
+        if not key.strip():
+            raise InputError(f"invalid nodeSelector entry {pair.strip()!r}", key=where)
+        out[key.strip()] = value.strip()
+    return out
 
 
 def overridden_params(params: Iterable[Param]) -> list[str]:
@@ -479,9 +512,9 @@ def without_config(
 
 
 def for_config(
-    config: Any,
-    addon: Any,
-    nodes: Sequence[Any] | None,
+    config: ClusterConfig,
+    addon: Addon,
+    nodes: Sequence[Node] | None,
     *,
     repo: str | None = None,
     params: Sequence[Param] = (),
