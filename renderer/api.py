@@ -17,10 +17,11 @@ from typing import Any
 
 from . import images as images_mod
 from . import plan as plan_mod
-from . import policy
+from . import policy, schemas
+from .bke import context as bke_context
 from .calico import advise as advise_mod
 from .compile import template_digest
-from .context import build_context, schema_defaults
+from .context import default_context
 from .errors import InputError, RefusedError, TemplateError
 from .kubeschema import SchemaFinding, SchemaValidator, errors
 from .parse import K8sObject, parse_files, parse_stream
@@ -39,6 +40,8 @@ class RenderResult:
     context: dict[str, Any]
     route: policy.Route
     warnings: list[str] = field(default_factory=list)
+    #: Each file's context and where its values came from (None: one context for all).
+    contexts: bke_context.VersionContexts | None = None
 
     @property
     def decision(self) -> policy.TyphaDecision:
@@ -134,6 +137,26 @@ def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> p
     return policy.route(nodes, capable, operation, version=version.name, missing=missing)
 
 
+def file_contexts(
+    vdir: VersionDir, inputs: bke_context.ContextInputs, decision: policy.TyphaDecision
+) -> bke_context.VersionContexts:
+    """Each file's context by the controller's rules, validated like a single context."""
+    contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
+    for f in contexts.files:
+        if not f.verbatim:
+            schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
+    return contexts
+
+
+def default_inputs(
+    user: Mapping[str, Any] | None = None, repo: str | None = None
+) -> bke_context.ContextInputs:
+    """The context's sources without a config: ``user`` values are addon params (maps
+    are nested values), after the controller's defaults and bkeadm's calico params."""
+    params, nested = bke_context.from_mapping(dict(user or {}))
+    return bke_context.without_config(repo=repo, params=params, nested=nested)
+
+
 def render(
     version: str,
     nodes: int,
@@ -142,24 +165,34 @@ def render(
     user: Mapping[str, Any] | None = None,
     repo: str | None = None,
     operation: str = "install",
+    inputs: bke_context.ContextInputs | None = None,
 ) -> RenderResult:
-    """Resolve, route, build the context and render a Calico version for ``nodes``.
+    """Resolve, route, build each file's context and render a Calico version for ``nodes``.
 
-    Raises RefusedError when a first install above 50 nodes targets a version that is
-    not Typha-capable; nothing is rendered then. A bad ``nodes`` or ``operation`` is an
-    InputError (key ``--nodes``/``--operation``).
+    ``inputs`` are the context's sources (a config's, see
+    :func:`renderer.bke.context.for_config`); without them :func:`default_inputs` of
+    ``user`` and ``repo``. Raises RefusedError when a first install above 50 nodes
+    targets a version that is not Typha-capable; nothing is rendered then. A bad
+    ``nodes`` or ``operation`` is an InputError (key ``--nodes``/``--operation``).
     """
     check_nodes(nodes)
     check_operation(operation)
     vdir = resolve_version(version, root)
-    user = dict(user or {})
+    if inputs is None:
+        inputs = default_inputs(user, repo)
     route = plan_route(vdir, nodes, operation)
     if route.refused:
         raise RefusedError(route.message, key="--nodes")
-    warnings = [*policy.overridden_keys(user, route.decision), *route.warnings]
-    context = build_context(user, typha=route.decision.context(), repo=repo)
-    files = render_version(vdir, context)
-    return RenderResult(vdir, files, context, route, warnings)
+    contexts = file_contexts(vdir, inputs, route.decision)
+    warnings = [
+        *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
+        *contexts.warnings,
+        *route.warnings,
+    ]
+    files = render_version(vdir, {}, contexts.contexts())
+    rendered = [f.context for f in contexts.files if not f.verbatim]
+    context = rendered[0] if rendered else {}
+    return RenderResult(vdir, files, context, route, warnings, contexts)
 
 
 def prepull_images(
@@ -169,6 +202,7 @@ def prepull_images(
     repo: str | None = None,
     user: Mapping[str, Any] | None = None,
     role: str = "worker",
+    inputs: bke_context.ContextInputs | None = None,
 ) -> images_mod.ImageList:
     """What every node pre-pulls for Calico ``version``, read from what it renders.
 
@@ -182,12 +216,13 @@ def prepull_images(
     if repo is not None:
         images_mod.check_repo(repo)
     vdir = resolve_version(version, root)
-    off = policy.decide_typha(1).context()
-    context = build_context(dict(user or {}), typha=off, repo=repo)
-    files = render_version(vdir, context)
+    if inputs is None:
+        inputs = default_inputs(user, repo)
+    contexts = file_contexts(vdir, inputs, policy.decide_typha(1))
+    files = render_version(vdir, {}, contexts.contexts())
     objects = [o.data for o in parse_files((f.name, f.text) for f in files)]
     try:
-        return images_mod.prepull_images(vdir.name, role, context["repo"], objects)
+        return images_mod.prepull_images(vdir.name, role, str(inputs.repo.value), objects)
     except InputError as exc:
         raise InputError(exc.message, file=exc.file or str(vdir.path), key=exc.key) from None
 
@@ -296,6 +331,7 @@ def plan(
     user: Mapping[str, Any] | None = None,
     repo: str | None = None,
     capability: Capability | None = None,
+    inputs: bke_context.ContextInputs | None = None,
 ) -> PlanResult:
     """Render both ends of a transition and order it into gated phases.
 
@@ -310,7 +346,8 @@ def plan(
     source_dir = _resolve_as(from_version, root, "--from-version") if from_version else target_dir
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
-    user = dict(user or {})
+    if inputs is None:
+        inputs = default_inputs(user, repo)
     sides: list[plan_mod.Side] = []
     rendered: list[list[tuple[K8sObject, str]]] = []
     for vdir, count, op in (
@@ -319,8 +356,8 @@ def plan(
     ):
         capable, missing = assess(vdir)
         route = policy.route(count, capable, op, version=vdir.name, missing=missing)
-        context = build_context(user, typha=route.decision.context(), repo=repo)
-        objects = _objects_with_text(render_version(vdir, context))
+        contexts = file_contexts(vdir, inputs, route.decision)
+        objects = _objects_with_text(render_version(vdir, {}, contexts.contexts()))
         rendered.append(objects)
         split = plan_mod.split_objects([o.data for o, _ in objects])
         keys = version_keys(vdir)
@@ -332,7 +369,7 @@ def plan(
         [o for o, _ in rendered[1]], "DaemonSet", name
     )
     result = plan_mod.make_plan(
-        source, target, node_template_changed=changed, defaults=schema_defaults()
+        source, target, node_template_changed=changed, defaults=default_context()
     )
     texts = {plan_mod.ref_of(o.data).key: text for o, text in rendered[1]}
     return PlanResult(result, texts)
@@ -399,3 +436,55 @@ def advise(
         findings,
         [*notes, *inputs.notes],
     )
+
+
+# --- what each file receives --------------------------------------------------------------
+
+EXPLAIN_SCHEMA = "explain-context.schema.json"
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """Each file's context for a version and node count, with every value's origin."""
+
+    contexts: bke_context.VersionContexts
+    route: policy.Route
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.route.decision
+        out = {
+            "version": self.contexts.version,
+            "nodes": d.nodes,
+            "operation": self.route.operation,
+            "decision": {**d.context(), "reason": d.reason},
+            "files": self.contexts.to_dict()["files"],
+            "warnings": list(self.warnings),
+        }
+        validate_output(EXPLAIN_SCHEMA, out)
+        return out
+
+
+def explain_context(
+    version: str,
+    nodes: int,
+    *,
+    root: Path | None = None,
+    inputs: bke_context.ContextInputs | None = None,
+    operation: str = "install",
+) -> ExplainResult:
+    """The contexts :func:`render` would render ``version`` with, without rendering."""
+    check_nodes(nodes)
+    check_operation(operation)
+    vdir = resolve_version(version, root)
+    inputs = inputs if inputs is not None else default_inputs()
+    route = plan_route(vdir, nodes, operation)
+    if route.refused:
+        raise RefusedError(route.message, key="--nodes")
+    contexts = file_contexts(vdir, inputs, route.decision)
+    warnings = (
+        *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
+        *contexts.warnings,
+        *route.warnings,
+    )
+    return ExplainResult(contexts, route, warnings)

@@ -34,6 +34,17 @@ CALICO = "calico"
 
 PathItem = str | int
 
+#: Roles of today's BKENodes; a node with one of them joins the cluster as a kubelet.
+CLASSIC_ROLES = ("master", "node", "master/node")
+#: Seed 001's split control plane: components of their own, on nodes of their own.
+CONTROL_PLANE_ROLES = ("apiserver", "controller-manager", "scheduler")
+ETCD_ROLES = ("etcd", "etcd-event", "etcd-pod")
+ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES, *ETCD_ROLES)
+#: Roles that need a kubelet on the node: BKE runs the control plane as static pods,
+#: so a split apiserver/controller-manager/scheduler node runs one (and calico-node);
+#: etcd alone may run outside Kubernetes, with no kubelet and no calico-node.
+KUBELET_ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES)
+
 
 @dataclass(frozen=True)
 class ImageRepo:
@@ -43,13 +54,13 @@ class ImageRepo:
     prefix: str = ""
 
     def third_party_prefix(self) -> str:
-        """``<address>/<prefix>/`` when a prefix is set, else "" (the manifests' default)."""
-        address = self.domain or self.ip
-        if not self.prefix or not address:
-            return ""
-        if self.port:
-            address = f"{address}:{self.port}"
-        return f"{address}/{self.prefix.strip('/')}/"
+        """``<address>/<prefix>/`` when a prefix is set, else "" (the manifests' default),
+        exactly as the controller joins it (see :func:`renderer.bke.context.image_prefix`)."""
+        from .bke.context import image_prefix
+
+        return image_prefix(
+            {"domain": self.domain, "ip": self.ip, "port": self.port, "prefix": self.prefix}
+        )
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,12 @@ class ClusterConfig:
     pod_subnet: str = ""
     kubernetes_version: str = ""
     namespace: str = ""
+    #: The install config (``cluster``, ``addons``, ``customExtra``) and the object's
+    #: ``spec``, shape-checked, for the controller's common parameters
+    #: (:mod:`renderer.bke.context`); ``config_path`` is where the install config sits.
+    install: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    spec: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    config_path: str = "spec"
 
     def calico(self) -> Addon | None:
         """The Calico addon, None when there is none; see :func:`calico_addon`."""
@@ -122,6 +139,16 @@ class Node:
     def is_worker(self) -> bool:
         return "node" in self.roles or "master/node" in self.roles
 
+    @property
+    def runs_kubelet(self) -> bool:
+        """Whether the node joins as a kubelet (so runs calico-node), see :data:`KUBELET_ROLES`."""
+        return any(role in KUBELET_ROLES for role in self.roles)
+
+    @property
+    def dedicated(self) -> bool:
+        """A split control-plane or etcd node (seed 001) without ``master``/``node`` roles."""
+        return not any(role in CLASSIC_ROLES for role in self.roles)
+
 
 @dataclass(frozen=True)
 class NodeInventory:
@@ -139,6 +166,12 @@ class NodeInventory:
     @property
     def workers(self) -> int:
         return sum(1 for n in self.nodes if n.is_worker)
+
+    @property
+    def dedicated(self) -> int:
+        """Split control-plane/etcd nodes without ``master``/``node``: they may run no
+        calico-node, yet the controller counts them for Typha like every BKENode."""
+        return sum(1 for n in self.nodes if n.dedicated)
 
     @property
     def clusters(self) -> dict[str, int]:
@@ -306,7 +339,9 @@ def _check_params(addon: Addon, file: str, text: str, index: int, path: list[Pat
     """Calico params as the render context will take them, checked here so a bad value
     names the file, its line and its key instead of failing later as "render context"."""
     for key, value in addon.params.items():
-        check = None if key in OVERRIDDEN_PARAMS else _param_validator(key)
+        # ``F.K`` reaches file F as key K (the controller's rule): check it as K.
+        name = key.split(".")[1] if "." in key else key
+        check = None if name in OVERRIDDEN_PARAMS else _param_validator(name)
         if check is None:
             continue
         errors = list(check.iter_errors(value))
@@ -349,6 +384,21 @@ def _parse_addons(
     return tuple(addons)
 
 
+def _check_service_subnet(
+    value: str, file: str, text: str, index: int, path: list[PathItem]
+) -> None:
+    """The controller derives dnsIP from serviceSubnet and fails when it cannot: so
+    does this, naming the file, line and key."""
+    from .bke.context import dns_ip
+
+    try:
+        dns_ip(value)
+    except InputError as exc:
+        raise InputError(
+            exc.message, file=file, line=locate(text, index, path), key=key_path(path)
+        ) from None
+
+
 def load_config(path: str | Path) -> ClusterConfig:
     """The one BKECluster or BKEConfig of ``path`` (BKENode documents beside it are skipped)."""
     file = str(path)
@@ -383,6 +433,14 @@ def load_config(path: str | Path) -> ClusterConfig:
     cluster = base.get("cluster") or {}
     repo = cluster.get("imageRepo") or {}
     networking = cluster.get("networking") or {}
+    if networking.get("serviceSubnet"):
+        _check_service_subnet(
+            str(networking["serviceSubnet"]),
+            file,
+            text,
+            index,
+            [*base_path, "cluster", "networking", "serviceSubnet"],
+        )
     addons_path = [*base_path, "addons"]
     addons = _parse_addons(
         base.get("addons"), key_path(addons_path), file, text, index, addons_path
@@ -402,6 +460,9 @@ def load_config(path: str | Path) -> ClusterConfig:
         pod_subnet=_scalar(networking.get("podSubnet")),
         kubernetes_version=_scalar(cluster.get("kubernetesVersion")),
         namespace=_scalar(meta.get("namespace")),
+        install=base,
+        spec=spec,
+        config_path=key_path(base_path),
     )
 
 
@@ -479,6 +540,8 @@ class ClusterInputs:
     notes: tuple[str, ...]
     user: dict[str, str]
     repo: str
+    #: The BKENodes of the cluster (None: no nodes file), for the common parameters.
+    inventory: NodeInventory | None = None
 
     @property
     def has_calico(self) -> bool:
@@ -527,7 +590,7 @@ def resolve_inputs(
     count = nodes if nodes is not None else (inventory.count if inventory else None)
     if addon is None:
         notes.append(f"{config.file}: no addon named calico: no Calico images, no Typha parameters")
-        return ClusterInputs(config, None, None, count, tuple(notes), {}, repo or "")
+        return ClusterInputs(config, None, None, count, tuple(notes), {}, repo or "", inventory)
     vdir = None
     if check_version:
         vdir = require_version(addon.version, root, file=config.file, key=f"{addon.where}.version")
@@ -539,6 +602,7 @@ def resolve_inputs(
         tuple(notes),
         config.user_values(addon),
         repo if repo is not None else config.repo,
+        inventory,
     )
 
 
@@ -555,6 +619,10 @@ class RenderArgs:
     user: dict[str, str]
     notes: tuple[str, ...] = ()
     skip: bool = False
+    #: The config's inputs (None: no --config); the context is built from them.
+    cluster: ClusterInputs | None = None
+    #: The BKENodes given (with or without a config), for the decision line.
+    inventory: NodeInventory | None = None
 
 
 def render_args(
@@ -568,12 +636,23 @@ def render_args(
 ) -> RenderArgs:
     """Merge ``--config``/``--nodes-file`` with ``--version``/``--nodes``/``--repo``."""
     if config is None:
-        if nodes is None and nodes_file is not None:
-            nodes = load_nodes(nodes_file).single_cluster().count
-        return RenderArgs(version, nodes, repo, {})
+        inventory = None
+        if nodes_file is not None:
+            inventory = load_nodes(nodes_file).single_cluster()
+            if nodes is None:
+                nodes = inventory.count
+        return RenderArgs(version, nodes, repo, {}, inventory=inventory)
     if version is not None:
         raise InputError("give --version or --config, not both", key="--config")
     inputs = resolve_inputs(config, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo)
     if inputs.addon is None or inputs.version is None:
         return RenderArgs(None, inputs.nodes, inputs.repo, {}, inputs.notes, skip=True)
-    return RenderArgs(inputs.version.name, inputs.nodes, inputs.repo, inputs.user, inputs.notes)
+    return RenderArgs(
+        inputs.version.name,
+        inputs.nodes,
+        inputs.repo,
+        inputs.user,
+        inputs.notes,
+        cluster=inputs,
+        inventory=inputs.inventory,
+    )

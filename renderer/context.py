@@ -1,7 +1,9 @@
 """Build the render context from defaults, a values file, ``--set`` and ``--repo``.
 
-The context is validated against ``schemas/render-context.schema.json`` before
-rendering, so a bad value stops with exit 2 naming the key, not deep inside a template.
+The defaults are those of a render without a config (:func:`default_context`: BKE's
+controller defaults plus bkeadm's calico params, see :mod:`renderer.bke.context`). The
+context is validated against ``schemas/render-context.schema.json`` before rendering,
+so a bad value stops with exit 2 naming the key, not deep inside a template.
 """
 
 from __future__ import annotations
@@ -17,10 +19,15 @@ from .policy import TYPHA_KEYS
 from .yamlio import load_mapping_file, locate, read_text
 
 
-def schema_defaults() -> dict[str, Any]:
-    """The ``default`` of every top-level property of the render-context schema."""
-    props = schemas.load_schema(schemas.RENDER_CONTEXT)["properties"]
-    return {k: v["default"] for k, v in props.items() if "default" in v}
+def default_context() -> dict[str, Any]:
+    """The context of a render without a config and without user values (Typha keys
+    excluded: the policy sets them)."""
+    from .bke import context as bke
+
+    ctx: dict[str, Any] = {k: e.value for k, e in bke.controller_defaults().items()}
+    ctx.update((k, v) for k, v in bke.BKEADM_CALICO_PARAMS if k not in TYPHA_KEYS)
+    ctx["repo"] = ""
+    return dict(sorted(ctx.items()))
 
 
 def parse_set(item: str) -> tuple[list[str], str]:
@@ -86,7 +93,7 @@ def build_context(
     defaults: bool = True,
 ) -> dict[str, Any]:
     """Layer defaults < user values < ``repo`` < Typha policy, then validate."""
-    ctx: dict[str, Any] = schema_defaults() if defaults else {}
+    ctx: dict[str, Any] = default_context() if defaults else {}
     ctx.update(copy.deepcopy(dict(user)))
     if repo is not None:
         ctx["repo"] = repo
@@ -94,3 +101,38 @@ def build_context(
         ctx.update(typha)
     schemas.check(schemas.RENDER_CONTEXT, ctx, file="render context")
     return ctx
+
+
+def user_params(
+    values_file: str | Path | None = None, sets: Iterable[str] = ()
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``--values`` and ``--set`` as addon params (a key ``F.K`` is per file, as the
+    controller treats a config's params), plus the map values of the values file, which
+    go to every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs
+    one, and no config param can give it). Returns (params, nested entries)."""
+    from .bke import context as bke
+
+    params: list[bke.Param] = []
+    nested: dict[str, bke.Entry] = {}
+    if values_file is not None:
+        values = load_mapping_file(values_file)
+        check_values_file(values, str(values_file))
+        for key, value in values.items():
+            if isinstance(value, Mapping | list):
+                nested[key] = bke.Entry(copy.deepcopy(value), bke.USER, f"--values {values_file}")
+            else:
+                params.append(bke.Param(key, _param_str(value), bke.USER, f"--values {key}"))
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"expected KEY=VALUE, got {item!r}", key="--set")
+        params.append(bke.Param(key, value, bke.USER, f"--set {key}"))
+    return tuple(params), nested
+
+
+def _param_str(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from . import capability, compare, kubeschema, release
+from .bke import context as bke_context
 from .calico import fidelity
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
 from .parse import K8sObject, parse_stream
 from .policy import TYPHA_KEYS
-from .render import render_version, version_keys
+from .render import is_verbatim, render_version, version_keys, version_nested_keys
 from .report import (
     FAIL,
     LEGACY,
@@ -317,6 +318,11 @@ def _fidelity(result: VersionResult, shared: Renders, capable: bool, options: Ch
     result.stages[fidelity.STAGE] = found.status
 
 
+def context_findings(version: VersionDir) -> list[bke_context.UnreachableKey]:
+    """Keys the version's templates read that no BKE config can set (warnings)."""
+    return bke_context.unreachable_keys(version_nested_keys(version))
+
+
 def _error(stage: str, exc: CalicoRenderError) -> Finding:
     return Finding(stage, f"{stage}-error", "error", exc.message, file=exc.location())
 
@@ -337,12 +343,23 @@ def prepare_version(
         st[fidelity.STAGE] = SKIP
     try:
         for tf in version.files:
-            compile_file(tf)
+            if not is_verbatim(version, tf):  # applied as is, as the controller does
+                compile_file(tf)
         st["templates"] = PASS
     except CalicoRenderError as exc:
         st["templates"] = FAIL
         result.findings.append(_error("templates", exc))
         return result, []
+    result.findings.extend(
+        Finding(
+            bke_context.CONTEXT_STAGE,
+            u.rule,
+            u.severity,
+            u.message,
+            file=f"{version.name}/{u.file}",
+        )
+        for u in context_findings(version)
+    )
     shared = Renders(version)
     renders: list[ScenarioRender] = []
     try:

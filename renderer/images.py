@@ -10,8 +10,12 @@ from a pattern: BKE's templates choose the registry themselves (``{{ if .repo }}
 }}{{ else }}<default-registry>/{{ end }}calico/cni:...``), and the node must pull exactly
 what the DaemonSet will run. Rendering is the caller's job (:func:`renderer.api.prepull_images`).
 
-So the list is the same for every role: the role is accepted (the installer asks per
-node role) and echoed in the output, and the output says it does not change the list.
+So the list is the same for every role whose node runs a kubelet (``master``,
+``worker``, and the BKENode roles ``node``, ``master/node`` and seed 001's ``apiserver``,
+``controller-manager``, ``scheduler``: BKE runs the control plane as static pods, so those
+nodes join with a kubelet and calico-node runs there). A dedicated etcd node (``etcd``,
+``etcd-event``, ``etcd-pod`` alone) may run no kubelet, hence no calico-node: its list is
+empty, with a note. A node with several roles pulls what its kubelet role needs.
 """
 
 from __future__ import annotations
@@ -24,12 +28,28 @@ from typing import Any
 from .errors import InputError
 from .objects import as_list, dig
 
-ROLES = ("master", "worker")
+#: Roles that run a kubelet (so calico-node) and those that may not (etcd only).
+KUBELET_ROLES = (
+    "master",
+    "worker",
+    "node",
+    "master/node",
+    "apiserver",
+    "controller-manager",
+    "scheduler",
+)
+ETCD_ONLY_ROLES = ("etcd", "etcd-event", "etcd-pod")
+ROLES = (*KUBELET_ROLES, *ETCD_ONLY_ROLES)
 PREPULLED = ("cni", "node")
 IMAGES_SCHEMA = "images.schema.json"
 SAME_FOR_EVERY_ROLE = (
-    "master and worker nodes pre-pull the same Calico images (calico/cni, calico/node); "
-    "Typha and kube-controllers are pulled where they are scheduled"
+    "every node with a kubelet (master, worker, split control-plane) pre-pulls the same "
+    "Calico images (calico/cni, calico/node); Typha and kube-controllers are pulled where "
+    "they are scheduled"
+)
+NO_KUBELET = (
+    "a dedicated etcd node ({role}) may run no kubelet, hence no calico-node: no Calico "
+    "images are pre-pulled; a node that also has a kubelet role pulls that role's list"
 )
 NODE_DAEMONSET = "calico-node"
 _REPO = re.compile(r"^$|^[^\s]*/$")
@@ -137,6 +157,8 @@ def prepull_images(
         return no_calico(role, repo)
     check_role(role)
     check_repo(repo)
+    if role in ETCD_ONLY_ROLES:
+        return ImageList(version, role, repo, (), NO_KUBELET.format(role=role))
     if not version.strip():
         raise InputError("the Calico version is empty; no default is guessed", key="version")
     images = node_images(objects)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import policy, schemas
+from .bke.context import UnreachableKey
 from .calico.fidelity import FidelityResult
 from .capability import CapabilityReport
 from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
@@ -31,6 +32,8 @@ class ReleaseReport:
     nodes: int = RULE_NODES
     #: The comparison with upstream (``--upstream``); its errors block the release.
     fidelity: FidelityResult | None = None
+    #: Keys the templates read that no BKE config can set (warnings, never blocking).
+    context: tuple[UnreachableKey, ...] = ()
 
     @property
     def release_ready(self) -> bool:
@@ -57,6 +60,7 @@ class ReleaseReport:
             }
             for v in self.kube_versions
         }
+        out["context"] = {"findings": [u.to_dict() for u in self.context]}
         out["kube_versions"] = list(self.kube_versions)
         if self.fidelity is not None:
             out["fidelity"] = self.fidelity.to_dict(findings=True)
@@ -72,11 +76,14 @@ def release_rules(report: CapabilityReport) -> list[Finding]:
 
 
 def assess_release(
-    report: CapabilityReport, kube_versions: Sequence[str] | None = None
+    report: CapabilityReport,
+    kube_versions: Sequence[str] | None = None,
+    context: Sequence[UnreachableKey] = (),
 ) -> ReleaseReport:
     """Check a version for release from its capability ``report``: the rules on its
     Typha-on render (3 replicas), and every object of every render the report holds
-    schema-checked once per Kubernetes version.
+    schema-checked once per Kubernetes version. ``context`` findings (see
+    :func:`renderer.gate.context_findings`) are carried into the report.
     """
     validator = SchemaValidator(kube_versions)
     seen: set[tuple[str, str, str, str, str, str]] = set()
@@ -89,4 +96,6 @@ def assess_release(
                 schema.append(f)
     schema.sort(key=schema_sort_key)
     findings = release_rules(report)
-    return ReleaseReport(report, tuple(findings), tuple(schema), validator.kube_versions)
+    return ReleaseReport(
+        report, tuple(findings), tuple(schema), validator.kube_versions, context=tuple(context)
+    )

@@ -1,6 +1,8 @@
 """Stage 3, render: a version directory and a context to rendered files.
 
-Files render one by one in name order, as BKE's controller does.
+Files render one by one in name order, as BKE's controller does, each with one context
+(the same for all, or the file's own, as the controller builds them); a file whose path
+contains ``noexecute`` is passed through verbatim, as the controller applies it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .compile import compile_file
-from .tree import VersionDir
+from .tree import TemplateFile, VersionDir
+from .yamlio import read_text
 
 
 @dataclass(frozen=True)
@@ -27,20 +30,52 @@ class RenderedFile:
         )
 
 
-def render_version(version: VersionDir, context: Mapping[str, Any]) -> list[RenderedFile]:
-    """Render every template of ``version`` with ``context``."""
-    return [
-        RenderedFile(f"{version.name}/{tf.name}", compile_file(tf).render(context))
-        for tf in version.files
-    ]
+#: The controller applies a file whose path contains this verbatim, never rendering it.
+VERBATIM_MARK = "noexecute"
+
+
+def is_verbatim(version: VersionDir, template: TemplateFile) -> bool:
+    """Whether the controller applies ``template`` as is (its path names ``noexecute``)."""
+    return VERBATIM_MARK in f"{version.name}/{template.name}"
+
+
+def render_version(
+    version: VersionDir,
+    context: Mapping[str, Any],
+    contexts: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[RenderedFile]:
+    """Render every template of ``version`` with ``context``, or with its own context
+    from ``contexts`` (by file name) when given; verbatim files are read, not rendered."""
+    out = []
+    for tf in version.files:
+        name = f"{version.name}/{tf.name}"
+        if is_verbatim(version, tf):
+            out.append(RenderedFile(name, read_text(tf.path)))
+            continue
+        ctx = contexts[tf.name] if contexts is not None else context
+        out.append(RenderedFile(name, compile_file(tf).render(ctx)))
+    return out
 
 
 def version_keys(version: VersionDir) -> frozenset[str]:
-    """The context keys the templates of ``version`` read."""
+    """The context keys the templates of ``version`` read (verbatim files read none)."""
     keys: set[str] = set()
     for tf in version.files:
-        keys |= compile_file(tf).keys
+        if not is_verbatim(version, tf):
+            keys |= compile_file(tf).keys
     return frozenset(keys)
+
+
+def version_nested_keys(version: VersionDir) -> dict[str, frozenset[str]]:
+    """Per file, the keys its template reads with a further field (``.A.B``)."""
+    out: dict[str, frozenset[str]] = {}
+    for tf in version.files:
+        if is_verbatim(version, tf):
+            continue
+        nested: frozenset[str] = getattr(compile_file(tf), "nested_keys", frozenset())
+        if nested:
+            out[tf.name] = frozenset(nested)
+    return out
 
 
 def join_stream(files: list[RenderedFile]) -> str:

@@ -10,14 +10,16 @@ from renderer.context import build_context, parse_set, user_values
 from renderer.errors import InputError
 
 
-def test_defaults_come_from_the_schema() -> None:
+def test_defaults_are_the_controllers_plus_bkeadms_calico_params() -> None:
     ctx = build_context({})
-    assert ctx == {
-        "repo": "",
-        "calicoMode": "vxlan",
-        "ipModVersion": "ipv4",
-        "podSubnet": "10.244.0.0/16",
-    }
+    assert ctx["repo"] == ""
+    assert ctx["podSubnet"] == "10.250.0.0/16"  # the controller's, not 10.244.0.0/16
+    assert ctx["serviceSubnet"] == "10.96.0.0/16" and ctx["dnsIP"] == "10.96.0.10"
+    assert ctx["apiServerSrcPort"] == 6443 and ctx["replicas"] == 1
+    # bkeadm's default config; the controller itself has no calicoMode default
+    assert ctx["calicoMode"] == "vxlan"
+    assert ctx["ipAutoDetectionMethod"] == "skip-interface=nerdctl*"
+    assert "allowTypha" not in ctx and "typhaReplicas" not in ctx
 
 
 def test_layering_user_then_repo_then_policy() -> None:

@@ -191,7 +191,7 @@ def test_empty_version_bad_role_and_bad_prefix_are_refused() -> None:
     with pytest.raises(InputError, match="no default"):
         prepull_images(" ", "worker", "", ds)
     with pytest.raises(InputError, match="role"):
-        prepull_images("v3.31.3", "etcd", "", ds)
+        prepull_images("v3.31.3", "bogus", "", ds)
     with pytest.raises(InputError, match="trailing slash"):
         prepull_images("v3.31.3", "worker", "reg.example.com/openfuyao", ds)
     with pytest.raises(InputError, match="trailing slash"):
@@ -309,3 +309,14 @@ def test_cli_images_config_version_stays_exact(
     assert r.code == 2 and r.out == ""
     assert "exactly a directory" in r.err and "as a path" in r.err
     assert "available: v9.0.0, v9.1.0" in r.err and str(path) in r.err
+
+
+@pytest.mark.parametrize("role", ["etcd", "etcd-event", "etcd-pod"])
+def test_dedicated_etcd_roles_pull_nothing(role: str) -> None:
+    result = api.prepull_images("v3.31.3", role=role)
+    assert result.images == () and result.role == role and "no kubelet" in result.note
+
+
+@pytest.mark.parametrize("role", ["node", "master/node", "apiserver", "controller-manager"])
+def test_roles_with_a_kubelet_pull_what_workers_pull(role: str) -> None:
+    assert api.prepull_images("v3.31.3", role=role).images == api.prepull_images("v3.31.3").images

@@ -13,7 +13,15 @@ import traceback
 import click
 
 from ..errors import EXIT_BAD_INPUT, CalicoRenderError
-from . import advise, checkcmd, cluster, commands, gate, importcmd  # noqa: F401  (registers the subcommands)
+from . import (  # noqa: F401  (registers the subcommands)
+    advise,
+    checkcmd,
+    cluster,
+    commands,
+    explain,
+    gate,
+    importcmd,
+)
 from .app import cli
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from .. import __version__, api
+from ..bke import context as bke_context
 from ..calico import advise as advise_mod
-from ..cluster import render_args
-from ..context import user_values
+from ..cluster import NodeInventory, RenderArgs, render_args
+from ..context import user_params, user_values
 from ..errors import EXIT_CHECK_FAILED
 from ..fsutil import write_tree
 from ..kubeschema import resolve_kube_versions
@@ -62,6 +63,32 @@ def warn(message: str) -> None:
 
 def note(message: str) -> None:
     click.echo(f"calico-render: {message}", err=True)
+
+
+def context_inputs(
+    args: RenderArgs, repo: str | None, values_file: str | None, sets: tuple[str, ...]
+) -> bke_context.ContextInputs:
+    """The context's sources: the config's (``--repo`` wins over its imageRepo) or the
+    defaults, then ``--values``/``--set`` as addon params."""
+    params, nested = user_params(values_file, sets)
+    cluster = args.cluster
+    if cluster is None or cluster.addon is None:
+        return bke_context.without_config(repo=repo, params=params, nested=nested)
+    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+    return bke_context.for_config(
+        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+    )
+
+
+def dedicated_note(inventory: NodeInventory | None) -> str:
+    """Part of the decision line: BKENodes that may run no calico-node yet count."""
+    if inventory is None or not inventory.dedicated:
+        return ""
+    return (
+        f"; {inventory.dedicated} of {inventory.count} BKENodes are dedicated etcd/"
+        "control-plane nodes without the node/master roles (they may run no calico-node; "
+        "the controller counts every BKENode)"
+    )
 
 
 @click.group(
@@ -148,7 +175,7 @@ def cli(
         note(message)
     if args.skip:
         return
-    version, nodes, repo = args.version, args.nodes, args.repo
+    version, nodes = args.version, args.nodes
     if version is None or nodes is None:
         if version is None and nodes is None and not sets and values_file is None:
             click.echo(ctx.get_help())
@@ -162,9 +189,8 @@ def cli(
         version,
         nodes,
         root=root,
-        user={**args.user, **flags},
-        repo=repo,
         operation=operation,
+        inputs=context_inputs(args, repo, values_file, sets),
     )
     for message in result.warnings:
         warn(message)
@@ -172,6 +198,7 @@ def cli(
     note(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
+        + dedicated_note(args.inventory)
     )
     if config is not None:  # a real cluster's numbers: say which limits it meets
         origins = origins_for(

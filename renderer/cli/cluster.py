@@ -9,13 +9,13 @@ from typing import Any
 import click
 
 from .. import api
-from ..cluster import resolve_inputs
-from ..context import user_values
+from ..bke import context as bke_context
+from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
 from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
-from .app import cli, note, warn
+from .app import cli, context_inputs, note, warn
 from .options import format_option, manifests_option, repo_option, set_option, values_option
 
 
@@ -46,7 +46,8 @@ def _echo_json(data: Any) -> None:
     type=click.Choice(ROLES),
     default="worker",
     show_default=True,
-    help="Node role, echoed in the output; both roles pre-pull the same images.",
+    help="Node role (or a BKENode role): every role with a kubelet pre-pulls the same "
+    "images; a dedicated etcd node (etcd, etcd-event, etcd-pod) may run none and pulls none.",
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
@@ -66,8 +67,11 @@ def images(
         if inputs.version is None:
             result = no_calico(role, inputs.repo)
         else:
+            assert inputs.addon is not None
+            nodes = inputs.inventory.nodes if inputs.inventory is not None else None
+            context = bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
             result = api.prepull_images(
-                inputs.version.name, root=root, repo=inputs.repo, user=inputs.user, role=role
+                inputs.version.name, root=root, repo=repo, role=role, inputs=context
             )
     else:
         assert version is not None
@@ -137,8 +141,7 @@ def plan(
         from_version=from_version,
         from_nodes=from_nodes,
         root=root,
-        user=user_values(values_file, sets),
-        repo=repo,
+        inputs=context_inputs(RenderArgs(None, None, repo, {}), repo, values_file, sets),
     )
     data = result.to_dict()
     if output_dir is not None:

@@ -10,6 +10,7 @@ import click
 
 from ..calico import fidelity
 from ..capability import assess_capability
+from ..gate import context_findings
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
@@ -40,6 +41,9 @@ def format_report(report: ReleaseReport) -> str:
         f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
     )
     lines.extend(f"  {f}" for f in report.rules)
+    if report.context:
+        lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
+        lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
     for v in report.kube_versions:
         found = [f for f in report.schema if f.kube_version == v]
         n = len(errors(found))
@@ -93,7 +97,7 @@ def capability(
     if upstream is not None:
         fidelity.check_upstream_dir(upstream)
     cap = assess_capability(vdir)
-    report = assess_release(cap, kube)
+    report = assess_release(cap, kube, context_findings(vdir))
     if upstream is not None:
         found = fidelity.assess_fidelity(
             vdir.name,

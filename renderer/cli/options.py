@@ -27,7 +27,8 @@ set_option = click.option(
     "sets",
     multiple=True,
     metavar="KEY=VALUE",
-    help="Set a context key (repeatable; A.B=V nests).",
+    help="Set an addon param (repeatable; F.K=V reaches only the file named F, as the "
+    "controller does; for 'template', A.B=V nests).",
 )
 values_option = click.option(
     "--values",

@@ -28,7 +28,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from renderer.errors import TemplateError
 
 from . import nodes
-from .analysis import referenced_keys
+from .analysis import nested_keys, referenced_keys
 from .compiler import Position, compile_tree
 from .parser import line_col
 from .parser import parse as _parse
@@ -74,6 +74,7 @@ class GoTemplate:
         self.name = tree.name
         self.tree = tree
         self.keys: frozenset[str] = referenced_keys(tree)
+        self.nested_keys: frozenset[str] = nested_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
         self._template = _environment().from_string(jinja_ast)
 

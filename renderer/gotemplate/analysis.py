@@ -15,6 +15,8 @@ class _KeyFinder:
     def __init__(self, tree: n.Tree) -> None:
         self.tree = tree
         self.keys: set[str] = set()
+        #: keys read with a further field (``.ClusterCidr.Ipv6``): they need a map value
+        self.nested: set[str] = set()
         self.visited: set[str] = set()
 
     def template(self, name: str) -> None:
@@ -88,18 +90,26 @@ class _KeyFinder:
                 )
             ):
                 self.keys.add(args[2].value)
+                if len(args) >= 4:
+                    self.nested.add(args[2].value)
 
     def operand(self, arg: n.Node, dot_root: bool, dollar: bool, roots: set[str]) -> None:
         if isinstance(arg, n.FieldNode) and dot_root:
             self.keys.add(arg.idents[0])
+            if len(arg.idents) > 1:
+                self.nested.add(arg.idents[0])
         elif isinstance(arg, n.VariableNode) and len(arg.idents) > 1:
             name = arg.idents[0]
             if (name == "$" and dollar) or name in roots:
                 self.keys.add(arg.idents[1])
+                if len(arg.idents) > 2:
+                    self.nested.add(arg.idents[1])
         elif isinstance(arg, n.ChainNode):
             self.operand(arg.node, dot_root, dollar, roots)
             if self.is_root(arg.node, dot_root, dollar, roots):
                 self.keys.add(arg.fields[0])
+                if len(arg.fields) > 1:
+                    self.nested.add(arg.fields[0])
         elif isinstance(arg, n.PipeNode):
             self.pipe(arg, dot_root, dollar, roots)
 
@@ -109,3 +119,11 @@ def referenced_keys(tree: n.Tree) -> frozenset[str]:
     finder = _KeyFinder(tree)
     finder.template(tree.name)
     return frozenset(finder.keys)
+
+
+def nested_keys(tree: n.Tree) -> frozenset[str]:
+    """Root keys read with a further field (``.ClusterCidr.Ipv6``), i.e. that only a map
+    value can satisfy; BKE's controller passes addon params as strings."""
+    finder = _KeyFinder(tree)
+    finder.template(tree.name)
+    return frozenset(finder.nested)

@@ -1,0 +1,622 @@
+"""The render context of each template file, built by the rules of BKE's controller.
+
+The controller (cluster-api-provider-bke, ``pkg/kube/addon.go``) does not render a
+version with one context: for every file it starts from the addon's params (a key
+without a dot reaches every file, ``F.K`` only the file whose name up to its first dot
+is ``F``, as key ``K``), fills missing keys from its common parameters (its own defaults,
+then values derived from the BKECluster and its BKENodes), overwrites the Typha keys
+from the node count and finally sets ``repo`` from ``cluster.imageRepo``. This module
+does the same, records where each value came from (for ``explain-context``) and says
+what a config asks for that can never reach a template.
+
+Pure: data in, data out; files are read by the callers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from ..policy import TYPHA_KEYS
+from ..tree import VersionDir
+
+if TYPE_CHECKING:
+    from ..cluster import Addon, ClusterConfig, Node
+
+# --- where a value comes from -----------------------------------------------------------
+
+CONTROLLER_DEFAULT = "controller-default"
+BKECLUSTER = "bkecluster"
+BKENODES = "bkenodes"
+ADDON_PARAM = "addon-param"
+FILE_PARAM = "file-param"
+BKEADM_DEFAULT = "bkeadm-default"
+USER = "user"
+USER_FILE = "user-file"
+POLICY = "policy"
+SOURCES = (
+    CONTROLLER_DEFAULT,
+    BKECLUSTER,
+    BKENODES,
+    ADDON_PARAM,
+    FILE_PARAM,
+    BKEADM_DEFAULT,
+    USER,
+    USER_FILE,
+    POLICY,
+)
+#: A dotted param of these sources is per file, and says so.
+_PER_FILE = {ADDON_PARAM: FILE_PARAM, USER: USER_FILE}
+
+#: The controller's own defaults (``initializeDefaultParams``): key, value. Integers stay
+#: integers, as the controller passes them. ``version`` and ``k8sVersion`` describe the
+#: controller's build: these are the provider's source defaults (a release build may
+#: stamp another ``version``).
+CONTROLLER_DEFAULTS: tuple[tuple[str, Any], ...] = (
+    ("replicas", 1),
+    ("kubeConfigDir", "/etc/kubernetes"),
+    ("ipModVersion", "ipv4"),
+    ("apiServerSrcPort", 6443),
+    ("podSubnet", "10.250.0.0/16"),
+    ("serviceSubnet", "10.96.0.0/16"),
+    ("dnsIP", "10.96.0.10"),
+    ("dnsDomain", "cluster.local"),
+    ("ingressReplicas", 1),
+    ("etcdEndpoints", ""),
+    ("version", "v1.0.0"),
+    ("kubeletDataRoot", "/var/lib/kubelet"),
+    ("dockerDataRoot", "/var/lib/docker"),
+    ("k8sVersion", "v1.34.3-of.1"),
+    ("masterReplicas", "1"),
+    ("workerReplicas", "1"),
+    ("namespace", "cluster-system"),
+    ("clusterNetworkMode", ""),
+    ("product", "boc"),
+)
+DEFAULT_SERVICE_SUBNET = "10.96.0.0/16"
+DEFAULT_DNS_IP = "10.96.0.10"
+DNS_IP_INDEX = 10
+#: The calico params bkeadm writes into a new config; a render without ``--config``
+#: starts from them, as a cluster installed from bkeadm's defaults would.
+BKEADM_CALICO_PARAMS: tuple[tuple[str, str], ...] = (
+    ("calicoMode", "vxlan"),
+    ("ipAutoDetectionMethod", "skip-interface=nerdctl*"),
+    ("allowTypha", "false"),
+    ("typhaReplicas", "1"),
+)
+#: Addon params the controller turns into maps (``normalizeNodeSelector``).
+MAP_PARAMS = frozenset({"nodeSelector"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One context value and its origin: a source of :data:`SOURCES` and a detail
+    (a field path, a param key, a flag)."""
+
+    value: Any
+    source: str
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "source": self.source, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Param:
+    """An addon param as given (key possibly ``F.K``), in the order given."""
+
+    key: str
+    value: Any
+    source: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class ContextInputs:
+    """What the contexts are built from, besides the version's files and the Typha keys.
+
+    ``params`` are addon params in order (a later one wins for the same key);
+    ``nested`` are map values from a ``--values`` file, given to every file (a config's
+    params are strings and cannot give one); ``repo`` is set last in every file.
+    """
+
+    common: Mapping[str, Entry]
+    params: tuple[Param, ...]
+    repo: Entry
+    nested: Mapping[str, Entry] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileContext:
+    """The context one template file receives; ``verbatim`` files are not rendered."""
+
+    file: str
+    base: str
+    entries: Mapping[str, Entry]
+    verbatim: bool = False
+
+    @property
+    def context(self) -> dict[str, Any]:
+        return {k: e.value for k, e in self.entries.items()}
+
+
+@dataclass(frozen=True)
+class VersionContexts:
+    version: str
+    files: tuple[FileContext, ...]
+    warnings: tuple[str, ...] = ()
+
+    def contexts(self) -> dict[str, dict[str, Any]]:
+        """File name to its context, as :func:`renderer.render.render_version` takes it."""
+        return {f.file: f.context for f in self.files}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "files": [
+                {
+                    "file": f.file,
+                    "base": f.base,
+                    "verbatim": f.verbatim,
+                    "values": {k: f.entries[k].to_dict() for k in sorted(f.entries)},
+                }
+                for f in self.files
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+# --- common parameters ------------------------------------------------------------------
+
+
+def controller_defaults() -> dict[str, Entry]:
+    return {k: Entry(v, CONTROLLER_DEFAULT) for k, v in CONTROLLER_DEFAULTS}
+
+
+def _str(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def dns_ip(service_subnet: str, key: str = "serviceSubnet") -> str:
+    """The 10th address of the service subnet, as the controller derives ``dnsIP``; a
+    subnet it cannot parse (or too small) fails the controller, so it is exit 2 here."""
+    if service_subnet == DEFAULT_SERVICE_SUBNET:
+        return DEFAULT_DNS_IP
+    try:
+        net = ipaddress.ip_network(service_subnet, strict=False)
+    except ValueError:
+        raise InputError(
+            f"{service_subnet!r} is not a CIDR; the controller cannot derive dnsIP from it",
+            key=key,
+        ) from None
+    if net.num_addresses <= DNS_IP_INDEX:
+        raise InputError(
+            f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
+        )
+    return str(net.network_address + DNS_IP_INDEX)
+
+
+def image_repo_address(repo: Mapping[str, Any]) -> str:
+    """The registry address as the controller joins it from domain, ip and port: port 443
+    is left out; a domain (or ip) alone is the address; domain and ip without a port give
+    no address at all."""
+    domain, ip, port = _str(repo.get("domain")), _str(repo.get("ip")), _str(repo.get("port"))
+    host = domain or ip
+    if port:
+        return "" if not host else (host if port == "443" else f"{host}:{port}")
+    return domain if domain and not ip else (ip if ip and not domain else "")
+
+
+def image_prefix(repo: Mapping[str, Any]) -> str:
+    """``repo`` as the controller sets it: ``<address>/<prefix>/`` when a prefix is set,
+    else "" (the templates' own registry applies)."""
+    prefix = _str(repo.get("prefix"))
+    return f"{image_repo_address(repo)}/{prefix}/" if prefix else ""
+
+
+def _role_count(nodes: Sequence[Node], role: str) -> int:
+    return sum(1 for n in nodes if role in n.roles)
+
+
+def common_params(
+    install: Mapping[str, Any] | None,
+    *,
+    spec: Mapping[str, Any] | None = None,
+    namespace: str | None = None,
+    nodes: Sequence[Node] | None = None,
+    where: str = "spec",
+) -> dict[str, Entry]:
+    """The controller's common parameters: its defaults, then (with an install config)
+    the values it derives from the BKECluster (``install`` is ``cluster``/``addons``/
+    ``customExtra``, ``spec`` the object's spec) and its BKENodes (objects with ``roles``
+    and ``ip``; None: not given, the defaults stand)."""
+    out = controller_defaults()
+    if install is None:
+        return out
+    cluster = _map(install.get("cluster"))
+    extra = _map(install.get("customExtra"))
+    at = f"{where}.cluster"
+
+    def put(key: str, value: Any, detail: str, source: str = BKECLUSTER) -> None:
+        out[key] = Entry(value, source, detail)
+
+    repo = _map(cluster.get("imageRepo"))
+    put("imageRepo", f"{_str(repo.get('domain'))}:{_str(repo.get('port'))}", f"{at}.imageRepo")
+    for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
+        put(f"imageRepo{name}", _str(repo.get(attr)), f"{at}.imageRepo.{attr}")
+    http = _map(cluster.get("httpRepo"))
+    put(
+        "httpRepo",
+        f"http://{_str(http.get('domain'))}:{_str(http.get('port'))}",
+        f"{at}.httpRepo",
+    )
+    for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
+        put(f"httpRepo{name}", _str(http.get(attr)), f"{at}.httpRepo.{attr}")
+    put("ntpServer", _str(cluster.get("ntpServer")), f"{at}.ntpServer")
+    put("agentHealthPort", _str(cluster.get("agentHealthPort")), f"{at}.agentHealthPort")
+    for key in ("nfsServer", "nfsRootDir", "nfsVersion"):
+        put(key, _str(extra.get(key)), f"{where}.customExtra.{key}")
+    if namespace is not None:
+        put("namespace", namespace, "metadata.namespace")
+    networking = _map(cluster.get("networking"))
+    for key in ("podSubnet", "serviceSubnet", "dnsDomain"):
+        if _str(networking.get(key)):
+            put(key, _str(networking.get(key)), f"{at}.networking.{key}")
+    endpoint = _map((spec or {}).get("controlPlaneEndpoint"))
+    if _str(endpoint.get("host")):
+        put("apiServerSrcHost", _str(endpoint.get("host")), "spec.controlPlaneEndpoint.host")
+    port = endpoint.get("port")
+    if isinstance(port, int) and not isinstance(port, bool) and port:
+        put("apiServerSrcPort", port, "spec.controlPlaneEndpoint.port")
+    if nodes is not None:
+        etcd = [n for n in nodes if "etcd" in n.roles]
+        put(
+            "etcdEndpoints",
+            ",".join(f"https://{n.ip}:2379" for n in etcd),
+            "BKENodes with role etcd",
+            BKENODES,
+        )
+        masters = _role_count(nodes, "master") + _role_count(nodes, "master/node")
+        put("masterReplicas", str(masters), "BKENodes with role master or master/node", BKENODES)
+        put("workerReplicas", str(_role_count(nodes, "node")), "BKENodes with role node", BKENODES)
+    addons = install.get("addons")
+    for i, addon in enumerate(addons if isinstance(addons, list) else []):
+        addon = _map(addon)
+        name = _str(addon.get("name")).lower()
+        detail = f"{where}.addons[{i}]"
+        if name == "beyondelb":
+            lb = _str(_map(addon.get("param")).get("lbNodes"))
+            put("ingressReplicas", len(lb.split(",")), f"{detail}.param.lbNodes")
+        elif name in ("calico", "fabric"):
+            put("clusterNetworkMode", name, f"{detail}.name")
+    subnet = out["serviceSubnet"]
+    put(
+        "dnsIP",
+        dns_ip(str(subnet.value), subnet.detail or "serviceSubnet"),
+        f"address {DNS_IP_INDEX} of serviceSubnet",
+        subnet.source,
+    )
+    if nodes is not None:
+        ips = ",".join(n.ip for n in nodes if "etcd" in n.roles)
+        put("etcdIps", ips, "BKENodes with role etcd", BKENODES)
+    kubelet = _map(cluster.get("kubelet"))
+    volumes = kubelet.get("extraVolumes")
+    for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
+        volume = _map(volume)
+        if volume.get("name") == "kubelet-root-dir":
+            put(
+                "kubeletDataRoot",
+                _str(volume.get("hostPath")),
+                f"{at}.kubelet.extraVolumes[{i}].hostPath",
+            )
+    runtime = _map(cluster.get("containerRuntime"))
+    data_root = _map(runtime.get("param")).get("data-root")
+    if runtime.get("cri") == "docker" and data_root is not None:
+        put("dockerDataRoot", _str(data_root), f"{at}.containerRuntime.param.data-root")
+    for key, attr in (
+        ("k8sVersion", "kubernetesVersion"),
+        ("etcdVersion", "etcdVersion"),
+        ("containerdVersion", "containerdVersion"),
+    ):
+        if _str(cluster.get(attr)):
+            put(key, _str(cluster.get(attr)), f"{at}.{attr}")
+    return out
+
+
+# --- addon params, per file -------------------------------------------------------------
+
+
+def file_base(name: str) -> str:
+    """The controller's key for a file's params: its name up to the first dot."""
+    return name.split(".")[0]
+
+
+def split_params(
+    params: Iterable[Param], bases: Sequence[str]
+) -> tuple[dict[str, dict[str, Entry]], list[str]]:
+    """Addon params per file base, as the controller spreads them, and warnings for
+    params that reach no template or whose value the controller leaves to chance."""
+    out: dict[str, dict[str, Entry]] = {b: {} for b in bases}
+    warnings: list[str] = []
+    # The controller walks a Go map (random order): a per-file key and a key for every
+    # file that land on the same slot make its result random. Per file wins here.
+    # A later layer (the user's params after the config's) still wins over both.
+    per_file: dict[tuple[str, str], Param] = {}
+    for p in params:
+        parts = p.key.split(".")
+        if len(parts) == 1:
+            for base in bases:
+                earlier = per_file.get((base, p.key))
+                if earlier is not None and earlier.source == p.source:
+                    continue
+                out[base][p.key] = Entry(p.value, p.source, p.detail)
+            continue
+        base, key = parts[0], parts[1]
+        if len(parts) > 2:
+            warnings.append(
+                f"param {p.key!r} ({p.detail}): the controller keeps only {base}.{key} "
+                f"and drops the rest of the key"
+            )
+        if base not in out:
+            files = ", ".join(bases) or "none"
+            warnings.append(
+                f"param {p.key!r} ({p.detail}) reaches no template: the controller gives a "
+                f"dotted key only to the file named {base!r} (files here: {files}); "
+                f"a template reading .{base}.{key} cannot be set through the config"
+            )
+            continue
+        if not key:
+            warnings.append(
+                f"param {p.key!r} ({p.detail}) names an empty key: no template reads it"
+            )
+        slot = (base, key)
+        shadowed = out[base].get(key)
+        earlier = per_file.get(slot)
+        same_layer = earlier.source if earlier is not None else getattr(shadowed, "source", "")
+        if shadowed is not None and same_layer == p.source:
+            warnings.append(
+                f"param {p.key!r} ({p.detail}) and {key!r} ({shadowed.detail}) both set {key} "
+                f"for {base}: the controller's choice depends on Go's map order; "
+                f"calico-render uses {p.key!r}"
+            )
+        per_file[slot] = p
+        out[base][key] = Entry(p.value, _PER_FILE.get(p.source, p.source), p.detail)
+    return out, warnings
+
+
+# --- putting it together ----------------------------------------------------------------
+
+
+def build(
+    version: VersionDir,
+    inputs: ContextInputs,
+    typha: Mapping[str, str] | None,
+    *,
+    typha_reason: str = "Typha policy",
+    verbatim: Sequence[str] = (),
+) -> VersionContexts:
+    """Each file's context: addon params (per-file rule), then map values, common
+    params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
+    ``verbatim`` names files applied as is (they get no context)."""
+    from ..render import is_verbatim
+
+    verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
+    names = [tf.name for tf in version.files]
+    bases = sorted({file_base(n) for n in names})
+    per_base, warnings = split_params(inputs.params, bases)
+    files = []
+    for name in names:
+        base = file_base(name)
+        if name in verbatim:
+            files.append(FileContext(name, base, {}, verbatim=True))
+            continue
+        entries: dict[str, Entry] = dict(per_base[base])
+        for key in MAP_PARAMS & entries.keys():
+            entry = entries[key]
+            if isinstance(entry.value, str):
+                entries[key] = Entry(
+                    node_selector(entry.value, entry.detail), entry.source, entry.detail
+                )
+        for key, entry in inputs.nested.items():
+            entries.setdefault(key, entry)
+        for key, entry in inputs.common.items():
+            entries.setdefault(key, entry)
+        for key, value in (typha or {}).items():
+            entries[key] = Entry(value, POLICY, typha_reason)
+        entries["repo"] = inputs.repo
+        files.append(FileContext(name, base, dict(sorted(entries.items()))))
+    return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
+
+
+def node_selector(raw: str, where: str = "nodeSelector") -> dict[str, str]:
+    """A ``nodeSelector`` param as the controller turns it into a map: a JSON object, or
+    ``k=v,k2=v2`` (a key without ``=`` maps to ""); an empty key is bad input."""
+    raw = raw.strip()
+    if raw.startswith("{"):
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise InputError(f"not a JSON object: {exc}", key=where) from None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise InputError("a JSON nodeSelector maps strings to strings", key=where)
+        return {str(k): v for k, v in value.items()}
+    out: dict[str, str] = {}
+    for pair in raw.split(","):
+        if not pair.strip():
+            continue
+        key, _, value = pair.partition("=")
+        if not key.strip():
+            raise InputError(f"invalid nodeSelector entry {pair.strip()!r}", key=where)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def overridden_params(params: Iterable[Param]) -> list[str]:
+    """Warnings for a ``repo`` param: the controller sets ``repo`` last, so it never
+    reaches a template."""
+    out = []
+    for p in params:
+        key = p.key.split(".")[1] if "." in p.key else p.key
+        if key == "repo":
+            out.append(
+                f"param {p.key!r} ({p.detail}) never reaches a template: the controller sets "
+                "repo last, from cluster.imageRepo (use --repo or imageRepo.prefix)"
+            )
+    return out
+
+
+def nested_warnings(nested: Mapping[str, Entry]) -> list[str]:
+    """Map values (from a values file) are something production never passes."""
+    return [
+        f"{key} is a map ({entry.detail}): BKE's controller never passes one (a config's "
+        "params are strings), so this render shows what production cannot render"
+        for key, entry in sorted(nested.items())
+        if key not in MAP_PARAMS
+    ]
+
+
+def without_config(
+    *,
+    repo: str | None = None,
+    params: Sequence[Param] = (),
+    nested: Mapping[str, Entry] | None = None,
+) -> ContextInputs:
+    """A render without a config: the controller's defaults, bkeadm's calico params,
+    then the user's ``--values``/``--set`` params."""
+    defaults = tuple(
+        Param(k, v, BKEADM_DEFAULT, "bkeadm's default config") for k, v in BKEADM_CALICO_PARAMS
+    )
+    repo_entry = (
+        Entry(repo, USER, "--repo") if repo is not None else Entry("", CONTROLLER_DEFAULT, "")
+    )
+    return ContextInputs(
+        controller_defaults(),
+        (*defaults, *params),
+        repo_entry,
+        dict(nested or {}),
+        (*overridden_params(params), *nested_warnings(nested or {})),
+    )
+
+
+def for_config(
+    config: ClusterConfig,
+    addon: Addon,
+    nodes: Sequence[Node] | None,
+    *,
+    repo: str | None = None,
+    params: Sequence[Param] = (),
+    nested: Mapping[str, Entry] | None = None,
+) -> ContextInputs:
+    """A render of a BKECluster (:class:`renderer.cluster.ClusterConfig`) and its calico
+    ``addon``: common params from the cluster and ``nodes``, the addon's params, then the
+    user's; ``repo`` from ``cluster.imageRepo`` unless ``--repo`` is given."""
+    common = common_params(
+        config.install,
+        spec=config.spec if config.kind == "BKECluster" else None,
+        namespace=config.namespace or "default",
+        nodes=nodes,
+        where=config.config_path,
+    )
+    if not config.namespace:
+        ns = common["namespace"]
+        common["namespace"] = Entry(ns.value, ns.source, "metadata.namespace (absent: default)")
+    own = tuple(
+        Param(k, v, ADDON_PARAM, f"{addon.where}.param.{k}") for k, v in addon.params.items()
+    )
+    image_repo = _map(_map(config.install.get("cluster")).get("imageRepo"))
+    repo_entry = (
+        Entry(repo, USER, "--repo")
+        if repo is not None
+        else Entry(image_prefix(image_repo), BKECLUSTER, f"{config.config_path}.cluster.imageRepo")
+    )
+    return ContextInputs(
+        common,
+        (*own, *params),
+        repo_entry,
+        dict(nested or {}),
+        (*overridden_params((*own, *params)), *nested_warnings(nested or {})),
+    )
+
+
+def typha_params(params: Iterable[Param]) -> dict[str, Any]:
+    """The Typha keys a config or the user set (the policy replaces them; bkeadm's
+    defaults are not worth a warning)."""
+    return {
+        p.key.split(".")[-1]: p.value
+        for p in params
+        if p.key.split(".")[-1] in TYPHA_KEYS and p.source != BKEADM_DEFAULT
+    }
+
+
+def from_mapping(
+    user: Mapping[str, Any], detail: str = "user value"
+) -> tuple[tuple[Param, ...], dict[str, Entry]]:
+    """A library caller's values: maps are nested values for every file, the rest params."""
+    params = []
+    nested = {}
+    for key, value in user.items():
+        if isinstance(value, Mapping | list):
+            nested[key] = Entry(value, USER, detail)
+        else:
+            params.append(Param(key, _str(value), USER, f"{detail} {key}"))
+    return tuple(params), nested
+
+
+# --- what no config can set -------------------------------------------------------------
+
+UNREACHABLE_RULE = "context-unreachable-key"
+CONTEXT_STAGE = "context"
+
+
+@dataclass(frozen=True)
+class UnreachableKey:
+    """A key a template reads that the controller never sets and no config can."""
+
+    file: str
+    key: str
+    message: str
+    rule: str = UNREACHABLE_RULE
+    severity: str = "warning"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "file": self.file,
+            "key": self.key,
+            "message": self.message,
+        }
+
+
+def unreachable_keys(nested: Mapping[str, Iterable[str]]) -> list[UnreachableKey]:
+    """Keys read as maps (``.ClusterCidr.Ipv6``), per file, that production cannot fill:
+    the controller's common parameters are scalars and a config's params are strings (a
+    dotted ``ClusterCidr.Ipv6`` goes to a file named ClusterCidr instead), so the key is
+    missing and Go prints ``<no value>`` wherever the access runs (a string param of
+    that name would make it fail instead)."""
+    out = []
+    for file in sorted(nested):
+        for key in sorted(set(nested[file]) - MAP_PARAMS):
+            out.append(
+                UnreachableKey(
+                    file,
+                    key,
+                    f"{file} reads .{key}.<field>, but the controller never sets {key} and a "
+                    f"config cannot: its params are strings and a dotted {key}.<field> param "
+                    f"only reaches a file named {key}; where it runs, it renders <no value>",
+                )
+            )
+    return out

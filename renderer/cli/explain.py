@@ -1,0 +1,121 @@
+"""``explain-context``: the context each template file receives, and where each value
+came from (controller default, BKECluster field, BKENodes, addon param, per-file addon
+param, bkeadm default, user ``--set``/``--values``/``--repo``, Typha policy)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .. import api
+from ..cluster import RenderArgs, load_nodes, resolve_inputs
+from ..errors import InputError
+from .app import cli, context_inputs, note, warn
+from .options import format_option, manifests_option, repo_option, set_option, values_option
+
+SOURCE_NAMES = {
+    "controller-default": "controller default",
+    "bkecluster": "BKECluster",
+    "bkenodes": "BKENodes",
+    "addon-param": "addon param",
+    "file-param": "per-file addon param",
+    "bkeadm-default": "bkeadm default",
+    "user": "user",
+    "user-file": "user, per file",
+    "policy": "Typha policy",
+}
+
+
+def format_text(data: dict[str, object]) -> str:
+    """One block per file: key, value as the template prints it (JSON), origin."""
+    d = data["decision"]
+    assert isinstance(d, dict) and isinstance(data["files"], list)
+    lines = [
+        f"Calico {data['version']} for {data['nodes']} nodes ({data['operation']}): "
+        f"allowTypha={d['allowTypha']} typhaReplicas={d['typhaReplicas']}"
+    ]
+    for f in data["files"]:
+        if f["verbatim"]:
+            lines.append(f"\n{f['file']}: path contains noexecute, applied verbatim (no context)")
+            continue
+        lines.append(f"\n{f['file']} (params of {f['base']!r}):")
+        width = max((len(k) for k in f["values"]), default=0)
+        for key, v in f["values"].items():
+            origin = SOURCE_NAMES.get(v["source"], v["source"])
+            detail = f": {v['detail']}" if v["detail"] else ""
+            value = json.dumps(v["value"], sort_keys=True)
+            lines.append(f"  {key:<{width}}  {value}  [{origin}{detail}]")
+    return "\n".join(lines)
+
+
+@cli.command(
+    "explain-context",
+    help="Show the context each template file of a version receives, built by BKE's "
+    "controller rules, and where each value came from. Nothing is rendered.",
+)
+@click.option("--version", "version", metavar="V", help="Calico version (default: the config's).")
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKECluster/BKEConfig YAML: common parameters, addon params and image prefix.",
+)
+@click.option(
+    "--nodes-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="BKENode objects: node count and roles (--nodes wins for the count).",
+)
+@click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count.")
+@manifests_option
+@repo_option
+@set_option
+@values_option
+@format_option()
+def explain_context(
+    version: str | None,
+    config: str | None,
+    nodes_file: str | None,
+    nodes: int | None,
+    root: Path | None,
+    repo: str | None,
+    sets: tuple[str, ...],
+    values_file: str | None,
+    fmt: str,
+) -> None:
+    if config is None:
+        if version is None:
+            raise InputError("give --version (or --config)", key="--version")
+        inventory = load_nodes(nodes_file).single_cluster() if nodes_file else None
+        count = nodes if nodes is not None else (inventory.count if inventory else None)
+        args = RenderArgs(version, count, repo, {}, inventory=inventory)
+    else:
+        inputs = resolve_inputs(
+            config, nodes_file=nodes_file, nodes=nodes, root=root, check_version=version is None
+        )
+        for message in inputs.notes:
+            note(message)
+        if inputs.addon is None:
+            return
+        chosen = version or (inputs.version.name if inputs.version else inputs.addon.version)
+        args = RenderArgs(
+            chosen, inputs.nodes, repo, {}, cluster=inputs, inventory=inputs.inventory
+        )
+    if args.nodes is None:
+        raise InputError(
+            "give --nodes or --nodes-file: the Typha decision needs a node count", key="--nodes"
+        )
+    assert args.version is not None
+    result = api.explain_context(
+        args.version,
+        args.nodes,
+        root=root,
+        inputs=context_inputs(args, repo, values_file, sets),
+    )
+    data = result.to_dict()
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2))
+        return
+    for message in result.warnings:
+        warn(message)
+    click.echo(format_text(data))
