@@ -404,12 +404,14 @@ def advise(
     repo: str | None = None,
     max_pods: int = advise_mod.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
+    sources: bke_context.ContextInputs | None = None,
 ) -> advise_mod.AdviceReport:
     """Render ``version`` for ``nodes`` as the controller would and advise on its scale.
 
     A first install the Typha policy refuses is advised on as its compatibility path
     (Typha off), so the missing Typha shows as an error finding instead of exit 3.
-    ``origins`` says where the user's values came from (default: flags).
+    ``origins`` says where the user's values came from (default: flags); ``sources``
+    are a config's context inputs, as for :func:`render` (default: ``user``/``repo``).
     """
     check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
@@ -427,7 +429,9 @@ def advise(
             f"a first install of {vdir.name} on {nodes} nodes is refused (not Typha-capable); "
             "advised on the compatibility path, Typha off"
         )
-    result = render(vdir.name, nodes, root=root, user=user, repo=repo, operation=operation)
+    result = render(
+        vdir.name, nodes, root=root, user=user, repo=repo, operation=operation, inputs=sources
+    )
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
     return advise_mod.AdviceReport(
         vdir.name,

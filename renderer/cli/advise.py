@@ -11,7 +11,7 @@ from ..calico import advise as advise_mod
 from ..cluster import render_args
 from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
-from .app import cli, note, origins_for
+from .app import cli, context_inputs, note, origins_for
 from .options import format_option, manifests_option, set_option, values_option
 
 
@@ -93,6 +93,7 @@ def advise(
         repo=args.repo,
         max_pods=max_pods,
         origins=origins,
+        sources=context_inputs(args, None, values_file, sets),
     )
     if fmt == "json":
         click.echo(advise_mod.render_json(report), nl=False)
