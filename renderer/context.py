@@ -52,7 +52,9 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
         if key in TYPHA_KEYS:
             continue
         sub = schema["properties"].get(key, schema["additionalProperties"])
-        error = schemas.best_error_in(sub, values[key])
+        # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
+        checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
+        error = schemas.best_error_in(checked, values[key])
         if error is None:
             continue
         path = [key, *error.absolute_path]

@@ -39,3 +39,21 @@ def test_file_name_with_newline_cannot_add_objects(
     (root / "kubernetes" / "calico" / "v3.28.2" / name).write_text(TEMPLATE)
     r = run(capsys, "--manifests", str(root), "--version", "v3.28.2", "--nodes", "3")
     assert r.code == 2 and r.out == "" and len(r.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        'ipAutoDetectionMethod=x"\n  - name: FELIX_BPFENABLED\n    value: "true',
+        "ipAutoDetectionMethod=eth0",
+        'podNote=a"b',
+        "ClusterCidr.Ipv6=fd00::/56\n---\nkind: Secret",
+    ],
+)
+def test_injecting_set_values_are_exit_2_naming_the_key(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    r = run(capsys, "--version", "v3.31", "--nodes", "3", "--set", value, "--no-validate")
+    key = value.split("=", 1)[0]
+    assert r.code == 2 and r.out == ""
+    assert len(r.err.splitlines()) == 1 and f"{key}:" in r.err
