@@ -51,7 +51,15 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
     for key in sorted(values):
         if key in TYPHA_KEYS:
             continue
-        sub = schema["properties"].get(key, schema["additionalProperties"])
+        if key not in schema["properties"]:
+            found = schemas.free_key_error(schemas.RENDER_CONTEXT, key, values[key])
+            if found is not None:
+                located = locate(read_text(file), 0, found[0]) if file != "-" else None
+                raise InputError(
+                    found[1], file=file, line=located, key=".".join(map(str, found[0]))
+                )
+            continue
+        sub = schema["properties"][key]
         # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
         checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
         error = schemas.best_error_in(checked, values[key])
@@ -94,5 +102,5 @@ def build_context(
         ctx["repo"] = repo
     if typha is not None:
         ctx.update(typha)
-    schemas.check(schemas.RENDER_CONTEXT, ctx, file="render context")
+    schemas.check_context(schemas.RENDER_CONTEXT, ctx, file="render context")
     return ctx
