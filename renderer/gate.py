@@ -13,6 +13,7 @@ import os
 import secrets
 import shlex
 import shutil
+import signal
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -23,6 +24,7 @@ from . import capability, compare, kubeschema, release
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
+from .fsutil import exclusive_lock
 from .parse import K8sObject, parse_stream
 from .render import render_version
 from .report import (
@@ -445,6 +447,11 @@ class _Merger:
                 self.progress(result)
 
 
+def _ignore_interrupt() -> None:
+    """Workers leave Ctrl-C to the main process, which reports it once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
@@ -457,6 +464,15 @@ def run_check(
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
+    if options.update:  # two updates of one golden directory would interleave
+        with exclusive_lock(options.golden, "update-golden"):
+            return _run_check(options, progress)
+    return _run_check(options, progress)
+
+
+def _run_check(
+    options: CheckOptions, progress: Callable[[VersionResult], None] | None
+) -> CheckReport:
     versions = list_versions(options.root)
     names = [v.name for v in versions]
     merger = _Merger(options, progress)
@@ -467,7 +483,7 @@ def run_check(
             new = merger.add(version.name, _prepare(version, options))
             merger.validated(validate_objects(kube, new))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupt) as pool:
             prepared = {pool.submit(_prepare, v, options): v.name for v in versions}
             pending: set[Future[Any]] = set(prepared)
             while pending:
@@ -516,11 +532,14 @@ def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGo
     ]
     out = []
     for d in sorted(dirs, key=lambda p: semver_key(p.name)):
-        files = sorted(
-            f.relative_to(d).as_posix()
-            for f in d.rglob("*")
-            if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
-        )
+        try:
+            files = sorted(
+                f.relative_to(d).as_posix()
+                for f in d.rglob("*")
+                if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
+            )
+        except FileNotFoundError:  # removed while listed (a concurrent update)
+            continue
         out.append(StaleGolden(d.name, str(d), files, update_command(options)))
     return out
 
@@ -531,7 +550,11 @@ def remove_stale(stale: StaleGolden) -> None:
     directory = Path(stale.directory)
     aside = directory.with_name(f".{directory.name}.removed-{secrets.token_hex(6)}")
     try:
-        os.replace(directory, aside)
+        try:
+            os.replace(directory, aside)
+        except FileNotFoundError:  # removed meanwhile by someone else: gone is the goal
+            stale.status = UPDATED
+            return
         if aside.is_symlink():
             aside.unlink()
         else:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,3 +62,61 @@ def test_injecting_set_values_are_exit_2_naming_the_key(
     key = value.split("=", 1)[0]
     assert r.code == 2 and r.out == ""
     assert len(r.err.splitlines()) == 1 and f"{key}:" in r.err
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["check", "--output", ""], "--output"),
+        (["check", "--golden", ""], "--golden"),
+        (["check", "--manifests", ""], "--manifests"),
+        (["--version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
+        (["--version", "v3.31", "--nodes", "3", "--values", ""], "--values"),
+        (["--config", ""], "--config"),
+        (["--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
+        (["template", ""], "FILE"),
+        (["validate", ""], "FILES..."),
+        (["plan", "--to-version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
+        (["images", "--config", ""], "--config"),
+    ],
+)
+def test_empty_path_arguments_name_the_flag(
+    capsys: pytest.CaptureFixture[str], args: list[str], flag: str
+) -> None:
+    r = run(capsys, *args)
+    assert r.code == 2 and r.out == "" and len(r.err.splitlines()) == 1
+    assert f"'{flag}'" in r.err and "empty path" in r.err
+
+
+def _python(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", "from renderer._entry import main; main()", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.05, 0.3, 1.5])
+def test_sigint_at_any_time_is_one_line_and_130(tmp_path: Path, delay: float) -> None:
+    """Early (importing), or while the gate runs with worker processes."""
+    proc = _python("check", "--golden", str(tmp_path / "golden"), "--update-golden")
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("finished before the signal arrived")
+    assert proc.returncode == 130, err
+    assert err.decode().splitlines() == ["calico-render: interrupted"]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "utf-8", "latin-1"])
+def test_stdout_is_utf8_bytes_whatever_the_io_encoding(tmp_path: Path, encoding: str) -> None:
+    template = tmp_path / "t.yaml"
+    template.write_bytes('x: "é {{ "\\xff" }} ü"\n'.encode())
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    proc = _python("template", str(template), env=env)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out == 'x: "é \xff ü"\n'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -14,6 +16,7 @@ from ..fsutil import write_tree
 from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
 from .options import (
+    PathType,
     kube_version_option,
     manifests_option,
     repo_option,
@@ -22,6 +25,28 @@ from .options import (
 )
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def emit(text: str) -> None:
+    """Write ``text`` to stdout as UTF-8 bytes: PYTHONIOENCODING cannot change or break
+    a manifest, and a lone byte of a Go template (a surrogate escape) is written as is."""
+    data = text.encode("utf-8", "surrogateescape" if _escapable(text) else "backslashreplace")
+    stream = sys.stdout
+    stream.flush()
+    buffer: BinaryIO | None = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding application)
+        stream.write(data.decode("utf-8", "replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
+
+
+def _escapable(text: str) -> bool:
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def warn(message: str) -> None:
@@ -60,7 +85,7 @@ def note(message: str) -> None:
 )
 @click.option(
     "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathType(file_okay=False, path_type=Path),
     help="Write one file per template into DIR.",
 )
 @click.option(
@@ -69,12 +94,12 @@ def note(message: str) -> None:
 @kube_version_option
 @click.option(
     "--config",
-    type=click.Path(dir_okay=False, allow_dash=True),
+    type=PathType(dir_okay=False, allow_dash=True),
     help="BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.",
 )
 @click.option(
     "--nodes-file",
-    type=click.Path(dir_okay=False, allow_dash=True),
+    type=PathType(dir_okay=False, allow_dash=True),
     help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
@@ -152,4 +177,4 @@ def cli(
         for path in written:
             note(f"wrote {path}")
     else:
-        click.echo(result.stream(), nl=False)
+        emit(result.stream())

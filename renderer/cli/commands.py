@@ -14,12 +14,12 @@ from ..errors import CalicoRenderError
 from ..render import version_keys
 from ..tree import DIALECTS, list_versions
 from ..yamlio import read_text
-from .app import cli, warn
-from .options import manifests_option, set_option, values_option
+from .app import cli, emit, warn
+from .options import PathType, manifests_option, set_option, values_option
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=PathType(dir_okay=False, allow_dash=True))
 @values_option
 @set_option
 @click.option(
@@ -33,7 +33,7 @@ def template(
     context = user_values(values_file, sets)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     compiled = compile_source(read_text(file), file, chosen)
-    click.echo(compiled.render(context), nl=False)
+    emit(compiled.render(context))
 
 
 @cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")
