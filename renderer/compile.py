@@ -25,7 +25,7 @@ from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import InputError, TemplateError
-from .tree import TemplateFile
+from .tree import ADDON, TemplateFile
 from .yamlio import read_text
 
 
@@ -39,7 +39,7 @@ class CompiledTemplate(Protocol):
 
 
 _JINJA_ENV: SandboxedEnvironment | None = None
-_CACHE: dict[tuple[str, str, str], CompiledTemplate] = {}
+_CACHE: dict[tuple[str, str, str, str], CompiledTemplate] = {}
 _LOCK = threading.Lock()
 
 #: Largest string, list or padding width one template operation may produce.
@@ -204,10 +204,17 @@ def source_digest(source: str) -> str:
 
 
 def compile_source(
-    source: str, name: str, dialect: str, *, digest: str | None = None
+    source: str,
+    name: str,
+    dialect: str,
+    *,
+    digest: str | None = None,
+    template_name: str = ADDON,
 ) -> CompiledTemplate:
-    """Compile ``source`` in ``dialect`` ("go" or "jinja2"), cached by content."""
-    cache_key = (dialect, name, digest or source_digest(source))
+    """Compile ``source`` (read from ``name``) in ``dialect`` ("go" or "jinja2"),
+    cached by content. A Go template is named ``template_name``, as the controller
+    names it after the addon."""
+    cache_key = (dialect, name, template_name, digest or source_digest(source))
     with _LOCK:
         cached = _CACHE.get(cache_key)
     if cached is not None:
@@ -216,7 +223,7 @@ def compile_source(
     if dialect == "go":
         from .gotemplate import compile_go
 
-        compiled = compile_go(source, name)
+        compiled = compile_go(source, name, template_name=template_name)
     elif dialect == "jinja2":
         compiled = JinjaTemplate(source, name)
     else:
@@ -277,7 +284,7 @@ def compile_file(template: TemplateFile) -> CompiledTemplate:
     sig, digest = _known_digest(template.path)
     if digest is not None:
         with _LOCK:
-            cached = _CACHE.get((template.dialect, template.display, digest))
+            cached = _CACHE.get((template.dialect, template.display, ADDON, digest))
         if cached is not None:
             return cached
     source, digest = _read(template.path, sig)

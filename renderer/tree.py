@@ -20,6 +20,8 @@ from .errors import InputError
 from .resources import bundled_manifests
 
 COMPONENT = Path("kubernetes") / "calico"
+#: The addon name: BKE's controller parses every file as a template of this name.
+ADDON = COMPONENT.name
 DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")

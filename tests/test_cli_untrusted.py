@@ -98,7 +98,7 @@ def _python(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("delay", [0.05, 0.3, 1.5])
+@pytest.mark.parametrize("delay", [0.05, 0.3, 0.8])
 def test_sigint_at_any_time_is_one_line_and_130(tmp_path: Path, delay: float) -> None:
     """Early (importing), or while the gate runs with worker processes."""
     proc = _python("check", "--golden", str(tmp_path / "golden"), "--update-golden")
@@ -120,3 +120,12 @@ def test_stdout_is_utf8_bytes_whatever_the_io_encoding(tmp_path: Path, encoding:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out == 'x: "é \xff ü"\n'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff")
+
+
+def test_template_is_named_after_the_addon_unless_told(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    template = tmp_path / "002-calico.yaml"
+    template.write_text('{{ define "calico" }}defined{{ end }}{{ define "other" }}o{{ end }}')
+    assert run(capsys, "template", str(template)).out == "defined"
+    assert run(capsys, "template", str(template), "--name", "other").out == "o"

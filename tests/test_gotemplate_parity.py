@@ -30,6 +30,10 @@ class Outcome:
     error: str
 
 
+#: The name the controller gives every template: the addon's.
+TEMPLATE_NAME = "calico"
+
+
 def run_go(binary: Path, workdir: Path, template: str, context: Any, name: str) -> Outcome:
     workdir.mkdir(parents=True, exist_ok=True)
     tmpl = workdir / name
@@ -48,7 +52,7 @@ def run_go(binary: Path, workdir: Path, template: str, context: Any, name: str) 
 
 def run_python(template: str, context: Any, name: str) -> tuple[Outcome, TemplateError | None]:
     try:
-        out = compile_go(template, name).render(context)
+        out = compile_go(template, name, template_name=TEMPLATE_NAME).render(context)
     except TemplateError as exc:
         return Outcome(False, b"", str(exc)), exc
     return Outcome(True, out.encode("utf-8", "surrogateescape"), ""), None

@@ -12,7 +12,7 @@ from ..compile import compile_source
 from ..context import user_values
 from ..errors import CalicoRenderError
 from ..render import version_keys
-from ..tree import DIALECTS, list_versions
+from ..tree import ADDON, DIALECTS, list_versions
 from ..yamlio import read_text
 from .app import cli, emit, warn
 from .options import PathType, manifests_option, set_option, values_option
@@ -23,16 +23,27 @@ from .options import PathType, manifests_option, set_option, values_option
 @values_option
 @set_option
 @click.option(
+    "--name",
+    "template_name",
+    default=ADDON,
+    show_default=True,
+    help="Template name, as {{define}}/{{template}} see it (the controller uses the addon name).",
+)
+@click.option(
     "--dialect",
     type=click.Choice(["go", "jinja2"]),
     help="Default: from the suffix (.j2 is jinja2, else go).",
 )
 def template(
-    file: str, values_file: str | None, sets: tuple[str, ...], dialect: str | None
+    file: str,
+    values_file: str | None,
+    sets: tuple[str, ...],
+    template_name: str,
+    dialect: str | None,
 ) -> None:
     context = user_values(values_file, sets)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
-    compiled = compile_source(read_text(file), file, chosen)
+    compiled = compile_source(read_text(file), file, chosen, template_name=template_name)
     emit(compiled.render(context))
 
 

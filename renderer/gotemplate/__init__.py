@@ -55,23 +55,25 @@ def _environment() -> SandboxedEnvironment:
     return _ENV
 
 
-def parse(source: str, name: str) -> nodes.Tree:
-    """Parse ``source`` as Go template ``name``; raises TemplateError on bad syntax."""
+def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:
+    """Parse ``source`` as Go template ``name``; raises TemplateError on bad syntax,
+    naming ``file`` (default: ``name``)."""
+    where = name if file is None else file
     try:
-        return _parse(source, name)
+        return _parse(source, name, where)
     except TemplateError:
         raise
     except RecursionError:
-        raise TemplateError("template nests too deeply to parse", file=name) from None
+        raise TemplateError("template nests too deeply to parse", file=where) from None
     except Exception as exc:  # defensive: untrusted input must only ever give TemplateError
-        raise TemplateError(f"cannot parse template: {_short(exc)}", file=name) from None
+        raise TemplateError(f"cannot parse template: {_short(exc)}", file=where) from None
 
 
 class GoTemplate:
     """A compiled template: compile once, render many times with different contexts."""
 
-    def __init__(self, tree: nodes.Tree) -> None:
-        self.name = tree.name
+    def __init__(self, tree: nodes.Tree, file: str | None = None) -> None:
+        self.name = tree.name if file is None else file  # what errors name
         self.tree = tree
         self.keys: frozenset[str] = referenced_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
@@ -122,11 +124,16 @@ class GoTemplate:
             ) from None
 
 
-def compile_go(source: str, name: str) -> GoTemplate:
-    """Parse and compile ``source`` (template ``name``); raises TemplateError."""
-    tree = parse(source, name)
+def compile_go(source: str, name: str, *, template_name: str | None = None) -> GoTemplate:
+    """Parse and compile ``source`` read from ``name``; raises TemplateError naming it.
+
+    ``template_name`` is the name Go gives the template (default: ``name``), which
+    ``{{define}}`` and ``{{template}}`` see: BKE's controller names every file after
+    its addon (``calico``).
+    """
+    tree = parse(source, name if template_name is None else template_name, name)
     try:
-        return GoTemplate(tree)
+        return GoTemplate(tree, name)
     except TemplateError:
         raise
     except (RecursionError, SyntaxError, MemoryError):
