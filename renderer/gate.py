@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import capability, compare, kubeschema, release
+from . import capability, compare, kubeschema, limits, release
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
@@ -447,9 +447,11 @@ class _Merger:
                 self.progress(result)
 
 
-def _ignore_interrupt() -> None:
-    """Workers leave Ctrl-C to the main process, which reports it once."""
+def _init_worker(render_timeout: float) -> None:
+    """Workers leave Ctrl-C to the main process, which reports it once, and render
+    under the main process's time limit (not inherited by spawned processes)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limits.set_render_timeout(render_timeout)
 
 
 def run_check(
@@ -483,7 +485,9 @@ def _run_check(
             new = merger.add(version.name, _prepare(version, options))
             merger.validated(validate_objects(kube, new))
     else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupt) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=_init_worker, initargs=(limits.render_timeout(),)
+        ) as pool:
             prepared = {pool.submit(_prepare, v, options): v.name for v in versions}
             pending: set[Future[Any]] = set(prepared)
             while pending:

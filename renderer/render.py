@@ -9,7 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import limits
 from .compile import compile_file
+from .errors import TemplateError
 from .tree import VersionDir
 
 
@@ -28,11 +30,17 @@ class RenderedFile:
 
 
 def render_version(version: VersionDir, context: Mapping[str, Any]) -> list[RenderedFile]:
-    """Render every template of ``version`` with ``context``."""
-    return [
-        RenderedFile(f"{version.name}/{tf.name}", compile_file(tf).render(context))
-        for tf in version.files
-    ]
+    """Render every template of ``version`` with ``context``; the files together are
+    bounded by the same output limit as one file."""
+    out: list[RenderedFile] = []
+    total = 0
+    for tf in version.files:
+        text = compile_file(tf).render(context)
+        total += len(text)
+        if total > limits.MAX_OUTPUT_CHARS:
+            raise TemplateError(limits.output_message(), file=tf.display)
+        out.append(RenderedFile(f"{version.name}/{tf.name}", text))
+    return out
 
 
 def version_keys(version: VersionDir) -> frozenset[str]:

@@ -19,6 +19,7 @@ from .options import (
     PathType,
     kube_version_option,
     manifests_option,
+    render_timeout_option,
     repo_option,
     set_option,
     values_option,
@@ -73,6 +74,7 @@ def note(message: str) -> None:
 )
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster.")
 @manifests_option
+@render_timeout_option
 @repo_option
 @set_option
 @values_option

@@ -12,7 +12,13 @@ from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
 from .app import cli, emit
-from .options import PathType, format_option, kube_version_option, manifests_option
+from .options import (
+    PathType,
+    format_option,
+    kube_version_option,
+    manifests_option,
+    render_timeout_option,
+)
 
 
 def _default_golden() -> Path:
@@ -35,6 +41,7 @@ def interactive() -> bool:
     "Exit 0 when all pass, 1 on any failure, 2 on bad input."
 )
 @manifests_option
+@render_timeout_option
 @click.option(
     "--golden",
     type=PathType(file_okay=False, path_type=Path),

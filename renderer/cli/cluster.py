@@ -20,6 +20,7 @@ from .options import (
     PathType,
     format_option,
     manifests_option,
+    render_timeout_option,
     repo_option,
     set_option,
     values_option,
@@ -57,6 +58,7 @@ def _echo_json(data: Any) -> None:
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
+@render_timeout_option
 @format_option()
 def images(
     version: str | None,
@@ -106,6 +108,7 @@ def _describe_side(side: dict[str, Any]) -> str:
 
 @cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
 @manifests_option
+@render_timeout_option
 @click.option("--to-version", required=True, metavar="B", help="Target Calico version.")
 @click.option("--from-version", metavar="A", help="Running Calico version (default: B).")
 @click.option(

@@ -15,13 +15,14 @@ from ..render import version_keys
 from ..tree import ADDON, DIALECTS, list_versions
 from ..yamlio import read_text
 from .app import cli, emit, warn
-from .options import PathType, manifests_option, set_option, values_option
+from .options import PathType, manifests_option, render_timeout_option, set_option, values_option
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
 @click.argument("file", type=PathType(dir_okay=False, allow_dash=True))
 @values_option
 @set_option
+@render_timeout_option
 @click.option(
     "--name",
     "template_name",
@@ -68,6 +69,7 @@ def typha(nodes: int | None) -> None:
 
 @cli.command(help="List the Calico versions under ROOT with their Typha capability.")
 @manifests_option
+@render_timeout_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 def versions(root: Path | None, keys: bool) -> None:
     found = list_versions(root)  # bad ROOT fails before anything is printed

@@ -14,7 +14,13 @@ from ..release import ReleaseReport, assess_release
 from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
-from .options import PathType, format_option, kube_version_option, manifests_option
+from .options import (
+    PathType,
+    format_option,
+    kube_version_option,
+    manifests_option,
+    render_timeout_option,
+)
 
 
 def _mark(ok: bool) -> str:
@@ -61,6 +67,7 @@ def format_report(report: ReleaseReport) -> str:
 )
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
 @manifests_option
+@render_timeout_option
 @kube_version_option
 @format_option()
 @click.pass_context

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from .. import limits
 from ..kubeschema import DEFAULT_COUNT
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -65,3 +66,19 @@ def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
         show_default=True,
         help="Output format.",
     )
+
+
+def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+    if value is not None:
+        limits.set_render_timeout(value)
+
+
+render_timeout_option = click.option(
+    "--render-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    expose_value=False,
+    callback=_set_render_timeout,
+    metavar="SECONDS",
+    help=f"Wall-clock limit of one template render (default {limits.DEFAULT_RENDER_TIMEOUT:g}).",
+)

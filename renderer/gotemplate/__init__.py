@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
+from renderer import limits
 from renderer.errors import TemplateError
 
 from . import nodes
@@ -41,11 +43,21 @@ _ENV: SandboxedEnvironment | None = None
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
 
+class _TimedSandbox(SandboxedEnvironment):
+    """Every call and loop iteration counts against the render's budget (time limit)."""
+
+    bounded_iter = staticmethod(limits.bounded_iter)
+
+    def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        limits.check_call()
+        return super().call(__context, __obj, *args, **kwargs)
+
+
 def _environment() -> SandboxedEnvironment:
     """The one sandboxed environment every template is compiled in (created lazily)."""
     global _ENV
     if _ENV is None:
-        env = SandboxedEnvironment(autoescape=False, cache_size=0, auto_reload=False)
+        env = _TimedSandbox(autoescape=False, cache_size=0, auto_reload=False)
         # The compiled AST has nothing for Jinja's constant folder to do; skipping it
         # more than halves compile time on the 7,000-line Calico manifests.
         env.optimized = False
@@ -77,7 +89,7 @@ class GoTemplate:
         self.tree = tree
         self.keys: frozenset[str] = referenced_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
-        self._template = _environment().from_string(jinja_ast)
+        self._template = _environment().from_string(limits.bound_loops(jinja_ast))
 
     def _error(self, pos: int, message: str) -> TemplateError:
         where: Position = self._positions[pos]
@@ -90,13 +102,16 @@ class GoTemplate:
         text without bound; Go would stream it, we hold it in memory)."""
         parts: list[str] = []
         size = 0
-        for chunk in self._template.generate(go_root=data):
-            size += len(chunk)
-            if size > MAX_OUTPUT_CHARS:
-                raise TemplateError(
-                    f"output longer than {MAX_OUTPUT_CHARS} characters", file=self.name
-                )
-            parts.append(chunk)
+        with limits.budget():
+            for chunk in self._template.generate(go_root=data):
+                size += len(chunk)
+                if size > MAX_OUTPUT_CHARS:
+                    raise TemplateError(
+                        f"output longer than {MAX_OUTPUT_CHARS} characters (output limit "
+                        "for untrusted templates; no flag)",
+                        file=self.name,
+                    )
+                parts.append(chunk)
         return "".join(parts)
 
     def render(self, context: Mapping[str, Any]) -> str:
@@ -111,6 +126,8 @@ class GoTemplate:
             return self._bounded_output(data)
         except ExecError as exc:
             raise self._error(exc.pos, exc.message) from None
+        except limits.LimitExceeded as exc:
+            raise TemplateError(str(exc), file=self.name) from None
         except RecursionError:
             raise TemplateError(
                 "exceeded maximum template depth (nested too deeply for this interpreter)",
