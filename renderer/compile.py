@@ -388,6 +388,7 @@ def compile_source(
     if cached is not None:
         return cached
     compiled: CompiledTemplate
+    limits.check_actions(source, name, dialect)
     if dialect == "go":
         from .gotemplate import compile_go
 

@@ -24,6 +24,10 @@ MAX_LOOP_ITERATIONS = 10_000_000
 MAX_FORMAT_WIDTH = 1_000_000
 #: Items ``batch`` and ``slice`` may make (as the sandbox's ``range``).
 MAX_ITEMS = 100_000
+#: Actions (``{{``, and ``{%`` in Jinja2) of one template. Compiling costs about 22 KB
+#: of memory per action at its peak (benchmarks/engine.py --scaling); BKE's templates
+#: have at most about 50.
+MAX_TEMPLATE_ACTIONS = 10_000
 
 _timeout = DEFAULT_RENDER_TIMEOUT
 
@@ -103,6 +107,33 @@ def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
                 )
             _overtime(b)
         yield item
+
+
+def check_actions(source: str, file: str, dialect: str) -> None:
+    """Refuse a template with more than MAX_TEMPLATE_ACTIONS actions before compiling it,
+    naming the line of the first action over the limit."""
+    from .errors import TemplateError
+
+    marks = ("{{",) if dialect == "go" else ("{{", "{%")
+    if sum(source.count(m) for m in marks) <= MAX_TEMPLATE_ACTIONS:
+        return
+    positions = sorted(i for m in marks for i in _find_all(source, m, MAX_TEMPLATE_ACTIONS + 1))[
+        : MAX_TEMPLATE_ACTIONS + 1
+    ]
+    raise TemplateError(
+        f"more than {MAX_TEMPLATE_ACTIONS} actions (action limit for untrusted templates; no flag)",
+        file=file,
+        line=source.count("\n", 0, positions[-1]) + 1,
+    )
+
+
+def _find_all(text: str, mark: str, count: int) -> list[int]:
+    out: list[int] = []
+    at = text.find(mark)
+    while at >= 0 and len(out) < count:
+        out.append(at)
+        at = text.find(mark, at + len(mark))
+    return out
 
 
 def bound_loops(template: j.Template) -> j.Template:

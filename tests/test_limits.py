@@ -182,3 +182,17 @@ def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) ->
         err = proc.stderr.decode()
         assert proc.returncode == 2, (name, err)
         assert len(err.splitlines()) == 1 and "Traceback" not in err, (name, err)
+
+
+@pytest.mark.parametrize("dialect", ["go", "jinja2"])
+def test_templates_with_too_many_actions_are_refused_before_compiling(
+    dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.compile import compile_source
+
+    monkeypatch.setattr(limits, "MAX_TEMPLATE_ACTIONS", 5)
+    source = "".join(f"a{i}: {{{{ 1 }}}}\n" for i in range(7))
+    with pytest.raises(TemplateError) as err:
+        compile_source(source, "v/many", dialect)
+    assert "action limit" in err.value.message and err.value.line == 6
+    compile_source(source[: source.index("a5")], "v/many", dialect)  # five are fine

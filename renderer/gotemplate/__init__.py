@@ -89,7 +89,7 @@ class GoTemplate:
         self.tree = tree
         self.keys: frozenset[str] = referenced_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
-        self._template = _environment().from_string(limits.bound_loops(jinja_ast))
+        self._template = _environment().from_string(jinja_ast)  # loops bounded by the compiler
 
     def _error(self, pos: int, message: str) -> TemplateError:
         where: Position = self._positions[pos]

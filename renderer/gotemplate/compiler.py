@@ -239,7 +239,8 @@ class Compiler:
         items = self.fresh("t")
         loop = j.For(
             j.Tuple([j.Name(key, "store"), j.Name(elem, "store")], "store"),
-            _g(items),
+            # counted against the render's iteration and time budget (renderer.limits)
+            j.Call(j.EnvironmentAttribute("bounded_iter"), [_g(items)], [], None, None),
             _merge_outputs(body),
             [],
             None,
