@@ -9,7 +9,10 @@ Known differences from Go, each reported as a TemplateError rather than wrong ou
 complex constants; ``%p``, ``%b``/``%x``/``%X`` and ``#`` on floats in printf; variable
 declarations inside parentheses; template calls nested deeper than the interpreter
 stack allows (about 150, where Go allows 100000); expressions nested more than about
-50 parentheses deep. ``range $a = ...`` (assignment, not declaration) assigns the named
+50 parentheses deep; if/with/range nested beyond Python's per-function limits (20
+loops, 100 indentation levels) where a break/continue keeps a block inline (deeper
+blocks are compiled into macros of their own, see ``compiler.HOIST_DEPTH``).
+``range $a = ...`` (assignment, not declaration) assigns the named
 variables, where Go overwrites whatever variables are topmost on its stack. Error
 messages follow Go's wording but may differ in detail (type names, quoted values).
 
