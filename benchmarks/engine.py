@@ -5,7 +5,8 @@ BKE-sized single file (the real ones are 5,000-7,600 lines, mostly CRD text).
 
 ``--scaling`` measures the compiler on untrusted-sized input: time and peak memory per
 action as the action count grows, and the deepest nesting of ``range`` and ``if`` that
-compiles (Python's own limits: 20 nested loops, 100 indentation levels).
+compiles (blocks past 8 levels become macros of their own, so the bound is the
+interpreter's recursion, not Python's 20 nested loops and 100 indentation levels).
 """
 
 from __future__ import annotations
