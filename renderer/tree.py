@@ -61,7 +61,7 @@ def semver_key(name: str) -> tuple[int, int, int, int, int, str]:
     return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), release, name)
 
 
-def _refuse_name(path: Path) -> None:
+def refuse_name(path: Path) -> None:
     """Names are copied into headers and reports; only plain printable names pass."""
     if not path.name.isprintable():
         raise InputError(
@@ -71,14 +71,14 @@ def _refuse_name(path: Path) -> None:
         )
 
 
-def _contained(path: Path, real_root: Path) -> Path:
+def contained(path: Path, real_root: Path, what: str = "the manifest tree") -> Path:
     """``path`` with links resolved; bad input naming both when it leaves ``real_root``."""
     try:
         real = path.resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop on Python 3.10-3.12
         raise InputError(f"cannot resolve: {exc}", file=str(path)) from None
     if real != real_root and real_root not in real.parents:
-        raise InputError(f"points to {real}, outside the manifest tree {real_root}", file=str(path))
+        raise InputError(f"points to {real}, outside {what} {real_root}", file=str(path))
     return real
 
 
@@ -100,7 +100,7 @@ def component_dir(root: Path | None) -> Path:
     path = base / COMPONENT
     if not path.is_dir():
         raise InputError(f"no {COMPONENT.as_posix()}/ directory under it", file=str(base))
-    _contained(path, base.resolve())
+    contained(path, base.resolve())
     return path
 
 
@@ -108,8 +108,8 @@ def _load_version(path: Path, real_root: Path) -> VersionDir:
     """Templates of one directory; every entry must stay inside ROOT (see the module)."""
     files = []
     for p in _entries(path):
-        _refuse_name(p)
-        _contained(p, real_root)
+        refuse_name(p)
+        contained(p, real_root)
         if p.suffix not in DIALECTS or not p.is_file():
             continue
         files.append(TemplateFile(p.name, p, DIALECTS[p.suffix]))
@@ -122,8 +122,8 @@ def list_versions(root: Path | None = None) -> list[VersionDir]:
     real_root = _root_of(root).resolve()
     dirs = []
     for p in _entries(base):
-        _refuse_name(p)
-        _contained(p, real_root)
+        refuse_name(p)
+        contained(p, real_root)
         if p.is_dir() and _SAFE_NAME.match(p.name):
             dirs.append(p)
     versions = [_load_version(p, real_root) for p in dirs]
