@@ -205,3 +205,13 @@ def test_non_regular_files_are_refused_without_blocking(tmp_path: Path, kind: st
     with pytest.raises(InputError) as err:
         read_text(path)
     assert err.value.file == str(path)
+
+
+def test_loading_restores_the_garbage_collector(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    load_mapping_file(_values(tmp_path, "a: 1\n"))
+    with pytest.raises(InputError):
+        load_mapping_file(_values(tmp_path, "a: [\n"))
+    assert gc.isenabled()
