@@ -29,6 +29,7 @@ from typing import Any
 from .errors import CalicoRenderError, InputError
 from .fsutil import write_tree
 from .parse import K8sObject, parse_stream
+from .tree import contained, refuse_name
 from .yamlio import MAX_INPUT_BYTES, read_text
 
 COMMON = "common"
@@ -78,11 +79,26 @@ def load_golden(directory: Path) -> dict[str, str] | None:
     if not directory.is_dir():
         return None
     files: dict[str, str] = {}
+    for path in _golden_paths(directory):
+        files[path.relative_to(directory).as_posix()] = read_text(path)
+    return files
+
+
+def _golden_paths(directory: Path) -> list[Path]:
+    """The golden files under ``directory`` (dot-files aside). Goldens come with the
+    merge request too: a link out of the directory or a name with control characters is
+    bad input, as in the manifest tree."""
+    real = directory.resolve()
+    out = []
     for path in sorted(directory.rglob("*")):
         rel = path.relative_to(directory)
-        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
-            files[rel.as_posix()] = read_text(path)
-    return files
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        refuse_name(path)
+        contained(path, real, "the golden directory")
+        if path.is_file():
+            out.append(path)
+    return out
 
 
 def read_golden(directory: Path) -> tuple[dict[str, str], dict[str, str]] | None:
@@ -93,11 +109,8 @@ def read_golden(directory: Path) -> tuple[dict[str, str], dict[str, str]] | None
         return None
     files: dict[str, str] = {}
     unreadable: dict[str, str] = {}
-    for path in sorted(directory.rglob("*")):
-        rel = path.relative_to(directory)
-        if not path.is_file() or any(part.startswith(".") for part in rel.parts):
-            continue
-        name = rel.as_posix()
+    for path in _golden_paths(directory):
+        name = path.relative_to(directory).as_posix()
         try:
             files[name] = read_text(path)
         except InputError as exc:

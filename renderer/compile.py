@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import string
 import sys
 import threading
 import time
@@ -24,8 +26,10 @@ from jinja2.exceptions import SecurityError
 from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
+from . import limits
 from .errors import InputError, TemplateError
-from .tree import TemplateFile
+from .limits import MAX_FORMAT_WIDTH, MAX_ITEMS, LimitExceeded
+from .tree import ADDON, TemplateFile
 from .yamlio import read_text
 
 
@@ -39,7 +43,7 @@ class CompiledTemplate(Protocol):
 
 
 _JINJA_ENV: SandboxedEnvironment | None = None
-_CACHE: dict[tuple[str, str, str], CompiledTemplate] = {}
+_CACHE: dict[tuple[str, str, str, str], CompiledTemplate] = {}
 _LOCK = threading.Lock()
 
 #: Largest string, list or padding width one template operation may produce.
@@ -57,7 +61,10 @@ def _is_int(value: Any) -> TypeGuard[int]:
 
 def _check_size(size: int, what: str) -> None:
     if size > MAX_RESULT_SIZE:
-        raise SecurityError(f"{what} would produce {size} items; the limit is {MAX_RESULT_SIZE}")
+        raise SecurityError(
+            f"{what} would produce {size} items, over {MAX_RESULT_SIZE} (result size limit "
+            "for untrusted templates; no flag)"
+        )
 
 
 def _check_bits(bits: int, operator: str) -> None:
@@ -96,24 +103,113 @@ def _check_call(owner: str, name: str, args: tuple[Any, ...], kwargs: dict[str, 
         _check_replace(owner, args[0], args[1])
 
 
+#: ``%`` conversions: optional mapping key, flags, width, precision.
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d*))?")
+#: ``str.format`` specs: width and precision digits (any fill and align before).
+_FORMAT_NUMBERS = re.compile(r"(\d+)")
+
+
+def _check_width(number: int, what: str) -> None:
+    if number > MAX_FORMAT_WIDTH:
+        raise LimitExceeded(
+            f"{what} width or precision {number} is over {MAX_FORMAT_WIDTH} (format width "
+            "limit for untrusted templates; no flag)"
+        )
+
+
+def _star_args(args: Any) -> None:
+    """Widths taken from the arguments (``*``, nested ``{}``): every integer counts."""
+    values = args if isinstance(args, tuple | list) else (args,)
+    for value in values:
+        if _is_int(value):
+            _check_width(abs(value), "format")
+
+
+def check_percent(template: Any, args: Any) -> None:
+    """Refuse ``'%0999999999d' % x``-style widths and precisions."""
+    if not isinstance(template, str):
+        return
+    for m in _PERCENT_SPEC.finditer(template):
+        for group in m.groups():
+            if group == "*":
+                _star_args(args)
+            elif group:
+                _check_width(int(group), "'%'")
+
+
+def check_format_spec(template: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Refuse ``'{:999999999}'.format(x)``: numbers in every field's spec are capped, and
+    a spec with a nested field caps every integer argument."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return  # str.format reports the malformed template itself
+    for _, _, spec, _ in fields:
+        if not spec:
+            continue
+        if "{" in spec:
+            _star_args((*args, *kwargs.values()))
+        for number in _FORMAT_NUMBERS.findall(spec):
+            _check_width(int(number), "format")
+
+
+def _check_result(value: Any) -> None:
+    if isinstance(value, _SIZED):
+        _check_size(len(value), "a call")
+
+
 class BoundedSandbox(SandboxedEnvironment):
     """The sandbox, with the operations that can allocate without bound capped.
 
-    ``'x' * 10**12``, ``2 ** 10**9`` and ``'x'.center(10**12)`` raise SecurityError (a
-    TemplateError naming the line) instead of exhausting memory.
+    ``'x' * 10**12``, ``2 ** 10**9``, ``'x'.center(10**12)``, ``s ~ s`` and ``s + s``
+    past the size limit, and format widths over MAX_FORMAT_WIDTH raise (a
+    TemplateError naming the line) instead of exhausting memory; every call and loop
+    iteration counts against the render's time and iteration budget.
     """
 
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "%", "+"})
+    bounded_iter = staticmethod(limits.bounded_iter)
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         _check_binop(operator, left, right)
+        if operator == "%":
+            check_percent(left, right)
+        elif operator == "+" and isinstance(left, _SIZED) and isinstance(right, _SIZED):
+            _check_size(len(left) + len(right), "'+'")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        limits.check_call()
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, str):
             _check_call(owner, getattr(__obj, "__name__", ""), args, kwargs)
-        return super().call(__context, __obj, *args, **kwargs)
+        result = super().call(__context, __obj, *args, **kwargs)
+        _check_result(result)
+        return result
+
+    def wrap_str_format(self, value: Any) -> Any:
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        owner: str = value.__self__
+
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if value.__name__ == "format_map" and args and isinstance(args[0], dict):
+                check_format_spec(owner, (), args[0])
+            else:
+                check_format_spec(owner, args, kwargs)
+            return wrapped(*args, **kwargs)
+
+        return checked
+
+    @staticmethod
+    def bounded_concat(items: Any) -> str:
+        """``a ~ b``: the parts' sizes are checked before they are joined."""
+        parts = [item if isinstance(item, str) else str(item) for item in items]
+        _check_size(sum(len(p) for p in parts), "'~'")
+        if any(hasattr(p, "__html__") for p in parts):
+            return str(jinja2.runtime.markup_join(parts))
+        return "".join(parts)
 
 
 def _bounded_filters(env: SandboxedEnvironment) -> None:
@@ -135,7 +231,64 @@ def _bounded_filters(env: SandboxedEnvironment) -> None:
         _check_replace(str(value), old, new)
         return replace(eval_ctx, value, old, new, *args)
 
-    env.filters.update(center=do_center, indent=do_indent, replace=do_replace)
+    fmt, batch, slice_ = env.filters["format"], env.filters["batch"], env.filters["slice"]
+
+    def do_format(value: Any, *args: Any, **kwargs: Any) -> Any:
+        check_percent(value, kwargs or args)
+        return fmt(value, *args, **kwargs)
+
+    def do_batch(value: Any, linecount: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_items(linecount, "batch")
+        return batch(value, linecount, *args, **kwargs)
+
+    @jinja2.pass_eval_context
+    def do_slice(eval_ctx: Any, value: Any, slices: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_items(slices, "slice")
+        return slice_(eval_ctx, value, slices, *args, **kwargs)
+
+    env.filters.update(
+        center=do_center,
+        indent=do_indent,
+        replace=do_replace,
+        format=do_format,
+        batch=do_batch,
+        slice=do_slice,
+    )
+
+
+def _check_items(count: Any, what: str) -> None:
+    if _is_int(count) and count > MAX_ITEMS:
+        raise LimitExceeded(
+            f"{what} of {count} is over {MAX_ITEMS} items (item limit for untrusted "
+            "templates; no flag)"
+        )
+
+
+def _bound_concat(template: jinja2.nodes.Template) -> jinja2.nodes.Template:
+    """Route every ``~`` through ``bounded_concat`` (doubling a string in a loop)."""
+    for parent in list(template.find_all(jinja2.nodes.Node)):
+        for field in parent.fields:
+            child = getattr(parent, field, None)
+            if isinstance(child, jinja2.nodes.Concat):
+                setattr(parent, field, _concat_call(child))
+            elif isinstance(child, list):
+                setattr(
+                    parent,
+                    field,
+                    [_concat_call(c) if isinstance(c, jinja2.nodes.Concat) else c for c in child],
+                )
+    return template
+
+
+def _concat_call(node: jinja2.nodes.Concat) -> jinja2.nodes.Call:
+    return jinja2.nodes.Call(
+        jinja2.nodes.EnvironmentAttribute("bounded_concat"),
+        [jinja2.nodes.List(node.nodes, lineno=node.lineno)],
+        [],
+        None,
+        None,
+        lineno=node.lineno,
+    )
 
 
 def jinja_environment() -> SandboxedEnvironment:
@@ -172,14 +325,29 @@ class JinjaTemplate:
         try:
             ast = env.parse(source, name=name, filename=name)
             self.keys = frozenset(jinja2.meta.find_undeclared_variables(ast))
-            self._template = env.from_string(ast)
+            self._template = env.from_string(limits.bound_loops(_bound_concat(ast)))
             self._template.filename = name
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(exc.message or "syntax error", file=name, line=exc.lineno) from None
 
+    def _bounded_output(self, context: Mapping[str, Any]) -> str:
+        """Render, stopping once the output passes MAX_OUTPUT_CHARS."""
+        parts: list[str] = []
+        size = 0
+        with limits.budget():
+            for chunk in self._template.generate(dict(context)):
+                size += len(chunk)
+                if size > limits.MAX_OUTPUT_CHARS:
+                    raise LimitExceeded(limits.output_message())
+                parts.append(chunk)
+        return "".join(parts)
+
     def render(self, context: Mapping[str, Any]) -> str:
         try:
-            return self._template.render(dict(context))
+            return self._bounded_output(context)
+        except LimitExceeded as exc:
+            line = _template_line(sys.exc_info()[2], self.name)
+            raise TemplateError(str(exc), file=self.name, line=line) from None
         except jinja2.UndefinedError as exc:
             line = _template_line(sys.exc_info()[2], self.name)
             raise TemplateError(exc.message or "undefined", file=self.name, line=line) from None
@@ -204,19 +372,27 @@ def source_digest(source: str) -> str:
 
 
 def compile_source(
-    source: str, name: str, dialect: str, *, digest: str | None = None
+    source: str,
+    name: str,
+    dialect: str,
+    *,
+    digest: str | None = None,
+    template_name: str = ADDON,
 ) -> CompiledTemplate:
-    """Compile ``source`` in ``dialect`` ("go" or "jinja2"), cached by content."""
-    cache_key = (dialect, name, digest or source_digest(source))
+    """Compile ``source`` (read from ``name``) in ``dialect`` ("go" or "jinja2"),
+    cached by content. A Go template is named ``template_name``, as the controller
+    names it after the addon."""
+    cache_key = (dialect, name, template_name, digest or source_digest(source))
     with _LOCK:
         cached = _CACHE.get(cache_key)
     if cached is not None:
         return cached
     compiled: CompiledTemplate
+    limits.check_actions(source, name, dialect)
     if dialect == "go":
         from .gotemplate import compile_go
 
-        compiled = compile_go(source, name)
+        compiled = compile_go(source, name, template_name=template_name)
     elif dialect == "jinja2":
         compiled = JinjaTemplate(source, name)
     else:
@@ -277,7 +453,7 @@ def compile_file(template: TemplateFile) -> CompiledTemplate:
     sig, digest = _known_digest(template.path)
     if digest is not None:
         with _LOCK:
-            cached = _CACHE.get((template.dialect, template.display, digest))
+            cached = _CACHE.get((template.dialect, template.display, ADDON, digest))
         if cached is not None:
             return cached
     source, digest = _read(template.path, sig)

@@ -58,8 +58,18 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
     for key in sorted(values):
         if key in TYPHA_KEYS:
             continue
-        sub = schema["properties"].get(key, schema["additionalProperties"])
-        error = schemas.best_error_in(sub, values[key])
+        if key not in schema["properties"]:
+            found = schemas.free_key_error(schemas.RENDER_CONTEXT, key, values[key])
+            if found is not None:
+                located = locate(read_text(file), 0, found[0]) if file != "-" else None
+                raise InputError(
+                    found[1], file=file, line=located, key=".".join(map(str, found[0]))
+                )
+            continue
+        sub = schema["properties"][key]
+        # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
+        checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
+        error = schemas.best_error_in(checked, values[key])
         if error is None:
             continue
         path = [key, *error.absolute_path]
@@ -99,7 +109,7 @@ def build_context(
         ctx["repo"] = repo
     if typha is not None:
         ctx.update(typha)
-    schemas.check(schemas.RENDER_CONTEXT, ctx, file="render context")
+    schemas.check_context(schemas.RENDER_CONTEXT, ctx, file="render context")
     return ctx
 
 
@@ -126,6 +136,11 @@ def user_params(
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InputError(f"expected KEY=VALUE, got {item!r}", key="--set")
+        # checked here, not only in the contexts: a param that reaches no file is still
+        # refused rather than carried into a warning
+        unsafe = schemas.unsafe_text(schemas.RENDER_CONTEXT, value)
+        if unsafe is not None:
+            raise InputError(unsafe, key=key)
         params.append(bke.Param(key, value, bke.USER, f"--set {key}"))
     return tuple(params), nested
 

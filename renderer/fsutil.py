@@ -9,9 +9,12 @@ traceback.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import InputError
@@ -38,12 +41,15 @@ def _os_error(exc: OSError, path: Path) -> InputError:
 
 
 def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
-    """Write several files under ``directory``: every file staged first, then renamed.
+    """Write several files under ``directory``, all or nothing: every file is staged
+    first, then renamed over its target; when a rename fails, the targets already
+    replaced get their previous content back (kept as hard links while renaming).
 
-    A failure while staging leaves all targets untouched and no temporary files.
+    A failure leaves all targets as they were and no temporary files.
     """
     base = Path(directory)
     staged: list[tuple[Path, Path]] = []
+    backups: dict[Path, Path | None] = {}
     try:
         for name, data in files.items():
             target = base / name
@@ -54,13 +60,44 @@ def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
                 raise _os_error(exc, target) from None
         for tmp, target in staged:
             try:
+                backups[target] = _keep(target)
                 os.replace(tmp, target)
             except OSError as exc:
+                _restore(backups, target)
                 raise _os_error(exc, target) from None
     finally:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
+        for backup in backups.values():
+            if backup is not None:
+                backup.unlink(missing_ok=True)
     return [target for _, target in staged]
+
+
+def _keep(target: Path) -> Path | None:
+    """A hard link to the current ``target`` (None when there is none to keep)."""
+    if not target.is_file() or target.is_symlink():
+        return None
+    backup = target.with_name(f".{target.name}.{secrets.token_hex(6)}.old")
+    try:
+        os.link(target, backup)
+    except OSError:
+        return None  # a file system without hard links: no rollback for this file
+    return backup
+
+
+def _restore(backups: dict[Path, Path | None], failed: Path) -> None:
+    """Put back every target replaced before ``failed``; new files are removed."""
+    for target, backup in backups.items():
+        if target == failed:
+            continue
+        try:
+            if backup is None:
+                target.unlink(missing_ok=True)
+            else:
+                os.replace(backup, target)
+        except OSError:
+            pass  # best effort: the original error is what the user needs to see
 
 
 def atomic_write(path: str | Path, data: str) -> None:
@@ -100,3 +137,43 @@ def replace_dir(directory: str | Path, files: dict[str, str], *, replace: bool) 
             if leftover.is_dir():
                 shutil.rmtree(leftover, ignore_errors=True)
     return target
+
+
+@contextlib.contextmanager
+def exclusive_lock(directory: Path, what: str, *, wait: float = 5.0) -> Iterator[None]:
+    """Hold an advisory lock on ``directory/.<what>.lock`` while the block runs, waiting
+    up to ``wait`` seconds; bad input when another process holds it longer. The lock
+    goes with the process, so a killed run never leaves the directory locked, and the
+    file is removed on release (a waiter that locked a removed file tries again)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locking
+        yield
+        return
+    path = directory / f".{what}.lock"
+    deadline = time.monotonic() + wait
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.path.samestat(os.fstat(fd), os.stat(path)):
+                    break  # locked the file that is still there
+            except (BlockingIOError, FileNotFoundError):
+                pass
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                raise InputError(
+                    f"another {what} is running on this directory (waited {wait:g} s)",
+                    file=str(directory),
+                )
+            time.sleep(0.1)
+    except OSError as exc:
+        raise InputError(f"cannot lock: {exc.strerror or exc}", file=str(path)) from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(fd)

@@ -13,18 +13,20 @@ import os
 import secrets
 import shlex
 import shutil
+import signal
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import capability, compare, kubeschema, release
+from . import capability, compare, kubeschema, limits, release
 from .bke import context as bke_context
 from .calico import fidelity
 from .compile import compile_file
 from .context import build_context
 from .errors import CalicoRenderError, InputError
+from .fsutil import exclusive_lock
 from .parse import K8sObject, parse_stream
 from .policy import TYPHA_KEYS
 from .render import is_verbatim, render_version, version_keys, version_nested_keys
@@ -518,6 +520,13 @@ class _Merger:
                 self.progress(result)
 
 
+def _init_worker(render_timeout: float) -> None:
+    """Workers leave Ctrl-C to the main process, which reports it once, and render
+    under the main process's time limit (not inherited by spawned processes)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limits.set_render_timeout(render_timeout)
+
+
 def run_check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
@@ -530,6 +539,15 @@ def run_check(
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
+    if options.update:  # two updates of one golden directory would interleave
+        with exclusive_lock(options.golden, "update-golden"):
+            return _run_check(options, progress)
+    return _run_check(options, progress)
+
+
+def _run_check(
+    options: CheckOptions, progress: Callable[[VersionResult], None] | None
+) -> CheckReport:
     versions = list_versions(options.root)
     names = [v.name for v in versions]
     if options.upstream is not None:  # refuse a bad DIR before any work
@@ -544,7 +562,9 @@ def run_check(
             new = merger.add(version.name, _prepare(version, options))
             merger.validated(validate_objects(kube, new))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=_init_worker, initargs=(limits.render_timeout(),)
+        ) as pool:
             prepared = {pool.submit(_prepare, v, options): v.name for v in versions}
             pending: set[Future[Any]] = set(prepared)
             while pending:
@@ -594,11 +614,14 @@ def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGo
     ]
     out = []
     for d in sorted(dirs, key=lambda p: semver_key(p.name)):
-        files = sorted(
-            f.relative_to(d).as_posix()
-            for f in d.rglob("*")
-            if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
-        )
+        try:
+            files = sorted(
+                f.relative_to(d).as_posix()
+                for f in d.rglob("*")
+                if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
+            )
+        except FileNotFoundError:  # removed while listed (a concurrent update)
+            continue
         out.append(StaleGolden(d.name, str(d), files, update_command(options)))
     return out
 
@@ -609,7 +632,11 @@ def remove_stale(stale: StaleGolden) -> None:
     directory = Path(stale.directory)
     aside = directory.with_name(f".{directory.name}.removed-{secrets.token_hex(6)}")
     try:
-        os.replace(directory, aside)
+        try:
+            os.replace(directory, aside)
+        except FileNotFoundError:  # removed meanwhile by someone else: gone is the goal
+            stale.status = UPDATED
+            return
         if aside.is_symlink():
             aside.unlink()
         else:

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import limits
 from .compile import compile_file
+from .errors import TemplateError
 from .tree import TemplateFile, VersionDir
 from .yamlio import read_text
 
@@ -45,15 +47,21 @@ def render_version(
     contexts: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[RenderedFile]:
     """Render every template of ``version`` with ``context``, or with its own context
-    from ``contexts`` (by file name) when given; verbatim files are read, not rendered."""
-    out = []
+    from ``contexts`` (by file name) when given; verbatim files are read, not rendered.
+    The files together are bounded by the same output limit as one file."""
+    out: list[RenderedFile] = []
+    total = 0
     for tf in version.files:
         name = f"{version.name}/{tf.name}"
         if is_verbatim(version, tf):
-            out.append(RenderedFile(name, read_text(tf.path)))
-            continue
-        ctx = contexts[tf.name] if contexts is not None else context
-        out.append(RenderedFile(name, compile_file(tf).render(ctx)))
+            text = read_text(tf.path)
+        else:
+            ctx = contexts[tf.name] if contexts is not None else context
+            text = compile_file(tf).render(ctx)
+        total += len(text)
+        if total > limits.MAX_OUTPUT_CHARS:
+            raise TemplateError(limits.output_message(), file=tf.display)
+        out.append(RenderedFile(name, text))
     return out
 
 

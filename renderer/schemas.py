@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -84,3 +86,79 @@ def validate_output(name: str, data: Any) -> None:
     errors = list(validator(name).iter_errors(data))
     if errors:
         raise AssertionError(f"output does not match {name}: {errors[0].message}")
+
+
+# --- the render context: linear in the number of keys ----------------------------------
+
+
+@cache
+def _unsafe_text(name: str) -> re.Pattern[str]:
+    """The ``yamlSafe`` rule of schema ``name`` as a compiled pattern."""
+    return re.compile(load_schema(name)["$defs"]["yamlSafe"]["not"]["pattern"])
+
+
+def unsafe_text(name: str, text: str) -> str | None:
+    """Why ``text`` cannot go into a template of schema ``name`` (its ``yamlSafe`` rule),
+    or None when it can."""
+    if _unsafe_text(name).search(text):
+        why: str = load_schema(name)["$defs"]["yamlSafe"]["description"]
+        return f"{text!r} is not allowed: {why}"
+    return None
+
+
+def _trivially_passes(sub: Any, value: Any) -> bool:
+    """True when ``sub`` only restricts the type and a string or a plain scalar of an
+    allowed type is given: no need to build a validator for it."""
+    if not isinstance(sub, dict) or not set(sub) <= {"description", "type"}:
+        return False
+    types = sub.get("type")
+    allowed = {types} if isinstance(types, str) else set(types or ())
+    return isinstance(value, str) and "string" in allowed
+
+
+def _strings(value: Any) -> Iterator[tuple[list[str | int], str]]:
+    """Every string of ``value`` (nested values and map keys) with its path."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, str):
+            yield path, node
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(key, str):
+                    yield path, key
+                stack.append((item, [*path, key]))
+        elif isinstance(node, list):
+            stack.extend((item, [*path, i]) for i, item in enumerate(node))
+
+
+def free_key_error(name: str, key: str, value: Any) -> tuple[list[str | int], str] | None:
+    """(path, message) when ``value`` of a key without its own property breaks schema
+    ``name``, else None. Strings are checked by the schema's ``yamlSafe`` pattern
+    directly, so a context of 400,000 keys does not build 400,000 validators."""
+    schema = load_schema(name)
+    pattern = _unsafe_text(name)
+    for path, text in _strings(value):
+        if pattern.search(text):
+            why = schema["$defs"]["yamlSafe"]["description"]
+            return [key, *path], f"{text!r} is not allowed: {why}"
+    sub = schema["additionalProperties"]
+    if _trivially_passes(sub, value):
+        return None
+    error = best_error_in(sub, value)
+    if error is None:
+        return None
+    return [key, *error.absolute_path], describe(error)[1]
+
+
+def check_context(name: str, data: dict[str, Any], *, file: str | None = None) -> None:
+    """:func:`check` for a context: the keys with their own property (and the rules
+    across them) by the full schema, every other key by :func:`free_key_error`.
+    Same verdicts, linear time."""
+    props = load_schema(name)["properties"]
+    check(name, {k: v for k, v in data.items() if k in props}, file=file)
+    for key in sorted(k for k in data if k not in props):
+        found = free_key_error(name, key, data[key])
+        if found is not None:
+            path, message = found
+            raise InputError(message, file=file, key=".".join(str(p) for p in path))

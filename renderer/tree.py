@@ -3,6 +3,11 @@
 A ROOT holds ``kubernetes/calico/<version>/``. Versions sort by semantic version, not by
 string, so ``v3.28.10`` is newer than ``v3.28.9``; ``vMAJOR.MINOR`` resolves to the
 newest patch present. A version string is never used as a path outside ROOT.
+
+Containment: a merge request controls the tree, so every directory and file the loader
+looks at is resolved (links followed) and must stay inside ROOT, and every name must be
+a plain printable name: a link could otherwise make the gate read and print any file,
+and a file name with a newline would be copied into the ``# Source:`` header.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from .errors import InputError
 from .resources import bundled_manifests
 
 COMPONENT = Path("kubernetes") / "calico"
+#: The addon name: BKE's controller parses every file as a template of this name.
+ADDON = COMPONENT.name
 DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -54,32 +61,57 @@ def semver_key(name: str) -> tuple[int, int, int, int, int, str]:
     return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), release, name)
 
 
+def refuse_name(path: Path) -> None:
+    """Names are copied into headers and reports; only plain printable names pass."""
+    if not path.name.isprintable():
+        raise InputError(
+            f"name {path.name!r} is not a plain printable name (control characters, "
+            "newlines or undecodable bytes)",
+            file=str(path.parent),
+        )
+
+
+def contained(path: Path, real_root: Path, what: str = "the manifest tree") -> Path:
+    """``path`` with links resolved; bad input naming both when it leaves ``real_root``."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop on Python 3.10-3.12
+        raise InputError(f"cannot resolve: {exc}", file=str(path)) from None
+    if real != real_root and real_root not in real.parents:
+        raise InputError(f"points to {real}, outside {what} {real_root}", file=str(path))
+    return real
+
+
+def _entries(path: Path) -> list[Path]:
+    """Entries of a directory of the tree, by name; unreadable is bad input naming it."""
+    try:
+        return sorted(path.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        raise InputError(f"cannot read directory: {exc.strerror or exc}", file=str(path)) from None
+
+
+def _root_of(root: Path | None) -> Path:
+    return bundled_manifests() if root is None else Path(root)
+
+
 def component_dir(root: Path | None) -> Path:
     """The ``kubernetes/calico`` directory of ROOT (the bundled tree when None)."""
-    base = bundled_manifests() if root is None else Path(root)
+    base = _root_of(root)
     path = base / COMPONENT
     if not path.is_dir():
         raise InputError(f"no {COMPONENT.as_posix()}/ directory under it", file=str(base))
+    contained(path, base.resolve())
     return path
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
-
-
-def _load_version(path: Path, root: Path) -> VersionDir:
-    """Templates of one directory; a link pointing outside ROOT is refused, since a
-    merge request could otherwise make the gate read (and print) any file."""
+def _load_version(path: Path, real_root: Path) -> VersionDir:
+    """Templates of one directory; every entry must stay inside ROOT (see the module)."""
     files = []
-    for p in sorted(path.iterdir(), key=lambda p: p.name):
+    for p in _entries(path):
+        refuse_name(p)
+        contained(p, real_root)
         if p.suffix not in DIALECTS or not p.is_file():
             continue
-        if p.is_symlink() and not _inside(p, root):
-            raise InputError("template is a link to a file outside the manifest tree", file=str(p))
         files.append(TemplateFile(p.name, p, DIALECTS[p.suffix]))
     return VersionDir(path.name, path, tuple(files))
 
@@ -87,8 +119,14 @@ def _load_version(path: Path, root: Path) -> VersionDir:
 def list_versions(root: Path | None = None) -> list[VersionDir]:
     """Every version directory under ROOT that holds at least one template, oldest first."""
     base = component_dir(root)
-    dirs = [p for p in base.iterdir() if p.is_dir() and _SAFE_NAME.match(p.name)]
-    versions = [_load_version(p, base) for p in dirs]
+    real_root = _root_of(root).resolve()
+    dirs = []
+    for p in _entries(base):
+        refuse_name(p)
+        contained(p, real_root)
+        if p.is_dir() and _SAFE_NAME.match(p.name):
+            dirs.append(p)
+    versions = [_load_version(p, real_root) for p in dirs]
     return sorted((v for v in versions if v.files), key=lambda v: semver_key(v.name))
 
 

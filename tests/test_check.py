@@ -573,3 +573,12 @@ def test_update_golden_on_another_tree_needs_golden_dir(
 
     r = run(capsys, "check", "--manifests", str(tmp_path), "--update-golden")
     assert r.code == 2 and "--golden DIR" in r.err
+
+
+def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Path) -> None:
+    from renderer.gate import remove_stale
+    from renderer.report import UPDATED, StaleGolden
+
+    stale = StaleGolden("v3.1.0", str(tmp_path / "v3.1.0"), ["a.yaml"], "calico-render check")
+    remove_stale(stale)  # another --update-golden removed it first
+    assert stale.status == UPDATED

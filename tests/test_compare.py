@@ -257,3 +257,19 @@ def test_write_golden_uses_changes_it_is_given(
     assert compare.write_golden(tmp_path, second, changes) == changes
     monkeypatch.undo()
     assert compare.load_golden(tmp_path) == second
+
+
+def test_golden_linking_outside_its_directory_is_refused(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from renderer.compare import read_golden
+    from renderer.errors import InputError
+
+    secret = tmp_path_factory.mktemp("outside") / "secret.yaml"
+    secret.write_text("password: hunter2\n")
+    golden = tmp_path / "v3.28.2" / "common"
+    golden.mkdir(parents=True)
+    (golden / "000-crds.yaml").symlink_to(secret)
+    with pytest.raises(InputError) as err:
+        read_golden(tmp_path / "v3.28.2")
+    assert "hunter2" not in str(err.value) and str(secret) in err.value.message

@@ -93,3 +93,81 @@ def test_values_file_typha_keys_are_left_to_the_policy(tmp_path: Path) -> None:
     f = tmp_path / "values.yaml"
     f.write_text("allowTypha: false\ntyphaReplicas: 1\n")
     assert user_values(f) == {"allowTypha": False, "typhaReplicas": 1}
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "",
+        "first-found",
+        "kubernetes-internal-ip",
+        "can-reach=8.8.8.8",
+        "interface=eth.*",
+        "skip-interface=nerdctl*",
+        "cidr=10.0.0.0/8,192.168.0.0/16",
+    ],
+)
+def test_calico_autodetection_methods_pass(method: str) -> None:
+    assert build_context({"ipAutoDetectionMethod": method})["ipAutoDetectionMethod"] == method
+
+
+@pytest.mark.parametrize(
+    "method", ["eth0", "interface=", "first-found ", 'x"\n  - name: FELIX_BPFENABLED']
+)
+def test_unknown_autodetection_method_is_bad_input(method: str) -> None:
+    with pytest.raises(InputError) as err:
+        build_context({"ipAutoDetectionMethod": method})
+    assert err.value.key == "ipAutoDetectionMethod"
+
+
+@pytest.mark.parametrize(
+    ("user", "key"),
+    [
+        ({"foo": 'a"b'}, "foo"),
+        ({"foo": "a\nb"}, "foo"),
+        ({"foo": "a\rb"}, "foo"),
+        ({"foo": "a\x00"}, "foo"),
+        ({"foo": "a\u2028b"}, "foo"),
+        ({"foo": "a\\"}, "foo"),
+        ({"foo": "a\\\\\\"}, "foo"),
+        ({"repo": 'r"/'}, "repo"),
+        ({"ClusterCidr": {"Ipv6": "fd00::/56", "x": "a\nb"}}, "ClusterCidr.x"),
+        ({"list": ["ok", "a\tb"]}, "list.1"),
+        ({"nested": {"a\nb": "v"}}, "nested"),
+    ],
+)
+def test_values_that_could_break_yaml_are_refused(user: dict[str, object], key: str) -> None:
+    with pytest.raises(InputError) as err:
+        build_context(user)
+    assert err.value.key == key
+
+
+def test_escaped_backslashes_and_odd_text_pass() -> None:
+    ctx = build_context({"foo": "a\\\\b\\\\", "bar": "ünïcode 'single' {x}: #"})
+    assert ctx["foo"] == "a\\\\b\\\\"
+
+
+def test_values_file_injection_names_file_line_and_key(tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text('calicoMode: ipip\nextra:\n  note: "a\\"b"\n')
+    with pytest.raises(InputError) as err:
+        user_values(values)
+    assert (err.value.file, err.value.line, err.value.key) == (str(values), 3, "extra.note")
+
+
+@pytest.mark.slow
+def test_many_keys_take_linear_time(tmp_path: Path) -> None:
+    """A values file of many keys is checked in time linear in their number (it was
+    quadratic-ish: a schema validator per key)."""
+    import time
+
+    def seconds(n: int) -> float:
+        values = tmp_path / f"v{n}.yaml"
+        values.write_text("".join(f"k{i}: v{i}\n" for i in range(n)))
+        start = time.perf_counter()
+        build_context(user_values(values))
+        return time.perf_counter() - start
+
+    seconds(1000)  # warm caches
+    small, large = seconds(10_000), seconds(40_000)
+    assert large / small < 8

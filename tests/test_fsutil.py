@@ -51,3 +51,63 @@ def test_file_in_the_way_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         fsutil.atomic_write(tmp_path / "afile" / "x.yaml", "data\n")
     assert "afile" in str(err.value) and "cannot write" in str(err.value)
+
+
+def test_failure_while_replacing_restores_replaced_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.yaml").write_text("old a\n")
+    (tmp_path / "c.yaml").write_text("old c\n")
+    real = os.replace
+
+    def failing(src: str | Path, dst: str | Path) -> None:
+        if Path(dst).name == "c.yaml" and Path(src).name.endswith(".tmp"):
+            raise OSError(5, "Input/output error", str(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(fsutil.os, "replace", failing)
+    files = {"a.yaml": "new a\n", "b.yaml": "new b\n", "c.yaml": "new c\n"}
+    with pytest.raises(InputError) as err:
+        fsutil.write_tree(tmp_path, files)
+    assert err.value.file == str(tmp_path / "c.yaml")
+    assert (tmp_path / "a.yaml").read_text() == "old a\n"
+    assert (tmp_path / "c.yaml").read_text() == "old c\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "c.yaml"]
+
+
+def test_lock_refuses_a_second_holder_after_waiting(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time, pathlib\n"
+            "from renderer.fsutil import exclusive_lock\n"
+            "with exclusive_lock(pathlib.Path(sys.argv[1]), 'update-golden'):\n"
+            "    print('held', flush=True); time.sleep(5)\n",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with (
+            pytest.raises(InputError) as err,
+            fsutil.exclusive_lock(tmp_path, "update-golden", wait=0.3),
+        ):
+            pass
+        assert "another update-golden" in err.value.message
+    finally:
+        holder.kill()
+        holder.wait()
+    with fsutil.exclusive_lock(tmp_path, "update-golden", wait=2):  # released with the process
+        pass
+
+
+def test_lock_file_is_removed_on_release(tmp_path: Path) -> None:
+    with fsutil.exclusive_lock(tmp_path, "update-golden"):
+        assert (tmp_path / ".update-golden.lock").exists()
+    assert list(tmp_path.iterdir()) == []

@@ -83,3 +83,92 @@ def test_template_linking_inside_root_is_allowed(root: Path) -> None:
     (base / "v3.29.0" / "003-shared.yaml").symlink_to(base / "v3.28.2" / "calico.yaml")
     names = [f.name for f in resolve_version("v3.29.0", root).files]
     assert "003-shared.yaml" in names
+
+
+def test_version_directory_linking_outside_root_is_refused(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "calico.yaml").write_text("password: hunter2\n")
+    link = root / "kubernetes" / "calico" / "v3.99.0"
+    link.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert err.value.file == str(link) and str(outside.resolve()) in err.value.message
+
+
+def test_component_directory_linking_outside_root_is_refused(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "v3.28.2").mkdir()
+    (outside / "v3.28.2" / "calico.yaml").write_text("kind: Secret\n")
+    (tmp_path / "kubernetes").mkdir()
+    (tmp_path / "kubernetes" / "calico").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError) as err:
+        resolve_version("v3.28.2", tmp_path)
+    assert err.value.file == str(tmp_path / "kubernetes" / "calico")
+    assert str(outside.resolve()) in err.value.message
+
+
+def test_version_directory_linking_inside_root_is_allowed(root: Path) -> None:
+    base = root / "kubernetes" / "calico"
+    (base / "v3.30.0").symlink_to(base / "v3.29.0", target_is_directory=True)
+    assert [f.name for f in resolve_version("v3.30.0", root).files][-1] == "calico.yaml"
+
+
+@pytest.mark.parametrize(
+    "name", ["002-x.yaml\n---\nkind: Secret\n#.yaml", "003-\x1b[2J.yaml", "004-\u2028.yaml"]
+)
+def test_template_names_must_be_printable(root: Path, name: str) -> None:
+    (root / "kubernetes" / "calico" / "v3.29.0" / name).write_text("a: b\n")
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert "\n" not in str(err.value) and err.value.file is not None
+    assert err.value.file.endswith("v3.29.0")
+
+
+def test_version_directory_names_must_be_printable(root: Path) -> None:
+    (root / "kubernetes" / "calico" / "v3.30\n.0").mkdir()
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert "\n" not in str(err.value)
+
+
+def test_link_loop_is_bad_input(root: Path) -> None:
+    loop = root / "kubernetes" / "calico" / "v3.29.0" / "loop.yaml"
+    loop.symlink_to(loop)
+    with pytest.raises(InputError):
+        list_versions(root)
+
+
+def test_unreadable_version_directory_is_bad_input(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "kubernetes" / "calico" / "v3.29.0"
+    real_iterdir = Path.iterdir
+
+    def iterdir(self: Path):  # type: ignore[no-untyped-def]
+        if self == target:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert err.value.file == str(target) and "Permission denied" in err.value.message
+
+
+def test_unreadable_version_directory_chmod(root: Path) -> None:
+    import os
+
+    target = root / "kubernetes" / "calico" / "v3.29.0"
+    target.chmod(0)
+    try:
+        if os.access(target, os.R_OK):
+            pytest.skip("running with privileges that read any directory")
+        with pytest.raises(InputError) as err:
+            list_versions(root)
+        assert err.value.file == str(target)
+    finally:
+        target.chmod(0o755)

@@ -138,3 +138,80 @@ def test_deep_nesting_in_rendered_output_names_the_line() -> None:
     with pytest.raises(InputError) as err:
         parse_stream(text, "f.yaml")
     assert err.value.line == 4
+
+
+def _values(tmp_path: Path, text: str, name: str = "values.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_json_values_parse_as_json(tmp_path: Path) -> None:
+    text = '{"a": "\\ud83d\\ude00 \\u00e9 \\/ \\t", "b": [1, 2.5, true, null], "c": {"d": "e"}}'
+    for name in ("values.json", "values.yaml"):  # by suffix, or content starting with {
+        assert load_mapping_file(_values(tmp_path, text, name)) == {
+            "a": "\U0001f600 é / \t",
+            "b": [1, 2.5, True, None],
+            "c": {"d": "e"},
+        }
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"a": NaN}', "a"),
+        ('{"x": {"a": -Infinity}}', "x.a"),
+        ('{"a": ["\\ud800"]}', "a.0"),
+        ("a: .nan\n", "a"),
+        ("b:\n  a: .inf\n", "b.a"),
+        ("a: 2024-01-01\n", "a"),
+        ("a:\n- 2024-01-01 10:00:00\n", "a.0"),
+        ("a: !!binary aGk=\n", "a"),
+    ],
+)
+def test_values_that_are_not_plain_data_name_the_key(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(InputError) as err:
+        load_mapping_file(_values(tmp_path, text, "v.json" if text.startswith("{") else "v.yaml"))
+    assert err.value.key == key
+    assert "datetime" not in str(err.value) and "nan" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a": "x\ny"}', '{"a": 1,}', '{"a": 1, "a": 2}', "[" * 5000 + "]" * 5000]
+)
+def test_invalid_json_is_one_line_bad_input(tmp_path: Path, text: str) -> None:
+    with pytest.raises(InputError) as err:
+        load_mapping_file(_values(tmp_path, text, "v.json"))
+    assert "\n" not in str(err.value)
+
+
+def test_mixed_type_keys_are_refused_without_type_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        load_mapping_file(_values(tmp_path, "x: d\ntrue: a\nnull: b\n2: c\n"))
+    assert err.value.key in ("true", "null", "2") and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_non_regular_files_are_refused_without_blocking(tmp_path: Path, kind: str) -> None:
+    import os
+
+    path = tmp_path / "input"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    else:
+        path.mkdir()
+    with pytest.raises(InputError) as err:
+        read_text(path)
+    assert err.value.file == str(path)
+
+
+def test_loading_restores_the_garbage_collector(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    load_mapping_file(_values(tmp_path, "a: 1\n"))
+    with pytest.raises(InputError):
+        load_mapping_file(_values(tmp_path, "a: [\n"))
+    assert gc.isenabled()

@@ -7,8 +7,13 @@ reported as one line (exit 2), so no input can produce a traceback by default.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from types import FrameType
 
 import click
 
@@ -25,8 +30,56 @@ from . import (  # noqa: F401  (registers the subcommands)
 from .app import cli
 
 
+class Interrupted(BaseException):
+    """Ctrl-C while a command runs. Not KeyboardInterrupt, which click turns into an
+    empty line and Abort."""
+
+
+def _raise_once(signum: int, frame: FrameType | None) -> None:
+    """First Ctrl-C unwinds (temporary files are removed on the way); a second one
+    leaves at once."""
+    from .._entry import interrupted
+
+    signal.signal(signal.SIGINT, interrupted)
+    raise Interrupted
+
+
+@contextlib.contextmanager
+def _interrupt_handler() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt once while a command runs; the caller's handler
+    is restored afterwards (tests call :func:`main` in-process)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _raise_once)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _utf8_stdout() -> None:
+    """Text on stdout is UTF-8 whatever PYTHONIOENCODING says; Go's lone bytes pass."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(encoding="utf-8", errors="surrogateescape")
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point."""
+    """Console entry point: Ctrl-C at any moment is one line and exit 130."""
+    with _interrupt_handler():
+        try:
+            _utf8_stdout()
+            _main(argv)
+        except (KeyboardInterrupt, Interrupted):
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            click.echo("calico-render: interrupted", err=True)
+            sys.exit(130)
+
+
+def _main(argv: list[str] | None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     if debug:  # accepted anywhere on the line, not only before the command
@@ -54,9 +107,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
     except BrokenPipeError:
         sys.exit(0)
-    except KeyboardInterrupt:
-        click.echo("calico-render: interrupted", err=True)
-        sys.exit(130)
     except Exception as exc:  # last resort: one line, never a traceback unless --debug
         if debug:
             traceback.print_exc()

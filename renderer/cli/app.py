@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -16,8 +18,10 @@ from ..fsutil import write_tree
 from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
 from .options import (
+    PathType,
     kube_version_option,
     manifests_option,
+    render_timeout_option,
     repo_option,
     set_option,
     values_option,
@@ -55,6 +59,28 @@ def origins_for(
         nodes=nodes,
         max_pods=max_pods,
     )
+
+
+def emit(text: str) -> None:
+    """Write ``text`` to stdout as UTF-8 bytes: PYTHONIOENCODING cannot change or break
+    a manifest, and a lone byte of a Go template (a surrogate escape) is written as is."""
+    data = text.encode("utf-8", "surrogateescape" if _escapable(text) else "backslashreplace")
+    stream = sys.stdout
+    stream.flush()
+    buffer: BinaryIO | None = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding application)
+        stream.write(data.decode("utf-8", "replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
+
+
+def _escapable(text: str) -> bool:
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def warn(message: str) -> None:
@@ -107,6 +133,7 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
 )
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster.")
 @manifests_option
+@render_timeout_option
 @repo_option
 @set_option
 @values_option
@@ -119,7 +146,7 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
 )
 @click.option(
     "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathType(file_okay=False, path_type=Path),
     help="Write one file per template into DIR.",
 )
 @click.option(
@@ -128,12 +155,12 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
 @kube_version_option
 @click.option(
     "--config",
-    type=click.Path(dir_okay=False, allow_dash=True),
+    type=PathType(dir_okay=False, allow_dash=True),
     help="BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.",
 )
 @click.option(
     "--nodes-file",
-    type=click.Path(dir_okay=False, allow_dash=True),
+    type=PathType(dir_okay=False, allow_dash=True),
     help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
@@ -226,4 +253,4 @@ def cli(
         for path in written:
             note(f"wrote {path}")
     else:
-        click.echo(result.stream(), nl=False)
+        emit(result.stream())

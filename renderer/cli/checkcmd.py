@@ -11,8 +11,15 @@ from .. import gate, kubeschema, report
 from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
-from .app import cli
-from .options import format_option, kube_version_option, manifests_option, upstream_option
+from .app import cli, emit
+from .options import (
+    PathType,
+    format_option,
+    kube_version_option,
+    manifests_option,
+    render_timeout_option,
+    upstream_option,
+)
 
 
 def _default_golden() -> Path:
@@ -36,9 +43,10 @@ def interactive() -> bool:
     "Exit 0 when all pass, 1 on any failure, 2 on bad input."
 )
 @manifests_option
+@render_timeout_option
 @click.option(
     "--golden",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathType(file_okay=False, path_type=Path),
     default=None,
     help="Golden directory holding <version>/ (default: the bundled goldens).",
 )
@@ -47,7 +55,7 @@ def interactive() -> bool:
 @format_option(sorted(report.RENDERERS))
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=PathType(dir_okay=False, path_type=Path),
     default=None,
     help="Write the report to FILE instead of stdout.",
 )
@@ -101,6 +109,6 @@ def check(
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:
-        click.echo(text, nl=False)
+        emit(text)
     if not result.passed:
         sys.exit(EXIT_CHECK_FAILED)

@@ -16,7 +16,15 @@ from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
 from .app import cli, context_inputs, note, warn
-from .options import format_option, manifests_option, repo_option, set_option, values_option
+from .options import (
+    PathType,
+    format_option,
+    manifests_option,
+    render_timeout_option,
+    repo_option,
+    set_option,
+    values_option,
+)
 
 
 def _echo_json(data: Any) -> None:
@@ -37,7 +45,7 @@ def _echo_json(data: Any) -> None:
 )
 @click.option(
     "--config",
-    type=click.Path(dir_okay=False, allow_dash=True),
+    type=PathType(dir_okay=False, allow_dash=True),
     help="BKECluster/BKEConfig YAML: the calico addon's version (an exact directory, as "
     "the controller uses it) and the image prefix.",
 )
@@ -51,6 +59,7 @@ def _echo_json(data: Any) -> None:
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
+@render_timeout_option
 @format_option()
 def images(
     version: str | None,
@@ -103,6 +112,7 @@ def _describe_side(side: dict[str, Any]) -> str:
 
 @cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
 @manifests_option
+@render_timeout_option
 @click.option("--to-version", required=True, metavar="B", help="Target Calico version.")
 @click.option("--from-version", metavar="A", help="Running Calico version (default: B).")
 @click.option(
@@ -119,7 +129,7 @@ def _describe_side(side: dict[str, Any]) -> str:
 @set_option
 @click.option(
     "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathType(file_okay=False, path_type=Path),
     help="Write one manifest per phase (and delete lists), named in order, plus plan.json.",
 )
 @format_option()

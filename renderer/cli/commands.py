@@ -12,28 +12,40 @@ from ..compile import compile_source
 from ..context import user_values
 from ..errors import CalicoRenderError
 from ..render import version_keys
-from ..tree import DIALECTS, list_versions
+from ..tree import ADDON, DIALECTS, list_versions
 from ..yamlio import read_text
-from .app import cli, warn
-from .options import manifests_option, set_option, values_option
+from .app import cli, emit, warn
+from .options import PathType, manifests_option, render_timeout_option, set_option, values_option
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=PathType(dir_okay=False, allow_dash=True))
 @values_option
 @set_option
+@render_timeout_option
+@click.option(
+    "--name",
+    "template_name",
+    default=ADDON,
+    show_default=True,
+    help="Template name, as {{define}}/{{template}} see it (the controller uses the addon name).",
+)
 @click.option(
     "--dialect",
     type=click.Choice(["go", "jinja2"]),
     help="Default: from the suffix (.j2 is jinja2, else go).",
 )
 def template(
-    file: str, values_file: str | None, sets: tuple[str, ...], dialect: str | None
+    file: str,
+    values_file: str | None,
+    sets: tuple[str, ...],
+    template_name: str,
+    dialect: str | None,
 ) -> None:
     context = user_values(values_file, sets)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
-    compiled = compile_source(read_text(file), file, chosen)
-    click.echo(compiled.render(context), nl=False)
+    compiled = compile_source(read_text(file), file, chosen, template_name=template_name)
+    emit(compiled.render(context))
 
 
 @cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")
@@ -57,6 +69,7 @@ def typha(nodes: int | None) -> None:
 
 @cli.command(help="List the Calico versions under ROOT with their Typha capability.")
 @manifests_option
+@render_timeout_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 def versions(root: Path | None, keys: bool) -> None:
     found = list_versions(root)  # bad ROOT fails before anything is printed

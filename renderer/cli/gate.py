@@ -18,7 +18,14 @@ from ..render import version_keys
 from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
-from .options import format_option, kube_version_option, manifests_option, upstream_option
+from .options import (
+    PathType,
+    format_option,
+    kube_version_option,
+    manifests_option,
+    render_timeout_option,
+    upstream_option,
+)
 
 
 def _mark(ok: bool) -> str:
@@ -80,6 +87,7 @@ def format_report(report: ReleaseReport) -> str:
 )
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
 @manifests_option
+@render_timeout_option
 @kube_version_option
 @format_option()
 @upstream_option
@@ -118,7 +126,7 @@ def capability(
     help="Schema-check rendered manifest FILEs (or - for stdin) in strict mode. "
     "Exit 1 on findings, 2 on unreadable or invalid YAML."
 )
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=PathType(dir_okay=False, allow_dash=True))
 @kube_version_option
 @click.pass_context
 def validate(ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...]) -> None:

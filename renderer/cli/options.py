@@ -8,14 +8,26 @@ from typing import Any
 
 import click
 
+from .. import limits
 from ..kubeschema import DEFAULT_COUNT
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
+
+class PathType(click.Path):
+    """``click.Path`` that refuses an empty string: ``--output-dir ""`` would otherwise
+    mean the current directory and ``--values ""`` an unnamed file."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | bytes) and not value:
+            self.fail("an empty path is not allowed", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 manifests_option = click.option(
     "--manifests",
     "root",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathType(file_okay=False, path_type=Path),
     default=None,
     help="ROOT holding kubernetes/calico/<version>/ (default: the bundled tree).",
 )
@@ -33,7 +45,7 @@ set_option = click.option(
 values_option = click.option(
     "--values",
     "values_file",
-    type=click.Path(dir_okay=False, allow_dash=True),
+    type=PathType(dir_okay=False, allow_dash=True),
     help="YAML/JSON file of context values.",
 )
 kube_version_option = click.option(
@@ -66,3 +78,19 @@ def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
         show_default=True,
         help="Output format.",
     )
+
+
+def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+    if value is not None:
+        limits.set_render_timeout(value)
+
+
+render_timeout_option = click.option(
+    "--render-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    expose_value=False,
+    callback=_set_render_timeout,
+    metavar="SECONDS",
+    help=f"Wall-clock limit of one template render (default {limits.DEFAULT_RENDER_TIMEOUT:g}).",
+)

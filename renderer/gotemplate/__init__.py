@@ -9,7 +9,10 @@ Known differences from Go, each reported as a TemplateError rather than wrong ou
 complex constants; ``%p``, ``%b``/``%x``/``%X`` and ``#`` on floats in printf; variable
 declarations inside parentheses; template calls nested deeper than the interpreter
 stack allows (about 150, where Go allows 100000); expressions nested more than about
-50 parentheses deep. ``range $a = ...`` (assignment, not declaration) assigns the named
+50 parentheses deep; if/with/range nested beyond Python's per-function limits (20
+loops, 100 indentation levels) where a break/continue keeps a block inline (deeper
+blocks are compiled into macros of their own, see ``compiler.HOIST_DEPTH``).
+``range $a = ...`` (assignment, not declaration) assigns the named
 variables, where Go overwrites whatever variables are topmost on its stack. Error
 messages follow Go's wording but may differ in detail (type names, quoted values).
 
@@ -23,8 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
+from renderer import limits
 from renderer.errors import TemplateError
 
 from . import nodes
@@ -41,11 +46,21 @@ _ENV: SandboxedEnvironment | None = None
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
 
+class _TimedSandbox(SandboxedEnvironment):
+    """Every call and loop iteration counts against the render's budget (time limit)."""
+
+    bounded_iter = staticmethod(limits.bounded_iter)
+
+    def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        limits.check_call()
+        return super().call(__context, __obj, *args, **kwargs)
+
+
 def _environment() -> SandboxedEnvironment:
     """The one sandboxed environment every template is compiled in (created lazily)."""
     global _ENV
     if _ENV is None:
-        env = SandboxedEnvironment(autoescape=False, cache_size=0, auto_reload=False)
+        env = _TimedSandbox(autoescape=False, cache_size=0, auto_reload=False)
         # The compiled AST has nothing for Jinja's constant folder to do; skipping it
         # more than halves compile time on the 7,000-line Calico manifests.
         env.optimized = False
@@ -55,28 +70,30 @@ def _environment() -> SandboxedEnvironment:
     return _ENV
 
 
-def parse(source: str, name: str) -> nodes.Tree:
-    """Parse ``source`` as Go template ``name``; raises TemplateError on bad syntax."""
+def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:
+    """Parse ``source`` as Go template ``name``; raises TemplateError on bad syntax,
+    naming ``file`` (default: ``name``)."""
+    where = name if file is None else file
     try:
-        return _parse(source, name)
+        return _parse(source, name, where)
     except TemplateError:
         raise
     except RecursionError:
-        raise TemplateError("template nests too deeply to parse", file=name) from None
+        raise TemplateError("template nests too deeply to parse", file=where) from None
     except Exception as exc:  # defensive: untrusted input must only ever give TemplateError
-        raise TemplateError(f"cannot parse template: {_short(exc)}", file=name) from None
+        raise TemplateError(f"cannot parse template: {_short(exc)}", file=where) from None
 
 
 class GoTemplate:
     """A compiled template: compile once, render many times with different contexts."""
 
-    def __init__(self, tree: nodes.Tree) -> None:
-        self.name = tree.name
+    def __init__(self, tree: nodes.Tree, file: str | None = None) -> None:
+        self.name = tree.name if file is None else file  # what errors name
         self.tree = tree
         self.keys: frozenset[str] = referenced_keys(tree)
         self.nested_keys: frozenset[str] = nested_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
-        self._template = _environment().from_string(jinja_ast)
+        self._template = _environment().from_string(jinja_ast)  # loops bounded by the compiler
 
     def _error(self, pos: int, message: str) -> TemplateError:
         where: Position = self._positions[pos]
@@ -89,13 +106,16 @@ class GoTemplate:
         text without bound; Go would stream it, we hold it in memory)."""
         parts: list[str] = []
         size = 0
-        for chunk in self._template.generate(go_root=data):
-            size += len(chunk)
-            if size > MAX_OUTPUT_CHARS:
-                raise TemplateError(
-                    f"output longer than {MAX_OUTPUT_CHARS} characters", file=self.name
-                )
-            parts.append(chunk)
+        with limits.budget():
+            for chunk in self._template.generate(go_root=data):
+                size += len(chunk)
+                if size > MAX_OUTPUT_CHARS:
+                    raise TemplateError(
+                        f"output longer than {MAX_OUTPUT_CHARS} characters (output limit "
+                        "for untrusted templates; no flag)",
+                        file=self.name,
+                    )
+                parts.append(chunk)
         return "".join(parts)
 
     def render(self, context: Mapping[str, Any]) -> str:
@@ -110,6 +130,8 @@ class GoTemplate:
             return self._bounded_output(data)
         except ExecError as exc:
             raise self._error(exc.pos, exc.message) from None
+        except limits.LimitExceeded as exc:
+            raise TemplateError(str(exc), file=self.name) from None
         except RecursionError:
             raise TemplateError(
                 "exceeded maximum template depth (nested too deeply for this interpreter)",
@@ -123,11 +145,16 @@ class GoTemplate:
             ) from None
 
 
-def compile_go(source: str, name: str) -> GoTemplate:
-    """Parse and compile ``source`` (template ``name``); raises TemplateError."""
-    tree = parse(source, name)
+def compile_go(source: str, name: str, *, template_name: str | None = None) -> GoTemplate:
+    """Parse and compile ``source`` read from ``name``; raises TemplateError naming it.
+
+    ``template_name`` is the name Go gives the template (default: ``name``), which
+    ``{{define}}`` and ``{{template}}`` see: BKE's controller names every file after
+    its addon (``calico``).
+    """
+    tree = parse(source, name if template_name is None else template_name, name)
     try:
-        return GoTemplate(tree)
+        return GoTemplate(tree, name)
     except TemplateError:
         raise
     except (RecursionError, SyntaxError, MemoryError):

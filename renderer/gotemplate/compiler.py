@@ -55,6 +55,34 @@ def _call(fn: str, *args: j.Expr) -> j.Call:
 
 _NONE = j.Const(None)
 
+#: Nesting of if/with/range compiled into one Python function. Python allows 20 nested
+#: loops and 100 indentation levels per function; deeper blocks go into a macro of their
+#: own (see Compiler.hoist), so Go's unlimited nesting compiles.
+HOIST_DEPTH = 8
+
+
+def _loose_jump(node: n.BranchNode) -> bool:
+    """True when ``{{break}}``/``{{continue}}`` in ``node`` belongs to an enclosing range
+    (it cannot move into a function of its own): anywhere in an if or with, in the
+    ``{{else}}`` of a range."""
+    bodies = [node.else_body] if isinstance(node, n.RangeNode) else [node.body, node.else_body]
+    return _has_jump(bodies, (n.BreakNode, n.ContinueNode))
+
+
+def _has_jump(bodies: list[n.ListNode | None], kinds: tuple[type, ...]) -> bool:
+    """Whether ``bodies`` hold a jump of ``kinds`` outside any nested range."""
+    todo = list(bodies)
+    while todo:
+        body = todo.pop()
+        if body is None:
+            continue
+        for child in body.nodes:
+            if isinstance(child, kinds):
+                return True
+            if isinstance(child, n.IfNode | n.WithNode):
+                todo += [child.body, child.else_body]
+    return False
+
 
 class Compiler:
     def __init__(self, tree: n.Tree) -> None:
@@ -66,6 +94,12 @@ class Compiler:
         # interface-typed values, which a few builtins treat differently.
         self.interface_names: set[str] = set()
         self.frame = _Frame(tree.name, j.Const(0))
+        # if/with/range nesting now, and where the current Python function began
+        self.nesting = 0
+        self.hoist_base = 0
+        self.hoisted: list[j.Node] = []
+        # set while compiling a range's {{else}}: the cell a {{continue}} there sets
+        self.else_flag: str | None = None
 
     # -- helpers -------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -122,7 +156,7 @@ class Compiler:
             body.append(j.Output([call]))
         else:
             body += self.body(main, _g("go_root"))
-        return j.Template(_merge_outputs(body))
+        return j.Template(_merge_outputs([*self.hoisted, *body]))
 
     def body(self, name: str, dot: j.Expr) -> list[j.Node]:
         """Statements of template ``name`` with ``dot`` as both dot and ``$``."""
@@ -160,19 +194,81 @@ class Compiler:
             if node.pipe.decl:
                 return stmts
             return [*stmts, j.Output([_call("go_print", self.pos(node), value)])]
-        if isinstance(node, n.IfNode):
-            return self.if_with(node, dot, is_with=False)
-        if isinstance(node, n.WithNode):
-            return self.if_with(node, dot, is_with=True)
-        if isinstance(node, n.RangeNode):
-            return self.range(node, dot)
+        if isinstance(node, n.IfNode | n.WithNode | n.RangeNode):
+            if self.nesting - self.hoist_base >= HOIST_DEPTH and not _loose_jump(node):
+                return self.hoist(node, dot)
+            self.nesting += 1
+            try:
+                if isinstance(node, n.RangeNode):
+                    return self.range(node, dot)
+                return self.if_with(node, dot, is_with=isinstance(node, n.WithNode))
+            finally:
+                self.nesting -= 1
         if isinstance(node, n.TemplateNode):
             return self.template_call(node, dot)
         if isinstance(node, n.BreakNode):
             return [j.Break()]
         if isinstance(node, n.ContinueNode):
+            if self.else_flag is not None:  # continue the enclosing range: see range()
+                flag = _call("go_set", _g(self.else_flag), j.Const(True))
+                return [j.Output([flag]), j.Break()]
             return [j.Continue()]
         raise AssertionError(f"unknown node {node!r}")
+
+    def hoist(self, node: n.BranchNode, dot: j.Expr) -> list[j.Node]:
+        """Compile ``node`` into a top-level macro called in its place. Its parameters
+        are the template depth, dot and every variable cell in scope under their own
+        names, so the body compiles exactly as inline (assignments go through cells)."""
+        stmts: list[j.Node] = []
+        if not isinstance(dot, j.Name):
+            tmp = self.fresh("t")
+            stmts.append(j.Assign(j.Name(tmp, "store"), dot))
+            dot = _g(tmp)
+        params = list(dict.fromkeys([dot.name, *(cell for _, cell in self.frame.scope)]))
+        name = self.fresh("go_blk_")
+        saved = (self.frame.depth, self.hoist_base)
+        self.frame.depth, self.hoist_base = _g("depth"), self.nesting
+        try:
+            body = self.statement(node, dot)
+        finally:
+            self.frame.depth, self.hoist_base = saved
+        self.hoisted.append(
+            j.Macro(
+                name,
+                [j.Name("depth", "param"), *(j.Name(p, "param") for p in params)],
+                [],
+                _merge_outputs(body),
+            )
+        )
+        call = j.Call(_g(name), [saved[0], *(_g(p) for p in params)], [], None, None)
+        return [*stmts, j.Output([call])]
+
+    def range_else(self, node: n.RangeNode, dot: j.Expr) -> list[j.Node]:
+        """The ``{{else}}`` of a range. Go runs it inside the range's own recover, so a
+        ``{{break}}`` there ends only the else part, while ``{{continue}}`` goes on with
+        the enclosing range. With a break, the else part runs in a loop of one pass: break
+        leaves it, and continue sets a cell, leaves it and continues outside."""
+        if node.else_body is None:
+            return []
+        if not _has_jump([node.else_body], (n.BreakNode,)):
+            return self.statements(node.else_body, dot)
+        flag = self.fresh("f")
+        saved, self.else_flag = self.else_flag, flag
+        try:
+            stmts = self.statements(node.else_body, dot)
+        finally:
+            self.else_flag = saved
+        once = j.For(j.Name(self.fresh("o"), "store"), j.List([j.Const(0)]), stmts, [], None, False)
+        resume: list[j.Node] = (
+            [j.Continue()]
+            if saved is None
+            else self.statement(n.ContinueNode(node.pos, node.line), dot)
+        )
+        return [
+            j.Assign(j.Name(flag, "store"), _call("go_cell", j.Const(False))),
+            once,
+            j.If(_call("go_get", _g(flag)), resume, [], []),
+        ]
 
     def if_with(self, node: n.BranchNode, dot: j.Expr, is_with: bool) -> list[j.Node]:
         mark = len(self.frame.scope)
@@ -233,13 +329,18 @@ class Compiler:
             else:
                 body.append(j.Assign(j.Name(cell, "store"), _call("go_cell", _g(source))))
         self.interface_names.add(elem)
-        body += self.statements(node.body, _g(elem))
-        else_body = self.statements(node.else_body, dot) if node.else_body else []
+        saved_flag, self.else_flag = self.else_flag, None
+        try:
+            body += self.statements(node.body, _g(elem))
+        finally:
+            self.else_flag = saved_flag
+        else_body = self.range_else(node, dot)
         del self.frame.scope[mark:]
         items = self.fresh("t")
         loop = j.For(
             j.Tuple([j.Name(key, "store"), j.Name(elem, "store")], "store"),
-            _g(items),
+            # counted against the render's iteration and time budget (renderer.limits)
+            j.Call(j.EnvironmentAttribute("bounded_iter"), [_g(items)], [], None, None),
             _merge_outputs(body),
             [],
             None,

@@ -112,9 +112,10 @@ def _q(s: str) -> str:
 
 
 class Parser:
-    def __init__(self, source: str, name: str) -> None:
+    def __init__(self, source: str, name: str, file: str | None = None) -> None:
         self.source = source
         self.name = name
+        self.file = name if file is None else file
         self.items = lex(source)
         self.index = 0
         self.last: Item = self.items[0]
@@ -126,7 +127,7 @@ class Parser:
     def fail(self, message: str, pos: int | None = None) -> None:
         where = self.last.pos if pos is None else pos
         line, col = line_col(self.source, where)
-        raise TemplateError(message, file=self.name, line=line, column=col)
+        raise TemplateError(message, file=self.file, line=line, column=col)
 
     def unexpected(self, item: Item, context: str) -> None:
         if item.typ is T.ERROR:
@@ -455,6 +456,7 @@ class Parser:
         return None
 
 
-def parse(source: str, name: str) -> n.Tree:
-    """Parse ``source`` as template ``name``; raises TemplateError (file:line:col)."""
-    return Parser(source, name).parse()
+def parse(source: str, name: str, file: str | None = None) -> n.Tree:
+    """Parse ``source`` as template ``name``; raises TemplateError (file:line:col), the
+    file being ``file`` (default: ``name``)."""
+    return Parser(source, name, file).parse()

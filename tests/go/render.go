@@ -1,10 +1,10 @@
 // Command render executes a Go text/template the way BKE's controller does, so the
 // Python engine can be compared with it byte for byte.
 //
-// Usage: render TEMPLATE_FILE CONTEXT_JSON_FILE
+// Usage: render TEMPLATE_FILE CONTEXT_JSON_FILE [NAME]
 //
-// The template is parsed with template.New(basename).Funcs(funcs).Parse(text) (default
-// options) and executed with the JSON context decoded as map[string]interface{}; JSON
+// The template is parsed with template.New(NAME).Funcs(funcs).Parse(text) (default
+// options; NAME defaults to "calico", the addon name BKE's controller gives every file) and executed with the JSON context decoded as map[string]interface{}; JSON
 // integers become int and other numbers float64. Output goes to stdout; any error goes
 // to stderr with exit status 1.
 package main
@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -133,7 +132,7 @@ var funcs = template.FuncMap{
 	"vne":  func(a, b string) bool { return compareVersions(a, b) != 0 },
 }
 
-func run(tmplFile, ctxFile string) error {
+func run(tmplFile, ctxFile, name string) error {
 	text, err := os.ReadFile(tmplFile)
 	if err != nil {
 		return err
@@ -151,7 +150,7 @@ func run(tmplFile, ctxFile string) error {
 	if _, err := convert(data); err != nil {
 		return err
 	}
-	tmpl, err := template.New(filepath.Base(tmplFile)).Funcs(funcs).Parse(string(text))
+	tmpl, err := template.New(name).Funcs(funcs).Parse(string(text))
 	if err != nil {
 		return err
 	}
@@ -164,11 +163,15 @@ func run(tmplFile, ctxFile string) error {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: render TEMPLATE_FILE CONTEXT_JSON_FILE")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: render TEMPLATE_FILE CONTEXT_JSON_FILE [NAME]")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], os.Args[2]); err != nil {
+	name := "calico"
+	if len(os.Args) == 4 {
+		name = os.Args[3]
+	}
+	if err := run(os.Args[1], os.Args[2], name); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
