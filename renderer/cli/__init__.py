@@ -13,8 +13,22 @@ import traceback
 import click
 
 from ..errors import EXIT_BAD_INPUT, CalicoRenderError
-from . import checkcmd, cluster, commands, gate  # noqa: F401  (registers the subcommands)
 from .app import cli
+
+#: Subcommand -> the module of this package that defines it, imported on first use (so a
+#: command pays only for its own imports). A module imported here instead, the usual
+#: click way, registers its commands as before.
+LAZY_COMMANDS = {
+    "capability": ".gate",
+    "check": ".checkcmd",
+    "images": ".cluster",
+    "plan": ".cluster",
+    "template": ".commands",
+    "typha": ".commands",
+    "validate": ".gate",
+    "versions": ".commands",
+}
+cli.lazy.update(LAZY_COMMANDS)
 
 
 def main(argv: list[str] | None = None) -> None:

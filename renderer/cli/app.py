@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
-from .. import __version__, api
-from ..cluster import render_args
-from ..context import user_values
+from .. import __version__
 from ..errors import EXIT_CHECK_FAILED
-from ..fsutil import write_tree
-from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
 from .options import (
     kube_version_option,
     manifests_option,
+    no_cache_option,
     repo_option,
     set_option,
     values_option,
@@ -32,7 +32,33 @@ def note(message: str) -> None:
     click.echo(f"calico-render: {message}", err=True)
 
 
-@click.group(
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module only when that command is used.
+
+    ``lazy`` maps a command name to the module (relative to this package) whose
+    ``@cli.command`` defines it, so ``calico-render typha`` never imports the gate, the
+    process pool or the schema validator. Commands registered by importing their module
+    up front (the usual click way) keep working alongside.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            importlib.import_module(self.lazy[cmd_name], __package__)
+        return self.commands.get(cmd_name)
+
+
+def _group(**kwargs: Any) -> Callable[[Callable[..., Any]], LazyGroup]:
+    return click.group(cls=LazyGroup, **kwargs)
+
+
+@_group(
     context_settings=CONTEXT_SETTINGS,
     invoke_without_command=True,
     help="Render and gate BKE's Calico manifests.\n\n"
@@ -67,6 +93,7 @@ def note(message: str) -> None:
     "--no-validate", is_flag=True, help="Skip strict schema validation of the rendered objects."
 )
 @kube_version_option
+@no_cache_option
 @click.option(
     "--config",
     type=click.Path(dir_okay=False, allow_dash=True),
@@ -111,6 +138,12 @@ def cli(
                 "ignored; put the command's options after its name"
             )
         return
+    from .. import api
+    from ..cluster import render_args
+    from ..context import user_values
+    from ..fsutil import write_tree
+    from ..kubeschema import resolve_kube_versions
+
     args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)

@@ -12,7 +12,7 @@ from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
 from .app import cli
-from .options import format_option, kube_version_option, manifests_option
+from .options import format_option, kube_version_option, manifests_option, no_cache_option
 
 
 def _default_golden() -> Path:
@@ -42,6 +42,7 @@ def interactive() -> bool:
     help="Golden directory holding <version>/ (default: the bundled goldens).",
 )
 @kube_version_option
+@no_cache_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
 @format_option(sorted(report.RENDERERS))
 @click.option(

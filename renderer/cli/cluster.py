@@ -16,7 +16,14 @@ from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
 from .app import cli, note, warn
-from .options import format_option, manifests_option, repo_option, set_option, values_option
+from .options import (
+    format_option,
+    manifests_option,
+    no_cache_option,
+    repo_option,
+    set_option,
+    values_option,
+)
 
 
 def _echo_json(data: Any) -> None:
@@ -99,6 +106,7 @@ def _describe_side(side: dict[str, Any]) -> str:
 
 @cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
 @manifests_option
+@no_cache_option
 @click.option("--to-version", required=True, metavar="B", help="Target Calico version.")
 @click.option("--from-version", metavar="A", help="Running Calico version (default: B).")
 @click.option(

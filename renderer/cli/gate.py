@@ -14,7 +14,7 @@ from ..release import ReleaseReport, assess_release
 from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
-from .options import format_option, kube_version_option, manifests_option
+from .options import format_option, kube_version_option, manifests_option, no_cache_option
 
 
 def _mark(ok: bool) -> str:
@@ -62,6 +62,7 @@ def format_report(report: ReleaseReport) -> str:
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
 @manifests_option
 @kube_version_option
+@no_cache_option
 @format_option()
 @click.pass_context
 def capability(
@@ -86,6 +87,7 @@ def capability(
 )
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
 @kube_version_option
+@no_cache_option
 @click.pass_context
 def validate(ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...]) -> None:
     kube = resolve_kube_versions(kube_versions)

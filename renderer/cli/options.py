@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from .. import cache
 from ..kubeschema import DEFAULT_COUNT
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -42,6 +43,20 @@ kube_version_option = click.option(
     metavar="X.Y",
     help="Validate against Kubernetes X.Y (repeatable; default: the newest "
     f"{DEFAULT_COUNT} with bundled schemas).",
+)
+
+
+def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        cache.disable()
+
+
+no_cache_option = click.option(
+    "--no-cache",
+    is_flag=True,
+    expose_value=False,
+    callback=_no_cache,
+    help="Do not read or write the result cache (env CALICO_RENDER_NO_CACHE=1).",
 )
 
 
