@@ -8,12 +8,30 @@ from __future__ import annotations
 
 import base64
 import datetime
+import io
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ruamel.yaml.composer import ComposerError
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
+
+from . import cache
 from .errors import InputError
-from .yamlio import load_all_lines
+from .yamlio import _YAML, MAX_DEPTH, _mark_error, check_expansion
 
 
 @dataclass(frozen=True)
@@ -133,11 +151,226 @@ def to_json_like(doc: Any, file: str, line: int) -> Any:
     return doc
 
 
+def _compose_all(
+    text: str, file: str
+) -> tuple[Any, list[tuple[int, Node]], tuple[int, ComposerError] | None]:
+    """Every document of ``text`` as a node tree with its first content line, from one
+    pass over libyaml's events (iterative, so any input is safe).
+
+    Nesting deeper than :data:`MAX_DEPTH` is refused as the events arrive, before
+    anything recursive sees it. Nodes are built as ruamel's C composer builds them (same
+    tags, marks, alias sharing). A composition error (undefined or duplicate anchor) is
+    returned with its document index, so the caller raises it where loading document
+    by document would; a syntax error anywhere in the stream wins, as it did when the
+    whole stream was scanned first.
+    """
+    loader, parser = _YAML.get_constructor_parser(io.StringIO(text))
+    resolver = loader.resolve
+    tags: dict[Any, Tag] = {}
+    resolved: dict[tuple[Any, ...], Tag] = {}
+
+    def intern(tag: Any) -> Tag:
+        """One Tag object per tag, its text computed once (ruamel recomputes it per
+        fresh Tag, a third of the load time on large manifests)."""
+        key = (tag.handle, tag.suffix) if isinstance(tag, Tag) else tag
+        found = tags.get(key)
+        if found is None:
+            found = tag if isinstance(tag, Tag) else Tag(suffix=tag)
+            str(found)
+            tags[key] = found
+        return found
+
+    def resolve(cls: type[Node], value: Any, implicit: Any) -> Tag:
+        key = (cls, value, implicit)
+        found = resolved.get(key)
+        if found is None:
+            found = resolved[key] = intern(resolver(cls, value, implicit))
+        return found
+
+    get_event = parser.get_event
+    docs: list[tuple[int, Node]] = []
+    failed: tuple[int, ComposerError] | None = None
+    anchors: dict[Any, Node] = {}
+    #: Open collections, each with its pending mapping key.
+    stack: list[list[Any]] = []
+    start = 0
+    pending = False
+    index = -1
+    collections = (SequenceStartEvent, MappingStartEvent)
+    ends = (SequenceEndEvent, MappingEndEvent)
+    while True:
+        event = get_event()
+        kind = type(event)
+        node: Node
+        if kind is ScalarEvent and failed is None and event.anchor is None:  # most events
+            tag = event.tag
+            value = event.value
+            node = ScalarNode(
+                resolve(ScalarNode, value, event.implicit)
+                if tag is None or tag == "!"
+                else intern(tag),
+                value,
+                event.start_mark,
+                event.end_mark,
+                style=event.style,
+            )
+        elif kind in ends:
+            closed = stack.pop()[0]
+            if closed is not None:
+                closed.end_mark = event.end_mark
+            continue
+        elif kind is DocumentStartEvent:
+            mark = event.start_mark
+            start = (mark.line + 1 if mark is not None else 0) + (1 if event.explicit else 0)
+            pending = True
+            anchors = {}
+            index += 1
+            continue
+        elif kind is StreamEndEvent:
+            break
+        elif kind not in (ScalarEvent, AliasEvent, *collections):
+            continue  # stream start and document ends
+        elif failed is not None:
+            if kind in collections:
+                stack.append([None, None])
+                _check_depth(stack, event, file)
+            continue
+        elif kind is AliasEvent:
+            if event.anchor not in anchors:
+                error = ComposerError(None, None, "found undefined alias", event.start_mark)
+                failed = (index, error)
+                stack = [[None, None] for _ in stack]
+                continue
+            node = anchors[event.anchor]
+        else:
+            anchor = event.anchor
+            if anchor is not None and anchor in anchors:
+                failed = (
+                    index,
+                    ComposerError(
+                        "found duplicate anchor; first occurrence",
+                        anchors[anchor].start_mark,
+                        "second occurrence",
+                        event.start_mark,
+                    ),
+                )
+                stack = [[None, None] for _ in stack]
+                if kind is not ScalarEvent:
+                    stack.append([None, None])
+                    _check_depth(stack, event, file)
+                continue
+            tag = event.tag
+            if kind is ScalarEvent:
+                if tag is None or tag == "!":
+                    tag = resolve(ScalarNode, event.value, event.implicit)
+                node = ScalarNode(
+                    intern(tag), event.value, event.start_mark, event.end_mark, style=event.style
+                )
+            else:
+                cls = SequenceNode if kind is SequenceStartEvent else MappingNode
+                if tag is None or tag == "!":
+                    tag = resolve(cls, None, event.implicit)
+                node = cls(intern(tag), [], event.start_mark, None, flow_style=event.flow_style)
+            if anchor is not None:
+                anchors[anchor] = node
+        if pending:
+            mark = event.start_mark
+            start = mark.line + 1 if mark is not None else 0
+            pending = False
+        if stack:
+            top = stack[-1]
+            parent = top[0]
+            if type(parent) is SequenceNode:
+                parent.value.append(node)
+            elif top[1] is None:
+                top[1] = node
+            else:
+                parent.value.append((top[1], node))
+                top[1] = None
+        else:
+            docs.append((start, node))
+        if kind in collections:
+            stack.append([node, None])
+            _check_depth(stack, event, file)
+    return loader, docs, failed
+
+
+def _check_depth(stack: list[list[Any]], event: Any, file: str) -> None:
+    if len(stack) > MAX_DEPTH:
+        mark = event.start_mark
+        raise InputError(
+            f"YAML nests deeper than {MAX_DEPTH} levels",
+            file=file,
+            line=(mark.line + 1 if mark is not None else 0) or None,
+        )
+
+
+def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
+    """All documents of a YAML stream with their first content line (empty documents
+    as None): one event pass, then ruamel's safe constructor on the nodes."""
+    try:
+        loader, nodes, failed = _compose_all(text, file)
+        limit = failed[0] if failed is not None else len(nodes)
+        out = [(start, loader.construct_document(node)) for start, node in nodes[:limit]]
+        if failed is not None:
+            raise failed[1]
+    except YAMLError as exc:
+        raise _mark_error(exc, file) from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise InputError(f"invalid YAML: {exc}", file=file) from None
+    for _, doc in out:
+        check_expansion(doc, file)
+    return out
+
+
+#: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.
+_PARSED: dict[str, str] = {}
+_PARSED_MAX = 256
+
+
+def _valid_parse(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(row, list)
+        and len(row) == 3
+        and all(type(x) is int for x in row[:2])
+        and isinstance(row[2], dict)
+        for row in value
+    )
+
+
 def parse_stream(text: str, file: str) -> list[K8sObject]:
-    """Objects of one rendered file; empty documents are dropped, non-mappings refused."""
+    """Objects of one rendered file; empty documents are dropped, non-mappings refused.
+
+    An identical text is parsed once: the objects (JSON data, their index and line)
+    are kept for this process and in the persistent cache, keyed by the text's digest.
+    """
+    key = cache.digest(text)
+    known = _PARSED.get(key)
+    rows = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)
+    if rows is None:
+        objects = _parse(text, file)
+        rows = [[o.index, o.line, o.data] for o in objects]
+        try:
+            _remember(key, json.dumps(rows))
+        except (TypeError, ValueError):
+            return objects
+        cache.put("parse", key, rows)
+        return objects
+    if known is None:
+        _remember(key, json.dumps(rows))
+    return [K8sObject(file, index, line, data) for index, line, data in rows]
+
+
+def _remember(key: str, data: str) -> None:
+    while len(_PARSED) >= _PARSED_MAX:  # a long-lived caller keeps only recent texts
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[key] = data
+
+
+def _parse(text: str, file: str) -> list[K8sObject]:
     objects: list[K8sObject] = []
     index = 0
-    for start, doc in load_all_lines(text, file):
+    for start, doc in load_documents(text, file):
         if doc is None:
             continue
         doc = to_json_like(doc, file, start)
