@@ -128,8 +128,10 @@ def digest(*parts: str) -> str:
 
 
 def _entry_path(base: Path, kind: str, full_key: str) -> Path:
+    """One flat directory per kind: a new shard directory per entry would cost more
+    than the entry (entries number in the thousands, not millions)."""
     name = hashlib.sha256(full_key.encode("utf-8")).hexdigest()
-    return base / kind / name[:2] / f"{name}.json"
+    return base / kind / f"{name}.json"
 
 
 def _full_key(kind: str, key: str) -> str:
@@ -173,8 +175,12 @@ def put(kind: str, key: str, value: Any) -> None:
         return
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileNotFoundError:  # the first entry of its kind
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, flags, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(data)
         os.replace(tmp, path)

@@ -435,12 +435,8 @@ def _valid_rows(value: Any) -> bool:
 
 
 def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
-    """An object's findings on one Kubernetes version: from the persistent cache, from
-    another version with the same schema closure, or validated (and stored)."""
-    key = f"{kube_version}\n{digest}"
-    cached = result_cache.get("schema", key, _valid_rows)
-    if cached is not None:
-        return list(cached)
+    """An object's findings on one Kubernetes version: from another version with the
+    same schema closure, or validated."""
     kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
     closure = None
     if _KIND.match(kind) and _API_VERSION.match(api_version):
@@ -455,8 +451,26 @@ def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
         if closure is not None:
             with _LOCK:
                 _SHARED[(closure, digest)] = list(rows)
-    result_cache.put("schema", key, rows)
     return rows
+
+
+def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+    """An object's findings on every version (rows tagged with their version first), kept
+    in the persistent cache as one entry per object and set of versions."""
+    key = f"{','.join(kube_versions)}\n{digest}"
+
+    def valid(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and list(value) == list(kube_versions)
+            and all(_valid_rows(rows) for rows in value.values())
+        )
+
+    stored = result_cache.get("schema", key, valid)
+    if stored is None:
+        stored = {v: _rows(data, digest, v) for v in kube_versions}
+        result_cache.put("schema", key, stored)
+    return [[v, *row] for v in kube_versions for row in stored[v]]
 
 
 class SchemaValidator:
@@ -480,9 +494,8 @@ class SchemaValidator:
         if cached is None:
             kind, api_version, namespace, name = _strip(data)
             cached = tuple(
-                SchemaFinding(v, row[0], kind, api_version, namespace, name, row[1], row[2])
-                for v in self.kube_versions
-                for row in _rows(data, digest, v)
+                SchemaFinding(v, severity, kind, api_version, namespace, name, path, message)
+                for v, severity, path, message in verdict_rows(data, digest, self.kube_versions)
             )
             with self._lock:
                 self._results[digest] = cached

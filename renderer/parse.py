@@ -10,6 +10,7 @@ import base64
 import datetime
 import io
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ from ruamel.yaml.tag import Tag
 
 from . import cache
 from .errors import InputError
-from .yamlio import _YAML, MAX_DEPTH, _mark_error, check_expansion
+from .yamlio import _YAML, MAX_DEPTH, _mark_error, check_expansion, split_documents
 
 
 @dataclass(frozen=True)
@@ -325,7 +326,7 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
 
 #: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.
 _PARSED: dict[str, str] = {}
-_PARSED_MAX = 256
+_PARSED_MAX = 1024
 
 
 def _valid_parse(value: Any) -> bool:
@@ -351,29 +352,73 @@ def parse_stream(text: str, file: str) -> list[K8sObject]:
         objects = _parse(text, file)
         rows = [[o.index, o.line, o.data] for o in objects]
         try:
-            _remember(key, json.dumps(rows))
+            _remember(_PARSED, key, json.dumps(rows))
         except (TypeError, ValueError):
             return objects
         cache.put("parse", key, rows)
         return objects
     if known is None:
-        _remember(key, json.dumps(rows))
+        _remember(_PARSED, key, json.dumps(rows))
     return [K8sObject(file, index, line, data) for index, line, data in rows]
 
 
-def _remember(key: str, data: str) -> None:
-    while len(_PARSED) >= _PARSED_MAX:  # a long-lived caller keeps only recent texts
-        del _PARSED[next(iter(_PARSED))]
-    _PARSED[key] = data
+def _remember(memo: dict[str, str], key: str, data: str) -> None:
+    while len(memo) >= _PARSED_MAX:  # a long-lived caller keeps only recent texts
+        del memo[next(iter(memo))]
+    memo[key] = data
+
+
+#: Documents parsed by this process as JSON (digest of the document's text -> rows).
+_DOCUMENTS: dict[str, str] = {}
+#: What makes splitting at ``---`` lines unsafe: directives, document end markers, and
+#: content after a ``---`` (then the whole stream is loaded at once).
+_UNSPLITTABLE = re.compile(r"^(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])", re.MULTILINE)
+
+
+def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
+    """The non-empty documents of ``text`` (JSON-like, with their first line), each
+    document's text parsed once per process: renders of a version for several contexts
+    share most documents (CRDs) even when their files differ.
+
+    None when the stream cannot be split at its ``---`` lines, or holds an error: then
+    loading the whole stream gives the documents or the error exactly as before.
+    """
+    if _UNSPLITTABLE.search(text):
+        return None
+    out: list[tuple[int, Any]] = []
+    try:
+        for start, chunk in split_documents(text):
+            key = cache.digest(chunk)
+            known = _DOCUMENTS.get(key)
+            if known is not None:
+                rows = json.loads(known)
+            else:
+                rows = [
+                    [line, to_json_like(doc, file, line)]
+                    for line, doc in load_documents(chunk, file)
+                    if doc is not None
+                ]
+                _remember(_DOCUMENTS, key, json.dumps(rows))
+            out.extend((start + line - 1, doc) for line, doc in rows)
+    except (InputError, TypeError, ValueError):
+        return None
+    return out
 
 
 def _parse(text: str, file: str) -> list[K8sObject]:
     objects: list[K8sObject] = []
     index = 0
-    for start, doc in load_documents(text, file):
-        if doc is None:
-            continue
-        doc = to_json_like(doc, file, start)
+    split = _split(text, file)
+    documents = (
+        iter(split)
+        if split is not None
+        else (
+            (start, to_json_like(doc, file, start))
+            for start, doc in load_documents(text, file)
+            if doc is not None
+        )
+    )
+    for start, doc in documents:
         if not isinstance(doc, dict):
             raise InputError(
                 f"document is a {type(doc).__name__}, not a Kubernetes object",

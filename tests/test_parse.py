@@ -129,3 +129,63 @@ def test_invalid_yaml_is_never_cached(tmp_path: Path, monkeypatch: pytest.Monkey
         with pytest.raises(InputError):
             parse.parse_stream("a: [\n", "bad.yaml")
     assert not list(tmp_path.rglob("*.json"))
+
+
+def _reference_objects(text: str, name: str) -> Any:
+    """parse_stream as it was: the whole stream loaded at once, nothing kept."""
+    try:
+        objects = []
+        index = 0
+        for start, doc in yamlio.load_all_lines(text, name):
+            if doc is None:
+                continue
+            doc = parse.to_json_like(doc, name, start)
+            if not isinstance(doc, dict):
+                raise InputError("not a mapping", file=name, line=start)
+            items = doc["items"] if doc.get("kind") == "List" else None
+            for item in items if isinstance(items, list) else [doc]:
+                if isinstance(item, dict):
+                    objects.append((index, start, item))
+                    index += 1
+        return ("ok", objects)
+    except InputError as exc:
+        return ("error", exc.line)
+
+
+def _objects(text: str, name: str) -> Any:
+    try:
+        return ("ok", [(o.index, o.line, o.data) for o in parse.parse_stream(text, name)])
+    except InputError as exc:
+        return ("error", exc.line)
+
+
+SPLIT = [
+    *ODD,
+    "a: 1\n--- # c\nb: 2\n---\n\n\nc: [3]\n",
+    "--- !!map\na: 1\n",
+    "a: 1\n...\n%YAML 1.2\n---\nb: 2\n",
+    "a: 'x\n---\ny'\n",
+    "a: |\n  x\n---\nb: 1\n",
+    "kind: List\nitems:\n- {a: 1}\n- 2\n---\n- not a mapping\n",
+    "a: &r [*r]\n",
+    "1: a\n---\n? [1]\n: b\n",
+    "a: 1\n---\n{1: a, '1': b}\n---\n- x\n",
+]
+
+
+@pytest.mark.parametrize("text", SPLIT)
+def test_split_documents_give_the_stream_objects(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    for _ in range(2):  # parsed, then from this process's memo
+        monkeypatch.setattr(parse, "_PARSED", {})
+        assert _objects(text, "s.yaml") == _reference_objects(text, "s.yaml")
+
+
+def test_every_file_gives_the_stream_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    monkeypatch.setattr(parse, "_DOCUMENTS", {})
+    for name, text in _texts():
+        monkeypatch.setattr(parse, "_PARSED", {})
+        assert _objects(text, name) == _reference_objects(text, name), name
