@@ -1,6 +1,6 @@
 """Whole-process timings of the commands people run, cold (empty cache) and warm.
 
-    python benchmarks/speed.py [--repeat N] [--manifests /tmp/real] [--skip-tree]
+    python benchmarks/speed.py [--repeat N] [--manifests /tmp/real] [--skip-tree] [--only S]
 
 Every figure is the median of ``--repeat`` fresh processes (wall and CPU seconds, peak
 RSS of the slowest run). "cold" runs each process on a new, empty cache directory;
@@ -293,14 +293,22 @@ def check_validate_verdicts(ours: Run, naive: Run, files: list[str], kube: Seque
 # --- 3. check ----------------------------------------------------------------------------
 
 
-def synthetic_tree(work: Path, count: int) -> tuple[Path, Path]:
-    """``count`` versions: the bundled ones copied under new names (v9.N.0)."""
+def synthetic_tree(work: Path, count: int) -> tuple[Path, Path, str]:
+    """``count`` versions: the bundled ones copied under new patch numbers (v3.28.102),
+    the version in their image tags renamed alike so the release rules still hold."""
     bundled = list_versions()
     root = work / "tree"
     base = root / "kubernetes" / "calico"
+    names = []
     for i in range(count):
-        src = bundled[i % len(bundled)].path
-        shutil.copytree(src, base / f"v9.{i}.0")
+        src = bundled[i % len(bundled)]
+        major_minor = src.name.rsplit(".", 1)[0]
+        name = f"{major_minor}.{100 + i}"
+        names.append(name)
+        (base / name).mkdir(parents=True)
+        for tf in src.files:
+            text = tf.path.read_text(encoding="utf-8").replace(src.name, name)
+            (base / name / tf.path.name).write_text(text, encoding="utf-8")
     golden = work / "tree-golden"
     r = run(
         [*PY, "check", "--manifests", str(root), "--golden", str(golden), "--update-golden"],
@@ -308,7 +316,7 @@ def synthetic_tree(work: Path, count: int) -> tuple[Path, Path]:
     )
     if r.code != 0:
         sys.exit(f"creating the synthetic goldens failed: {r.stdout.decode()[-2000:]}")
-    return root, golden
+    return root, golden, names[0]
 
 
 def bench_check(args: argparse.Namespace, work: Path) -> None:
@@ -323,7 +331,7 @@ def bench_check(args: argparse.Namespace, work: Path) -> None:
     if args.skip_tree:
         return
     count = 20
-    root, golden = synthetic_tree(work, count)
+    root, golden, first = synthetic_tree(work, count)
     print(f"check, {count}-version tree (copies of the bundled versions):")
     base = [*PY, "check", "--format", "json", "--manifests", str(root), "--golden", str(golden)]
     figs = {}
@@ -334,7 +342,7 @@ def bench_check(args: argparse.Namespace, work: Path) -> None:
             row(f"{mode}, --jobs {jobs}", fig)
     same(figs, "check (20 versions)")
     one = work / "one"
-    shutil.copytree(root / "kubernetes" / "calico" / "v9.0.0", one / "kubernetes/calico/v9.0.0")
+    shutil.copytree(root / "kubernetes" / "calico" / first, one / "kubernetes" / "calico" / first)
     single = measure(
         [*PY, "check", "--format", "json", "--manifests", str(one), "--golden", str(golden)],
         "cold",
@@ -348,7 +356,7 @@ def bench_check(args: argparse.Namespace, work: Path) -> None:
         warm = work / "warm-cache"
         shutil.rmtree(warm, ignore_errors=True)
         run(cmd, environment(warm))
-        template = sorted((root / "kubernetes" / "calico" / "v9.0.0").iterdir())[-1]
+        template = sorted((root / "kubernetes" / "calico" / first).iterdir())[-1]
         original = template.read_text(encoding="utf-8")
         for i in range(args.repeat):
             template.write_text(original + f"# edited {time.monotonic_ns()} {i}\n", "utf-8")
@@ -372,14 +380,21 @@ def main() -> None:
         "--manifests", type=Path, default=None, help="also a real bke-manifests tree"
     )
     parser.add_argument("--skip-tree", action="store_true", help="no 20-version tree")
+    parser.add_argument(
+        "--only", choices=("render", "validate", "check"), action="append", help="one section"
+    )
     args = parser.parse_args()
+    only = set(args.only or ("render", "validate", "check"))
     with tempfile.TemporaryDirectory(prefix="calico-render-speed-") as tmp:
         work = Path(tmp)
         go = build_go(work)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, median of {args.repeat}")
-        bench_render(args, work, go)
-        bench_validate(args, work)
-        bench_check(args, work)
+        if "render" in only:
+            bench_render(args, work, go)
+        if "validate" in only:
+            bench_validate(args, work)
+        if "check" in only:
+            bench_check(args, work)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -51,6 +52,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.lazy:
             importlib.import_module(self.lazy[cmd_name], __package__)
+            gc.freeze()  # see :func:`renderer.cli.main`
         return self.commands.get(cmd_name)
 
 
@@ -143,6 +145,8 @@ def cli(
     from ..context import user_values
     from ..fsutil import write_tree
     from ..kubeschema import resolve_kube_versions
+
+    gc.freeze()  # see :func:`renderer.cli.main`
 
     args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
