@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ GO_SOURCE = Path(__file__).resolve().parent / "go"
 
 # Never the user's cache: a fresh one per session, set before anything reads it.
 os.environ["CALICO_RENDER_CACHE_DIR"] = tempfile.mkdtemp(prefix="calico-render-test-cache-")
+atexit.register(shutil.rmtree, os.environ["CALICO_RENDER_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

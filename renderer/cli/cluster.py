@@ -57,6 +57,7 @@ def _echo_json(data: Any) -> None:
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
+@no_cache_option
 @format_option()
 def images(
     version: str | None,
