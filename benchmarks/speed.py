@@ -246,10 +246,16 @@ def bench_validate(args: argparse.Namespace, work: Path) -> None:
                 path.write_text(r.stream(), encoding="utf-8")
                 files.append(str(path))
     files.append(str(ROOT / "tests" / "fixtures" / "broken" / "misspelled.yaml"))
+    one = str(out / "bundled-v3.28.2-601.yaml")
+    for label, chosen in (("the v3.28 601-node render", [one]), (f"{len(files)} files", files)):
+        validate_set(args, work, label, chosen)
+
+
+def validate_set(args: argparse.Namespace, work: Path, label: str, files: list[str]) -> None:
     from renderer.kubeschema import default_kube_versions
 
     kube = default_kube_versions()
-    print(f"validate: {len(files)} files, Kubernetes {', '.join(kube)}:")
+    print(f"validate {label}, Kubernetes {', '.join(kube)}:")
     cmd = [*PY, "validate", *files]
     figs = {m: measure(cmd, m, args.repeat, work) for m in ("cold", "warm")}
     same(figs, "validate")

@@ -19,7 +19,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from types import ModuleType
@@ -336,23 +336,24 @@ _DEF_DIGESTS: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
 _SHARED: dict[tuple[str, str], list[Row]] = {}
 
 
-def _refs(node: Any) -> Iterator[Any]:
-    """Every ``$ref`` value under ``node`` (iterative: schemas nest deeply)."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            ref = item.get("$ref")
-            if isinstance(ref, str):  # else a property named "$ref", not a reference
-                yield ref
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+#: A ``$ref`` with a string value in compact JSON text: inside a string a quote is
+#: escaped, so this cannot match text within a description.
+_REF_TEXT = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
+
+
+def _json_text(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _json_digest(data: Any) -> str:
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(_json_text(data).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest_and_refs(data: Any) -> tuple[str, list[str]]:
+    """The digest of a schema's canonical JSON and its ``$ref`` values, in one pass."""
+    text = _json_text(data)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return digest, _REF_TEXT.findall(text)
 
 
 def _definition(kube_version: str, name: str) -> tuple[str, tuple[str, ...]] | None:
@@ -364,18 +365,18 @@ def _definition(kube_version: str, name: str) -> tuple[str, tuple[str, ...]] | N
     node = defs.get(name) if isinstance(defs, dict) else None
     result: tuple[str, tuple[str, ...]] | None = None
     if node is not None:
+        digest, refs = _digest_and_refs(node)
         names: list[str] = []
-        for ref in _refs(node):
+        for ref in refs:
             for prefix in (_DEFS_REF, _SCHEMA_REF):
-                if isinstance(ref, str) and ref.startswith(prefix):
+                if ref.startswith(prefix):
                     names.append(ref[len(prefix) :])
                     break
             else:
-                names = []
                 node = None
                 break
         if node is not None:
-            result = (_json_digest(node), tuple(names))
+            result = (digest, tuple(names))
     _DEF_DIGESTS[key] = result
     return result
 
@@ -404,9 +405,10 @@ def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None
 
 
 def _closure(kube_version: str, schema: dict[str, Any]) -> str | None:
+    own, refs = _digest_and_refs(schema)
     todo: list[str] = []
-    for ref in _refs(schema):
-        if not isinstance(ref, str) or not ref.startswith(_SCHEMA_REF):
+    for ref in refs:
+        if not ref.startswith(_SCHEMA_REF):
             return None
         todo.append(ref[len(_SCHEMA_REF) :])
     seen: dict[str, str] = {}
@@ -421,7 +423,7 @@ def _closure(kube_version: str, schema: dict[str, Any]) -> str | None:
         todo.extend(entry[1])
     defs = _DEFINITIONS.get(kube_version, {})
     head = {k: v for k, v in defs.items() if k != "$defs"}
-    return _json_digest([schema, head, sorted(seen.items())])
+    return _json_digest([own, head, sorted(seen.items())])
 
 
 def _valid_rows(value: Any) -> bool:

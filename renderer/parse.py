@@ -7,6 +7,7 @@ Each object remembers its file, document index and first line, so every later fi
 from __future__ import annotations
 
 import base64
+import bisect
 import datetime
 import io
 import json
@@ -385,24 +386,44 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     """
     if _UNSPLITTABLE.search(text):
         return None
-    out: list[tuple[int, Any]] = []
+    chunks = list(split_documents(text))
+    keys = [cache.digest(chunk) for _, chunk in chunks]
     try:
-        for start, chunk in split_documents(text):
-            key = cache.digest(chunk)
-            known = _DOCUMENTS.get(key)
-            if known is not None:
-                rows = json.loads(known)
-            else:
-                rows = [
-                    [line, to_json_like(doc, file, line)]
-                    for line, doc in load_documents(chunk, file)
-                    if doc is not None
-                ]
-                _remember(_DOCUMENTS, key, json.dumps(rows))
-            out.extend((start + line - 1, doc) for line, doc in rows)
-    except (InputError, TypeError, ValueError):
+        missing = [i for i, key in enumerate(keys) if key not in _DOCUMENTS]
+        if missing:
+            _parse_chunks([chunks[i][1] for i in missing], [keys[i] for i in missing], file)
+        out: list[tuple[int, Any]] = []
+        for (start, _), key in zip(chunks, keys, strict=True):
+            out.extend((start + line - 1, doc) for line, doc in json.loads(_DOCUMENTS[key]))
+    except (InputError, TypeError, ValueError, KeyError):
         return None
     return out
+
+
+def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> None:
+    """Parse documents (texts between ``---`` lines) in one load: joined as a stream,
+    each after its own ``---``; one whose text does not end a line goes last (joining
+    must not change how a final scalar ends)."""
+    order = sorted(range(len(chunks)), key=lambda i: not chunks[i].endswith("\n"))
+    if sum(not c.endswith("\n") for c in chunks) > 1:
+        raise ValueError("more than one unterminated document")
+    parts: list[str] = []
+    firsts: list[int] = []  # the line of the joined stream where each chunk begins
+    line = 1
+    for i in order:
+        parts.append("---\n")
+        firsts.append(line + 1)
+        parts.append(chunks[i])
+        line += 1 + chunks[i].count("\n")
+    rows: list[list[list[Any]]] = [[] for _ in order]
+    for start, doc in load_documents("".join(parts), file):
+        if doc is None:
+            continue
+        slot = bisect.bisect_right(firsts, start) - 1
+        rel = start - firsts[slot] + 1
+        rows[slot].append([rel, to_json_like(doc, file, rel)])
+    for slot, i in enumerate(order):
+        _remember(_DOCUMENTS, keys[i], json.dumps(rows[slot]))
 
 
 def _parse(text: str, file: str) -> list[K8sObject]:

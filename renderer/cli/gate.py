@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..capability import assess_capability
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
-from ..release import ReleaseReport, assess_release
-from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
 from .options import format_option, kube_version_option, manifests_option, no_cache_option
+
+if TYPE_CHECKING:
+    from ..release import ReleaseReport
 
 
 def _mark(ok: bool) -> str:
@@ -72,6 +73,10 @@ def capability(
     kube_versions: tuple[str, ...],
     fmt: str,
 ) -> None:
+    from ..capability import assess_capability  # the template engine: not for validate
+    from ..release import assess_release
+    from ..tree import resolve_version
+
     kube = resolve_kube_versions(kube_versions)
     report = assess_release(assess_capability(resolve_version(version, root)), kube)
     if fmt == "json":
