@@ -307,15 +307,108 @@ def _check_depth(stack: list[list[Any]], event: Any, file: str) -> None:
         )
 
 
+_MISSING = object()
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
+    """The documents of a plain stream built straight from its events, or None.
+
+    Plain means what rendered manifests are: no anchors, aliases, explicit tags, merge
+    keys, duplicate or collection keys. Each distinct scalar is constructed once by
+    ruamel's safe constructor (so values are exactly its values); collections become
+    dicts and lists as it makes them. Anything else returns None and the stream is
+    loaded through nodes (:func:`_compose_all`), which also orders errors as before.
+    Syntax errors and nesting beyond :data:`MAX_DEPTH` raise here as they would there.
+    """
+    loader, parser = _YAML.get_constructor_parser(io.StringIO(text))
+    resolver = loader.resolve
+    get_event = parser.get_event
+    scalars: dict[tuple[Any, Any], Any] = {}
+    docs: list[tuple[int, Any]] = []
+    #: Open collections: [container, pending key or _MISSING].
+    stack: list[list[Any]] = []
+    start = 0
+    pending = False
+    while True:
+        event = get_event()
+        kind = type(event)
+        value: Any
+        if kind is ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                return None
+            key = (event.value, event.implicit)
+            value = scalars.get(key, _MISSING)
+            if value is _MISSING:
+                tag = resolver(ScalarNode, event.value, event.implicit)
+                if str(tag) == _MERGE:
+                    return None
+                node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+                try:
+                    value = loader.construct_document(node)
+                except Exception:  # the node path raises it where loading would
+                    return None
+                if isinstance(value, (dict, list, set)):
+                    return None
+                scalars[key] = value
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None:
+                return None
+            value = {} if kind is MappingStartEvent else []
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            top = stack.pop()
+            if top[1] is not _MISSING:  # a key without a value: never from libyaml
+                return None
+            continue
+        elif kind is DocumentStartEvent:
+            mark = event.start_mark
+            start = (mark.line + 1 if mark is not None else 0) + (1 if event.explicit else 0)
+            pending = True
+            continue
+        elif kind is StreamEndEvent:
+            break
+        elif kind is AliasEvent:
+            return None
+        else:
+            continue  # stream start and document ends
+        if pending:
+            mark = event.start_mark
+            start = mark.line + 1 if mark is not None else 0
+            pending = False
+        if stack:
+            top = stack[-1]
+            container = top[0]
+            if type(container) is list:
+                container.append(value)
+            elif top[1] is _MISSING:
+                if isinstance(value, (dict, list)) or value in container:
+                    return None  # a collection or duplicate key: the node path decides
+                top[1] = value
+            else:
+                container[top[1]] = value
+                top[1] = _MISSING
+        else:
+            docs.append((start, value))
+        if kind is MappingStartEvent or kind is SequenceStartEvent:
+            stack.append([value, _MISSING])
+            _check_depth(stack, event, file)
+    return docs
+
+
 def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
     """All documents of a YAML stream with their first content line (empty documents
-    as None): one event pass, then ruamel's safe constructor on the nodes."""
+    as None), from one pass over the events: built directly when the stream is plain,
+    else composed into nodes for ruamel's safe constructor."""
     try:
-        loader, nodes, failed = _compose_all(text, file)
-        limit = failed[0] if failed is not None else len(nodes)
-        out = [(start, loader.construct_document(node)) for start, node in nodes[:limit]]
-        if failed is not None:
-            raise failed[1]
+        built = _build_all(text, file)
+        if built is not None:
+            out = built
+        else:
+            loader, nodes, failed = _compose_all(text, file)
+            limit = failed[0] if failed is not None else len(nodes)
+            out = [(start, loader.construct_document(node)) for start, node in nodes[:limit]]
+            if failed is not None:
+                raise failed[1]
     except YAMLError as exc:
         raise _mark_error(exc, file) from None
     except (ValueError, TypeError, RecursionError) as exc:

@@ -70,6 +70,13 @@ ODD = [
     "%YAML 1.1\n---\na: yes\n",
     "x: " + "[" * 200 + "]" * 200 + "\n",
     "x: " + "[" * 127 + "]" * 127 + "\n",
+    "a: 2001-12-14\nb: 1e3\nc: .NaN\nd: 0x1F\ne: ~\nf: 'q'\ng: \"\\t\"\nh: -.inf\n",
+    "1: a\n1.0: b\n",
+    "true: a\n1: b\n",
+    ".nan: a\n.nan: b\n",
+    "a: [1, 2, {b: c}]\nd:\n- e\n- [f, {g: h}]\n",
+    "a: 2001-12-14t21:59:43.10-05:00\nb: 2002-12-14\n",
+    "- a\n- b\n---\n'x'\n---\n7\n",
     "".join(f"{' ' * i}k{i}:\n" for i in range(140)) + " " * 140 + "v\n",
 ]
 
@@ -180,7 +187,8 @@ def test_split_documents_give_the_stream_objects(
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
     for _ in range(2):  # parsed, then from this process's memo
         monkeypatch.setattr(parse, "_PARSED", {})
-        assert _objects(text, "s.yaml") == _reference_objects(text, "s.yaml")
+        # repr: NaN is not equal to itself
+        assert repr(_objects(text, "s.yaml")) == repr(_reference_objects(text, "s.yaml"))
 
 
 def test_every_file_gives_the_stream_objects(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,4 +196,4 @@ def test_every_file_gives_the_stream_objects(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(parse, "_DOCUMENTS", {})
     for name, text in _texts():
         monkeypatch.setattr(parse, "_PARSED", {})
-        assert _objects(text, name) == _reference_objects(text, name), name
+        assert repr(_objects(text, name)) == repr(_reference_objects(text, name)), name
