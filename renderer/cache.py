@@ -25,6 +25,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -36,6 +37,9 @@ ENV_DIR = "CALICO_RENDER_CACHE_DIR"
 ENV_OFF = "CALICO_RENDER_NO_CACHE"
 #: Size bound of the whole cache directory; the oldest entries are removed beyond it.
 MAX_BYTES = 256 * 1024 * 1024
+#: Seconds between two size checks of the cache directory.
+PRUNE_EVERY = 600
+_MARKER = ".last-prune"
 #: What pruning keeps, so a full cache is not pruned again on the next write.
 _PRUNE_TO = 0.8
 #: Packages whose code decides a cached result; their installed files are fingerprinted.
@@ -190,7 +194,23 @@ def put(kind: str, key: str, value: Any) -> None:
         return
     if base not in _pruned:  # at most one size check per process and directory
         _pruned.add(base)
-        prune(base)
+        _maybe_prune(base)
+
+
+def _maybe_prune(base: Path) -> None:
+    """Prune when the last size check is older than :data:`PRUNE_EVERY` seconds, so a
+    large cache is not walked by every run that writes to it."""
+    marker = base / _MARKER
+    try:
+        if time.time() - marker.stat().st_mtime < PRUNE_EVERY:
+            return
+    except OSError:
+        pass
+    try:
+        marker.touch()
+    except OSError:
+        return
+    prune(base)
 
 
 def prune(base: Path, limit: int = MAX_BYTES) -> int:
@@ -203,6 +223,8 @@ def prune(base: Path, limit: int = MAX_BYTES) -> int:
     total = 0
     for dirpath, _, filenames in os.walk(base):
         for name in filenames:
+            if name == _MARKER:
+                continue
             path = os.path.join(dirpath, name)
             try:
                 st = os.stat(path)

@@ -12,6 +12,7 @@ import datetime
 import io
 import json
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -421,6 +422,7 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
 #: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.
 _PARSED: dict[str, str] = {}
 _PARSED_MAX = 1024
+_MEMO_LOCK = threading.Lock()
 
 
 def _valid_parse(value: Any) -> bool:
@@ -457,9 +459,10 @@ def parse_stream(text: str, file: str) -> list[K8sObject]:
 
 
 def _remember(memo: dict[str, str], key: str, data: str) -> None:
-    while len(memo) >= _PARSED_MAX:  # a long-lived caller keeps only recent texts
-        del memo[next(iter(memo))]
-    memo[key] = data
+    with _MEMO_LOCK:
+        while len(memo) >= _PARSED_MAX:  # a long-lived caller keeps only recent texts
+            del memo[next(iter(memo))]
+        memo[key] = data
 
 
 #: Documents parsed by this process as JSON (digest of the document's text -> rows).

@@ -215,3 +215,20 @@ def test_no_cache_flag_writes_nothing(cache_dir: Path, monkeypatch: pytest.Monke
     result = CliRunner().invoke(cli, ["validate", "-"], input=text)
     assert result.exit_code == 1
     assert _entries(cache_dir, "schema")
+
+
+def test_size_is_checked_at_most_every_few_minutes(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[Path] = []
+    monkeypatch.setattr(cache, "prune", lambda base, limit=0: checks.append(base) or 0)
+    monkeypatch.setattr(cache, "_pruned", set())
+    cache.put("t", "a", 1)
+    monkeypatch.setattr(cache, "_pruned", set())  # another process
+    cache.put("t", "b", 1)
+    assert checks == [cache_dir]
+    marker = cache_dir / ".last-prune"
+    os.utime(marker, (0, 0))  # long ago
+    monkeypatch.setattr(cache, "_pruned", set())
+    cache.put("t", "c", 1)
+    assert checks == [cache_dir, cache_dir]
