@@ -39,8 +39,10 @@ def _texts() -> list[tuple[str, str]]:
             for nodes in (1, 601):
                 r = api.render(v.name, nodes, root=root, operation="upgrade")
                 out += [(f.name, f.text) for f in r.files]
-    for p in sorted(glob.glob(str(ROOT / "golden" / "**" / "*.yaml"), recursive=True)):
-        out.append((p, Path(p).read_text(encoding="utf-8")))
+    # the goldens, and upstream Calico's release manifests (full CRDs, 5-7k lines each)
+    for pattern in ("golden/**/*.yaml", "upstream/**/*.yaml"):
+        for p in sorted(glob.glob(str(ROOT / pattern), recursive=True)):
+            out.append((p, Path(p).read_text(encoding="utf-8")))
     return out
 
 
