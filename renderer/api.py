@@ -13,11 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from . import cache, policy, schemas
 from . import images as images_mod
-from . import plan as plan_mod
-from . import policy, schemas
 from .bke import context as bke_context
 from .calico import advise as advise_mod
 from .compile import template_digest
@@ -29,6 +28,9 @@ from .render import RenderedFile, join_stream, render_version, version_keys
 from .schemas import validate_output
 from .tree import VersionDir, resolve_version
 from .yamlio import split_documents
+
+if TYPE_CHECKING:
+    from . import plan as plan_mod
 
 
 @dataclass
@@ -114,16 +116,37 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
     """(capable, missing items) judged from what the version's templates render.
 
     The verdict depends only on the templates, so it is kept per content digest: a
-    long-running caller pays the three renders once per version, not once per request.
+    long-running caller pays the three renders once per version, not once per request,
+    and a command line once per template change (the persistent cache).
     """
     from .capability import assess_capability
 
     key = tuple((tf.name, template_digest(tf)) for tf in version.files)
     cached = _CAPABILITY.get(key)
     if cached is None:
-        report = assess_capability(version)
-        cached = _CAPABILITY[key] = (report.capable, tuple(report.missing))
+        stored_key = "\n".join(
+            f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
+        )
+        stored = cache.get("capability", stored_key, _valid_capability)
+        if stored is not None:
+            cached = (stored[0], tuple(stored[1]))
+        else:
+            report = assess_capability(version)
+            cached = (report.capable, tuple(report.missing))
+            cache.put("capability", stored_key, [cached[0], list(cached[1])])
+        _CAPABILITY[key] = cached
     return cached
+
+
+def _valid_capability(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], bool)
+        and isinstance(value[1], list)
+        and all(isinstance(m, str) for m in value[1])
+        and value[0] == (not value[1])
+    )
 
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
@@ -241,6 +264,8 @@ class PlanResult:
 
     @cached_property
     def _data(self) -> dict[str, Any]:
+        from . import plan as plan_mod
+
         data = self.plan.to_dict()
         validate_output(plan_mod.PLAN_SCHEMA, data)
         return data
@@ -338,6 +363,8 @@ def plan(
     Each side is rendered as the policy routes it for an existing cluster; the target
     render is what the phases apply. ``capability`` defaults to the render-based check.
     """
+    from . import plan as plan_mod
+
     check_nodes(nodes)
     if from_nodes is not None:
         check_nodes(from_nodes, "--from-nodes")

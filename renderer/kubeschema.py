@@ -14,21 +14,25 @@ resources are reported as not schema-checked.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
+import os
 import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-import kubernetes_validate.utils as kv
-from referencing import Registry, Resource
-
+from . import cache as result_cache
 from .errors import InputError
 from .objects import key_path
 from .parse import K8sObject
+
+if TYPE_CHECKING:
+    import jsonschema
+    from referencing import Registry
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -37,14 +41,52 @@ _API_FILE = re.compile(r"^([^./]*)(?:\.[^/]*)?/")
 #: What a kind and an apiVersion may look like before either goes near a schema file name.
 _KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 _API_VERSION = re.compile(r"^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/)?v[0-9a-z]+$")
-#: What reading a schema can raise besides FileNotFoundError (no schema for that kind).
-_READ_ERRORS = (kv.VersionNotSupportedError, kv.InvalidSchemaError, OSError, ValueError)
+_SCHEMA_DIR = re.compile(r"^v([^-]*).*")
+
+
+def _kv() -> ModuleType:
+    """kubernetes-validate, imported when a schema is first read (a cached verdict needs
+    neither it nor jsonschema's validators)."""
+    import kubernetes_validate.utils
+
+    module: ModuleType = kubernetes_validate.utils
+    return module
+
+
+def __getattr__(name: str) -> Any:
+    if name == "kv":  # the library module, for callers and tests that patch it
+        return _kv()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _read_errors() -> tuple[type[Exception], ...]:
+    """What reading a schema can raise besides FileNotFoundError (no schema for that kind)."""
+    kv = _kv()
+    return (kv.VersionNotSupportedError, kv.InvalidSchemaError, OSError, ValueError)
+
+
+@cache
+def _all_versions() -> tuple[str, ...]:
+    """kubernetes-validate's ``all_versions()``, read from its schema directory names
+    without importing it; the library itself decides when a name is not plain X.Y.Z."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    try:
+        names = os.listdir(os.path.join(locations[0], "kubernetes-json-schema"))
+        found = [_SCHEMA_DIR.sub(r"\1", n) for n in names if _SCHEMA_DIR.match(n)]
+        return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
+    except (IndexError, OSError, ValueError):
+        return tuple(_kv().all_versions())
+
+
+def _major_minor(version: str) -> str:
+    return re.sub(r"^(\d+\.\d+).*", r"\1", version)
 
 
 @cache
 def shipped_versions() -> tuple[str, ...]:
     """``X.Y`` of every Kubernetes version kubernetes-validate ships schemas for, oldest first."""
-    return tuple(dict.fromkeys(kv.major_minor(v) for v in kv.all_versions()))
+    return tuple(dict.fromkeys(_major_minor(v) for v in _all_versions()))
 
 
 def default_kube_versions(count: int = DEFAULT_COUNT) -> tuple[str, ...]:
@@ -120,7 +162,7 @@ class SchemaFinding:
 
 def schema_dir(kube_version: str) -> str:
     """The strict schema directory the library uses for ``X.Y``."""
-    version = [v for v in kv.all_versions() if kv.major_minor(v) == kube_version][-1]
+    version = [v for v in _all_versions() if _major_minor(v) == kube_version][-1]
     return f"v{version}-local-strict"
 
 
@@ -132,19 +174,23 @@ def schema_file(kube_version: str, kind: str, api_version: str) -> str:
 
 _LOCK = threading.RLock()
 _REGISTRIES: dict[str, Registry[Any]] = {}
+_DEFINITIONS: dict[str, dict[str, Any]] = {}
 _VALIDATORS: dict[tuple[str, str, str], jsonschema.protocols.Validator | None] = {}
 
 
 def _registry(kube_version: str) -> Registry[Any]:
+    from referencing import Registry, Resource
+
     with _LOCK:
         reg = _REGISTRIES.get(kube_version)
         if reg is None:
-            defs = kv.schema_contents(
+            defs = _kv().schema_contents(
                 f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json",
                 kube_version,
             )
             reg = Resource.from_contents(defs) @ Registry()
             _REGISTRIES[kube_version] = reg
+            _DEFINITIONS[kube_version] = defs if isinstance(defs, dict) else {}
         return reg
 
 
@@ -167,13 +213,17 @@ def validator_for(
     with _LOCK:
         if key in _VALIDATORS:
             return _VALIDATORS[key]
+        import jsonschema
+        from referencing import Resource
+
+        kv = _kv()
         try:
             schema = kv.schema_contents(schema_file(kube_version, kind, api_version), kube_version)
             registry = Resource.from_contents(schema) @ _registry(kube_version)
         except FileNotFoundError:
             _VALIDATORS[key] = None
             return None
-        except _READ_ERRORS as exc:
+        except _read_errors() as exc:
             what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise SchemaUnavailable(
                 f"the schema for {kind} {api_version} could not be read ({what})"
@@ -275,10 +325,161 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
     return sorted(out, key=lambda f: (f.path, f.message))
 
 
+# --- verdicts shared across Kubernetes versions and runs ---------------------------------
+
+#: A finding without its object and Kubernetes version: (severity, path, message).
+Row = list[str]
+_SCHEMA_REF = "/api/_definitions.json#/$defs/"
+_DEFS_REF = "#/$defs/"
+_CLOSURES: dict[tuple[str, str, str], str | None] = {}
+_DEF_DIGESTS: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
+_SHARED: dict[tuple[str, str], list[Row]] = {}
+
+
+#: A ``$ref`` with a string value in compact JSON text: inside a string a quote is
+#: escaped, so this cannot match text within a description.
+_REF_TEXT = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
+
+
+def _json_text(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_digest(data: Any) -> str:
+    return hashlib.sha256(_json_text(data).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest_and_refs(data: Any) -> tuple[str, list[str]]:
+    """The digest of a schema's canonical JSON and its ``$ref`` values, in one pass."""
+    text = _json_text(data)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return digest, _REF_TEXT.findall(text)
+
+
+def _definition(kube_version: str, name: str) -> tuple[str, tuple[str, ...]] | None:
+    """(digest, names it refers to) of one shared definition; None when not plain."""
+    key = (kube_version, name)
+    if key in _DEF_DIGESTS:
+        return _DEF_DIGESTS[key]
+    defs = _DEFINITIONS.get(kube_version, {}).get("$defs")
+    node = defs.get(name) if isinstance(defs, dict) else None
+    result: tuple[str, tuple[str, ...]] | None = None
+    if node is not None:
+        digest, refs = _digest_and_refs(node)
+        names: list[str] = []
+        for ref in refs:
+            for prefix in (_DEFS_REF, _SCHEMA_REF):
+                if ref.startswith(prefix):
+                    names.append(ref[len(prefix) :])
+                    break
+            else:
+                node = None
+                break
+        if node is not None:
+            result = (digest, tuple(names))
+    _DEF_DIGESTS[key] = result
+    return result
+
+
+def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None:
+    """A digest of a kind's schema and every definition it reaches, or None.
+
+    Two Kubernetes versions with equal digests validate every object alike (the same
+    schema text, the same validator class), so an object is validated once per distinct
+    closure. None (no schema, an unreadable one, a reference of another form) means
+    no sharing: the object is validated on that version on its own.
+    """
+    key = (kube_version, kind, api_version)
+    with _LOCK:
+        if key in _CLOSURES:
+            return _CLOSURES[key]
+        try:
+            validator = validator_for(kube_version, kind, api_version)
+        except SchemaUnavailable:
+            validator = None
+        result = None
+        if validator is not None and isinstance(validator.schema, dict):
+            result = _closure(kube_version, validator.schema)
+        _CLOSURES[key] = result
+        return result
+
+
+def _closure(kube_version: str, schema: dict[str, Any]) -> str | None:
+    own, refs = _digest_and_refs(schema)
+    todo: list[str] = []
+    for ref in refs:
+        if not ref.startswith(_SCHEMA_REF):
+            return None
+        todo.append(ref[len(_SCHEMA_REF) :])
+    seen: dict[str, str] = {}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        entry = _definition(kube_version, name)
+        if entry is None:
+            return None
+        seen[name] = entry[0]
+        todo.extend(entry[1])
+    defs = _DEFINITIONS.get(kube_version, {})
+    head = {k: v for k, v in defs.items() if k != "$defs"}
+    return _json_digest([own, head, sorted(seen.items())])
+
+
+def _valid_rows(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(r, list)
+        and len(r) == 3
+        and r[0] in (ERROR, NOT_CHECKED)
+        and all(isinstance(x, str) for x in r)
+        for r in value
+    )
+
+
+def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
+    """An object's findings on one Kubernetes version: from another version with the
+    same schema closure, or validated."""
+    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    closure = None
+    if _KIND.match(kind) and _API_VERSION.match(api_version):
+        closure = closure_digest(kube_version, kind, api_version)
+    rows: list[Row] | None = None
+    if closure is not None:
+        with _LOCK:
+            shared = _SHARED.get((closure, digest))
+        rows = list(shared) if shared is not None else None
+    if rows is None:
+        rows = [[f.severity, f.path, f.message] for f in check_object(data, kube_version)]
+        if closure is not None:
+            with _LOCK:
+                _SHARED[(closure, digest)] = list(rows)
+    return rows
+
+
+def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+    """An object's findings on every version (rows tagged with their version first), kept
+    in the persistent cache as one entry per object and set of versions."""
+    key = f"{','.join(kube_versions)}\n{digest}"
+
+    def valid(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and list(value) == list(kube_versions)
+            and all(_valid_rows(rows) for rows in value.values())
+        )
+
+    stored = result_cache.get("schema", key, valid)
+    if stored is None:
+        stored = {v: _rows(data, digest, v) for v in kube_versions}
+        result_cache.put("schema", key, stored)
+    return [[v, *row] for v in kube_versions for row in stored[v]]
+
+
 class SchemaValidator:
     """Validate objects against several Kubernetes versions; thread-safe, cached per object.
 
-    Each distinct object (by canonical JSON) is checked once per Kubernetes version.
+    Each distinct object (by canonical JSON) is checked once per distinct schema
+    closure, and its verdicts are kept in the persistent cache (:mod:`renderer.cache`).
     """
 
     def __init__(self, kube_versions: Sequence[str] | None = None) -> None:
@@ -293,7 +494,11 @@ class SchemaValidator:
         with self._lock:
             cached = self._results.get(digest)
         if cached is None:
-            cached = tuple(f for v in self.kube_versions for f in check_object(data, v))
+            kind, api_version, namespace, name = _strip(data)
+            cached = tuple(
+                SchemaFinding(v, severity, kind, api_version, namespace, name, path, message)
+                for v, severity, path, message in verdict_rows(data, digest, self.kube_versions)
+            )
             with self._lock:
                 self._results[digest] = cached
         if isinstance(obj, K8sObject):

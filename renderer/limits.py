@@ -13,8 +13,10 @@ import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from jinja2 import nodes as j
+if TYPE_CHECKING:
+    from jinja2 import nodes as j
 
 #: Default wall-clock limit of one template render (``--render-timeout``).
 DEFAULT_RENDER_TIMEOUT = 10.0
@@ -139,6 +141,8 @@ def _find_all(text: str, mark: str, count: int) -> list[int]:
 def bound_loops(template: j.Template) -> j.Template:
     """Make every ``for`` loop of a Jinja2 AST iterate through ``bounded_iter`` (the
     environment carries it as ``bounded_iter``)."""
+    from jinja2 import nodes as j  # here: the limits themselves are read by every command
+
     for loop in template.find_all(j.For):
         loop.iter = j.Call(j.EnvironmentAttribute("bounded_iter"), [loop.iter], [], None, None)
     return template

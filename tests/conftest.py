@@ -1,7 +1,8 @@
-"""Shared fixtures: the Go reference renderer used by the parity tests."""
+"""Shared fixtures: the Go reference renderer used by the parity tests, a private cache."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -11,6 +12,17 @@ from pathlib import Path
 import pytest
 
 GO_SOURCE = Path(__file__).resolve().parent / "go"
+
+# Never the user's cache: a fresh one per session, set before anything reads it.
+os.environ["CALICO_RENDER_CACHE_DIR"] = tempfile.mkdtemp(prefix="calico-render-test-cache-")
+atexit.register(shutil.rmtree, os.environ["CALICO_RENDER_CACHE_DIR"], ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _cache_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the cache on; ``--no-cache`` in one cannot leak into the next."""
+    monkeypatch.delenv("CALICO_RENDER_NO_CACHE", raising=False)
+    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", os.environ["CALICO_RENDER_CACHE_DIR"])
 
 
 def _writable_dir(env_value: str | None, fallback: Path) -> str:

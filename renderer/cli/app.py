@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
+import gc
+import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from .. import __version__, api
-from ..bke import context as bke_context
-from ..calico import advise as advise_mod
-from ..cluster import NodeInventory, RenderArgs, render_args
-from ..context import user_params, user_values
+from .. import __version__
 from ..errors import EXIT_CHECK_FAILED
-from ..fsutil import write_tree
-from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
 from .options import (
     PathType,
     kube_version_option,
     manifests_option,
+    no_cache_option,
     render_timeout_option,
     repo_option,
     set_option,
     values_option,
 )
+
+if TYPE_CHECKING:
+    from ..bke import context as bke_context
+    from ..calico import advise as advise_mod
+    from ..cluster import NodeInventory, RenderArgs
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -41,6 +44,8 @@ def origins_for(
     max_pods_flag: bool,
 ) -> advise_mod.Origins:
     """Where each value of a request came from: config file, flags, or a default."""
+    from ..calico import advise as advise_mod
+
     flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
     if nodes_flag or nodes_file is None:
         nodes = (advise_mod.FLAG, "--nodes")
@@ -96,6 +101,9 @@ def context_inputs(
 ) -> bke_context.ContextInputs:
     """The context's sources: the config's (``--repo`` wins over its imageRepo) or the
     defaults, then ``--values``/``--set`` as addon params."""
+    from ..bke import context as bke_context
+    from ..context import user_params
+
     params, nested = user_params(values_file, sets)
     cluster = args.cluster
     if cluster is None or cluster.addon is None:
@@ -117,7 +125,34 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
     )
 
 
-@click.group(
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module only when that command is used.
+
+    ``lazy`` maps a command name to the module (relative to this package) whose
+    ``@cli.command`` defines it, so ``calico-render typha`` never imports the gate, the
+    process pool or the schema validator. Commands registered by importing their module
+    up front (the usual click way) keep working alongside.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            importlib.import_module(self.lazy[cmd_name], __package__)
+            gc.freeze()  # see :func:`renderer.cli.main`
+        return self.commands.get(cmd_name)
+
+
+def _group(**kwargs: Any) -> Callable[[Callable[..., Any]], LazyGroup]:
+    return click.group(cls=LazyGroup, **kwargs)
+
+
+@_group(
     context_settings=CONTEXT_SETTINGS,
     invoke_without_command=True,
     help="Render and gate BKE's Calico manifests.\n\n"
@@ -153,6 +188,7 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
     "--no-validate", is_flag=True, help="Skip strict schema validation of the rendered objects."
 )
 @kube_version_option
+@no_cache_option
 @click.option(
     "--config",
     type=PathType(dir_okay=False, allow_dash=True),
@@ -197,6 +233,14 @@ def cli(
                 "ignored; put the command's options after its name"
             )
         return
+    from .. import api
+    from ..cluster import render_args
+    from ..context import user_values
+    from ..fsutil import write_tree
+    from ..kubeschema import resolve_kube_versions
+
+    gc.freeze()  # see :func:`renderer.cli.main`
+
     args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)

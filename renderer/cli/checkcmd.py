@@ -17,6 +17,7 @@ from .options import (
     format_option,
     kube_version_option,
     manifests_option,
+    no_cache_option,
     render_timeout_option,
     upstream_option,
 )
@@ -51,6 +52,7 @@ def interactive() -> bool:
     help="Golden directory holding <version>/ (default: the bundled goldens).",
 )
 @kube_version_option
+@no_cache_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
 @format_option(sorted(report.RENDERERS))
 @click.option(

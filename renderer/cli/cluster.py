@@ -20,6 +20,7 @@ from .options import (
     PathType,
     format_option,
     manifests_option,
+    no_cache_option,
     render_timeout_option,
     repo_option,
     set_option,
@@ -60,6 +61,7 @@ def _echo_json(data: Any) -> None:
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
 @render_timeout_option
+@no_cache_option
 @format_option()
 def images(
     version: str | None,
@@ -113,6 +115,7 @@ def _describe_side(side: dict[str, Any]) -> str:
 @cli.command(help="Plan an upgrade, rollback or scale change as gated phases.")
 @manifests_option
 @render_timeout_option
+@no_cache_option
 @click.option("--to-version", required=True, metavar="B", help="Target Calico version.")
 @click.option("--from-version", metavar="A", help="Running Calico version (default: B).")
 @click.option(

@@ -1,4 +1,4 @@
-"""Subcommands: template, typha, versions."""
+"""Subcommands: template, typha, versions (each importing what it needs when run)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ from pathlib import Path
 import click
 
 from .. import policy
-from ..capability import assess_capability
-from ..compile import compile_source
-from ..context import user_values
 from ..errors import CalicoRenderError
-from ..render import version_keys
-from ..tree import ADDON, DIALECTS, list_versions
-from ..yamlio import read_text
 from .app import cli, emit, warn
-from .options import PathType, manifests_option, render_timeout_option, set_option, values_option
+from .options import (
+    PathType,
+    manifests_option,
+    no_cache_option,
+    render_timeout_option,
+    set_option,
+    values_option,
+)
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
@@ -26,7 +27,7 @@ from .options import PathType, manifests_option, render_timeout_option, set_opti
 @click.option(
     "--name",
     "template_name",
-    default=ADDON,
+    default="calico",  # the addon name, as the controller names each file's template
     show_default=True,
     help="Template name, as {{define}}/{{template}} see it (the controller uses the addon name).",
 )
@@ -42,6 +43,11 @@ def template(
     template_name: str,
     dialect: str | None,
 ) -> None:
+    from ..compile import compile_source
+    from ..context import user_values
+    from ..tree import DIALECTS
+    from ..yamlio import read_text
+
     context = user_values(values_file, sets)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     compiled = compile_source(read_text(file), file, chosen, template_name=template_name)
@@ -70,8 +76,13 @@ def typha(nodes: int | None) -> None:
 @cli.command(help="List the Calico versions under ROOT with their Typha capability.")
 @manifests_option
 @render_timeout_option
+@no_cache_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 def versions(root: Path | None, keys: bool) -> None:
+    from ..capability import assess_capability
+    from ..render import version_keys
+    from ..tree import list_versions
+
     found = list_versions(root)  # bad ROOT fails before anything is printed
     click.echo(f"{'version':<10} {'dialect':<7} {'typha':<11} files")
     for v in found:

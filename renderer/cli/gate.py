@@ -5,17 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..calico import fidelity
-from ..capability import assess_capability
-from ..gate import context_findings
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
-from ..release import ReleaseReport, assess_release
-from ..render import version_keys
-from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
 from .options import (
@@ -23,9 +18,13 @@ from .options import (
     format_option,
     kube_version_option,
     manifests_option,
+    no_cache_option,
     render_timeout_option,
     upstream_option,
 )
+
+if TYPE_CHECKING:
+    from ..release import ReleaseReport
 
 
 def _mark(ok: bool) -> str:
@@ -89,6 +88,7 @@ def format_report(report: ReleaseReport) -> str:
 @manifests_option
 @render_timeout_option
 @kube_version_option
+@no_cache_option
 @format_option()
 @upstream_option
 @click.pass_context
@@ -100,6 +100,14 @@ def capability(
     fmt: str,
     upstream: Path | None,
 ) -> None:
+    # the gate's modules are imported here, so `validate` never loads them
+    from ..calico import fidelity
+    from ..capability import assess_capability
+    from ..gate import context_findings
+    from ..release import assess_release
+    from ..render import version_keys
+    from ..tree import resolve_version
+
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     if upstream is not None:
@@ -128,6 +136,7 @@ def capability(
 )
 @click.argument("files", nargs=-1, required=True, type=PathType(dir_okay=False, allow_dash=True))
 @kube_version_option
+@no_cache_option
 @click.pass_context
 def validate(ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...]) -> None:
     kube = resolve_kube_versions(kube_versions)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .. import limits
+from .. import cache, limits
 from ..kubeschema import DEFAULT_COUNT
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -66,6 +66,20 @@ upstream_option = click.option(
     help="Also compare each version with upstream Calico's release manifests in "
     "DIR/<version>/ (calico.yaml, calico-typha.yaml, calico-vxlan.yaml), declared "
     "substitutions exempt.",
+)
+
+
+def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        cache.disable()
+
+
+no_cache_option = click.option(
+    "--no-cache",
+    is_flag=True,
+    expose_value=False,
+    callback=_no_cache,
+    help="Do not read or write the result cache (env CALICO_RENDER_NO_CACHE=1).",
 )
 
 
