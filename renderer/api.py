@@ -24,7 +24,7 @@ from .compile import template_digest
 from .context import default_context
 from .errors import InputError, RefusedError, TemplateError
 from .kubeschema import SchemaFinding, SchemaValidator, errors
-from .parse import K8sObject, parse_files, parse_stream
+from .parse import K8sObject, parse_rendered, parse_stream
 from .render import RenderedFile, join_stream, render_version, version_keys
 from .schemas import validate_output
 from .tree import VersionDir, resolve_version
@@ -53,7 +53,7 @@ class RenderResult:
     @cached_property
     def objects(self) -> tuple[K8sObject, ...]:
         """The rendered objects, parsed once (on first use) with their file and line."""
-        return tuple(parse_files((f.name, f.text) for f in self.files))
+        return tuple(parse_rendered(self.files))
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ def prepull_images(
         inputs = default_inputs(user, repo)
     contexts = file_contexts(vdir, inputs, policy.decide_typha(1))
     files = render_version(vdir, {}, contexts.contexts())
-    objects = [o.data for o in parse_files((f.name, f.text) for f in files)]
+    objects = [o.data for o in parse_rendered(files)]
     try:
         return images_mod.prepull_images(vdir.name, role, str(inputs.repo.value), objects)
     except InputError as exc:
@@ -282,14 +282,14 @@ def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]
     """
     out: list[tuple[K8sObject, str]] = []
     for f in files:
-        objects = parse_stream(f.text, f.name)
+        objects = parse_stream(f.text, f.name, lines=f.lines)
         for obj in objects:
             for key, value in (("kind", obj.kind), ("metadata.name", obj.name)):
                 if not value:
                     raise TemplateError(
                         "a rendered object needs a kind and a name to be planned",
                         file=obj.file,
-                        line=obj.line,
+                        line=obj.source_line or obj.line,
                         key=key,
                     )
         chunks = list(split_documents(f.text))

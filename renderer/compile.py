@@ -25,6 +25,7 @@ from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import InputError, TemplateError
+from .sourcemap import TRACE, SourceMap, mark
 from .tree import TemplateFile
 from .yamlio import read_text
 
@@ -36,6 +37,8 @@ class CompiledTemplate(Protocol):
     keys: frozenset[str]
 
     def render(self, context: Mapping[str, Any]) -> str: ...
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]: ...
 
 
 _JINJA_ENV: SandboxedEnvironment | None = None
@@ -149,8 +152,43 @@ def jinja_environment() -> SandboxedEnvironment:
             auto_reload=False,
         )
         _bounded_filters(env)
+        env.globals[_MARK] = mark
         _JINJA_ENV = env
     return _JINJA_ENV
+
+
+#: The global compiled Jinja templates call before each output chunk (source maps).
+_MARK = "calico_render_mark"
+#: Statements whose body output is buffered, not yielded chunk by chunk: no marks inside.
+_BUFFERED = (
+    jinja2.nodes.Macro,
+    jinja2.nodes.CallBlock,
+    jinja2.nodes.FilterBlock,
+    jinja2.nodes.AssignBlock,
+)
+
+
+def _add_marks(node: jinja2.nodes.Node) -> None:
+    """Put ``calico_render_mark(line)`` before each top-level output item: the line of
+    literal text (positive) or of an expression (negative), as the Go dialect does."""
+    for child in node.iter_child_nodes():
+        if isinstance(child, _BUFFERED):
+            continue
+        if isinstance(child, jinja2.nodes.Output):
+            items: list[jinja2.nodes.Expr] = []
+            for item in child.nodes:
+                args: list[jinja2.nodes.Expr] = [jinja2.nodes.Const(-item.lineno)]
+                if isinstance(item, jinja2.nodes.TemplateData):
+                    args = [
+                        jinja2.nodes.Const(item.lineno),
+                        jinja2.nodes.Const(item.data.count("\n")),
+                    ]
+                call = jinja2.nodes.Call(jinja2.nodes.Name(_MARK, "load"), args, [], None, None)
+                call.set_lineno(item.lineno)
+                items += [call, item]
+            child.nodes = items
+            continue
+        _add_marks(child)
 
 
 def _template_line(tb: TracebackType | None, name: str) -> int | None:
@@ -172,13 +210,33 @@ class JinjaTemplate:
         try:
             ast = env.parse(source, name=name, filename=name)
             self.keys = frozenset(jinja2.meta.find_undeclared_variables(ast))
+            _add_marks(ast)
             self._template = env.from_string(ast)
             self._template.filename = name
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(exc.message or "syntax error", file=name, line=exc.lineno) from None
 
     def render(self, context: Mapping[str, Any]) -> str:
+        return self._execute(context, None)
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
+        """Like :meth:`render`, with the template line of each rendered line."""
+        lines = SourceMap()
+        return self._execute(context, lines), lines
+
+    def _generate(self, context: Mapping[str, Any], lines: SourceMap) -> str:
+        parts: list[str] = []
+        TRACE.line, TRACE.newlines = 0, -1
+        for chunk in self._template.generate(dict(context)):
+            if chunk:
+                parts.append(chunk)
+                lines.add(chunk, TRACE.line, TRACE.newlines)
+        return "".join(parts)
+
+    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
         try:
+            if lines is not None:
+                return self._generate(context, lines)
             return self._template.render(dict(context))
         except jinja2.UndefinedError as exc:
             line = _template_line(sys.exc_info()[2], self.name)

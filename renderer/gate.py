@@ -42,6 +42,7 @@ from .report import (
     VersionResult,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
+from .sourcemap import SourceMap
 from .tree import VersionDir, list_versions, semver_key
 from .yamlio import C_LOADER
 
@@ -104,8 +105,13 @@ class Renders:
             key = (key, tuple(sorted((values or {}).items())), repo)
         if key not in self._cache:
             ctx = build_context(dict(values or {}), typha=typha, repo=repo)
-            files = [(f.name.split("/", 1)[1], f.text) for f in render_version(self.version, ctx)]
-            objects = [o for name, text in files for o in self._parse(name, text)]
+            rendered = render_version(self.version, ctx)
+            files = [(f.name.split("/", 1)[1], f.text) for f in rendered]
+            objects = [
+                o
+                for (name, text), f in zip(files, rendered, strict=True)
+                for o in self._parse(name, text, f.lines)
+            ]
             self._cache[key] = (ctx, files, objects)
         return self._cache[key]
 
@@ -123,11 +129,11 @@ class Renders:
         """Every rendered file parsed so far, keyed by (file name, text)."""
         return self._parsed
 
-    def _parse(self, name: str, text: str) -> list[K8sObject]:
+    def _parse(self, name: str, text: str, lines: SourceMap | None = None) -> list[K8sObject]:
         """Parse a rendered file once even when several contexts render it alike (CRDs)."""
         key = (name, text)
         if key not in self._parsed:
-            self._parsed[key] = parse_stream(text, name)
+            self._parsed[key] = parse_stream(text, name, lines=lines)
         return self._parsed[key]
 
 
@@ -224,7 +230,7 @@ def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> li
                     "error" if error else "info",
                     f"{f.path}: {f.message}" if f.path else f.message,
                     object=obj.ref,
-                    file=f"{obj.file}:{obj.line}",
+                    file=obj.where,
                     scenario=", ".join(item.scenarios),
                     kube_version=f.kube_version,
                 )

@@ -10,10 +10,14 @@ import base64
 import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
+from .sourcemap import SourceMap, template_line
 from .yamlio import load_all_lines
+
+if TYPE_CHECKING:
+    from .render import RenderedFile
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,13 @@ class K8sObject:
     index: int
     line: int
     data: dict[str, Any]
+    #: The template line that produced ``line`` (0 when the text has no source map).
+    source_line: int = 0
+
+    @property
+    def where(self) -> str:
+        """``file:line`` as findings print it: the template's line when known."""
+        return f"{self.file}:{self.source_line or self.line}"
 
     @property
     def kind(self) -> str:
@@ -133,30 +144,49 @@ def to_json_like(doc: Any, file: str, line: int) -> Any:
     return doc
 
 
-def parse_stream(text: str, file: str, *, line_offset: int = 0) -> list[K8sObject]:
+def parse_stream(
+    text: str, file: str, *, line_offset: int = 0, lines: SourceMap | None = None
+) -> list[K8sObject]:
     """Objects of one rendered file; empty documents are dropped, non-mappings refused.
-    ``line_offset``: lines of the file before ``text`` (when it is one part of it)."""
+    ``line_offset``: lines of the file before ``text`` (when it is one part of it).
+    ``lines``: the file's source map (template line per rendered line); objects then
+    carry their template line and errors name it, with the rendered line as context."""
     objects: list[K8sObject] = []
     index = 0
-    for start, doc in load_all_lines(text, file, line_offset=line_offset):
-        if doc is None:
-            continue
-        doc = to_json_like(doc, file, start)
-        if not isinstance(doc, dict):
-            raise InputError(
-                f"document is a {type(doc).__name__}, not a Kubernetes object",
-                file=file,
-                line=start,
-            )
-        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-            for item in doc["items"]:
-                if isinstance(item, dict):
-                    objects.append(K8sObject(file, index, start, item))
-                    index += 1
-            continue
-        objects.append(K8sObject(file, index, start, doc))
-        index += 1
+    try:
+        for start, doc in load_all_lines(text, file, line_offset=line_offset):
+            if doc is None:
+                continue
+            source = template_line(lines, start) or 0
+            doc = to_json_like(doc, file, start)
+            if not isinstance(doc, dict):
+                raise InputError(
+                    f"document is a {type(doc).__name__}, not a Kubernetes object",
+                    file=file,
+                    line=start,
+                )
+            if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+                for item in doc["items"]:
+                    if isinstance(item, dict):
+                        objects.append(K8sObject(file, index, start, item, source))
+                        index += 1
+                continue
+            objects.append(K8sObject(file, index, start, doc, source))
+            index += 1
+    except InputError as exc:
+        raise to_template_error(exc, lines) from None
     return objects
+
+
+def to_template_error(exc: InputError, lines: SourceMap | None) -> InputError:
+    """``exc`` (about a rendered line) located at the template line that produced it."""
+    source = template_line(lines, exc.line)
+    if source is None:
+        return exc
+    col = f", column {exc.column}" if exc.column is not None else ""
+    return InputError(
+        f"{exc.message} (rendered line {exc.line}{col})", file=exc.file, line=source, key=exc.key
+    )
 
 
 def parse_files(files: Iterable[tuple[str, str]]) -> list[K8sObject]:
@@ -164,4 +194,12 @@ def parse_files(files: Iterable[tuple[str, str]]) -> list[K8sObject]:
     out: list[K8sObject] = []
     for name, text in files:
         out.extend(parse_stream(text, name))
+    return out
+
+
+def parse_rendered(files: Iterable[RenderedFile]) -> list[K8sObject]:
+    """Objects of rendered files, in order, located by each file's source map."""
+    out: list[K8sObject] = []
+    for f in files:
+        out.extend(parse_stream(f.text, f.name, lines=f.lines))
     return out

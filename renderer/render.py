@@ -8,18 +8,23 @@ contains ``noexecute`` is passed through verbatim, as the controller applies it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .compile import compile_file
+from .sourcemap import SourceMap
 from .tree import TemplateFile, VersionDir
 from .yamlio import read_text
 
 
 @dataclass(frozen=True)
 class RenderedFile:
+    """A rendered template file; ``lines`` maps each rendered line to the template line
+    that produced it (None when unknown, e.g. text not rendered here)."""
+
     name: str
     text: str
+    lines: SourceMap | None = field(default=None, compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -50,10 +55,12 @@ def render_version(
     for tf in version.files:
         name = f"{version.name}/{tf.name}"
         if is_verbatim(version, tf):
-            out.append(RenderedFile(name, read_text(tf.path)))
+            text = read_text(tf.path)
+            out.append(RenderedFile(name, text, SourceMap.identity(text)))
             continue
         ctx = contexts[tf.name] if contexts is not None else context
-        out.append(RenderedFile(name, compile_file(tf).render(ctx)))
+        text, lines = compile_file(tf).render_mapped(ctx)
+        out.append(RenderedFile(name, text, lines))
     return out
 
 

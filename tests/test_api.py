@@ -63,13 +63,13 @@ def test_render_objects_are_parsed_once_and_validated_from_the_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    real = api.parse_files
+    real = api.parse_rendered
 
     def counting(files: Any) -> Any:
         calls.append(1)
         return real(files)
 
-    monkeypatch.setattr(api, "parse_files", counting)
+    monkeypatch.setattr(api, "parse_rendered", counting)
     result = api.render("v3.28", 601)
     assert calls == []  # lazily
     objects = result.objects

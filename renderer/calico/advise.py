@@ -1003,7 +1003,7 @@ def calico_node(objects: Sequence[K8sObject]) -> K8sObject | None:
 
 
 def _loc(obj: K8sObject) -> str:
-    return f"{obj.file}:{obj.line}"
+    return obj.where
 
 
 def _env_value(

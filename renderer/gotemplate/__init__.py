@@ -26,6 +26,7 @@ from typing import Any
 from jinja2.sandbox import SandboxedEnvironment
 
 from renderer.errors import TemplateError
+from renderer.sourcemap import TRACE, SourceMap
 
 from . import nodes
 from .analysis import nested_keys, referenced_keys
@@ -84,22 +85,36 @@ class GoTemplate:
         text = f'executing "{where.template}" at <{where.context}>: {message}'
         return TemplateError(text, file=self.name, line=line, column=col)
 
-    def _bounded_output(self, data: Any) -> str:
+    def _bounded_output(self, data: Any, lines: SourceMap | None = None) -> str:
         """Render, stopping once the output exceeds MAX_OUTPUT_CHARS (loops can repeat
-        text without bound; Go would stream it, we hold it in memory)."""
+        text without bound; Go would stream it, we hold it in memory). With ``lines``,
+        extend it chunk by chunk (see :mod:`renderer.sourcemap`)."""
         parts: list[str] = []
         size = 0
+        TRACE.line, TRACE.newlines = 0, -1
         for chunk in self._template.generate(go_root=data):
+            if not chunk:
+                continue
             size += len(chunk)
             if size > MAX_OUTPUT_CHARS:
                 raise TemplateError(
                     f"output longer than {MAX_OUTPUT_CHARS} characters", file=self.name
                 )
             parts.append(chunk)
+            if lines is not None:
+                lines.add(chunk, TRACE.line, TRACE.newlines)
         return "".join(parts)
 
     def render(self, context: Mapping[str, Any]) -> str:
         """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
+        return self._execute(context, None)
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
+        """Like :meth:`render`, with the template line of each rendered line."""
+        lines = SourceMap()
+        return self._execute(context, lines), lines
+
+    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
         try:
             data = normalize(context)
         except ValueError as exc:
@@ -107,7 +122,7 @@ class GoTemplate:
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._bounded_output(data)
+            return self._bounded_output(data, lines)
         except ExecError as exc:
             raise self._error(exc.pos, exc.message) from None
         except RecursionError:

@@ -19,6 +19,8 @@ Mapping:
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 
 from jinja2 import nodes as j
@@ -66,6 +68,10 @@ class Compiler:
         # interface-typed values, which a few builtins treat differently.
         self.interface_names: set[str] = set()
         self.frame = _Frame(tree.name, j.Const(0))
+        # Source maps: top-level text and actions are preceded by ``go_mark(line)``
+        # (see runtime.TRACE); inside macros output is buffered, so no marks there.
+        self.marking = True
+        self.newlines = [m.start() for m in re.finditer("\n", tree.source)]
 
     # -- helpers -------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -77,6 +83,20 @@ class Compiler:
             Position(node.pos, str(node) if context is None else context, self.frame.template)
         )
         return j.Const(len(self.positions) - 1)
+
+    def line_of(self, offset: int) -> int:
+        """1-based source line of character ``offset``."""
+        return bisect.bisect_left(self.newlines, offset) + 1
+
+    def mark(self, node: n.Node, text: str | None) -> list[j.Expr]:
+        """The marker output before a top-level chunk (empty inside macros): literal
+        ``text`` with its newline count, or an action (None)."""
+        if not self.marking:
+            return []
+        line = self.line_of(node.pos)
+        if text is None:
+            return [_call("go_mark", j.Const(-line))]
+        return [_call("go_mark", j.Const(line), j.Const(text.count("\n")))]
 
     def fail(self, node: n.Node, message: str, *first: j.Expr) -> j.Expr:
         return _call("go_fail", self.pos(node), j.Const(message), *first)
@@ -132,10 +152,11 @@ class Compiler:
         return stmts + self.statements(self.tree.templates[name], dot)
 
     def macro(self, name: str) -> j.Macro:
-        saved = self.frame
+        saved, saved_marking = self.frame, self.marking
         self.frame = _Frame(name, _g("depth"))
+        self.marking = False
         stmts = self.body(name, _g("dot"))
-        self.frame = saved
+        self.frame, self.marking = saved, saved_marking
         return j.Macro(
             self.macros[name],
             [j.Name("depth", "param"), j.Name("dot", "param")],
@@ -152,14 +173,15 @@ class Compiler:
 
     def statement(self, node: n.Node, dot: j.Expr) -> list[j.Node]:
         if isinstance(node, n.TextNode):
-            return [j.Output([j.TemplateData(node.text)])]
+            return [j.Output([*self.mark(node, node.text), j.TemplateData(node.text)])]
         if isinstance(node, n.CommentNode):
             return []
         if isinstance(node, n.ActionNode):
             stmts, value = self.pipeline_stmt(node.pipe, dot)
             if node.pipe.decl:
                 return stmts
-            return [*stmts, j.Output([_call("go_print", self.pos(node), value)])]
+            printed = _call("go_print", self.pos(node), value)
+            return [*stmts, j.Output([*self.mark(node, None), printed])]
         if isinstance(node, n.IfNode):
             return self.if_with(node, dot, is_with=False)
         if isinstance(node, n.WithNode):
@@ -263,7 +285,7 @@ class Compiler:
             stmts, value = self.pipeline_stmt(node.pipe, dot)
         depth = _call("go_enter", self.pos(node), self.frame.depth)
         call = j.Call(_g(self.macros[node.name]), [depth, value], [], None, None)
-        return [*stmts, j.Output([call])]
+        return [*stmts, j.Output([*self.mark(node, None), call])]
 
     # -- pipelines -------------------------------------------------------------------------
     def pipeline_stmt(self, pipe: n.PipeNode, dot: j.Expr) -> tuple[list[j.Node], j.Expr]:

@@ -80,7 +80,7 @@ class Rule:
                 object=obj.ref if obj else "",
                 field=v.field,
                 file=obj.file if obj else "",
-                line=obj.line if obj else 0,
+                line=(obj.source_line or obj.line) if obj else 0,
             )
 
 
