@@ -39,7 +39,10 @@ class Finding:
     object: str = ""
     field: str = ""
     file: str = ""
+    #: The template line that produced the object (its rendered line when unknown).
     line: int = 0
+    #: The object's line in the rendered file, as secondary context.
+    rendered_line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,6 +84,7 @@ class Rule:
                 field=v.field,
                 file=obj.file if obj else "",
                 line=(obj.source_line or obj.line) if obj else 0,
+                rendered_line=obj.line if obj else 0,
             )
 
 
