@@ -19,6 +19,7 @@ from . import images as images_mod
 from . import plan as plan_mod
 from . import policy, schemas
 from .bke import context as bke_context
+from .bke import unread
 from .calico import advise as advise_mod
 from .compile import template_digest
 from .context import default_context
@@ -42,6 +43,8 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
     #: Each file's context and where its values came from (None: one context for all).
     contexts: bke_context.VersionContexts | None = None
+    #: User-given params no template reads, or whose value takes no branch.
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
 
     @property
     def decision(self) -> policy.TyphaDecision:
@@ -192,7 +195,15 @@ def render(
     files = render_version(vdir, {}, contexts.contexts())
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
-    return RenderResult(vdir, files, context, route, warnings, contexts)
+    given = tuple(unread.inputs_warnings(vdir, inputs))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+
+
+def param_warnings(
+    version: str, inputs: bke_context.ContextInputs, root: Path | None = None
+) -> list[unread.ParamWarning]:
+    """User-given params of ``inputs`` that ``version`` never reads or branches on."""
+    return unread.inputs_warnings(resolve_version(version, root), inputs)
 
 
 def prepull_images(
@@ -438,7 +449,8 @@ def advise(
         str(root) if root is not None else "(bundled)",
         inputs,
         findings,
-        [*notes, *inputs.notes],
+        [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
+        result.param_warnings,
     )
 
 
@@ -454,6 +466,7 @@ class ExplainResult:
     contexts: bke_context.VersionContexts
     route: policy.Route
     warnings: tuple[str, ...]
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = self.route.decision
@@ -486,9 +499,11 @@ def explain_context(
     if route.refused:
         raise RefusedError(route.message, key="--nodes")
     contexts = file_contexts(vdir, inputs, route.decision)
+    given = tuple(unread.inputs_warnings(vdir, inputs))
     warnings = (
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
         *contexts.warnings,
         *route.warnings,
+        *(str(w) for w in given),
     )
-    return ExplainResult(contexts, route, warnings)
+    return ExplainResult(contexts, route, warnings, given)

@@ -1167,6 +1167,8 @@ class AdviceReport:
     inputs: ScaleInputs | None
     findings: list[ScaleFinding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: User-given params the version ignores (also in ``notes``), for ``--strict``.
+    param_warnings: Sequence[Any] = ()
 
     @property
     def passed(self) -> bool:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from .. import __version__, api
 from ..bke import context as bke_context
+from ..bke.unread import ParamWarning
 from ..calico import advise as advise_mod
 from ..cluster import NodeInventory, RenderArgs, render_args
 from ..context import user_params, user_values
-from ..errors import EXIT_CHECK_FAILED
+from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import write_tree
 from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
@@ -20,6 +22,7 @@ from .options import (
     manifests_option,
     repo_option,
     set_option,
+    strict_option,
     values_option,
 )
 
@@ -63,6 +66,19 @@ def warn(message: str) -> None:
 
 def note(message: str) -> None:
     click.echo(f"calico-render: {message}", err=True)
+
+
+def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:
+    """Print the warnings about given params; with ``--strict`` they are exit 2."""
+    if show:
+        for w in found:
+            warn(str(w))
+    if strict and found:
+        keys = ", ".join(sorted({w.key for w in found}))
+        raise InputError(
+            f"{len(found)} given param(s) change nothing or take no branch: {keys}",
+            key="--strict",
+        )
 
 
 def context_inputs(
@@ -136,6 +152,7 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
     type=click.Path(dir_okay=False, allow_dash=True),
     help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
 )
+@strict_option
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(
     __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
@@ -155,6 +172,7 @@ def cli(
     kube_versions: tuple[str, ...],
     config: str | None,
     nodes_file: str | None,
+    strict: bool,
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
@@ -194,6 +212,7 @@ def cli(
     )
     for message in result.warnings:
         warn(message)
+    given_params(result.param_warnings, strict)
     d = result.decision
     note(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "

@@ -10,13 +10,21 @@ import click
 
 from .. import api
 from ..bke import context as bke_context
+from ..bke.unread import ParamWarning
 from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
 from ..fsutil import write_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
-from .app import cli, context_inputs, note, warn
-from .options import format_option, manifests_option, repo_option, set_option, values_option
+from .app import cli, context_inputs, given_params, note, warn
+from .options import (
+    format_option,
+    manifests_option,
+    repo_option,
+    set_option,
+    strict_option,
+    values_option,
+)
 
 
 def _echo_json(data: Any) -> None:
@@ -51,6 +59,7 @@ def _echo_json(data: Any) -> None:
 )
 @click.option("--repo", metavar="PREFIX", help="Image prefix (default: the config's imageRepo).")
 @manifests_option
+@strict_option
 @format_option()
 def images(
     version: str | None,
@@ -58,8 +67,10 @@ def images(
     role: str,
     repo: str | None,
     root: Path | None,
+    strict: bool,
     fmt: str,
 ) -> None:
+    found: list[ParamWarning] = []
     if (version is None) == (config is None):
         raise InputError("give exactly one of --version or --config", key="--version")
     if config is not None:
@@ -73,6 +84,7 @@ def images(
             result = api.prepull_images(
                 inputs.version.name, root=root, repo=repo, role=role, inputs=context
             )
+            found = api.param_warnings(inputs.version.name, context, root)
     else:
         assert version is not None
         result = api.prepull_images(version, root=root, repo=repo, role=role)
@@ -80,6 +92,7 @@ def images(
             note(f"--version {version} resolved to {result.version} (newest patch)")
     data = result.to_dict()
     validate_output(IMAGES_SCHEMA, data)
+    given_params(found, strict)
     if fmt == "json":
         _echo_json(data)
         return
@@ -122,6 +135,7 @@ def _describe_side(side: dict[str, Any]) -> str:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write one manifest per phase (and delete lists), named in order, plus plan.json.",
 )
+@strict_option
 @format_option()
 def plan(
     root: Path | None,
@@ -133,16 +147,19 @@ def plan(
     values_file: str | None,
     sets: tuple[str, ...],
     output_dir: Path | None,
+    strict: bool,
     fmt: str,
 ) -> None:
+    inputs = context_inputs(RenderArgs(None, None, repo, {}), repo, values_file, sets)
     result = api.plan(
         to_version,
         nodes,
         from_version=from_version,
         from_nodes=from_nodes,
         root=root,
-        inputs=context_inputs(RenderArgs(None, None, repo, {}), repo, values_file, sets),
+        inputs=inputs,
     )
+    given_params(api.param_warnings(to_version, inputs, root), strict)
     data = result.to_dict()
     if output_dir is not None:
         for path in write_tree(output_dir, result.files()):

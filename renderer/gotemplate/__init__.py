@@ -20,6 +20,7 @@ is carried as a ``surrogateescape`` code point, so ``out.encode("utf-8",
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +30,7 @@ from renderer.errors import TemplateError
 from renderer.sourcemap import TRACE, SourceMap
 
 from . import nodes
-from .analysis import nested_keys, referenced_keys
+from .analysis import Branches, nested_keys, referenced_keys, value_branches
 from .compiler import Position, compile_tree
 from .parser import line_col
 from .parser import parse as _parse
@@ -78,6 +79,11 @@ class GoTemplate:
         self.nested_keys: frozenset[str] = nested_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
         self._template = _environment().from_string(jinja_ast)
+
+    @functools.cached_property
+    def branches(self) -> dict[str, Branches]:
+        """Literals each root key is compared with (for warnings on unmatched values)."""
+        return value_branches(self.tree)
 
     def _error(self, pos: int, message: str) -> TemplateError:
         where: Position = self._positions[pos]
