@@ -329,6 +329,9 @@ def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
     try:
         return resolve_version(version, root)
     except InputError as exc:
+        # keep a quoted value: ``--version '../x'`` becomes ``--to-version '../x'``
+        given = exc.key or ""
+        key += given[len("--version") :] if given.startswith("--version") else ""
         raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
 
 

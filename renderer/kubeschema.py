@@ -29,6 +29,7 @@ from referencing import Registry, Resource
 from .errors import InputError
 from .objects import key_path
 from .parse import K8sObject
+from .schemas import yaml_spelling
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -271,7 +272,7 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
                 for k in unknown
             )
         else:
-            out.append(finding(ERROR, _path(e), e.message))
+            out.append(finding(ERROR, _path(e), yaml_spelling(e.message)))
     return sorted(out, key=lambda f: (f.path, f.message))
 
 

@@ -7,6 +7,7 @@ contains ``noexecute`` is passed through verbatim, as the controller applies it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,12 +86,35 @@ def version_nested_keys(version: VersionDir) -> dict[str, frozenset[str]]:
     return out
 
 
+_SEPARATOR = re.compile(r"^---(?:[ \t]+(.*))?$")
+
+
+def documents(text: str) -> list[str]:
+    """The documents of a rendered file, split at its ``---`` lines (a rest of the line,
+    such as ``--- # note``, stays as the document's first line); whitespace-only
+    documents are dropped, as ``helm template`` drops them."""
+    docs: list[list[str]] = [[]]
+    for line in text.splitlines(keepends=True):
+        m = _SEPARATOR.match(line.rstrip("\r\n"))
+        if m:
+            docs.append([m.group(1) + "\n"] if m.group(1) else [])
+            continue
+        docs[-1].append(line)
+    out = []
+    for doc in docs:
+        body = "".join(doc)
+        if body.strip():
+            out.append(body if body.endswith("\n") else body + "\n")
+    return out
+
+
 def join_stream(files: list[RenderedFile]) -> str:
-    """One multi-document stream, each non-empty file headed by its source like Helm."""
-    parts = []
+    """One multi-document stream; like ``helm template``, every document starts with
+    ``---`` and a ``# Source:`` comment naming its template file."""
+    parts: list[str] = []
     for f in files:
         if f.empty:
             continue
-        text = f.text if f.text.endswith("\n") else f.text + "\n"
-        parts.append(f"---\n# Source: calico/{f.name}\n{text.lstrip(chr(10))}")
+        source = f"---\n# Source: calico/{f.name}\n"
+        parts.extend(source + doc for doc in documents(f.text))
     return "".join(parts)

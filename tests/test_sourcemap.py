@@ -148,3 +148,17 @@ def test_source_map_segments() -> None:
     assert template_line(source, 2) == 4 and template_line(source, 99) == 5
     assert template_line(None, 1) is None and template_line(source, None) is None
     assert SourceMap.identity("a\nb\n").lines() == [1, 2]
+
+
+def test_stream_heads_every_document_with_its_source_like_helm() -> None:
+    from renderer.parse import parse_files, parse_stream
+    from renderer.render import documents
+
+    result = api.render("v3.28", 601)
+    stream = result.stream()
+    docs = stream.split("---\n")[1:]
+    assert docs and all(d.startswith("# Source: calico/v3.28.2/") for d in docs)
+    assert [o.data for o in parse_stream(stream, "-")] == [
+        o.data for o in parse_files((f.name, f.text) for f in result.files)
+    ]
+    assert documents("a: 1\n--- # x\nb: 2\n---\n\n---\nc: 3") == ["a: 1\n", "# x\nb: 2\n", "c: 3\n"]

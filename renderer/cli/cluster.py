@@ -109,6 +109,12 @@ def _nodes(count: int) -> str:
     return f"{count} node" if count == 1 else f"{count} nodes"
 
 
+def nothing_to_change(data: dict[str, Any]) -> bool:
+    """Same version, node count and Typha on both sides (and no params given to apply):
+    the plan would re-apply what runs."""
+    return bool(data["change"] == "reconfigure" and data["from"] == data["to"])
+
+
 def _describe_side(side: dict[str, Any]) -> str:
     typha = f"Typha x{side['typhaReplicas']}" if side["typha"] else "no Typha"
     return f"{side['version']} ({_nodes(side['nodes'])}, {typha})"
@@ -161,6 +167,14 @@ def plan(
     )
     given_params(api.param_warnings(to_version, inputs, root), strict)
     data = result.to_dict()
+    if fmt != "json" and not sets and values_file is None and nothing_to_change(data):
+        for message in data["warnings"]:
+            warn(message)
+        click.echo(
+            f"nothing to change: {_describe_side(data['to'])} is already what runs "
+            "(same version, node count and Typha); no phases"
+        )
+        return
     if output_dir is not None:
         for path in write_tree(output_dir, result.files()):
             note(f"wrote {path}")
