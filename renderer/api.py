@@ -110,23 +110,66 @@ def check_operation(operation: object) -> str:
     return str(operation)
 
 
-_CAPABILITY: dict[tuple[tuple[str, str], ...], tuple[bool, tuple[str, ...]]] = {}
+@dataclass(frozen=True)
+class Verdict:
+    """What a version's templates render, judged once: the Typha contract and the
+    release rules (no schemas: they are the gate's, and slow)."""
+
+    capable: bool
+    missing: tuple[str, ...]
+    summary: str
+    #: Ids of the release rules with errors (on the Typha-on render).
+    rule_errors: tuple[str, ...]
+
+    @property
+    def release_ready(self) -> bool:
+        return self.capable and not self.rule_errors
+
+
+_VERDICTS: dict[tuple[tuple[str, str], ...], Verdict] = {}
+
+
+def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
+    return tuple((tf.name, template_digest(tf)) for tf in version.files)
+
+
+def verdict(version: VersionDir) -> Verdict:
+    """The version's :class:`Verdict`, kept per content digest: a long-running caller
+    pays the three renders once per version, not once per request."""
+    from .capability import assess_capability
+    from .release import release_rules
+    from .rules import blocking
+
+    key = _key(version)
+    cached = _VERDICTS.get(key)
+    if cached is None:
+        report = assess_capability(version)
+        rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
+        cached = _VERDICTS[key] = Verdict(
+            report.capable, tuple(report.missing), report.verdict, tuple(rules)
+        )
+    return cached
 
 
 def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
-    """(capable, missing items) judged from what the version's templates render.
+    """(capable, missing items) judged from what the version's templates render."""
+    v = verdict(version)
+    return v.capable, v.missing
 
-    The verdict depends only on the templates, so it is kept per content digest: a
-    long-running caller pays the three renders once per version, not once per request.
-    """
-    from .capability import assess_capability
 
-    key = tuple((tf.name, template_digest(tf)) for tf in version.files)
-    cached = _CAPABILITY.get(key)
-    if cached is None:
-        report = assess_capability(version)
-        cached = _CAPABILITY[key] = (report.capable, tuple(report.missing))
-    return cached
+def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
+    """One line when ``version`` is not release-ready (Typha contract, release rules).
+    ``assess`` False: only from a verdict already judged (no renders for it)."""
+    if not assess and _key(version) not in _VERDICTS:
+        return None
+    v = verdict(version)
+    if v.release_ready:
+        return None
+    why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
+    return (
+        f"{version.name} is not release-ready ({why}); "
+        f"see calico-render capability --version {version.name}"
+    )
 
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:

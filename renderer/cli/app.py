@@ -15,7 +15,7 @@ from ..cluster import NodeInventory, RenderArgs, render_args
 from ..context import user_params, user_values
 from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import write_tree
-from ..kubeschema import resolve_kube_versions
+from ..kubeschema import resolve_kube_versions, shipped_versions
 from ..policy import OPERATIONS
 from .options import (
     kube_version_option,
@@ -202,6 +202,12 @@ def cli(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
     kube = () if no_validate else resolve_kube_versions(kube_versions)
+    cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
+    if kube and not kube_versions and cluster_kube:
+        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
+        if chosen is not None:
+            kube = (chosen,)
+            note(why)
     flags = user_values(values_file, sets)
     result = api.render(
         version,
@@ -213,6 +219,9 @@ def cli(
     for message in result.warnings:
         warn(message)
     given_params(result.param_warnings, strict)
+    readiness = api.readiness_warning(result.version, assess=False)
+    if readiness:
+        warn(readiness)
     d = result.decision
     note(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "

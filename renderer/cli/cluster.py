@@ -14,7 +14,7 @@ from ..bke.unread import ParamWarning
 from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
 from ..fsutil import write_tree
-from ..images import IMAGES_SCHEMA, ROLES, no_calico
+from ..images import IMAGES_SCHEMA, ROLES, no_calico, tag_mismatches
 from ..schemas import validate_output
 from .app import cli, context_inputs, given_params, note, warn
 from .options import (
@@ -93,6 +93,9 @@ def images(
     data = result.to_dict()
     validate_output(IMAGES_SCHEMA, data)
     given_params(found, strict)
+    if result.version is not None:
+        for message in tag_mismatches(result.version, result.images):
+            warn(message)
     if fmt == "json":
         _echo_json(data)
         return
