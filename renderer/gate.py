@@ -27,7 +27,13 @@ from .context import build_context
 from .errors import CalicoRenderError, InputError
 from .parse import K8sObject, parse_stream
 from .policy import TYPHA_KEYS
-from .render import is_verbatim, render_version, version_keys, version_nested_keys
+from .render import (
+    is_verbatim,
+    render_version,
+    version_keys,
+    version_nested_keys,
+    version_nested_lines,
+)
 from .report import (
     FAIL,
     LEGACY,
@@ -326,7 +332,7 @@ def _fidelity(result: VersionResult, shared: Renders, capable: bool, options: Ch
 
 def context_findings(version: VersionDir) -> list[bke_context.UnreachableKey]:
     """Keys the version's templates read that no BKE config can set (warnings)."""
-    return bke_context.unreachable_keys(version_nested_keys(version))
+    return bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
 
 
 def _error(stage: str, exc: CalicoRenderError) -> Finding:

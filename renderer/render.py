@@ -108,6 +108,17 @@ def documents(text: str) -> list[str]:
     return out
 
 
+def version_nested_lines(version: VersionDir) -> dict[str, dict[str, int]]:
+    """Per file, the template line where each key read as a map is first read."""
+    out: dict[str, dict[str, int]] = {}
+    for tf in version.files:
+        if not is_verbatim(version, tf):
+            lines: dict[str, int] = getattr(compile_file(tf), "nested_lines", {})
+            if lines:
+                out[tf.name] = dict(lines)
+    return out
+
+
 def join_stream(files: list[RenderedFile]) -> str:
     """One multi-document stream; like ``helm template``, every document starts with
     ``---`` and a ``# Source:`` comment naming its template file."""

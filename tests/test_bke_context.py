@@ -241,7 +241,7 @@ def test_capability_reports_the_unreachable_key(capsys: pytest.CaptureFixture[st
         {
             "rule": "context-unreachable-key",
             "severity": "warning",
-            "file": "calico.yaml",
+            "file": "calico.yaml:21",  # the template line reading .ClusterCidr.Ipv6
             "key": "ClusterCidr",
             "message": data["context"]["findings"][0]["message"],
         }
@@ -260,7 +260,7 @@ def test_check_reports_the_unreachable_key_as_a_context_warning(
     data = json.loads(r.out)
     found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "context"]
     assert [(f["id"], f["severity"], f["file"]) for f in found] == [
-        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml")
+        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml:21")
     ]
 
 

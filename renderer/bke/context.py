@@ -602,18 +602,22 @@ class UnreachableKey:
         }
 
 
-def unreachable_keys(nested: Mapping[str, Iterable[str]]) -> list[UnreachableKey]:
+def unreachable_keys(
+    nested: Mapping[str, Iterable[str]], lines: Mapping[str, Mapping[str, int]] | None = None
+) -> list[UnreachableKey]:
     """Keys read as maps (``.ClusterCidr.Ipv6``), per file, that production cannot fill:
     the controller's common parameters are scalars and a config's params are strings (a
     dotted ``ClusterCidr.Ipv6`` goes to a file named ClusterCidr instead), so the key is
     missing and Go prints ``<no value>`` wherever the access runs (a string param of
-    that name would make it fail instead)."""
+    that name would make it fail instead). ``lines``: per file, the template line of
+    each key's first read, to locate the finding."""
     out = []
     for file in sorted(nested):
         for key in sorted(set(nested[file]) - MAP_PARAMS):
+            line = (lines or {}).get(file, {}).get(key)
             out.append(
                 UnreachableKey(
-                    file,
+                    f"{file}:{line}" if line else file,
                     key,
                     f"{file} reads .{key}.<field>, but the controller never sets {key} and a "
                     f"config cannot: its params are strings and a dotted {key}.<field> param "

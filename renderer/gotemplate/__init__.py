@@ -30,7 +30,13 @@ from renderer.errors import TemplateError
 from renderer.sourcemap import TRACE, SourceMap
 
 from . import nodes
-from .analysis import Branches, nested_keys, referenced_keys, value_branches
+from .analysis import (
+    Branches,
+    nested_key_offsets,
+    nested_keys,
+    referenced_keys,
+    value_branches,
+)
 from .compiler import Position, compile_tree
 from .parser import line_col
 from .parser import parse as _parse
@@ -79,6 +85,12 @@ class GoTemplate:
         self.nested_keys: frozenset[str] = nested_keys(tree)
         jinja_ast, self._positions = compile_tree(tree)
         self._template = _environment().from_string(jinja_ast)
+
+    @functools.cached_property
+    def nested_lines(self) -> dict[str, int]:
+        """The template line where each key read as a map is first read."""
+        offsets = nested_key_offsets(self.tree)
+        return {k: line_col(self.tree.source, pos)[0] for k, pos in offsets.items()}
 
     @functools.cached_property
     def branches(self) -> dict[str, Branches]:
