@@ -9,11 +9,11 @@ from __future__ import annotations
 import base64
 import datetime
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .sourcemap import SourceMap, template_line
+from .sourcemap import Locator, SourceMap, parse_path, template_line
 from .yamlio import load_all_lines
 
 if TYPE_CHECKING:
@@ -30,6 +30,14 @@ class K8sObject:
     data: dict[str, Any]
     #: The template line that produced ``line`` (0 when the text has no source map).
     source_line: int = 0
+    #: Finds template lines of fields (None when the text has no source map).
+    locator: Locator | None = field(default=None, compare=False, repr=False)
+
+    def field_line(self, path: str) -> int:
+        """The template line of field ``path`` (``spec.containers[0].image``); the
+        object's line when it cannot be told."""
+        found = self.locator.field_line(self.line, parse_path(path)) if self.locator else None
+        return found or self.source_line or self.line
 
     @property
     def where(self) -> str:
@@ -153,6 +161,7 @@ def parse_stream(
     carry their template line and errors name it, with the rendered line as context."""
     objects: list[K8sObject] = []
     index = 0
+    locator = Locator(text, lines) if lines is not None and not line_offset else None
     try:
         for start, doc in load_all_lines(text, file, line_offset=line_offset):
             if doc is None:
@@ -171,7 +180,7 @@ def parse_stream(
                         objects.append(K8sObject(file, index, start, item, source))
                         index += 1
                 continue
-            objects.append(K8sObject(file, index, start, doc, source))
+            objects.append(K8sObject(file, index, start, doc, source, locator))
             index += 1
     except InputError as exc:
         raise to_template_error(exc, lines) from None

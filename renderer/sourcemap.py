@@ -12,6 +12,7 @@ template is compiled, so mapping costs little more than the marks.
 from __future__ import annotations
 
 import bisect
+import re
 import threading
 from collections.abc import Sequence
 
@@ -97,19 +98,45 @@ def template_line(source: SourceMap | None, rendered: int | None) -> int | None:
     return source.line(rendered) if source is not None else None
 
 
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(field: str) -> list[str | int]:
+    """``spec.containers[0].image`` as path parts: ["spec", "containers", 0, "image"]."""
+    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
+
+
+class Locator:
+    """Template lines of fields of the objects of one rendered file, for findings.
+
+    Slow path only: a document is parsed again with positions the first time one of
+    its fields is asked for.
+    """
+
+    def __init__(self, text: str, source: SourceMap | None) -> None:
+        self.text = text
+        self.source = source
+        self._docs: list[tuple[int, int, str]] | None = None
+
+    def field_line(self, start: int, path: Sequence[str | int]) -> int | None:
+        """The template line of ``path`` (its deepest existing key) in the object whose
+        document holds rendered line ``start``."""
+        from .yamlio import locate, split_documents
+
+        if self._docs is None:
+            self._docs = [
+                (first, first + chunk.count("\n"), chunk)
+                for first, chunk in split_documents(self.text)
+            ]
+        for first, last, chunk in self._docs:
+            if first <= start <= last:
+                found = locate(chunk, 0, path)
+                return template_line(self.source, first + found - 1) if found else None
+        return None
+
+
 def field_line(
     text: str, source: SourceMap | None, start: int, path: Sequence[str | int]
 ) -> int | None:
-    """The template line of field ``path`` of the object whose document starts on
-    rendered line ``start`` of ``text`` (the deepest key of ``path`` that exists).
-
-    For error paths only: the object's document is parsed again with positions.
-    """
-    from .yamlio import locate, split_documents
-
-    for first, chunk in split_documents(text):
-        last = first + chunk.count("\n")
-        if first <= start <= last:
-            found = locate(chunk, 0, path)
-            return template_line(source, first + found - 1) if found else None
-    return None
+    """:meth:`Locator.field_line` for one question."""
+    return Locator(text, source).field_line(start, path)

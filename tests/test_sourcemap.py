@@ -83,10 +83,14 @@ def test_image_bump_is_located_at_its_template_line(tmp_path: Path) -> None:
     lines[7175] = lines[7175].replace("calico/node:v3.31.3", "calico/node:v3.31.4")
     copy.write_text("".join(lines))
     report = assess_capability(resolve_version("v3.31.3", tmp_path))
-    findings = [f for f in release_rules(report) if f.rule == "calico-one-version"]
-    assert findings and all(f.file == "v3.31.3/calico.yaml" for f in findings)
-    node_start = _object(_render(tmp_path).objects, "DaemonSet", "calico-node").source_line
-    assert {f.line for f in findings} <= {node_start}
+    findings = [
+        f for f in release_rules(report) if f.rule in ("calico-one-version", "calico-image-tag")
+    ]
+    assert {(f.rule, f.file, f.line) for f in findings} == {
+        ("calico-one-version", "v3.31.3/calico.yaml", 7176),
+        ("calico-image-tag", "v3.31.3/calico.yaml", 7176),
+    }
+    assert all(f.rendered_line != 7176 for f in findings)  # the object's rendered line
     result = _render(tmp_path)
     node = _object(result.objects, "DaemonSet", "calico-node")
     init = node.data["spec"]["template"]["spec"]["initContainers"]
