@@ -115,3 +115,15 @@ def test_strict_turns_them_into_exit_2(capsys: pytest.CaptureFixture[str], args:
     strict = run(capsys, *args, "--set", "calicomode=ipip", "--strict")
     assert strict.code == 2 and "--strict" in strict.err
     assert run(capsys, *args, "--set", "calicoMode=ipip", "--strict").code in (0, 1)
+
+
+def test_config_addon_params_bke_real_does_not_read(capsys: pytest.CaptureFixture[str]) -> None:
+    config = Path(__file__).parent.parent / "examples" / "bkecluster-601.yaml"
+    args = ("--config", str(config), "--manifests", str(REAL), "--nodes", "3", "--no-validate")
+    r = run(capsys, *args)
+    assert r.code == 0 and "'calicoMode'" in r.err and "v3.31.3" in r.err
+    assert "'ipAutoDetectionMethod'" not in r.err  # read by BKE's template
+    strict = run(capsys, *args, "--strict")
+    assert strict.code == 2 and strict.out == ""
+    images = run(capsys, "images", "--config", str(config), "--manifests", str(REAL), "--strict")
+    assert images.code == 2
