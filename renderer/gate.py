@@ -236,7 +236,7 @@ def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> li
                     "error" if error else "info",
                     f"{f.path}: {f.message}" if f.path else f.message,
                     object=obj.ref,
-                    file=obj.where,
+                    file=f"{obj.file}:{obj.field_line(f.path)}",
                     scenario=", ".join(item.scenarios),
                     kube_version=f.kube_version,
                 )

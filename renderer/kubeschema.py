@@ -298,7 +298,7 @@ class SchemaValidator:
             with self._lock:
                 self._results[digest] = cached
         if isinstance(obj, K8sObject):
-            return [replace(f, file=obj.file, line=obj.source_line or obj.line) for f in cached]
+            return [replace(f, file=obj.file, line=obj.field_line(f.path)) for f in cached]
         return list(cached)
 
     def validate_all(self, objects: Iterable[K8sObject]) -> list[SchemaFinding]:

@@ -36,7 +36,9 @@ class K8sObject:
     def field_line(self, path: str) -> int:
         """The template line of field ``path`` (``spec.containers[0].image``); the
         object's line when it cannot be told."""
-        found = self.locator.field_line(self.line, parse_path(path)) if self.locator else None
+        found = None
+        if path and self.locator is not None:
+            found = self.locator.field_line(self.line, parse_path(path))
         return found or self.source_line or self.line
 
     @property

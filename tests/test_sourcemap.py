@@ -166,3 +166,17 @@ def test_stream_heads_every_document_with_its_source_like_helm() -> None:
         o.data for o in parse_files((f.name, f.text) for f in result.files)
     ]
     assert documents("a: 1\n--- # x\nb: 2\n---\n\n---\nc: 3") == ["a: 1\n", "# x\nb: 2\n", "c: 3\n"]
+
+
+def test_schema_error_names_the_field_template_line(tmp_path: Path) -> None:
+    copy = _copy(tmp_path)
+    lines = copy.read_text().splitlines(keepends=True)
+    lines[7510] = lines[7510].replace("300", '"soon"')
+    copy.write_text("".join(lines))
+    check = api.validate_render(_render(tmp_path), ["1.34"])
+    (error,) = check.errors
+    assert (error.path, error.file, error.line) == (
+        "spec.template.spec.terminationGracePeriodSeconds",
+        "v3.31.3/calico.yaml",
+        7511,
+    )
