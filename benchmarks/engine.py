@@ -1,5 +1,7 @@
 """Go-dialect engine: parse+compile and render time per bundled template, and for a
-BKE-sized single file (the real ones are 5,000-7,600 lines, mostly CRD text).
+BKE-sized single file (the real ones are 5,000-7,600 lines, mostly CRD text); "mapped"
+is a render that also builds the source map (rendered line -> template line), as
+calico-render's renders do.
 
     python benchmarks/engine.py [--repeat N] [--scaling]
 
@@ -44,8 +46,12 @@ def row(name: str, source: str, repeat: int) -> None:
     compiled = compile_go(source, name)
     compile_ms = median_ms(lambda: compile_go(source, name), repeat)
     render_ms = median_ms(lambda: compiled.render(CONTEXT), repeat * 10)
+    mapped_ms = median_ms(lambda: compiled.render_mapped(CONTEXT), repeat * 10)
     lines = source.count("\n")
-    print(f"{name:<28} {lines:>6} {source.count('{{'):>8} {compile_ms:>11.1f} {render_ms:>10.2f}")
+    print(
+        f"{name:<28} {lines:>6} {source.count('{{'):>8} {compile_ms:>11.1f} {render_ms:>10.2f}"
+        f" {mapped_ms:>10.2f}"
+    )
 
 
 def _compiles(source: str) -> bool:
@@ -99,7 +105,10 @@ def main() -> None:
     if args.scaling:
         scaling()
         return
-    print(f"{'template':<28} {'lines':>6} {'actions':>8} {'compile ms':>11} {'render ms':>10}")
+    print(
+        f"{'template':<28} {'lines':>6} {'actions':>8} {'compile ms':>11} {'render ms':>10}"
+        f" {'mapped ms':>10}"
+    )
     largest = ""
     for version in list_versions():
         for tf in version.files:

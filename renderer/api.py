@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from . import cache, policy, schemas
 from . import images as images_mod
 from .bke import context as bke_context
+from .bke import unread
 from .calico import advise as advise_mod
 from .compile import template_digest
 from .context import default_context
 from .errors import InputError, RefusedError, TemplateError
 from .kubeschema import SchemaFinding, SchemaValidator, errors
-from .parse import K8sObject, parse_files, parse_stream
+from .parse import K8sObject, parse_rendered, parse_stream
 from .render import RenderedFile, join_stream, render_version, version_keys
 from .schemas import validate_output
 from .tree import VersionDir, resolve_version
@@ -44,6 +45,8 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
     #: Each file's context and where its values came from (None: one context for all).
     contexts: bke_context.VersionContexts | None = None
+    #: User-given params no template reads, or whose value takes no branch.
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
 
     @property
     def decision(self) -> policy.TyphaDecision:
@@ -55,7 +58,7 @@ class RenderResult:
     @cached_property
     def objects(self) -> tuple[K8sObject, ...]:
         """The rendered objects, parsed once (on first use) with their file and line."""
-        return tuple(parse_files((f.name, f.text) for f in self.files))
+        return tuple(parse_rendered(self.files))
 
 
 @dataclass(frozen=True)
@@ -109,43 +112,96 @@ def check_operation(operation: object) -> str:
     return str(operation)
 
 
-_CAPABILITY: dict[tuple[tuple[str, str], ...], tuple[bool, tuple[str, ...]]] = {}
+@dataclass(frozen=True)
+class Verdict:
+    """What a version's templates render, judged once: the Typha contract and the
+    release rules (no schemas: they are the gate's, and slow)."""
+
+    capable: bool
+    missing: tuple[str, ...]
+    summary: str
+    #: Ids of the release rules with errors (on the Typha-on render).
+    rule_errors: tuple[str, ...]
+
+    @property
+    def release_ready(self) -> bool:
+        return self.capable and not self.rule_errors
 
 
-def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
-    """(capable, missing items) judged from what the version's templates render.
+_VERDICTS: dict[tuple[tuple[str, str], ...], Verdict] = {}
 
-    The verdict depends only on the templates, so it is kept per content digest: a
-    long-running caller pays the three renders once per version, not once per request,
-    and a command line once per template change (the persistent cache).
-    """
-    from .capability import assess_capability
 
-    key = tuple((tf.name, template_digest(tf)) for tf in version.files)
-    cached = _CAPABILITY.get(key)
+def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
+    return tuple((tf.name, template_digest(tf)) for tf in version.files)
+
+
+def verdict(version: VersionDir) -> Verdict:
+    """The version's :class:`Verdict`, kept per content digest: a long-running caller
+    pays the three renders once per version, not once per request, and a command line
+    once per template change (the persistent cache)."""
+    key = _key(version)
+    cached = _VERDICTS.get(key)
     if cached is None:
         stored_key = "\n".join(
             f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
         )
-        stored = cache.get("capability", stored_key, _valid_capability)
+        stored = cache.get("capability", stored_key, _valid_verdict)
         if stored is not None:
-            cached = (stored[0], tuple(stored[1]))
+            cached = Verdict(stored[0], tuple(stored[1]), stored[2], tuple(stored[3]))
         else:
-            report = assess_capability(version)
-            cached = (report.capable, tuple(report.missing))
-            cache.put("capability", stored_key, [cached[0], list(cached[1])])
-        _CAPABILITY[key] = cached
+            cached = _judge(version)
+            cache.put(
+                "capability",
+                stored_key,
+                [cached.capable, list(cached.missing), cached.summary, list(cached.rule_errors)],
+            )
+        _VERDICTS[key] = cached
     return cached
 
 
-def _valid_capability(value: Any) -> bool:
+def _judge(version: VersionDir) -> Verdict:
+    from .capability import assess_capability
+    from .release import release_rules
+    from .rules import blocking
+
+    report = assess_capability(version)
+    rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
+    return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
+
+
+def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
+    """(capable, missing items) judged from what the version's templates render."""
+    v = verdict(version)
+    return v.capable, v.missing
+
+
+def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
+    """One line when ``version`` is not release-ready (Typha contract, release rules).
+    ``assess`` False: only from a verdict already judged (no renders for it)."""
+    if not assess and _key(version) not in _VERDICTS:
+        return None
+    v = verdict(version)
+    if v.release_ready:
+        return None
+    why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
+    return (
+        f"{version.name} is not release-ready ({why}); "
+        f"see calico-render capability --version {version.name}"
+    )
+
+
+def _valid_verdict(value: Any) -> bool:
+    """A stored verdict's shape, and capable exactly when nothing is missing."""
     return (
         isinstance(value, list)
-        and len(value) == 2
+        and len(value) == 4
         and isinstance(value[0], bool)
         and isinstance(value[1], list)
         and all(isinstance(m, str) for m in value[1])
         and value[0] == (not value[1])
+        and isinstance(value[2], str)
+        and isinstance(value[3], list)
+        and all(isinstance(r, str) for r in value[3])
     )
 
 
@@ -215,7 +271,15 @@ def render(
     files = render_version(vdir, {}, contexts.contexts())
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
-    return RenderResult(vdir, files, context, route, warnings, contexts)
+    given = tuple(unread.inputs_warnings(vdir, inputs))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+
+
+def param_warnings(
+    version: str, inputs: bke_context.ContextInputs, root: Path | None = None
+) -> list[unread.ParamWarning]:
+    """User-given params of ``inputs`` that ``version`` never reads or branches on."""
+    return unread.inputs_warnings(resolve_version(version, root), inputs)
 
 
 def prepull_images(
@@ -243,7 +307,7 @@ def prepull_images(
         inputs = default_inputs(user, repo)
     contexts = file_contexts(vdir, inputs, policy.decide_typha(1))
     files = render_version(vdir, {}, contexts.contexts())
-    objects = [o.data for o in parse_files((f.name, f.text) for f in files)]
+    objects = [o.data for o in parse_rendered(files)]
     try:
         return images_mod.prepull_images(vdir.name, role, str(inputs.repo.value), objects)
     except InputError as exc:
@@ -307,14 +371,14 @@ def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]
     """
     out: list[tuple[K8sObject, str]] = []
     for f in files:
-        objects = parse_stream(f.text, f.name)
+        objects = parse_stream(f.text, f.name, lines=f.lines)
         for obj in objects:
             for key, value in (("kind", obj.kind), ("metadata.name", obj.name)):
                 if not value:
                     raise TemplateError(
                         "a rendered object needs a kind and a name to be planned",
                         file=obj.file,
-                        line=obj.line,
+                        line=obj.source_line or obj.line,
                         key=key,
                     )
         chunks = list(split_documents(f.text))
@@ -343,6 +407,9 @@ def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
     try:
         return resolve_version(version, root)
     except InputError as exc:
+        # keep a quoted value: ``--version '../x'`` becomes ``--to-version '../x'``
+        given = exc.key or ""
+        key += given[len("--version") :] if given.startswith("--version") else ""
         raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
 
 
@@ -465,7 +532,8 @@ def advise(
         str(root) if root is not None else "(bundled)",
         inputs,
         findings,
-        [*notes, *inputs.notes],
+        [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
+        result.param_warnings,
     )
 
 
@@ -481,6 +549,7 @@ class ExplainResult:
     contexts: bke_context.VersionContexts
     route: policy.Route
     warnings: tuple[str, ...]
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = self.route.decision
@@ -513,9 +582,11 @@ def explain_context(
     if route.refused:
         raise RefusedError(route.message, key="--nodes")
     contexts = file_contexts(vdir, inputs, route.decision)
+    given = tuple(unread.inputs_warnings(vdir, inputs))
     warnings = (
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
         *contexts.warnings,
         *route.warnings,
+        *(str(w) for w in given),
     )
-    return ExplainResult(contexts, route, warnings)
+    return ExplainResult(contexts, route, warnings, given)

@@ -28,7 +28,7 @@ from .objects import (
     pod_labels,
     selector_matches,
 )
-from .parse import K8sObject, parse_files
+from .parse import K8sObject, parse_rendered
 from .render import render_version
 from .tree import VersionDir
 
@@ -387,7 +387,7 @@ def render_objects(
     """Render ``version`` with the schema's default context plus Typha keys; parse it."""
     context = build_context({}, typha=typha, repo=CHECK_REPO)
     files = render_version(version, context)
-    return context, tuple(parse_files((f.name, f.text) for f in files))
+    return context, tuple(parse_rendered(files))
 
 
 def assess_capability(version: VersionDir, render: Render = render_objects) -> CapabilityReport:

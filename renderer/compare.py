@@ -236,6 +236,8 @@ class ObjectChange:
     new: str | None
     scenarios: list[str] = field(default_factory=list)
     note: str = ""
+    #: ``file:line`` of the template that renders the object now ("" when not rendered).
+    file: str = ""
 
     def describe(self) -> str:
         if self.note:
@@ -261,6 +263,7 @@ class ObjectChange:
             "new": self.new,
             "scenarios": list(self.scenarios),
             "summary": self.describe(),
+            "file": self.file,
         }
 
 
@@ -335,14 +338,18 @@ def _ref(obj: K8sObject) -> str:
 
 def _objects(objects: Iterable[K8sObject]) -> dict[str, Any]:
     """Objects of a rendered file keyed by ``Kind namespace/name`` (repeats numbered)."""
-    out: dict[str, Any] = {}
+    return {ref: obj.data for ref, obj in _numbered(objects).items()}
+
+
+def _numbered(objects: Iterable[K8sObject]) -> dict[str, K8sObject]:
+    out: dict[str, K8sObject] = {}
     for obj in objects:
         ref = base = _ref(obj)
         n = 2
         while ref in out:
             ref = f"{base} #{n}"
             n += 1
-        out[ref] = obj.data
+        out[ref] = obj
     return out
 
 
@@ -398,6 +405,14 @@ def object_changes(
     parsed: dict[tuple[str, str], dict[str, Any] | str] = {}
     known = known or {}
     unreadable = unreadable or {}
+    # where the renders (parsed with source maps) put each object: its template line
+    located: dict[str, str] = {}
+
+    def locate(text: str | None, file: str) -> None:
+        found = known.get((file, text)) if text is not None else None
+        for ref, obj in _numbered(found or ()).items():
+            if obj.source_line:
+                located.setdefault(ref, obj.where)
 
     def objects(text: str, file: str) -> dict[str, Any] | str:
         key = (file, text)
@@ -431,6 +446,7 @@ def object_changes(
                 continue
             a = objects(before[name], name)
             b = objects(after[name], name)
+            locate(after.get(name), name)
             if isinstance(a, str) or isinstance(b, str):
                 side, problem = ("golden", a) if isinstance(a, str) else ("render", str(b))
                 changes.append((name, "", None, None, f"{side} cannot be parsed: {problem}"))
@@ -444,7 +460,7 @@ def object_changes(
                     changes.extend((ref, p, o, n, "") for p, o, n in diff_values(a[ref], b[ref]))
         for key in changes:
             if key not in merged:
-                merged[key] = ObjectChange(*key[:4], note=key[4])
+                merged[key] = ObjectChange(*key[:4], note=key[4], file=located.get(key[0], ""))
             merged[key].scenarios.append(scenario)
     out = list(merged.values())
     for path in sorted(set(old) | set(new)):

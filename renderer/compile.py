@@ -29,6 +29,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from . import limits
 from .errors import InputError, TemplateError
 from .limits import MAX_FORMAT_WIDTH, MAX_ITEMS, LimitExceeded
+from .sourcemap import TRACE, SourceMap, mark
 from .tree import ADDON, TemplateFile
 from .yamlio import read_text
 
@@ -40,6 +41,8 @@ class CompiledTemplate(Protocol):
     keys: frozenset[str]
 
     def render(self, context: Mapping[str, Any]) -> str: ...
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]: ...
 
 
 _JINJA_ENV: SandboxedEnvironment | None = None
@@ -302,8 +305,43 @@ def jinja_environment() -> SandboxedEnvironment:
             auto_reload=False,
         )
         _bounded_filters(env)
+        env.globals[_MARK] = mark
         _JINJA_ENV = env
     return _JINJA_ENV
+
+
+#: The global compiled Jinja templates call before each output chunk (source maps).
+_MARK = "calico_render_mark"
+#: Statements whose body output is buffered, not yielded chunk by chunk: no marks inside.
+_BUFFERED = (
+    jinja2.nodes.Macro,
+    jinja2.nodes.CallBlock,
+    jinja2.nodes.FilterBlock,
+    jinja2.nodes.AssignBlock,
+)
+
+
+def _add_marks(node: jinja2.nodes.Node) -> None:
+    """Put ``calico_render_mark(line)`` before each top-level output item: the line of
+    literal text (positive) or of an expression (negative), as the Go dialect does."""
+    for child in node.iter_child_nodes():
+        if isinstance(child, _BUFFERED):
+            continue
+        if isinstance(child, jinja2.nodes.Output):
+            items: list[jinja2.nodes.Expr] = []
+            for item in child.nodes:
+                args: list[jinja2.nodes.Expr] = [jinja2.nodes.Const(-item.lineno)]
+                if isinstance(item, jinja2.nodes.TemplateData):
+                    args = [
+                        jinja2.nodes.Const(item.lineno),
+                        jinja2.nodes.Const(item.data.count("\n")),
+                    ]
+                call = jinja2.nodes.Call(jinja2.nodes.Name(_MARK, "load"), args, [], None, None)
+                call.set_lineno(item.lineno)
+                items += [call, item]
+            child.nodes = items
+            continue
+        _add_marks(child)
 
 
 def _template_line(tb: TracebackType | None, name: str) -> int | None:
@@ -325,26 +363,41 @@ class JinjaTemplate:
         try:
             ast = env.parse(source, name=name, filename=name)
             self.keys = frozenset(jinja2.meta.find_undeclared_variables(ast))
+            _add_marks(ast)
             self._template = env.from_string(limits.bound_loops(_bound_concat(ast)))
             self._template.filename = name
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(exc.message or "syntax error", file=name, line=exc.lineno) from None
 
-    def _bounded_output(self, context: Mapping[str, Any]) -> str:
-        """Render, stopping once the output passes MAX_OUTPUT_CHARS."""
+    def _bounded_output(self, context: Mapping[str, Any], lines: SourceMap | None = None) -> str:
+        """Render, stopping once the output passes MAX_OUTPUT_CHARS; with ``lines``,
+        extend it chunk by chunk (see :mod:`renderer.sourcemap`)."""
         parts: list[str] = []
         size = 0
+        TRACE.line, TRACE.newlines = 0, -1
         with limits.budget():
             for chunk in self._template.generate(dict(context)):
+                if not chunk:
+                    continue
                 size += len(chunk)
                 if size > limits.MAX_OUTPUT_CHARS:
                     raise LimitExceeded(limits.output_message())
                 parts.append(chunk)
+                if lines is not None:
+                    lines.add(chunk, TRACE.line, TRACE.newlines)
         return "".join(parts)
 
     def render(self, context: Mapping[str, Any]) -> str:
+        return self._execute(context, None)
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
+        """Like :meth:`render`, with the template line of each rendered line."""
+        lines = SourceMap()
+        return self._execute(context, lines), lines
+
+    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
         try:
-            return self._bounded_output(context)
+            return self._bounded_output(context, lines)
         except LimitExceeded as exc:
             line = _template_line(sys.exc_info()[2], self.name)
             raise TemplateError(str(exc), file=self.name, line=line) from None

@@ -29,7 +29,13 @@ from .errors import CalicoRenderError, InputError
 from .fsutil import exclusive_lock
 from .parse import K8sObject, parse_stream
 from .policy import TYPHA_KEYS
-from .render import is_verbatim, render_version, version_keys, version_nested_keys
+from .render import (
+    is_verbatim,
+    render_version,
+    version_keys,
+    version_nested_keys,
+    version_nested_lines,
+)
 from .report import (
     FAIL,
     LEGACY,
@@ -44,6 +50,7 @@ from .report import (
     VersionResult,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
+from .sourcemap import SourceMap
 from .tree import VersionDir, list_versions, semver_key
 from .yamlio import C_LOADER
 
@@ -106,8 +113,13 @@ class Renders:
             key = (key, tuple(sorted((values or {}).items())), repo)
         if key not in self._cache:
             ctx = build_context(dict(values or {}), typha=typha, repo=repo)
-            files = [(f.name.split("/", 1)[1], f.text) for f in render_version(self.version, ctx)]
-            objects = [o for name, text in files for o in self._parse(name, text)]
+            rendered = render_version(self.version, ctx)
+            files = [(f.name.split("/", 1)[1], f.text) for f in rendered]
+            objects = [
+                o
+                for (name, text), f in zip(files, rendered, strict=True)
+                for o in self._parse(name, text, f.lines)
+            ]
             self._cache[key] = (ctx, files, objects)
         return self._cache[key]
 
@@ -125,11 +137,11 @@ class Renders:
         """Every rendered file parsed so far, keyed by (file name, text)."""
         return self._parsed
 
-    def _parse(self, name: str, text: str) -> list[K8sObject]:
+    def _parse(self, name: str, text: str, lines: SourceMap | None = None) -> list[K8sObject]:
         """Parse a rendered file once even when several contexts render it alike (CRDs)."""
         key = (name, text)
         if key not in self._parsed:
-            self._parsed[key] = parse_stream(text, name)
+            self._parsed[key] = parse_stream(text, name, lines=lines)
         return self._parsed[key]
 
 
@@ -226,7 +238,7 @@ def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> li
                     "error" if error else "info",
                     f"{f.path}: {f.message}" if f.path else f.message,
                     object=obj.ref,
-                    file=f"{obj.file}:{obj.line}",
+                    file=f"{obj.file}:{obj.field_line(f.path)}",
                     scenario=", ".join(item.scenarios),
                     kube_version=f.kube_version,
                 )
@@ -322,7 +334,7 @@ def _fidelity(result: VersionResult, shared: Renders, capable: bool, options: Ch
 
 def context_findings(version: VersionDir) -> list[bke_context.UnreachableKey]:
     """Keys the version's templates read that no BKE config can set (warnings)."""
-    return bke_context.unreachable_keys(version_nested_keys(version))
+    return bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
 
 
 def _error(stage: str, exc: CalicoRenderError) -> Finding:

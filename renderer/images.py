@@ -178,3 +178,22 @@ def prepull_images(
     if not repo:
         notes.append("no image prefix: images come from the manifests' default registry")
     return ImageList(version, role, repo, images, "; ".join(notes))
+
+
+def tag_mismatches(version: str, images: Iterable[str]) -> list[str]:
+    """Warnings for images whose tag is not ``version``: BKE pre-pulls
+    ``calico/cni:<addon version>`` and ``calico/node:<addon version>``, so a node would
+    pull one image and the DaemonSet ask for another."""
+    out = []
+    for image in images:
+        name = image.split("@", 1)[0]
+        last = name.rsplit("/", 1)[-1]
+        tag = last.split(":", 1)[1] if ":" in last else "latest"
+        if tag != version:
+            base = last.split(":", 1)[0]
+            out.append(
+                f"{image} is tagged {tag!r}, not the version {version!r}: BKE pre-pulls "
+                f"calico/{base}:{version}, so the DaemonSet asks for an image nodes did not "
+                "pre-pull"
+            )
+    return out

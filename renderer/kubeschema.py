@@ -311,6 +311,8 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
                 NOT_CHECKED, "", f"custom resource of {group or api_version}: not schema-checked"
             )
         ]
+    from .schemas import yaml_spelling  # here: jsonschema loads only when validating
+
     out: list[SchemaFinding] = []
     for e in validator.iter_errors(data):
         unknown = _unknown_fields(e)
@@ -321,7 +323,7 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
                 for k in unknown
             )
         else:
-            out.append(finding(ERROR, _path(e), e.message))
+            out.append(finding(ERROR, _path(e), yaml_spelling(e.message)))
     return sorted(out, key=lambda f: (f.path, f.message))
 
 
@@ -502,7 +504,7 @@ class SchemaValidator:
             with self._lock:
                 self._results[digest] = cached
         if isinstance(obj, K8sObject):
-            return [replace(f, file=obj.file, line=obj.line) for f in cached]
+            return [replace(f, file=obj.file, line=obj.field_line(f.path)) for f in cached]
         return list(cached)
 
     def validate_all(self, objects: Iterable[K8sObject]) -> list[SchemaFinding]:

@@ -14,8 +14,8 @@ import json
 import re
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.composer import ComposerError
 from ruamel.yaml.error import YAMLError
@@ -34,7 +34,11 @@ from ruamel.yaml.tag import Tag
 
 from . import cache
 from .errors import InputError
+from .sourcemap import Locator, SourceMap, parse_path, template_line
 from .yamlio import _YAML, MAX_DEPTH, _mark_error, check_expansion, split_documents
+
+if TYPE_CHECKING:
+    from .render import RenderedFile
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,23 @@ class K8sObject:
     index: int
     line: int
     data: dict[str, Any]
+    #: The template line that produced ``line`` (0 when the text has no source map).
+    source_line: int = 0
+    #: Finds template lines of fields (None when the text has no source map).
+    locator: Locator | None = field(default=None, compare=False, repr=False)
+
+    def field_line(self, path: str) -> int:
+        """The template line of field ``path`` (``spec.containers[0].image``); the
+        object's line when it cannot be told."""
+        found = None
+        if path and self.locator is not None:
+            found = self.locator.field_line(self.line, parse_path(path))
+        return found or self.source_line or self.line
+
+    @property
+    def where(self) -> str:
+        """``file:line`` as findings print it: the template's line when known."""
+        return f"{self.file}:{self.source_line or self.line}"
 
     @property
     def kind(self) -> str:
@@ -435,16 +456,34 @@ def _valid_parse(value: Any) -> bool:
     )
 
 
-def parse_stream(text: str, file: str, *, line_offset: int = 0) -> list[K8sObject]:
+def parse_stream(
+    text: str, file: str, *, line_offset: int = 0, lines: SourceMap | None = None
+) -> list[K8sObject]:
     """Objects of one rendered file; empty documents are dropped, non-mappings refused.
     ``line_offset``: lines of the file before ``text`` (when it is one part of it).
+    ``lines``: the file's source map (template line per rendered line); objects then
+    carry their template line and errors name it, with the rendered line as context."""
+    if lines is None:
+        return _parse_stream(text, file, line_offset=line_offset)
+    try:
+        found = _parse_stream(text, file, line_offset=line_offset)
+    except InputError as exc:
+        raise to_template_error(exc, lines) from None
+    locator = Locator(text, lines) if not line_offset else None
+    return [
+        replace(o, source_line=template_line(lines, o.line) or 0, locator=locator) for o in found
+    ]
+
+
+def _parse_stream(text: str, file: str, *, line_offset: int = 0) -> list[K8sObject]:
+    """:func:`parse_stream` without a source map.
 
     An identical text is parsed once: the objects (JSON data, their index and line)
     are kept for this process and in the persistent cache, keyed by the text's digest.
     """
     if line_offset:
         try:
-            found = parse_stream(text, file)
+            found = _parse_stream(text, file)
         except InputError as exc:
             if exc.line is not None:
                 exc.line += line_offset
@@ -562,9 +601,28 @@ def _parse(text: str, file: str) -> list[K8sObject]:
     return objects
 
 
+def to_template_error(exc: InputError, lines: SourceMap | None) -> InputError:
+    """``exc`` (about a rendered line) located at the template line that produced it."""
+    source = template_line(lines, exc.line)
+    if source is None:
+        return exc
+    col = f", column {exc.column}" if exc.column is not None else ""
+    return InputError(
+        f"{exc.message} (rendered line {exc.line}{col})", file=exc.file, line=source, key=exc.key
+    )
+
+
 def parse_files(files: Iterable[tuple[str, str]]) -> list[K8sObject]:
     """Objects of several (name, text) files, in order."""
     out: list[K8sObject] = []
     for name, text in files:
         out.extend(parse_stream(text, name))
+    return out
+
+
+def parse_rendered(files: Iterable[RenderedFile]) -> list[K8sObject]:
+    """Objects of rendered files, in order, located by each file's source map."""
+    out: list[K8sObject] = []
+    for f in files:
+        out.extend(parse_stream(f.text, f.name, lines=f.lines))
     return out

@@ -370,9 +370,13 @@ def _node_gate(ds: ObjectRef, after: str = "") -> Gate:
 
 
 def _endpoints_check(svc: ObjectRef, count: int) -> str:
+    """Ready addresses behind ``svc``, from its EndpointSlices (the v1 Endpoints API is
+    deprecated since Kubernetes 1.33)."""
     return (
-        f'[ "$(kubectl -n {svc.namespace} get endpoints {svc.name} '
-        f"-o jsonpath='{{.subsets[*].addresses[*].ip}}' | wc -w)\" -ge {count} ]"
+        f'[ "$(kubectl -n {svc.namespace} get endpointslices '
+        f"-l kubernetes.io/service-name={svc.name} "
+        f"-o jsonpath='{{.items[*].endpoints[?(@.conditions.ready==true)].addresses[*]}}' "
+        f'| wc -w)" -ge {count} ]'
     )
 
 

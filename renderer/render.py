@@ -7,21 +7,27 @@ contains ``noexecute`` is passed through verbatim, as the controller applies it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import limits
 from .compile import compile_file
 from .errors import TemplateError
+from .sourcemap import SourceMap
 from .tree import TemplateFile, VersionDir
 from .yamlio import read_text
 
 
 @dataclass(frozen=True)
 class RenderedFile:
+    """A rendered template file; ``lines`` maps each rendered line to the template line
+    that produced it (None when unknown, e.g. text not rendered here)."""
+
     name: str
     text: str
+    lines: SourceMap | None = field(default=None, compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -55,13 +61,14 @@ def render_version(
         name = f"{version.name}/{tf.name}"
         if is_verbatim(version, tf):
             text = read_text(tf.path)
+            lines = SourceMap.identity(text)
         else:
             ctx = contexts[tf.name] if contexts is not None else context
-            text = compile_file(tf).render(ctx)
+            text, lines = compile_file(tf).render_mapped(ctx)
         total += len(text)
         if total > limits.MAX_OUTPUT_CHARS:
             raise TemplateError(limits.output_message(), file=tf.display)
-        out.append(RenderedFile(name, text))
+        out.append(RenderedFile(name, text, lines))
     return out
 
 
@@ -86,12 +93,46 @@ def version_nested_keys(version: VersionDir) -> dict[str, frozenset[str]]:
     return out
 
 
+_SEPARATOR = re.compile(r"^---(?:[ \t]+(.*))?$")
+
+
+def documents(text: str) -> list[str]:
+    """The documents of a rendered file, split at its ``---`` lines (a rest of the line,
+    such as ``--- # note``, stays as the document's first line); whitespace-only
+    documents are dropped, as ``helm template`` drops them."""
+    docs: list[list[str]] = [[]]
+    for line in text.splitlines(keepends=True):
+        m = _SEPARATOR.match(line.rstrip("\r\n"))
+        if m:
+            docs.append([m.group(1) + "\n"] if m.group(1) else [])
+            continue
+        docs[-1].append(line)
+    out = []
+    for doc in docs:
+        body = "".join(doc)
+        if body.strip():
+            out.append(body if body.endswith("\n") else body + "\n")
+    return out
+
+
+def version_nested_lines(version: VersionDir) -> dict[str, dict[str, int]]:
+    """Per file, the template line where each key read as a map is first read."""
+    out: dict[str, dict[str, int]] = {}
+    for tf in version.files:
+        if not is_verbatim(version, tf):
+            lines: dict[str, int] = getattr(compile_file(tf), "nested_lines", {})
+            if lines:
+                out[tf.name] = dict(lines)
+    return out
+
+
 def join_stream(files: list[RenderedFile]) -> str:
-    """One multi-document stream, each non-empty file headed by its source like Helm."""
-    parts = []
+    """One multi-document stream; like ``helm template``, every document starts with
+    ``---`` and a ``# Source:`` comment naming its template file."""
+    parts: list[str] = []
     for f in files:
         if f.empty:
             continue
-        text = f.text if f.text.endswith("\n") else f.text + "\n"
-        parts.append(f"---\n# Source: calico/{f.name}\n{text.lstrip(chr(10))}")
+        source = f"---\n# Source: calico/{f.name}\n"
+        parts.extend(source + doc for doc in documents(f.text))
     return "".join(parts)

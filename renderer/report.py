@@ -343,7 +343,8 @@ def _details(v: VersionResult) -> list[str]:
         out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
         for c in g.changes:
             scen = f" [{', '.join(c.scenarios)}]" if c.scenarios else ""
-            out.append(f"    {c.describe()}{scen}")
+            at = f"{c.file}: " if c.file else ""
+            out.append(f"    {at}{c.describe()}{scen}")
         out.append(f"  update them, after review, with: {g.command}")
         out.extend("    " + line if line else "" for line in g.diff.splitlines())
     elif g.status == UPDATED:

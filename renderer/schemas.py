@@ -36,16 +36,35 @@ def _path(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path)
 
 
+_PY_WORDS = {"True": "true", "False": "false", "None": "null"}
+_QUOTED_OR_WORD = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b(?:True|False|None)\b")
+
+
+def yaml_spelling(message: str) -> str:
+    """``message`` with Python's ``True``/``False``/``None`` spelled as YAML and JSON do
+    (``true``, ``false``, ``null``), outside quoted strings: users wrote YAML."""
+    return _QUOTED_OR_WORD.sub(lambda m: _PY_WORDS.get(m.group(0), m.group(0)), message)
+
+
+def yaml_repr(value: object) -> str:
+    """A value as a message quotes it: strings quoted, ``true``/``null`` as in YAML."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return yaml_spelling(repr(value))
+
+
 def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     """(key path, short message) for one schema error, phrased for the user."""
     key = _path(error)
     schema = error.schema if isinstance(error.schema, dict) else {}
     if error.validator == "enum":
         allowed = ", ".join(json.dumps(v) for v in schema.get("enum", []))
-        return key, f"{error.instance!r} is not allowed; allowed: {allowed}"
+        return key, f"{yaml_repr(error.instance)} is not allowed; allowed: {allowed}"
     if error.validator == "pattern":
         hint = schema.get("description", "")
-        return key, f"{error.instance!r} is not valid" + (f": {hint.rstrip('.')}" if hint else "")
+        return key, f"{yaml_repr(error.instance)} is not valid" + (
+            f": {hint.rstrip('.')}" if hint else ""
+        )
     if error.validator == "required" and isinstance(error.message, str):
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         why = schema.get("description")
@@ -53,8 +72,8 @@ def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
             "is required"
         )
     if error.validator == "not" and schema.get("description"):
-        return key, f"{error.instance!r} is not allowed: {schema['description']}"
-    return key, error.message
+        return key, f"{yaml_repr(error.instance)} is not allowed: {schema['description']}"
+    return key, yaml_spelling(error.message)
 
 
 def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:

@@ -135,12 +135,16 @@ def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
     if not spec or not _SAFE_NAME.match(spec) or ".." in spec:
         raise InputError(
             "a version is a directory name such as v3.28.2 or v3.28 (no path separators, no '..')",
-            key="--version",
+            key=f"--version {spec!r}",
         )
     versions = list_versions(root)
     by_name = {v.name: v for v in versions}
     if spec in by_name:
         return by_name[spec]
+    if spec.startswith("V"):  # V3.28 as v3.28
+        spec = "v" + spec[1:]
+        if spec in by_name:
+            return by_name[spec]
     m = _SEMVER.match(spec)
     if m and m.group(3) is None:
         major, minor = int(m.group(1)), int(m.group(2))

@@ -63,13 +63,13 @@ def test_render_objects_are_parsed_once_and_validated_from_the_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    real = api.parse_files
+    real = api.parse_rendered
 
     def counting(files: Any) -> Any:
         calls.append(1)
         return real(files)
 
-    monkeypatch.setattr(api, "parse_files", counting)
+    monkeypatch.setattr(api, "parse_rendered", counting)
     result = api.render("v3.28", 601)
     assert calls == []  # lazily
     objects = result.objects
@@ -132,3 +132,18 @@ def test_a_changed_template_is_read_again_even_with_the_same_size_and_mtime(
     assert extra.stat().st_size == before.st_size
     assert extra.stat().st_mtime_ns == before.st_mtime_ns
     assert "name: bbbb" in api.render("v3.28.2", 3, root=tmp_path).stream()
+
+
+def test_render_warns_once_when_the_version_is_not_release_ready(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from .clihelp import run
+
+    real = str(Path(__file__).parent / "fixtures" / "bke-real")
+    r = run(capsys, "--manifests", real, "--version", "v3.31.3", "--nodes", "601", "--no-validate")
+    lines = [line for line in r.err.splitlines() if "release-ready" in line]
+    assert r.code == 0 and len(lines) == 1 and "typha-anti-affinity" in lines[0]
+    v = api.verdict(api.resolve_version("v3.31.3", Path(real)))
+    assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
+    ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
+    assert ok.code == 0 and "release-ready" not in ok.err

@@ -241,7 +241,7 @@ def test_capability_reports_the_unreachable_key(capsys: pytest.CaptureFixture[st
         {
             "rule": "context-unreachable-key",
             "severity": "warning",
-            "file": "calico.yaml",
+            "file": "calico.yaml:21",  # the template line reading .ClusterCidr.Ipv6
             "key": "ClusterCidr",
             "message": data["context"]["findings"][0]["message"],
         }
@@ -260,7 +260,7 @@ def test_check_reports_the_unreachable_key_as_a_context_warning(
     data = json.loads(r.out)
     found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "context"]
     assert [(f["id"], f["severity"], f["file"]) for f in found] == [
-        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml")
+        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml:21")
     ]
 
 
@@ -353,3 +353,29 @@ def test_node_selector_param_is_a_map_in_the_context(tmp_path: Path) -> None:
     assert out.files[0].context["nodeSelector"] == {"zone": "a"}
     with pytest.raises(InputError):
         bc.node_selector("=x")
+
+
+@pytest.mark.parametrize(
+    ("given", "chosen"),
+    [
+        ("v1.26.8", "1.26"),
+        ("v1.28.8", "1.26"),
+        ("v1.34.3-of.1", "1.34"),
+        ("1.40.0", "1.37"),
+        ("v1.20.1", "1.25"),
+        ("latest", None),
+    ],
+)
+def test_kube_version_for_the_config(given: str, chosen: str | None) -> None:
+    shipped = ("1.25", "1.26", "1.34", "1.37")
+    found, why = bc.kube_version_for(given, shipped)
+    assert found == chosen and (bool(why) == (chosen is not None))
+
+
+def test_config_selects_schemas_by_kubernetes_version(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).parent.parent / "examples"
+    args = ("--config", str(example / "bkecluster-601.yaml"), "--nodes", "3")
+    r = run(capsys, *args)
+    assert r.code == 0 and "Kubernetes 1.28" in r.err
+    r = run(capsys, *args, "--kube-version", "1.34")
+    assert r.code == 0 and "kubernetesVersion" not in r.err

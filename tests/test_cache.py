@@ -188,10 +188,10 @@ def test_capability_verdict_cached_by_template_digest(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     version = resolve_version("v3.28")
-    monkeypatch.setattr(api, "_CAPABILITY", {})
+    monkeypatch.setattr(api, "_VERDICTS", {})
     verdict = api.typha_capability(version)
     [entry] = _entries(cache_dir, "capability")
-    monkeypatch.setattr(api, "_CAPABILITY", {})
+    monkeypatch.setattr(api, "_VERDICTS", {})
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("assessed again")
@@ -199,9 +199,9 @@ def test_capability_verdict_cached_by_template_digest(
     monkeypatch.setattr("renderer.capability.assess_capability", fail)
     assert api.typha_capability(version) == verdict
     data = json.loads(entry.read_text())
-    data["value"] = [not verdict[0], list(verdict[1])]  # inconsistent: refused
+    data["value"][0] = not verdict[0]  # inconsistent: refused
     entry.write_text(json.dumps(data))
-    monkeypatch.setattr(api, "_CAPABILITY", {})
+    monkeypatch.setattr(api, "_VERDICTS", {})
     with pytest.raises(AssertionError, match="assessed again"):
         api.typha_capability(version)
 

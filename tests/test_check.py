@@ -156,6 +156,10 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
     change = by["v3.28.2"]["golden"]["object_changes"][0]
     assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
+    # located at the template line where the ConfigMap starts
+    assert change["file"] == "002-calico.yaml:63"
+    source = (tree / CALICO / "v3.28.2" / "002-calico.yaml").read_text().splitlines()
+    assert source[62:65] == ["kind: ConfigMap", "apiVersion: v1", "metadata:"]
     serial = run(
         capsys,
         "check",

@@ -146,3 +146,32 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
         r = run(capsys, *args)
         assert r.code == 2
         assert len(r.err.strip().splitlines()) == 1 and r.err.startswith("calico-render: error:")
+
+
+def test_version_without_a_value_hints_at_tool_version(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version")
+    assert r.code == 2 and "--tool-version" in r.err
+
+
+def test_a_bad_version_is_quoted(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version", "../../etc", "--nodes", "3")
+    assert r.code == 2 and "--version '../../etc': " in r.err
+
+
+def test_capital_v_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version", "V3.28", "--nodes", "3", "--no-validate")
+    assert r.code == 0 and "Calico v3.28.2" in r.err
+
+
+def test_schema_messages_spell_values_as_yaml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from renderer.schemas import yaml_repr, yaml_spelling
+
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: true\n")
+    r = run(capsys, "validate", str(path))
+    assert r.code == 1 and "true is not of type 'string'" in r.err + r.out
+    assert "True" not in r.err + r.out
+    assert yaml_spelling("None is not 'None'") == "null is not 'None'"
+    assert (yaml_repr(None), yaml_repr(False), yaml_repr("x")) == ("null", "false", "'x'")

@@ -320,3 +320,12 @@ def test_dedicated_etcd_roles_pull_nothing(role: str) -> None:
 @pytest.mark.parametrize("role", ["node", "master/node", "apiserver", "controller-manager"])
 def test_roles_with_a_kubelet_pull_what_workers_pull(role: str) -> None:
     assert api.prepull_images("v3.31.3", role=role).images == api.prepull_images("v3.31.3").images
+
+
+def test_tags_other_than_the_version_are_warned() -> None:
+    from renderer.images import tag_mismatches
+
+    assert tag_mismatches("v3.31.3", ["r/calico/cni:v3.31.3", "calico/node:v3.31.3"]) == []
+    found = tag_mismatches("v3.31.3", ["calico/cni:v3.31.3", "reg:5000/calico/node:v3.31.4"])
+    assert len(found) == 1 and "'v3.31.4'" in found[0] and "calico/node:v3.31.3" in found[0]
+    assert len(tag_mismatches("v1", ["calico/node", "calico/cni@sha256:ab"])) == 2

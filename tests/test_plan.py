@@ -149,7 +149,10 @@ def test_introduce_typha_on_upgrade_from_a_version_without_it() -> None:
     gate = first["gate"]
     assert "at least 3" in gate["description"] and "min(3, replicas=4)" in gate["description"]
     assert "stays on the API server" in gate["description"]
-    assert "readyReplicas" in gate["command"] and "get endpoints calico-typha" in gate["command"]
+    assert (
+        "readyReplicas" in gate["command"]
+        and "get endpointslices -l kubernetes.io/service-name=calico-typha" in gate["command"]
+    )
     assert gate["command"].count("-ge 3") == 2
     assert names(second["apply"]) == [
         "ServiceAccount/calico-node",

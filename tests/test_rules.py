@@ -199,7 +199,7 @@ def test_adding_a_rule_is_one_function() -> None:
 def test_finding_dict_is_its_fields_as_the_capability_schema_wants() -> None:
     from renderer import schemas
 
-    f = Finding("typha-probes", ERROR, "m", TYPHA, "spec.x", "v/001-typha.yaml", 3)
+    f = Finding("typha-probes", ERROR, "m", TYPHA, "spec.x", "v/001-typha.yaml", 3, 9)
     assert f.to_dict() == {
         "rule": "typha-probes",
         "severity": "error",
@@ -208,6 +208,8 @@ def test_finding_dict_is_its_fields_as_the_capability_schema_wants() -> None:
         "field": "spec.x",
         "file": "v/001-typha.yaml",
         "line": 3,
+        "rendered_line": 9,
     }
     ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
-    assert sorted(ref["required"]) == sorted(f.to_dict())
+    assert sorted(ref["properties"]) == sorted(f.to_dict())
+    assert set(ref["required"]) == set(f.to_dict()) - {"rendered_line"}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -601,18 +602,22 @@ class UnreachableKey:
         }
 
 
-def unreachable_keys(nested: Mapping[str, Iterable[str]]) -> list[UnreachableKey]:
+def unreachable_keys(
+    nested: Mapping[str, Iterable[str]], lines: Mapping[str, Mapping[str, int]] | None = None
+) -> list[UnreachableKey]:
     """Keys read as maps (``.ClusterCidr.Ipv6``), per file, that production cannot fill:
     the controller's common parameters are scalars and a config's params are strings (a
     dotted ``ClusterCidr.Ipv6`` goes to a file named ClusterCidr instead), so the key is
     missing and Go prints ``<no value>`` wherever the access runs (a string param of
-    that name would make it fail instead)."""
+    that name would make it fail instead). ``lines``: per file, the template line of
+    each key's first read, to locate the finding."""
     out = []
     for file in sorted(nested):
         for key in sorted(set(nested[file]) - MAP_PARAMS):
+            line = (lines or {}).get(file, {}).get(key)
             out.append(
                 UnreachableKey(
-                    file,
+                    f"{file}:{line}" if line else file,
                     key,
                     f"{file} reads .{key}.<field>, but the controller never sets {key} and a "
                     f"config cannot: its params are strings and a dotted {key}.<field> param "
@@ -620,3 +625,29 @@ def unreachable_keys(nested: Mapping[str, Iterable[str]]) -> list[UnreachableKey
                 )
             )
     return out
+
+
+_KUBE_VERSION = re.compile(r"^v?(\d+)\.(\d+)")
+
+
+def kube_version_for(kubernetes_version: str, shipped: Sequence[str]) -> tuple[str | None, str]:
+    """The schema version (``X.Y`` of ``shipped``) for a cluster's ``kubernetesVersion``
+    (``v1.34.3-of.1``): its own minor when shipped, else the nearest one; and a note
+    saying which. None when the value names no version (the defaults apply)."""
+    m = _KUBE_VERSION.match(kubernetes_version.strip())
+    if not m or not shipped:
+        return None, ""
+    want = (int(m.group(1)), int(m.group(2)))
+    minors = {tuple(int(p) for p in v.split(".")): v for v in shipped}
+    if want in minors:
+        chosen = minors[want]
+        return chosen, (
+            f"schema check on Kubernetes {chosen}, the config's kubernetesVersion "
+            f"{kubernetes_version} (--kube-version to choose)"
+        )
+    nearest = min(minors, key=lambda v: (abs(v[0] - want[0]) * 1000 + abs(v[1] - want[1]), v))
+    chosen = minors[nearest]
+    return chosen, (
+        f"no schemas for the config's kubernetesVersion {kubernetes_version} "
+        f"(Kubernetes {want[0]}.{want[1]}); using the nearest shipped, {chosen}"
+    )

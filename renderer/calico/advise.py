@@ -1003,7 +1003,7 @@ def calico_node(objects: Sequence[K8sObject]) -> K8sObject | None:
 
 
 def _loc(obj: K8sObject) -> str:
-    return f"{obj.file}:{obj.line}"
+    return obj.where
 
 
 def _env_value(
@@ -1167,6 +1167,8 @@ class AdviceReport:
     inputs: ScaleInputs | None
     findings: list[ScaleFinding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: User-given params the version ignores (also in ``notes``), for ``--strict``.
+    param_warnings: Sequence[Any] = ()
 
     @property
     def passed(self) -> bool:

@@ -597,7 +597,7 @@ def compare_objects(
             )
             continue
         obj = mine[key]
-        file = f"{obj.file}:{obj.line}"
+        file = obj.where
         up_data, our_data = _exempt(up), _exempt(obj)
         up_obj = K8sObject(up.file, up.index, up.line, up_data)
         if up.kind in _RBAC:
@@ -615,7 +615,7 @@ def compare_objects(
                 WARNING,
                 f"{obj.ref}: not in upstream",
                 obj.ref,
-                file=f"{obj.file}:{obj.line}",
+                file=obj.where,
             )
     return out.findings
 
@@ -707,7 +707,7 @@ def renderer(version: VersionDir) -> RenderFn:
         out: list[K8sObject] = []
         for f in render_version(version, build_context(dict(values), repo="")):
             if (f.name, f.text) not in parsed:
-                parsed[f.name, f.text] = parse_stream(f.text, f.name)
+                parsed[f.name, f.text] = parse_stream(f.text, f.name, lines=f.lines)
             out.extend(parsed[f.name, f.text])
         return out
 

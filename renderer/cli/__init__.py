@@ -115,9 +115,10 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(130)
     except click.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx is not None else "calico-render"
-        click.echo(
-            f"calico-render: error: {exc.format_message()} (see '{command} --help')", err=True
-        )
+        message = exc.format_message()
+        if "'--version' requires an argument" in message:
+            message += " (the tool's own version is --tool-version)"
+        click.echo(f"calico-render: error: {message} (see '{command} --help')", err=True)
         sys.exit(EXIT_BAD_INPUT)
     except click.ClickException as exc:
         click.echo(f"calico-render: error: {exc.format_message()}", err=True)

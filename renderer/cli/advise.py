@@ -11,8 +11,14 @@ from ..calico import advise as advise_mod
 from ..cluster import render_args
 from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
-from .app import cli, context_inputs, note, origins_for
-from .options import format_option, manifests_option, set_option, values_option
+from .app import cli, context_inputs, given_params, note, origins_for
+from .options import (
+    format_option,
+    manifests_option,
+    set_option,
+    strict_option,
+    values_option,
+)
 
 
 @cli.command(
@@ -50,6 +56,7 @@ from .options import format_option, manifests_option, set_option, values_option
     metavar="N",
     help="Pods per node (kubelet maxPods).",
 )
+@strict_option
 @format_option()
 @click.pass_context
 def advise(
@@ -62,6 +69,7 @@ def advise(
     sets: tuple[str, ...],
     values_file: str | None,
     max_pods: int,
+    strict: bool,
     fmt: str,
 ) -> None:
     args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=None)
@@ -99,5 +107,6 @@ def advise(
         click.echo(advise_mod.render_json(report), nl=False)
     else:
         click.echo(advise_mod.render_text(report), nl=False)
+    given_params(report.param_warnings, strict, show=False)
     if not report.passed:
         ctx.exit(EXIT_CHECK_FAILED)

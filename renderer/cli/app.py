@@ -5,14 +5,14 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
 from .. import __version__
-from ..errors import EXIT_CHECK_FAILED
+from ..errors import EXIT_CHECK_FAILED, InputError
 from ..policy import OPERATIONS
 from .options import (
     PathType,
@@ -22,11 +22,13 @@ from .options import (
     render_timeout_option,
     repo_option,
     set_option,
+    strict_option,
     values_option,
 )
 
 if TYPE_CHECKING:
     from ..bke import context as bke_context
+    from ..bke.unread import ParamWarning
     from ..calico import advise as advise_mod
     from ..cluster import NodeInventory, RenderArgs
 
@@ -94,6 +96,19 @@ def warn(message: str) -> None:
 
 def note(message: str) -> None:
     click.echo(f"calico-render: {message}", err=True)
+
+
+def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:
+    """Print the warnings about given params; with ``--strict`` they are exit 2."""
+    if show:
+        for w in found:
+            warn(str(w))
+    if strict and found:
+        keys = ", ".join(sorted({w.key for w in found}))
+        raise InputError(
+            f"{len(found)} given param(s) change nothing or take no branch: {keys}",
+            key="--strict",
+        )
 
 
 def context_inputs(
@@ -199,6 +214,7 @@ def _group(**kwargs: Any) -> Callable[[Callable[..., Any]], LazyGroup]:
     type=PathType(dir_okay=False, allow_dash=True),
     help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
 )
+@strict_option
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(
     __version__, "--tool-version", prog_name="calico-render", message="%(prog)s %(version)s"
@@ -218,6 +234,7 @@ def cli(
     kube_versions: tuple[str, ...],
     config: str | None,
     nodes_file: str | None,
+    strict: bool,
     debug: bool,
 ) -> None:
     if ctx.invoked_subcommand is not None:
@@ -234,10 +251,11 @@ def cli(
             )
         return
     from .. import api
+    from ..bke import context as bke_context
     from ..cluster import render_args
     from ..context import user_values
     from ..fsutil import write_tree
-    from ..kubeschema import resolve_kube_versions
+    from ..kubeschema import resolve_kube_versions, shipped_versions
 
     gc.freeze()  # see :func:`renderer.cli.main`
 
@@ -255,6 +273,12 @@ def cli(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
     kube = () if no_validate else resolve_kube_versions(kube_versions)
+    cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
+    if kube and not kube_versions and cluster_kube:
+        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
+        if chosen is not None:
+            kube = (chosen,)
+            note(why)
     flags = user_values(values_file, sets)
     result = api.render(
         version,
@@ -265,6 +289,10 @@ def cli(
     )
     for message in result.warnings:
         warn(message)
+    given_params(result.param_warnings, strict)
+    readiness = api.readiness_warning(result.version, assess=False)
+    if readiness:
+        warn(readiness)
     d = result.decision
     note(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "

@@ -10,12 +10,13 @@ import click
 
 from .. import api
 from ..bke import context as bke_context
+from ..bke.unread import ParamWarning
 from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
 from ..fsutil import write_tree
-from ..images import IMAGES_SCHEMA, ROLES, no_calico
+from ..images import IMAGES_SCHEMA, ROLES, no_calico, tag_mismatches
 from ..schemas import validate_output
-from .app import cli, context_inputs, note, warn
+from .app import cli, context_inputs, given_params, note, warn
 from .options import (
     PathType,
     format_option,
@@ -24,6 +25,7 @@ from .options import (
     render_timeout_option,
     repo_option,
     set_option,
+    strict_option,
     values_option,
 )
 
@@ -62,6 +64,7 @@ def _echo_json(data: Any) -> None:
 @manifests_option
 @render_timeout_option
 @no_cache_option
+@strict_option
 @format_option()
 def images(
     version: str | None,
@@ -69,8 +72,10 @@ def images(
     role: str,
     repo: str | None,
     root: Path | None,
+    strict: bool,
     fmt: str,
 ) -> None:
+    found: list[ParamWarning] = []
     if (version is None) == (config is None):
         raise InputError("give exactly one of --version or --config", key="--version")
     if config is not None:
@@ -84,6 +89,7 @@ def images(
             result = api.prepull_images(
                 inputs.version.name, root=root, repo=repo, role=role, inputs=context
             )
+            found = api.param_warnings(inputs.version.name, context, root)
     else:
         assert version is not None
         result = api.prepull_images(version, root=root, repo=repo, role=role)
@@ -91,6 +97,10 @@ def images(
             note(f"--version {version} resolved to {result.version} (newest patch)")
     data = result.to_dict()
     validate_output(IMAGES_SCHEMA, data)
+    given_params(found, strict)
+    if result.version is not None:
+        for message in tag_mismatches(result.version, result.images):
+            warn(message)
     if fmt == "json":
         _echo_json(data)
         return
@@ -105,6 +115,12 @@ _CHANGE = {"scale": "scale change"}
 
 def _nodes(count: int) -> str:
     return f"{count} node" if count == 1 else f"{count} nodes"
+
+
+def nothing_to_change(data: dict[str, Any]) -> bool:
+    """Same version, node count and Typha on both sides (and no params given to apply):
+    the plan would re-apply what runs."""
+    return bool(data["change"] == "reconfigure" and data["from"] == data["to"])
 
 
 def _describe_side(side: dict[str, Any]) -> str:
@@ -135,6 +151,7 @@ def _describe_side(side: dict[str, Any]) -> str:
     type=PathType(file_okay=False, path_type=Path),
     help="Write one manifest per phase (and delete lists), named in order, plus plan.json.",
 )
+@strict_option
 @format_option()
 def plan(
     root: Path | None,
@@ -146,17 +163,28 @@ def plan(
     values_file: str | None,
     sets: tuple[str, ...],
     output_dir: Path | None,
+    strict: bool,
     fmt: str,
 ) -> None:
+    inputs = context_inputs(RenderArgs(None, None, repo, {}), repo, values_file, sets)
     result = api.plan(
         to_version,
         nodes,
         from_version=from_version,
         from_nodes=from_nodes,
         root=root,
-        inputs=context_inputs(RenderArgs(None, None, repo, {}), repo, values_file, sets),
+        inputs=inputs,
     )
+    given_params(api.param_warnings(to_version, inputs, root), strict)
     data = result.to_dict()
+    if fmt != "json" and not sets and values_file is None and nothing_to_change(data):
+        for message in data["warnings"]:
+            warn(message)
+        click.echo(
+            f"nothing to change: {_describe_side(data['to'])} is already what runs "
+            "(same version, node count and Typha); no phases"
+        )
+        return
     if output_dir is not None:
         for path in write_tree(output_dir, result.files()):
             note(f"wrote {path}")

@@ -12,8 +12,15 @@ import click
 from .. import api
 from ..cluster import RenderArgs, load_nodes, resolve_inputs
 from ..errors import InputError
-from .app import cli, context_inputs, note, warn
-from .options import format_option, manifests_option, repo_option, set_option, values_option
+from .app import cli, context_inputs, given_params, note, warn
+from .options import (
+    format_option,
+    manifests_option,
+    repo_option,
+    set_option,
+    strict_option,
+    values_option,
+)
 
 SOURCE_NAMES = {
     "controller-default": "controller default",
@@ -71,6 +78,7 @@ def format_text(data: dict[str, object]) -> str:
 @repo_option
 @set_option
 @values_option
+@strict_option
 @format_option()
 def explain_context(
     version: str | None,
@@ -81,6 +89,7 @@ def explain_context(
     repo: str | None,
     sets: tuple[str, ...],
     values_file: str | None,
+    strict: bool,
     fmt: str,
 ) -> None:
     if config is None:
@@ -115,7 +124,8 @@ def explain_context(
     data = result.to_dict()
     if fmt == "json":
         click.echo(json.dumps(data, indent=2))
-        return
-    for message in result.warnings:
-        warn(message)
-    click.echo(format_text(data))
+    else:
+        for message in result.warnings:
+            warn(message)
+        click.echo(format_text(data))
+    given_params(result.param_warnings, strict, show=False)

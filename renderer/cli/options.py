@@ -48,6 +48,12 @@ values_option = click.option(
     type=PathType(dir_okay=False, allow_dash=True),
     help="YAML/JSON file of context values.",
 )
+strict_option = click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 2 when a given param is read by no template of the version, or its value "
+    "takes none of the branches the templates have (for CI).",
+)
 kube_version_option = click.option(
     "--kube-version",
     "kube_versions",

@@ -23,6 +23,7 @@ is carried as a ``surrogateescape`` code point, so ``out.encode("utf-8",
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,9 +32,16 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from renderer import limits
 from renderer.errors import TemplateError
+from renderer.sourcemap import TRACE, SourceMap
 
 from . import nodes
-from .analysis import nested_keys, referenced_keys
+from .analysis import (
+    Branches,
+    nested_key_offsets,
+    nested_keys,
+    referenced_keys,
+    value_branches,
+)
 from .compiler import Position, compile_tree
 from .parser import line_col
 from .parser import parse as _parse
@@ -95,19 +103,34 @@ class GoTemplate:
         jinja_ast, self._positions = compile_tree(tree)
         self._template = _environment().from_string(jinja_ast)  # loops bounded by the compiler
 
+    @functools.cached_property
+    def nested_lines(self) -> dict[str, int]:
+        """The template line where each key read as a map is first read."""
+        offsets = nested_key_offsets(self.tree)
+        return {k: line_col(self.tree.source, pos)[0] for k, pos in offsets.items()}
+
+    @functools.cached_property
+    def branches(self) -> dict[str, Branches]:
+        """Literals each root key is compared with (for warnings on unmatched values)."""
+        return value_branches(self.tree)
+
     def _error(self, pos: int, message: str) -> TemplateError:
         where: Position = self._positions[pos]
         line, col = line_col(self.tree.source, where.offset)
         text = f'executing "{where.template}" at <{where.context}>: {message}'
         return TemplateError(text, file=self.name, line=line, column=col)
 
-    def _bounded_output(self, data: Any) -> str:
+    def _bounded_output(self, data: Any, lines: SourceMap | None = None) -> str:
         """Render, stopping once the output exceeds MAX_OUTPUT_CHARS (loops can repeat
-        text without bound; Go would stream it, we hold it in memory)."""
+        text without bound; Go would stream it, we hold it in memory). With ``lines``,
+        extend it chunk by chunk (see :mod:`renderer.sourcemap`)."""
         parts: list[str] = []
         size = 0
+        TRACE.line, TRACE.newlines = 0, -1
         with limits.budget():
             for chunk in self._template.generate(go_root=data):
+                if not chunk:
+                    continue
                 size += len(chunk)
                 if size > MAX_OUTPUT_CHARS:
                     raise TemplateError(
@@ -116,10 +139,20 @@ class GoTemplate:
                         file=self.name,
                     )
                 parts.append(chunk)
+                if lines is not None:
+                    lines.add(chunk, TRACE.line, TRACE.newlines)
         return "".join(parts)
 
     def render(self, context: Mapping[str, Any]) -> str:
         """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
+        return self._execute(context, None)
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
+        """Like :meth:`render`, with the template line of each rendered line."""
+        lines = SourceMap()
+        return self._execute(context, lines), lines
+
+    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
         try:
             data = normalize(context)
         except ValueError as exc:
@@ -127,7 +160,7 @@ class GoTemplate:
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._bounded_output(data)
+            return self._bounded_output(data, lines)
         except ExecError as exc:
             raise self._error(exc.pos, exc.message) from None
         except limits.LimitExceeded as exc:

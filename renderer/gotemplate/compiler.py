@@ -19,6 +19,8 @@ Mapping:
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 
 from jinja2 import nodes as j
@@ -100,6 +102,10 @@ class Compiler:
         self.hoisted: list[j.Node] = []
         # set while compiling a range's {{else}}: the cell a {{continue}} there sets
         self.else_flag: str | None = None
+        # Source maps: top-level text and actions are preceded by ``go_mark(line)``
+        # (see runtime.TRACE); inside macros output is buffered, so no marks there.
+        self.marking = True
+        self.newlines = [m.start() for m in re.finditer("\n", tree.source)]
 
     # -- helpers -------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -111,6 +117,20 @@ class Compiler:
             Position(node.pos, str(node) if context is None else context, self.frame.template)
         )
         return j.Const(len(self.positions) - 1)
+
+    def line_of(self, offset: int) -> int:
+        """1-based source line of character ``offset``."""
+        return bisect.bisect_left(self.newlines, offset) + 1
+
+    def mark(self, node: n.Node, text: str | None) -> list[j.Expr]:
+        """The marker output before a top-level chunk (empty inside macros): literal
+        ``text`` with its newline count, or an action (None)."""
+        if not self.marking:
+            return []
+        line = self.line_of(node.pos)
+        if text is None:
+            return [_call("go_mark", j.Const(-line))]
+        return [_call("go_mark", j.Const(line), j.Const(text.count("\n")))]
 
     def fail(self, node: n.Node, message: str, *first: j.Expr) -> j.Expr:
         return _call("go_fail", self.pos(node), j.Const(message), *first)
@@ -166,10 +186,11 @@ class Compiler:
         return stmts + self.statements(self.tree.templates[name], dot)
 
     def macro(self, name: str) -> j.Macro:
-        saved = self.frame
+        saved, saved_marking = self.frame, self.marking
         self.frame = _Frame(name, _g("depth"))
+        self.marking = False
         stmts = self.body(name, _g("dot"))
-        self.frame = saved
+        self.frame, self.marking = saved, saved_marking
         return j.Macro(
             self.macros[name],
             [j.Name("depth", "param"), j.Name("dot", "param")],
@@ -186,14 +207,15 @@ class Compiler:
 
     def statement(self, node: n.Node, dot: j.Expr) -> list[j.Node]:
         if isinstance(node, n.TextNode):
-            return [j.Output([j.TemplateData(node.text)])]
+            return [j.Output([*self.mark(node, node.text), j.TemplateData(node.text)])]
         if isinstance(node, n.CommentNode):
             return []
         if isinstance(node, n.ActionNode):
             stmts, value = self.pipeline_stmt(node.pipe, dot)
             if node.pipe.decl:
                 return stmts
-            return [*stmts, j.Output([_call("go_print", self.pos(node), value)])]
+            printed = _call("go_print", self.pos(node), value)
+            return [*stmts, j.Output([*self.mark(node, None), printed])]
         if isinstance(node, n.IfNode | n.WithNode | n.RangeNode):
             if self.nesting - self.hoist_base >= HOIST_DEPTH and not _loose_jump(node):
                 return self.hoist(node, dot)
@@ -226,12 +248,13 @@ class Compiler:
             dot = _g(tmp)
         params = list(dict.fromkeys([dot.name, *(cell for _, cell in self.frame.scope)]))
         name = self.fresh("go_blk_")
-        saved = (self.frame.depth, self.hoist_base)
-        self.frame.depth, self.hoist_base = _g("depth"), self.nesting
+        saved = (self.frame.depth, self.hoist_base, self.marking)
+        # a macro's output is buffered: no source marks inside, its call line stands
+        self.frame.depth, self.hoist_base, self.marking = _g("depth"), self.nesting, False
         try:
             body = self.statement(node, dot)
         finally:
-            self.frame.depth, self.hoist_base = saved
+            self.frame.depth, self.hoist_base, self.marking = saved
         self.hoisted.append(
             j.Macro(
                 name,
@@ -241,7 +264,7 @@ class Compiler:
             )
         )
         call = j.Call(_g(name), [saved[0], *(_g(p) for p in params)], [], None, None)
-        return [*stmts, j.Output([call])]
+        return [*stmts, j.Output([*self.mark(node, None), call])]
 
     def range_else(self, node: n.RangeNode, dot: j.Expr) -> list[j.Node]:
         """The ``{{else}}`` of a range. Go runs it inside the range's own recover, so a
@@ -364,7 +387,7 @@ class Compiler:
             stmts, value = self.pipeline_stmt(node.pipe, dot)
         depth = _call("go_enter", self.pos(node), self.frame.depth)
         call = j.Call(_g(self.macros[node.name]), [depth, value], [], None, None)
-        return [*stmts, j.Output([call])]
+        return [*stmts, j.Output([*self.mark(node, None), call])]
 
     # -- pipelines -------------------------------------------------------------------------
     def pipeline_stmt(self, pipe: n.PipeNode, dot: j.Expr) -> tuple[list[j.Node], j.Expr]:

@@ -23,6 +23,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..sourcemap import mark
 from . import gofmt
 from .gofmt import FormatError, StringList, type_name
 from .lexer import is_go_print
@@ -738,6 +739,7 @@ def normalize(value: Any, path: str = "") -> Any:
 
 #: Every runtime entry point the compiled template calls, by global name.
 GLOBALS: dict[str, Any] = {
+    "go_mark": mark,
     "go_uniface": uniface,
     "go_truth": is_true,
     "go_print": print_value,

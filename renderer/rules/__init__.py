@@ -39,7 +39,11 @@ class Finding:
     object: str = ""
     field: str = ""
     file: str = ""
+    #: The template line that produced the field (the object when it has no field, or the
+    #: field's deepest existing key); the rendered line when the text has no source map.
     line: int = 0
+    #: The object's line in the rendered file, as secondary context.
+    rendered_line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,7 +84,10 @@ class Rule:
                 object=obj.ref if obj else "",
                 field=v.field,
                 file=obj.file if obj else "",
-                line=obj.line if obj else 0,
+                line=(obj.field_line(v.field) if v.field else obj.source_line or obj.line)
+                if obj
+                else 0,
+                rendered_line=obj.line if obj else 0,
             )
 
 

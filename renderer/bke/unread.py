@@ -1,0 +1,137 @@
+"""No silent drops: user-given params a version's templates never read, or whose value
+matches none of the branches the templates take on it.
+
+A typo (``--set calicomode=ipip``) or a param a version does not read (``podSubnet`` on
+BKE's real v3.31.3) renders as if it were never given, with exit 0. Only values the
+user gave are judged (``--set``, ``--values``, a config's addon params), never the
+controller's common params or bkeadm's defaults. Pure: reads compiled templates only.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..compile import compile_file
+from ..policy import TYPHA_KEYS
+from ..render import is_verbatim
+from ..tree import TemplateFile, VersionDir
+from .context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
+
+#: Sources of values the user gave (per-file entries keep the source of their param).
+USER_SOURCES = frozenset({USER, ADDON_PARAM})
+PARAM_UNREAD = "param-unread"
+PARAM_VALUE_UNMATCHED = "param-value-unmatched"
+
+
+@dataclass(frozen=True)
+class ParamWarning:
+    """One user-given param that changes nothing, or takes no branch, in a version."""
+
+    rule: str
+    key: str
+    value: str
+    version: str
+    message: str
+    suggestion: str = ""
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "rule": self.rule,
+            "key": self.key,
+            "value": self.value,
+            "version": self.version,
+            "message": self.message,
+            "suggestion": self.suggestion,
+        }
+
+
+def _keys(tf: TemplateFile) -> frozenset[str]:
+    return compile_file(tf).keys
+
+
+def _branches(tf: TemplateFile) -> Mapping[str, Any]:
+    branches: Mapping[str, Any] = getattr(compile_file(tf), "branches", {})
+    return branches
+
+
+def did_you_mean(key: str, known: Iterable[str]) -> str:
+    """The closest key a template reads (case-insensitive), or ""."""
+    lower = {k.lower(): k for k in sorted(known)}
+    close = difflib.get_close_matches(key.lower(), list(lower), n=1, cutoff=0.75)
+    return lower[close[0]] if close else ""
+
+
+def check_params(
+    version: VersionDir, params: Sequence[Param], nested: Mapping[str, Entry] | None = None
+) -> list[ParamWarning]:
+    """Warnings for the user-given ``params`` (and map values ``nested``) of a render of
+    ``version``: a key no template it reaches reads (per-file ``F.K`` params count for
+    file F only), with "did you mean" for a near miss; a value none of the literals the
+    templates compare the key with, where an ``if eq`` without else then renders nothing.
+    Keys the controller or the policy overrides (``repo``, the Typha keys) and dotted
+    keys naming no file are warned about elsewhere."""
+    files = [tf for tf in version.files if not is_verbatim(version, tf)]
+    by_base: dict[str, list[TemplateFile]] = {}
+    for tf in files:
+        by_base.setdefault(file_base(tf.name), []).append(tf)
+    out: dict[tuple[str, str, str], ParamWarning] = {}
+    given = [p for p in params if p.source in USER_SOURCES]
+    given += [Param(k, None, e.source, e.detail) for k, e in (nested or {}).items()]
+    for p in given:
+        parts = p.key.split(".")
+        targets = files if len(parts) == 1 else by_base.get(parts[0], [])
+        key = parts[0] if len(parts) == 1 else parts[1]
+        if not targets or not key or key == "repo" or key in TYPHA_KEYS:
+            continue
+        scope = "" if len(parts) == 1 else f" for {targets[0].name}"
+        read = frozenset().union(*(_keys(tf) for tf in targets))
+        if key not in read:
+            hint = did_you_mean(key, read)
+            tail = f"; did you mean {hint!r}?" if hint else ""
+            out.setdefault(
+                (PARAM_UNREAD, p.key, ""),
+                ParamWarning(
+                    PARAM_UNREAD,
+                    p.key,
+                    "" if p.value is None else str(p.value),
+                    version.name,
+                    f"param {p.key!r} ({p.detail}) is read by no template of "
+                    f"{version.name}{scope}: it changes nothing{tail}",
+                    hint,
+                ),
+            )
+            continue
+        if not isinstance(p.value, str):
+            continue
+        literals: set[str] = set()
+        dead = False
+        for tf in targets:
+            b = _branches(tf).get(key)
+            if b is not None:
+                literals |= b.values
+                dead = dead or b.dead_end
+        if dead and p.value not in literals:
+            names = ", ".join(repr(v) for v in sorted(literals))
+            out.setdefault(
+                (PARAM_VALUE_UNMATCHED, p.key, p.value),
+                ParamWarning(
+                    PARAM_VALUE_UNMATCHED,
+                    p.key,
+                    p.value,
+                    version.name,
+                    f"param {p.key}={p.value!r} ({p.detail}): the templates of {version.name} "
+                    f"branch on {names} only; {p.value!r} takes none of those branches",
+                ),
+            )
+    return list(out.values())
+
+
+def inputs_warnings(version: VersionDir, inputs: ContextInputs) -> list[ParamWarning]:
+    """:func:`check_params` on a render's context inputs."""
+    return check_params(version, inputs.params, inputs.nested)
