@@ -47,6 +47,9 @@ from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
 from .tree import VersionDir, list_versions, semver_key
 from .yamlio import C_LOADER
 
+#: Where a tree's goldens live when ``--golden`` is not given: ``ROOT/golden/calico``.
+TREE_GOLDEN = Path("golden") / "calico"
+
 
 @dataclass(frozen=True)
 class CheckOptions:
@@ -539,6 +542,13 @@ def run_check(
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
+    if options.update and not list_versions(options.root):
+        # An update of a tree without versions would remove every golden as stale.
+        raise InputError(
+            "no Calico versions found; refusing to update goldens (it would remove them all)",
+            file=options.manifests_arg,
+            key="--update-golden",
+        )
     if options.update:  # two updates of one golden directory would interleave
         with exclusive_lock(options.golden, "update-golden"):
             return _run_check(options, progress)
@@ -586,13 +596,20 @@ def _run_check(
             remove_stale(s)
     return CheckReport(
         manifests=options.manifests_arg or "(bundled manifests)",
-        golden=options.golden_arg or "(bundled goldens)",
+        golden=golden_label(options),
         kube_versions=list(options.kube_versions),
         versions=ordered,
         update=options.update,
         stale=stale,
         upstream=options.upstream_arg if options.upstream is not None else None,
     )
+
+
+def golden_label(options: CheckOptions) -> str:
+    """How the report names the golden directory."""
+    if options.golden_arg is not None:
+        return options.golden_arg
+    return "(bundled goldens)" if options.root is None else str(options.golden)
 
 
 def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGolden]:

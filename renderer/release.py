@@ -49,6 +49,7 @@ class ReleaseReport:
         out = self.capability.to_dict()
         out["rules"] = {
             "nodes": self.nodes,
+            "applied": not self.capability.legacy,
             "findings": [f.to_dict() for f in self.rules],
         }
         out["schema"] = {
@@ -95,7 +96,8 @@ def assess_release(
                 seen.add(key)
                 schema.append(f)
     schema.sort(key=schema_sort_key)
-    findings = release_rules(report)
+    # A legacy version passes check as legacy with the rules not applied; say the same.
+    findings = [] if report.legacy else release_rules(report)
     return ReleaseReport(
         report, tuple(findings), tuple(schema), validator.kube_versions, context=tuple(context)
     )

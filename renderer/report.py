@@ -289,6 +289,8 @@ def render_text(report: CheckReport) -> str:
 
 
 STALE_MESSAGE = "goldens for a version not in the tree"
+#: What check and capability both say of the release rules on a legacy version.
+LEGACY_RULES = "release rules not applied"
 
 
 def _stale_details(stale: StaleGolden) -> list[str]:
@@ -309,11 +311,8 @@ def _stale_details(stale: StaleGolden) -> list[str]:
 def _details(v: VersionResult) -> list[str]:
     out: list[str] = []
     if v.legacy:
-        what = "; ".join(v.missing) if v.missing else "no Typha templates"
-        out.append(
-            f"  legacy: not Typha-capable (missing: {what}); passes as legacy, "
-            "release rules not applied"
-        )
+        out.append(f"  legacy: not Typha-capable; passes as legacy, {LEGACY_RULES}; missing:")
+        out.extend(f"    - {item}" for item in v.missing or ["no Typha templates"])
         for s in v.scenarios:
             if s.decision.get("compatibility"):
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")

@@ -566,13 +566,36 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         assert "<calico-render repository URL>" in text
 
 
-def test_update_golden_on_another_tree_needs_golden_dir(
+def test_a_tree_without_golden_uses_its_own_goldens(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    """Without --golden, a tree's goldens are ROOT/golden/calico: created by
+    --update-golden, never the bundled ones."""
+    base = ("check", "--manifests", str(tree), *KUBE, "--jobs", "2")
+    first = run(capsys, *base)
+    assert first.code == 1
+    assert f"none in {tree / 'golden' / 'calico' / 'v3.27.3'}" in first.out
+    assert "differ" not in first.out
+    assert run(capsys, *base, "--update-golden").code == 0
+    assert (tree / "golden" / "calico" / "v3.28.2" / "decision.json").exists() or any(
+        (tree / "golden" / "calico" / "v3.28.2").rglob("decision.json")
+    )
+    assert run(capsys, *base).code == 0
+
+
+def test_update_golden_on_a_tree_without_versions_deletes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from .clihelp import run
-
-    r = run(capsys, "check", "--manifests", str(tmp_path), "--update-golden")
-    assert r.code == 2 and "--golden DIR" in r.err
+    root = tmp_path / "empty"
+    (root / CALICO).mkdir(parents=True)
+    golden = tmp_path / "golden"
+    (golden / "v3.28.2").mkdir(parents=True)
+    (golden / "v3.28.2" / "kept.yaml").write_text("kept\n", encoding="utf-8")
+    for extra in ((), ("--golden", str(golden))):
+        r = run(capsys, "check", "--manifests", str(root), *extra, "--update-golden")
+        assert r.code == 2 and "--update-golden" in r.err
+    assert (golden / "v3.28.2" / "kept.yaml").read_text(encoding="utf-8") == "kept\n"
+    assert not (root / "golden").exists()
 
 
 def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Path) -> None:

@@ -22,7 +22,11 @@ from .options import (
 )
 
 
-def _default_golden() -> Path:
+def default_golden(root: Path | None) -> Path:
+    """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
+    bundled tree only, so a real tree is never compared with them."""
+    if root is not None:
+        return root / gate.TREE_GOLDEN
     try:
         return bundled_golden()
     except FileNotFoundError:
@@ -48,7 +52,8 @@ def interactive() -> bool:
     "--golden",
     type=PathType(file_okay=False, path_type=Path),
     default=None,
-    help="Golden directory holding <version>/ (default: the bundled goldens).",
+    help="Golden directory holding <version>/ (default: ROOT/golden/calico with "
+    "--manifests, else the bundled goldens).",
 )
 @kube_version_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
@@ -79,14 +84,9 @@ def check(
 ) -> None:
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="--golden")
-    if update_golden and root is not None and golden is None:
-        raise click.UsageError(
-            "--update-golden with --manifests needs --golden DIR: the bundled goldens "
-            "belong to the bundled tree"
-        )
     options = gate.CheckOptions(
         root=root,
-        golden=golden if golden is not None else _default_golden(),
+        golden=golden if golden is not None else default_golden(root),
         kube_versions=kubeschema.resolve_kube_versions(kube_versions),
         kube_args=bool(kube_versions),
         update=update_golden,

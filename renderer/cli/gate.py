@@ -15,6 +15,7 @@ from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_vers
 from ..parse import parse_stream
 from ..release import ReleaseReport, assess_release
 from ..render import version_keys
+from ..report import LEGACY_RULES
 from ..tree import resolve_version
 from ..yamlio import read_text
 from .app import cli
@@ -44,9 +45,12 @@ def format_report(report: ReleaseReport) -> str:
         lines.append(f"  {_mark(item.ok)} {item.description}{detail}")
     errs = sum(1 for f in report.rules if f.severity == "error")
     warns = len(report.rules) - errs
-    lines.append(
-        f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
-    )
+    if cap.legacy:
+        lines.append(f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)")
+    else:
+        lines.append(
+            f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
+        )
     lines.extend(f"  {f}" for f in report.rules)
     if report.context:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
