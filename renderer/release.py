@@ -9,9 +9,10 @@ cannot serve clusters above 50 nodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import exceptions as excepts
 from . import policy, schemas
 from .bke.context import UnreachableKey
 from .calico.fidelity import FidelityResult
@@ -34,6 +35,9 @@ class ReleaseReport:
     fidelity: FidelityResult | None = None
     #: Keys the templates read that no BKE config can set (warnings, never blocking).
     context: tuple[UnreachableKey, ...] = ()
+    #: The exceptions file read (None: none) and every exception with its matches.
+    exceptions_file: str | None = None
+    exceptions: tuple[excepts.Applied, ...] = field(default=())
 
     @property
     def release_ready(self) -> bool:
@@ -44,6 +48,15 @@ class ReleaseReport:
             and not errors(self.schema)
             and faithful
         )
+
+    @property
+    def exception_warnings(self) -> list[str]:
+        """One warning per exception that matched no finding."""
+        return [
+            excepts.unmatched_message(a, self.exceptions_file)
+            for a in self.exceptions
+            if not a.matches
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
@@ -65,6 +78,11 @@ class ReleaseReport:
         out["kube_versions"] = list(self.kube_versions)
         if self.fidelity is not None:
             out["fidelity"] = self.fidelity.to_dict(findings=True)
+        out["exceptions"] = {
+            "file": self.exceptions_file,
+            "entries": [a.to_dict() for a in self.exceptions],
+            "warnings": self.exception_warnings,
+        }
         out["release_ready"] = self.release_ready
         schemas.validate_output(schemas.CAPABILITY_REPORT, out)
         return out
@@ -100,4 +118,53 @@ def assess_release(
     findings = [] if report.legacy else release_rules(report)
     return ReleaseReport(
         report, tuple(findings), tuple(schema), validator.kube_versions, context=tuple(context)
+    )
+
+
+def apply_exceptions(report: ReleaseReport, found: excepts.ExceptionSet) -> ReleaseReport:
+    """``report`` with reviewed exceptions applied to its rule, context and fidelity
+    findings (skipped, or downgraded), as ``check`` applies them, and listed."""
+    items = found.items
+    version = report.capability.version
+    counts: dict[int, int] = {}
+
+    def decide(rule: str) -> excepts.RuleException | None:
+        hit = excepts.match(items, rule, version)
+        if hit is not None:
+            index = items.index(hit)
+            counts[index] = counts.get(index, 0) + 1
+        return hit
+
+    rules = []
+    for f in report.rules:
+        hit = decide(f.rule)
+        if hit is None:
+            rules.append(f)
+        elif hit.severity is not None:
+            rules.append(replace(f, severity=hit.severity))
+    context = []
+    for u in report.context:
+        hit = decide(u.rule)
+        if hit is None:
+            context.append(u)
+        elif hit.severity is not None:
+            context.append(replace(u, severity=hit.severity))
+    fid = report.fidelity
+    if fid is not None:
+        kept = []
+        for ff in fid.findings:
+            hit = decide(ff.id)
+            if hit is None:
+                kept.append(ff)
+            elif hit.severity is not None:
+                kept.append(replace(ff, severity=hit.severity, exception=hit.reason))
+        fid = replace(fid, findings=kept)
+    applied = excepts.applied_list(found, [[(i, version, n) for i, n in sorted(counts.items())]])
+    return replace(
+        report,
+        rules=tuple(rules),
+        context=tuple(context),
+        fidelity=fid,
+        exceptions_file=found.file,
+        exceptions=tuple(applied),
     )

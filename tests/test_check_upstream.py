@@ -125,12 +125,12 @@ def test_warnings_pass_and_errors_fail_the_version(
         (v,) = json.loads(r.out)["versions"]
         assert v["stages"]["fidelity"] == status
         found = [
-            (f["id"], f["severity"], f["object"], f["field"], f["scenario"])
+            (f["id"], f["severity"], f["object"], f["field"], tuple(f["scenarios"]))
             for f in v["findings"]
             if f["stage"] == "fidelity"
         ]
         obj = "Deployment kube-system/calico-kube-controllers"
-        assert found == [(rule, severity, obj, path, "typha-off")]
+        assert found == [(rule, severity, obj, path, ("typha-off",))]
         assert v["fidelity"]["errors"] == (severity == "error")
         assert v["fidelity"]["warnings"] == (severity == "warning")
 

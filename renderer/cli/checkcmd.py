@@ -7,13 +7,14 @@ from pathlib import Path
 
 import click
 
-from .. import gate, kubeschema, report
+from .. import exceptions, gate, kubeschema, report
 from ..errors import EXIT_CHECK_FAILED, InputError
 from ..fsutil import atomic_write
 from ..resources import bundled_golden
 from .app import cli, emit
 from .options import (
     PathType,
+    exceptions_option,
     format_option,
     kube_version_option,
     manifests_option,
@@ -72,6 +73,7 @@ def interactive() -> bool:
     help="Versions checked in parallel (default: the CPU count).",
 )
 @upstream_option
+@exceptions_option
 def check(
     root: Path | None,
     golden: Path | None,
@@ -81,6 +83,7 @@ def check(
     output: Path | None,
     jobs: int | None,
     upstream: Path | None,
+    exceptions_file: Path | None,
 ) -> None:
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="--golden")
@@ -95,6 +98,7 @@ def check(
         golden_arg=str(golden) if golden is not None else None,
         upstream=upstream,
         upstream_arg=str(upstream) if upstream is not None else None,
+        exceptions=exceptions.load(exceptions.find_file(root, exceptions_file)),
     )
     show_progress = fmt == "text" and interactive()
 

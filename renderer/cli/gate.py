@@ -8,12 +8,13 @@ from pathlib import Path
 
 import click
 
+from .. import exceptions as excepts
 from ..calico import fidelity
 from ..capability import assess_capability
 from ..gate import context_findings
 from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
 from ..parse import parse_stream
-from ..release import ReleaseReport, assess_release
+from ..release import ReleaseReport, apply_exceptions, assess_release
 from ..render import version_keys
 from ..report import LEGACY_RULES
 from ..tree import resolve_version
@@ -21,6 +22,7 @@ from ..yamlio import read_text
 from .app import cli
 from .options import (
     PathType,
+    exceptions_option,
     format_option,
     kube_version_option,
     manifests_option,
@@ -73,6 +75,14 @@ def format_report(report: ReleaseReport) -> str:
             f"{fid_warns} warning(s)"
         )
         lines.extend(f"  {f.describe()}" for f in fid.findings)
+    if report.exceptions:
+        lines.append(f"Exceptions ({report.exceptions_file}):")
+        for a in report.exceptions:
+            if a.matches:
+                e = a.exception
+                n = sum(a.matches.values())
+                lines.append(f"  {e.rule}: {e.action} ({n} finding(s)): {e.reason}")
+        lines.extend(f"  warning: {w}" for w in report.exception_warnings)
     ready = report.release_ready
     if ready or cap.capable:
         why = "" if fid is None or not fid.errors else " (deviates from upstream)"
@@ -95,6 +105,7 @@ def format_report(report: ReleaseReport) -> str:
 @kube_version_option
 @format_option()
 @upstream_option
+@exceptions_option
 @click.pass_context
 def capability(
     ctx: click.Context,
@@ -103,9 +114,11 @@ def capability(
     kube_versions: tuple[str, ...],
     fmt: str,
     upstream: Path | None,
+    exceptions_file: Path | None,
 ) -> None:
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
+    reviewed = excepts.load(excepts.find_file(root, exceptions_file))
     if upstream is not None:
         fidelity.check_upstream_dir(upstream)
     cap = assess_capability(vdir)
@@ -119,6 +132,7 @@ def capability(
             keys=version_keys(vdir),
         )
         report = replace(report, fidelity=found)
+    report = apply_exceptions(report, reviewed)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
