@@ -14,7 +14,7 @@ from ..calico import advise as advise_mod
 from ..cluster import NodeInventory, RenderArgs, render_args
 from ..context import user_params, user_values
 from ..errors import EXIT_CHECK_FAILED
-from ..fsutil import write_tree
+from ..fsutil import write_owned_tree
 from ..kubeschema import resolve_kube_versions
 from ..policy import OPERATIONS
 from .options import (
@@ -249,7 +249,9 @@ def cli(
             note(check.summary())
             ctx.exit(EXIT_CHECK_FAILED)
     if output_dir is not None:
-        written = write_tree(output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files})
+        written = write_owned_tree(
+            output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files}
+        )
         for path in written:
             note(f"wrote {path}")
     else:

@@ -9,7 +9,7 @@ import click
 
 from .. import exceptions, gate, kubeschema, report
 from ..errors import EXIT_CHECK_FAILED, InputError
-from ..fsutil import atomic_write
+from ..fsutil import write_output
 from ..resources import bundled_golden
 from .app import cli, emit
 from .options import (
@@ -109,7 +109,7 @@ def check(
     text = report.render(result, fmt)  # JSON is validated against its schema there
     if output is not None:
         try:
-            atomic_write(output, text)
+            write_output(output, text)
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:

@@ -12,7 +12,7 @@ from .. import api
 from ..bke import context as bke_context
 from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
-from ..fsutil import write_tree
+from ..fsutil import write_owned_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico
 from ..schemas import validate_output
 from .app import cli, context_inputs, note, warn
@@ -155,7 +155,7 @@ def plan(
     )
     data = result.to_dict()
     if output_dir is not None:
-        for path in write_tree(output_dir, result.files()):
+        for path in write_owned_tree(output_dir, result.files()):
             note(f"wrote {path}")
     if fmt == "json":
         _echo_json(data)
