@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .. import policy
+from .. import policy, summaries
 from ..capability import assess_capability
 from ..compile import compile_source
 from ..context import user_values
@@ -15,7 +15,14 @@ from ..render import version_keys
 from ..tree import ADDON, DIALECTS, list_versions
 from ..yamlio import read_text
 from .app import cli, emit, warn
-from .options import PathType, manifests_option, render_timeout_option, set_option, values_option
+from .options import (
+    PathType,
+    format_option,
+    manifests_option,
+    render_timeout_option,
+    set_option,
+    values_option,
+)
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
@@ -50,7 +57,11 @@ def template(
 
 @cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N")
-def typha(nodes: int | None) -> None:
+@format_option()
+def typha(nodes: int | None, fmt: str) -> None:
+    if fmt == "json":
+        emit(summaries.dumps(summaries.TYPHA, summaries.typha_doc(nodes)) + "\n")
+        return
     if nodes is not None:
         d = policy.decide_typha(nodes)
         for message in d.warnings:
@@ -71,8 +82,22 @@ def typha(nodes: int | None) -> None:
 @manifests_option
 @render_timeout_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
-def versions(root: Path | None, keys: bool) -> None:
+@format_option()
+def versions(root: Path | None, keys: bool, fmt: str) -> None:
     found = list_versions(root)  # bad ROOT fails before anything is printed
+    if fmt == "json":
+        entries = []
+        for v in found:
+            try:
+                cap, error = assess_capability(v), None
+            except CalicoRenderError as exc:
+                cap, error = None, str(exc)
+            entries.append(
+                summaries.version_entry(v, cap, error, sorted(version_keys(v)) if keys else None)
+            )
+        doc = summaries.versions_doc(str(root) if root is not None else None, entries)
+        emit(summaries.dumps(summaries.VERSIONS, doc) + "\n")
+        return
     click.echo(f"{'version':<10} {'dialect':<7} {'typha':<11} files")
     for v in found:
         files = ", ".join(f.name for f in v.files)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from .. import exceptions as excepts
+from .. import summaries
 from ..calico import fidelity
 from ..capability import assess_capability
 from ..gate import context_findings
@@ -146,11 +147,18 @@ def capability(
 )
 @click.argument("files", nargs=-1, required=True, type=PathType(dir_okay=False, allow_dash=True))
 @kube_version_option
+@format_option()
 @click.pass_context
-def validate(ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...]) -> None:
+def validate(
+    ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...], fmt: str
+) -> None:
     kube = resolve_kube_versions(kube_versions)
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
     findings = SchemaValidator(kube).validate_all(objects)
+    if fmt == "json":
+        doc = summaries.validate_doc(files, kube, len(objects), findings)
+        click.echo(summaries.dumps(summaries.VALIDATE, doc))
+        ctx.exit(1 if doc["errors"] else 0)
     for f in findings:
         click.echo(str(f))
     bad = errors(findings)
