@@ -121,9 +121,13 @@ def assess_release(
     )
 
 
+#: The rule id of a schema error, as the check report names it.
+SCHEMA_RULE = "schema-invalid"
+
+
 def apply_exceptions(report: ReleaseReport, found: excepts.ExceptionSet) -> ReleaseReport:
-    """``report`` with reviewed exceptions applied to its rule, context and fidelity
-    findings (skipped, or downgraded), as ``check`` applies them, and listed."""
+    """``report`` with reviewed exceptions applied to its rule, schema, context and
+    fidelity findings (skipped, or downgraded), as ``check`` applies them, and listed."""
     items = found.items
     version = report.capability.version
     counts: dict[int, int] = {}
@@ -149,6 +153,13 @@ def apply_exceptions(report: ReleaseReport, found: excepts.ExceptionSet) -> Rele
             context.append(u)
         elif hit.severity is not None:
             context.append(replace(u, severity=hit.severity))
+    schema = []
+    for sf in report.schema:
+        hit = decide(SCHEMA_RULE) if sf.severity == "error" else None
+        if hit is None:
+            schema.append(sf)
+        elif hit.severity is not None:
+            schema.append(replace(sf, severity=hit.severity))
     fid = report.fidelity
     if fid is not None:
         kept = []
@@ -163,6 +174,7 @@ def apply_exceptions(report: ReleaseReport, found: excepts.ExceptionSet) -> Rele
     return replace(
         report,
         rules=tuple(rules),
+        schema=tuple(schema),
         context=tuple(context),
         fidelity=fid,
         exceptions_file=found.file,

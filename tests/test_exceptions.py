@@ -179,3 +179,37 @@ def test_matching_is_by_rule_and_version() -> None:
     every = excepts.parse("exceptions:\n  - rule: r\n    reason: x\n", "f").items
     assert excepts.match(every, "r", "v9.9.9") is every[0]
     assert excepts.parse("", "f").items == ()
+
+
+def test_schema_errors_are_excepted_alike_by_check_and_capability(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from renderer.resources import bundled_manifests
+
+    root = tmp_path / "tree"
+    dest = root / "kubernetes" / "calico" / "v3.28.2"
+    shutil.copytree(bundled_manifests() / "kubernetes" / "calico" / "v3.28.2", dest)
+    calico = dest / "002-calico.yaml"
+    anchor = "      k8s-app: calico-node\n  updateStrategy:"
+    text = calico.read_text(encoding="utf-8")
+    calico.write_text(
+        text.replace(anchor, "      k8s-app: calico-node\n  replicaz: 2\n  updateStrategy:")
+    )
+    (root / excepts.FILE_NAME).write_text(
+        "exceptions:\n  - rule: schema-invalid\n    severity: warning\n    reason: known typo\n",
+        encoding="utf-8",
+    )
+    run(capsys, "check", "--manifests", str(root), *KUBE, "--update-golden")
+    code, data = _check(capsys, root, "--format", "json")
+    (v,) = data["versions"]
+    assert code == 0 and v["stages"]["schema"] == "pass"
+    found = [(f["id"], f["severity"], f["object"]) for f in v["findings"] if f["stage"] == "schema"]
+    assert found == [("schema-invalid", "warning", "DaemonSet kube-system/calico-node")]
+    r = run(
+        capsys, "capability", "--manifests", str(root), "--version", "v3.28.2", *KUBE,
+        "--format", "json",
+    )  # fmt: skip
+    cap = json.loads(r.out)
+    assert r.code == 0 and cap["release_ready"]
+    assert [f["severity"] for f in cap["schema"]["1.34"]["findings"]] == ["warning"]
+    assert cap["exceptions"]["entries"][0]["matched"] == [{"version": "v3.28.2", "findings": 1}]
