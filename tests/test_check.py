@@ -673,3 +673,18 @@ def test_every_suggested_command_is_accepted_by_the_cli(
             name, sub, rest = cli.resolve_command(ctx, args)
             assert sub is not None and name == "check"
             sub.make_context(name, rest, parent=ctx)  # raises on an unknown flag
+
+
+def test_legacy_says_the_same_in_check_and_capability(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    from renderer.report import LEGACY_RULES
+
+    r = check(capsys, tree)
+    legacy = [line for line in r.out.splitlines() if line.startswith("  legacy:")]
+    assert legacy and all(len(line) < 100 and LEGACY_RULES in line for line in legacy)
+    base = ("capability", "--manifests", str(tree), "--version", "v3.27.3", *KUBE)
+    text = run(capsys, *base).out
+    assert LEGACY_RULES in text and "0 error(s), 0 warning(s)" not in text.split("Schema")[0]
+    data = json.loads(run(capsys, *base, "--format", "json").out)
+    assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}
