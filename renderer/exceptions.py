@@ -16,6 +16,7 @@ from typing import Any
 
 from . import schemas
 from .errors import InputError
+from .tree import contained
 from .yamlio import load_all, locate, read_text
 
 FILE_NAME = ".calico-render.yaml"
@@ -72,12 +73,17 @@ class Applied:
 
 
 def find_file(root: Path | None, explicit: Path | None) -> Path | None:
-    """``--exceptions FILE`` when given, else ``ROOT/.calico-render.yaml`` if present."""
+    """``--exceptions FILE`` when given, else ``ROOT/.calico-render.yaml`` if present
+    (which, like every file of the tree, must stay inside ROOT)."""
     if explicit is not None:
+        if not explicit.is_file():
+            raise InputError("no such file", file=str(explicit), key="--exceptions")
         return explicit
-    if root is not None and (root / FILE_NAME).is_file():
-        return root / FILE_NAME
-    return None
+    path = None if root is None else root / FILE_NAME
+    if path is None or not (path.is_file() or path.is_symlink()):
+        return None
+    contained(path, root.resolve() if root is not None else path.parent)
+    return path
 
 
 def parse(text: str, file: str) -> ExceptionSet:

@@ -213,3 +213,17 @@ def test_schema_errors_are_excepted_alike_by_check_and_capability(
     assert r.code == 0 and cap["release_ready"]
     assert [f["severity"] for f in cap["schema"]["1.34"]["findings"]] == ["warning"]
     assert cap["exceptions"]["entries"][0]["matched"] == [{"version": "v3.28.2", "findings": 1}]
+
+
+def test_the_file_must_exist_and_stay_inside_root(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        excepts.find_file(None, tmp_path / "missing.yaml")
+    assert err.value.key == "--exceptions"
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text("exceptions: []\n", encoding="utf-8")
+    root = tmp_path / "root"
+    root.mkdir()
+    assert excepts.find_file(root, None) is None
+    (root / excepts.FILE_NAME).symlink_to(outside)
+    with pytest.raises(InputError, match="outside"):
+        excepts.find_file(root, None)
