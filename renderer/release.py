@@ -60,17 +60,24 @@ class ReleaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
+        out["contract"] = [_nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {
             "nodes": self.nodes,
             "applied": not self.capability.legacy,
-            "findings": [f.to_dict() for f in self.rules],
+            "findings": [
+                _nulls(f.to_dict(), ("object", "field", "file", "line")) for f in self.rules
+            ],
         }
         out["schema"] = {
             v: {
                 "errors": sum(
                     1 for f in self.schema if f.kube_version == v and f.severity == "error"
                 ),
-                "findings": [f.to_dict() for f in self.schema if f.kube_version == v],
+                "findings": [
+                    _nulls(f.to_dict(), ("namespace", "path", "file", "line"))
+                    for f in self.schema
+                    if f.kube_version == v
+                ],
             }
             for v in self.kube_versions
         }
@@ -86,6 +93,11 @@ class ReleaseReport:
         out["release_ready"] = self.release_ready
         schemas.validate_output(schemas.CAPABILITY_REPORT, out)
         return out
+
+
+def _nulls(data: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``data`` with the unset values of ``keys`` ("" or line 0) as null."""
+    return {k: (None if k in keys and v in ("", 0) else v) for k, v in data.items()}
 
 
 def release_rules(report: CapabilityReport) -> list[Finding]:
