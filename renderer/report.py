@@ -583,7 +583,7 @@ def render_junit(report: CheckReport) -> str:
         n_fail = int(failed)
         for key, value in (("tests", 1), ("failures", n_fail), ("errors", 0), ("skipped", 0)):
             suite.set(key, str(value))
-        suite.set("time", "0")
+        suite.set("time", _seconds(0.0))
         total += 1
         failures += n_fail
     root.set("tests", str(total))
