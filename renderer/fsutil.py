@@ -14,6 +14,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,6 +132,76 @@ def atomic_write(path: str | Path, data: str) -> None:
     """Replace one file atomically."""
     target = Path(path)
     write_tree(target.parent, {target.name: data})
+
+
+def write_output(path: str | Path, data: str) -> None:
+    """Write a report where ``--output`` points, never replacing a node that is not ours.
+
+    A regular file (or a new one) is replaced atomically; through a symlink, the file it
+    points to is (the symlink stays); anything else (``/dev/null``, a FIFO, a terminal)
+    is written in place, since renaming over it would replace a device node with a file.
+    """
+    target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise _os_error(exc, Path(path)) from None
+    if mode is None or stat.S_ISREG(mode):
+        atomic_write(target, data)
+        return
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory", file=str(path))
+    try:
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8"))
+    except OSError as exc:
+        raise _os_error(exc, Path(path)) from None
+
+
+#: The files an ``--output-dir`` render wrote, one path a line, so the next render into
+#: that directory removes the files it no longer renders (and touches no other file).
+OWNED_FILES = ".calico-render-files"
+
+
+def _owned(directory: Path) -> list[str]:
+    """The relative paths an earlier render recorded; anything odd is ignored."""
+    try:
+        text = (directory / OWNED_FILES).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    out = []
+    for line in text.splitlines():
+        path = Path(line)
+        usable = line and not line.startswith("#") and not path.is_absolute()
+        if usable and ".." not in path.parts and line != OWNED_FILES:
+            out.append(line)
+    return out
+
+
+def write_owned_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
+    """:func:`write_tree`, then remove the files an earlier render wrote there that this
+    one does not, so ``kubectl apply -f DIR`` never mixes two versions. Only files the
+    directory's :data:`OWNED_FILES` names are removed; other files are left alone."""
+    base = Path(directory)
+    previous = _owned(base)
+    listing = "".join(f"{name}\n" for name in sorted(files))
+    header = "# Files written by calico-render; removed by its next render here.\n"
+    written = write_tree(base, {**files, OWNED_FILES: header + listing})
+    for name in previous:
+        if name in files:
+            continue
+        old = base / name
+        try:
+            if old.is_symlink() or old.is_file():
+                old.unlink()
+        except OSError as exc:
+            raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(old)) from None
+    return [p for p in written if p.name != OWNED_FILES or p.parent != base]
 
 
 def replace_dir(directory: str | Path, files: dict[str, str], *, replace: bool) -> Path:

@@ -14,13 +14,15 @@ import secrets
 import shlex
 import shutil
 import signal
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import capability, compare, kubeschema, limits, release
+from . import exceptions as excepts
 from .bke import context as bke_context
 from .calico import fidelity
 from .compile import compile_file
@@ -48,11 +50,15 @@ from .report import (
     ScenarioResult,
     StaleGolden,
     VersionResult,
+    merge_findings,
 )
 from .scenarios import Scenario, decision_record, route_scenario, scenarios_for
 from .sourcemap import SourceMap
 from .tree import VersionDir, list_versions, semver_key
 from .yamlio import C_LOADER
+
+#: Where a tree's goldens live when ``--golden`` is not given: ``ROOT/golden/calico``.
+TREE_GOLDEN = Path("golden") / "calico"
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,8 @@ class CheckOptions:
     #: ``--upstream DIR``: compare each version with upstream's manifests there.
     upstream: Path | None = None
     upstream_arg: str | None = None
+    #: Reviewed exceptions (ROOT/.calico-render.yaml or --exceptions FILE).
+    exceptions: excepts.ExceptionSet = field(default_factory=excepts.ExceptionSet)
 
 
 @dataclass
@@ -174,6 +182,7 @@ def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
             f.severity,
             f"{f.field}: {f.message}" if f.field else f.message,
             object=f.object,
+            field=f.field,
             file=f"{f.file}:{f.line}" if f.file and f.line else f.file,
         )
         for f in release.release_rules(cap)
@@ -239,8 +248,8 @@ def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> li
                     f"{f.path}: {f.message}" if f.path else f.message,
                     object=obj.ref,
                     file=f"{obj.file}:{obj.field_line(f.path)}",
-                    scenario=", ".join(item.scenarios),
-                    kube_version=f.kube_version,
+                    scenarios=item.scenarios,
+                    kube_versions=(f.kube_version,),
                 )
             )
     return out
@@ -337,8 +346,47 @@ def context_findings(version: VersionDir) -> list[bke_context.UnreachableKey]:
     return bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
 
 
-def _error(stage: str, exc: CalicoRenderError) -> Finding:
-    return Finding(stage, f"{stage}-error", "error", exc.message, file=exc.location())
+def _error(stage: str, error: CalicoRenderError) -> Finding:
+    return Finding(stage, f"{stage}-error", "error", error.message, file=error.location())
+
+
+def apply_exceptions(
+    result: VersionResult, exceptions: Sequence[excepts.RuleException]
+) -> list[tuple[int, str, int]]:
+    """Skip or downgrade the findings reviewed exceptions name, then re-judge the stages
+    whose failures were all excepted; returns (exception index, version, count) matches."""
+    counts: dict[int, int] = {}
+    kept: list[Finding] = []
+    for f in result.findings:
+        found = (
+            excepts.match(exceptions, f.id, result.version) if f.stage in excepts.STAGES else None
+        )
+        if found is None:
+            kept.append(f)
+            continue
+        index = exceptions.index(found)
+        counts[index] = counts.get(index, 0) + 1
+        if found.severity is not None:
+            kept.append(replace(f, severity=found.severity, exception=found.reason))
+    result.findings = kept
+    for stage in ("rules", "schema", fidelity.STAGE):
+        if result.stages.get(stage) != FAIL:
+            continue
+        if any(f.stage == stage and f.severity == "error" for f in kept):
+            continue
+        if stage == fidelity.STAGE and result.fidelity is not None:
+            if result.fidelity.get("note"):
+                continue
+            mine = [f for f in kept if f.stage == stage]
+            result.fidelity["errors"] = 0
+            result.fidelity["warnings"] = sum(1 for f in mine if f.severity == "warning")
+            result.fidelity["status"] = PASS
+        result.stages[stage] = PASS
+    result.exceptions = [
+        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n)
+        for i, n in sorted(counts.items())
+    ]
+    return [(i, result.version, n) for i, n in sorted(counts.items())]
 
 
 def prepare_version(
@@ -481,8 +529,11 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
 
 
 def _prepare(version: VersionDir, options: CheckOptions) -> tuple[VersionResult, list[SchemaInput]]:
+    start = time.monotonic()
     try:
-        return prepare_version(version, options)
+        result, inputs = prepare_version(version, options)
+        result.seconds = time.monotonic() - start
+        return result, inputs
     except fidelity.UpstreamError:
         raise  # bad --upstream input stops the whole check (exit 2)
     except CalicoRenderError as exc:
@@ -513,6 +564,7 @@ class _Merger:
         self.known: SchemaResults = {}
         self.submitted: set[str] = set()
         self.done: set[str] = set()
+        self.matches: list[list[tuple[int, str, int]]] = []
 
     def add(self, name: str, prepared: tuple[VersionResult, list[SchemaInput]]) -> list[Any]:
         """Record a prepared version; return the objects nobody has validated yet."""
@@ -527,6 +579,8 @@ class _Merger:
             if name in self.done or any(i.digest not in self.known for i in self.inputs[name]):
                 continue
             finish_schema(result, self.inputs[name], self.known)
+            result.findings = merge_findings(result.findings)
+            self.matches.append(apply_exceptions(result, self.options.exceptions.items))
             self.done.add(name)
             if self.progress is not None:
                 self.progress(result)
@@ -551,6 +605,13 @@ def run_check(
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
+    if options.update and not list_versions(options.root):
+        # An update of a tree without versions would remove every golden as stale.
+        raise InputError(
+            "no Calico versions found; refusing to update goldens (it would remove them all)",
+            file=options.manifests_arg,
+            key="--update-golden",
+        )
     if options.update:  # two updates of one golden directory would interleave
         with exclusive_lock(options.golden, "update-golden"):
             return _run_check(options, progress)
@@ -598,13 +659,22 @@ def _run_check(
             remove_stale(s)
     return CheckReport(
         manifests=options.manifests_arg or "(bundled manifests)",
-        golden=options.golden_arg or "(bundled goldens)",
+        golden=golden_label(options),
         kube_versions=list(options.kube_versions),
         versions=ordered,
         update=options.update,
         stale=stale,
         upstream=options.upstream_arg if options.upstream is not None else None,
+        exceptions_file=options.exceptions.file,
+        exceptions=excepts.applied_list(options.exceptions, merger.matches),
     )
+
+
+def golden_label(options: CheckOptions) -> str:
+    """How the report names the golden directory."""
+    if options.golden_arg is not None:
+        return options.golden_arg
+    return "(bundled goldens)" if options.root is None else str(options.golden)
 
 
 def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGolden]:

@@ -9,9 +9,10 @@ cannot serve clusters above 50 nodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import exceptions as excepts
 from . import policy, schemas
 from .bke.context import UnreachableKey
 from .calico.fidelity import FidelityResult
@@ -34,6 +35,9 @@ class ReleaseReport:
     fidelity: FidelityResult | None = None
     #: Keys the templates read that no BKE config can set (warnings, never blocking).
     context: tuple[UnreachableKey, ...] = ()
+    #: The exceptions file read (None: none) and every exception with its matches.
+    exceptions_file: str | None = None
+    exceptions: tuple[excepts.Applied, ...] = field(default=())
 
     @property
     def release_ready(self) -> bool:
@@ -45,18 +49,35 @@ class ReleaseReport:
             and faithful
         )
 
+    @property
+    def exception_warnings(self) -> list[str]:
+        """One warning per exception that matched no finding."""
+        return [
+            excepts.unmatched_message(a, self.exceptions_file)
+            for a in self.exceptions
+            if not a.matches
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
+        out["contract"] = [_nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {
             "nodes": self.nodes,
-            "findings": [f.to_dict() for f in self.rules],
+            "applied": not self.capability.legacy,
+            "findings": [
+                _nulls(f.to_dict(), ("object", "field", "file", "line")) for f in self.rules
+            ],
         }
         out["schema"] = {
             v: {
                 "errors": sum(
                     1 for f in self.schema if f.kube_version == v and f.severity == "error"
                 ),
-                "findings": [f.to_dict() for f in self.schema if f.kube_version == v],
+                "findings": [
+                    _nulls(f.to_dict(), ("namespace", "path", "file", "line"))
+                    for f in self.schema
+                    if f.kube_version == v
+                ],
             }
             for v in self.kube_versions
         }
@@ -64,9 +85,19 @@ class ReleaseReport:
         out["kube_versions"] = list(self.kube_versions)
         if self.fidelity is not None:
             out["fidelity"] = self.fidelity.to_dict(findings=True)
+        out["exceptions"] = {
+            "file": self.exceptions_file,
+            "entries": [a.to_dict() for a in self.exceptions],
+            "warnings": self.exception_warnings,
+        }
         out["release_ready"] = self.release_ready
         schemas.validate_output(schemas.CAPABILITY_REPORT, out)
         return out
+
+
+def _nulls(data: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``data`` with the unset values of ``keys`` ("" or line 0) as null."""
+    return {k: (None if k in keys and v in ("", 0) else v) for k, v in data.items()}
 
 
 def release_rules(report: CapabilityReport) -> list[Finding]:
@@ -95,7 +126,69 @@ def assess_release(
                 seen.add(key)
                 schema.append(f)
     schema.sort(key=schema_sort_key)
-    findings = release_rules(report)
+    # A legacy version passes check as legacy with the rules not applied; say the same.
+    findings = [] if report.legacy else release_rules(report)
     return ReleaseReport(
         report, tuple(findings), tuple(schema), validator.kube_versions, context=tuple(context)
+    )
+
+
+#: The rule id of a schema error, as the check report names it.
+SCHEMA_RULE = "schema-invalid"
+
+
+def apply_exceptions(report: ReleaseReport, found: excepts.ExceptionSet) -> ReleaseReport:
+    """``report`` with reviewed exceptions applied to its rule, schema, context and
+    fidelity findings (skipped, or downgraded), as ``check`` applies them, and listed."""
+    items = found.items
+    version = report.capability.version
+    counts: dict[int, int] = {}
+
+    def decide(rule: str) -> excepts.RuleException | None:
+        hit = excepts.match(items, rule, version)
+        if hit is not None:
+            index = items.index(hit)
+            counts[index] = counts.get(index, 0) + 1
+        return hit
+
+    rules = []
+    for f in report.rules:
+        hit = decide(f.rule)
+        if hit is None:
+            rules.append(f)
+        elif hit.severity is not None:
+            rules.append(replace(f, severity=hit.severity))
+    context = []
+    for u in report.context:
+        hit = decide(u.rule)
+        if hit is None:
+            context.append(u)
+        elif hit.severity is not None:
+            context.append(replace(u, severity=hit.severity))
+    schema = []
+    for sf in report.schema:
+        hit = decide(SCHEMA_RULE) if sf.severity == "error" else None
+        if hit is None:
+            schema.append(sf)
+        elif hit.severity is not None:
+            schema.append(replace(sf, severity=hit.severity))
+    fid = report.fidelity
+    if fid is not None:
+        kept = []
+        for ff in fid.findings:
+            hit = decide(ff.id)
+            if hit is None:
+                kept.append(ff)
+            elif hit.severity is not None:
+                kept.append(replace(ff, severity=hit.severity, exception=hit.reason))
+        fid = replace(fid, findings=kept)
+    applied = excepts.applied_list(found, [[(i, version, n) for i, n in sorted(counts.items())]])
+    return replace(
+        report,
+        rules=tuple(rules),
+        schema=tuple(schema),
+        context=tuple(context),
+        fidelity=fid,
+        exceptions_file=found.file,
+        exceptions=tuple(applied),
     )

@@ -1,18 +1,20 @@
 """The check report: plain dataclasses and their text, JSON and JUnit renderings.
 
 Renderers are pure functions of the report, so every format says the same thing and
-the output is byte-identical across runs (sorted, no timestamps, JUnit ``time="0"``).
+the text and JSON output is byte-identical across runs (sorted, no times). JUnit carries
+each version's measured time, as CI tools expect; nothing else in it varies.
 """
 
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from . import schemas
 from .compare import FileChange, ObjectChange, owners
+from .exceptions import Applied, unmatched_message
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
@@ -25,7 +27,11 @@ CHECK_REPORT_SCHEMA = "check-report.schema.json"
 
 @dataclass
 class Finding:
-    """One problem (or note) a stage found; ``severity`` "error" fails the version."""
+    """One problem (or note) a stage found; ``severity`` "error" fails the version.
+
+    One finding stands for every scenario and Kubernetes version it holds for (see
+    :func:`merge_findings`), so a typo'd field is one error, not one per render.
+    """
 
     stage: str
     id: str
@@ -33,24 +39,60 @@ class Finding:
     message: str
     object: str = ""
     file: str = ""
-    scenario: str = ""
-    kube_version: str = ""
-    #: The field path the finding is about (fidelity findings); omitted from JSON when empty.
+    scenarios: tuple[str, ...] = ()
+    kube_versions: tuple[str, ...] = ()
+    #: The field path the finding is about (fidelity findings).
     field: str = ""
+    #: The reason of the reviewed exception that downgraded it (see renderer.exceptions).
+    exception: str = ""
 
     def describe(self) -> str:
         where = [x for x in (self.object, self.file) if x]
         extra = [
-            f"{k} {v}" for k, v in (("kube", self.kube_version), ("scenario", self.scenario)) if v
+            f"{k} {', '.join(v)}"
+            for k, v in (("kube", self.kube_versions), ("scenarios", self.scenarios))
+            if v
         ]
+        if self.exception:
+            extra.append(f"excepted: {self.exception}")
         tail = f" ({'; '.join(where + extra)})" if where or extra else ""
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if not self.field:
-            del data["field"]
-        return data
+        return {
+            "stage": self.stage,
+            "id": self.id,
+            "severity": self.severity,
+            "message": self.message,
+            "object": self.object or None,
+            "file": self.file or None,
+            "field": self.field or None,
+            "scenarios": list(self.scenarios),
+            "kube_versions": list(self.kube_versions),
+            "exception": self.exception or None,
+        }
+
+
+def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    return a + tuple(x for x in b if x not in a)
+
+
+def merge_findings(findings: list[Finding]) -> list[Finding]:
+    """Identical findings (but for scenario, Kubernetes version and location) become one
+    listing every scenario and Kubernetes version, located where first seen."""
+    merged: dict[tuple[str, ...], Finding] = {}
+    for f in findings:
+        key = (f.stage, f.id, f.severity, f.message, f.object, f.field, f.exception)
+        if key in merged:
+            m = merged[key]
+            merged[key] = replace(
+                m,
+                scenarios=_union(m.scenarios, f.scenarios),
+                kube_versions=_union(m.kube_versions, f.kube_versions),
+            )
+        else:
+            merged[key] = f
+    return list(merged.values())
 
 
 @dataclass
@@ -84,11 +126,11 @@ class GoldenResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
-            "directory": self.directory,
+            "directory": self.directory or None,
             "files": [asdict(f) for f in self.files],
             "object_changes": [c.to_dict() for c in self.changes],
-            "diff": self.diff,
-            "command": self.command,
+            "diff": self.diff or None,
+            "command": self.command or None,
         }
 
 
@@ -109,6 +151,10 @@ class VersionResult:
     rendered: dict[str, str] | None = field(default=None, repr=False, compare=False)
     #: The fidelity comparison (upstream folder, status, scenarios, counts), when run.
     fidelity: dict[str, Any] | None = None
+    #: Exceptions applied to this version: (rule, severity or None, reason, findings).
+    exceptions: list[tuple[str, str | None, str, int]] = field(default_factory=list)
+    #: Wall-clock seconds the version took; JUnit only (text and JSON stay deterministic).
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def stage_names(self) -> tuple[str, ...]:
@@ -141,12 +187,16 @@ class VersionResult:
             "passed": self.passed,
             "stages": {s: self.stages[s] for s in self.stage_names},
             "findings": [f.to_dict() for f in self.findings],
+            "exceptions": [
+                {"rule": r, "severity": sev, "reason": why, "findings": n}
+                for r, sev, why, n in self.exceptions
+            ],
             "scenarios": [s.to_dict() for s in self.scenarios],
             "golden": self.golden.to_dict(),
         }
         if FIDELITY in self.stages:
             data["fidelity"] = self.fidelity or {
-                "upstream": "",
+                "upstream": None,
                 "status": self.stages[FIDELITY],
                 "scenarios": [],
                 "errors": 0,
@@ -184,6 +234,16 @@ class CheckReport:
     stale: list[StaleGolden] = field(default_factory=list)
     #: ``--upstream DIR`` as given, when the fidelity stage ran.
     upstream: str | None = None
+    #: The exceptions file read (None: none) and every exception with its matches.
+    exceptions_file: str | None = None
+    exceptions: list[Applied] = field(default_factory=list)
+
+    @property
+    def exception_warnings(self) -> list[str]:
+        """One warning per exception that matched no finding."""
+        return [
+            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
+        ]
 
     @property
     def stale_failed(self) -> list[str]:
@@ -214,6 +274,11 @@ class CheckReport:
             },
             "versions": [v.to_dict() for v in self.versions],
             "stale_goldens": [s.to_dict() for s in self.stale],
+            "exceptions": {
+                "file": self.exceptions_file,
+                "entries": [a.to_dict() for a in self.exceptions],
+                "warnings": self.exception_warnings,
+            },
         }
         if self.upstream is not None:
             data["upstream"] = self.upstream
@@ -270,6 +335,7 @@ def render_text(report: CheckReport) -> str:
     for stale in report.stale:
         lines.append("")
         lines.extend(_stale_details(stale))
+    lines.extend(_exception_lines(report))
     failed = [v.version for v in report.versions if not v.passed]
     problems = []
     if failed:
@@ -288,7 +354,23 @@ def render_text(report: CheckReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _exception_lines(report: CheckReport) -> list[str]:
+    """Every exception of the file: what it matched, or a warning that it matched nothing."""
+    if not report.exceptions:
+        return []
+    out = ["", f"Exceptions ({report.exceptions_file}):"]
+    for a in report.exceptions:
+        e = a.exception
+        if a.matches:
+            where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
+            out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
+    out.extend(f"  warning: {w}" for w in report.exception_warnings)
+    return out
+
+
 STALE_MESSAGE = "goldens for a version not in the tree"
+#: What check and capability both say of the release rules on a legacy version.
+LEGACY_RULES = "release rules not applied"
 
 
 def _stale_details(stale: StaleGolden) -> list[str]:
@@ -309,11 +391,8 @@ def _stale_details(stale: StaleGolden) -> list[str]:
 def _details(v: VersionResult) -> list[str]:
     out: list[str] = []
     if v.legacy:
-        what = "; ".join(v.missing) if v.missing else "no Typha templates"
-        out.append(
-            f"  legacy: not Typha-capable (missing: {what}); passes as legacy, "
-            "release rules not applied"
-        )
+        out.append(f"  legacy: not Typha-capable; passes as legacy, {LEGACY_RULES}; missing:")
+        out.extend(f"    - {item}" for item in v.missing or ["no Typha templates"])
         for s in v.scenarios:
             if s.decision.get("compatibility"):
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
@@ -366,6 +445,10 @@ def render_json(report: CheckReport) -> str:
 # --- JUnit --------------------------------------------------------------------------
 
 
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
 def _case(
     suite: ET.Element,
     classname: str,
@@ -373,8 +456,16 @@ def _case(
     failure: str | None,
     message: str = "",
     skipped: str | None = None,
+    seconds: float = 0.0,
 ) -> None:
-    case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+    taken = {c.get("name") for c in suite.findall("testcase")}
+    unique, n = name, 1
+    while unique in taken:  # CI tools key test history on the name
+        n += 1
+        unique = f"{name} #{n}"
+    case = ET.SubElement(
+        suite, "testcase", classname=classname, name=unique, time=_seconds(seconds)
+    )
     if failure is not None:
         el = ET.SubElement(case, "failure", message=message or "failed", type="failure")
         el.text = failure
@@ -401,8 +492,19 @@ def render_junit(report: CheckReport) -> str:
     """
     root = ET.Element("testsuites", name="calico-render check")
     total = failures = skipped = 0
+    elapsed = 0.0
     for v in report.versions:
         suite = ET.SubElement(root, "testsuite", name=f"calico {v.version}")
+        if v.exceptions:
+            props = ET.SubElement(suite, "properties")
+            for rule, severity, reason, n in v.exceptions:
+                action = "skipped" if severity is None else f"downgraded to {severity}"
+                ET.SubElement(
+                    props,
+                    "property",
+                    name=f"exception {rule}",
+                    value=f"{action} ({n} finding(s)): {reason}",
+                )
         cls = f"calico.{v.version}"
         bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
         errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
@@ -421,6 +523,7 @@ def render_junit(report: CheckReport) -> str:
             v.version,
             body if bad else None,
             message="failed stages: " + ", ".join(bad) if bad else "",
+            seconds=v.seconds,
         )
         for s in v.scenarios:
             scen_fail = s.golden in (FAIL, MISSING)
@@ -443,7 +546,9 @@ def render_junit(report: CheckReport) -> str:
                 _case(
                     suite,
                     cls,
-                    f"{v.version} rule {f.id}" + (f" {f.object}" if f.object else ""),
+                    f"{v.version} rule {f.id}"
+                    + (f" {f.object}" if f.object else "")
+                    + (f" {f.field}" if f.field else ""),
                     f.describe(),
                     message=f.message,
                 )
@@ -454,7 +559,8 @@ def render_junit(report: CheckReport) -> str:
         suite.set("failures", str(n_fail))
         suite.set("errors", "0")
         suite.set("skipped", str(n_skip))
-        suite.set("time", "0")
+        suite.set("time", _seconds(v.seconds))
+        elapsed += v.seconds
         total += len(cases)
         failures += n_fail
         skipped += n_skip
@@ -478,14 +584,14 @@ def render_junit(report: CheckReport) -> str:
         n_fail = int(failed)
         for key, value in (("tests", 1), ("failures", n_fail), ("errors", 0), ("skipped", 0)):
             suite.set(key, str(value))
-        suite.set("time", "0")
+        suite.set("time", _seconds(0.0))
         total += 1
         failures += n_fail
     root.set("tests", str(total))
     root.set("failures", str(failures))
     root.set("errors", "0")
     root.set("skipped", str(skipped))
-    root.set("time", "0")
+    root.set("time", _seconds(elapsed))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -191,11 +191,16 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     assert list(suites) == ["calico v3.27.3", "calico v3.28.2", "calico v3.31.3"]
     names = [c.get("name") for c in suites["calico v3.28.2"].findall("testcase")]
     assert names[:4] == ["v3.28.2", "v3.28.2 nodes-50", "v3.28.2 nodes-51", "v3.28.2 nodes-601"]
-    assert "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha" in names
+    rule = (
+        "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha spec.strategy.type"
+    )
+    assert rule in names and len(set(names)) == len(names)
     legacy = [c.get("name") for c in suites["calico v3.27.3"].findall("testcase")]
     assert legacy == ["v3.27.3", "v3.27.3 nodes-50", "v3.27.3 upgrade-51"]
     failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
-    assert "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha" in failed
+    assert rule in failed
+    for suite in root.iter("testsuite"):  # measured, not a constant
+        assert float(suite.get("time", "")) >= 0 and "." in suite.get("time", "")
     assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
     by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
     mine = by_name["v3.28.2 nodes-51"]
@@ -368,7 +373,8 @@ def test_incomplete_typha_templates_fail_in_junit(
     assert failed == [
         "v9.3.0",
         "v9.4.0",
-        "v9.4.0 rule typha-anti-affinity Deployment kube-system/calico-typha",
+        "v9.4.0 rule typha-anti-affinity Deployment kube-system/calico-typha "
+        "spec.template.spec.affinity.podAntiAffinity",
     ]
 
 
@@ -570,13 +576,36 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         assert "<calico-render repository URL>" in text
 
 
-def test_update_golden_on_another_tree_needs_golden_dir(
+def test_a_tree_without_golden_uses_its_own_goldens(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    """Without --golden, a tree's goldens are ROOT/golden/calico: created by
+    --update-golden, never the bundled ones."""
+    base = ("check", "--manifests", str(tree), *KUBE, "--jobs", "2")
+    first = run(capsys, *base)
+    assert first.code == 1
+    assert f"none in {tree / 'golden' / 'calico' / 'v3.27.3'}" in first.out
+    assert "differ" not in first.out
+    assert run(capsys, *base, "--update-golden").code == 0
+    assert (tree / "golden" / "calico" / "v3.28.2" / "decision.json").exists() or any(
+        (tree / "golden" / "calico" / "v3.28.2").rglob("decision.json")
+    )
+    assert run(capsys, *base).code == 0
+
+
+def test_update_golden_on_a_tree_without_versions_deletes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from .clihelp import run
-
-    r = run(capsys, "check", "--manifests", str(tmp_path), "--update-golden")
-    assert r.code == 2 and "--golden DIR" in r.err
+    root = tmp_path / "empty"
+    (root / CALICO).mkdir(parents=True)
+    golden = tmp_path / "golden"
+    (golden / "v3.28.2").mkdir(parents=True)
+    (golden / "v3.28.2" / "kept.yaml").write_text("kept\n", encoding="utf-8")
+    for extra in ((), ("--golden", str(golden))):
+        r = run(capsys, "check", "--manifests", str(root), *extra, "--update-golden")
+        assert r.code == 2 and "--update-golden" in r.err
+    assert (golden / "v3.28.2" / "kept.yaml").read_text(encoding="utf-8") == "kept\n"
+    assert not (root / "golden").exists()
 
 
 def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Path) -> None:
@@ -586,3 +615,80 @@ def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Pat
     stale = StaleGolden("v3.1.0", str(tmp_path / "v3.1.0"), ["a.yaml"], "calico-render check")
     remove_stale(stale)  # another --update-golden removed it first
     assert stale.status == UPDATED
+
+
+def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path
+) -> None:
+    """The typo renders into every scenario and fails on every Kubernetes version: one
+    error listing them, not one per render and Kubernetes version."""
+    root = tmp_path / "tree"
+    shutil.copytree(source / "v3.28.2", root / CALICO / "v3.28.2")
+    calico = root / CALICO / "v3.28.2" / "002-calico.yaml"
+    text = calico.read_text(encoding="utf-8")
+    anchor = "      k8s-app: calico-node\n  updateStrategy:"
+    typo = text.replace(anchor, anchor.replace("  update", "  replicaz: 2\n  update"), 1)
+    assert typo != text
+    calico.write_text(typo, encoding="utf-8")
+    kube = ("--kube-version", "1.34", "--kube-version", "1.35")
+    r = run(capsys, "check", "--manifests", str(root), *kube, "--format", "json")
+    assert r.code == 1
+    (v,) = json.loads(r.out)["versions"]
+    found = [f for f in v["findings"] if f["stage"] == "schema" and f["severity"] == "error"]
+    assert [(f["id"], f["object"]) for f in found] == [
+        ("schema-invalid", "DaemonSet kube-system/calico-node")
+    ]
+    assert found[0]["kube_versions"] == ["1.34", "1.35"]
+    assert found[0]["scenarios"] == ["nodes-50", "nodes-51", "nodes-601"]
+
+
+def _suggested(text: str) -> list[str]:
+    """Commands on a line of their own or after "with:" (the header is not one)."""
+    return re.findall(r"(?:^ +|with: )(calico-render .+)$", text, flags=re.M)
+
+
+def test_every_suggested_command_is_accepted_by_the_cli(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    """Each command a report suggests (text or JSON) parses with the CLI's own parser."""
+    from renderer.cli import cli
+
+    (tree.parent / "golden" / "v7.7.7").mkdir(parents=True)
+    (tree.parent / "golden" / "v7.7.7" / "a.yaml").write_text("a\n", encoding="utf-8")
+    found: list[str] = []
+    for own_goldens in (False, True):
+        base = ["check", "--manifests", str(tree), *KUBE]
+        if own_goldens:
+            base = [*base, "--golden", str(tree.parent / "golden")]
+        for fmt in ("text", "json"):
+            r = run(capsys, *base, "--format", fmt)
+            assert r.code == 1
+            if fmt == "json":
+                data = json.loads(r.out)
+                cmds = [v["golden"]["command"] for v in data["versions"]]
+                cmds += [s["command"] for s in data["stale_goldens"]]
+                found += [c for c in cmds if c]
+            else:
+                found += _suggested(r.out)
+    assert len(found) > 6
+    for command in set(found):
+        args = shlex.split(command)[1:]
+        with cli.make_context("calico-render", list(args), resilient_parsing=False) as ctx:
+            name, sub, rest = cli.resolve_command(ctx, args)
+            assert sub is not None and name == "check"
+            sub.make_context(name, rest, parent=ctx)  # raises on an unknown flag
+
+
+def test_legacy_says_the_same_in_check_and_capability(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    from renderer.report import LEGACY_RULES
+
+    r = check(capsys, tree)
+    legacy = [line for line in r.out.splitlines() if line.startswith("  legacy:")]
+    assert legacy and all(len(line) < 100 and LEGACY_RULES in line for line in legacy)
+    base = ("capability", "--manifests", str(tree), "--version", "v3.27.3", *KUBE)
+    text = run(capsys, *base).out
+    assert LEGACY_RULES in text and "0 error(s), 0 warning(s)" not in text.split("Schema")[0]
+    data = json.loads(run(capsys, *base, "--format", "json").out)
+    assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}

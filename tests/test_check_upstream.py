@@ -125,12 +125,12 @@ def test_warnings_pass_and_errors_fail_the_version(
         (v,) = json.loads(r.out)["versions"]
         assert v["stages"]["fidelity"] == status
         found = [
-            (f["id"], f["severity"], f["object"], f["field"], f["scenario"])
+            (f["id"], f["severity"], f["object"], f["field"], tuple(f["scenarios"]))
             for f in v["findings"]
             if f["stage"] == "fidelity"
         ]
         obj = "Deployment kube-system/calico-kube-controllers"
-        assert found == [(rule, severity, obj, path, "typha-off")]
+        assert found == [(rule, severity, obj, path, ("typha-off",))]
         assert v["fidelity"]["errors"] == (severity == "error")
         assert v["fidelity"]["warnings"] == (severity == "warning")
 
@@ -341,3 +341,35 @@ def test_a_scenario_that_fails_to_render_fails_the_stage_with_a_note(
     assert v["stages"]["fidelity"] == "fail"
     assert v["fidelity"]["note"].startswith("not compared: a scenario failed to render")
     assert [f["id"] for f in v["findings"] if f["stage"] == "fidelity"] == ["fidelity-error"]
+
+
+def test_an_exception_downgrades_a_fidelity_error(
+    capsys: pytest.CaptureFixture[str],
+    tree: tuple[Path, Path],
+    own_upstream: Path,
+    tmp_path: Path,
+) -> None:
+    def change_env(docs: list[dict[str, Any]]) -> None:
+        c = _kube_controllers(docs)
+        c["env"] = [
+            {**e, "value": "changed"} if e["name"] == "ENABLED_CONTROLLERS" else e for e in c["env"]
+        ]
+
+    upstream = _edit_upstream(own_upstream, tmp_path / "changed", change_env)
+    reviewed = tmp_path / "reviewed.yaml"
+    reviewed.write_text(
+        "exceptions:\n  - rule: fidelity-changed\n    versions: [v3.29.3]\n"
+        "    severity: warning\n    reason: our controllers list is deliberate\n",
+        encoding="utf-8",
+    )
+    args = ("--upstream", str(upstream), "--format", "json")
+    assert check(capsys, *tree, *args).code == 1
+    r = check(capsys, *tree, *args, "--exceptions", str(reviewed))
+    assert r.code == 0, r.out
+    (v,) = json.loads(r.out)["versions"]
+    assert v["stages"]["fidelity"] == "pass"
+    assert (v["fidelity"]["errors"], v["fidelity"]["warnings"]) == (0, 1)
+    found = [
+        (f["id"], f["severity"], f["exception"]) for f in v["findings"] if f["stage"] == "fidelity"
+    ]
+    assert found == [("fidelity-changed", "warning", "our controllers list is deliberate")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,28 @@ def test_schema_messages_spell_values_as_yaml(
     assert "True" not in r.err + r.out
     assert yaml_spelling("None is not 'None'") == "null is not 'None'"
     assert (yaml_repr(None), yaml_repr(False), yaml_repr("x")) == ("null", "false", "'x'")
+
+
+def test_output_dir_of_another_version_leaves_no_file_of_the_first(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``kubectl apply -f DIR`` must not mix two Calico versions; other files stay."""
+    out = tmp_path / "out"
+    assert run(capsys, "--version", "v3.28.2", "--nodes", "60", "--output-dir", str(out)).code == 0
+    (out / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
+    assert run(capsys, "--version", "v3.27.3", "--nodes", "10", "--output-dir", str(out)).code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".calico-render-files",
+        "calico.yaml",
+        "kustomization.yaml",
+    ]
+
+
+def test_check_output_to_dev_null_keeps_the_device(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import stat
+
+    r = run(capsys, "check", "--kube-version", "1.34", "--output", "/dev/null")
+    assert r.code in (0, 1) and r.out == ""
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

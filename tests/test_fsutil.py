@@ -111,3 +111,54 @@ def test_lock_file_is_removed_on_release(tmp_path: Path) -> None:
     with fsutil.exclusive_lock(tmp_path, "update-golden"):
         assert (tmp_path / ".update-golden.lock").exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_write_output_keeps_device_nodes(tmp_path: Path) -> None:
+    """``--output /dev/null`` writes into the device; it never becomes a regular file."""
+
+    fsutil.write_output("/dev/null", "report\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not list(Path("/dev").glob(".null.*.tmp"))
+
+
+def test_write_output_writes_into_a_fifo(tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    fsutil.write_output(fifo, "report\n")
+    reader.join(5)
+    assert got == [b"report\n"] and fifo.is_fifo()
+
+
+def test_write_output_through_a_symlink_keeps_the_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "reports" / "check.txt"
+    real.parent.mkdir()
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "latest.txt"
+    link.symlink_to(real)
+    fsutil.write_output(link, "new\n")
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new\n"
+    fsutil.write_output(tmp_path / "plain.txt", "x\n")  # a new regular file
+    assert (tmp_path / "plain.txt").read_text(encoding="utf-8") == "x\n"
+
+
+def test_write_owned_tree_removes_only_what_it_wrote_before(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    fsutil.write_owned_tree(out, {"000-crds.yaml": "a\n", "001-typha.yaml": "b\n"})
+    (out / "mine.yaml").write_text("user\n", encoding="utf-8")
+    written = fsutil.write_owned_tree(out, {"calico.yaml": "c\n"})
+    assert written == [out / "calico.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        fsutil.OWNED_FILES,
+        "calico.yaml",
+        "mine.yaml",
+    ]
+    # A tampered list never reaches outside the directory.
+    (tmp_path / "outside.yaml").write_text("keep\n", encoding="utf-8")
+    (out / fsutil.OWNED_FILES).write_text("../outside.yaml\n/etc/hosts\n", encoding="utf-8")
+    fsutil.write_owned_tree(out, {"calico.yaml": "c\n"})
+    assert (tmp_path / "outside.yaml").exists()

@@ -11,6 +11,7 @@ import pytest
 
 from renderer import api
 from renderer.errors import TemplateError
+from renderer.fsutil import OWNED_FILES
 from renderer.parse import parse_files
 from renderer.plan import PLAN_SCHEMA
 from renderer.schemas import validate_output
@@ -91,7 +92,7 @@ def test_cli_plan_json_and_output_dir(capsys: pytest.CaptureFixture[str], tmp_pa
     data = json.loads(r.out)
     validate_output(PLAN_SCHEMA, data)
     assert [p["name"] for p in data["phases"]][:2] == ["typha", "calico-node"]
-    written = sorted(p.name for p in out.iterdir())
+    written = sorted(p.name for p in out.iterdir() if p.name != OWNED_FILES)
     assert written[0].startswith("01-typha") and written[1].startswith("02-calico-node")
     docs = load_documents_file(out / "01-typha.apply.yaml")
     assert {d["kind"] for d in docs if d} >= {"Deployment", "Service", "PodDisruptionBudget"}
@@ -257,7 +258,7 @@ def test_cli_plan_prerequisites_are_phase_0_and_typha_phase_1(
     assert r.code == 0, r.err
     assert "\nphase 0: prerequisites: " in r.out and "\nphase 1: typha: " in r.out
     assert "kubectl wait --for condition=established" in r.out
-    assert sorted(p.name for p in out.iterdir()) == [
+    assert sorted(p.name for p in out.iterdir() if p.name != OWNED_FILES) == [
         "00-prerequisites.apply.yaml",
         "01-typha.apply.yaml",
         "02-calico-node.apply.yaml",

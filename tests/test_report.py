@@ -98,7 +98,7 @@ def test_junit_counts_and_cases() -> None:
         ("v2.0.0 nodes-51", True),
         ("v2.0.0 rule r1 Deployment ns/d", True),
     ]
-    assert (root.get("tests"), root.get("failures"), root.get("time")) == ("6", "5", "0")
+    assert (root.get("tests"), root.get("failures"), root.get("time")) == ("6", "5", "0.000")
     missing = next(c for c in root.iter("testcase") if c.get("name") == "v1.0.0 nodes-50")
     assert "calico-render check --up" in (missing.findtext("failure") or "")
 
@@ -219,7 +219,25 @@ def test_json_keys_are_snake_case_like_the_capability_report() -> None:
 
     found = keys(data)
     assert {"report_version", "kube_versions", "update_golden", "object_changes"} <= found
-    assert "kube_version" in data["versions"][1]["findings"][0]
+    assert "kube_versions" in data["versions"][1]["findings"][0]
     assert all(k == k.lower() and "-" not in k for k in found), sorted(found)
     capability = schemas.load_schema("capability-report.schema.json")
     assert "kube_versions" in capability["required"]
+
+
+def test_identical_findings_merge_keeping_every_kube_version_and_scenario() -> None:
+    from renderer.report import Finding, merge_findings
+
+    def f(kube: str, scen: str, file: str = "a.yaml:3", msg: str = "bad") -> Finding:
+        return Finding(
+            "schema", "schema-invalid", "error", msg, "Kind ns/n", file, (scen,), (kube,)
+        )
+
+    merged = merge_findings(
+        [f("1.34", "s1"), f("1.35", "s1"), f("1.34", "s2", "a.yaml:9"), f("1.34", "s1", msg="x")]
+    )
+    assert [(m.message, m.file, m.kube_versions, m.scenarios) for m in merged] == [
+        ("bad", "a.yaml:3", ("1.34", "1.35"), ("s1", "s2")),
+        ("x", "a.yaml:3", ("1.34",), ("s1",)),
+    ]
+    assert merged[0].to_dict()["field"] is None and merged[0].to_dict()["exception"] is None

@@ -315,7 +315,7 @@ class _Out:
                 f"{message} (upstream {self.version})",
                 object=obj,
                 file=file,
-                scenario=self.scenario,
+                scenarios=(self.scenario,) if self.scenario else (),
                 field=fld,
             )
         )
@@ -629,13 +629,12 @@ def merge_findings(findings: Sequence[Finding], order: Sequence[str] = ()) -> li
         key = (f.id, f.severity, f.message, f.object, f.field)
         if key not in merged:
             merged[key] = (f, [])
-        if f.scenario and f.scenario not in merged[key][1]:
-            merged[key][1].append(f.scenario)
+        merged[key][1].extend(s for s in f.scenarios if s not in merged[key][1])
     rank = {name: i for i, name in enumerate(order)}
     out = []
     for f, scen in merged.values():
         scen.sort(key=lambda s: rank.get(s, len(rank)))
-        out.append(replace(f, scenario=", ".join(scen)))
+        out.append(replace(f, scenarios=tuple(scen)))
     return out
 
 
@@ -732,12 +731,12 @@ class FidelityResult:
     def to_dict(self, findings: bool = False) -> dict[str, Any]:
         """The summary the check report carries; ``findings`` adds them (capability)."""
         data: dict[str, Any] = {
-            "upstream": self.upstream,
+            "upstream": self.upstream or None,
             "status": self.status,
             "scenarios": [dict(s) for s in self.scenarios],
             "errors": self.errors,
             "warnings": sum(1 for f in self.findings if f.severity == WARNING),
-            "note": self.note,
+            "note": self.note or None,
         }
         if findings:
             data["findings"] = [f.to_dict() for f in self.findings]

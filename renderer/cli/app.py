@@ -254,7 +254,7 @@ def cli(
     from ..bke import context as bke_context
     from ..cluster import render_args
     from ..context import user_values
-    from ..fsutil import write_tree
+    from ..fsutil import write_owned_tree
     from ..kubeschema import resolve_kube_versions, shipped_versions
 
     gc.freeze()  # see :func:`renderer.cli.main`
@@ -321,7 +321,9 @@ def cli(
             note(check.summary())
             ctx.exit(EXIT_CHECK_FAILED)
     if output_dir is not None:
-        written = write_tree(output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files})
+        written = write_owned_tree(
+            output_dir, {f.name.split("/", 1)[1]: f.text for f in result.files}
+        )
         for path in written:
             note(f"wrote {path}")
     else:

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import click
 
-from .. import gate, kubeschema, report
+from .. import exceptions, gate, kubeschema, report
 from ..errors import EXIT_CHECK_FAILED, InputError
-from ..fsutil import atomic_write
+from ..fsutil import write_output
 from ..resources import bundled_golden
 from .app import cli, emit
 from .options import (
     PathType,
+    exceptions_option,
     format_option,
     kube_version_option,
     manifests_option,
@@ -23,7 +24,11 @@ from .options import (
 )
 
 
-def _default_golden() -> Path:
+def default_golden(root: Path | None) -> Path:
+    """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
+    bundled tree only, so a real tree is never compared with them."""
+    if root is not None:
+        return root / gate.TREE_GOLDEN
     try:
         return bundled_golden()
     except FileNotFoundError:
@@ -49,7 +54,8 @@ def interactive() -> bool:
     "--golden",
     type=PathType(file_okay=False, path_type=Path),
     default=None,
-    help="Golden directory holding <version>/ (default: the bundled goldens).",
+    help="Golden directory holding <version>/ (default: ROOT/golden/calico with "
+    "--manifests, else the bundled goldens).",
 )
 @kube_version_option
 @no_cache_option
@@ -69,6 +75,7 @@ def interactive() -> bool:
     help="Versions checked in parallel (default: the CPU count).",
 )
 @upstream_option
+@exceptions_option
 def check(
     root: Path | None,
     golden: Path | None,
@@ -78,17 +85,13 @@ def check(
     output: Path | None,
     jobs: int | None,
     upstream: Path | None,
+    exceptions_file: Path | None,
 ) -> None:
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="--golden")
-    if update_golden and root is not None and golden is None:
-        raise click.UsageError(
-            "--update-golden with --manifests needs --golden DIR: the bundled goldens "
-            "belong to the bundled tree"
-        )
     options = gate.CheckOptions(
         root=root,
-        golden=golden if golden is not None else _default_golden(),
+        golden=golden if golden is not None else default_golden(root),
         kube_versions=kubeschema.resolve_kube_versions(kube_versions),
         kube_args=bool(kube_versions),
         update=update_golden,
@@ -97,6 +100,7 @@ def check(
         golden_arg=str(golden) if golden is not None else None,
         upstream=upstream,
         upstream_arg=str(upstream) if upstream is not None else None,
+        exceptions=exceptions.load(exceptions.find_file(root, exceptions_file)),
     )
     show_progress = fmt == "text" and interactive()
 
@@ -107,7 +111,7 @@ def check(
     text = report.render(result, fmt)  # JSON is validated against its schema there
     if output is not None:
         try:
-            atomic_write(output, text)
+            write_output(output, text)
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:

@@ -13,7 +13,7 @@ from ..bke import context as bke_context
 from ..bke.unread import ParamWarning
 from ..cluster import RenderArgs, resolve_inputs
 from ..errors import InputError
-from ..fsutil import write_tree
+from ..fsutil import write_owned_tree
 from ..images import IMAGES_SCHEMA, ROLES, no_calico, tag_mismatches
 from ..schemas import validate_output
 from .app import cli, context_inputs, given_params, note, warn
@@ -186,7 +186,7 @@ def plan(
         )
         return
     if output_dir is not None:
-        for path in write_tree(output_dir, result.files()):
+        for path in write_owned_tree(output_dir, result.files()):
             note(f"wrote {path}")
     if fmt == "json":
         _echo_json(data)

@@ -11,6 +11,7 @@ from ..errors import CalicoRenderError
 from .app import cli, emit, warn
 from .options import (
     PathType,
+    format_option,
     manifests_option,
     no_cache_option,
     render_timeout_option,
@@ -56,7 +57,13 @@ def template(
 
 @cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N")
-def typha(nodes: int | None) -> None:
+@format_option()
+def typha(nodes: int | None, fmt: str) -> None:
+    if fmt == "json":
+        from .. import summaries
+
+        emit(summaries.dumps(summaries.TYPHA, summaries.typha_doc(nodes)) + "\n")
+        return
     if nodes is not None:
         d = policy.decide_typha(nodes)
         for message in d.warnings:
@@ -78,12 +85,27 @@ def typha(nodes: int | None) -> None:
 @render_timeout_option
 @no_cache_option
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
-def versions(root: Path | None, keys: bool) -> None:
+@format_option()
+def versions(root: Path | None, keys: bool, fmt: str) -> None:
+    from .. import summaries
     from ..capability import assess_capability
     from ..render import version_keys
     from ..tree import list_versions
 
     found = list_versions(root)  # bad ROOT fails before anything is printed
+    if fmt == "json":
+        entries = []
+        for v in found:
+            try:
+                cap, error = assess_capability(v), None
+            except CalicoRenderError as exc:
+                cap, error = None, str(exc)
+            entries.append(
+                summaries.version_entry(v, cap, error, sorted(version_keys(v)) if keys else None)
+            )
+        doc = summaries.versions_doc(str(root) if root is not None else None, entries)
+        emit(summaries.dumps(summaries.VERSIONS, doc) + "\n")
+        return
     click.echo(f"{'version':<10} {'dialect':<7} {'typha':<11} files")
     for v in found:
         files = ", ".join(f.name for f in v.files)

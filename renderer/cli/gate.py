@@ -15,6 +15,7 @@ from ..yamlio import read_text
 from .app import cli
 from .options import (
     PathType,
+    exceptions_option,
     format_option,
     kube_version_option,
     manifests_option,
@@ -43,9 +44,14 @@ def format_report(report: ReleaseReport) -> str:
         lines.append(f"  {_mark(item.ok)} {item.description}{detail}")
     errs = sum(1 for f in report.rules if f.severity == "error")
     warns = len(report.rules) - errs
-    lines.append(
-        f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
-    )
+    if cap.legacy:
+        from ..report import LEGACY_RULES
+
+        lines.append(f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)")
+    else:
+        lines.append(
+            f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
+        )
     lines.extend(f"  {f}" for f in report.rules)
     if report.context:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
@@ -68,6 +74,14 @@ def format_report(report: ReleaseReport) -> str:
             f"{fid_warns} warning(s)"
         )
         lines.extend(f"  {f.describe()}" for f in fid.findings)
+    if report.exceptions:
+        lines.append(f"Exceptions ({report.exceptions_file}):")
+        for a in report.exceptions:
+            if a.matches:
+                e = a.exception
+                n = sum(a.matches.values())
+                lines.append(f"  {e.rule}: {e.action} ({n} finding(s)): {e.reason}")
+        lines.extend(f"  warning: {w}" for w in report.exception_warnings)
     ready = report.release_ready
     if ready or cap.capable:
         why = "" if fid is None or not fid.errors else " (deviates from upstream)"
@@ -91,6 +105,7 @@ def format_report(report: ReleaseReport) -> str:
 @no_cache_option
 @format_option()
 @upstream_option
+@exceptions_option
 @click.pass_context
 def capability(
     ctx: click.Context,
@@ -99,17 +114,20 @@ def capability(
     kube_versions: tuple[str, ...],
     fmt: str,
     upstream: Path | None,
+    exceptions_file: Path | None,
 ) -> None:
     # the gate's modules are imported here, so `validate` never loads them
+    from .. import exceptions as excepts
     from ..calico import fidelity
     from ..capability import assess_capability
     from ..gate import context_findings
-    from ..release import assess_release
+    from ..release import apply_exceptions, assess_release
     from ..render import version_keys
     from ..tree import resolve_version
 
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
+    reviewed = excepts.load(excepts.find_file(root, exceptions_file))
     if upstream is not None:
         fidelity.check_upstream_dir(upstream)
     cap = assess_capability(vdir)
@@ -123,6 +141,7 @@ def capability(
             keys=version_keys(vdir),
         )
         report = replace(report, fidelity=found)
+    report = apply_exceptions(report, reviewed)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
@@ -137,11 +156,20 @@ def capability(
 @click.argument("files", nargs=-1, required=True, type=PathType(dir_okay=False, allow_dash=True))
 @kube_version_option
 @no_cache_option
+@format_option()
 @click.pass_context
-def validate(ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...]) -> None:
+def validate(
+    ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...], fmt: str
+) -> None:
     kube = resolve_kube_versions(kube_versions)
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
     findings = SchemaValidator(kube).validate_all(objects)
+    if fmt == "json":
+        from .. import summaries
+
+        doc = summaries.validate_doc(files, kube, len(objects), findings)
+        click.echo(summaries.dumps(summaries.VALIDATE, doc))
+        ctx.exit(1 if doc["errors"] else 0)
     for f in findings:
         click.echo(str(f))
     bad = errors(findings)

@@ -89,6 +89,17 @@ no_cache_option = click.option(
 )
 
 
+exceptions_option = click.option(
+    "--exceptions",
+    "exceptions_file",
+    type=PathType(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Reviewed exceptions (default: ROOT/.calico-render.yaml when present; this "
+    "file overrides it).",
+)
+
+
 def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
     return click.option(
         "--format",

@@ -394,7 +394,7 @@ def test_each_kind_of_deviation(
     found = compare_objects(_k8s(ours), _k8s(_objects()), scenario="typha-off", version="v3.31.3")
     assert [_key(f) for f in found] == expected
     for f in found:
-        assert f.stage == "fidelity" and f.scenario == "typha-off"
+        assert f.stage == "fidelity" and f.scenarios == ("typha-off",)
         assert f.message.endswith("(upstream v3.31.3)")
 
 
@@ -516,7 +516,7 @@ def test_identical_findings_merge_across_scenarios() -> None:
         *compare_objects(_k8s(ours), up, scenario="typha-off", version="v"),
     ]
     (merged,) = fidelity.merge_findings(found, ["typha-off", "typha-on", "vxlan"])
-    assert merged.scenario == "typha-off, typha-on"
+    assert merged.scenarios == ("typha-off", "typha-on")
 
 
 @pytest.mark.parametrize(
@@ -614,7 +614,7 @@ def test_handwritten_v3_31_3_missing_list_is_one_merged_finding() -> None:
     result = _assess(HANDWRITTEN, "v3.31.3")
     found = [f for f in result.findings if f.field == KCC and f.object == KC_ROLE]
     assert len(found) == 1
-    assert found[0].scenario == "typha-off, typha-on, vxlan"
+    assert found[0].scenarios == ("typha-off", "typha-on", "vxlan")
     assert "missing permission list on" in found[0].message
 
 
