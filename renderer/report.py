@@ -59,18 +59,31 @@ class Finding:
         return f"[{self.severity}] {self.id}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
+        file, line = split_location(self.file)
         return {
             "stage": self.stage,
-            "id": self.id,
+            "rule": self.id,
             "severity": self.severity,
             "message": self.message,
             "object": self.object or None,
-            "file": self.file or None,
+            "file": file,
+            "line": line,
             "field": self.field or None,
             "scenarios": list(self.scenarios),
             "kube_versions": list(self.kube_versions),
             "exception": self.exception or None,
         }
+
+
+def split_location(where: str) -> tuple[str | None, int | None]:
+    """``file:line`` as JSON reports carry it (the same keys in every report): the file
+    and the template line apart, null for what is unknown."""
+    if not where:
+        return None, None
+    file, sep, line = where.rpartition(":")
+    if sep and file and line.isdigit():
+        return file, int(line)
+    return where, None
 
 
 def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

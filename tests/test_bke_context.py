@@ -259,8 +259,8 @@ def test_check_reports_the_unreachable_key_as_a_context_warning(
 
     data = json.loads(r.out)
     found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "context"]
-    assert [(f["id"], f["severity"], f["file"]) for f in found] == [
-        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml:21")
+    assert [(f["rule"], f["severity"], f["file"], f["line"]) for f in found] == [
+        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml", 21)
     ]
 
 

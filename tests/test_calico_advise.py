@@ -618,4 +618,4 @@ def test_advise_bad_max_pods() -> None:
 def test_schema_names_every_source_and_rule() -> None:
     defs = schemas.load_schema(adv.ADVISE_REPORT_SCHEMA)["$defs"]
     assert tuple(defs["fact"]["properties"]["source"]["enum"]) == adv.SOURCES
-    assert tuple(defs["finding"]["properties"]["id"]["enum"]) == adv.RULES
+    assert tuple(defs["finding"]["properties"]["rule"]["enum"]) == adv.RULES

@@ -328,7 +328,7 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
         "goldens": "skip",
     }
     assert bad["missing"] == ["Deployment calico-typha replicas following typhaReplicas"]
-    assert [(f["stage"], f["id"], f["severity"]) for f in bad["findings"]] == [
+    assert [(f["stage"], f["rule"], f["severity"]) for f in bad["findings"]] == [
         ("capability", "typha-replicas", "error")
     ]
     assert bad["findings"][0]["message"].startswith(
@@ -342,7 +342,7 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
     rules = by["v9.4.0"]
     assert (rules["capable"], rules["legacy"], rules["passed"]) == (True, False, False)
     assert rules["stages"]["capability"] == "pass" and rules["stages"]["rules"] == "fail"
-    assert [f["id"] for f in rules["findings"] if f["severity"] == "error"] == [
+    assert [f["rule"] for f in rules["findings"] if f["severity"] == "error"] == [
         "typha-anti-affinity"
     ]
     assert data["summary"] == {
@@ -635,7 +635,7 @@ def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
     assert r.code == 1
     (v,) = json.loads(r.out)["versions"]
     found = [f for f in v["findings"] if f["stage"] == "schema" and f["severity"] == "error"]
-    assert [(f["id"], f["object"]) for f in found] == [
+    assert [(f["rule"], f["object"]) for f in found] == [
         ("schema-invalid", "DaemonSet kube-system/calico-node")
     ]
     assert found[0]["kube_versions"] == ["1.34", "1.35"]

@@ -125,7 +125,7 @@ def test_warnings_pass_and_errors_fail_the_version(
         (v,) = json.loads(r.out)["versions"]
         assert v["stages"]["fidelity"] == status
         found = [
-            (f["id"], f["severity"], f["object"], f["field"], tuple(f["scenarios"]))
+            (f["rule"], f["severity"], f["object"], f["field"], tuple(f["scenarios"]))
             for f in v["findings"]
             if f["stage"] == "fidelity"
         ]
@@ -265,7 +265,7 @@ def test_capability_shows_the_same_findings(capsys: pytest.CaptureFixture[str]) 
     fid = data["fidelity"]
     assert fid["status"] == "fail" and not data["release_ready"]
     assert [s["name"] for s in fid["scenarios"]] == ["typha-off", "typha-on", "vxlan"]
-    keys = {(f["id"], f["object"], f.get("field", "")) for f in fid["findings"]}
+    keys = {(f["rule"], f["object"], f.get("field", "")) for f in fid["findings"]}
     assert (
         "fidelity-missing-permission",
         "ClusterRole calico-kube-controllers",
@@ -282,8 +282,8 @@ def test_capability_shows_the_same_findings(capsys: pytest.CaptureFixture[str]) 
     )
     v = next(v for v in json.loads(gate.out)["versions"] if v["version"] == "v3.31.3")
     gate_findings = [f for f in v["findings"] if f["stage"] == "fidelity"]
-    assert [(f["id"], f["message"]) for f in gate_findings] == [
-        (f["id"], f["message"]) for f in fid["findings"]
+    assert [(f["rule"], f["message"]) for f in gate_findings] == [
+        (f["rule"], f["message"]) for f in fid["findings"]
     ]
     text = run(capsys, *base, "--upstream", str(UPSTREAM))
     assert text.code == 1
@@ -340,7 +340,7 @@ def test_a_scenario_that_fails_to_render_fails_the_stage_with_a_note(
     (v,) = json.loads(r.out)["versions"]
     assert v["stages"]["fidelity"] == "fail"
     assert v["fidelity"]["note"].startswith("not compared: a scenario failed to render")
-    assert [f["id"] for f in v["findings"] if f["stage"] == "fidelity"] == ["fidelity-error"]
+    assert [f["rule"] for f in v["findings"] if f["stage"] == "fidelity"] == ["fidelity-error"]
 
 
 def test_an_exception_downgrades_a_fidelity_error(
@@ -370,6 +370,8 @@ def test_an_exception_downgrades_a_fidelity_error(
     assert v["stages"]["fidelity"] == "pass"
     assert (v["fidelity"]["errors"], v["fidelity"]["warnings"]) == (0, 1)
     found = [
-        (f["id"], f["severity"], f["exception"]) for f in v["findings"] if f["stage"] == "fidelity"
+        (f["rule"], f["severity"], f["exception"])
+        for f in v["findings"]
+        if f["stage"] == "fidelity"
     ]
     assert found == [("fidelity-changed", "warning", "our controllers list is deliberate")]

@@ -74,7 +74,7 @@ def advise_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, di
 
 
 def by_id(data: dict[str, Any], rule: str) -> list[dict[str, Any]]:
-    return [f for f in data["findings"] if f["id"] == rule]
+    return [f for f in data["findings"] if f["rule"] == rule]
 
 
 # --- bundled tree: structure only ------------------------------------------------------------
@@ -103,7 +103,7 @@ def test_bundled_601_nodes_pod_addresses(
         "file": "",
     }
     assert data["passed"] is (code == 0)
-    assert {f["id"] for f in data["findings"]} <= set(RULES)
+    assert {f["rule"] for f in data["findings"]} <= set(RULES)
     assert {f["stage"] for f in data["findings"]} == {"scale"}
 
 

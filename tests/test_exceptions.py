@@ -46,7 +46,7 @@ def _check(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[
 
 def _rule_errors(data: dict) -> list[tuple[str, str, str | None, str]]:
     return [
-        (f["id"], f["object"], f["field"], f["severity"])
+        (f["rule"], f["object"], f["field"], f["severity"])
         for v in data["versions"]
         for f in v["findings"]
         if f["stage"] == "rules"
@@ -203,7 +203,9 @@ def test_schema_errors_are_excepted_alike_by_check_and_capability(
     code, data = _check(capsys, root, "--format", "json")
     (v,) = data["versions"]
     assert code == 0 and v["stages"]["schema"] == "pass"
-    found = [(f["id"], f["severity"], f["object"]) for f in v["findings"] if f["stage"] == "schema"]
+    found = [
+        (f["rule"], f["severity"], f["object"]) for f in v["findings"] if f["stage"] == "schema"
+    ]
     assert found == [("schema-invalid", "warning", "DaemonSet kube-system/calico-node")]
     r = run(
         capsys, "capability", "--manifests", str(root), "--version", "v3.28.2", *KUBE,
