@@ -12,7 +12,7 @@ from typing import Any
 
 from . import policy, schemas
 from .capability import CapabilityReport
-from .kubeschema import SchemaFinding, errors
+from .kubeschema import SchemaFinding
 from .tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -73,17 +73,37 @@ def typha_doc(nodes: int | None) -> dict[str, Any]:
 def validate_doc(
     files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[SchemaFinding]
 ) -> dict[str, Any]:
-    out = []
+    """The findings with the keys every report uses (``rule``, ``field``, ``file`` and
+    ``line``, ``kube_versions``), one per problem whatever the Kubernetes versions it
+    holds for."""
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     for f in findings:
-        data = f.to_dict()
-        for key in ("namespace", "path", "file", "line"):
-            data[key] = data[key] or None
-        out.append(data)
+        key = (f.severity, f.object, f.path, f.message, f.file, f.line)
+        if key in merged:
+            merged[key]["kube_versions"].append(f.kube_version)
+            continue
+        error = f.severity == "error"
+        merged[key] = {
+            "stage": "schema",
+            "rule": "schema-invalid" if error else f"schema-{f.severity}",
+            "severity": f.severity,
+            "message": f.message,
+            "object": f.object,
+            "kind": f.kind,
+            "api_version": f.api_version,
+            "namespace": f.namespace or None,
+            "name": f.name,
+            "field": f.path or None,
+            "file": f.file or None,
+            "line": f.line or None,
+            "kube_versions": [f.kube_version],
+        }
+    out = list(merged.values())
     return {
         "tool": "calico-render validate",
         "files": list(files),
         "kube_versions": list(kube),
         "objects": objects,
-        "errors": len(errors(findings)),
+        "errors": sum(1 for f in out if f["severity"] == "error"),
         "findings": out,
     }

@@ -64,9 +64,12 @@ def test_validate_json_names_object_field_and_kube_version(
     code, data = _doc(capsys, summaries.VALIDATE, "validate", str(bad), "--kube-version", "1.34")
     assert code == 1 and data["errors"] == 1 and data["objects"] == 1
     (f,) = data["findings"]
-    assert (f["kube_version"], f["severity"], f["object"], f["file"], f["line"]) == (
-        "1.34", "error", "ConfigMap kube-system/x", str(bad), 1,
+    assert (f["rule"], f["kube_versions"], f["severity"], f["object"], f["file"], f["line"]) == (
+        "schema-invalid", ["1.34"], "error", "ConfigMap kube-system/x", str(bad), 1,
     )  # fmt: skip
+    code, data = _doc(capsys, summaries.VALIDATE, "validate", str(bad))
+    (f,) = data["findings"]  # one finding for every Kubernetes version it holds for
+    assert f["kube_versions"] == data["kube_versions"] and len(f["kube_versions"]) > 1
     good = tmp_path / "good.yaml"
     good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", encoding="utf-8")
     code, data = _doc(capsys, summaries.VALIDATE, "validate", str(good), "--kube-version", "1.34")
