@@ -212,6 +212,7 @@ def test_templates_with_too_many_actions_are_refused_before_compiling(
     from renderer.compile import compile_source
 
     monkeypatch.setattr(limits, "MAX_TEMPLATE_ACTIONS", 5)
+    monkeypatch.setattr(limits, "MAX_GO_TEMPLATE_ACTIONS", 5)
     source = "".join(f"a{i}: {{{{ 1 }}}}\n" for i in range(7))
     with pytest.raises(TemplateError) as err:
         compile_source(source, "v/many", dialect)
