@@ -3,7 +3,7 @@ BKE-sized single file (the real ones are 5,000-7,600 lines, mostly CRD text); "m
 is a render that also builds the source map (rendered line -> template line), as
 calico-render's renders do. Both engines: "interpreted" (the default) and "compiled".
 
-    python benchmarks/engine.py [--repeat N] [--scaling [--go]]
+    python benchmarks/engine.py [--repeat N] [--scaling [--go] [--file PATH]...]
 
 ``--scaling`` measures untrusted-sized input: parse+compile and render time and peak
 memory per action for 1,000, 10,000 and 100,000 actions, for the interpreter, the
@@ -100,12 +100,13 @@ def _build_go() -> Path | None:
     return binary
 
 
-def go_ms(binary: Path, source: str, repeat: int) -> float:
-    """Median wall time of one Go process rendering ``source``."""
+def go_ms(binary: Path, source: str, repeat: int, data: object = None) -> float:
+    """Median wall time of one Go process rendering ``source`` (with ``data``, default
+    SCALING_CONTEXT)."""
     with tempfile.TemporaryDirectory() as tmp:
         template, context = Path(tmp) / "t.yaml", Path(tmp) / "c.json"
         template.write_text(source, encoding="utf-8")
-        context.write_text(json.dumps(SCALING_CONTEXT), encoding="utf-8")
+        context.write_text(json.dumps(data or SCALING_CONTEXT), encoding="utf-8")
         command = [str(binary), str(template), str(context)]
         return median_ms(
             lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL), repeat
@@ -123,11 +124,16 @@ def scaling_source(count: int) -> str:
     )
 
 
-def scaling(with_go: bool, repeat: int) -> None:
+def scaling(with_go: bool, repeat: int, files: list[Path]) -> None:
     binary = _build_go() if with_go else None
     floor = go_ms(binary, "", repeat) if binary else 0.0
     if binary:
         print(f"Go process floor (empty template): {floor:.1f} ms")
+    for path in files:  # e.g. BKE's real 7,600-line calico.yaml
+        source = path.read_text(encoding="utf-8")
+        py = median_ms(lambda: compile_go(source, path.name).render(CONTEXT), repeat)  # noqa: B023
+        go = f"{go_ms(binary, source, repeat, CONTEXT) - floor:.1f}" if binary else "-"
+        print(f"{path}: interpreted parse+render {py:.1f} ms, Go over its floor {go} ms")
     print(
         f"{'actions':>8} {'engine':<12} {'parse+compile ms':>17} {'render ms':>10}"
         f" {'us/action':>10} {'peak KB/action':>15}"
@@ -169,10 +175,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scaling", action="store_true", help="Scaling with actions only.")
     parser.add_argument("--go", action="store_true", help="With --scaling: time Go too.")
+    parser.add_argument(
+        "--file", type=Path, action="append", default=[], help="With --scaling: also time FILE."
+    )
     args = parser.parse_args()
     compile_go("{{ .warm }}", "warm", engine="compiled")  # the sandbox, as a process does
     if args.scaling:
-        scaling(args.go, args.repeat)
+        scaling(args.go, args.repeat, args.file)
         return
     print(f"{'':<43}{'interpreted (ms)':^30}{'compiled (ms)':^30}")
     head = f" {'parse':>9} {'render':>9} {'mapped':>9}"
