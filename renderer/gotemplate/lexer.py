@@ -347,19 +347,18 @@ def lex_right_delim(lx: Lexer) -> StateFn | None:
 
 
 def lex_inside_action(lx: Lexer) -> StateFn | None:
-    delim, _ = lx.at_right_delim()
-    if delim:
+    s, p = lx.input, lx.pos
+    if s.startswith(RIGHT_DELIM, p) or (_has_right_trim(s, p) and s.startswith(RIGHT_DELIM, p + 2)):
         if lx.paren_depth == 0:
             return lex_right_delim
         lx.errorf("unclosed left paren")
         return None
+    if p < lx.n and s[p] in SPACE_CHARS:
+        return lex_space(lx)  # the common case, without a round through the driver
     ch = lx.next()
     if ch == "":
         lx.errorf("unclosed action")
         return None
-    if is_space(ch):
-        lx.backup()
-        return lex_space
     if ch == "=":
         lx.emit(T.ASSIGN)
     elif ch == ":":
