@@ -1,27 +1,37 @@
 """Go-dialect engine: parse+compile and render time per bundled template, and for a
 BKE-sized single file (the real ones are 5,000-7,600 lines, mostly CRD text); "mapped"
 is a render that also builds the source map (rendered line -> template line), as
-calico-render's renders do.
+calico-render's renders do. Both engines: "interpreted" (the default) and "compiled".
 
-    python benchmarks/engine.py [--repeat N] [--scaling]
+    python benchmarks/engine.py [--repeat N] [--scaling [--go] [--file PATH]...]
 
-``--scaling`` measures the compiler on untrusted-sized input: time and peak memory per
-action as the action count grows, and the deepest nesting of ``range`` and ``if`` that
-compiles (blocks past 8 levels become macros of their own, so the bound is the
-interpreter's recursion, not Python's 20 nested loops and 100 indentation levels).
+``--scaling`` measures untrusted-sized input: parse+compile and render time and peak
+memory per action for 1,000, 10,000 and 100,000 actions, for the interpreter, the
+compiler (up to 10,000 actions: 100,000 take about 15 s and 2 GB), and, with ``--go``,
+Go's text/template (tests/go/render.go, built with ``go build``: one process per run,
+less the same process on an empty template, so its figure is parse+render alone). It
+also prints the deepest nesting each engine renders.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
 import statistics
+import subprocess
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 from renderer.errors import TemplateError
 from renderer.gotemplate import compile_go
 from renderer.tree import list_versions
+
+GO_SOURCE = Path(__file__).resolve().parent.parent / "tests" / "go"
 
 CONTEXT = {
     "repo": "registry.example.com/openfuyao/",
@@ -42,73 +52,140 @@ def median_ms(func: Callable[[], object], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-def row(name: str, source: str, repeat: int) -> None:
-    compiled = compile_go(source, name)
-    compile_ms = median_ms(lambda: compile_go(source, name), repeat)
+def _cells(name: str, source: str, engine: str, repeat: int) -> str:
+    compiled = compile_go(source, name, engine=engine)
+    compile_ms = median_ms(lambda: compile_go(source, name, engine=engine), repeat)
     render_ms = median_ms(lambda: compiled.render(CONTEXT), repeat * 10)
     mapped_ms = median_ms(lambda: compiled.render_mapped(CONTEXT), repeat * 10)
+    return f" {compile_ms:>9.2f} {render_ms:>9.3f} {mapped_ms:>9.3f}"
+
+
+def row(name: str, source: str, repeat: int) -> None:
+    cells = [_cells(name, source, engine, repeat) for engine in ("interpreted", "compiled")]
     lines = source.count("\n")
-    print(
-        f"{name:<28} {lines:>6} {source.count('{{'):>8} {compile_ms:>11.1f} {render_ms:>10.2f}"
-        f" {mapped_ms:>10.2f}"
-    )
+    print(f"{name:<28} {lines:>6} {source.count('{{'):>7}" + "".join(cells))
 
 
-def _compiles(source: str) -> bool:
+def _renders(source: str, engine: str) -> bool:
     try:
-        compile_go(source, "nested")
+        compile_go(source, "nested", engine=engine).render({"l": [1], "a": 1, "x": 1})
     except TemplateError:
         return False
     return True
 
 
-def deepest(open_: str, close: str, limit: int = 400) -> int:
-    """The deepest nesting of ``open_ ... close`` that compiles (binary search)."""
+def deepest(open_: str, inner: str, close: str, engine: str, limit: int = 400) -> int:
+    """The deepest nesting of ``open_ ... close`` that renders (binary search)."""
     low, high = 0, limit
     while low < high:
         mid = (low + high + 1) // 2
-        if _compiles(open_ * mid + "x" + close * mid):
+        if _renders(open_ * mid + inner + close * mid, engine):
             low = mid
         else:
             high = mid - 1
     return low
 
 
-def scaling() -> None:
-    print(f"{'actions':>8} {'compile s':>10} {'ms/action':>10} {'peak KB/action':>15}")
-    for count in (1_000, 5_000, 20_000):  # 100,000: about 5 times the 20,000 row
-        source = "".join(
-            f"a{i}: {{{{ if .x{i % 7} }}}}{{{{ .y }}}}{{{{ end }}}}\n" for i in range(count // 3)
+def _build_go() -> Path | None:
+    """tests/go/render.go built into a temporary directory (None without go)."""
+    go = shutil.which("go")
+    if go is None:
+        return None
+    work = Path(tempfile.mkdtemp(prefix="engine-bench-"))
+    env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local", CGO_ENABLED="0")
+    env.setdefault("GOCACHE", str(work / "gocache"))
+    env.setdefault("GOPATH", str(work / "gopath"))
+    binary = work / "render"
+    subprocess.run([go, "build", "-o", str(binary), "."], cwd=GO_SOURCE, env=env, check=True)
+    return binary
+
+
+def go_ms(binary: Path, source: str, repeat: int, data: object = None) -> float:
+    """Median wall time of one Go process rendering ``source`` (with ``data``, default
+    SCALING_CONTEXT)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        template, context = Path(tmp) / "t.yaml", Path(tmp) / "c.json"
+        template.write_text(source, encoding="utf-8")
+        context.write_text(json.dumps(data or SCALING_CONTEXT), encoding="utf-8")
+        command = [str(binary), str(template), str(context)]
+        return median_ms(
+            lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL), repeat
         )
+
+
+SCALING_CONTEXT = {"x1": "on", "x4": [1], "y": "Y"}
+
+
+def scaling_source(count: int) -> str:
+    """``count`` actions of an if/else over one of seven keys."""
+    return "".join(
+        f"a{i}: {{{{ if .x{i % 7} }}}}{{{{ .y }}}}{{{{ else }}}}-{{{{ end }}}}\n"
+        for i in range(count // 4)
+    )
+
+
+def scaling(with_go: bool, repeat: int, files: list[Path]) -> None:
+    binary = _build_go() if with_go else None
+    floor = go_ms(binary, "", repeat) if binary else 0.0
+    if binary:
+        print(f"Go process floor (empty template): {floor:.1f} ms")
+    for path in files:  # e.g. BKE's real 7,600-line calico.yaml
+        source = path.read_text(encoding="utf-8")
+        py = median_ms(lambda: compile_go(source, path.name).render(CONTEXT), repeat)  # noqa: B023
+        go = f"{go_ms(binary, source, repeat, CONTEXT) - floor:.1f}" if binary else "-"
+        print(f"{path}: interpreted parse+render {py:.1f} ms, Go over its floor {go} ms")
+    print(
+        f"{'actions':>8} {'engine':<12} {'parse+compile ms':>17} {'render ms':>10}"
+        f" {'us/action':>10} {'peak KB/action':>15}"
+    )
+    for count in (1_000, 10_000, 100_000):
+        source = scaling_source(count)
         actions = source.count("{{")
-        start = time.perf_counter()
-        compile_go(source, "scaling")
-        seconds = time.perf_counter() - start
-        tracemalloc.start()  # a second compile: tracing slows it several times
-        compile_go(source + "\n", "scaling")
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        print(
-            f"{actions:>8} {seconds:>10.2f} {seconds * 1000 / actions:>10.3f} "
-            f"{peak / actions / 1024:>15.1f}"
-        )
-    print(f"deepest nested range that compiles: {deepest('{{ range .l }}', '{{ end }}')}")
-    print(f"deepest nested if that compiles:    {deepest('{{ if .a }}', '{{ end }}')}")
+        for engine in ("interpreted", "compiled"):
+            if engine == "compiled" and count > 10_000:
+                continue
+            start = time.perf_counter()
+            compiled = compile_go(source, "scaling", engine=engine)
+            parsed = time.perf_counter()
+            compiled.render(SCALING_CONTEXT)
+            done = time.perf_counter()
+            peak = "-"
+            if count <= 10_000:  # a second compile: tracing slows it several times
+                tracemalloc.start()
+                compile_go(source + "\n", "scaling", engine=engine)
+                peak = f"{tracemalloc.get_traced_memory()[1] / actions / 1024:.1f}"
+                tracemalloc.stop()
+            total = done - start
+            print(
+                f"{actions:>8} {engine:<12} {(parsed - start) * 1000:>17.1f}"
+                f" {(done - parsed) * 1000:>10.1f} {total * 1e6 / actions:>10.1f} {peak:>15}"
+            )
+        if binary:
+            go = go_ms(binary, source, repeat) - floor
+            print(f"{actions:>8} {'go':<12} {'':>17} {'':>10} {go * 1000 / actions:>10.1f}")
+            print(f"{'':>8} {'go total ms (over the floor)':<30} {go:>9.1f}")
+    for engine in ("interpreted", "compiled"):
+        ranges = deepest("{{ range $.l }}", "{{ break }}", "{{ end }}", engine)
+        ifs = deepest("{{ range $.l }}{{ if $.a }}", "{{ continue }}", "{{ end }}{{ end }}", engine)
+        print(f"{engine}: deepest range with break {ranges}; range+if with continue {ifs}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--scaling", action="store_true", help="Compiler scaling only.")
-    args = parser.parse_args()
-    compile_go("{{ .warm }}", "warm")  # create the sandbox once, as a process does
-    if args.scaling:
-        scaling()
-        return
-    print(
-        f"{'template':<28} {'lines':>6} {'actions':>8} {'compile ms':>11} {'render ms':>10}"
-        f" {'mapped ms':>10}"
+    parser.add_argument("--scaling", action="store_true", help="Scaling with actions only.")
+    parser.add_argument("--go", action="store_true", help="With --scaling: time Go too.")
+    parser.add_argument(
+        "--file", type=Path, action="append", default=[], help="With --scaling: also time FILE."
     )
+    args = parser.parse_args()
+    compile_go("{{ .warm }}", "warm", engine="compiled")  # the sandbox, as a process does
+    if args.scaling:
+        scaling(args.go, args.repeat, args.file)
+        return
+    print(f"{'':<43}{'interpreted (ms)':^30}{'compiled (ms)':^30}")
+    head = f" {'parse':>9} {'render':>9} {'mapped':>9}"
+    print(f"{'template':<28} {'lines':>6} {'actions':>7}" + head + head)
     largest = ""
     for version in list_versions():
         for tf in version.files:

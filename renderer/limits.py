@@ -26,10 +26,13 @@ MAX_LOOP_ITERATIONS = 10_000_000
 MAX_FORMAT_WIDTH = 1_000_000
 #: Items ``batch`` and ``slice`` may make (as the sandbox's ``range``).
 MAX_ITEMS = 100_000
-#: Actions (``{{``, and ``{%`` in Jinja2) of one template. Compiling costs about 22 KB
-#: of memory per action at its peak (benchmarks/engine.py --scaling); BKE's templates
-#: have at most about 50.
+#: Actions (``{{`` and ``{%``) of one Jinja2 template. Compiling costs about 22 KB of
+#: memory per action at its peak (benchmarks/engine.py --scaling); BKE's templates have
+#: at most about 50.
 MAX_TEMPLATE_ACTIONS = 10_000
+#: Actions (``{{``) of one Go template. The Go dialect is interpreted, not compiled:
+#: parsing costs about 25 us and 1.6 KB per action (200,000 actions: about 5 s).
+MAX_GO_TEMPLATE_ACTIONS = 200_000
 
 _timeout = DEFAULT_RENDER_TIMEOUT
 
@@ -112,18 +115,17 @@ def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
 
 
 def check_actions(source: str, file: str, dialect: str) -> None:
-    """Refuse a template with more than MAX_TEMPLATE_ACTIONS actions before compiling it,
+    """Refuse a template with more actions than its dialect's limit before compiling it,
     naming the line of the first action over the limit."""
     from .errors import TemplateError
 
     marks = ("{{",) if dialect == "go" else ("{{", "{%")
-    if sum(source.count(m) for m in marks) <= MAX_TEMPLATE_ACTIONS:
+    limit = MAX_GO_TEMPLATE_ACTIONS if dialect == "go" else MAX_TEMPLATE_ACTIONS
+    if sum(source.count(m) for m in marks) <= limit:
         return
-    positions = sorted(i for m in marks for i in _find_all(source, m, MAX_TEMPLATE_ACTIONS + 1))[
-        : MAX_TEMPLATE_ACTIONS + 1
-    ]
+    positions = sorted(i for m in marks for i in _find_all(source, m, limit + 1))[: limit + 1]
     raise TemplateError(
-        f"more than {MAX_TEMPLATE_ACTIONS} actions (action limit for untrusted templates; no flag)",
+        f"more than {limit} actions (action limit for untrusted templates; no flag)",
         file=file,
         line=source.count("\n", 0, positions[-1]) + 1,
     )

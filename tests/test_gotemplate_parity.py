@@ -51,12 +51,46 @@ def run_go(binary: Path, workdir: Path, template: str, context: Any, name: str) 
     return Outcome(False, b"", result.stderr.decode("utf-8", "replace").strip())
 
 
-def run_python(template: str, context: Any, name: str) -> tuple[Outcome, TemplateError | None]:
+#: Both engines run every case: the compiled one and the tree interpreter.
+ENGINES = ("compiled", "interpreted")
+
+
+def run_engine(
+    template: str, context: Any, name: str, engine: str
+) -> tuple[Outcome, TemplateError | None]:
     try:
-        out = compile_go(template, name, template_name=TEMPLATE_NAME).render(context)
+        out = compile_go(template, name, template_name=TEMPLATE_NAME, engine=engine).render(context)
     except TemplateError as exc:
         return Outcome(False, b"", str(exc)), exc
     return Outcome(True, out.encode("utf-8", "surrogateescape"), ""), None
+
+
+class Both:
+    """One case rendered by both engines; errors must be the same text in both unless
+    an engine could not nest that deeply (the interpreter goes deeper)."""
+
+    def __init__(self, template: str, context: Any, name: str) -> None:
+        self.results = {e: run_engine(template, context, name, e) for e in ENGINES}
+        c, i = self.results["compiled"][0], self.results["interpreted"][0]
+        deep = ("nest too deeply", "nested template calls")
+        if not c.ok and not i.ok and not any(d in c.error for d in deep):
+            assert c.error == i.error
+
+    def too_deep(self, engine: str) -> bool:
+        py = self.results[engine][0]
+        return not py.ok and "nest too deeply" in py.error
+
+
+def run_python(template: str, context: Any, name: str) -> Both:
+    return Both(template, context, name)
+
+
+def assert_parity_both(go: Outcome, both: Both) -> None:
+    for engine, (py, err) in both.results.items():
+        try:
+            assert_parity(go, py, err)
+        except AssertionError as exc:
+            raise AssertionError(f"{engine} engine: {exc}") from None
 
 
 def assert_parity(go: Outcome, py: Outcome, py_error: TemplateError | None) -> None:
@@ -100,8 +134,7 @@ def test_parity_case(case: dict[str, Any], go_render: Path, tmp_path: Path) -> N
     go = run_go(go_render, tmp_path, case["template"], context, "t.tmpl")
     if "go_fails" in case:
         assert go.ok is not case["go_fails"], f"case expectation is stale: Go gave {go}"
-    py, err = run_python(case["template"], context, "t.tmpl")
-    assert_parity(go, py, err)
+    assert_parity_both(go, run_python(case["template"], context, "t.tmpl"))
 
 
 # --- the real manifests ------------------------------------------------------------------
@@ -155,8 +188,21 @@ def test_manifest_parity(
     template = manifest.read_text(encoding="utf-8")
     context = json.loads(json.dumps(MANIFEST_CONTEXTS[context_name]))
     go = run_go(go_render, tmp_path, template, context, manifest.name)
-    py, err = run_python(template, context, manifest.name)
+    assert_parity_both(go, run_python(template, context, manifest.name))
+
+
+def test_100k_actions_match_go(go_render: Path, tmp_path: Path) -> None:
+    """A 100,000-action template (1.2 MB): interpreted in a few seconds, as Go renders it."""
+    source = "".join(
+        f"a{i}: {{{{ if .x{i % 7} }}}}{{{{ .y }}}}{{{{ else }}}}{{{{ $.z }}}}{{{{ end }}}}\n"
+        for i in range(20_000)
+    )
+    assert source.count("{{") == 100_000
+    context = {"x1": "on", "x4": [1], "y": "Y", "z": 3}
+    go = run_go(go_render, tmp_path, source, context, "big.yaml")
+    py, err = run_engine(source, context, "big.yaml", "interpreted")
     assert_parity(go, py, err)
+    assert go.ok and go.output.count(b"Y") == sum(i % 7 in (1, 4) for i in range(20_000))
 
 
 # --- generated programs ------------------------------------------------------------------
@@ -173,9 +219,9 @@ def test_generated_programs_match_go(go_render: Path, tmp_path: Path) -> None:
     for seed in FUZZ_SEEDS:
         source = random_template(seed)
         go = run_go(go_render, tmp_path / str(seed), source, context, "t.tmpl")
-        py, err = run_python(source, context, "t.tmpl")
+        both = run_python(source, context, "t.tmpl")
         try:
-            assert_parity(go, py, err)
+            assert_parity_both(go, both)
         except AssertionError as exc:
             raise AssertionError(f"seed {seed}: {source!r}\n{exc}") from None
         rendered += go.ok
@@ -220,6 +266,38 @@ DEEP_CASES = {
     ),
     "error_deep": _nested("{{ if .s }}", "{{ end }}", 30, "{{ .s.x }}"),
     "declared_in_deep_scope": _nested("{{ if .s }}{{ $v := 1 }}", "{{ $v }}{{ end }}", 20, ""),
+    # past Python's 20 nested loops and 100 blocks per function, with the jump inside:
+    # the compiled engine refuses these, the interpreter renders them as Go does
+    "break_in_ifs_150": (
+        "{{ range .l }}a"
+        + _nested("{{ if $.s }}", "{{ end }}", 150, "{{ break }}")
+        + "never{{ end }}done"
+    ),
+    "continue_in_withs_150": (
+        "{{ range $i, $e := .l }}"
+        + _nested("{{ with $.s }}", "{{ end }}", 150, "{{ if eq $i 0 }}{{ continue }}{{ end }}")
+        + "{{ $i }}{{ end }}"
+    ),
+    "ranges_60_break_continue": _nested(
+        "{{ range $i, $e := $.l }}{{ if eq $i 1 }}{{ continue }}{{ end }}",
+        "{{ break }}{{ end }}",
+        60,
+        "{{ $i }}",
+    ),
+    "range_else_break_deep": (
+        "{{ range .l }}"
+        + _nested(
+            "{{ if $.s }}", "{{ end }}", 110, "{{ range $.n }}{{ else }}e{{ break }}x{{ end }}"
+        )
+        + "{{ continue }}y{{ end }}"
+    ),
+}
+
+#: Cases the compiled engine refuses ("nest too deeply"); the interpreter must render.
+COMPILER_TOO_DEEP = {
+    "break_in_ifs_150",
+    "continue_in_withs_150",
+    "range_else_break_deep",
 }
 
 
@@ -228,8 +306,12 @@ def test_deep_nesting_matches_go(name: str, go_render: Path, tmp_path: Path) -> 
     context = json.loads(json.dumps({**BASE_CONTEXT, "l": [1, 2], "one": ["o"]}))
     source = DEEP_CASES[name]
     go = run_go(go_render, tmp_path, source, context, "deep.yaml")
-    py, err = run_python(source, context, "deep.yaml")
-    assert_parity(go, py, err)
+    both = run_python(source, context, "deep.yaml")
+    if name in COMPILER_TOO_DEEP:
+        assert both.too_deep("compiled")
+        assert_parity(go, *both.results["interpreted"])
+    else:
+        assert_parity_both(go, both)
     if name != "error_deep":
         assert go.ok, go.error
 
@@ -265,12 +347,14 @@ def test_random_deep_nesting_matches_go(go_render: Path, tmp_path: Path) -> None
     for seed in range(30):
         source = '{{ $v := "" }}' + _random_nesting(random.Random(seed), 0, False) + "{{ $v }}"
         go = run_go(go_render, tmp_path / str(seed), source, context, "deep.yaml")
-        py, err = run_python(source, context, "deep.yaml")
-        if go.ok and not py.ok and "nest too deeply" in py.error:
+        both = run_python(source, context, "deep.yaml")
+        # the interpreter nests as deep as Go here; the compiled engine may refuse
+        assert_parity(go, *both.results["interpreted"])
+        if go.ok and both.too_deep("compiled"):
             errors += 1
             continue
         try:
-            assert_parity(go, py, err)
+            assert_parity(go, *both.results["compiled"])
         except AssertionError as exc:
             raise AssertionError(f"seed {seed}: {source!r}\n{exc}") from None
     assert errors <= 2

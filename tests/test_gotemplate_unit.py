@@ -396,9 +396,16 @@ def test_nested_and_or_compile_to_linear_size() -> None:
         assert large < 2.5 * small
 
 
-def test_nesting_beyond_the_interpreter_is_a_template_error() -> None:
+def test_nesting_beyond_the_compiler_is_a_template_error() -> None:
     source = "{{ " + "print (" * 150 + ".x" + ")" * 150 + " }}"
     with pytest.raises(TemplateError, match="nest too deeply"):
+        compile_go(source, "deep", engine="compiled")
+    assert compile_go(source, "deep").render({"x": 1}) == "1"  # as Go renders it
+
+
+def test_nesting_beyond_the_parser_is_a_template_error() -> None:
+    source = "{{ " + "print (" * 400 + ".x" + ")" * 400 + " }}"
+    with pytest.raises(TemplateError, match="nests too deeply"):
         compile_go(source, "deep")
 
 

@@ -7,6 +7,7 @@ number but ``.x`` a field, comments must close right before the delimiter, and s
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,7 +76,7 @@ RIGHT_COMMENT = "*/"
 SPACE_CHARS = " \t\r\n"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
     typ: T
     pos: int
@@ -168,6 +169,7 @@ class Lexer:
 
     def __init__(self, text: str) -> None:
         self.input = text
+        self.n = len(text)
         self.pos = 0
         self.start = 0
         self.line = 1
@@ -177,21 +179,22 @@ class Lexer:
 
     # -- primitives (Go's next/peek/backup, with "" as eof) ------------------------
     def next(self) -> str:
-        if self.pos >= len(self.input):
-            self.pos = len(self.input) + 1  # remember we hit eof, so backup is a no-op
+        pos = self.pos
+        if pos >= self.n:
+            self.pos = self.n + 1  # remember we hit eof, so backup is a no-op
             return ""
-        ch = self.input[self.pos]
-        self.pos += 1
+        ch = self.input[pos]
+        self.pos = pos + 1
         if ch == "\n":
             self.line += 1
         return ch
 
     def peek(self) -> str:
-        return self.input[self.pos] if self.pos < len(self.input) else ""
+        return self.input[self.pos] if self.pos < self.n else ""
 
     def backup(self) -> None:
-        if self.pos > len(self.input):
-            self.pos = len(self.input)
+        if self.pos > self.n:
+            self.pos = self.n
             return
         if self.pos > 0:
             self.pos -= 1
@@ -199,13 +202,13 @@ class Lexer:
                 self.line -= 1
 
     def emit(self, typ: T) -> None:
-        end = min(self.pos, len(self.input))
+        end = self.pos if self.pos < self.n else self.n
         self.items.append(Item(typ, self.start, self.input[self.start : end], self.start_line))
         self.start = end
         self.start_line = self.line
 
     def ignore(self) -> None:
-        end = min(self.pos, len(self.input))
+        end = self.pos if self.pos < self.n else self.n
         self.line += self.input.count("\n", self.start, end)
         self.start = end
         self.start_line = self.line
@@ -229,10 +232,10 @@ class Lexer:
 
     def at_right_delim(self) -> tuple[bool, bool]:
         s, p = self.input, self.pos
+        if s.startswith(RIGHT_DELIM, p):  # then s[p] is no space: no trim marker here
+            return True, False
         if _has_right_trim(s, p) and s.startswith(RIGHT_DELIM, p + 2):
             return True, True
-        if s.startswith(RIGHT_DELIM, p):
-            return True, False
         return False, False
 
     def at_terminator(self) -> bool:
@@ -344,19 +347,18 @@ def lex_right_delim(lx: Lexer) -> StateFn | None:
 
 
 def lex_inside_action(lx: Lexer) -> StateFn | None:
-    delim, _ = lx.at_right_delim()
-    if delim:
+    s, p = lx.input, lx.pos
+    if s.startswith(RIGHT_DELIM, p) or (_has_right_trim(s, p) and s.startswith(RIGHT_DELIM, p + 2)):
         if lx.paren_depth == 0:
             return lex_right_delim
         lx.errorf("unclosed left paren")
         return None
+    if p < lx.n and s[p] in SPACE_CHARS:
+        return lex_space(lx)  # the common case, without a round through the driver
     ch = lx.next()
     if ch == "":
         lx.errorf("unclosed action")
         return None
-    if is_space(ch):
-        lx.backup()
-        return lex_space
     if ch == "=":
         lx.emit(T.ASSIGN)
     elif ch == ":":
@@ -412,10 +414,10 @@ def _rune_name(ch: str) -> str:
 
 def lex_space(lx: Lexer) -> StateFn | None:
     s = lx.input
-    num = 0
-    while is_space(lx.peek()):
-        lx.next()
-        num += 1
+    end = _skip_space(s, lx.pos)
+    num = end - lx.pos
+    lx.line += s.count("\n", lx.pos, end)
+    lx.pos = end
     if _has_right_trim(s, lx.pos - 1) and s.startswith(RIGHT_DELIM, lx.pos - 1 + 2):
         lx.backup()
         if num == 1:
@@ -424,7 +426,12 @@ def lex_space(lx: Lexer) -> StateFn | None:
     return lex_inside_action
 
 
+#: ASCII letters, digits and "_": skipped at once before the general (Unicode) loop.
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9_]*")
+
+
 def lex_identifier(lx: Lexer) -> StateFn | None:
+    lx.pos = _ASCII_ALNUM.match(lx.input, lx.pos).end()  # type: ignore[union-attr]
     while True:
         ch = lx.next()
         if is_alnum(ch):
@@ -460,6 +467,7 @@ def _lex_field_or_variable(lx: Lexer, typ: T) -> StateFn | None:
     if lx.at_terminator():
         lx.emit(T.VARIABLE if typ is T.VARIABLE else T.DOT)
         return lex_inside_action
+    lx.pos = _ASCII_ALNUM.match(lx.input, lx.pos).end()  # type: ignore[union-attr]
     while True:
         ch = lx.next()
         if not is_alnum(ch):

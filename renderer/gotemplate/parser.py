@@ -117,6 +117,7 @@ class Parser:
         self.name = name
         self.file = name if file is None else file
         self.items = lex(source)
+        self.end = len(self.items) - 1  # the EOF or ERROR item, returned past the end
         self.index = 0
         self.last: Item = self.items[0]
         self.vars: list[str] = ["$"]
@@ -136,8 +137,9 @@ class Parser:
 
     # -- token stream --------------------------------------------------------------------
     def next(self) -> Item:
-        item = self.items[min(self.index, len(self.items) - 1)]
-        self.index += 1
+        i = self.index
+        item = self.items[i if i < self.end else self.end]
+        self.index = i + 1
         self.last = item
         return item
 
@@ -145,12 +147,18 @@ class Parser:
         self.index -= count
 
     def peek(self) -> Item:
-        return self.items[min(self.index, len(self.items) - 1)]
+        i = self.index
+        return self.items[i if i < self.end else self.end]
 
     def next_non_space(self) -> Item:
+        items, end, space = self.items, self.end, T.SPACE
+        i = self.index
         while True:
-            item = self.next()
-            if item.typ is not T.SPACE:
+            item = items[i if i < end else end]
+            i += 1
+            if item.typ is not space:
+                self.index = i
+                self.last = item
                 return item
 
     def peek_non_space(self) -> Item:
