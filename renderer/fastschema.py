@@ -36,9 +36,9 @@ _DEFS_ID = "https://kubernetes.io/api/_definitions.json"
 _ROOT_ID = "https://kubernetes.io/"
 #: Layout of the definitions file (json.dumps with indent=2): one entry per line at
 #: depth two. JSON strings cannot hold a raw newline, so these only match structure.
-_HEAD = '{\n  "$defs": {\n'
-_ENTRY = '\n    "'
-_DEFS_END = "\n  }"
+_HEAD = b'{\n  "$defs": {\n'
+_ENTRY = b'\n    "'
+_DEFS_END = b"\n  }"
 
 
 class Unsupported(Exception):
@@ -53,41 +53,40 @@ class Definitions:
     """
 
     def __init__(self, raw: bytes) -> None:
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise Unsupported("definitions are not UTF-8") from None
-        if not text.startswith(_HEAD):
+        if not raw.isascii():  # read as the library reads it, whatever the locale
+            raise Unsupported("definitions are not ASCII")
+        if not raw.startswith(_HEAD):
             raise Unsupported("definitions: unexpected layout")
-        end = text.find(_DEFS_END, len(_HEAD) - 1)
-        if end < 0 or text[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != ",":
+        end = raw.find(_DEFS_END, len(_HEAD) - 1)
+        if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
             raise Unsupported("definitions: unexpected layout")
         starts = []
-        pos = text.find(_ENTRY, len(_HEAD) - 2)
+        pos = raw.find(_ENTRY, len(_HEAD) - 2)
         while 0 <= pos < end:
             starts.append(pos + 1)
-            pos = text.find(_ENTRY, pos + 1)
+            pos = raw.find(_ENTRY, pos + 1)
         spans: dict[str, tuple[int, int]] = {}
         for i, start in enumerate(starts):
             stop = starts[i + 1] - 1 if i + 1 < len(starts) else end
-            key_end = text.find('": ', start + 5, stop)
-            name = text[start + 5 : key_end]
-            if key_end < 0 or '"' in name or "\\" in name:
+            key_end = raw.find(b'": ', start + 5, stop)
+            name = raw[start + 5 : key_end]
+            if key_end < 0 or b'"' in name or b"\\" in name:
                 raise Unsupported("definitions: unexpected entry name")
             value_end = stop
             if i + 1 < len(starts):
-                if text[stop - 1] != ",":
+                if raw[stop - 1 : stop] != b",":
                     raise Unsupported("definitions: unexpected layout")
                 value_end = stop - 1
-            spans[name] = (key_end + 3, value_end)  # a repeated name: the last wins, as in json
+            # a repeated name: the last wins, as in json
+            spans[name.decode("ascii")] = (key_end + 3, value_end)
         try:
-            head = json.loads("{" + text[end + len(_DEFS_END) + 1 :])
+            head = json.loads(b"{" + raw[end + len(_DEFS_END) + 1 :])
         except ValueError:
             raise Unsupported("definitions: unexpected layout") from None
         if not isinstance(head, dict) or "$defs" in head:
             raise Unsupported("definitions: unexpected layout")
         self.head: dict[str, Any] = head
-        self._text = text
+        self._raw = raw
         self._spans = spans
         self._nodes: dict[str, Any] = {}
 
@@ -99,7 +98,7 @@ class Definitions:
         if name not in self._nodes:
             start, stop = self._spans[name]
             try:
-                self._nodes[name] = json.loads(self._text[start:stop])
+                self._nodes[name] = json.loads(self._raw[start:stop])
             except ValueError:
                 raise Unsupported(f"definitions: entry {name!r} does not parse") from None
         return self._nodes[name]
@@ -181,9 +180,12 @@ class _Compiler:
 
         return check
 
-    def lazy(self, schema: Any, root: bool) -> Check:
+    def lazy(
+        self, schema: Any, root: bool, slot: dict[Any, Check] | None = None, key: Any = None
+    ) -> Check:
         """A subschema compiled when first used: jsonschema only visits the parts an
-        object reaches (its present properties, its items), so the rest never matters."""
+        object reaches (its present properties, its items), so the rest never matters.
+        Once compiled, it replaces itself in ``slot[key]`` (a properties table)."""
         if schema is True:
             return _yes
         if schema is False:
@@ -193,6 +195,8 @@ class _Compiler:
         def check(x: Any) -> bool:
             if not cell:
                 cell.append(self.node(schema, root, False))
+                if slot is not None:
+                    slot[key] = cell[0]
             return cell[0](x)
 
         return check
@@ -222,7 +226,9 @@ class _Compiler:
             elif key == "properties":
                 if not isinstance(value, dict):
                     raise Unsupported("properties")
-                props = {k: self.lazy(v, root) for k, v in value.items()}
+                props = {}
+                for k, v in value.items():
+                    props[k] = self.lazy(v, root, props, k)
             elif key == "additionalProperties":
                 if value is False:
                     closed = True
@@ -247,6 +253,14 @@ class _Compiler:
         if top and not str(schema.get("$id", "")).startswith(_ROOT_ID):
             raise Unsupported("$id")
         fields = props or {}
+        if not fields and not closed and extra is None and not required and items is None:
+            if not also and enum is None and type_ok is not None:
+                return type_ok  # a leaf: most nodes
+            if not also and enum is not None and type_ok is None:
+                return lambda x: isinstance(x, str) and x in enum
+        after: Check | None = also[0] if len(also) == 1 else None
+        if len(also) > 1:
+            after = lambda x: all(a(x) for a in also)  # noqa: E731
 
         def check(x: Any) -> bool:
             if type_ok is not None and not type_ok(x):
@@ -268,7 +282,7 @@ class _Compiler:
                 for e in x:
                     if not items(e):
                         return False
-            return all(a(x) for a in also)
+            return after is None or after(x)
 
         return check
 

@@ -240,11 +240,14 @@ def validator_for(
 # --- the fast path: a compiled check proves valid objects valid (renderer.fastschema) ----
 
 
-@dataclass(frozen=True)
 class _Fast:
-    """A kind's compiled check on one Kubernetes version."""
+    """A kind's compiled check on one Kubernetes version (a plain class: a dataclass
+    costs its creation at import on every run)."""
 
-    check: Callable[[Any], bool]
+    __slots__ = ("check",)
+
+    def __init__(self, check: Callable[[Any], bool]) -> None:
+        self.check = check
 
     def passes(self, data: Any) -> bool:
         try:
