@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ _SCHEMA_REF = "/api/_definitions.json#/$defs/"
 _DEFS_REF = "#/$defs/"
 _DEFS_ID = "https://kubernetes.io/api/_definitions.json"
 _ROOT_ID = "https://kubernetes.io/"
+_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 #: Layout of the definitions file (json.dumps with indent=2): one entry per line at
 #: depth two. JSON strings cannot hold a raw newline, so these only match structure.
 _HEAD = b'{\n  "$defs": {\n'
@@ -163,7 +165,7 @@ class _Compiler:
             raise Unsupported("$ref")
         prefixes = (_SCHEMA_REF,) if root else (_SCHEMA_REF, _DEFS_REF)
         name = next((ref[len(p) :] for p in prefixes if ref.startswith(p)), None)
-        if name is None or not name or any(c in name for c in "~/%#"):
+        if name is None or not _NAME.match(name):  # nothing to unescape or resolve further
             raise Unsupported(f"$ref {ref!r}")
         checks = self.checks
         defs = self.defs
