@@ -19,7 +19,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from types import ModuleType
@@ -33,6 +33,8 @@ from .parse import K8sObject
 if TYPE_CHECKING:
     import jsonschema
     from referencing import Registry
+
+    from .fastschema import Definitions
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -235,6 +237,108 @@ def validator_for(
         return validator
 
 
+# --- the fast path: a compiled check proves valid objects valid (renderer.fastschema) ----
+
+
+class _Fast:
+    """A kind's compiled check on one Kubernetes version (a plain class: a dataclass
+    costs its creation at import on every run)."""
+
+    __slots__ = ("check",)
+
+    def __init__(self, check: Callable[[Any], bool]) -> None:
+        self.check = check
+
+    def passes(self, data: Any) -> bool:
+        try:
+            return self.check(data)
+        except Exception:  # deep nesting and the like: let jsonschema decide
+            return False
+
+
+#: The version ships no schema file for the kind (its directory exists).
+_ABSENT = object()
+_FAST: dict[tuple[str, str, str], _Fast | object | None] = {}
+_FAST_DEFS: dict[str, Definitions | None] = {}
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+@cache
+def _schema_root() -> str | None:
+    spec = importlib.util.find_spec("kubernetes_validate")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return locations[0] if locations else None
+
+
+def _ascii(path: str) -> bytes | None:
+    """A schema file's bytes when plain ASCII (decoded alike whatever the locale, as the
+    library reads it); FileNotFoundError passes, other trouble is None."""
+    try:
+        raw = _read_bytes(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError):
+        return None
+    return raw if raw.isascii() else None
+
+
+def _fast_defs(kube_version: str, root: str) -> Definitions | None:
+    if kube_version not in _FAST_DEFS:
+        from .fastschema import Definitions, Unsupported
+
+        defs = None
+        try:
+            raw = _ascii(
+                os.path.join(
+                    root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
+                )
+            )
+            defs = Definitions(raw) if raw is not None else None
+        except (OSError, Unsupported):
+            defs = None
+        _FAST_DEFS[kube_version] = defs
+    return _FAST_DEFS[kube_version]
+
+
+def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
+    """The compiled check for a kind, :data:`_ABSENT`, or None: use jsonschema.
+
+    Reads the same files as kubernetes-validate, without importing it or jsonschema.
+    """
+    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
+        return None
+    key = (kube_version, kind, api_version)
+    with _LOCK:
+        if key not in _FAST:
+            _FAST[key] = _compile_fast(kube_version, kind, api_version)
+        return _FAST[key]
+
+
+def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
+    from .fastschema import Unsupported, compile_schema
+
+    root = _schema_root()
+    if root is None:
+        return None
+    path = os.path.join(root, schema_file(kube_version, kind, api_version))
+    try:
+        raw = _ascii(path)
+    except FileNotFoundError:
+        # the library's rule: a missing file in an existing directory is "no schema"
+        return _ABSENT if os.path.exists(os.path.dirname(path)) else None
+    defs = _fast_defs(kube_version, root)
+    if raw is None or defs is None:
+        return None
+    try:
+        return _Fast(compile_schema(json.loads(raw), defs))
+    except (Unsupported, ValueError, RecursionError):
+        return None
+
+
 def _path(error: jsonschema.ValidationError) -> str:
     return key_path(error.absolute_path)
 
@@ -292,10 +396,15 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
     if not _API_VERSION.match(api_version):
         return [finding(ERROR, "apiVersion", f"{api_version!r} is not a valid apiVersion")]
     group = api_group(api_version)
-    try:
-        validator = validator_for(kube_version, kind, api_version)
-    except SchemaUnavailable as exc:
-        return [finding(ERROR, "", str(exc))]
+    fast = _fast(kube_version, kind, api_version)
+    validator: jsonschema.protocols.Validator | None = None
+    if fast is not _ABSENT:
+        if isinstance(fast, _Fast) and fast.passes(data):
+            return []
+        try:
+            validator = validator_for(kube_version, kind, api_version)
+        except SchemaUnavailable as exc:
+            return [finding(ERROR, "", str(exc))]
     if validator is None:
         if is_builtin_group(group):
             return [
@@ -395,6 +504,9 @@ def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None
     with _LOCK:
         if key in _CLOSURES:
             return _CLOSURES[key]
+        if _fast(kube_version, kind, api_version) is _ABSENT:  # what validator_for says too
+            _CLOSURES[key] = None
+            return None
         try:
             validator = validator_for(kube_version, kind, api_version)
         except SchemaUnavailable:
@@ -444,6 +556,9 @@ def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
     kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
     closure = None
     if _KIND.match(kind) and _API_VERSION.match(api_version):
+        fast = _fast(kube_version, kind, api_version)
+        if isinstance(fast, _Fast) and fast.passes(data):
+            return []  # valid: nothing to share, no closure to compute
         closure = closure_digest(kube_version, kind, api_version)
     rows: list[Row] | None = None
     if closure is not None:

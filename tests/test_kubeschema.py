@@ -181,6 +181,9 @@ def test_kind_and_api_version_never_reach_a_path(kind: str, api_version: str, pa
 def test_library_errors_reading_a_schema_are_findings(monkeypatch: pytest.MonkeyPatch) -> None:
     from kubernetes_validate.utils import InvalidSchemaError, VersionNotSupportedError
 
+    def unreadable(*_: Any) -> Any:
+        raise OSError("denied")
+
     for exc in (
         VersionNotSupportedError(version="1.30"),
         InvalidSchemaError("bad"),
@@ -192,8 +195,11 @@ def test_library_errors_reading_a_schema_are_findings(monkeypatch: pytest.Monkey
             raise exc
 
         monkeypatch.setattr(kubeschema.kv, "schema_contents", boom)
+        monkeypatch.setattr(kubeschema, "_read_bytes", unreadable)  # no fast path either
         monkeypatch.setattr(kubeschema, "_VALIDATORS", {})
         monkeypatch.setattr(kubeschema, "_REGISTRIES", {})
+        monkeypatch.setattr(kubeschema, "_FAST", {})
+        monkeypatch.setattr(kubeschema, "_FAST_DEFS", {})
         data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
         [f] = kubeschema.check_object(data, "1.30")
         assert f.severity == "error" and "schema" in f.message, f

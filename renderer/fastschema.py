@@ -1,0 +1,317 @@
+"""A compiled check that proves an object valid against a Kubernetes strict schema.
+
+jsonschema's validator walks the schema anew for every object (a ``descend`` and a
+validator copy per node, a registry lookup per ``$ref``), and importing it together with
+kubernetes-validate costs a sizeable part of a short run. Most rendered objects are
+valid, so :func:`compile_schema` turns a kind's schema, once, into nested Python
+closures that answer one question: is this object certainly valid? Parts of the
+schema are compiled when an object first reaches them.
+
+The check is conservative. It answers True only where jsonschema's Draft 2020-12
+validator (no format checker, as kubernetes-validate builds it) would report no error,
+and False where it would, or where it is not sure (a type it does not mirror, an enum
+of non-strings). A schema with any keyword outside the small set these schema files
+use raises :class:`Unsupported`. On False or Unsupported the caller validates with
+jsonschema, which then decides the verdict and words the findings: verdicts are
+jsonschema's in every case, this only skips the work for objects that pass.
+
+``_definitions.json`` (1.5-1.8 MB per Kubernetes version) is not parsed whole:
+:class:`Definitions` indexes its top-level ``$defs`` entries in the text and parses
+only those a schema reaches.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import re
+from collections.abc import Callable
+from typing import Any
+
+Check = Callable[[Any], bool]
+
+#: The only ``$ref`` forms followed: into the shared definitions file, by name.
+_SCHEMA_REF = "/api/_definitions.json#/$defs/"
+_DEFS_REF = "#/$defs/"
+_DEFS_ID = "https://kubernetes.io/api/_definitions.json"
+_ROOT_ID = "https://kubernetes.io/"
+_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+#: Layout of the definitions file (json.dumps with indent=2): one entry per line at
+#: depth two. JSON strings cannot hold a raw newline, so these only match structure.
+_HEAD = b'{\n  "$defs": {\n'
+_ENTRY = b'\n    "'
+_DEFS_END = b"\n  }"
+
+
+class Unsupported(Exception):
+    """The schema or file uses something this check does not mirror exactly."""
+
+
+class Definitions:
+    """The ``$defs`` of a ``_definitions.json`` file, parsed one entry at a time.
+
+    Raises :class:`Unsupported` when the text is not laid out as expected; the caller
+    then reads the file whole the usual way.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        if not raw.isascii():  # read as the library reads it, whatever the locale
+            raise Unsupported("definitions are not ASCII")
+        if not raw.startswith(_HEAD):
+            raise Unsupported("definitions: unexpected layout")
+        end = raw.find(_DEFS_END, len(_HEAD) - 1)
+        if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
+            raise Unsupported("definitions: unexpected layout")
+        starts = []
+        pos = raw.find(_ENTRY, len(_HEAD) - 2)
+        while 0 <= pos < end:
+            starts.append(pos + 1)
+            pos = raw.find(_ENTRY, pos + 1)
+        spans: dict[str, tuple[int, int]] = {}
+        for i, start in enumerate(starts):
+            stop = starts[i + 1] - 1 if i + 1 < len(starts) else end
+            key_end = raw.find(b'": ', start + 5, stop)
+            name = raw[start + 5 : key_end]
+            if key_end < 0 or b'"' in name or b"\\" in name:
+                raise Unsupported("definitions: unexpected entry name")
+            value_end = stop
+            if i + 1 < len(starts):
+                if raw[stop - 1 : stop] != b",":
+                    raise Unsupported("definitions: unexpected layout")
+                value_end = stop - 1
+            # a repeated name: the last wins, as in json
+            spans[name.decode("ascii")] = (key_end + 3, value_end)
+        try:
+            head = json.loads(b"{" + raw[end + len(_DEFS_END) + 1 :])
+        except ValueError:
+            raise Unsupported("definitions: unexpected layout") from None
+        if not isinstance(head, dict) or "$defs" in head:
+            raise Unsupported("definitions: unexpected layout")
+        self.head: dict[str, Any] = head
+        self._raw = raw
+        self._spans = spans
+        self._nodes: dict[str, Any] = {}
+
+    def names(self) -> list[str]:
+        return list(self._spans)
+
+    def node(self, name: str) -> Any:
+        """The parsed entry; KeyError when there is none."""
+        if name not in self._nodes:
+            start, stop = self._spans[name]
+            try:
+                self._nodes[name] = json.loads(self._raw[start:stop])
+            except ValueError:
+                raise Unsupported(f"definitions: entry {name!r} does not parse") from None
+        return self._nodes[name]
+
+
+def _is_type(name: str) -> Check:
+    """jsonschema's Draft 2020-12 type checks, exactly (both ways)."""
+    if name == "object":
+        return lambda x: isinstance(x, dict)
+    if name == "array":
+        return lambda x: isinstance(x, list)
+    if name == "string":
+        return lambda x: isinstance(x, str)
+    if name == "boolean":
+        return lambda x: isinstance(x, bool)
+    if name == "null":
+        return lambda x: x is None
+    if name == "integer":
+        return lambda x: (
+            not isinstance(x, bool)
+            and (isinstance(x, int) or (isinstance(x, float) and x.is_integer()))
+        )
+    if name == "number":
+        return lambda x: not isinstance(x, bool) and isinstance(x, numbers.Number)
+    raise Unsupported(f"type {name!r}")
+
+
+def _types(value: Any) -> Check:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise Unsupported("type")
+    checks = [_is_type(n) for n in names]
+    if len(checks) == 1:
+        return checks[0]
+    if names == ["string", "null"]:
+        return lambda x: x is None or isinstance(x, str)
+    return lambda x: any(c(x) for c in checks)
+
+
+def _yes(_: Any) -> bool:
+    return True
+
+
+def _unsure(_: Any) -> bool:
+    return False
+
+
+#: Keywords that never produce an error here: annotations, and ``format``, which
+#: asserts nothing without a format checker.
+def _ignored(key: str) -> bool:
+    return key in ("description", "format") or key.startswith("x-kubernetes-")
+
+
+class _Compiler:
+    def __init__(self, defs: Definitions) -> None:
+        self.defs = defs
+        self.checks: dict[str, Check] = {}
+
+    def ref(self, ref: Any, root: bool) -> Check:
+        """A reference from the kind's own file (``root``) or from the definitions."""
+        if not isinstance(ref, str):
+            raise Unsupported("$ref")
+        prefixes = (_SCHEMA_REF,) if root else (_SCHEMA_REF, _DEFS_REF)
+        name = next((ref[len(p) :] for p in prefixes if ref.startswith(p)), None)
+        if name is None or not _NAME.match(name):  # nothing to unescape or resolve further
+            raise Unsupported(f"$ref {ref!r}")
+        checks = self.checks
+        defs = self.defs
+
+        def check(x: Any) -> bool:
+            compiled = checks.get(name)
+            if compiled is None:
+                try:
+                    node = defs.node(name)
+                except KeyError:
+                    raise Unsupported(f"$ref {ref!r} resolves to nothing") from None
+                compiled = checks[name] = self.node(node, root=False, top=False)
+            return compiled(x)
+
+        return check
+
+    def lazy(
+        self, schema: Any, root: bool, slot: dict[Any, Check] | None = None, key: Any = None
+    ) -> Check:
+        """A subschema compiled when first used: jsonschema only visits the parts an
+        object reaches (its present properties, its items), so the rest never matters.
+        Once compiled, it replaces itself in ``slot[key]`` (a properties table)."""
+        if schema is True:
+            return _yes
+        if schema is False:
+            return _unsure
+        cell: list[Check] = []
+
+        def check(x: Any) -> bool:
+            if not cell:
+                cell.append(self.node(schema, root, False))
+                if slot is not None:
+                    slot[key] = cell[0]
+            return cell[0](x)
+
+        return check
+
+    def node(self, schema: Any, root: bool, top: bool) -> Check:
+        """A schema node of the kind's file (``root``) or of the definitions; ``top`` is
+        the kind's schema itself, the only place ``$id`` and ``$schema`` may be."""
+        if schema is True:
+            return _yes
+        if schema is False:
+            return _unsure
+        if not isinstance(schema, dict):
+            raise Unsupported("schema is not an object")
+        type_ok: Check | None = None
+        props: dict[Any, Check] | None = None
+        extra: Check | None = None
+        closed = False
+        required: tuple[Any, ...] = ()
+        items: Check | None = None
+        enum: frozenset[str] | None = None
+        also: list[Check] = []
+        for key, value in schema.items():
+            if _ignored(key) or (top and key in ("$schema", "$id")):
+                continue
+            if key == "type":
+                type_ok = _types(value)
+            elif key == "properties":
+                if not isinstance(value, dict):
+                    raise Unsupported("properties")
+                props = {}
+                for k, v in value.items():
+                    props[k] = self.lazy(v, root, props, k)
+            elif key == "additionalProperties":
+                if value is False:
+                    closed = True
+                elif value is not True:
+                    extra = self.lazy(value, root)
+            elif key == "required":
+                if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+                    raise Unsupported("required")
+                required = tuple(value)
+            elif key == "items":
+                items = self.lazy(value, root)
+            elif key == "enum":
+                if not isinstance(value, list) or not all(isinstance(e, str) for e in value):
+                    raise Unsupported("enum")
+                enum = frozenset(value)
+            elif key == "$ref":
+                also.append(self.ref(value, root))
+            elif key == "oneOf":
+                also.append(_one_of(value))
+            else:
+                raise Unsupported(f"keyword {key!r}")
+        if top and not str(schema.get("$id", "")).startswith(_ROOT_ID):
+            raise Unsupported("$id")
+        fields = props or {}
+        if not fields and not closed and extra is None and not required and items is None:
+            if not also and enum is None and type_ok is not None:
+                return type_ok  # a leaf: most nodes
+            if not also and enum is not None and type_ok is None:
+                return lambda x: isinstance(x, str) and x in enum
+        after: Check | None = also[0] if len(also) == 1 else None
+        if len(also) > 1:
+            after = lambda x: all(a(x) for a in also)  # noqa: E731
+
+        def check(x: Any) -> bool:
+            if type_ok is not None and not type_ok(x):
+                return False
+            if enum is not None and not (isinstance(x, str) and x in enum):
+                return False
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    sub = fields.get(k)
+                    if sub is not None:
+                        if not sub(v):
+                            return False
+                    elif closed or (extra is not None and not extra(v)):
+                        return False
+                for r in required:
+                    if r not in x:
+                        return False
+            elif items is not None and isinstance(x, list):
+                for e in x:
+                    if not items(e):
+                        return False
+            return after is None or after(x)
+
+        return check
+
+
+def _one_of(value: Any) -> Check:
+    """``oneOf`` of plain type alternatives (int-or-string), where the type checks are
+    exact both ways, so "exactly one" is decided here."""
+    if not isinstance(value, list) or not value:
+        raise Unsupported("oneOf")
+    alternatives = []
+    for sub in value:
+        if not isinstance(sub, dict) or "type" not in sub:
+            raise Unsupported("oneOf")
+        if any(not _ignored(k) and k != "type" for k in sub):
+            raise Unsupported("oneOf")
+        alternatives.append(_types(sub["type"]))
+    return lambda x: sum(1 for a in alternatives if a(x)) == 1
+
+
+def compile_schema(schema: Any, defs: Definitions) -> Check:
+    """The check for a kind's schema, compiled as objects reach its parts.
+
+    Raises :class:`Unsupported` for a top-level schema not mirrored exactly; the check
+    itself raises it for such a part when an object reaches it (read it as "not sure").
+    """
+    if not isinstance(schema, dict):
+        raise Unsupported("schema is not an object")
+    if defs.head.get("$id") != _DEFS_ID:
+        raise Unsupported("definitions $id")
+    return _Compiler(defs).node(schema, root=True, top=True)
