@@ -24,7 +24,7 @@ from renderer.tree import resolve_version
 from .clihelp import run
 
 HERE = Path(__file__).resolve().parent
-BKE_LAYOUT = HERE / "fixtures" / "bke-layout"
+BKE_LAYOUT = HERE / "fixtures" / "bke-real"  # BKE's single-file layout
 VERSION = "v3.31.3"
 TREES = {"bundled": None, "bke-layout": BKE_LAYOUT}
 

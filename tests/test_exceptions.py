@@ -17,7 +17,7 @@ from renderer.errors import InputError
 
 from .clihelp import run
 
-FIXTURE = Path(__file__).parent / "fixtures" / "bke-real" / "v3.31.3"
+FIXTURE = Path(__file__).parent / "fixtures" / "bke-real" / "kubernetes" / "calico" / "v3.31.3"
 KUBE = ("--kube-version", "1.34")
 EXCEPTION = """\
 exceptions:

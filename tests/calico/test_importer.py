@@ -25,7 +25,16 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = REPO_ROOT / "upstream" / "calico"
 TAGS = sorted(p.name for p in UPSTREAM.iterdir() if p.is_dir())
 TYPHA_CAPABLE = ("v3.28.2", "v3.29.3", "v3.31.3", "v3.31.7")
-BKE_REAL = REPO_ROOT / "tests" / "fixtures" / "bke-real" / "v3.31.3" / "calico.yaml"
+BKE_REAL = (
+    REPO_ROOT
+    / "tests"
+    / "fixtures"
+    / "bke-real"
+    / "kubernetes"
+    / "calico"
+    / "v3.31.3"
+    / "calico.yaml"
+)
 REPO = "registry.example.com/mirror/"
 CALICO_IMAGE = re.compile(r"^(?:[^\s/]+/)*(calico/(?:cni|node|kube-controllers|typha):\S+)$")
 NODE_ENV_SUBSTITUTED = ("CALICO_IPV4POOL_CIDR", "IP_AUTODETECTION_METHOD")
