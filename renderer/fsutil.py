@@ -66,7 +66,7 @@ def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
     """
     base = Path(directory)
     staged: list[tuple[Path, Path]] = []
-    backups: dict[Path, Path | None] = {}
+    backups: dict[Path, tuple[bool, Path | None]] = {}
     fds: list[int] = []
     try:
         try:
@@ -96,34 +96,37 @@ def write_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
     finally:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
-        for backup in backups.values():
+        for _, backup in backups.values():
             if backup is not None:
                 backup.unlink(missing_ok=True)
     return [target for _, target in staged]
 
 
-def _keep(target: Path) -> Path | None:
-    """A hard link to the current ``target`` (None when there is none to keep)."""
+def _keep(target: Path) -> tuple[bool, Path | None]:
+    """Whether ``target`` exists, and a hard link to it (None when it cannot be kept)."""
+    if not os.path.lexists(target):
+        return False, None
     if not target.is_file() or target.is_symlink():
-        return None
+        return True, None
     backup = target.with_name(f".{target.name}.{secrets.token_hex(6)}.old")
     try:
         os.link(target, backup)
     except OSError:
-        return None  # a file system without hard links: no rollback for this file
-    return backup
+        return True, None  # a file system without hard links: no rollback for this file
+    return True, backup
 
 
-def _restore(backups: dict[Path, Path | None], failed: Path) -> None:
-    """Put back every target replaced before ``failed``; new files are removed."""
-    for target, backup in backups.items():
+def _restore(backups: dict[Path, tuple[bool, Path | None]], failed: Path) -> None:
+    """Put back every target replaced before ``failed``; new files are removed. A file
+    that existed but could not be kept stays as written rather than being lost."""
+    for target, (existed, backup) in backups.items():
         if target == failed:
             continue
         try:
-            if backup is None:
-                target.unlink(missing_ok=True)
-            else:
+            if backup is not None:
                 os.replace(backup, target)
+            elif not existed:
+                target.unlink(missing_ok=True)
         except OSError:
             pass  # best effort: the original error is what the user needs to see
 

@@ -75,6 +75,31 @@ def test_failure_while_replacing_restores_replaced_files(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "c.yaml"]
 
 
+def test_failure_without_hard_links_never_deletes_an_existing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the old content cannot be kept, a replaced file keeps its new content:
+    removing it would lose both versions."""
+    (tmp_path / "a.yaml").write_text("old a\n")
+    real = os.replace
+
+    def no_link(src: str | Path, dst: str | Path) -> None:
+        raise OSError(1, "Operation not permitted", str(dst))
+
+    def failing(src: str | Path, dst: str | Path) -> None:
+        if Path(dst).name == "c.yaml" and Path(src).name.endswith(".tmp"):
+            raise OSError(5, "Input/output error", str(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(fsutil.os, "link", no_link)
+    monkeypatch.setattr(fsutil.os, "replace", failing)
+    files = {"a.yaml": "new a\n", "b.yaml": "new b\n", "c.yaml": "new c\n"}
+    with pytest.raises(InputError):
+        fsutil.write_tree(tmp_path, files)
+    assert (tmp_path / "a.yaml").read_text() == "new a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml"]
+
+
 def test_lock_refuses_a_second_holder_after_waiting(tmp_path: Path) -> None:
     import subprocess
     import sys
