@@ -50,6 +50,17 @@ def set_path(ctx: dict[str, Any], parts: list[str], value: Any) -> None:
     node[parts[-1]] = value
 
 
+def check_values_safe(values: Mapping[str, Any], file: str) -> None:
+    """Every string of a values file must be safe inside a double-quoted YAML scalar."""
+    for key in sorted(values):
+        for path, text in schemas.strings(values[key]):
+            unsafe = schemas.unsafe_text(schemas.RENDER_CONTEXT, text)
+            if unsafe is not None:
+                where = [key, *path]
+                line = locate(read_text(file), 0, where) if file != "-" else None
+                raise InputError(unsafe, file=file, line=line, key=".".join(map(str, where)))
+
+
 def check_values_file(values: Mapping[str, Any], file: str) -> None:
     """Check each key of a values file against its property in the context schema, so a
     bad value names the file and line (the merged context no longer knows its source).
@@ -82,12 +93,19 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
         )
 
 
-def user_values(values_file: str | Path | None = None, sets: Iterable[str] = ()) -> dict[str, Any]:
-    """What the user asked for: values file first, then ``--set`` in order."""
+def user_values(
+    values_file: str | Path | None = None, sets: Iterable[str] = (), *, key_rules: bool = True
+) -> dict[str, Any]:
+    """What the user asked for: values file first, then ``--set`` in order. Without
+    ``key_rules`` (``template``: exactly the given context) a values file is only held
+    to the YAML-safety rule, not to what each key of BKE's context may hold."""
     ctx: dict[str, Any] = {}
     if values_file is not None:
         values = load_mapping_file(values_file)
-        check_values_file(values, str(values_file))
+        if key_rules:
+            check_values_file(values, str(values_file))
+        else:
+            check_values_safe(values, str(values_file))
         ctx.update(copy.deepcopy(values))
     for item in sets:
         parts, value = parse_set(item)

@@ -135,7 +135,7 @@ def _trivially_passes(sub: Any, value: Any) -> bool:
     return isinstance(value, str) and "string" in allowed
 
 
-def _strings(value: Any) -> Iterator[tuple[list[str | int], str]]:
+def strings(value: Any) -> Iterator[tuple[list[str | int], str]]:
     """Every string of ``value`` (nested values and map keys) with its path."""
     stack: list[tuple[Any, list[str | int]]] = [(value, [])]
     while stack:
@@ -157,7 +157,7 @@ def free_key_error(name: str, key: str, value: Any) -> tuple[list[str | int], st
     directly, so a context of 400,000 keys does not build 400,000 validators."""
     schema = load_schema(name)
     pattern = _unsafe_text(name)
-    for path, text in _strings(value):
+    for path, text in strings(value):
         if pattern.search(text):
             why = schema["$defs"]["yamlSafe"]["description"]
             return [key, *path], f"{text!r} is not allowed: {why}"

@@ -201,3 +201,19 @@ def test_check_output_to_dev_null_keeps_the_device(
     r = run(capsys, "check", "--kube-version", "1.34", "--output", "/dev/null")
     assert r.code in (0, 1) and r.out == ""
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_template_renders_exactly_the_given_values(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``template`` holds values only to YAML safety, not to BKE's context rules: an
+    empty ``ClusterCidr.Ipv6`` renders as Go renders it."""
+    tmpl = tmp_path / "t.yaml"
+    tmpl.write_text("x: {{ .ClusterCidr.Ipv6 }}\n", encoding="utf-8")
+    values = tmp_path / "v.yaml"
+    values.write_text('ClusterCidr:\n  Ipv6: ""\n', encoding="utf-8")
+    r = run(capsys, "template", str(tmpl), "--values", str(values))
+    assert (r.code, r.out) == (0, "x: \n")
+    values.write_text('ClusterCidr:\n  Ipv6: "a\\"b"\n', encoding="utf-8")
+    r = run(capsys, "template", str(tmpl), "--values", str(values))
+    assert r.code == 2 and f"{values}:2: ClusterCidr.Ipv6:" in r.err

@@ -49,7 +49,7 @@ def template(
     from ..tree import DIALECTS
     from ..yamlio import read_text
 
-    context = user_values(values_file, sets)
+    context = user_values(values_file, sets, key_rules=False)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     compiled = compile_source(read_text(file), file, chosen, template_name=template_name)
     emit(compiled.render(context))
