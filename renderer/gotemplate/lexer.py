@@ -259,10 +259,10 @@ def lex(text: str) -> list[Item]:
 
 def _skip_space(s: str, pos: int) -> int:
     """Index of the first non-space character at or after ``pos`` (Go's leftTrimLength)."""
-    end = len(s)
-    while pos < end and s[pos] in SPACE_CHARS:
-        pos += 1
-    return pos
+    return _SPACES.match(s, pos).end()  # type: ignore[union-attr]
+
+
+_SPACES = re.compile(r"[ \t\r\n]*")
 
 
 def _line_count(s: str, start: int, end: int) -> int:
@@ -346,19 +346,128 @@ def lex_right_delim(lx: Lexer) -> StateFn | None:
     return lex_text
 
 
+#: Tokens whose plain form a compiled pattern scans at once; anything else (and any
+#: token that is followed by a non-terminator) goes through the Go-shaped states below.
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FIELD = re.compile(r"\.[A-Za-z0-9_]*")
+_VARIABLE = re.compile(r"\$[A-Za-z0-9_]*")
+_STRING = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+_CHAR_CONSTANT = re.compile(r"'(?:[^'\\\n]|\\[^\n])*'")
+_DECIMAL = re.compile(r"[0-9]+")
+#: What may follow a plain decimal number so that it is certainly a whole NUMBER.
+_AFTER_DECIMAL = frozenset(" \t\r\n|)(}")
+#: Characters that end a word (Go's atTerminator, less the right delimiter and EOF).
+_TERMINATORS = frozenset(" \t\r\n.,|:)(")
+
+
+def _ends_word(s: str, e: int, n: int) -> bool:
+    """Go's atTerminator at ``e``."""
+    return e >= n or s[e] in _TERMINATORS or s.startswith(RIGHT_DELIM, e)
+
+
 def lex_inside_action(lx: Lexer) -> StateFn | None:
-    s, p = lx.input, lx.pos
-    if s.startswith(RIGHT_DELIM, p) or (_has_right_trim(s, p) and s.startswith(RIGHT_DELIM, p + 2)):
-        if lx.paren_depth == 0:
-            return lex_right_delim
-        lx.errorf("unclosed left paren")
-        return None
-    if p < lx.n and s[p] in SPACE_CHARS:
-        return lex_space(lx)  # the common case, without a round through the driver
+    """Scan one action body; common tokens are matched whole, in one loop.
+
+    On entry and after every token ``lx.start == lx.pos`` and ``lx.start_line ==
+    lx.line`` (each token is emitted), so a fast path appends its item directly.
+    """
+    s, n, items = lx.input, lx.n, lx.items
+    while True:
+        p = lx.pos
+        if p >= n:
+            lx.pos = n + 1
+            lx.errorf("unclosed action")
+            return None
+        ch = s[p]
+        if ch == "}" and s.startswith(RIGHT_DELIM, p):
+            if lx.paren_depth == 0:
+                return lex_right_delim
+            lx.errorf("unclosed left paren")
+            return None
+        if ch in SPACE_CHARS:
+            if _has_right_trim(s, p) and s.startswith(RIGHT_DELIM, p + 2):
+                if lx.paren_depth == 0:
+                    return lex_right_delim
+                lx.errorf("unclosed left paren")
+                return None
+            state = lex_space(lx)
+            if state is not lex_inside_action:
+                return state
+            continue
+        if ch == ".":
+            if p + 1 < n and not ("0" <= s[p + 1] <= "9"):
+                e = _FIELD.match(s, p).end()  # type: ignore[union-attr]
+                if _ends_word(s, e, n):
+                    items.append(Item(T.FIELD if e > p + 1 else T.DOT, p, s[p:e], lx.line))
+                    lx.pos = lx.start = e
+                    continue
+                lx.pos = p + 1
+                state = lex_field(lx)
+            else:
+                state = lex_number(lx)
+        elif ch == "$":
+            e = _VARIABLE.match(s, p).end()  # type: ignore[union-attr]
+            if _ends_word(s, e, n):
+                items.append(Item(T.VARIABLE, p, s[p:e], lx.line))
+                lx.pos = lx.start = e
+                continue
+            lx.pos = p + 1
+            state = lex_variable(lx)
+        elif ch == '"' or ch == "'":
+            m = (_STRING if ch == '"' else _CHAR_CONSTANT).match(s, p)
+            if m is not None:
+                e = m.end()
+                items.append(Item(T.STRING if ch == '"' else T.CHAR_CONSTANT, p, s[p:e], lx.line))
+                lx.pos = lx.start = e
+                continue
+            lx.pos = p + 1
+            state = lex_quote(lx) if ch == '"' else lex_char(lx)
+        elif ch == "|":
+            items.append(Item(T.PIPE, p, ch, lx.line))
+            lx.pos = lx.start = p + 1
+            continue
+        elif "0" <= ch <= "9":
+            e = _DECIMAL.match(s, p).end()  # type: ignore[union-attr]
+            if e >= n or s[e] in _AFTER_DECIMAL:
+                items.append(Item(T.NUMBER, p, s[p:e], lx.line))
+                lx.pos = lx.start = e
+                continue
+            state = lex_number(lx)
+        elif ch == "(":
+            items.append(Item(T.LEFT_PAREN, p, ch, lx.line))
+            lx.pos = lx.start = p + 1
+            lx.paren_depth += 1
+            continue
+        elif ch == ")":
+            items.append(Item(T.RIGHT_PAREN, p, ch, lx.line))
+            lx.pos = lx.start = p + 1
+            lx.paren_depth -= 1
+            if lx.paren_depth < 0:
+                lx.errorf("unexpected right paren U+0029 ')'")
+                return None
+            continue
+        else:
+            m = _IDENT.match(s, p)
+            if m is not None:
+                e = m.end()
+                if _ends_word(s, e, n):
+                    word = s[p:e]
+                    typ = KEYWORDS.get(word, T.IDENTIFIER)
+                    if typ is T.IDENTIFIER and (word == "true" or word == "false"):
+                        typ = T.BOOL
+                    items.append(Item(typ, p, word, lx.line))
+                    lx.pos = lx.start = e
+                    continue
+                state = lex_identifier(lx)
+            else:
+                state = _lex_other(lx)
+        if state is not lex_inside_action:
+            return state
+
+
+def _lex_other(lx: Lexer) -> StateFn | None:
+    """The rest of Go's lexInsideAction switch: one rarer token, by Go's rules."""
     ch = lx.next()
-    if ch == "":
-        lx.errorf("unclosed action")
-        return None
     if ch == "=":
         lx.emit(T.ASSIGN)
     elif ch == ":":
@@ -366,33 +475,14 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
             lx.errorf("expected :=")
             return None
         lx.emit(T.DECLARE)
-    elif ch == "|":
-        lx.emit(T.PIPE)
-    elif ch == '"':
-        return lex_quote
     elif ch == "`":
         return lex_raw_quote
-    elif ch == "$":
-        return lex_variable
-    elif ch == "'":
-        return lex_char
-    elif ch == "." and lx.pos < len(lx.input) and not ("0" <= lx.input[lx.pos] <= "9"):
-        return lex_field
-    elif ch in "+-." or "0" <= ch <= "9":
+    elif ch in "+-":
         lx.backup()
         return lex_number
     elif is_alnum(ch):
         lx.backup()
         return lex_identifier
-    elif ch == "(":
-        lx.emit(T.LEFT_PAREN)
-        lx.paren_depth += 1
-    elif ch == ")":
-        lx.emit(T.RIGHT_PAREN)
-        lx.paren_depth -= 1
-        if lx.paren_depth < 0:
-            lx.errorf("unexpected right paren U+0029 ')'")
-            return None
     elif ord(ch) < 0x80 and is_go_print(ch):
         lx.emit(T.CHAR)
     else:
