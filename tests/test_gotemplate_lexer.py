@@ -210,6 +210,65 @@ def test_random_fragments_lex_the_same(block: int) -> None:
         assert_same(random_fragments(seed))
 
 
+EDGE_CASES = [
+    "",
+    "plain text\nno actions",
+    "{{}}",
+    "{{ }}",
+    "{{  -}}",
+    "{{ x  -}}  \n y",
+    "{{x -}}",
+    "{{x-}}",
+    "{{-3}}",
+    "{{- 3 -}}",
+    "{{ (1) }}",
+    "{{ ((.x)) }}",
+    "{{ ( }}",
+    "{{ ) }}",
+    "{{ (.x }}",
+    "{{ .x) }}",
+    '{{ "}}" }}',
+    '{{ "a\\"}}" }}',
+    "{{ `}}` }}",
+    "{{ '}' }}",
+    '{{ .x\n | printf\n "%s" }}\n{{ .y }}',
+    "{{\n\n.x\n\n}}\nz",
+    "{{ $x := 1 }}{{ $x = 2 }}{{ $ }}",
+    "{{ .x.y.z }}{{ $a.b }}{{ . }}{{ .}}{{.}}",
+    "{{ 1 }}{{ 12 }}{{ 1.5 }}{{ 1e3 }}{{ 0x10 }}{{ 1|printf }}",
+    "{{ 1}}{{1}}{{ 1)}}{{ (1)}}",
+    "{{ true }}{{ false }}{{ nil }}{{ trueish }}",
+    "a{{/* c */}}b{{- /* c */ -}}c",
+    "{{ .x }}{{",
+    "{{ .x",
+    "{{ .x ",
+    "{{ if",
+    '{{ "',
+    "{{ .",
+    "{{ $",
+    "{{ 1",
+    "{",
+    "}}",
+    "x}}{{.y}}",
+]
+
+
+@pytest.mark.parametrize("source", EDGE_CASES)
+def test_edge_cases_lex_the_same(source: str) -> None:
+    assert_same(source)
+
+
+def test_multiline_programs_lex_the_same() -> None:
+    """Actions spread over lines: every item's line is counted the same way."""
+    rng = random.Random(7)
+    for _ in range(300):
+        parts = []
+        for _ in range(rng.randint(1, 30)):
+            parts.append(rng.choice(FRAGMENTS))
+            parts.append(rng.choice(["\n", " \n ", "", "{{ .a\n}}", "{{\n`x\ny`\n}}"]))
+        assert_same("".join(parts))
+
+
 @pytest.mark.parametrize("fragment", FRAGMENTS)
 def test_every_fragment_alone_in_an_action_lexes_the_same(fragment: str) -> None:
     for source in (
