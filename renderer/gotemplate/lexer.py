@@ -278,7 +278,7 @@ def _line_count(s: str, start: int, end: int) -> int:
 _TERM = r"(?=[ \t\r\n.,|:)(]|\}\}|\Z)"
 _ACTION_TOKEN = re.compile(
     r"(\}\})"
-    r"|([ \t\r\n]+)(?![ \t\r\n]|-\}\})"
+    r"|([ \t\r\n]+)(?!-\}\})"
     r"|([A-Za-z_][A-Za-z0-9_]*)"
     + _TERM
     + r"|(\.(?=[^0-9])[A-Za-z0-9_]*)"
@@ -288,6 +288,7 @@ _ACTION_TOKEN = re.compile(
     + r"""|("(?:[^"\\\n]|\\[^\n])*")"""
     r"|([0-9]+)(?=[ \t\r\n|)(}]|\Z)"
     r"|(\|)|(\()|(\))"
+    r"|[ \t\r\n](-)\}\}"
 )
 _T_TEXT, _T_LEFT, _T_RIGHT, _T_SPACE = T.TEXT, T.LEFT_DELIM, T.RIGHT_DELIM, T.SPACE
 _T_IDENT, _T_BOOL, _T_FIELD, _T_DOT = T.IDENTIFIER, T.BOOL, T.FIELD, T.DOT
@@ -315,14 +316,27 @@ def lex_text(lx: Lexer) -> StateFn | None:
         x = find(LEFT_DELIM, pos)
         if x < 0:
             break
-        after = s[x + 2 : x + 3]
-        if after == "-" or after == "/":
+        after = s[x + 2 : x + 4]
+        if after[:1] == "-" and len(after) == 2 and after[1] in SPACE_CHARS:
+            if s.startswith(LEFT_COMMENT, x + 4):
+                break
+            if x > pos:
+                text = s[pos:x].rstrip(SPACE_CHARS)
+                if text:
+                    append(Item(_T_TEXT, pos, text, line))
+                line += count("\n", pos, x)
+            append(Item(_T_LEFT, x, LEFT_DELIM, line))
+            if after[1] == "\n":
+                line += 1
+            pos = x + 4
+        elif after[:1] == "-" or after.startswith("/"):
             break
-        if x > pos:
-            append(Item(_T_TEXT, pos, s[pos:x], line))
-            line += count("\n", pos, x)
-        append(Item(_T_LEFT, x, LEFT_DELIM, line))
-        pos = x + 2
+        else:
+            if x > pos:
+                append(Item(_T_TEXT, pos, s[pos:x], line))
+                line += count("\n", pos, x)
+            append(Item(_T_LEFT, x, LEFT_DELIM, line))
+            pos = x + 2
         depth = 0
         closed = False
         while True:
@@ -356,6 +370,16 @@ def lex_text(lx: Lexer) -> StateFn | None:
             elif k == 9:
                 append(Item(_T_LPAREN, pos, "(", line))
                 depth += 1
+            elif k == 11:
+                if depth:
+                    break
+                if s[pos] == "\n":
+                    line += 1
+                append(Item(_T_RIGHT, pos + 2, RIGHT_DELIM, line))
+                pos = _skip_space(s, e)
+                line += count("\n", e, pos)
+                closed = True
+                break
             else:
                 if not depth:
                     break
