@@ -314,8 +314,15 @@ def lex_text(lx: Lexer) -> StateFn | None:
     pos, line = lx.pos, lx.line
     while True:
         x = find(LEFT_DELIM, pos)
-        if x < 0:
-            break
+        if x < 0:  # the last text, then EOF (Go's lexText at the end)
+            end = len(s)
+            if end > pos:
+                append(Item(_T_TEXT, pos, s[pos:], line))
+                line += count("\n", pos)
+            append(Item(T.EOF, end, "", line))
+            lx.pos = lx.start = end
+            lx.line = lx.start_line = line
+            return None
         after = s[x + 2 : x + 4]
         if after[:1] == "-" and len(after) == 2 and after[1] in SPACE_CHARS:
             if s.startswith(LEFT_COMMENT, x + 4):
