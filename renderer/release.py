@@ -8,9 +8,9 @@ cannot serve clusters above 50 nodes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import exceptions as excepts
 from . import policy, schemas
@@ -19,6 +19,12 @@ from .calico.fidelity import FidelityResult
 from .capability import CapabilityReport
 from .kubeschema import SchemaFinding, SchemaValidator, errors, schema_sort_key
 from .rules import Finding, RuleInput, blocking, run_rules
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+#: A finding of any stage (a dataclass with a severity).
+F = TypeVar("F", bound="DataclassInstance")
 
 #: The node count rules judge: the smallest cluster that gets Typha (3 replicas).
 RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
@@ -151,37 +157,28 @@ def apply_exceptions(report: ReleaseReport, found: excepts.ExceptionSet) -> Rele
             counts[index] = counts.get(index, 0) + 1
         return hit
 
-    rules = []
-    for f in report.rules:
-        hit = decide(f.rule)
-        if hit is None:
-            rules.append(f)
-        elif hit.severity is not None:
-            rules.append(replace(f, severity=hit.severity))
-    context = []
-    for u in report.context:
-        hit = decide(u.rule)
-        if hit is None:
-            context.append(u)
-        elif hit.severity is not None:
-            context.append(replace(u, severity=hit.severity))
-    schema = []
-    for sf in report.schema:
-        hit = decide(SCHEMA_RULE) if sf.severity == "error" else None
-        if hit is None:
-            schema.append(sf)
-        elif hit.severity is not None:
-            schema.append(replace(sf, severity=hit.severity))
+    def apply(findings: Sequence[F], rule_of: Callable[[F], str | None]) -> list[F]:
+        """``findings`` less the skipped ones, the downgraded ones replaced (with the
+        exception's reason where the finding carries one)."""
+        out = []
+        for f in findings:
+            rule = rule_of(f)
+            hit = decide(rule) if rule is not None else None
+            if hit is None:
+                out.append(f)
+            elif hit.severity is not None:
+                changes: dict[str, Any] = {"severity": hit.severity}
+                if hasattr(f, "exception"):
+                    changes["exception"] = hit.reason
+                out.append(replace(f, **changes))
+        return out
+
+    rules = apply(report.rules, lambda f: f.rule)
+    context = apply(report.context, lambda u: u.rule)
+    schema = apply(report.schema, lambda sf: SCHEMA_RULE if sf.severity == "error" else None)
     fid = report.fidelity
     if fid is not None:
-        kept = []
-        for ff in fid.findings:
-            hit = decide(ff.id)
-            if hit is None:
-                kept.append(ff)
-            elif hit.severity is not None:
-                kept.append(replace(ff, severity=hit.severity, exception=hit.reason))
-        fid = replace(fid, findings=kept)
+        fid = replace(fid, findings=apply(fid.findings, lambda ff: ff.id))
     applied = excepts.applied_list(found, [[(i, version, n) for i, n in sorted(counts.items())]])
     return replace(
         report,
