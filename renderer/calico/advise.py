@@ -24,7 +24,7 @@ from typing import Any
 from .. import policy, schemas
 from ..objects import as_dict, container, dig, env_var, find
 from ..parse import K8sObject
-from ..report import Finding, split_location
+from ..report import Finding
 
 STAGE = "scale"
 ADVISE_REPORT_SCHEMA = "advise-report.schema.json"
@@ -251,17 +251,8 @@ class ScaleFinding(Finding):
         return head + self.message + (f"; advice: {self.advice}" if self.advice else "")
 
     def to_dict(self) -> dict[str, Any]:
-        file, line = split_location(self.file)
         return {
-            "stage": self.stage,
-            "rule": self.id,
-            "severity": self.severity,
-            "message": self.message,
-            "object": self.object or None,
-            "file": file,
-            "line": line,
-            "scenarios": list(self.scenarios),
-            "kube_versions": list(self.kube_versions),
+            **super().to_dict(),
             "inputs": {k: v.to_dict() for k, v in self.inputs.items()},
             "computed": dict(self.computed),
             "advice": self.advice,
