@@ -79,6 +79,10 @@ def test_injecting_set_values_are_exit_2_naming_the_key(
         (["validate", ""], "FILES..."),
         (["plan", "--to-version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
         (["images", "--config", ""], "--config"),
+        (["advise", "--version", "v3.31", "--config", ""], "--config"),
+        (["advise", "--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
+        (["explain-context", "--version", "v3.31", "--config", ""], "--config"),
+        (["explain-context", "--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
     ],
 )
 def test_empty_path_arguments_name_the_flag(

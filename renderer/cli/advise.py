@@ -13,8 +13,10 @@ from ..context import user_values
 from ..errors import EXIT_CHECK_FAILED
 from .app import cli, context_inputs, given_params, note, origins_for
 from .options import (
+    config_option,
     format_option,
     manifests_option,
+    nodes_file_option,
     set_option,
     strict_option,
     values_option,
@@ -35,16 +37,8 @@ from .options import (
     help="Calico version: v3.28.2, or v3.28 for the newest patch.",
 )
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster.")
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="BKECluster/BKEConfig YAML: version, params and podSubnet of the calico addon.",
-)
-@click.option(
-    "--nodes-file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="BKENode objects: the node count (--nodes wins).",
-)
+@config_option("BKECluster/BKEConfig YAML: version, params and podSubnet of the calico addon.")
+@nodes_file_option("BKENode objects: the node count (--nodes wins).")
 @manifests_option
 @set_option
 @values_option

@@ -16,9 +16,11 @@ from ..errors import EXIT_CHECK_FAILED, InputError
 from ..policy import OPERATIONS
 from .options import (
     PathType,
+    config_option,
     kube_version_option,
     manifests_option,
     no_cache_option,
+    nodes_file_option,
     render_timeout_option,
     repo_option,
     set_option,
@@ -204,16 +206,8 @@ def _group(**kwargs: Any) -> Callable[[Callable[..., Any]], LazyGroup]:
 )
 @kube_version_option
 @no_cache_option
-@click.option(
-    "--config",
-    type=PathType(dir_okay=False, allow_dash=True),
-    help="BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.",
-)
-@click.option(
-    "--nodes-file",
-    type=PathType(dir_okay=False, allow_dash=True),
-    help="BKENode objects (multi-document or a List): the node count (--nodes wins).",
-)
+@config_option("BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon.")
+@nodes_file_option("BKENode objects (multi-document or a List): the node count (--nodes wins).")
 @strict_option
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(

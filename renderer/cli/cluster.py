@@ -19,6 +19,7 @@ from ..schemas import validate_output
 from .app import cli, context_inputs, given_params, note, warn
 from .options import (
     PathType,
+    config_option,
     format_option,
     manifests_option,
     no_cache_option,
@@ -46,11 +47,9 @@ def _echo_json(data: Any) -> None:
     metavar="V",
     help="Calico version: a directory, or vMAJOR.MINOR for the newest patch.",
 )
-@click.option(
-    "--config",
-    type=PathType(dir_okay=False, allow_dash=True),
-    help="BKECluster/BKEConfig YAML: the calico addon's version (an exact directory, as "
-    "the controller uses it) and the image prefix.",
+@config_option(
+    "BKECluster/BKEConfig YAML: the calico addon's version (an exact directory, as "
+    "the controller uses it) and the image prefix."
 )
 @click.option(
     "--role",

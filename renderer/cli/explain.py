@@ -14,8 +14,10 @@ from ..cluster import RenderArgs, load_nodes, resolve_inputs
 from ..errors import InputError
 from .app import cli, context_inputs, given_params, note, warn
 from .options import (
+    config_option,
     format_option,
     manifests_option,
+    nodes_file_option,
     repo_option,
     set_option,
     strict_option,
@@ -63,16 +65,8 @@ def format_text(data: dict[str, object]) -> str:
     "controller rules, and where each value came from. Nothing is rendered.",
 )
 @click.option("--version", "version", metavar="V", help="Calico version (default: the config's).")
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="BKECluster/BKEConfig YAML: common parameters, addon params and image prefix.",
-)
-@click.option(
-    "--nodes-file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    help="BKENode objects: node count and roles (--nodes wins for the count).",
-)
+@config_option("BKECluster/BKEConfig YAML: common parameters, addon params and image prefix.")
+@nodes_file_option("BKENode objects: node count and roles (--nodes wins for the count).")
 @click.option("--nodes", type=click.IntRange(min=1), metavar="N", help="Node count.")
 @manifests_option
 @repo_option

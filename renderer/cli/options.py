@@ -48,6 +48,18 @@ values_option = click.option(
     type=PathType(dir_okay=False, allow_dash=True),
     help="YAML/JSON file of context values.",
 )
+
+
+def config_option(help: str) -> Decorator:
+    """``--config FILE|-``: a BKECluster/BKEConfig (what the command takes from it varies)."""
+    return click.option("--config", type=PathType(dir_okay=False, allow_dash=True), help=help)
+
+
+def nodes_file_option(help: str) -> Decorator:
+    """``--nodes-file FILE|-``: BKENode objects."""
+    return click.option("--nodes-file", type=PathType(dir_okay=False, allow_dash=True), help=help)
+
+
 strict_option = click.option(
     "--strict",
     is_flag=True,
