@@ -456,39 +456,28 @@ def _valid_parse(value: Any) -> bool:
     )
 
 
-def parse_stream(
-    text: str, file: str, *, line_offset: int = 0, lines: SourceMap | None = None
-) -> list[K8sObject]:
+def parse_stream(text: str, file: str, *, lines: SourceMap | None = None) -> list[K8sObject]:
     """Objects of one rendered file; empty documents are dropped, non-mappings refused.
-    ``line_offset``: lines of the file before ``text`` (when it is one part of it).
     ``lines``: the file's source map (template line per rendered line); objects then
     carry their template line and errors name it, with the rendered line as context."""
     if lines is None:
-        return _parse_stream(text, file, line_offset=line_offset)
+        return _parse_stream(text, file)
     try:
-        found = _parse_stream(text, file, line_offset=line_offset)
+        found = _parse_stream(text, file)
     except InputError as exc:
         raise to_template_error(exc, lines) from None
-    locator = Locator(text, lines) if not line_offset else None
+    locator = Locator(text, lines)
     return [
         replace(o, source_line=template_line(lines, o.line) or 0, locator=locator) for o in found
     ]
 
 
-def _parse_stream(text: str, file: str, *, line_offset: int = 0) -> list[K8sObject]:
+def _parse_stream(text: str, file: str) -> list[K8sObject]:
     """:func:`parse_stream` without a source map.
 
     An identical text is parsed once: the objects (JSON data, their index and line)
     are kept for this process and in the persistent cache, keyed by the text's digest.
     """
-    if line_offset:
-        try:
-            found = _parse_stream(text, file)
-        except InputError as exc:
-            if exc.line is not None:
-                exc.line += line_offset
-            raise
-        return [K8sObject(o.file, o.index, o.line + line_offset, o.data) for o in found]
     key = cache.digest(text)
     known = _PARSED.get(key)
     rows = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)

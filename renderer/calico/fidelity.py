@@ -28,7 +28,7 @@ from ..parse import K8sObject, parse_stream
 from ..render import render_version
 from ..report import Finding
 from ..tree import VersionDir
-from ..yamlio import read_text, split_documents
+from ..yamlio import read_text
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"
@@ -660,35 +660,17 @@ def upstream_files(directory: Path, version: str) -> dict[str, Path] | None:
     return {name: folder / name for name in UPSTREAM_FILES if (folder / name).is_file()}
 
 
-class UpstreamLoader:
-    """Reads upstream manifests; a document repeated across a tag's files (each CRD is
-    in all three) is parsed once. Unreadable or unparsable input is UpstreamError."""
-
-    def __init__(self) -> None:
-        #: document text -> its objects as (line within the document, data).
-        self._docs: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-
-    def load(self, path: Path) -> list[K8sObject]:
-        name = str(path)
-        out: list[K8sObject] = []
-        try:
-            text = read_text(path)
-            for start, chunk in split_documents(text):
-                if chunk not in self._docs:
-                    found = parse_stream(chunk, name, line_offset=start - 1)
-                    self._docs[chunk] = [(o.line - start + 1, o.data) for o in found]
-                for line, data in self._docs[chunk]:
-                    out.append(K8sObject(name, len(out), line + start - 1, data))
-        except InputError as exc:
-            raise UpstreamError(
-                exc.message, file=exc.file or name, line=exc.line, column=exc.column, key=exc.key
-            ) from None
-        return out
-
-
 def load_upstream(path: Path) -> list[K8sObject]:
-    """The objects of one upstream manifest (see :class:`UpstreamLoader`)."""
-    return UpstreamLoader().load(path)
+    """The objects of one upstream manifest. A document repeated across a tag's files
+    (each CRD is in all three) is parsed once, by :func:`renderer.parse.parse_stream`'s
+    per-document memo. Unreadable or unparsable input is UpstreamError."""
+    name = str(path)
+    try:
+        return parse_stream(read_text(path), name)
+    except InputError as exc:
+        raise UpstreamError(
+            exc.message, file=exc.file or name, line=exc.line, column=exc.column, key=exc.key
+        ) from None
 
 
 # --- one version ----------------------------------------------------------------------
@@ -763,9 +745,8 @@ def assess_fidelity(
         )
     found: list[Finding] = []
     scenarios = []
-    loader = UpstreamLoader()
     for s in chosen:
-        upstream = loader.load(files[s.upstream_file])
+        upstream = load_upstream(files[s.upstream_file])
         found.extend(compare_objects(render(s.values), upstream, scenario=s.name, version=version))
         scenarios.append({"name": s.name, "upstream_file": str(files[s.upstream_file])})
     merged = merge_findings(found, [s.name for s in chosen])
