@@ -64,7 +64,7 @@ _YAML = _loader()
 C_LOADER: bool = getattr(_YAML.Parser, "__name__", "") == "CParser"
 
 
-def _mark_error(exc: YAMLError, file: str, line_offset: int = 0) -> InputError:
+def _mark_error(exc: YAMLError, file: str) -> InputError:
     if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -72,7 +72,7 @@ def _mark_error(exc: YAMLError, file: str, line_offset: int = 0) -> InputError:
             return InputError(
                 f"invalid YAML: {problem}",
                 file=file,
-                line=mark.line + 1 + line_offset,
+                line=mark.line + 1,
                 column=mark.column + 1,
             )
         return InputError(f"invalid YAML: {problem}", file=file)
@@ -129,7 +129,7 @@ def read_text(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> str:
         raise InputError("file is not valid UTF-8", file=name, line=line) from None
 
 
-def scan(text: str, file: str, *, line_offset: int = 0, limit: int = MAX_DEPTH) -> list[int]:
+def scan(text: str, file: str, *, limit: int = MAX_DEPTH) -> list[int]:
     """One pass over libyaml's event stream (iterative, so safe on any input): reject
     nesting deeper than ``limit`` before anything recursive (the composer, our walkers)
     sees it, and return each document's first content line (1-based), which the C
@@ -141,7 +141,7 @@ def scan(text: str, file: str, *, line_offset: int = 0, limit: int = MAX_DEPTH) 
     while parser.check_event():
         event = parser.get_event()
         mark = event.start_mark
-        line = mark.line + 1 + line_offset if mark is not None else 0
+        line = mark.line + 1 if mark is not None else 0
         if isinstance(event, DocumentStartEvent):
             starts.append(line + 1 if event.explicit else line)
             pending = True
@@ -187,16 +187,16 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def load_all_lines(text: str, file: str, *, line_offset: int = 0) -> list[tuple[int, Any]]:
+def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
     """All documents of a YAML stream with their first content line (empty documents
     included as None). One load of the whole stream: loading document by document to
     keep positions costs a parser per document."""
     try:
-        starts = scan(text, file, line_offset=line_offset)
+        starts = scan(text, file)
         with _gc_paused():
             docs = list(_YAML.load_all(io.StringIO(text)))
     except YAMLError as exc:
-        raise _mark_error(exc, file, line_offset) from None
+        raise _mark_error(exc, file) from None
     except (ValueError, TypeError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
     if len(starts) != len(docs):  # both come from the same parser; never expected
@@ -206,9 +206,9 @@ def load_all_lines(text: str, file: str, *, line_offset: int = 0) -> list[tuple[
     return list(zip(starts, docs, strict=True))
 
 
-def load_all(text: str, file: str, *, line_offset: int = 0) -> list[Any]:
+def load_all(text: str, file: str) -> list[Any]:
     """All documents of a YAML stream (empty documents included as None)."""
-    return [doc for _, doc in load_all_lines(text, file, line_offset=line_offset)]
+    return [doc for _, doc in load_all_lines(text, file)]
 
 
 def load_documents_file(path: str | Path) -> list[Any]:
