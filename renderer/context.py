@@ -61,36 +61,34 @@ def check_values_safe(values: Mapping[str, Any], file: str) -> None:
                 raise InputError(unsafe, file=file, line=line, key=".".join(map(str, where)))
 
 
+def key_error(key: str, value: Any) -> tuple[list[str | int], str] | None:
+    """(path, message) when ``value`` breaks the context schema's rule for ``key`` (its
+    own property, else the rule for free keys, and always YAML safety), else None."""
+    schema = schemas.load_schema(schemas.RENDER_CONTEXT)
+    if key not in schema["properties"]:
+        return schemas.free_key_error(schemas.RENDER_CONTEXT, key, value)
+    sub = schema["properties"][key]
+    # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
+    checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
+    error = schemas.best_error_in(checked, value)
+    if error is None:
+        return None
+    sub_key, message = schemas.describe(error)
+    return [key, *([sub_key] if sub_key else [])], message
+
+
 def check_values_file(values: Mapping[str, Any], file: str) -> None:
     """Check each key of a values file against its property in the context schema, so a
     bad value names the file and line (the merged context no longer knows its source).
     Keys the policy sets (allowTypha, typhaReplicas) are replaced anyway and skipped."""
-    schema = schemas.load_schema(schemas.RENDER_CONTEXT)
     for key in sorted(values):
         if key in TYPHA_KEYS:
             continue
-        if key not in schema["properties"]:
-            found = schemas.free_key_error(schemas.RENDER_CONTEXT, key, values[key])
-            if found is not None:
-                located = locate(read_text(file), 0, found[0]) if file != "-" else None
-                raise InputError(
-                    found[1], file=file, line=located, key=".".join(map(str, found[0]))
-                )
-            continue
-        sub = schema["properties"][key]
-        # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
-        checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
-        error = schemas.best_error_in(checked, values[key])
-        if error is None:
-            continue
-        path = [key, *error.absolute_path]
-        sub_key, message = schemas.describe(error)
-        raise InputError(
-            message,
-            file=file,
-            line=locate(read_text(file), 0, path) if file != "-" else None,
-            key=f"{key}.{sub_key}" if sub_key else key,
-        )
+        found = key_error(key, values[key])
+        if found is not None:
+            path, message = found
+            line = locate(read_text(file), 0, path) if file != "-" else None
+            raise InputError(message, file=file, line=line, key=".".join(map(str, path)))
 
 
 def user_values(
@@ -154,11 +152,12 @@ def user_params(
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InputError(f"expected KEY=VALUE, got {item!r}", key="--set")
-        # checked here, not only in the contexts: a param that reaches no file is still
-        # refused rather than carried into a warning
-        unsafe = schemas.unsafe_text(schemas.RENDER_CONTEXT, value)
-        if unsafe is not None:
-            raise InputError(unsafe, key=key)
+        # checked here, naming the flag, not only in each file's context; a param that
+        # reaches no file is still refused rather than carried into a warning
+        name = key.split(".", 1)[1] if "." in key else key  # F.K sets K of file F
+        found = None if name in TYPHA_KEYS else key_error(name, value)
+        if found is not None:
+            raise InputError(found[1], key=f"--set {key}")
         params.append(bke.Param(key, value, bke.USER, f"--set {key}"))
     return tuple(params), nested
 

@@ -136,3 +136,10 @@ def test_template_is_named_after_the_addon_unless_told(
     template.write_text('{{ define "calico" }}defined{{ end }}{{ define "other" }}o{{ end }}')
     assert run(capsys, "template", str(template)).out == "defined"
     assert run(capsys, "template", str(template), "--name", "other").out == "o"
+
+
+def test_a_bad_set_value_names_the_flag_and_key(capsys: pytest.CaptureFixture[str]) -> None:
+    """Checked where the value is given, not in whichever file's context meets it first."""
+    r = run(capsys, "--version", "v3.31", "--nodes", "3", "--set", "ipAutoDetectionMethod=eth0")
+    assert r.code == 2 and r.out == "" and len(r.err.splitlines()) == 1
+    assert "--set ipAutoDetectionMethod: 'eth0'" in r.err
