@@ -21,12 +21,15 @@ from typing import Any
 import kubernetes_validate
 from ruamel.yaml import YAML
 
-from renderer import capability, compile, gate, kubeschema
-from renderer.context import build_context
-from renderer.render import render_version
-from renderer.resources import bundled_golden
-from renderer.scenarios import route_scenario, scenarios_for
-from renderer.tree import list_versions
+from renderer.bke.values import build_context
+from renderer.calico import capability
+from renderer.calico.scenarios import route_scenario, scenarios_for
+from renderer.checks import gate
+from renderer.data.bundled import bundled_golden
+from renderer.engine import compile
+from renderer.engine.render import render_version
+from renderer.k8s import schema as kubeschema
+from renderer.manifests.tree import list_versions
 
 Verdicts = dict[tuple[str, str, str, str], bool]
 

@@ -27,9 +27,9 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from renderer.engine.gotemplate import compile_go
 from renderer.errors import TemplateError
-from renderer.gotemplate import compile_go
-from renderer.tree import list_versions
+from renderer.manifests.tree import list_versions
 
 GO_SOURCE = Path(__file__).resolve().parent.parent / "tests" / "go"
 

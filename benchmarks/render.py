@@ -16,7 +16,7 @@ import sys
 import time
 
 from renderer import api
-from renderer.tree import list_versions
+from renderer.manifests.tree import list_versions
 
 
 def cold_cli(version: str, nodes: int, repeat: int) -> float:

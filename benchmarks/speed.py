@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from renderer import api
-from renderer.tree import list_versions
+from renderer.manifests.tree import list_versions
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = [sys.executable, "-m", "renderer"]
@@ -48,7 +48,7 @@ NAIVE = r"""
 import io, json, sys
 import kubernetes_validate
 from ruamel.yaml import YAML
-from renderer.kubeschema import is_builtin_group
+from renderer.k8s.schema import is_builtin_group
 kube = sys.argv[1].split(",")
 out = []
 for name in sys.argv[2:]:
@@ -254,7 +254,7 @@ def bench_validate(args: argparse.Namespace, work: Path) -> None:
 
 
 def validate_set(args: argparse.Namespace, work: Path, label: str, files: list[str]) -> None:
-    from renderer.kubeschema import default_kube_versions
+    from renderer.k8s.schema import default_kube_versions
 
     kube = default_kube_versions()
     print(f"validate {label}, Kubernetes {', '.join(kube)}:")
@@ -275,8 +275,8 @@ def validate_set(args: argparse.Namespace, work: Path, label: str, files: list[s
 
 def check_validate_verdicts(ours: Run, naive: Run, files: list[str], kube: Sequence[str]) -> None:
     """Every object's verdict per Kubernetes version: ours (findings) == naive's."""
-    from renderer.parse import parse_stream
-    from renderer.yamlio import read_text
+    from renderer.k8s.parse import parse_stream
+    from renderer.k8s.yamlio import read_text
 
     flagged: dict[tuple[str, str, str], str] = {}
     for line in ours.stdout.decode().splitlines():

@@ -1,7 +1,7 @@
 """Strict schema validation of the bundled renders: cached validator vs the library.
 
 Renders every bundled version (Typha off and on), then validates the same objects on
-one Kubernetes version twice: with :class:`renderer.kubeschema.SchemaValidator` (a fresh
+one Kubernetes version twice: with :class:`renderer.k8s.schema.SchemaValidator` (a fresh
 instance, so only schemas and validators are reused, not per-object results) and with
 ``kubernetes_validate.validate(obj, version, strict=True)`` per object. Prints both
 times and the ratio; no assertion.
@@ -18,10 +18,10 @@ from typing import Any
 import kubernetes_validate
 from kubernetes_validate.utils import SchemaNotFoundError
 
-from renderer import kubeschema
-from renderer.capability import assess_capability
-from renderer.kubeschema import SchemaValidator
-from renderer.tree import list_versions
+from renderer.calico.capability import assess_capability
+from renderer.k8s import schema as kubeschema
+from renderer.k8s.schema import SchemaValidator
+from renderer.manifests.tree import list_versions
 
 
 def bundled_objects() -> list[dict[str, Any]]:

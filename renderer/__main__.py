@@ -1,3 +1,3 @@
-from ._entry import main
+from renderer._entry import main
 
 main()

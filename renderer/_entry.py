@@ -16,6 +16,6 @@ def interrupted(signum: int, frame: FrameType | None) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, interrupted)
-    from .cli import main as run
+    from renderer.cli import main as run
 
     run()

@@ -15,23 +15,25 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import cache, policy, schemas
-from . import images as images_mod
-from .bke import context as bke_context
-from .bke import unread
-from .calico import advise as advise_mod
-from .compile import template_digest
-from .context import default_context
-from .errors import InputError, RefusedError, TemplateError
-from .kubeschema import SchemaFinding, SchemaValidator, errors
-from .parse import K8sObject, parse_rendered, parse_stream
-from .render import RenderedFile, join_stream, render_version, version_keys
-from .schemas import validate_output
-from .tree import VersionDir, resolve_version
-from .yamlio import split_documents
+from renderer.bke import context as bke_context
+from renderer.bke import unread
+from renderer.bke.values import default_context
+from renderer.calico import advise as advise_mod
+from renderer.calico import images as images_mod
+from renderer.calico import policy
+from renderer.data import schemas
+from renderer.data.schemas import validate_output
+from renderer.engine.compile import template_digest
+from renderer.engine.render import RenderedFile, join_stream, render_version, version_keys
+from renderer.errors import InputError, RefusedError, TemplateError
+from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
+from renderer.k8s.schema import SchemaFinding, SchemaValidator, errors
+from renderer.k8s.yamlio import split_documents
+from renderer.manifests.tree import VersionDir, resolve_version
+from renderer.store import cache
 
 if TYPE_CHECKING:
-    from . import plan as plan_mod
+    from renderer.calico import plan as plan_mod
 
 
 @dataclass
@@ -160,9 +162,9 @@ def verdict(version: VersionDir) -> Verdict:
 
 
 def _judge(version: VersionDir) -> Verdict:
-    from .capability import assess_capability
-    from .release import release_rules
-    from .rules import blocking
+    from renderer.calico.capability import assess_capability
+    from renderer.checks.release import release_rules
+    from renderer.checks.rules import blocking
 
     report = assess_capability(version)
     rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
@@ -328,7 +330,7 @@ class PlanResult:
 
     @cached_property
     def _data(self) -> dict[str, Any]:
-        from . import plan as plan_mod
+        from renderer.calico import plan as plan_mod
 
         data = self.plan.to_dict()
         validate_output(plan_mod.PLAN_SCHEMA, data)
@@ -430,7 +432,7 @@ def plan(
     Each side is rendered as the policy routes it for an existing cluster; the target
     render is what the phases apply. ``capability`` defaults to the render-based check.
     """
-    from . import plan as plan_mod
+    from renderer.calico import plan as plan_mod
 
     check_nodes(nodes)
     if from_nodes is not None:

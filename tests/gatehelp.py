@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from renderer.context import build_context
-from renderer.parse import K8sObject, parse_files
-from renderer.render import render_version
-from renderer.tree import resolve_version
+from renderer.bke.values import build_context
+from renderer.engine.render import render_version
+from renderer.k8s.parse import K8sObject, parse_files
+from renderer.manifests.tree import resolve_version
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TREE = FIXTURES / "tree"

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from renderer import api
-from renderer import compile as compile_mod
+from renderer.data.bundled import bundled_manifests
+from renderer.engine import compile as compile_mod
 from renderer.errors import InputError, RefusedError
-from renderer.resources import bundled_manifests
-from renderer.tree import COMPONENT, resolve_version
+from renderer.manifests.tree import COMPONENT, resolve_version
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
@@ -137,7 +137,7 @@ def test_a_changed_template_is_read_again_even_with_the_same_size_and_mtime(
 def test_render_warns_once_when_the_version_is_not_release_ready(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from .clihelp import run
+    from tests.clihelp import run
 
     real = str(Path(__file__).parent / "fixtures" / "bke-real")
     r = run(capsys, "--manifests", real, "--version", "v3.31.3", "--nodes", "601", "--no-validate")

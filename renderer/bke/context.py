@@ -21,12 +21,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
-from ..policy import TYPHA_KEYS
-from ..tree import VersionDir
+from renderer.calico.policy import TYPHA_KEYS
+from renderer.errors import InputError
+from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
-    from ..cluster import Addon, ClusterConfig, Node
+    from renderer.bke.cluster import Addon, ClusterConfig, Node
 
 # --- where a value comes from -----------------------------------------------------------
 
@@ -153,7 +153,7 @@ class VersionContexts:
     warnings: tuple[str, ...] = ()
 
     def contexts(self) -> dict[str, dict[str, Any]]:
-        """File name to its context, as :func:`renderer.render.render_version` takes it."""
+        """File name to its context, as :func:`renderer.engine.render.render_version` takes it."""
         return {f.file: f.context for f in self.files}
 
     def to_dict(self) -> dict[str, Any]:
@@ -412,7 +412,7 @@ def build(
     """Each file's context: addon params (per-file rule), then map values, common
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
-    from ..render import is_verbatim
+    from renderer.engine.render import is_verbatim
 
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
     names = [tf.name for tf in version.files]
@@ -521,7 +521,7 @@ def for_config(
     params: Sequence[Param] = (),
     nested: Mapping[str, Entry] | None = None,
 ) -> ContextInputs:
-    """A render of a BKECluster (:class:`renderer.cluster.ClusterConfig`) and its calico
+    """A render of a BKECluster (:class:`renderer.bke.cluster.ClusterConfig`) and its calico
     ``addon``: common params from the cluster and ``nodes``, the addon's params, then the
     user's; ``repo`` from ``cluster.imageRepo`` unless ``--repo`` is given."""
     common = common_params(

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..compile import compile_file
-from ..policy import TYPHA_KEYS
-from ..render import is_verbatim
-from ..tree import TemplateFile, VersionDir
-from .context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
+from renderer.bke.context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
+from renderer.calico.policy import TYPHA_KEYS
+from renderer.engine.compile import compile_file
+from renderer.engine.render import is_verbatim
+from renderer.manifests.tree import TemplateFile, VersionDir
 
 #: Sources of values the user gave (per-file entries keep the source of their param).
 USER_SOURCES = frozenset({USER, ADDON_PARAM})

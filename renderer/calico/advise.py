@@ -21,10 +21,11 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from .. import policy, schemas
-from ..objects import as_dict, container, dig, env_var, find
-from ..parse import K8sObject
-from ..report import Finding
+from renderer.calico import policy
+from renderer.checks.report import Finding
+from renderer.data import schemas
+from renderer.k8s.objects import as_dict, container, dig, env_var, find
+from renderer.k8s.parse import K8sObject
 
 STAGE = "scale"
 ADVISE_REPORT_SCHEMA = "advise-report.schema.json"

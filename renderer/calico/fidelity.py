@@ -21,14 +21,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..context import build_context
-from ..errors import InputError
-from ..objects import as_dict, as_list, pod_spec_path
-from ..parse import K8sObject, parse_stream
-from ..render import render_version
-from ..report import Finding
-from ..tree import VersionDir
-from ..yamlio import read_text
+from renderer.bke.values import build_context
+from renderer.checks.report import Finding
+from renderer.engine.render import render_version
+from renderer.errors import InputError
+from renderer.k8s.objects import as_dict, as_list, pod_spec_path
+from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.k8s.yamlio import read_text
+from renderer.manifests.tree import VersionDir
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"
@@ -662,7 +662,7 @@ def upstream_files(directory: Path, version: str) -> dict[str, Path] | None:
 
 def load_upstream(path: Path) -> list[K8sObject]:
     """The objects of one upstream manifest. A document repeated across a tag's files
-    (each CRD is in all three) is parsed once, by :func:`renderer.parse.parse_stream`'s
+    (each CRD is in all three) is parsed once, by :func:`renderer.k8s.parse.parse_stream`'s
     per-document memo. Unreadable or unparsable input is UpstreamError."""
     name = str(path)
     try:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from ..errors import InputError
+from renderer.errors import InputError
 
 BASE = "calico.yaml"
 TYPHA = "calico-typha.yaml"

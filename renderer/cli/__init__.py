@@ -18,8 +18,8 @@ from types import FrameType
 
 import click
 
-from ..errors import EXIT_BAD_INPUT, CalicoRenderError
-from .app import cli
+from renderer.cli.app import cli
+from renderer.errors import EXIT_BAD_INPUT, CalicoRenderError
 
 #: Subcommand -> the module of this package that defines it, imported on first use (so a
 #: command pays only for its own imports). A module imported here instead, the usual
@@ -48,7 +48,7 @@ class Interrupted(BaseException):
 def _raise_once(signum: int, frame: FrameType | None) -> None:
     """First Ctrl-C unwinds (temporary files are removed on the way); a second one
     leaves at once."""
-    from .._entry import interrupted
+    from renderer._entry import interrupted
 
     signal.signal(signal.SIGINT, interrupted)
     raise Interrupted

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 
-from .. import api
-from ..calico import advise as advise_mod
-from ..cluster import render_args
-from ..context import user_values
-from ..errors import EXIT_CHECK_FAILED
-from .app import cli, context_inputs, given_params, note, origins_for
-from .options import (
+from renderer import api
+from renderer.bke.cluster import render_args
+from renderer.bke.values import user_values
+from renderer.calico import advise as advise_mod
+from renderer.cli.app import cli, context_inputs, given_params, note, origins_for
+from renderer.cli.options import (
     config_option,
     format_option,
     manifests_option,
@@ -21,6 +20,7 @@ from .options import (
     strict_option,
     values_option,
 )
+from renderer.errors import EXIT_CHECK_FAILED
 
 
 @cli.command(

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from .. import __version__
-from ..errors import EXIT_CHECK_FAILED, InputError
-from ..policy import OPERATIONS
-from .options import (
+from renderer import __version__
+from renderer.calico.policy import OPERATIONS
+from renderer.cli.options import (
     PathType,
     config_option,
     kube_version_option,
@@ -27,12 +26,13 @@ from .options import (
     strict_option,
     values_option,
 )
+from renderer.errors import EXIT_CHECK_FAILED, InputError
 
 if TYPE_CHECKING:
-    from ..bke import context as bke_context
-    from ..bke.unread import ParamWarning
-    from ..calico import advise as advise_mod
-    from ..cluster import NodeInventory, RenderArgs
+    from renderer.bke import context as bke_context
+    from renderer.bke.cluster import NodeInventory, RenderArgs
+    from renderer.bke.unread import ParamWarning
+    from renderer.calico import advise as advise_mod
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -48,7 +48,7 @@ def origins_for(
     max_pods_flag: bool,
 ) -> advise_mod.Origins:
     """Where each value of a request came from: config file, flags, or a default."""
-    from ..calico import advise as advise_mod
+    from renderer.calico import advise as advise_mod
 
     flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
     if nodes_flag or nodes_file is None:
@@ -118,8 +118,8 @@ def context_inputs(
 ) -> bke_context.ContextInputs:
     """The context's sources: the config's (``--repo`` wins over its imageRepo) or the
     defaults, then ``--values``/``--set`` as addon params."""
-    from ..bke import context as bke_context
-    from ..context import user_params
+    from renderer.bke import context as bke_context
+    from renderer.bke.values import user_params
 
     params, nested = user_params(values_file, sets)
     cluster = args.cluster
@@ -244,12 +244,12 @@ def cli(
                 "ignored; put the command's options after its name"
             )
         return
-    from .. import api
-    from ..bke import context as bke_context
-    from ..cluster import render_args
-    from ..context import user_values
-    from ..fsutil import write_owned_tree
-    from ..kubeschema import resolve_kube_versions, shipped_versions
+    from renderer import api
+    from renderer.bke import context as bke_context
+    from renderer.bke.cluster import render_args
+    from renderer.bke.values import user_values
+    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
+    from renderer.store.files import write_owned_tree
 
     gc.freeze()  # see :func:`renderer.cli.main`
 

@@ -7,12 +7,9 @@ from pathlib import Path
 
 import click
 
-from .. import exceptions, gate, kubeschema, report
-from ..errors import EXIT_CHECK_FAILED, InputError
-from ..fsutil import write_output
-from ..resources import bundled_golden
-from .app import cli, emit
-from .options import (
+from renderer.checks import exceptions, gate, report
+from renderer.cli.app import cli, emit
+from renderer.cli.options import (
     PathType,
     exceptions_option,
     format_option,
@@ -22,6 +19,10 @@ from .options import (
     render_timeout_option,
     upstream_option,
 )
+from renderer.data.bundled import bundled_golden
+from renderer.errors import EXIT_CHECK_FAILED, InputError
+from renderer.k8s import schema as kubeschema
+from renderer.store.files import write_output
 
 
 def default_golden(root: Path | None) -> Path:

@@ -8,16 +8,13 @@ from typing import Any
 
 import click
 
-from .. import api
-from ..bke import context as bke_context
-from ..bke.unread import ParamWarning
-from ..cluster import RenderArgs, resolve_inputs
-from ..errors import InputError
-from ..fsutil import write_owned_tree
-from ..images import IMAGES_SCHEMA, ROLES, no_calico, tag_mismatches
-from ..schemas import validate_output
-from .app import cli, context_inputs, given_params, note, warn
-from .options import (
+from renderer import api
+from renderer.bke import context as bke_context
+from renderer.bke.cluster import RenderArgs, resolve_inputs
+from renderer.bke.unread import ParamWarning
+from renderer.calico.images import IMAGES_SCHEMA, ROLES, no_calico, tag_mismatches
+from renderer.cli.app import cli, context_inputs, given_params, note, warn
+from renderer.cli.options import (
     PathType,
     config_option,
     format_option,
@@ -29,6 +26,9 @@ from .options import (
     strict_option,
     values_option,
 )
+from renderer.data.schemas import validate_output
+from renderer.errors import InputError
+from renderer.store.files import write_owned_tree
 
 
 def _echo_json(data: Any) -> None:

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from .. import policy
-from ..errors import CalicoRenderError
-from .app import cli, emit, warn
-from .options import (
+from renderer.calico import policy
+from renderer.cli.app import cli, emit, warn
+from renderer.cli.options import (
     PathType,
     format_option,
     manifests_option,
@@ -18,6 +17,7 @@ from .options import (
     set_option,
     values_option,
 )
+from renderer.errors import CalicoRenderError
 
 
 @cli.command(help="Render one template FILE with exactly the given context: no policy, no checks.")
@@ -44,10 +44,10 @@ def template(
     template_name: str,
     dialect: str | None,
 ) -> None:
-    from ..compile import compile_source
-    from ..context import user_values
-    from ..tree import DIALECTS
-    from ..yamlio import read_text
+    from renderer.bke.values import user_values
+    from renderer.engine.compile import compile_source
+    from renderer.k8s.yamlio import read_text
+    from renderer.manifests.tree import DIALECTS
 
     context = user_values(values_file, sets, key_rules=False)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
@@ -60,7 +60,7 @@ def template(
 @format_option()
 def typha(nodes: int | None, fmt: str) -> None:
     if fmt == "json":
-        from .. import summaries
+        from renderer.output import summaries
 
         emit(summaries.dumps(summaries.TYPHA, summaries.typha_doc(nodes)) + "\n")
         return
@@ -87,10 +87,10 @@ def typha(nodes: int | None, fmt: str) -> None:
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 @format_option()
 def versions(root: Path | None, keys: bool, fmt: str) -> None:
-    from .. import summaries
-    from ..capability import assess_capability
-    from ..render import version_keys
-    from ..tree import list_versions
+    from renderer.calico.capability import assess_capability
+    from renderer.engine.render import version_keys
+    from renderer.manifests.tree import list_versions
+    from renderer.output import summaries
 
     found = list_versions(root)  # bad ROOT fails before anything is printed
     if fmt == "json":

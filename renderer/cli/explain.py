@@ -9,11 +9,10 @@ from pathlib import Path
 
 import click
 
-from .. import api
-from ..cluster import RenderArgs, load_nodes, resolve_inputs
-from ..errors import InputError
-from .app import cli, context_inputs, given_params, note, warn
-from .options import (
+from renderer import api
+from renderer.bke.cluster import RenderArgs, load_nodes, resolve_inputs
+from renderer.cli.app import cli, context_inputs, given_params, note, warn
+from renderer.cli.options import (
     config_option,
     format_option,
     manifests_option,
@@ -23,6 +22,7 @@ from .options import (
     strict_option,
     values_option,
 )
+from renderer.errors import InputError
 
 SOURCE_NAMES = {
     "controller-default": "controller default",

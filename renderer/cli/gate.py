@@ -9,11 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..kubeschema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
-from ..parse import parse_stream
-from ..yamlio import read_text
-from .app import cli
-from .options import (
+from renderer.cli.app import cli
+from renderer.cli.options import (
     PathType,
     exceptions_option,
     format_option,
@@ -23,9 +20,12 @@ from .options import (
     render_timeout_option,
     upstream_option,
 )
+from renderer.k8s.parse import parse_stream
+from renderer.k8s.schema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
+from renderer.k8s.yamlio import read_text
 
 if TYPE_CHECKING:
-    from ..release import ReleaseReport
+    from renderer.checks.release import ReleaseReport
 
 
 def _mark(ok: bool) -> str:
@@ -45,7 +45,7 @@ def format_report(report: ReleaseReport) -> str:
     errs = sum(1 for f in report.rules if f.severity == "error")
     warns = len(report.rules) - errs
     if cap.legacy:
-        from ..report import LEGACY_RULES
+        from renderer.checks.report import LEGACY_RULES
 
         lines.append(f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)")
     else:
@@ -117,13 +117,13 @@ def capability(
     exceptions_file: Path | None,
 ) -> None:
     # the gate's modules are imported here, so `validate` never loads them
-    from .. import exceptions as excepts
-    from ..calico import fidelity
-    from ..capability import assess_capability
-    from ..gate import context_findings
-    from ..release import apply_exceptions, assess_release
-    from ..render import version_keys
-    from ..tree import resolve_version
+    from renderer.calico import fidelity
+    from renderer.calico.capability import assess_capability
+    from renderer.checks import exceptions as excepts
+    from renderer.checks.gate import context_findings
+    from renderer.checks.release import apply_exceptions, assess_release
+    from renderer.engine.render import version_keys
+    from renderer.manifests.tree import resolve_version
 
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
@@ -165,7 +165,7 @@ def validate(
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
     findings = SchemaValidator(kube).validate_all(objects)
     if fmt == "json":
-        from .. import summaries
+        from renderer.output import summaries
 
         doc = summaries.validate_doc(files, kube, len(objects), findings)
         click.echo(summaries.dumps(summaries.VALIDATE, doc))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..calico import importer
-from ..errors import EXIT_CHECK_FAILED, InputError
-from ..fsutil import replace_dir
-from ..tree import COMPONENT
-from ..yamlio import read_text
-from .app import cli, note
+from renderer.calico import importer
+from renderer.cli.app import cli, note
+from renderer.errors import EXIT_CHECK_FAILED, InputError
+from renderer.k8s.yamlio import read_text
+from renderer.manifests.tree import COMPONENT
+from renderer.store.files import replace_dir
 
 UPSTREAM_FILES = (importer.BASE, importer.TYPHA, importer.VXLAN)
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from .. import cache, limits
-from ..kubeschema import DEFAULT_COUNT
+from renderer.engine import limits
+from renderer.k8s.schema import DEFAULT_COUNT
+from renderer.store import cache
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 

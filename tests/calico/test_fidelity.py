@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from renderer.calico import fidelity
+from renderer.calico.capability import assess_capability
 from renderer.calico.fidelity import compare_objects
-from renderer.capability import assess_capability
-from renderer.parse import K8sObject
-from renderer.render import version_keys
-from renderer.report import Finding
-from renderer.tree import resolve_version
+from renderer.checks.report import Finding
+from renderer.engine.render import version_keys
+from renderer.k8s.parse import K8sObject
+from renderer.manifests.tree import resolve_version
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = REPO_ROOT / "upstream" / "calico"

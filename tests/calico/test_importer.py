@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from renderer.calico import importer
-from renderer.capability import assess_capability
-from renderer.compile import compile_source
+from renderer.calico.capability import assess_capability
+from renderer.checks.release import assess_release
+from renderer.engine.compile import compile_source
 from renderer.errors import InputError
-from renderer.objects import dig
-from renderer.parse import K8sObject, parse_files
-from renderer.release import assess_release
-from renderer.tree import list_versions
+from renderer.k8s.objects import dig
+from renderer.k8s.parse import K8sObject, parse_files
+from renderer.manifests.tree import list_versions
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = REPO_ROOT / "upstream" / "calico"

@@ -1,0 +1,658 @@
+"""Read BKECluster/BKEConfig and BKENode YAML into plain dataclasses.
+
+BKE's controller decides everything Calico-specific from ``addons[name=calico]`` and the
+number of BKENodes, so that is what this module extracts. Input is untrusted: it is
+loaded through :mod:`renderer.k8s.yamlio` (bounded, alias-safe) and its shape is checked
+against ``schemas/bke-input.schema.json`` so a wrong type stops with exit 2 naming the
+file, the line and the key path instead of failing later inside a template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from renderer.calico.policy import TYPHA_KEYS
+from renderer.data import schemas
+from renderer.errors import InputError
+from renderer.k8s.objects import key_path
+from renderer.k8s.yamlio import load_all, locate, read_text
+from renderer.manifests.tree import VersionDir, list_versions, resolve_version
+
+BKE_INPUT = "bke-input.schema.json"
+CLUSTER_KINDS = ("BKECluster", "BKEConfig")
+NODE_KIND = "BKENode"
+LIST_KINDS = ("List", "BKENodeList")
+#: The label naming a BKENode's cluster (Cluster API's; BKE's examples carry it).
+CLUSTER_LABEL = "cluster.x-k8s.io/cluster-name"
+CALICO = "calico"
+
+PathItem = str | int
+
+#: Roles of today's BKENodes; a node with one of them joins the cluster as a kubelet.
+CLASSIC_ROLES = ("master", "node", "master/node")
+#: Seed 001's split control plane: components of their own, on nodes of their own.
+CONTROL_PLANE_ROLES = ("apiserver", "controller-manager", "scheduler")
+ETCD_ROLES = ("etcd", "etcd-event", "etcd-pod")
+ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES, *ETCD_ROLES)
+#: Roles that need a kubelet on the node: BKE runs the control plane as static pods,
+#: so a split apiserver/controller-manager/scheduler node runs one (and calico-node);
+#: etcd alone may run outside Kubernetes, with no kubelet and no calico-node.
+KUBELET_ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES)
+
+
+@dataclass(frozen=True)
+class ImageRepo:
+    domain: str = ""
+    ip: str = ""
+    port: str = ""
+    prefix: str = ""
+
+    def third_party_prefix(self) -> str:
+        """``<address>/<prefix>/`` when a prefix is set, else "" (the manifests' default),
+        exactly as the controller joins it (see :func:`renderer.bke.context.image_prefix`)."""
+        from renderer.bke.context import image_prefix
+
+        return image_prefix(
+            {"domain": self.domain, "ip": self.ip, "port": self.port, "prefix": self.prefix}
+        )
+
+
+@dataclass(frozen=True)
+class Addon:
+    """One entry of ``addons``; ``where`` is its key path, ``line`` its line in the file."""
+
+    name: str
+    version: str
+    params: Mapping[str, str]
+    where: str
+    line: int | None = None
+
+    def location(self) -> str:
+        return f"{self.where} (line {self.line})" if self.line else self.where
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """What calico-render needs from a BKECluster or a bare BKEConfig."""
+
+    file: str
+    kind: str
+    name: str
+    addons: tuple[Addon, ...]
+    image_repo: ImageRepo
+    pod_subnet: str = ""
+    kubernetes_version: str = ""
+    namespace: str = ""
+    #: The install config (``cluster``, ``addons``, ``customExtra``) and the object's
+    #: ``spec``, shape-checked, for the controller's common parameters
+    #: (:mod:`renderer.bke.context`); ``config_path`` is where the install config sits.
+    install: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    spec: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    config_path: str = "spec"
+
+    def calico(self) -> Addon | None:
+        """The Calico addon, None when there is none; see :func:`calico_addon`."""
+        return calico_addon(self.addons, self.file)
+
+    @property
+    def repo(self) -> str:
+        return self.image_repo.third_party_prefix()
+
+    def user_values(self, addon: Addon) -> dict[str, str]:
+        """Render-context values this config sets: ``podSubnet``, then the addon params."""
+        values: dict[str, str] = {}
+        if self.pod_subnet:
+            values["podSubnet"] = self.pod_subnet
+        values.update(addon.params)
+        return values
+
+
+@dataclass(frozen=True)
+class Node:
+    """A BKENode; ``cluster`` is the cluster it names (empty: no marker), see
+    :func:`cluster_of`."""
+
+    name: str
+    roles: tuple[str, ...]
+    ip: str = ""
+    hostname: str = ""
+    cluster: str = ""
+    namespace: str = ""
+
+    def belongs_to(self, cluster: str, namespace: str = "") -> bool:
+        """Marked as a node of ``cluster`` (in ``namespace``, when both sides say)."""
+        if self.cluster != cluster:
+            return False
+        return not (self.namespace and namespace) or self.namespace == namespace
+
+    @property
+    def is_master(self) -> bool:
+        return "master" in self.roles or "master/node" in self.roles
+
+    @property
+    def is_worker(self) -> bool:
+        return "node" in self.roles or "master/node" in self.roles
+
+    @property
+    def runs_kubelet(self) -> bool:
+        """Whether the node joins as a kubelet (so runs calico-node), see :data:`KUBELET_ROLES`."""
+        return any(role in KUBELET_ROLES for role in self.roles)
+
+    @property
+    def dedicated(self) -> bool:
+        """A split control-plane or etcd node (seed 001) without ``master``/``node`` roles."""
+        return not any(role in CLASSIC_ROLES for role in self.roles)
+
+
+@dataclass(frozen=True)
+class NodeInventory:
+    file: str
+    nodes: tuple[Node, ...] = field(default=())
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def masters(self) -> int:
+        return sum(1 for n in self.nodes if n.is_master)
+
+    @property
+    def workers(self) -> int:
+        return sum(1 for n in self.nodes if n.is_worker)
+
+    @property
+    def dedicated(self) -> int:
+        """Split control-plane/etcd nodes without ``master``/``node``: they may run no
+        calico-node, yet the controller counts them for Typha like every BKENode."""
+        return sum(1 for n in self.nodes if n.dedicated)
+
+    @property
+    def clusters(self) -> dict[str, int]:
+        """Nodes per cluster marker, by name (unmarked nodes not included)."""
+        out: dict[str, int] = {}
+        for n in self.nodes:
+            if n.cluster:
+                out[n.cluster] = out.get(n.cluster, 0) + 1
+        return dict(sorted(out.items()))
+
+    def single_cluster(self) -> NodeInventory:
+        """All nodes, when they name at most one cluster; nodes of several is exit 2."""
+        clusters = self.clusters
+        if len(clusters) > 1:
+            named = ", ".join(f"{name} ({count})" for name, count in clusters.items())
+            raise InputError(
+                f"BKENodes of {len(clusters)} clusters: {named}; give --config to count "
+                "the nodes of one cluster",
+                file=self.file,
+            )
+        return self
+
+    def of_cluster(self, cluster: str, namespace: str = "") -> tuple[NodeInventory, str | None]:
+        """The nodes of ``cluster`` plus the unmarked ones, and a note on what was skipped
+        (None when nothing was); possibly no node at all, see :func:`resolve_inputs`."""
+        kept = tuple(n for n in self.nodes if not n.cluster or n.belongs_to(cluster, namespace))
+        skipped = [n for n in self.nodes if n not in kept]
+        if not skipped:
+            return self, None
+        others = sorted({n.cluster for n in skipped})
+        unmarked = sum(1 for n in kept if not n.cluster)
+        note = (
+            f"{self.file}: counted {len(kept)} BKENodes of cluster {cluster!r}"
+            + (f" ({unmarked} without a cluster marker)" if unmarked else "")
+            + f"; skipped {len(skipped)} of other clusters ({', '.join(others)})"
+        )
+        return NodeInventory(self.file, kept), note
+
+
+def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
+    """The one addon named calico; two of them or an empty version is refused (exit 2).
+
+    The version is never guessed: it names the manifest directory and the image tags.
+    """
+    found = [a for a in addons if a.name == CALICO]
+    if not found:
+        return None
+    if len(found) > 1:
+        both = " and ".join(a.location() for a in found)
+        raise InputError(
+            f"more than one addon named calico: {both}; keep exactly one", file=file or None
+        )
+    addon = found[0]
+    if not addon.version.strip():
+        raise InputError(
+            "the calico addon has no version; set it explicitly (no default is guessed)",
+            file=file or None,
+            line=addon.line,
+            key=f"{addon.where}.version",
+        )
+    return addon
+
+
+def require_version(
+    version: str, root: Path | None, *, file: str = "", key: str = ""
+) -> VersionDir:
+    """The version directory named exactly ``version`` under ROOT, as the controller uses it.
+
+    The controller joins the addon's version into a path, so ``v3.28`` (which the
+    ``--version`` flags resolve to the newest patch) is refused here, listing what exists.
+    """
+    try:
+        vdir = resolve_version(version, root)
+    except InputError as exc:
+        raise InputError(exc.message, file=file or exc.file, key=key or exc.key) from None
+    if vdir.name != version:
+        known = ", ".join(v.name for v in list_versions(root))
+        raise InputError(
+            f"version {version!r} must be exactly a directory under ROOT, because the "
+            f"controller uses it as a path (vMAJOR.MINOR is not resolved here; "
+            f"{version!r} would be {vdir.name}); available: {known}",
+            file=file or None,
+            key=key or None,
+        )
+    return vdir
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def _check_shape(doc: Any, text: str, file: str, index: int, prefix: Sequence[PathItem]) -> None:
+    best = schemas.best_error(BKE_INPUT, doc)
+    if best is None:
+        return
+    path = [*prefix, *best.absolute_path]
+    _, message = schemas.describe(best)
+    if best.validator == "required" and "'" in best.message:
+        path.append(best.message.split("'")[1])
+        message = "is required here"
+    raise InputError(message, file=file, line=locate(text, index, path), key=key_path(path) or None)
+
+
+def _documents(path: str | Path) -> tuple[str, list[tuple[int, list[PathItem], dict[str, Any]]]]:
+    """(text, [(document index, key path prefix, object)]) with Lists flattened."""
+    file = str(path)
+    text = read_text(path)
+    out: list[tuple[int, list[PathItem], dict[str, Any]]] = []
+    for index, doc in enumerate(load_all(text, file)):
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            raise InputError(
+                f"document {index + 1} is a {type(doc).__name__}, not an object",
+                file=file,
+                line=locate(text, index, []),
+            )
+        if doc.get("kind") in LIST_KINDS:
+            items = doc.get("items")
+            if not isinstance(items, list):
+                raise InputError(
+                    "a List needs an items list",
+                    file=file,
+                    line=locate(text, index, ["items"]),
+                    key="items",
+                )
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    raise InputError(
+                        "list item is not an object",
+                        file=file,
+                        line=locate(text, index, ["items", i]),
+                        key=f"items[{i}]",
+                    )
+                out.append((index, ["items", i], item))
+            continue
+        out.append((index, [], doc))
+    return text, out
+
+
+def _scalar(value: Any) -> str:
+    """A param value as the controller passes it: a string ("false", not "False")."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+#: Params the render never takes from the config: the Typha policy and the image prefix
+#: (``imageRepo`` or ``--repo``) always set these.
+OVERRIDDEN_PARAMS = (*TYPHA_KEYS, "repo")
+
+
+@cache
+def _param_validator(key: str) -> Any:
+    """A validator for the render-context schema's subschema of ``key`` (None: not defined)."""
+    full = schemas.load_schema(schemas.RENDER_CONTEXT)
+    sub = full["properties"].get(key)
+    if sub is None:
+        return None
+    return jsonschema.validators.validator_for(full)(sub)
+
+
+def _check_params(addon: Addon, file: str, text: str, index: int, path: list[PathItem]) -> None:
+    """Calico params as the render context will take them, checked here so a bad value
+    names the file, its line and its key instead of failing later as "render context"."""
+    for key, value in addon.params.items():
+        # ``F.K`` reaches file F as key K (the controller's rule): check it as K.
+        name = key.split(".")[1] if "." in key else key
+        check = None if name in OVERRIDDEN_PARAMS else _param_validator(name)
+        if check is None:
+            continue
+        errors = list(check.iter_errors(value))
+        if not errors:
+            continue
+        _, message = schemas.describe(jsonschema.exceptions.best_match(errors))
+        raise InputError(
+            message,
+            file=file,
+            line=locate(text, index, [*path, key]),
+            key=f"{addon.where}.param.{key}",
+        )
+
+
+def _parse_addons(
+    raw: Any, where: str, file: str, text: str, index: int, prefix: list[PathItem]
+) -> tuple[Addon, ...]:
+    addons = []
+    for i, item in enumerate(raw or []):
+        params = {str(k): _scalar(v) for k, v in (item.get("param") or {}).items()}
+        addons.append(
+            Addon(
+                name=str(item.get("name", "")),
+                version=str(item.get("version") or ""),
+                params=params,
+                where=f"{where}[{i}]",
+                line=None,
+            )
+        )
+    calico = [i for i, a in enumerate(addons) if a.name == CALICO]
+    for i in calico:
+        _check_params(addons[i], file, text, index, [*prefix, i, "param"])
+    if len(calico) > 1 or any(not addons[i].version.strip() for i in calico):
+        # Lines are only worth a second parse when an error is going to name them.
+        for i in calico:
+            a = addons[i]
+            addons[i] = Addon(
+                a.name, a.version, a.params, a.where, locate(text, index, [*prefix, i])
+            )
+    return tuple(addons)
+
+
+def _check_service_subnet(
+    value: str, file: str, text: str, index: int, path: list[PathItem]
+) -> None:
+    """The controller derives dnsIP from serviceSubnet and fails when it cannot: so
+    does this, naming the file, line and key."""
+    from renderer.bke.context import dns_ip
+
+    try:
+        dns_ip(value)
+    except InputError as exc:
+        raise InputError(
+            exc.message, file=file, line=locate(text, index, path), key=key_path(path)
+        ) from None
+
+
+def load_config(path: str | Path) -> ClusterConfig:
+    """The one BKECluster or BKEConfig of ``path`` (BKENode documents beside it are skipped)."""
+    file = str(path)
+    text, docs = _documents(path)
+    found = [(i, prefix, d) for i, prefix, d in docs if d.get("kind") in CLUSTER_KINDS]
+    others = sorted(
+        {str(d.get("kind")) for _, _, d in docs if d.get("kind") not in (*CLUSTER_KINDS, NODE_KIND)}
+    )
+    if others:
+        raise InputError(
+            f"unexpected kind {others[0]!r}; expected a BKECluster or BKEConfig", file=file
+        )
+    if len(found) != 1:
+        what = "no BKECluster or BKEConfig" if not found else f"{len(found)} BKECluster/BKEConfig"
+        raise InputError(f"{what} documents; expected exactly one", file=file)
+    index, prefix, doc = found[0]
+    _check_shape(doc, text, file, index, prefix)
+    spec = doc["spec"] or {}
+    if "clusterConfig" in spec:
+        base = spec.get("clusterConfig") or {}
+        base_path: list[PathItem] = [*prefix, "spec", "clusterConfig"]
+        if spec.get("addons"):
+            raise InputError(
+                "both spec.clusterConfig.addons and spec.addons are set; keep one",
+                file=file,
+                line=locate(text, index, [*prefix, "spec", "addons"]),
+                key="spec.addons",
+            )
+    else:
+        base = spec
+        base_path = [*prefix, "spec"]
+    cluster = base.get("cluster") or {}
+    repo = cluster.get("imageRepo") or {}
+    networking = cluster.get("networking") or {}
+    if networking.get("serviceSubnet"):
+        _check_service_subnet(
+            str(networking["serviceSubnet"]),
+            file,
+            text,
+            index,
+            [*base_path, "cluster", "networking", "serviceSubnet"],
+        )
+    addons_path = [*base_path, "addons"]
+    addons = _parse_addons(
+        base.get("addons"), key_path(addons_path), file, text, index, addons_path
+    )
+    meta = doc.get("metadata") or {}
+    return ClusterConfig(
+        file=file,
+        kind=str(doc["kind"]),
+        name=str(meta.get("name", "")),
+        addons=addons,
+        image_repo=ImageRepo(
+            domain=_scalar(repo.get("domain")),
+            ip=_scalar(repo.get("ip")),
+            port=_scalar(repo.get("port")),
+            prefix=_scalar(repo.get("prefix")),
+        ),
+        pod_subnet=_scalar(networking.get("podSubnet")),
+        kubernetes_version=_scalar(cluster.get("kubernetesVersion")),
+        namespace=_scalar(meta.get("namespace")),
+        install=base,
+        spec=spec,
+        config_path=key_path(base_path),
+    )
+
+
+def cluster_of(node: Mapping[str, Any]) -> str:
+    """The cluster a BKENode names: its ``cluster.x-k8s.io/cluster-name`` label (as BKE's
+    Cluster API provider labels them), else an ownerReference to a BKECluster; "" if none."""
+    meta = node.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    labels = meta.get("labels")
+    if isinstance(labels, Mapping) and labels.get(CLUSTER_LABEL):
+        return _scalar(labels[CLUSTER_LABEL])
+    for ref in meta.get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("kind") == "BKECluster" and ref.get("name"):
+            return _scalar(ref["name"])
+    return ""
+
+
+def load_nodes(path: str | Path) -> NodeInventory:
+    """BKENode objects of ``path`` (multi-document or a List); the count drives Typha."""
+    file = str(path)
+    text, docs = _documents(path)
+    nodes: list[Node] = []
+    seen: dict[str, int] = {}
+    for index, prefix, doc in docs:
+        kind = doc.get("kind")
+        if kind in CLUSTER_KINDS:
+            continue
+        if kind != NODE_KIND:
+            raise InputError(
+                f"unexpected kind {kind!r}; expected BKENode objects",
+                file=file,
+                line=locate(text, index, [*prefix, "kind"]),
+                key=key_path([*prefix, "kind"]),
+            )
+        _check_shape(doc, text, file, index, prefix)
+        name = str(doc["metadata"]["name"])
+        if name in seen:
+            raise InputError(
+                f"BKENode {name!r} appears twice; each node must be listed once",
+                file=file,
+                line=locate(text, index, [*prefix, "metadata", "name"]),
+                key=key_path([*prefix, "metadata", "name"]),
+            )
+        seen[name] = index
+        spec = doc["spec"]
+        nodes.append(
+            Node(
+                name=name,
+                roles=tuple(spec["role"]),
+                ip=_scalar(spec.get("ip")),
+                hostname=_scalar(spec.get("hostname")),
+                cluster=cluster_of(doc),
+                namespace=_scalar(doc["metadata"].get("namespace")),
+            )
+        )
+    if not nodes:
+        raise InputError("no BKENode objects found", file=file)
+    return NodeInventory(file, tuple(nodes))
+
+
+# --- putting the inputs together -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusterInputs:
+    """What a BKECluster (and its BKENodes) mean for a render.
+
+    ``addon`` is None for a cluster without Calico: then nothing Calico-specific applies.
+    """
+
+    config: ClusterConfig
+    addon: Addon | None
+    version: VersionDir | None
+    nodes: int | None
+    notes: tuple[str, ...]
+    user: dict[str, str]
+    repo: str
+    #: The BKENodes of the cluster (None: no nodes file), for the common parameters.
+    inventory: NodeInventory | None = None
+
+    @property
+    def has_calico(self) -> bool:
+        return self.addon is not None
+
+
+def resolve_inputs(
+    config_path: str | Path,
+    *,
+    nodes_file: str | Path | None = None,
+    nodes: int | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    check_version: bool = True,
+) -> ClusterInputs:
+    """Read ``config_path`` (and ``nodes_file``), apply the design's input rules.
+
+    ``nodes`` wins over ``nodes_file`` when both are given; ``repo`` over ``imageRepo``.
+    """
+    config = load_config(config_path)
+    addon = config.calico()
+    notes: list[str] = []
+    inventory = everyone = load_nodes(nodes_file) if nodes_file is not None else None
+    if inventory is not None:
+        if config.name:
+            inventory, skipped = inventory.of_cluster(config.name, config.namespace)
+            if skipped:
+                notes.append(skipped)
+        else:
+            inventory = inventory.single_cluster()
+    if (
+        addon is not None
+        and nodes is None
+        and everyone is not None
+        and inventory is not None
+        and not inventory.count
+    ):
+        # Every node names another cluster: that count would describe a different cluster.
+        found = ", ".join(f"{name} ({count})" for name, count in everyone.clusters.items())
+        raise InputError(
+            f"no BKENode of cluster {config.name!r}; the file's BKENodes belong to {found}",
+            file=everyone.file,
+        )
+    if nodes is not None and inventory is not None and inventory.count != nodes:
+        notes.append(f"--nodes {nodes} overrides the {inventory.count} BKENodes of {nodes_file}")
+    count = nodes if nodes is not None else (inventory.count if inventory else None)
+    if addon is None:
+        notes.append(f"{config.file}: no addon named calico: no Calico images, no Typha parameters")
+        return ClusterInputs(config, None, None, count, tuple(notes), {}, repo or "", inventory)
+    vdir = None
+    if check_version:
+        vdir = require_version(addon.version, root, file=config.file, key=f"{addon.where}.version")
+    return ClusterInputs(
+        config,
+        addon,
+        vdir,
+        count,
+        tuple(notes),
+        config.user_values(addon),
+        repo if repo is not None else config.repo,
+        inventory,
+    )
+
+
+@dataclass(frozen=True)
+class RenderArgs:
+    """Version, node count, prefix and user values for a render, from flags and files.
+
+    ``skip`` is set for a cluster without Calico: the render produces nothing.
+    """
+
+    version: str | None
+    nodes: int | None
+    repo: str | None
+    user: dict[str, str]
+    notes: tuple[str, ...] = ()
+    skip: bool = False
+    #: The config's inputs (None: no --config); the context is built from them.
+    cluster: ClusterInputs | None = None
+    #: The BKENodes given (with or without a config), for the decision line.
+    inventory: NodeInventory | None = None
+
+
+def render_args(
+    config: str | Path | None,
+    nodes_file: str | Path | None,
+    *,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None,
+    repo: str | None,
+) -> RenderArgs:
+    """Merge ``--config``/``--nodes-file`` with ``--version``/``--nodes``/``--repo``."""
+    if config is None:
+        inventory = None
+        if nodes_file is not None:
+            inventory = load_nodes(nodes_file).single_cluster()
+            if nodes is None:
+                nodes = inventory.count
+        return RenderArgs(version, nodes, repo, {}, inventory=inventory)
+    if version is not None:
+        raise InputError("give --version or --config, not both", key="--config")
+    inputs = resolve_inputs(config, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo)
+    if inputs.addon is None or inputs.version is None:
+        return RenderArgs(None, inputs.nodes, inputs.repo, {}, inputs.notes, skip=True)
+    return RenderArgs(
+        inputs.version.name,
+        inputs.nodes,
+        inputs.repo,
+        inputs.user,
+        inputs.notes,
+        cluster=inputs,
+        inventory=inputs.inventory,
+    )

@@ -1,0 +1,170 @@
+"""Build the render context from defaults, a values file, ``--set`` and ``--repo``.
+
+The defaults are those of a render without a config (:func:`default_context`: BKE's
+controller defaults plus bkeadm's calico params, see :mod:`renderer.bke.context`). The
+context is validated against ``schemas/render-context.schema.json`` before rendering,
+so a bad value stops with exit 2 naming the key, not deep inside a template.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from renderer.calico.policy import TYPHA_KEYS
+from renderer.data import schemas
+from renderer.errors import InputError
+from renderer.k8s.yamlio import load_mapping_file, locate, read_text
+
+
+def default_context() -> dict[str, Any]:
+    """The context of a render without a config and without user values (Typha keys
+    excluded: the policy sets them)."""
+    from renderer.bke import context as bke
+
+    ctx: dict[str, Any] = {k: e.value for k, e in bke.controller_defaults().items()}
+    ctx.update((k, v) for k, v in bke.BKEADM_CALICO_PARAMS if k not in TYPHA_KEYS)
+    ctx["repo"] = ""
+    return dict(sorted(ctx.items()))
+
+
+def parse_set(item: str) -> tuple[list[str], str]:
+    """``KEY=VALUE`` or ``A.B=VALUE`` (nested). Values stay strings, as the controller's."""
+    key, sep, value = item.partition("=")
+    parts = key.split(".")
+    if not sep or not key or any(not p for p in parts):
+        raise InputError(f"expected KEY=VALUE, got {item!r}", key="--set")
+    return parts, value
+
+
+def set_path(ctx: dict[str, Any], parts: list[str], value: Any) -> None:
+    node = ctx
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def check_values_safe(values: Mapping[str, Any], file: str) -> None:
+    """Every string of a values file must be safe inside a double-quoted YAML scalar."""
+    for key in sorted(values):
+        for path, text in schemas.strings(values[key]):
+            unsafe = schemas.unsafe_text(schemas.RENDER_CONTEXT, text)
+            if unsafe is not None:
+                where = [key, *path]
+                line = locate(read_text(file), 0, where) if file != "-" else None
+                raise InputError(unsafe, file=file, line=line, key=".".join(map(str, where)))
+
+
+def key_error(key: str, value: Any) -> tuple[list[str | int], str] | None:
+    """(path, message) when ``value`` breaks the context schema's rule for ``key`` (its
+    own property, else the rule for free keys, and always YAML safety), else None."""
+    schema = schemas.load_schema(schemas.RENDER_CONTEXT)
+    if key not in schema["properties"]:
+        return schemas.free_key_error(schemas.RENDER_CONTEXT, key, value)
+    sub = schema["properties"][key]
+    # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
+    checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
+    error = schemas.best_error_in(checked, value)
+    if error is None:
+        return None
+    sub_key, message = schemas.describe(error)
+    return [key, *([sub_key] if sub_key else [])], message
+
+
+def check_values_file(values: Mapping[str, Any], file: str) -> None:
+    """Check each key of a values file against its property in the context schema, so a
+    bad value names the file and line (the merged context no longer knows its source).
+    Keys the policy sets (allowTypha, typhaReplicas) are replaced anyway and skipped."""
+    for key in sorted(values):
+        if key in TYPHA_KEYS:
+            continue
+        found = key_error(key, values[key])
+        if found is not None:
+            path, message = found
+            line = locate(read_text(file), 0, path) if file != "-" else None
+            raise InputError(message, file=file, line=line, key=".".join(map(str, path)))
+
+
+def user_values(
+    values_file: str | Path | None = None, sets: Iterable[str] = (), *, key_rules: bool = True
+) -> dict[str, Any]:
+    """What the user asked for: values file first, then ``--set`` in order. Without
+    ``key_rules`` (``template``: exactly the given context) a values file is only held
+    to the YAML-safety rule, not to what each key of BKE's context may hold."""
+    ctx: dict[str, Any] = {}
+    if values_file is not None:
+        values = load_mapping_file(values_file)
+        if key_rules:
+            check_values_file(values, str(values_file))
+        else:
+            check_values_safe(values, str(values_file))
+        ctx.update(copy.deepcopy(values))
+    for item in sets:
+        parts, value = parse_set(item)
+        set_path(ctx, parts, value)
+    return ctx
+
+
+def build_context(
+    user: Mapping[str, Any],
+    *,
+    typha: Mapping[str, str] | None = None,
+    repo: str | None = None,
+    defaults: bool = True,
+) -> dict[str, Any]:
+    """Layer defaults < user values < ``repo`` < Typha policy, then validate."""
+    ctx: dict[str, Any] = default_context() if defaults else {}
+    ctx.update(copy.deepcopy(dict(user)))
+    if repo is not None:
+        ctx["repo"] = repo
+    if typha is not None:
+        ctx.update(typha)
+    schemas.check_context(schemas.RENDER_CONTEXT, ctx, file="render context")
+    return ctx
+
+
+def user_params(
+    values_file: str | Path | None = None, sets: Iterable[str] = ()
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``--values`` and ``--set`` as addon params (a key ``F.K`` is per file, as the
+    controller treats a config's params), plus the map values of the values file, which
+    go to every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs
+    one, and no config param can give it). Returns (params, nested entries)."""
+    from renderer.bke import context as bke
+
+    params: list[bke.Param] = []
+    nested: dict[str, bke.Entry] = {}
+    if values_file is not None:
+        values = load_mapping_file(values_file)
+        check_values_file(values, str(values_file))
+        for key, value in values.items():
+            if isinstance(value, Mapping | list):
+                nested[key] = bke.Entry(copy.deepcopy(value), bke.USER, f"--values {values_file}")
+            else:
+                params.append(bke.Param(key, _param_str(value), bke.USER, f"--values {key}"))
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"expected KEY=VALUE, got {item!r}", key="--set")
+        # checked here, naming the flag, not only in each file's context; a param that
+        # reaches no file is still refused rather than carried into a warning
+        name = key.split(".", 1)[1] if "." in key else key  # F.K sets K of file F
+        found = None if name in TYPHA_KEYS else key_error(name, value)
+        if found is not None:
+            raise InputError(found[1], key=f"--set {key}")
+        params.append(bke.Param(key, value, bke.USER, f"--set {key}"))
+    return tuple(params), nested
+
+
+def _param_str(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,1 @@
+"""Release rules about Calico objects (Typha, images); registered on import."""

@@ -1,0 +1,188 @@
+"""Release rules for the Typha Deployment and its PodDisruptionBudget."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from renderer.calico.capability import TYPHA_NAME, typha_deployment, typha_pdbs
+from renderer.checks.rules import ERROR, WARNING, RuleInput, Violation, rule
+from renderer.k8s.objects import (
+    as_dict,
+    as_list,
+    container,
+    dig,
+    env_var,
+    pod_labels,
+    selector_matches,
+)
+from renderer.k8s.parse import K8sObject
+
+HOSTNAME_KEY = "kubernetes.io/hostname"
+GRACE_SECONDS = 300
+POD = "spec.template.spec"
+
+
+def _typha(data: RuleInput) -> K8sObject | None:
+    return typha_deployment(data.objects)
+
+
+@rule(
+    id="typha-rolling-update",
+    severity=ERROR,
+    message="the Typha Deployment must update with strategy RollingUpdate",
+)
+def rolling_update(data: RuleInput) -> Iterator[Violation]:
+    dep = _typha(data)
+    if dep is None:
+        return
+    kind = dig(dep.data, "spec", "strategy", "type")
+    if kind != "RollingUpdate":
+        yield Violation(f"strategy.type is {kind!r}", dep, "spec.strategy.type")
+
+
+@rule(
+    id="typha-anti-affinity",
+    severity=ERROR,
+    message="Typha pods must repel each other across hostnames "
+    f"(podAntiAffinity on {HOSTNAME_KEY}, required or preferred)",
+)
+def anti_affinity(data: RuleInput) -> Iterator[Violation]:
+    dep = _typha(data)
+    if dep is None:
+        return
+    labels = pod_labels(dep)
+    anti = as_dict(dig(dep.data, "spec", "template", "spec", "affinity", "podAntiAffinity"))
+    terms = [
+        as_dict(t) for t in as_list(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    ]
+    terms += [
+        as_dict(as_dict(t).get("podAffinityTerm"))
+        for t in as_list(anti.get("preferredDuringSchedulingIgnoredDuringExecution"))
+    ]
+    if not any(
+        t.get("topologyKey") == HOSTNAME_KEY and selector_matches(t.get("labelSelector"), labels)
+        for t in terms
+    ):
+        yield Violation(
+            "no term selects the Typha pods by hostname", dep, f"{POD}.affinity.podAntiAffinity"
+        )
+
+
+@rule(
+    id="typha-graceful-shutdown",
+    severity=ERROR,
+    message=f"Typha must get {GRACE_SECONDS}s to shut down: terminationGracePeriodSeconds "
+    f"{GRACE_SECONDS} equal to TYPHA_SHUTDOWNTIMEOUTSECS",
+)
+def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
+    dep = _typha(data)
+    if dep is None:
+        return
+    grace = dig(dep.data, "spec", "template", "spec", "terminationGracePeriodSeconds")
+    if grace != GRACE_SECONDS:
+        yield Violation(
+            f"terminationGracePeriodSeconds is {grace!r}",
+            dep,
+            f"{POD}.terminationGracePeriodSeconds",
+        )
+    found = container(dep, TYPHA_NAME)
+    if found is None:
+        yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
+        return
+    path, c = found
+    env = env_var(c, "TYPHA_SHUTDOWNTIMEOUTSECS")
+    value = env[1].get("value") if env else None
+    if str(value) != str(GRACE_SECONDS):
+        where = f"{path}.env[{env[0]}].value" if env else f"{path}.env"
+        yield Violation(f"TYPHA_SHUTDOWNTIMEOUTSECS is {value!r}", dep, where)
+
+
+@rule(
+    id="typha-probes",
+    severity=ERROR,
+    message="the Typha container needs liveness and readiness probes",
+)
+def probes(data: RuleInput) -> Iterator[Violation]:
+    dep = _typha(data)
+    if dep is None:
+        return
+    found = container(dep, TYPHA_NAME)
+    if found is None:
+        yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
+        return
+    path, c = found
+    for probe in ("livenessProbe", "readinessProbe"):
+        if not isinstance(c.get(probe), dict) or not c[probe]:
+            yield Violation(f"{probe} is missing", dep, f"{path}.{probe}")
+
+
+def _scaled(value: object, replicas: int) -> int | None:
+    """An IntOrString of a PDB scaled to pods, rounding up as the disruption controller."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        return math.ceil(int(value[:-1]) * replicas / 100)
+    return None
+
+
+def _allowed_down(pdb: K8sObject, replicas: int) -> tuple[int | None, str]:
+    spec = as_dict(pdb.data.get("spec"))
+    if "maxUnavailable" in spec:
+        return _scaled(spec["maxUnavailable"], replicas), "spec.maxUnavailable"
+    if "minAvailable" in spec:
+        least = _scaled(spec["minAvailable"], replicas)
+        return (None if least is None else max(0, replicas - least)), "spec.minAvailable"
+    return None, "spec"
+
+
+def _pdb_budgets(data: RuleInput) -> Iterator[tuple[K8sObject, int | None, str, int]]:
+    dep = _typha(data)
+    replicas = dig(dep.data, "spec", "replicas") if dep else None
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        return
+    for pdb in typha_pdbs(data.objects):
+        down, path = _allowed_down(pdb, replicas)
+        yield pdb, down, path, replicas
+
+
+@rule(
+    id="typha-pdb-max-one-down",
+    severity=ERROR,
+    message="the Typha PodDisruptionBudget must allow at most one pod down",
+)
+def pdb_max_one(data: RuleInput) -> Iterator[Violation]:
+    for pdb, down, path, replicas in _pdb_budgets(data):
+        if down is None:
+            yield Violation("neither maxUnavailable nor minAvailable is usable", pdb, path)
+        elif down > 1:
+            yield Violation(f"{down} of {replicas} pods may be down", pdb, path)
+
+
+@rule(
+    id="typha-pdb-allows-drain",
+    severity=WARNING,
+    message="the Typha PodDisruptionBudget allows no pod down, which blocks node drains",
+)
+def pdb_allows_drain(data: RuleInput) -> Iterator[Violation]:
+    for pdb, down, path, replicas in _pdb_budgets(data):
+        if down is not None and down < 1:
+            yield Violation(f"0 of {replicas} pods may be down", pdb, path)
+
+
+@rule(
+    id="typha-replicas-below-nodes",
+    severity=ERROR,
+    message="Typha replicas must be fewer than the nodes, or a rolling update can block",
+)
+def replicas_below_nodes(data: RuleInput) -> Iterator[Violation]:
+    dep = _typha(data)
+    if dep is None:
+        return
+    replicas = dig(dep.data, "spec", "replicas")
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        yield Violation(f"replicas is {replicas!r}, not an integer", dep, "spec.replicas")
+    elif replicas >= data.nodes:
+        yield Violation(f"{replicas} replicas on {data.nodes} nodes", dep, "spec.replicas")

@@ -1,0 +1,1 @@
+"""Checks of a version: findings, the rule registry, the version pipeline, goldens."""

@@ -1,0 +1,500 @@
+"""Golden stage: the golden layout, loading and writing goldens, and explaining differences.
+
+Layout of ``<golden>/<version>/``::
+
+    common/<file>              a rendered file that is byte-identical in every scenario
+    <scenario>/decision.json   the scenario's Typha decision
+    <scenario>/<file>          a rendered file only this scenario renders this way
+    <s1>+<s2>/<file>           a rendered file that scenarios s1 and s2 share
+
+Each rendered template is stored whole, so a golden file reads in a merge request like
+the manifest change it comes from. Goldens are rendered in the gate's fixed context (the
+schema defaults, the scenario's Typha decision and ``repo`` set to
+``capability.CHECK_REPO``), not a cluster's; each distinct rendering is stored once
+(the CRDs, a legacy version's single file, calico-node with Typha at 3 or 4 replicas).
+A difference is explained twice: a unified diff of the text, and per object
+``Kind namespace/name: path old -> new``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from renderer.errors import CalicoRenderError, InputError
+from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.k8s.yamlio import MAX_INPUT_BYTES, read_text
+from renderer.manifests.tree import contained, refuse_name
+from renderer.store.files import write_tree
+
+COMMON = "common"
+SHARED = "+"
+DECISION_FILE = "decision.json"
+_MAX_VALUE = 120
+
+
+@dataclass(frozen=True)
+class ScenarioOutput:
+    """What one scenario produced: its decision and its rendered files (name, text)."""
+
+    name: str
+    decision: Mapping[str, Any]
+    files: tuple[tuple[str, str], ...]
+
+
+def dump_decision(decision: Mapping[str, Any]) -> str:
+    """Stable JSON: sorted keys, two-space indent, final newline."""
+    return json.dumps(dict(decision), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def golden_files(outputs: Sequence[ScenarioOutput]) -> dict[str, str]:
+    """The golden tree of one version as {relative path: text}, sorted by path."""
+    files: dict[str, str] = {}
+    names: list[str] = []
+    for out in outputs:
+        for name, _ in out.files:
+            if name not in names:
+                names.append(name)
+    texts = [dict(out.files) for out in outputs]
+    for name in names:
+        groups: dict[str, list[str]] = {}
+        for out, rendered in zip(outputs, texts, strict=True):
+            if name in rendered:
+                groups.setdefault(rendered[name], []).append(out.name)
+        for text, members in groups.items():
+            shared = len(members) == len(outputs)
+            files[f"{COMMON if shared else SHARED.join(members)}/{name}"] = text
+    for out in outputs:
+        files[f"{out.name}/{DECISION_FILE}"] = dump_decision(out.decision)
+    return dict(sorted(files.items()))
+
+
+def load_golden(directory: Path) -> dict[str, str] | None:
+    """The golden tree under ``directory``, or None when there is none (no directory)."""
+    if not directory.is_dir():
+        return None
+    files: dict[str, str] = {}
+    for path in _golden_paths(directory):
+        files[path.relative_to(directory).as_posix()] = read_text(path)
+    return files
+
+
+def _golden_paths(directory: Path) -> list[Path]:
+    """The golden files under ``directory`` (dot-files aside). Goldens come with the
+    merge request too: a link out of the directory or a name with control characters is
+    bad input, as in the manifest tree."""
+    real = directory.resolve()
+    out = []
+    for path in sorted(directory.rglob("*")):
+        rel = path.relative_to(directory)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        refuse_name(path)
+        contained(path, real, "the golden directory")
+        if path.is_file():
+            out.append(path)
+    return out
+
+
+def read_golden(directory: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+    """Like :func:`load_golden`, but a golden file that cannot be read as UTF-8 text does
+    not stop the comparison: it is read leniently (undecodable bytes become U+FFFD) and
+    listed in the second mapping, path -> why, so the gate counts it as changed."""
+    if not directory.is_dir():
+        return None
+    files: dict[str, str] = {}
+    unreadable: dict[str, str] = {}
+    for path in _golden_paths(directory):
+        name = path.relative_to(directory).as_posix()
+        try:
+            files[name] = read_text(path)
+        except InputError as exc:
+            at = f" at line {exc.line}" if exc.line is not None else ""
+            unreadable[name] = f"unreadable: {exc.message}{at}"
+            try:
+                with open(path, "rb") as fh:
+                    files[name] = fh.read(MAX_INPUT_BYTES).decode("utf-8", "replace")
+            except OSError:
+                files[name] = ""
+    return files, unreadable
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One golden file that would be added, modified or removed."""
+
+    path: str
+    change: str  # "added" | "modified" | "removed"
+
+
+def file_changes(
+    old: Mapping[str, str], new: Mapping[str, str], unreadable: Collection[str] = ()
+) -> list[FileChange]:
+    """Golden files that differ between ``old`` and ``new``, sorted by path; an
+    ``unreadable`` golden file always differs."""
+    out = []
+    for path in sorted(set(old) | set(new)):
+        if path not in old:
+            out.append(FileChange(path, "added"))
+        elif path not in new:
+            out.append(FileChange(path, "removed"))
+        elif old[path] != new[path] or path in unreadable:
+            out.append(FileChange(path, "modified"))
+    return out
+
+
+def write_golden(
+    directory: Path, new: Mapping[str, str], changes: Sequence[FileChange] | None = None
+) -> list[FileChange]:
+    """Make ``directory`` hold exactly ``new``; unchanged files are not touched.
+
+    ``changes`` are :func:`file_changes` of the goldens now in ``directory`` against
+    ``new`` when the caller has them (the gate compared them already); otherwise the
+    goldens are loaded to find them. Every changed file is staged beside its target and
+    renamed into place, so an interrupt leaves each golden file whole (old or new);
+    stale files go last.
+    """
+    if changes is None:
+        changes = file_changes(load_golden(directory) or {}, new)
+    changes = list(changes)
+    write_tree(directory, {c.path: new[c.path] for c in changes if c.change != "removed"})
+    for c in changes:
+        if c.change == "removed":
+            (directory / c.path).unlink(missing_ok=True)
+    for parent in sorted({(directory / c.path).parent for c in changes}, reverse=True):
+        if parent != directory and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+    return changes
+
+
+def file_diffs(
+    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
+) -> dict[str, str]:
+    """A unified diff per differing golden file, ``a/<label>/`` the golden and
+    ``b/<label>/`` the render; ``label`` is the golden directory as it is shown."""
+    out: dict[str, str] = {}
+    for change in file_changes(old, new, unreadable):
+        before = old.get(change.path, "")
+        after = new.get(change.path, "")
+        path = f"{label}/{change.path}"
+        out[change.path] = "".join(
+            difflib.unified_diff(
+                _lines(before),
+                _lines(after),
+                fromfile=f"a/{path}" if change.change != "added" else "/dev/null",
+                tofile=f"b/{path}" if change.change != "removed" else "/dev/null",
+                n=3,
+            )
+        )
+    return out
+
+
+def unified_diff(
+    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
+) -> str:
+    """A unified diff of every differing golden file (see :func:`file_diffs`)."""
+    return "".join(file_diffs(old, new, label, unreadable).values())
+
+
+def diff_label(directory: Path) -> str:
+    """How a golden directory is named in diff headers: relative to the current directory
+    when it is under it, else absolute (without its leading ``/``, as ``git diff`` does)."""
+    path = Path(os.path.abspath(directory))
+    try:
+        return path.relative_to(os.path.abspath(os.getcwd())).as_posix()
+    except ValueError:
+        return path.as_posix().lstrip("/")
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+# --- object-level differences -------------------------------------------------------
+
+
+@dataclass
+class ObjectChange:
+    """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
+    object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
+
+    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
+    why a file could not be compared object by object (unreadable, unparsable).
+    """
+
+    ref: str
+    path: str
+    old: str | None
+    new: str | None
+    scenarios: list[str] = field(default_factory=list)
+    note: str = ""
+    #: ``file:line`` of the template that renders the object now ("" when not rendered).
+    file: str = ""
+
+    def describe(self) -> str:
+        if self.note:
+            return f"{self.ref}: {self.note}"
+        if not self.path:
+            if self.old is None:
+                return f"{self.ref}: added"
+            if self.new is None:
+                return f"{self.ref}: removed"
+            return f"{self.ref}: {self.old} -> {self.new}"
+        where = f"{self.ref}: {self.path}"
+        if self.old is None:
+            return f"{where} added {self.new}"
+        if self.new is None:
+            return f"{where} removed (was {self.old})"
+        return f"{where} {self.old} -> {self.new}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "object": self.ref,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "scenarios": list(self.scenarios),
+            "summary": self.describe(),
+            "file": self.file,
+        }
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+
+
+def _key(path: str, name: str) -> str:
+    """``path.name``, or ``path["a.b/c"]`` when the key is not a plain identifier."""
+    if name.replace("_", "a").replace("-", "a").isalnum():
+        return f"{path}.{name}" if path else name
+    return f"{path}[{json.dumps(name)}]"
+
+
+def _named(items: list[Any]) -> dict[str, Any] | None:
+    """Items keyed by ``name`` when every item is a mapping with a unique string name."""
+    if not items or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
+        return None
+    by_name = {i["name"]: i for i in items}
+    return by_name if len(by_name) == len(items) else None
+
+
+def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | None, str | None]]:
+    """(dotted path, old, new) for every leaf difference; lists of named items by name."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[tuple[str, str | None, str | None]] = []
+        for k in sorted(set(old) | set(new), key=str):
+            sub = _key(path, str(k))
+            if k not in new:
+                out.append((sub, _show(old[k]), None))
+            elif k not in old:
+                out.append((sub, None, _show(new[k])))
+            else:
+                out.extend(diff_values(old[k], new[k], sub))
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        named_old, named_new = _named(old), _named(new)
+        if named_old is not None and named_new is not None:
+            out = []
+            for name in sorted(set(named_old) | set(named_new)):
+                sub = f"{path}[name={name}]"
+                if name not in named_new:
+                    out.append((sub, _show(named_old[name]), None))
+                elif name not in named_old:
+                    out.append((sub, None, _show(named_new[name])))
+                else:
+                    out.extend(diff_values(named_old[name], named_new[name], sub))
+            return out
+        out = []
+        for i in range(max(len(old), len(new))):
+            sub = f"{path}[{i}]"
+            if i >= len(new):
+                out.append((sub, _show(old[i]), None))
+            elif i >= len(old):
+                out.append((sub, None, _show(new[i])))
+            else:
+                out.extend(diff_values(old[i], new[i], sub))
+        return out
+    if old == new and type(old) is type(new):
+        return []
+    return [(path, _show(old), _show(new))]
+
+
+def _ref(obj: K8sObject) -> str:
+    """``Kind namespace/name``; a document without a kind or a name is named by position."""
+    if obj.kind and obj.name:
+        return obj.ref
+    missing = " or ".join(w for w, v in (("kind", obj.kind), ("name", obj.name)) if not v)
+    return f"{obj.file} object {obj.index + 1} (no {missing})"
+
+
+def _objects(objects: Iterable[K8sObject]) -> dict[str, Any]:
+    """Objects of a rendered file keyed by ``Kind namespace/name`` (repeats numbered)."""
+    return {ref: obj.data for ref, obj in _numbered(objects).items()}
+
+
+def _numbered(objects: Iterable[K8sObject]) -> dict[str, K8sObject]:
+    out: dict[str, K8sObject] = {}
+    for obj in objects:
+        ref = base = _ref(obj)
+        n = 2
+        while ref in out:
+            ref = f"{base} #{n}"
+            n += 1
+        out[ref] = obj
+    return out
+
+
+def owners(path: str, scenarios: Sequence[str]) -> list[str]:
+    """The scenarios whose output golden file ``path`` holds: ``common/`` belongs to every
+    scenario, ``a+b/`` to a and b, ``a/`` to a; anything else to none."""
+    top, _, name = path.partition("/")
+    if not name:
+        return []
+    if top == COMMON:
+        return list(scenarios)
+    return [s for s in scenarios if s in top.split(SHARED)]
+
+
+def _scenario_view(files: Mapping[str, str], scenario: str) -> dict[str, str]:
+    """The rendered files of ``scenario`` as seen through the golden layout."""
+    view: dict[str, str] = {}
+    for path, text in files.items():
+        name = path.partition("/")[2]
+        if owners(path, [scenario]) and name != DECISION_FILE:
+            view[name] = text
+    return view
+
+
+def _explained(path: str, scenarios: Sequence[str]) -> bool:
+    """Whether a scenario's view or decision covers golden file ``path``."""
+    top, _, name = path.partition("/")
+    if name == DECISION_FILE:
+        return top in scenarios
+    return bool(owners(path, scenarios))
+
+
+#: (ref, path, old, new, note) of an :class:`ObjectChange`.
+Change = tuple[str, str, str | None, str | None, str]
+
+
+def object_changes(
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    scenarios: Iterable[str],
+    known: Mapping[tuple[str, str], Sequence[K8sObject]] | None = None,
+    unreadable: Mapping[str, str] | None = None,
+) -> list[ObjectChange]:
+    """Changes per object, decision or whole file, merged across the scenarios they
+    appear in; changed golden files no scenario renders come last, with no scenario.
+
+    ``known`` holds files already parsed, keyed by (file name, text), such as the
+    renders the gate parsed; any other file is parsed here, once. ``unreadable`` maps
+    golden paths that could not be read to why: they are reported, not parsed.
+    """
+    scenarios = list(scenarios)
+    merged: dict[Change, ObjectChange] = {}
+    parsed: dict[tuple[str, str], dict[str, Any] | str] = {}
+    known = known or {}
+    unreadable = unreadable or {}
+    # where the renders (parsed with source maps) put each object: its template line
+    located: dict[str, str] = {}
+
+    def locate(text: str | None, file: str) -> None:
+        found = known.get((file, text)) if text is not None else None
+        for ref, obj in _numbered(found or ()).items():
+            if obj.source_line:
+                located.setdefault(ref, obj.where)
+
+    def objects(text: str, file: str) -> dict[str, Any] | str:
+        key = (file, text)
+        if key not in parsed:
+            try:
+                found = known.get(key)
+                parsed[key] = _objects(found if found is not None else parse_stream(text, file))
+            except CalicoRenderError as exc:
+                parsed[key] = str(exc)
+        return parsed[key]
+
+    for scenario in scenarios:
+        before = _scenario_view(old, scenario)
+        after = _scenario_view(new, scenario)
+        bad = {p.partition("/")[2]: why for p, why in unreadable.items() if owners(p, [scenario])}
+        changes: list[Change] = []
+        prefix = f"{scenario}/{DECISION_FILE}"
+        if prefix in unreadable:
+            changes.append((DECISION_FILE, "", None, None, f"golden {unreadable[prefix]}"))
+        elif old.get(prefix) != new.get(prefix):
+            changes.extend(_decision_changes(old.get(prefix), new.get(prefix)))
+        for name in sorted(set(before) | set(after)):
+            if name in bad:
+                changes.append((name, "", None, None, f"golden {bad[name]}"))
+                continue
+            if before.get(name) == after.get(name):
+                continue
+            if name not in after or name not in before:
+                present = (None, "present") if name not in before else ("present", None)
+                changes.append((name, "", *present, ""))
+                continue
+            a = objects(before[name], name)
+            b = objects(after[name], name)
+            locate(after.get(name), name)
+            if isinstance(a, str) or isinstance(b, str):
+                side, problem = ("golden", a) if isinstance(a, str) else ("render", str(b))
+                changes.append((name, "", None, None, f"{side} cannot be parsed: {problem}"))
+                continue
+            for ref in sorted(set(a) | set(b)):
+                if ref not in b:
+                    changes.append((ref, "", "present", None, ""))
+                elif ref not in a:
+                    changes.append((ref, "", None, "present", ""))
+                else:
+                    changes.extend((ref, p, o, n, "") for p, o, n in diff_values(a[ref], b[ref]))
+        for key in changes:
+            if key not in merged:
+                merged[key] = ObjectChange(*key[:4], note=key[4], file=located.get(key[0], ""))
+            merged[key].scenarios.append(scenario)
+    out = list(merged.values())
+    for path in sorted(set(old) | set(new)):
+        if _explained(path, scenarios):
+            continue
+        if path in unreadable:
+            out.append(ObjectChange(path, "", None, None, note=f"golden {unreadable[path]}"))
+        elif path not in new:
+            out.append(ObjectChange(path, "", "present", None))
+        elif path not in old:
+            out.append(ObjectChange(path, "", None, "present"))
+        elif old[path] != new[path]:
+            out.append(ObjectChange(path, "", None, None, note="modified"))
+    return out
+
+
+def _decision_changes(old: str | None, new: str | None) -> list[Change]:
+    """``decision.json: key old -> new`` per key, or the whole file added or removed."""
+    if old is None or new is None:
+        return [
+            (
+                DECISION_FILE,
+                "",
+                None if old is None else "present",
+                None if new is None else "present",
+                "",
+            )
+        ]
+    try:
+        a = json.loads(old)
+    except ValueError:
+        return [(DECISION_FILE, "", None, None, "golden is not valid JSON")]
+    try:
+        b = json.loads(new)
+    except ValueError:
+        return [(DECISION_FILE, "", None, None, "render is not valid JSON")]
+    return [(DECISION_FILE, p, o, n, "") for p, o, n in diff_values(a, b)]

@@ -1,0 +1,137 @@
+"""Release rules: small registered checks over the Typha-on render of a version.
+
+Each rule is one decorated function taking a :class:`RuleInput` and yielding
+:class:`Finding` objects that name the object (``Kind namespace/name``) and field path,
+so adding a rule is one function plus its test. Errors block a release; warnings are
+reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from renderer.k8s.parse import K8sObject
+
+ERROR = "error"
+WARNING = "warning"
+SEVERITIES = (ERROR, WARNING)
+
+
+@dataclass(frozen=True)
+class RuleInput:
+    """What every rule sees: the Typha-on render, the version, its context, the node count."""
+
+    objects: Sequence[K8sObject]
+    version: str
+    context: Mapping[str, Any] = field(default_factory=dict)
+    nodes: int = 51
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule violation, located on an object and a field."""
+
+    rule: str
+    severity: str
+    message: str
+    object: str = ""
+    field: str = ""
+    file: str = ""
+    #: The template line that produced the field (the object when it has no field, or the
+    #: field's deepest existing key); the rendered line when the text has no source map.
+    line: int = 0
+    #: The object's line in the rendered file, as secondary context.
+    rendered_line: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.file else ""
+        at = f"{self.object} " if self.object else ""
+        fld = f"{self.field}: " if self.field else ""
+        return f"{where}{self.severity}: [{self.rule}] {at}{fld}{self.message}"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What a rule function yields; the registry turns it into a Finding."""
+
+    detail: str
+    obj: K8sObject | None = None
+    field: str = ""
+
+
+RuleFunc = Callable[[RuleInput], Iterable[Violation]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str
+    message: str
+    func: RuleFunc
+
+    def run(self, data: RuleInput) -> Iterator[Finding]:
+        for v in self.func(data):
+            obj = v.obj
+            yield Finding(
+                rule=self.id,
+                severity=self.severity,
+                message=f"{self.message}: {v.detail}" if v.detail else self.message,
+                object=obj.ref if obj else "",
+                field=v.field,
+                file=obj.file if obj else "",
+                line=(obj.field_line(v.field) if v.field else obj.source_line or obj.line)
+                if obj
+                else 0,
+                rendered_line=obj.line if obj else 0,
+            )
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(*, id: str, severity: str, message: str) -> Callable[[RuleFunc], RuleFunc]:
+    """Register a rule function under ``id``."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity must be one of {SEVERITIES}, got {severity!r}")
+
+    def register(func: RuleFunc) -> RuleFunc:
+        if id in REGISTRY:
+            raise ValueError(f"rule {id!r} is registered twice")
+        REGISTRY[id] = Rule(id, severity, message, func)
+        return func
+
+    return register
+
+
+def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Finding]:
+    """Every finding of ``rules`` (default: all registered), sorted for stable output."""
+    chosen = REGISTRY.values() if rules is None else rules
+    findings = [f for r in chosen for f in r.run(data)]
+    return sorted(findings, key=lambda f: (f.rule, f.object, f.field, f.message))
+
+
+def blocking(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == ERROR]
+
+
+from renderer.calico.rules import images, typha  # noqa: E402  (registers the rules)
+
+__all__ = [
+    "ERROR",
+    "REGISTRY",
+    "WARNING",
+    "Finding",
+    "Rule",
+    "RuleInput",
+    "Violation",
+    "blocking",
+    "images",
+    "rule",
+    "run_rules",
+    "typha",
+]

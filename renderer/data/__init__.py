@@ -1,0 +1,1 @@
+"""Bundled data (manifests, schemas, goldens) and the JSON Schemas of our formats."""

@@ -1,0 +1,183 @@
+"""Load the project's JSON Schemas and validate data against them at run time."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import jsonschema
+
+from renderer.data.bundled import schema_path
+from renderer.errors import InputError
+
+RENDER_CONTEXT = "render-context.schema.json"
+CAPABILITY_REPORT = "capability-report.schema.json"
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    with open(schema_path(name), encoding="utf-8") as fh:
+        schema: dict[str, Any] = json.load(fh)
+    return schema
+
+
+@cache
+def validator(name: str) -> jsonschema.protocols.Validator:
+    schema = load_schema(name)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path)
+
+
+_PY_WORDS = {"True": "true", "False": "false", "None": "null"}
+_QUOTED_OR_WORD = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b(?:True|False|None)\b")
+
+
+def yaml_spelling(message: str) -> str:
+    """``message`` with Python's ``True``/``False``/``None`` spelled as YAML and JSON do
+    (``true``, ``false``, ``null``), outside quoted strings: users wrote YAML."""
+    return _QUOTED_OR_WORD.sub(lambda m: _PY_WORDS.get(m.group(0), m.group(0)), message)
+
+
+def yaml_repr(value: object) -> str:
+    """A value as a message quotes it: strings quoted, ``true``/``null`` as in YAML."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return yaml_spelling(repr(value))
+
+
+def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
+    """(key path, short message) for one schema error, phrased for the user."""
+    key = _path(error)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "enum":
+        allowed = ", ".join(json.dumps(v) for v in schema.get("enum", []))
+        return key, f"{yaml_repr(error.instance)} is not allowed; allowed: {allowed}"
+    if error.validator == "pattern":
+        hint = schema.get("description", "")
+        return key, f"{yaml_repr(error.instance)} is not valid" + (
+            f": {hint.rstrip('.')}" if hint else ""
+        )
+    if error.validator == "required" and isinstance(error.message, str):
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        why = schema.get("description")
+        return (f"{key}.{missing}" if key else missing), f"is required ({why})" if why else (
+            "is required"
+        )
+    if error.validator == "not" and schema.get("description"):
+        return key, f"{yaml_repr(error.instance)} is not allowed: {schema['description']}"
+    return key, yaml_spelling(error.message)
+
+
+def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:
+    """The most relevant schema error of ``data``, or None when it is valid.
+
+    Deterministic: errors are sorted by path and message before ``best_match``.
+    """
+    errors = sorted(validator(name).iter_errors(data), key=lambda e: (_path(e), e.message))
+    return jsonschema.exceptions.best_match(errors) if errors else None
+
+
+def best_error_in(schema: dict[str, Any], data: Any) -> jsonschema.ValidationError | None:
+    """Like :func:`best_error` for a sub-schema (one property of a published schema)."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    errors = sorted(cls(schema).iter_errors(data), key=lambda e: (_path(e), e.message))
+    return jsonschema.exceptions.best_match(errors) if errors else None
+
+
+def check(name: str, data: Any, *, file: str | None = None) -> None:
+    """Raise InputError naming the most relevant offending key."""
+    best = best_error(name, data)
+    if best is not None:
+        key, message = describe(best)
+        raise InputError(message, file=file, key=key or None)
+
+
+def validate_output(name: str, data: Any) -> None:
+    """Assert our own output meets its published schema; a failure is our bug."""
+    errors = list(validator(name).iter_errors(data))
+    if errors:
+        raise AssertionError(f"output does not match {name}: {errors[0].message}")
+
+
+# --- the render context: linear in the number of keys ----------------------------------
+
+
+@cache
+def _unsafe_text(name: str) -> re.Pattern[str]:
+    """The ``yamlSafe`` rule of schema ``name`` as a compiled pattern."""
+    return re.compile(load_schema(name)["$defs"]["yamlSafe"]["not"]["pattern"])
+
+
+def unsafe_text(name: str, text: str) -> str | None:
+    """Why ``text`` cannot go into a template of schema ``name`` (its ``yamlSafe`` rule),
+    or None when it can."""
+    if _unsafe_text(name).search(text):
+        why: str = load_schema(name)["$defs"]["yamlSafe"]["description"]
+        return f"{text!r} is not allowed: {why}"
+    return None
+
+
+def _trivially_passes(sub: Any, value: Any) -> bool:
+    """True when ``sub`` only restricts the type and a string or a plain scalar of an
+    allowed type is given: no need to build a validator for it."""
+    if not isinstance(sub, dict) or not set(sub) <= {"description", "type"}:
+        return False
+    types = sub.get("type")
+    allowed = {types} if isinstance(types, str) else set(types or ())
+    return isinstance(value, str) and "string" in allowed
+
+
+def strings(value: Any) -> Iterator[tuple[list[str | int], str]]:
+    """Every string of ``value`` (nested values and map keys) with its path."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, str):
+            yield path, node
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(key, str):
+                    yield path, key
+                stack.append((item, [*path, key]))
+        elif isinstance(node, list):
+            stack.extend((item, [*path, i]) for i, item in enumerate(node))
+
+
+def free_key_error(name: str, key: str, value: Any) -> tuple[list[str | int], str] | None:
+    """(path, message) when ``value`` of a key without its own property breaks schema
+    ``name``, else None. Strings are checked by the schema's ``yamlSafe`` pattern
+    directly, so a context of 400,000 keys does not build 400,000 validators."""
+    schema = load_schema(name)
+    pattern = _unsafe_text(name)
+    for path, text in strings(value):
+        if pattern.search(text):
+            why = schema["$defs"]["yamlSafe"]["description"]
+            return [key, *path], f"{text!r} is not allowed: {why}"
+    sub = schema["additionalProperties"]
+    if _trivially_passes(sub, value):
+        return None
+    error = best_error_in(sub, value)
+    if error is None:
+        return None
+    return [key, *error.absolute_path], describe(error)[1]
+
+
+def check_context(name: str, data: dict[str, Any], *, file: str | None = None) -> None:
+    """:func:`check` for a context: the keys with their own property (and the rules
+    across them) by the full schema, every other key by :func:`free_key_error`.
+    Same verdicts, linear time."""
+    props = load_schema(name)["properties"]
+    check(name, {k: v for k, v in data.items() if k in props}, file=file)
+    for key in sorted(k for k in data if k not in props):
+        found = free_key_error(name, key, data[key])
+        if found is not None:
+            path, message = found
+            raise InputError(message, file=file, key=".".join(str(p) for p in path))

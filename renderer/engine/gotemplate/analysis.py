@@ -1,0 +1,205 @@
+"""Static analysis: which root context keys a template reads.
+
+Used to report the parameters each Calico version consumes. A key counts when it is
+read from the root data: ``.x`` (or ``.x.y``) where dot is the root, ``$.x`` where ``$``
+is the root, ``$v.x`` for a variable bound to the root, ``index . "x"``, and the same
+inside ``define``d templates called with the root as their dot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from renderer.engine.gotemplate import nodes as n
+
+
+class _KeyFinder:
+    def __init__(self, tree: n.Tree) -> None:
+        self.tree = tree
+        self.keys: set[str] = set()
+        #: keys read with a further field (``.ClusterCidr.Ipv6``): they need a map value
+        self.nested: set[str] = set()
+        #: where each nested key is first read (character offset), for locations
+        self.nested_pos: dict[str, int] = {}
+        self.visited: set[str] = set()
+
+    def template(self, name: str) -> None:
+        if name in self.visited or name not in self.tree.templates:
+            return
+        self.visited.add(name)
+        self.body(self.tree.templates[name], True, True, set())
+
+    def is_root(self, pipe: n.Node | None, dot_root: bool, dollar: bool, roots: set[str]) -> bool:
+        """Whether a pipeline is exactly the root value (``.``, ``$`` or a root variable)."""
+        if not isinstance(pipe, n.PipeNode) or len(pipe.cmds) != 1:
+            return False
+        args = pipe.cmds[0].args
+        if len(args) != 1:
+            return False
+        arg = args[0]
+        if isinstance(arg, n.DotNode):
+            return dot_root
+        if isinstance(arg, n.VariableNode) and len(arg.idents) == 1:
+            name = arg.idents[0]
+            return (name == "$" and dollar) or name in roots
+        if isinstance(arg, n.PipeNode):
+            return self.is_root(arg, dot_root, dollar, roots)
+        return False
+
+    def body(self, body: n.ListNode, dot_root: bool, dollar: bool, roots: set[str]) -> None:
+        roots = set(roots)
+        for node in body.nodes:
+            if isinstance(node, n.ActionNode):
+                self.pipe(node.pipe, dot_root, dollar, roots)
+                if node.pipe.decl and not node.pipe.is_assign:
+                    for var in node.pipe.decl:
+                        if self.is_root(node.pipe, dot_root, dollar, roots):
+                            roots.add(var.idents[0])
+                        else:
+                            roots.discard(var.idents[0])
+            elif isinstance(node, n.BranchNode):
+                self.pipe(node.pipe, dot_root, dollar, roots)
+                inner_roots = set(roots)
+                for var in node.pipe.decl:
+                    inner_roots.discard(var.idents[0])
+                inner_dot = dot_root
+                if isinstance(node, n.WithNode):
+                    inner_dot = self.is_root(node.pipe, dot_root, dollar, roots)
+                elif isinstance(node, n.RangeNode):
+                    inner_dot = False
+                self.body(node.body, inner_dot, dollar, inner_roots)
+                if node.else_body is not None:
+                    self.body(node.else_body, dot_root, dollar, inner_roots)
+            elif isinstance(node, n.TemplateNode) and node.pipe is not None:
+                self.pipe(node.pipe, dot_root, dollar, roots)
+                if self.is_root(node.pipe, dot_root, dollar, roots):
+                    self.template(node.name)
+
+    def pipe(self, pipe: n.PipeNode, dot_root: bool, dollar: bool, roots: set[str]) -> None:
+        for cmd in pipe.cmds:
+            args = cmd.args
+            for arg in args:
+                self.operand(arg, dot_root, dollar, roots)
+            first = args[0]
+            if (
+                isinstance(first, n.IdentifierNode)
+                and first.name == "index"
+                and len(args) >= 3
+                and isinstance(args[2], n.StringNode)
+                and self.is_root(
+                    n.PipeNode(args[1].pos, 0, cmds=[n.CommandNode(args[1].pos, [args[1]])]),
+                    dot_root,
+                    dollar,
+                    roots,
+                )
+            ):
+                self.keys.add(args[2].value)
+                if len(args) >= 4:
+                    self.nested.add(args[2].value)
+                    self.nested_pos.setdefault(args[2].value, args[2].pos)
+
+    def operand(self, arg: n.Node, dot_root: bool, dollar: bool, roots: set[str]) -> None:
+        if isinstance(arg, n.FieldNode) and dot_root:
+            self.keys.add(arg.idents[0])
+            if len(arg.idents) > 1:
+                self.nested.add(arg.idents[0])
+                self.nested_pos.setdefault(arg.idents[0], arg.pos)
+        elif isinstance(arg, n.VariableNode) and len(arg.idents) > 1:
+            name = arg.idents[0]
+            if (name == "$" and dollar) or name in roots:
+                self.keys.add(arg.idents[1])
+                if len(arg.idents) > 2:
+                    self.nested.add(arg.idents[1])
+                    self.nested_pos.setdefault(arg.idents[1], arg.pos)
+        elif isinstance(arg, n.ChainNode):
+            self.operand(arg.node, dot_root, dollar, roots)
+            if self.is_root(arg.node, dot_root, dollar, roots):
+                self.keys.add(arg.fields[0])
+                if len(arg.fields) > 1:
+                    self.nested.add(arg.fields[0])
+                    self.nested_pos.setdefault(arg.fields[0], arg.pos)
+        elif isinstance(arg, n.PipeNode):
+            self.pipe(arg, dot_root, dollar, roots)
+
+
+def referenced_keys(tree: n.Tree) -> frozenset[str]:
+    """Root context keys read by the template ``tree`` executes (and what it calls)."""
+    finder = _KeyFinder(tree)
+    finder.template(tree.name)
+    return frozenset(finder.keys)
+
+
+def nested_key_offsets(tree: n.Tree) -> dict[str, int]:
+    """Where each key of :func:`nested_keys` is first read (offset into the source)."""
+    finder = _KeyFinder(tree)
+    finder.template(tree.name)
+    return dict(finder.nested_pos)
+
+
+def nested_keys(tree: n.Tree) -> frozenset[str]:
+    """Root keys read with a further field (``.ClusterCidr.Ipv6``), i.e. that only a map
+    value can satisfy; BKE's controller passes addon params as strings."""
+    finder = _KeyFinder(tree)
+    finder.template(tree.name)
+    return frozenset(finder.nested)
+
+
+@dataclass(frozen=True)
+class Branches:
+    """What templates compare a root key with: ``eq``/``ne`` string literals, and
+    whether some ``{{ if eq .key "..." }}`` has no else, so a value matching none of
+    them renders nothing there (BKE's ``ipModVersion`` handles ``ipv4`` and ``ipv6``
+    only; ``dual`` renders no IP setting at all)."""
+
+    values: frozenset[str]
+    dead_end: bool
+
+
+def _comparison(pipe: n.Node, dot_root: bool) -> tuple[str, str, list[str]] | None:
+    """(key, eq|ne, literals) when ``pipe`` is ``eq .key "a" ...`` with dot the root."""
+    if not isinstance(pipe, n.PipeNode) or len(pipe.cmds) != 1 or not dot_root:
+        return None
+    args = pipe.cmds[0].args
+    if len(args) < 3 or not isinstance(args[0], n.IdentifierNode):
+        return None
+    if args[0].name not in ("eq", "ne"):
+        return None
+    fields = [a for a in args[1:] if isinstance(a, n.FieldNode) and len(a.idents) == 1]
+    literals = [a.value for a in args[1:] if isinstance(a, n.StringNode)]
+    if len(fields) != 1 or len(fields) + len(literals) != len(args) - 1:
+        return None
+    return fields[0].idents[0], args[0].name, literals
+
+
+def value_branches(tree: n.Tree) -> dict[str, Branches]:
+    """Per root key, the literals the template branches on (see :class:`Branches`)."""
+    values: dict[str, set[str]] = {}
+    dead: set[str] = set()
+
+    def pipes(pipe: n.PipeNode, dot_root: bool) -> None:
+        for cmd in pipe.cmds:
+            found = _comparison(n.PipeNode(pipe.pos, 0, cmds=[cmd]), dot_root)
+            if found:
+                values.setdefault(found[0], set()).update(found[2])
+            for arg in cmd.args:
+                if isinstance(arg, n.PipeNode):
+                    pipes(arg, dot_root)
+
+    def body(nodes: n.ListNode, dot_root: bool) -> None:
+        for node in nodes.nodes:
+            if isinstance(node, n.ActionNode):
+                pipes(node.pipe, dot_root)
+            elif isinstance(node, n.BranchNode):
+                pipes(node.pipe, dot_root)
+                found = _comparison(node.pipe, dot_root)
+                eq_if = isinstance(node, n.IfNode) and found and found[1] == "eq"
+                if eq_if and found and node.else_body is None:
+                    dead.add(found[0])
+                inner = dot_root and isinstance(node, n.IfNode)
+                body(node.body, inner)
+                if node.else_body is not None:
+                    body(node.else_body, dot_root)
+
+    for name, template in tree.templates.items():
+        body(template, name == tree.name)
+    return {k: Branches(frozenset(v), k in dead) for k, v in values.items()}

@@ -1,0 +1,767 @@
+"""Go ``text/template`` execution semantics, called from the compiled Jinja2 template.
+
+Value model (mirrors Go's reflect.Value distinctions that change behaviour):
+
+* ``MISSING`` is Go's invalid ``reflect.Value``: a missing map key, or nil after a
+  pipeline strips the interface. It prints ``<no value>`` and ``.x`` on it is
+  ``MISSING`` again, without error.
+* ``None`` is a nil *interface* still inside a container (a JSON null map value, list
+  element or range element). ``.x`` on it is Go's "nil pointer evaluating" error.
+* str, bool, int, float, list and dict are Go's string, bool, int, float64,
+  ``[]interface {}`` and ``map[string]interface {}``.
+
+Data is only ever read with ``isinstance`` checks and dict/list indexing, never with
+attribute access, so a template cannot reach Python internals.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import sys
+import urllib.parse
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from renderer.engine.gotemplate import gofmt
+from renderer.engine.gotemplate.gofmt import FormatError, StringList, type_name
+from renderer.engine.gotemplate.lexer import is_go_print
+from renderer.engine.sourcemap import mark
+
+MAX_EXEC_DEPTH = 100000
+#: Python frames kept free for the work a template body does between template calls.
+STACK_MARGIN = 200
+
+
+class _Missing:
+    """Go's invalid reflect.Value (a missing key or an un-interfaced nil)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING = _Missing()
+
+
+class ExecError(Exception):
+    """An execution error at node ``pos`` (an index into the template's node table)."""
+
+    def __init__(self, pos: int, message: str) -> None:
+        super().__init__(message)
+        self.pos = pos
+        self.message = message
+
+
+class FuncError(Exception):
+    """A function returned an error: Go reports ``error calling NAME: ...``."""
+
+
+class Cell:
+    """A Go template variable: mutable so ``$x = v`` in a range body updates it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class State:
+    """Per-render state shared by the compiled template and its ``define``s."""
+
+    __slots__ = ("depth",)
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+
+# --- helpers on values ---------------------------------------------------------------
+
+
+def uniface(value: Any) -> Any:
+    """What evalPipeline does after each command: a nil interface becomes invalid."""
+    return MISSING if value is None else value
+
+
+def is_true(value: Any) -> bool:
+    """Go's truth: false, 0, nil, and empty string/slice/map are false."""
+    if value is None or value is MISSING:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0
+    if isinstance(value, str | list | dict):
+        return len(value) > 0
+    return True
+
+
+def go_type(value: Any) -> str:
+    if value is None:
+        return "interface {}"
+    return type_name(value)
+
+
+def describe(value: Any) -> str:
+    """A value as ``%v`` shows it inside error messages."""
+    if value is MISSING:
+        return "<nil>"
+    return gofmt.sprint([value])
+
+
+def print_value(pos: int, value: Any) -> str:
+    """What an action prints (Go's printValue): ``<no value>`` for an invalid value."""
+    if value is MISSING:
+        return "<no value>"
+    return gofmt.sprint([value])
+
+
+# --- field access ---------------------------------------------------------------------
+
+
+def field_chain(pos: int, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+    """evalFieldChain over maps: ``.a.b.c`` starting at ``receiver``."""
+    last = len(names) - 1
+    for i, name in enumerate(names):
+        if receiver is MISSING:
+            return MISSING
+        if receiver is None:
+            raise ExecError(pos, f"nil pointer evaluating interface {{}}.{name}")
+        if isinstance(receiver, dict):
+            if i == last and has_args:
+                raise ExecError(pos, f"{name} is not a method but has arguments")
+            receiver = receiver.get(name, MISSING)
+            continue
+        typ = go_type(receiver) if i == 0 else "interface {}"
+        raise ExecError(pos, f"can't evaluate field {name} in type {typ}")
+    return receiver
+
+
+def field(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+    """A field command; ``final`` (the piped-in value) was evaluated first, as in Go.
+
+    Results are un-interfaced right away: every use of a field's value either goes
+    through a pipeline (which does the same) or cannot tell nil from invalid.
+    """
+    return uniface(field_chain(pos, receiver, names, has_args))
+
+
+def field_plain(pos: int, receiver: Any, names: tuple[str, ...]) -> Any:
+    """The common ``.a.b`` with no arguments and nothing piped in."""
+    return uniface(field_chain(pos, receiver, names, False))
+
+
+def chain(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+    """``(pipeline).a.b``: the pipeline result, un-interfaced, then the fields."""
+    return uniface(field_chain(pos, uniface(receiver), names, has_args))
+
+
+# --- variables --------------------------------------------------------------------------
+
+
+def new_cell(value: Any) -> Cell:
+    return Cell(value)
+
+
+def get_var(cell: Cell) -> Any:
+    return cell.value
+
+
+def set_var(cell: Cell, value: Any) -> str:
+    cell.value = value
+    return ""
+
+
+def var_chain(pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
+    return uniface(field_chain(pos, cell.value, names, has_args))
+
+
+# --- misc statements ------------------------------------------------------------------
+
+
+def fail(pos: int, message: str, *evaluated_first: Any) -> Any:
+    """Raise an execution error (after Go would have evaluated ``evaluated_first``)."""
+    raise ExecError(pos, message)
+
+
+def second(first: Any, value: Any) -> Any:
+    """Evaluate ``first`` for its errors only, then yield ``value``."""
+    return value
+
+
+class Truth:
+    """An and/or operand whose Python truth is Go's truth (see ``logic``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return is_true(self.value)
+
+
+class _Done:
+    """Marks that an and/or chain ran out of explicit arguments without deciding."""
+
+    __slots__ = ("truth",)
+
+    def __init__(self, truth: bool) -> None:
+        self.truth = truth
+
+    def __bool__(self) -> bool:
+        return self.truth
+
+
+AND_DONE = _Done(True)
+OR_DONE = _Done(False)
+
+
+def truth_of(value: Any) -> Truth:
+    return Truth(value)
+
+
+def logic(final: Any, chain: Truth | _Done) -> Any:
+    """Result of Go's and/or: the deciding operand, else the piped-in final value.
+
+    ``final`` is evaluated before the chain, as Go evaluates the previous command first.
+    """
+    if isinstance(chain, _Done):
+        return final
+    return chain.value
+
+
+def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
+    """walkRange: (index, element) pairs; maps in sorted key order; nil is empty."""
+    if value is MISSING or value is None:
+        return []
+    if isinstance(value, list):
+        return list(enumerate(value))
+    if isinstance(value, dict):
+        return [(k, value[k]) for k in sorted(value)]
+    raise ExecError(pos, f"range can't iterate over {describe(value)}")
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe()
+    count = 0
+    while frame is not None:
+        count += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return count
+
+
+def enter_template(pos: int, depth: int) -> int:
+    """walkTemplate's depth check, plus a guard that stops before Python's own limit.
+
+    Go allows 100000 nested template calls; the interpreter's stack is smaller, so deep
+    recursion ends here with a positioned error rather than a RecursionError.
+    """
+    if depth >= MAX_EXEC_DEPTH:
+        raise ExecError(pos, f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
+    if _stack_depth() > sys.getrecursionlimit() - STACK_MARGIN:
+        raise ExecError(pos, f"exceeded maximum template depth ({depth} nested template calls)")
+    return depth + 1
+
+
+# --- argument checks (validateType / evalArg) -------------------------------------------
+
+
+def arg_any(pos: int, value: Any) -> Any:
+    """An ``interface{}`` parameter: an invalid value becomes nil."""
+    return None if value is MISSING else value
+
+
+def arg_string(pos: int, value: Any) -> Any:
+    """A ``string`` parameter."""
+    if value is MISSING:
+        raise ExecError(pos, "invalid value; expected string")
+    if isinstance(value, str):
+        return value
+    raise ExecError(pos, f"wrong type for value; expected string; got {go_type(value)}")
+
+
+# --- builtins ---------------------------------------------------------------------------
+
+
+def _indirect(value: Any) -> Any:
+    """indirectInterface: a nil interface is the zero (invalid) value."""
+    return MISSING if value is None else value
+
+
+def _basic_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    return "invalid"
+
+
+def _kind(value: Any) -> str:
+    """reflect.Kind for the non-basic values eq meets."""
+    if value is MISSING:
+        return "invalid"
+    if isinstance(value, list):
+        return "slice"
+    if isinstance(value, dict):
+        return "map"
+    return "other"
+
+
+def fn_eq(arg1: Any, *rest: Any) -> bool:
+    arg1 = _indirect(arg1)
+    if not rest:
+        raise FuncError("missing argument for comparison")
+    k1 = _basic_kind(arg1)
+    for arg in rest:
+        arg = _indirect(arg)
+        k2 = _basic_kind(arg)
+        truth = False
+        if k1 != k2:
+            if arg1 is not MISSING and arg is not MISSING:
+                raise FuncError("incompatible types for comparison")
+        elif k1 != "invalid":
+            truth = arg1 == arg
+        else:
+            # maps, slices and invalid values
+            kind1, kind2 = _kind(arg1), _kind(arg)
+            if kind1 != kind2 and arg1 is not MISSING and arg is not MISSING:
+                raise FuncError(
+                    f"non-comparable types {describe(arg1)}: {go_type(arg1)}, "
+                    f"{go_type(arg)}: {describe(arg)}"
+                )
+            if arg1 is MISSING or arg is MISSING:
+                truth = (arg1 is MISSING) == (arg is MISSING)
+            else:
+                raise FuncError(f"non-comparable type {describe(arg)}: {go_type(arg)}")
+        if truth:
+            return True
+    return False
+
+
+def fn_ne(arg1: Any, arg2: Any) -> bool:
+    return not fn_eq(arg1, arg2)
+
+
+def fn_lt(arg1: Any, arg2: Any) -> bool:
+    arg1 = _indirect(arg1)
+    k1 = _basic_kind(arg1)
+    if k1 == "invalid":
+        raise FuncError("invalid type for comparison")
+    arg2 = _indirect(arg2)
+    k2 = _basic_kind(arg2)
+    if k2 == "invalid":
+        raise FuncError("invalid type for comparison")
+    if k1 != k2:
+        raise FuncError("incompatible types for comparison")
+    if k1 == "bool":
+        raise FuncError("invalid type for comparison")
+    if k1 == "string":
+        return gofmt.to_bytes(arg1) < gofmt.to_bytes(arg2)
+    return bool(arg1 < arg2)
+
+
+def fn_le(arg1: Any, arg2: Any) -> bool:
+    if fn_lt(arg1, arg2):
+        return True
+    return fn_eq(arg1, arg2)
+
+
+def fn_gt(arg1: Any, arg2: Any) -> bool:
+    return not fn_le(arg1, arg2)
+
+
+def fn_ge(arg1: Any, arg2: Any) -> bool:
+    return not fn_lt(arg1, arg2)
+
+
+def fn_not(arg: Any) -> bool:
+    return not is_true(arg)
+
+
+def fn_len(item: Any) -> int:
+    if item is None:
+        raise FuncError("len of nil pointer")
+    if item is MISSING:
+        raise FuncError("reflect: call of reflect.Value.Type on zero Value")
+    if isinstance(item, str):
+        return len(gofmt.to_bytes(item))
+    if isinstance(item, list | dict):
+        return len(item)
+    raise FuncError(f"len of type {go_type(item)}")
+
+
+class Interface:
+    """A value Go still holds as ``interface {}`` (a map value or range element).
+
+    Only ``slice`` sees the difference: it does not unwrap its index arguments.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def as_interface(value: Any) -> Any:
+    return value if value is MISSING else Interface(value)
+
+
+def _index_arg(index: Any, cap: int) -> int:
+    if isinstance(index, Interface):
+        raise FuncError("cannot index slice/array with type interface {}")
+    if isinstance(index, int) and not isinstance(index, bool):
+        x = index
+    elif index is MISSING:
+        raise FuncError("cannot index slice/array with nil")
+    else:
+        raise FuncError(f"cannot index slice/array with type {go_type(index)}")
+    if x < 0 or x > cap:
+        raise FuncError(f"index out of range: {x}")
+    return x
+
+
+def fn_index(item: Any, *indexes: Any) -> Any:
+    item = _indirect(item)
+    if item is MISSING:
+        raise FuncError("index of untyped nil")
+    for index in indexes:
+        index = _indirect(index)
+        if item is None:
+            raise FuncError("index of nil pointer")
+        if isinstance(item, str | list):
+            data: Any = gofmt.to_bytes(item) if isinstance(item, str) else item
+            x = _index_arg(index, len(data))
+            if x == len(data):
+                kind = "string" if isinstance(item, str) else "slice"
+                raise FuncError(f"reflect: {kind} index out of range")
+            item = data[x]
+        elif isinstance(item, dict):
+            if index is MISSING:
+                raise FuncError("value is nil; should be of type string")
+            if not isinstance(index, str):
+                raise FuncError(f"value has type {go_type(index)}; should be string")
+            item = item.get(index)
+        else:
+            raise FuncError(f"can't index item of type {go_type(item)}")
+    return item
+
+
+def fn_slice(item: Any, *indexes: Any) -> Any:
+    item = _indirect(item)
+    if item is MISSING:
+        raise FuncError("slice of untyped nil")
+    if len(indexes) > 3:
+        raise FuncError(f"too many slice indexes: {len(indexes)}")
+    if isinstance(item, str):
+        if len(indexes) == 3:
+            raise FuncError("cannot 3-index slice a string")
+        data: Any = gofmt.to_bytes(item)
+    elif isinstance(item, list):
+        data = item
+    else:
+        raise FuncError(f"can't slice item of type {go_type(item)}")
+    cap = len(data)
+    idx = [0, len(data), 0]
+    for i, index in enumerate(indexes):
+        idx[i] = _index_arg(_indirect(index), cap)
+    if idx[0] > idx[1]:
+        raise FuncError(f"invalid slice index: {idx[0]} > {idx[1]}")
+    if len(indexes) == 3 and idx[1] > idx[2]:
+        raise FuncError(f"invalid slice index: {idx[1]} > {idx[2]}")
+    result = data[idx[0] : idx[1]]
+    if isinstance(item, str):
+        return result.decode("utf-8", "surrogateescape")
+    return StringList(result) if isinstance(item, StringList) else list(result)
+
+
+def fn_call(fn: Any, *args: Any) -> Any:
+    fn = _indirect(fn)
+    if fn is MISSING:
+        raise FuncError("call of nil")
+    raise FuncError(f"non-function of type {go_type(fn)}")
+
+
+def fn_print(*args: Any) -> str:
+    return gofmt.sprint(list(args))
+
+
+def fn_println(*args: Any) -> str:
+    return gofmt.sprintln(list(args))
+
+
+def fn_printf(fmt: str, *args: Any) -> str:
+    return gofmt.sprintf(fmt, list(args))
+
+
+def _eval_args(args: tuple[Any, ...]) -> str:
+    """text/template's evalArgs: like Sprint, but a nil argument prints ``<no value>``."""
+    if len(args) == 1 and isinstance(args[0], str):
+        return args[0]
+    return gofmt.sprint(["<no value>" if a is None else a for a in args])
+
+
+_HTML_ESCAPES = {"\0": "\ufffd", '"': "&#34;", "'": "&#39;", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def fn_html(*args: Any) -> str:
+    return "".join(_HTML_ESCAPES.get(ch, ch) for ch in _eval_args(args))
+
+
+def fn_js(*args: Any) -> str:
+    s = _eval_args(args)
+    out = []
+    for ch in s:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(ch)  # a stray byte: Go writes it unchanged
+        elif ch in "\\'\"<>&=":
+            out.append(
+                {
+                    "\\": "\\\\",
+                    "'": "\\'",
+                    '"': '\\"',
+                    "<": "\\u003C",
+                    ">": "\\u003E",
+                    "&": "\\u0026",
+                    "=": "\\u003D",
+                }[ch]
+            )
+        elif code < 0x20:
+            out.append(f"\\u00{code:02X}")
+        elif code < 0x80 or is_go_print(ch):
+            out.append(ch)
+        else:
+            out.append(f"\\u{code:04X}")
+    return "".join(out)
+
+
+def fn_urlquery(*args: Any) -> str:
+    return urllib.parse.quote_plus(gofmt.to_bytes(_eval_args(args)), safe="")
+
+
+# --- the BKE controller's functions -----------------------------------------------------
+
+
+def fn_default_false(x: Any) -> str:
+    return "true" if gofmt.sprint([x]) == "true" else "false"
+
+
+def fn_b64encode(x: Any) -> str:
+    return base64.b64encode(gofmt.to_bytes(gofmt.sprint([x]))).decode("ascii")
+
+
+def _go_split(s: str, sep: str) -> list[str]:
+    if sep == "":
+        return list(s)
+    return s.split(sep)
+
+
+def fn_split(s: str, sep: str) -> StringList:
+    return StringList(_go_split(s, sep))
+
+
+def fn_string_to_slice_string(s: str, sep: str) -> str:
+    if s == "":
+        return "[]"
+    return '["' + '","'.join(_go_split(s, sep)) + '"]'
+
+
+_ATOI = re.compile(r"[+-]?[0-9]+")
+
+
+def fn_int(s: str) -> int:
+    """strconv.Atoi, with 0 for anything it rejects."""
+    if not _ATOI.fullmatch(s):
+        return 0
+    value = int(s)
+    return value if -(1 << 63) <= value < (1 << 63) else 0
+
+
+def fn_indent(s: str, prefix: str) -> str:
+    return s.replace("\n", "\n" + prefix)
+
+
+_VERSION = re.compile(r"v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:[-+].*)?", re.DOTALL)
+
+
+def parse_version(s: str) -> tuple[int, int, int]:
+    """Tolerant semver: leading "v", missing parts 0, suffix ignored, junk is 0.0.0."""
+    m = _VERSION.fullmatch(s)
+    if not m:
+        return (0, 0, 0)
+    parts = [int(g) if g else 0 for g in m.groups()]
+    if any(p > (1 << 64) - 1 for p in parts):
+        return (0, 0, 0)
+    return (parts[0], parts[1], parts[2])
+
+
+def _vcmp(a: str, b: str) -> int:
+    va, vb = parse_version(a), parse_version(b)
+    return (va > vb) - (va < vb)
+
+
+def fn_vgt(a: str, b: str) -> bool:
+    return _vcmp(a, b) > 0
+
+
+def fn_vlt(a: str, b: str) -> bool:
+    return _vcmp(a, b) < 0
+
+
+def fn_veq(a: str, b: str) -> bool:
+    return _vcmp(a, b) == 0
+
+
+def fn_vgte(a: str, b: str) -> bool:
+    return _vcmp(a, b) >= 0
+
+
+def fn_vlte(a: str, b: str) -> bool:
+    return _vcmp(a, b) <= 0
+
+
+def fn_vne(a: str, b: str) -> bool:
+    return _vcmp(a, b) != 0
+
+
+#: name -> (implementation, fixed parameter kinds, variadic kind or None).
+#: Kinds: "value" (reflect.Value: sees invalid values), "any" (interface{}), "string".
+FUNCS: dict[str, tuple[Callable[..., Any], tuple[str, ...], str | None]] = {
+    "call": (fn_call, ("value",), "value"),
+    "html": (fn_html, (), "any"),
+    "index": (fn_index, ("value",), "value"),
+    "slice": (fn_slice, ("value",), "value"),
+    "js": (fn_js, (), "any"),
+    "len": (fn_len, ("value",), None),
+    "not": (fn_not, ("value",), None),
+    "print": (fn_print, (), "any"),
+    "printf": (fn_printf, ("string",), "any"),
+    "println": (fn_println, (), "any"),
+    "urlquery": (fn_urlquery, (), "any"),
+    "eq": (fn_eq, ("value",), "value"),
+    "ge": (fn_ge, ("value", "value"), None),
+    "gt": (fn_gt, ("value", "value"), None),
+    "le": (fn_le, ("value", "value"), None),
+    "lt": (fn_lt, ("value", "value"), None),
+    "ne": (fn_ne, ("value", "value"), None),
+    "defaultFalse": (fn_default_false, ("any",), None),
+    "b64encode": (fn_b64encode, ("any",), None),
+    "split": (fn_split, ("string", "string"), None),
+    "stringToSliceString": (fn_string_to_slice_string, ("string", "string"), None),
+    "int": (fn_int, ("string",), None),
+    "indent": (fn_indent, ("string", "string"), None),
+    "vgt": (fn_vgt, ("string", "string"), None),
+    "vlt": (fn_vlt, ("string", "string"), None),
+    "veq": (fn_veq, ("string", "string"), None),
+    "vgte": (fn_vgte, ("string", "string"), None),
+    "vlte": (fn_vlte, ("string", "string"), None),
+    "vne": (fn_vne, ("string", "string"), None),
+}
+
+
+#: Largest string one function call may return. Go has no limit, but a template that
+#: doubles a value in a loop (``$x = printf "%s%s" $x $x``) must fail, not exhaust memory.
+MAX_RESULT_CHARS = 16 * 1024 * 1024
+
+
+def _bounded(pos: int, name: str, result: Any) -> Any:
+    if isinstance(result, str) and len(result) > MAX_RESULT_CHARS:
+        raise ExecError(
+            pos, f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters"
+        )
+    return result
+
+
+def call_plain(pos: int, name: str, *args: Any) -> Any:
+    """A function call with nothing piped in."""
+    try:
+        return _bounded(pos, name, FUNCS[name][0](*args))
+    except (FuncError, FormatError) as exc:
+        raise ExecError(pos, f"error calling {name}: {exc}") from None
+
+
+def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
+    """Call function ``name`` with checked arguments; errors name the function.
+
+    ``final`` is the value piped in from the previous command (already evaluated, as in
+    Go); it is checked against its parameter kind after the explicit arguments.
+    """
+    impl = FUNCS[name][0]
+    if final_kind is not None:
+        if final_kind == "string":
+            final = arg_string(pos, final)
+        elif final_kind == "any":
+            final = arg_any(pos, final)
+        args = (*args, final)
+    try:
+        return _bounded(pos, name, impl(*args))
+    except FuncError as exc:
+        raise ExecError(pos, f"error calling {name}: {exc}") from None
+    except FormatError as exc:
+        raise ExecError(pos, f"error calling {name}: {exc}") from None
+
+
+def normalize(value: Any, path: str = "") -> Any:
+    """Copy context data into the JSON-like shapes the engine understands.
+
+    Ints outside int64 become floats (as a JSON decoder feeding Go would make them);
+    tuples become lists. Anything else is rejected with ValueError.
+    """
+    if value is None or isinstance(value, bool | str | float):
+        return value
+    if isinstance(value, int):
+        return value if -(1 << 63) <= value < (1 << 63) else float(value)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(f"context key {key!r} at {path or '.'} is not a string")
+            out[key] = normalize(item, f"{path}.{key}")
+        return out
+    if isinstance(value, list | tuple):
+        return [normalize(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    raise ValueError(f"context value at {path or '.'} has unsupported type {type(value).__name__}")
+
+
+#: Every runtime entry point the compiled template calls, by global name.
+GLOBALS: dict[str, Any] = {
+    "go_mark": mark,
+    "go_uniface": uniface,
+    "go_truth": is_true,
+    "go_print": print_value,
+    "go_field": field,
+    "go_f": field_plain,
+    "go_fn": call_plain,
+    "go_chain": chain,
+    "go_cell": new_cell,
+    "go_get": get_var,
+    "go_set": set_var,
+    "go_var_chain": var_chain,
+    "go_fail": fail,
+    "go_second": second,
+    "go_truth_of": truth_of,
+    "go_logic": logic,
+    "go_and_done": AND_DONE,
+    "go_or_done": OR_DONE,
+    "go_range": range_items,
+    "go_enter": enter_template,
+    "go_arg_any": arg_any,
+    "go_arg_string": arg_string,
+    "go_call": call,
+    "go_missing": MISSING,
+    "go_iface": as_interface,
+}

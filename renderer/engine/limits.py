@@ -1,0 +1,161 @@
+"""Bounds on rendering untrusted templates: wall-clock time and loop iterations.
+
+A merge request controls the templates, so a render must end, and fail with one line
+naming the limit, however the template is written: nested loops, exponential macros
+or template calls. The budget is per render and per thread (a context variable), and
+is checked on every sandboxed call and every loop iteration of both dialects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jinja2 import nodes as j
+
+#: Default wall-clock limit of one template render (``--render-timeout``).
+DEFAULT_RENDER_TIMEOUT = 10.0
+#: Loop iterations one render may run, all loops together.
+MAX_LOOP_ITERATIONS = 10_000_000
+#: Widths and precisions of ``%``, ``format`` and ``str.format`` (Go's own cap).
+MAX_FORMAT_WIDTH = 1_000_000
+#: Items ``batch`` and ``slice`` may make (as the sandbox's ``range``).
+MAX_ITEMS = 100_000
+#: Actions (``{{`` and ``{%``) of one Jinja2 template. Compiling costs about 22 KB of
+#: memory per action at its peak (benchmarks/engine.py --scaling); BKE's templates have
+#: at most about 50.
+MAX_TEMPLATE_ACTIONS = 10_000
+#: Actions (``{{``) of one Go template. The Go dialect is interpreted, not compiled:
+#: parsing costs about 25 us and 1.6 KB per action (200,000 actions: about 5 s).
+MAX_GO_TEMPLATE_ACTIONS = 200_000
+
+_timeout = DEFAULT_RENDER_TIMEOUT
+
+
+class LimitExceeded(Exception):
+    """A render went over a limit; the message names it (and its flag, if any)."""
+
+
+def set_render_timeout(seconds: float) -> None:
+    """The wall-clock limit of every later render in this process."""
+    global _timeout
+    if not seconds > 0:
+        raise ValueError("the render timeout must be positive")
+    _timeout = float(seconds)
+
+
+def render_timeout() -> float:
+    return _timeout
+
+
+@dataclass
+class _Budget:
+    deadline: float
+    timeout: float
+    iterations: int = 0
+    calls: int = 0
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("calico_render_budget", default=None)
+
+
+@contextlib.contextmanager
+def budget() -> Iterator[None]:
+    """Run a render under the current limits (a nested render shares the outer one)."""
+    if _BUDGET.get() is not None:
+        yield
+        return
+    now = time.monotonic()
+    token = _BUDGET.set(_Budget(now + _timeout, _timeout))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def _overtime(b: _Budget) -> None:
+    if time.monotonic() > b.deadline:
+        raise LimitExceeded(
+            f"render took longer than {b.timeout:g} s (render time limit; raise it with "
+            "--render-timeout SECONDS)"
+        )
+
+
+def check_call() -> None:
+    """On every sandboxed call: the clock is read every 64 calls."""
+    b = _BUDGET.get()
+    if b is not None:
+        b.calls += 1
+        if not b.calls & 63:
+            _overtime(b)
+
+
+def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
+    """What every ``for`` loop of a compiled template iterates: counts iterations
+    against MAX_LOOP_ITERATIONS and reads the clock every 1024."""
+    b = _BUDGET.get()
+    if b is None:
+        yield from iterable
+        return
+    for item in iterable:
+        b.iterations += 1
+        if not b.iterations & 1023:
+            if b.iterations > MAX_LOOP_ITERATIONS:
+                raise LimitExceeded(
+                    f"more than {MAX_LOOP_ITERATIONS} loop iterations (loop iteration "
+                    "limit for untrusted templates; no flag)"
+                )
+            _overtime(b)
+        yield item
+
+
+def check_actions(source: str, file: str, dialect: str) -> None:
+    """Refuse a template with more actions than its dialect's limit before compiling it,
+    naming the line of the first action over the limit."""
+    from renderer.errors import TemplateError
+
+    marks = ("{{",) if dialect == "go" else ("{{", "{%")
+    limit = MAX_GO_TEMPLATE_ACTIONS if dialect == "go" else MAX_TEMPLATE_ACTIONS
+    if sum(source.count(m) for m in marks) <= limit:
+        return
+    positions = sorted(i for m in marks for i in _find_all(source, m, limit + 1))[: limit + 1]
+    raise TemplateError(
+        f"more than {limit} actions (action limit for untrusted templates; no flag)",
+        file=file,
+        line=source.count("\n", 0, positions[-1]) + 1,
+    )
+
+
+def _find_all(text: str, mark: str, count: int) -> list[int]:
+    out: list[int] = []
+    at = text.find(mark)
+    while at >= 0 and len(out) < count:
+        out.append(at)
+        at = text.find(mark, at + len(mark))
+    return out
+
+
+def bound_loops(template: j.Template) -> j.Template:
+    """Make every ``for`` loop of a Jinja2 AST iterate through ``bounded_iter`` (the
+    environment carries it as ``bounded_iter``)."""
+    from jinja2 import nodes as j  # here: the limits themselves are read by every command
+
+    for loop in template.find_all(j.For):
+        loop.iter = j.Call(j.EnvironmentAttribute("bounded_iter"), [loop.iter], [], None, None)
+    return template
+
+
+#: Largest rendered output of one file, and of one version's files together.
+MAX_OUTPUT_CHARS = 64 * 1024 * 1024
+
+
+def output_message() -> str:
+    return (
+        f"output longer than {MAX_OUTPUT_CHARS} characters (output limit for untrusted "
+        "templates; no flag)"
+    )

@@ -1,0 +1,138 @@
+"""Stage 3, render: a version directory and a context to rendered files.
+
+Files render one by one in name order, as BKE's controller does, each with one context
+(the same for all, or the file's own, as the controller builds them); a file whose path
+contains ``noexecute`` is passed through verbatim, as the controller applies it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from renderer.engine import limits
+from renderer.engine.compile import compile_file
+from renderer.engine.sourcemap import SourceMap
+from renderer.errors import TemplateError
+from renderer.k8s.yamlio import read_text
+from renderer.manifests.tree import TemplateFile, VersionDir
+
+
+@dataclass(frozen=True)
+class RenderedFile:
+    """A rendered template file; ``lines`` maps each rendered line to the template line
+    that produced it (None when unknown, e.g. text not rendered here)."""
+
+    name: str
+    text: str
+    lines: SourceMap | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing but whitespace and comments was rendered."""
+        return all(
+            not line.strip() or line.lstrip().startswith("#") or line.strip() == "---"
+            for line in self.text.splitlines()
+        )
+
+
+#: The controller applies a file whose path contains this verbatim, never rendering it.
+VERBATIM_MARK = "noexecute"
+
+
+def is_verbatim(version: VersionDir, template: TemplateFile) -> bool:
+    """Whether the controller applies ``template`` as is (its path names ``noexecute``)."""
+    return VERBATIM_MARK in f"{version.name}/{template.name}"
+
+
+def render_version(
+    version: VersionDir,
+    context: Mapping[str, Any],
+    contexts: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[RenderedFile]:
+    """Render every template of ``version`` with ``context``, or with its own context
+    from ``contexts`` (by file name) when given; verbatim files are read, not rendered.
+    The files together are bounded by the same output limit as one file."""
+    out: list[RenderedFile] = []
+    total = 0
+    for tf in version.files:
+        name = f"{version.name}/{tf.name}"
+        if is_verbatim(version, tf):
+            text = read_text(tf.path)
+            lines = SourceMap.identity(text)
+        else:
+            ctx = contexts[tf.name] if contexts is not None else context
+            text, lines = compile_file(tf).render_mapped(ctx)
+        total += len(text)
+        if total > limits.MAX_OUTPUT_CHARS:
+            raise TemplateError(limits.output_message(), file=tf.display)
+        out.append(RenderedFile(name, text, lines))
+    return out
+
+
+def version_keys(version: VersionDir) -> frozenset[str]:
+    """The context keys the templates of ``version`` read (verbatim files read none)."""
+    keys: set[str] = set()
+    for tf in version.files:
+        if not is_verbatim(version, tf):
+            keys |= compile_file(tf).keys
+    return frozenset(keys)
+
+
+def version_nested_keys(version: VersionDir) -> dict[str, frozenset[str]]:
+    """Per file, the keys its template reads with a further field (``.A.B``)."""
+    out: dict[str, frozenset[str]] = {}
+    for tf in version.files:
+        if is_verbatim(version, tf):
+            continue
+        nested: frozenset[str] = getattr(compile_file(tf), "nested_keys", frozenset())
+        if nested:
+            out[tf.name] = frozenset(nested)
+    return out
+
+
+_SEPARATOR = re.compile(r"^---(?:[ \t]+(.*))?$")
+
+
+def documents(text: str) -> list[str]:
+    """The documents of a rendered file, split at its ``---`` lines (a rest of the line,
+    such as ``--- # note``, stays as the document's first line); whitespace-only
+    documents are dropped, as ``helm template`` drops them."""
+    docs: list[list[str]] = [[]]
+    for line in text.splitlines(keepends=True):
+        m = _SEPARATOR.match(line.rstrip("\r\n"))
+        if m:
+            docs.append([m.group(1) + "\n"] if m.group(1) else [])
+            continue
+        docs[-1].append(line)
+    out = []
+    for doc in docs:
+        body = "".join(doc)
+        if body.strip():
+            out.append(body if body.endswith("\n") else body + "\n")
+    return out
+
+
+def version_nested_lines(version: VersionDir) -> dict[str, dict[str, int]]:
+    """Per file, the template line where each key read as a map is first read."""
+    out: dict[str, dict[str, int]] = {}
+    for tf in version.files:
+        if not is_verbatim(version, tf):
+            lines: dict[str, int] = getattr(compile_file(tf), "nested_lines", {})
+            if lines:
+                out[tf.name] = dict(lines)
+    return out
+
+
+def join_stream(files: list[RenderedFile]) -> str:
+    """One multi-document stream; like ``helm template``, every document starts with
+    ``---`` and a ``# Source:`` comment naming its template file."""
+    parts: list[str] = []
+    for f in files:
+        if f.empty:
+            continue
+        source = f"---\n# Source: calico/{f.name}\n"
+        parts.extend(source + doc for doc in documents(f.text))
+    return "".join(parts)

@@ -1,0 +1,142 @@
+"""Source maps: which template line produced each rendered line.
+
+Findings are about rendered objects, but users edit templates: a location must be the
+template's line, as template parse errors already are. Both dialects compile a call
+``mark(line)`` before each top-level output chunk (literal text, or what an action
+prints); the renderer, consuming the template's generator, reads :data:`TRACE` after
+each chunk and extends the map with :func:`line_map_step`. Rendering stays
+byte-identical: a mark prints nothing. Literal text's newlines are counted when the
+template is compiled, so mapping costs little more than the marks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from collections.abc import Sequence
+
+
+class _Trace(threading.local):
+    """The origin of the chunk the template is about to yield.
+
+    ``line``: ``L`` > 0 for literal text starting on template line L (each newline in
+    it moves one template line on); ``-L`` for what an action on line L printed (all
+    its lines are L's); 0 unknown. ``newlines``: the newlines of literal text, known
+    when the template is compiled (-1: count them in the chunk).
+    """
+
+    line = 0
+    newlines = -1
+
+
+TRACE = _Trace()
+
+
+def mark(line: int, newlines: int = -1) -> str:
+    """Called by compiled templates right before a chunk; prints nothing."""
+    TRACE.line = line
+    TRACE.newlines = newlines
+    return ""
+
+
+class SourceMap:
+    """Rendered line -> template line of one rendered file, as segments: the rendered
+    line each chunk's first owned line is on and its origin (see :class:`_Trace`). A
+    rendered line belongs to the chunk holding its first character."""
+
+    __slots__ = ("_bases", "_pending", "_row", "_starts")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._bases: list[int] = []
+        self._row = 1
+        self._pending = True
+
+    @classmethod
+    def identity(cls, text: str) -> SourceMap:
+        """The map of text taken verbatim: line N is line N."""
+        out = cls()
+        out.add(text, 1, text.count("\n"))
+        return out
+
+    def add(self, chunk: str, origin: int, newlines: int = -1) -> None:
+        """Extend by one non-empty output chunk of ``origin``."""
+        count = chunk.count("\n") if newlines < 0 else newlines
+        row, start = self._row, (origin if origin > 0 else -origin)
+        ends = chunk[-1] == "\n"
+        owned = (1 if self._pending else 0) + count - (1 if ends else 0)
+        if owned > 0:
+            first = row if self._pending else row + 1
+            self._starts.append(first)
+            self._bases.append(start + first - row if origin > 0 else -start)
+        self._row = row + count
+        self._pending = ends
+
+    def __len__(self) -> int:
+        """The number of rendered lines mapped."""
+        return self._row - 1 if self._pending else self._row
+
+    def line(self, rendered: int | None) -> int | None:
+        """The template line of 1-based rendered line ``rendered`` (None when unknown);
+        a line past the end (a parser's end-of-file mark) is the last line's."""
+        if rendered is None or rendered < 1 or not self._starts:
+            return None
+        rendered = min(rendered, len(self))
+        i = bisect.bisect_right(self._starts, rendered) - 1
+        base = self._bases[i]
+        line = base + rendered - self._starts[i] if base > 0 else -base
+        return line or None
+
+    def lines(self) -> list[int]:
+        """The template line of every rendered line (for tests and tools)."""
+        return [self.line(r) or 0 for r in range(1, len(self) + 1)]
+
+
+def template_line(source: SourceMap | None, rendered: int | None) -> int | None:
+    """The template line of rendered line ``rendered`` in ``source`` (None if unknown)."""
+    return source.line(rendered) if source is not None else None
+
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(field: str) -> list[str | int]:
+    """``spec.containers[0].image`` as path parts: ["spec", "containers", 0, "image"]."""
+    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
+
+
+class Locator:
+    """Template lines of fields of the objects of one rendered file, for findings.
+
+    Slow path only: a document is parsed again with positions the first time one of
+    its fields is asked for.
+    """
+
+    def __init__(self, text: str, source: SourceMap | None) -> None:
+        self.text = text
+        self.source = source
+        self._docs: list[tuple[int, int, str]] | None = None
+
+    def field_line(self, start: int, path: Sequence[str | int]) -> int | None:
+        """The template line of ``path`` (its deepest existing key) in the object whose
+        document holds rendered line ``start``."""
+        from renderer.k8s.yamlio import locate, split_documents
+
+        if self._docs is None:
+            self._docs = [
+                (first, first + chunk.count("\n"), chunk)
+                for first, chunk in split_documents(self.text)
+            ]
+        for first, last, chunk in self._docs:
+            if first <= start <= last:
+                found = locate(chunk, 0, path)
+                return template_line(self.source, first + found - 1) if found else None
+        return None
+
+
+def field_line(
+    text: str, source: SourceMap | None, start: int, path: Sequence[str | int]
+) -> int | None:
+    """:meth:`Locator.field_line` for one question."""
+    return Locator(text, source).field_line(start, path)

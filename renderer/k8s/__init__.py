@@ -1,0 +1,1 @@
+"""Kubernetes objects: safe YAML reading, object access, strict schema validation."""

@@ -1,0 +1,636 @@
+"""Strict Kubernetes schema validation of rendered objects, with caches.
+
+Verdicts are those of ``kubernetes_validate.validate(obj, version, strict=True)``: the
+same schema files, the same registry and the same Draft 2020-12 validator. That function
+re-reads multi-megabyte schema files on every call, so here schemas, the definitions
+registry and compiled validators are cached per Kubernetes version, and results per
+distinct object (canonical JSON hash), which keeps repeated checks fast.
+
+An object of a built-in API group with no schema for a Kubernetes version (a removed
+API such as ``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error; custom
+resources are reported as not schema-checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from renderer.errors import InputError
+from renderer.k8s.objects import key_path
+from renderer.k8s.parse import K8sObject
+from renderer.store import cache as result_cache
+
+if TYPE_CHECKING:
+    import jsonschema
+    from referencing import Registry
+
+    from renderer.k8s.fastschema import Definitions
+
+DEFAULT_COUNT = 4
+ERROR = "error"
+NOT_CHECKED = "not-checked"
+_API_FILE = re.compile(r"^([^./]*)(?:\.[^/]*)?/")
+#: What a kind and an apiVersion may look like before either goes near a schema file name.
+_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+_API_VERSION = re.compile(r"^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/)?v[0-9a-z]+$")
+_SCHEMA_DIR = re.compile(r"^v([^-]*).*")
+
+
+def _kv() -> ModuleType:
+    """kubernetes-validate, imported when a schema is first read (a cached verdict needs
+    neither it nor jsonschema's validators)."""
+    import kubernetes_validate.utils
+
+    module: ModuleType = kubernetes_validate.utils
+    return module
+
+
+def __getattr__(name: str) -> Any:
+    if name == "kv":  # the library module, for callers and tests that patch it
+        return _kv()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _read_errors() -> tuple[type[Exception], ...]:
+    """What reading a schema can raise besides FileNotFoundError (no schema for that kind)."""
+    kv = _kv()
+    return (kv.VersionNotSupportedError, kv.InvalidSchemaError, OSError, ValueError)
+
+
+@cache
+def _all_versions() -> tuple[str, ...]:
+    """kubernetes-validate's ``all_versions()``, read from its schema directory names
+    without importing it; the library itself decides when a name is not plain X.Y.Z."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    try:
+        names = os.listdir(os.path.join(locations[0], "kubernetes-json-schema"))
+        found = [_SCHEMA_DIR.sub(r"\1", n) for n in names if _SCHEMA_DIR.match(n)]
+        return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
+    except (IndexError, OSError, ValueError):
+        return tuple(_kv().all_versions())
+
+
+def _major_minor(version: str) -> str:
+    return re.sub(r"^(\d+\.\d+).*", r"\1", version)
+
+
+@cache
+def shipped_versions() -> tuple[str, ...]:
+    """``X.Y`` of every Kubernetes version kubernetes-validate ships schemas for, oldest first."""
+    return tuple(dict.fromkeys(_major_minor(v) for v in _all_versions()))
+
+
+def default_kube_versions(count: int = DEFAULT_COUNT) -> tuple[str, ...]:
+    """The newest ``count`` shipped minors: recent clusters, computed from the library."""
+    return shipped_versions()[-count:]
+
+
+def resolve_kube_versions(requested: Iterable[str] = ()) -> tuple[str, ...]:
+    """Requested ``X.Y`` versions (``v`` prefix allowed) or the default; unknown is exit 2."""
+    wanted = [v[1:] if v.startswith("v") else v for v in requested]
+    if not wanted:
+        return default_kube_versions()
+    shipped = shipped_versions()
+    for v in wanted:
+        if v not in shipped:
+            raise InputError(
+                f"Kubernetes {v!r} has no bundled schemas; shipped: {', '.join(shipped)}",
+                key="--kube-version",
+            )
+    return tuple(sorted(set(wanted), key=lambda v: tuple(int(p) for p in v.split("."))))
+
+
+def api_group(api_version: str) -> str:
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+def is_builtin_group(group: str) -> bool:
+    """Kubernetes' own groups are the core group, dotless names and ``*.k8s.io``."""
+    return group == "" or "." not in group or group.endswith(".k8s.io")
+
+
+@dataclass(frozen=True)
+class SchemaFinding:
+    """A schema problem (or a skipped custom resource) of one object on one Kubernetes version."""
+
+    kube_version: str
+    severity: str
+    kind: str
+    api_version: str
+    namespace: str
+    name: str
+    path: str
+    message: str
+    file: str = ""
+    line: int = 0
+
+    @property
+    def object(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {ns}{self.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kube_version": self.kube_version,
+            "severity": self.severity,
+            "object": self.object,
+            "kind": self.kind,
+            "api_version": self.api_version,
+            "namespace": self.namespace,
+            "name": self.name,
+            "path": self.path,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+        }
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.file else ""
+        path = f" {self.path}:" if self.path else ""
+        head = f"{where}{self.severity}: Kubernetes {self.kube_version}: {self.object}"
+        return f"{head}{path} {self.message}"
+
+
+def schema_dir(kube_version: str) -> str:
+    """The strict schema directory the library uses for ``X.Y``."""
+    version = [v for v in _all_versions() if _major_minor(v) == kube_version][-1]
+    return f"v{version}-local-strict"
+
+
+def schema_file(kube_version: str, kind: str, api_version: str) -> str:
+    """The library's file name for a kind: ``rbac.authorization.k8s.io/v1`` -> ``rbac-v1``."""
+    api = _API_FILE.sub(r"\1-", api_version)
+    return f"kubernetes-json-schema/{schema_dir(kube_version)}/{kind.lower()}-{api}.json"
+
+
+_LOCK = threading.RLock()
+_REGISTRIES: dict[str, Registry[Any]] = {}
+_DEFINITIONS: dict[str, dict[str, Any]] = {}
+_VALIDATORS: dict[tuple[str, str, str], jsonschema.protocols.Validator | None] = {}
+
+
+def _registry(kube_version: str) -> Registry[Any]:
+    from referencing import Registry, Resource
+
+    with _LOCK:
+        reg = _REGISTRIES.get(kube_version)
+        if reg is None:
+            defs = _kv().schema_contents(
+                f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json",
+                kube_version,
+            )
+            reg = Resource.from_contents(defs) @ Registry()
+            _REGISTRIES[kube_version] = reg
+            _DEFINITIONS[kube_version] = defs if isinstance(defs, dict) else {}
+        return reg
+
+
+class SchemaUnavailable(Exception):
+    """A schema exists by name but could not be read; check_object turns it into a finding."""
+
+
+def validator_for(
+    kube_version: str, kind: str, api_version: str
+) -> jsonschema.protocols.Validator | None:
+    """The cached validator for a kind, or None when the version ships no schema for it.
+
+    ``kind`` and ``apiVersion`` name a file, so they must look like a kind and an
+    apiVersion (see :func:`check_object`); anything else reading the schema raises is
+    :class:`SchemaUnavailable`, never a library exception.
+    """
+    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
+        raise SchemaUnavailable(f"not a valid kind/apiVersion: {kind!r} {api_version!r}")
+    key = (kube_version, kind, api_version)
+    with _LOCK:
+        if key in _VALIDATORS:
+            return _VALIDATORS[key]
+        import jsonschema
+        from referencing import Resource
+
+        kv = _kv()
+        try:
+            schema = kv.schema_contents(schema_file(kube_version, kind, api_version), kube_version)
+            registry = Resource.from_contents(schema) @ _registry(kube_version)
+        except FileNotFoundError:
+            _VALIDATORS[key] = None
+            return None
+        except _read_errors() as exc:
+            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise SchemaUnavailable(
+                f"the schema for {kind} {api_version} could not be read ({what})"
+            ) from None
+        validator: jsonschema.protocols.Validator = jsonschema.validators.Draft202012Validator(
+            schema, registry=registry
+        )
+        _VALIDATORS[key] = validator
+        return validator
+
+
+# --- the fast path: a compiled check proves valid objects valid (renderer.k8s.fastschema) ----
+
+
+class _Fast:
+    """A kind's compiled check on one Kubernetes version (a plain class: a dataclass
+    costs its creation at import on every run)."""
+
+    __slots__ = ("check",)
+
+    def __init__(self, check: Callable[[Any], bool]) -> None:
+        self.check = check
+
+    def passes(self, data: Any) -> bool:
+        try:
+            return self.check(data)
+        except Exception:  # deep nesting and the like: let jsonschema decide
+            return False
+
+
+#: The version ships no schema file for the kind (its directory exists).
+_ABSENT = object()
+_FAST: dict[tuple[str, str, str], _Fast | object | None] = {}
+_FAST_DEFS: dict[str, Definitions | None] = {}
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+@cache
+def _schema_root() -> str | None:
+    spec = importlib.util.find_spec("kubernetes_validate")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return locations[0] if locations else None
+
+
+def _ascii(path: str) -> bytes | None:
+    """A schema file's bytes when plain ASCII (decoded alike whatever the locale, as the
+    library reads it); FileNotFoundError passes, other trouble is None."""
+    try:
+        raw = _read_bytes(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError):
+        return None
+    return raw if raw.isascii() else None
+
+
+def _fast_defs(kube_version: str, root: str) -> Definitions | None:
+    if kube_version not in _FAST_DEFS:
+        from renderer.k8s.fastschema import Definitions, Unsupported
+
+        defs = None
+        try:
+            raw = _ascii(
+                os.path.join(
+                    root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
+                )
+            )
+            defs = Definitions(raw) if raw is not None else None
+        except (OSError, Unsupported):
+            defs = None
+        _FAST_DEFS[kube_version] = defs
+    return _FAST_DEFS[kube_version]
+
+
+def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
+    """The compiled check for a kind, :data:`_ABSENT`, or None: use jsonschema.
+
+    Reads the same files as kubernetes-validate, without importing it or jsonschema.
+    """
+    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
+        return None
+    key = (kube_version, kind, api_version)
+    with _LOCK:
+        if key not in _FAST:
+            _FAST[key] = _compile_fast(kube_version, kind, api_version)
+        return _FAST[key]
+
+
+def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
+    from renderer.k8s.fastschema import Unsupported, compile_schema
+
+    root = _schema_root()
+    if root is None:
+        return None
+    path = os.path.join(root, schema_file(kube_version, kind, api_version))
+    try:
+        raw = _ascii(path)
+    except FileNotFoundError:
+        # the library's rule: a missing file in an existing directory is "no schema"
+        return _ABSENT if os.path.exists(os.path.dirname(path)) else None
+    defs = _fast_defs(kube_version, root)
+    if raw is None or defs is None:
+        return None
+    try:
+        return _Fast(compile_schema(json.loads(raw), defs))
+    except (Unsupported, ValueError, RecursionError):
+        return None
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    return key_path(error.absolute_path)
+
+
+def _unknown_fields(error: jsonschema.ValidationError) -> list[str]:
+    """The field names a strict ``additionalProperties: false`` rejected, so paths name them."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    props = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return sorted(
+        str(k)
+        for k in error.instance
+        if k not in props and not any(re.search(p, str(k)) for p in patterns)
+    )
+
+
+def canonical_hash(data: Any) -> str:
+    """A hash equal for equal objects whatever their key order."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _text(value: Any) -> str:
+    """A field as text; absent and null are empty."""
+    return "" if value is None else str(value)
+
+
+def _strip(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (
+        _text(obj.get("kind")),
+        _text(obj.get("apiVersion")),
+        _text(meta.get("namespace")),
+        _text(meta.get("name")),
+    )
+
+
+def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]:
+    """Uncached check of one object on one Kubernetes version (no file/line)."""
+    kind, api_version, namespace, name = _strip(data)
+
+    def finding(severity: str, path: str, message: str) -> SchemaFinding:
+        return SchemaFinding(
+            kube_version, severity, kind, api_version, namespace, name, path, message
+        )
+
+    if not kind or not api_version:
+        missing = "kind" if not kind else "apiVersion"
+        return [finding(ERROR, missing, f"{missing} is required")]
+    if not _KIND.match(kind):
+        return [finding(ERROR, "kind", f"{kind!r} is not a valid kind")]
+    if not _API_VERSION.match(api_version):
+        return [finding(ERROR, "apiVersion", f"{api_version!r} is not a valid apiVersion")]
+    group = api_group(api_version)
+    fast = _fast(kube_version, kind, api_version)
+    validator: jsonschema.protocols.Validator | None = None
+    if fast is not _ABSENT:
+        if isinstance(fast, _Fast) and fast.passes(data):
+            return []
+        try:
+            validator = validator_for(kube_version, kind, api_version)
+        except SchemaUnavailable as exc:
+            return [finding(ERROR, "", str(exc))]
+    if validator is None:
+        if is_builtin_group(group):
+            return [
+                finding(
+                    ERROR,
+                    "apiVersion",
+                    f"Kubernetes {kube_version} serves no {kind} in {api_version} "
+                    "(removed or unknown API)",
+                )
+            ]
+        return [
+            finding(
+                NOT_CHECKED, "", f"custom resource of {group or api_version}: not schema-checked"
+            )
+        ]
+    from renderer.data.schemas import yaml_spelling  # here: jsonschema loads only when validating
+
+    out: list[SchemaFinding] = []
+    for e in validator.iter_errors(data):
+        unknown = _unknown_fields(e)
+        if unknown:
+            base = _path(e)
+            out.extend(
+                finding(ERROR, f"{base}.{k}" if base else k, f"unknown field {k!r}")
+                for k in unknown
+            )
+        else:
+            out.append(finding(ERROR, _path(e), yaml_spelling(e.message)))
+    return sorted(out, key=lambda f: (f.path, f.message))
+
+
+# --- verdicts shared across Kubernetes versions and runs ---------------------------------
+
+#: A finding without its object and Kubernetes version: (severity, path, message).
+Row = list[str]
+_SCHEMA_REF = "/api/_definitions.json#/$defs/"
+_DEFS_REF = "#/$defs/"
+_CLOSURES: dict[tuple[str, str, str], str | None] = {}
+_DEF_DIGESTS: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
+_SHARED: dict[tuple[str, str], list[Row]] = {}
+
+
+#: A ``$ref`` with a string value in compact JSON text: inside a string a quote is
+#: escaped, so this cannot match text within a description.
+_REF_TEXT = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
+
+
+def _json_text(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _json_digest(data: Any) -> str:
+    return hashlib.sha256(_json_text(data).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest_and_refs(data: Any) -> tuple[str, list[str]]:
+    """The digest of a schema's canonical JSON and its ``$ref`` values, in one pass."""
+    text = _json_text(data)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return digest, _REF_TEXT.findall(text)
+
+
+def _definition(kube_version: str, name: str) -> tuple[str, tuple[str, ...]] | None:
+    """(digest, names it refers to) of one shared definition; None when not plain."""
+    key = (kube_version, name)
+    if key in _DEF_DIGESTS:
+        return _DEF_DIGESTS[key]
+    defs = _DEFINITIONS.get(kube_version, {}).get("$defs")
+    node = defs.get(name) if isinstance(defs, dict) else None
+    result: tuple[str, tuple[str, ...]] | None = None
+    if node is not None:
+        digest, refs = _digest_and_refs(node)
+        names: list[str] = []
+        for ref in refs:
+            for prefix in (_DEFS_REF, _SCHEMA_REF):
+                if ref.startswith(prefix):
+                    names.append(ref[len(prefix) :])
+                    break
+            else:
+                node = None
+                break
+        if node is not None:
+            result = (digest, tuple(names))
+    _DEF_DIGESTS[key] = result
+    return result
+
+
+def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None:
+    """A digest of a kind's schema and every definition it reaches, or None.
+
+    Two Kubernetes versions with equal digests validate every object alike (the same
+    schema text, the same validator class), so an object is validated once per distinct
+    closure. None (no schema, an unreadable one, a reference of another form) means
+    no sharing: the object is validated on that version on its own.
+    """
+    key = (kube_version, kind, api_version)
+    with _LOCK:
+        if key in _CLOSURES:
+            return _CLOSURES[key]
+        if _fast(kube_version, kind, api_version) is _ABSENT:  # what validator_for says too
+            _CLOSURES[key] = None
+            return None
+        try:
+            validator = validator_for(kube_version, kind, api_version)
+        except SchemaUnavailable:
+            validator = None
+        result = None
+        if validator is not None and isinstance(validator.schema, dict):
+            result = _closure(kube_version, validator.schema)
+        _CLOSURES[key] = result
+        return result
+
+
+def _closure(kube_version: str, schema: dict[str, Any]) -> str | None:
+    own, refs = _digest_and_refs(schema)
+    todo: list[str] = []
+    for ref in refs:
+        if not ref.startswith(_SCHEMA_REF):
+            return None
+        todo.append(ref[len(_SCHEMA_REF) :])
+    seen: dict[str, str] = {}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        entry = _definition(kube_version, name)
+        if entry is None:
+            return None
+        seen[name] = entry[0]
+        todo.extend(entry[1])
+    defs = _DEFINITIONS.get(kube_version, {})
+    head = {k: v for k, v in defs.items() if k != "$defs"}
+    return _json_digest([own, head, sorted(seen.items())])
+
+
+def _valid_rows(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(r, list)
+        and len(r) == 3
+        and r[0] in (ERROR, NOT_CHECKED)
+        and all(isinstance(x, str) for x in r)
+        for r in value
+    )
+
+
+def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
+    """An object's findings on one Kubernetes version: from another version with the
+    same schema closure, or validated."""
+    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    closure = None
+    if _KIND.match(kind) and _API_VERSION.match(api_version):
+        fast = _fast(kube_version, kind, api_version)
+        if isinstance(fast, _Fast) and fast.passes(data):
+            return []  # valid: nothing to share, no closure to compute
+        closure = closure_digest(kube_version, kind, api_version)
+    rows: list[Row] | None = None
+    if closure is not None:
+        with _LOCK:
+            shared = _SHARED.get((closure, digest))
+        rows = list(shared) if shared is not None else None
+    if rows is None:
+        rows = [[f.severity, f.path, f.message] for f in check_object(data, kube_version)]
+        if closure is not None:
+            with _LOCK:
+                _SHARED[(closure, digest)] = list(rows)
+    return rows
+
+
+def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+    """An object's findings on every version (rows tagged with their version first), kept
+    in the persistent cache as one entry per object and set of versions."""
+    key = f"{','.join(kube_versions)}\n{digest}"
+
+    def valid(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and list(value) == list(kube_versions)
+            and all(_valid_rows(rows) for rows in value.values())
+        )
+
+    stored = result_cache.get("schema", key, valid)
+    if stored is None:
+        stored = {v: _rows(data, digest, v) for v in kube_versions}
+        result_cache.put("schema", key, stored)
+    return [[v, *row] for v in kube_versions for row in stored[v]]
+
+
+class SchemaValidator:
+    """Validate objects against several Kubernetes versions; thread-safe, cached per object.
+
+    Each distinct object (by canonical JSON) is checked once per distinct schema
+    closure, and its verdicts are kept in the persistent cache (:mod:`renderer.store.cache`).
+    """
+
+    def __init__(self, kube_versions: Sequence[str] | None = None) -> None:
+        self.kube_versions = resolve_kube_versions(kube_versions or ())
+        self._results: dict[str, tuple[SchemaFinding, ...]] = {}
+        self._lock = threading.Lock()
+
+    def validate(self, obj: K8sObject | dict[str, Any]) -> list[SchemaFinding]:
+        """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
+        data = obj.data if isinstance(obj, K8sObject) else obj
+        digest = canonical_hash(data)
+        with self._lock:
+            cached = self._results.get(digest)
+        if cached is None:
+            kind, api_version, namespace, name = _strip(data)
+            cached = tuple(
+                SchemaFinding(v, severity, kind, api_version, namespace, name, path, message)
+                for v, severity, path, message in verdict_rows(data, digest, self.kube_versions)
+            )
+            with self._lock:
+                self._results[digest] = cached
+        if isinstance(obj, K8sObject):
+            return [replace(f, file=obj.file, line=obj.field_line(f.path)) for f in cached]
+        return list(cached)
+
+    def validate_all(self, objects: Iterable[K8sObject]) -> list[SchemaFinding]:
+        """Findings for many objects, sorted by Kubernetes version, file and line."""
+        out = [f for o in objects for f in self.validate(o)]
+        return sorted(out, key=schema_sort_key)
+
+
+def schema_sort_key(f: SchemaFinding) -> tuple[tuple[int, ...], str, int, str, str]:
+    return (tuple(int(p) for p in f.kube_version.split(".")), f.file, f.line, f.path, f.message)
+
+
+def errors(findings: Iterable[SchemaFinding]) -> list[SchemaFinding]:
+    return [f for f in findings if f.severity == ERROR]

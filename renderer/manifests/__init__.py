@@ -1,0 +1,1 @@
+"""The manifests tree: version directories and their template files."""

@@ -1,0 +1,159 @@
+"""Stage 1, load tree: find version directories and their template files.
+
+A ROOT holds ``kubernetes/calico/<version>/``. Versions sort by semantic version, not by
+string, so ``v3.28.10`` is newer than ``v3.28.9``; ``vMAJOR.MINOR`` resolves to the
+newest patch present. A version string is never used as a path outside ROOT.
+
+Containment: a merge request controls the tree, so every directory and file the loader
+looks at is resolved (links followed) and must stay inside ROOT, and every name must be
+a plain printable name: a link could otherwise make the gate read and print any file,
+and a file name with a newline would be copied into the ``# Source:`` header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from renderer.errors import InputError
+from renderer.data.bundled import bundled_manifests
+
+COMPONENT = Path("kubernetes") / "calico"
+#: The addon name: BKE's controller parses every file as a template of this name.
+ADDON = COMPONENT.name
+DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
+_SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+
+@dataclass(frozen=True)
+class TemplateFile:
+    """One template of a version directory; ``dialect`` comes from its suffix."""
+
+    name: str
+    path: Path
+    dialect: str
+
+    @property
+    def display(self) -> str:
+        return f"{self.path.parent.name}/{self.name}"
+
+
+@dataclass(frozen=True)
+class VersionDir:
+    name: str
+    path: Path
+    files: tuple[TemplateFile, ...]
+
+    @property
+    def dialects(self) -> tuple[str, ...]:
+        return tuple(sorted({f.dialect for f in self.files}))
+
+
+def semver_key(name: str) -> tuple[int, int, int, int, int, str]:
+    """Sort key: semantic versions by number, a pre-release before its release (so
+    ``v3.28`` never picks ``v3.28.3-rc1`` over ``v3.28.3``), anything else last."""
+    m = _SEMVER.match(name)
+    if not m:
+        return (1, 0, 0, 0, 0, name)
+    release = 0 if m.group(4) else 1
+    return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), release, name)
+
+
+def refuse_name(path: Path) -> None:
+    """Names are copied into headers and reports; only plain printable names pass."""
+    if not path.name.isprintable():
+        raise InputError(
+            f"name {path.name!r} is not a plain printable name (control characters, "
+            "newlines or undecodable bytes)",
+            file=str(path.parent),
+        )
+
+
+def contained(path: Path, real_root: Path, what: str = "the manifest tree") -> Path:
+    """``path`` with links resolved; bad input naming both when it leaves ``real_root``."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop on Python 3.10-3.12
+        raise InputError(f"cannot resolve: {exc}", file=str(path)) from None
+    if real != real_root and real_root not in real.parents:
+        raise InputError(f"points to {real}, outside {what} {real_root}", file=str(path))
+    return real
+
+
+def _entries(path: Path) -> list[Path]:
+    """Entries of a directory of the tree, by name; unreadable is bad input naming it."""
+    try:
+        return sorted(path.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        raise InputError(f"cannot read directory: {exc.strerror or exc}", file=str(path)) from None
+
+
+def _root_of(root: Path | None) -> Path:
+    return bundled_manifests() if root is None else Path(root)
+
+
+def component_dir(root: Path | None) -> Path:
+    """The ``kubernetes/calico`` directory of ROOT (the bundled tree when None)."""
+    base = _root_of(root)
+    path = base / COMPONENT
+    if not path.is_dir():
+        raise InputError(f"no {COMPONENT.as_posix()}/ directory under it", file=str(base))
+    contained(path, base.resolve())
+    return path
+
+
+def _load_version(path: Path, real_root: Path) -> VersionDir:
+    """Templates of one directory; every entry must stay inside ROOT (see the module)."""
+    files = []
+    for p in _entries(path):
+        refuse_name(p)
+        contained(p, real_root)
+        if p.suffix not in DIALECTS or not p.is_file():
+            continue
+        files.append(TemplateFile(p.name, p, DIALECTS[p.suffix]))
+    return VersionDir(path.name, path, tuple(files))
+
+
+def list_versions(root: Path | None = None) -> list[VersionDir]:
+    """Every version directory under ROOT that holds at least one template, oldest first."""
+    base = component_dir(root)
+    real_root = _root_of(root).resolve()
+    dirs = []
+    for p in _entries(base):
+        refuse_name(p)
+        contained(p, real_root)
+        if p.is_dir() and _SAFE_NAME.match(p.name):
+            dirs.append(p)
+    versions = [_load_version(p, real_root) for p in dirs]
+    return sorted((v for v in versions if v.files), key=lambda v: semver_key(v.name))
+
+
+def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
+    """Resolve an exact directory name or ``vMAJOR.MINOR`` (newest patch) to a version."""
+    if not spec or not _SAFE_NAME.match(spec) or ".." in spec:
+        raise InputError(
+            "a version is a directory name such as v3.28.2 or v3.28 (no path separators, no '..')",
+            key=f"--version {spec!r}",
+        )
+    versions = list_versions(root)
+    by_name = {v.name: v for v in versions}
+    if spec in by_name:
+        return by_name[spec]
+    if spec.startswith("V"):  # V3.28 as v3.28
+        spec = "v" + spec[1:]
+        if spec in by_name:
+            return by_name[spec]
+    m = _SEMVER.match(spec)
+    if m and m.group(3) is None:
+        major, minor = int(m.group(1)), int(m.group(2))
+        matches = [v for v in versions if semver_key(v.name)[:3] == (0, major, minor)]
+        if matches:
+            return matches[-1]
+    known = ", ".join(v.name for v in versions) or "none"
+    raise InputError(
+        f"unknown Calico version {spec!r}; available: {known}",
+        file=str(component_dir(root)),
+        key="--version",
+    )

@@ -1,0 +1,1 @@
+"""What is kept on disk: atomic outputs and the persistent cache."""

@@ -1,0 +1,251 @@
+"""A persistent cache of pure results: schema verdicts, capability verdicts, parses.
+
+Each entry is the result of a pure function of its key, so a hit can only save time,
+never change a verdict. A key is a content digest of the inputs together with a
+fingerprint of everything else that decides the result: the tool's version and code,
+the Python version and the versions and files of kubernetes-validate (its schemas),
+jsonschema, referencing and ruamel.yaml. Installing another version of any of them
+moves every key, so stale entries are never read (and are evicted in time).
+
+Entries live in ``$CALICO_RENDER_CACHE_DIR`` or ``$XDG_CACHE_HOME/calico-render``
+(``~/.cache/calico-render``), one JSON file each, written to a temporary file and
+renamed, so concurrent runs see a whole entry or none. Each entry repeats its full key
+and a reader checks it and the value's shape: a corrupt, truncated or foreign file is a
+miss, never an error. The directory is bounded (:data:`MAX_BYTES`; oldest entries go
+first). ``CALICO_RENDER_NO_CACHE=1`` or ``--no-cache`` turns it off; deleting the
+directory clears it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from renderer import __version__
+from renderer.data import bundled as resources
+
+ENV_DIR = "CALICO_RENDER_CACHE_DIR"
+ENV_OFF = "CALICO_RENDER_NO_CACHE"
+#: Size bound of the whole cache directory; the oldest entries are removed beyond it.
+MAX_BYTES = 256 * 1024 * 1024
+#: Seconds between two size checks of the cache directory.
+PRUNE_EVERY = 600
+_MARKER = ".last-prune"
+#: What pruning keeps, so a full cache is not pruned again on the next write.
+_PRUNE_TO = 0.8
+#: Packages whose code decides a cached result; their installed files are fingerprinted.
+_PACKAGES = ("kubernetes_validate", "jsonschema", "referencing", "ruamel.yaml", "_ruamel_yaml")
+_FORMAT = 1
+
+_pruned: set[Path] = set()
+
+
+def disable() -> None:
+    """Turn the cache off for this process and the worker processes it starts."""
+    os.environ[ENV_OFF] = "1"
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV_OFF, "") in ("", "0")
+
+
+def directory() -> Path | None:
+    """The cache directory, or None when the cache is off or no home can be found."""
+    if not enabled():
+        return None
+    explicit = os.environ.get(ENV_DIR)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME")
+    if base and os.path.isabs(base):
+        return Path(base) / "calico-render"
+    home = os.path.expanduser("~")
+    if home == "~":
+        return None
+    return Path(home) / ".cache" / "calico-render"
+
+
+def _stat_files(
+    root: str, recursive: bool, suffixes: tuple[str, ...] = (".py", ".so")
+) -> list[str]:
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if recursive and d not in ("__pycache__", "_data"))
+        for name in sorted(filenames):
+            if name.endswith(suffixes):
+                path = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                out.append(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}")
+        if not recursive:
+            break
+    return out
+
+
+@cache
+def fingerprint() -> str:
+    """What, besides a key's own inputs, decides every cached result (see module doc)."""
+    parts = [f"format {_FORMAT}", f"calico-render {__version__}", f"python {sys.version}"]
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package
+    parts += _stat_files(own, recursive=True)
+    try:  # the render context's schema supplies defaults every render sees
+        parts += _stat_files(str(resources.data_dir("schemas")), False, (".json",))
+    except FileNotFoundError:
+        parts.append("schemas: absent")
+    for name in _PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            parts.append(f"{name}: absent")
+            continue
+        locations = list(spec.submodule_search_locations or [])
+        if locations:
+            parts.append(f"{name}: {locations[0]}")
+            parts += _stat_files(locations[0], recursive=False)
+        elif spec.origin:
+            st = os.stat(spec.origin)
+            parts.append(f"{name}: {spec.origin}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+def digest(*parts: str) -> str:
+    """A content digest of text parts (length-prefixed, so parts cannot run together)."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        h.update(f"{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def _entry_path(base: Path, kind: str, full_key: str) -> Path:
+    """One flat directory per kind: a new shard directory per entry would cost more
+    than the entry (entries number in the thousands, not millions)."""
+    name = hashlib.sha256(full_key.encode("utf-8")).hexdigest()
+    return base / kind / f"{name}.json"
+
+
+def _full_key(kind: str, key: str) -> str:
+    return f"{kind}\n{fingerprint()}\n{key}"
+
+
+def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
+    """The value stored for ``key``, or None on a miss.
+
+    A file that is unreadable, not JSON, stored under another key or whose value fails
+    ``valid`` is a miss: the cache is never trusted over recomputing.
+    """
+    base = directory()
+    if base is None:
+        return None
+    full = _full_key(kind, key)
+    try:
+        with open(_entry_path(base, kind, full), "rb") as fh:
+            entry = json.loads(fh.read())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != full or "value" not in entry:
+        return None
+    value = entry["value"]
+    try:
+        return value if valid(value) else None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return None
+
+
+def put(kind: str, key: str, value: Any) -> None:
+    """Store ``value`` (JSON data) for ``key``; any failure leaves the cache as it was."""
+    base = directory()
+    if base is None:
+        return
+    full = _full_key(kind, key)
+    path = _entry_path(base, kind, full)
+    try:
+        data = json.dumps({"key": full, "value": value}, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileNotFoundError:  # the first entry of its kind
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, flags, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        return
+    if base not in _pruned:  # at most one size check per process and directory
+        _pruned.add(base)
+        _maybe_prune(base)
+
+
+def _maybe_prune(base: Path) -> None:
+    """Prune when the last size check is older than :data:`PRUNE_EVERY` seconds, so a
+    large cache is not walked by every run that writes to it."""
+    marker = base / _MARKER
+    try:
+        if time.time() - marker.stat().st_mtime < PRUNE_EVERY:
+            return
+    except OSError:
+        pass
+    try:
+        marker.touch()
+    except OSError:
+        return
+    prune(base)
+
+
+def prune(base: Path, limit: int = MAX_BYTES) -> int:
+    """Remove the oldest entries until the directory holds at most ``limit`` bytes.
+
+    Returns how many were removed. Entries are whole files, so removing one a
+    concurrent run is about to read only costs that run a miss.
+    """
+    entries: list[tuple[int, int, str]] = []
+    total = 0
+    for dirpath, _, filenames in os.walk(base):
+        for name in filenames:
+            if name == _MARKER:
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            total += st.st_size
+            entries.append((st.st_mtime_ns, st.st_size, path))
+    if total <= limit:
+        return 0
+    removed = 0
+    for _, size, path in sorted(entries):
+        if total <= limit * _PRUNE_TO:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
+
+
+__all__ = ["digest", "directory", "disable", "enabled", "fingerprint", "get", "prune", "put"]

@@ -1,0 +1,538 @@
+"""BKECluster/BKEConfig/BKENode input: every rule of the design, and bad input as exit 2."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from renderer.bke import cluster as cluster_mod
+from renderer.bke.cluster import (
+    Addon,
+    calico_addon,
+    load_config,
+    load_nodes,
+    render_args,
+    resolve_inputs,
+)
+from renderer.errors import InputError
+from tests.clihelp import run
+
+ROOT = Path(__file__).parents[1] / "fixtures" / "tree"
+BKE = Path(__file__).parents[1] / "fixtures" / "bke"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+CLUSTER = """\
+apiVersion: bke.bocloud.com/v1beta1
+kind: BKECluster
+metadata:
+  name: c1
+spec:
+  clusterConfig:
+    cluster:
+      imageRepo:
+        domain: reg.example.com
+        prefix: openfuyao
+      networking:
+        podSubnet: 10.50.0.0/16
+    addons:
+      - name: kubeproxy
+        version: v1.28.8
+{addons}
+"""
+
+CALICO = """\
+      - name: calico
+        version: {version}
+        param:
+          calicoMode: vxlan
+          allowTypha: false
+          typhaReplicas: "1"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "cluster.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def cluster(tmp_path: Path, *versions: str) -> Path:
+    addons = "".join(CALICO.format(version=v) for v in versions)
+    return write(tmp_path, CLUSTER.format(addons=addons))
+
+
+def test_example_cluster_reads_addon_prefix_and_subnet() -> None:
+    cfg = load_config(EXAMPLES / "bkecluster-601.yaml")
+    addon = cfg.calico()
+    assert addon is not None and addon.version == "v3.31.3"
+    assert cfg.repo == "deploy.bocloud.k8s:40443/openfuyao/"
+    # bkeadm's unquoted boolean arrives as the string the controller would pass.
+    assert cfg.user_values(addon) == {
+        "podSubnet": "10.96.0.0/12",
+        "calicoMode": "vxlan",
+        "ipAutoDetectionMethod": "skip-interface=nerdctl*",
+        "allowTypha": "false",
+        "typhaReplicas": "1",
+    }
+
+
+def test_example_nodes_count_and_roles() -> None:
+    inv = load_nodes(EXAMPLES / "bkenodes-601.yaml")
+    assert (inv.count, inv.masters, inv.workers) == (601, 3, 598)
+
+
+def test_nodes_as_a_list_and_master_node_role() -> None:
+    inv = load_nodes(BKE / "nodes-list.yaml")
+    assert inv.count == 2
+    assert inv.nodes[0].is_master and inv.nodes[0].is_worker
+    assert (inv.masters, inv.workers) == (1, 2)
+
+
+def test_bare_bkeconfig_uses_spec_addons_and_ip_address() -> None:
+    cfg = load_config(BKE / "bkeconfig-bare.yaml")
+    assert cfg.kind == "BKEConfig"
+    addon = cfg.calico()
+    assert addon is not None and addon.params == {"calicoMode": "ipip"}
+    assert cfg.repo == "10.0.0.5/kubernetes/"
+
+
+def test_no_prefix_means_the_manifests_default_registry(tmp_path: Path) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "        prefix: openfuyao\n", ""
+    )
+    assert load_config(write(tmp_path, text)).repo == ""
+
+
+def test_no_calico_addon_is_not_an_error(tmp_path: Path) -> None:
+    inputs = resolve_inputs(cluster(tmp_path), root=ROOT)
+    assert inputs.addon is None and inputs.user == {} and inputs.version is None
+    assert any("no addon named calico" in n for n in inputs.notes)
+
+
+@pytest.mark.parametrize("version", ['""', "", "null"])
+def test_empty_version_is_refused_with_key_and_line(tmp_path: Path, version: str) -> None:
+    path = cluster(tmp_path, version)
+    with pytest.raises(InputError) as exc:
+        resolve_inputs(path, root=ROOT)
+    err = exc.value
+    assert err.key == "spec.clusterConfig.addons[1].version"
+    assert err.line == 16 and "no default is guessed" in err.message
+
+
+def test_two_calico_addons_are_refused_naming_both(tmp_path: Path) -> None:
+    path = cluster(tmp_path, "v9.1.0", "v9.0.0")
+    with pytest.raises(InputError) as exc:
+        resolve_inputs(path, root=ROOT)
+    msg = str(exc.value)
+    assert "spec.clusterConfig.addons[1] (line 16)" in msg
+    assert "spec.clusterConfig.addons[2] (line 22)" in msg
+
+
+def test_calico_addon_is_pure() -> None:
+    a = Addon("calico", "v1", {}, "addons[0]")
+    assert calico_addon([Addon("coredns", "v1", {}, "addons[1]"), a]) is a
+    assert calico_addon([]) is None
+
+
+def test_version_must_exist_in_root(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"v9\.9\.9.*available: v9\.0\.0"):
+        resolve_inputs(cluster(tmp_path, "v9.9.9"), root=ROOT)
+
+
+def test_version_is_an_exact_directory_not_a_minor(tmp_path: Path) -> None:
+    # The controller uses the version as the directory name; v9.1 is not one.
+    with pytest.raises(InputError, match="exactly a directory under ROOT") as exc:
+        resolve_inputs(cluster(tmp_path, "v9.1"), root=ROOT)
+    assert "uses it as a path" in exc.value.message and "available: v9.0.0" in exc.value.message
+    assert exc.value.key == "spec.clusterConfig.addons[1].version"
+
+
+def test_version_with_path_separator_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError):
+        resolve_inputs(cluster(tmp_path, "../../etc"), root=ROOT)
+
+
+def test_valid_input_resolves_everything(tmp_path: Path) -> None:
+    inputs = resolve_inputs(cluster(tmp_path, "v9.1.0"), root=ROOT)
+    assert inputs.version is not None and inputs.version.name == "v9.1.0"
+    assert inputs.repo == "reg.example.com/openfuyao/"
+    assert inputs.user["podSubnet"] == "10.50.0.0/16"
+
+
+def test_nodes_flag_wins_over_nodes_file(tmp_path: Path) -> None:
+    args = render_args(
+        cluster(tmp_path, "v9.1.0"),
+        BKE / "nodes-list.yaml",
+        version=None,
+        nodes=75,
+        root=ROOT,
+        repo=None,
+    )
+    assert args.nodes == 75 and any("--nodes 75 overrides the 2 BKENodes" in n for n in args.notes)
+    args = render_args(
+        cluster(tmp_path, "v9.1.0"),
+        BKE / "nodes-list.yaml",
+        version=None,
+        nodes=None,
+        root=ROOT,
+        repo="other.example.com/x/",
+    )
+    assert (args.nodes, args.repo, args.version) == (2, "other.example.com/x/", "v9.1.0")
+
+
+def test_version_and_config_together_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not both"):
+        render_args(
+            cluster(tmp_path, "v9.1.0"), None, version="v9.1.0", nodes=3, root=ROOT, repo=None
+        )
+
+
+# --- wrong types and hostile files -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("replace", "key", "line"),
+    [
+        ("version: v9.1.0", "spec.clusterConfig.addons.1.version", 17),
+        ("calicoMode: vxlan", "spec.clusterConfig.addons.1.param.calicoMode", 19),
+        ("podSubnet: 10.50.0.0/16", "spec.clusterConfig.cluster.networking.podSubnet", 12),
+    ],
+)
+def test_wrong_type_names_key_and_line(tmp_path: Path, replace: str, key: str, line: int) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0"))
+    bad = {
+        "version: v9.1.0": "version: 3.27",
+        "calicoMode: vxlan": "calicoMode: {nested: map}",
+        "podSubnet: 10.50.0.0/16": "podSubnet: [a, b]",
+    }[replace]
+    path = write(tmp_path, text.replace(replace, bad))
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    assert exc.value.key is not None
+    assert exc.value.key.replace("[", ".").replace("]", "") == key
+    assert exc.value.line == line and exc.value.file == str(path)
+
+
+def test_addons_not_a_list(tmp_path: Path) -> None:
+    text = "kind: BKEConfig\nspec:\n  addons: calico\n"
+    with pytest.raises(InputError) as exc:
+        load_config(write(tmp_path, text))
+    assert exc.value.key == "spec.addons" and exc.value.line == 3
+
+
+def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "kind: BKECluster\nspec:\n  clusterConfig: [unclosed\n")
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    assert exc.value.line is not None and "invalid YAML" in exc.value.message
+
+
+def test_alias_bomb_fails_fast(tmp_path: Path) -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+    lines.append("kind: BKECluster\nspec: {}")
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    start = time.monotonic()
+    with pytest.raises(InputError, match="alias bomb"):
+        load_config(path)
+    assert time.monotonic() - start < 5
+
+
+def test_non_utf8_file(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"kind: BKECluster\nspec:\n  x: caf\xe9\n")
+    with pytest.raises(InputError, match="UTF-8") as exc:
+        load_config(path)
+    assert exc.value.line == 3
+
+
+def test_huge_file(tmp_path: Path) -> None:
+    path = tmp_path / "huge.yaml"
+    path.write_bytes(b"# " + b"x" * (17 * 1024 * 1024) + b"\n")
+    with pytest.raises(InputError, match="larger than"):
+        load_nodes(path)
+
+
+def test_wrong_kind_and_missing_cluster(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="unexpected kind 'Deployment'"):
+        load_config(write(tmp_path, "kind: Deployment\nspec: {}\n"))
+    with pytest.raises(InputError, match="no BKECluster or BKEConfig"):
+        load_config(write(tmp_path, "kind: BKENode\nmetadata: {name: a}\nspec: {role: [node]}\n"))
+
+
+def test_scalar_document_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not an object"):
+        load_config(write(tmp_path, "just text\n"))
+
+
+NODE = "---\nkind: BKENode\nmetadata:\n  name: {name}\nspec:\n  role: {role}\n"
+
+
+def test_unknown_role_names_key_and_line(tmp_path: Path) -> None:
+    text = NODE.format(name="a", role="[node]") + NODE.format(name="b", role="[worker]")
+    with pytest.raises(InputError) as exc:
+        load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert exc.value.key == "spec.role[0]"
+    assert exc.value.line == 12 and "'worker' is not allowed" in exc.value.message
+
+
+def test_duplicate_node_is_refused(tmp_path: Path) -> None:
+    text = NODE.format(name="a", role="[node]") + NODE.format(name="a", role="[node]")
+    with pytest.raises(InputError, match="appears twice") as exc:
+        load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert exc.value.line == 10
+
+
+def test_nodes_file_without_nodes(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no BKENode objects"):
+        load_nodes(write(tmp_path, "# nothing\n", "nodes.yaml"))
+
+
+def test_missing_role_in_list_item(tmp_path: Path) -> None:
+    text = (
+        "kind: List\nitems:\n  - kind: BKENode\n    metadata: {name: a}\n    spec: {ip: 1.2.3.4}\n"
+    )
+    with pytest.raises(InputError) as exc:
+        load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert exc.value.key == "items[0].spec.role" and exc.value.line == 5
+
+
+# --- through the CLI: one line, exit 2, nothing rendered ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CLUSTER.format(addons=CALICO.format(version='""')),
+        CLUSTER.format(addons=CALICO.format(version="v9.1.0") + CALICO.format(version="v9.1.0")),
+        CLUSTER.format(addons=CALICO.format(version="[v9]")),
+        "kind: BKECluster\nspec: [\n",
+    ],
+)
+def test_cli_bad_config_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
+) -> None:
+    path = write(tmp_path, text)
+    for args in (
+        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3"),
+        ("images", "--manifests", str(ROOT), "--config", str(path)),
+    ):
+        r = run(capsys, *args)
+        assert r.code == 2, r.err
+        assert r.out == "" and len(r.err.strip().splitlines()) == 1
+        assert str(path) in r.err and "Traceback" not in r.err
+
+
+def test_cli_config_without_calico_renders_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    r = run(
+        capsys,
+        "--config",
+        str(EXAMPLES / "bkecluster-no-calico.yaml"),
+        "--nodes-file",
+        str(EXAMPLES / "bkenodes-601.yaml"),
+    )
+    assert r.code == 0 and r.out == ""
+    assert "no addon named calico" in r.err and "allowTypha" not in r.err
+
+
+def test_cli_config_needs_a_node_count(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--config", str(EXAMPLES / "bkecluster-601.yaml"))
+    assert r.code == 2 and "--nodes" in r.err
+
+
+def test_nodes_file_alone_gives_the_count_for_a_version_render() -> None:
+    args = render_args(
+        None, BKE / "nodes-list.yaml", version="v9.1.0", nodes=None, root=ROOT, repo=None
+    )
+    assert (args.version, args.nodes, args.user, args.skip) == ("v9.1.0", 2, {}, False)
+
+
+def test_one_position_loader_and_one_key_path_format() -> None:
+    """BKE input errors use yamlio's position loader and the shared key-path format."""
+    import inspect
+
+    from renderer.bke import cluster
+    from renderer.k8s import objects, yamlio
+    from renderer.k8s import schema as kubeschema
+
+    assert "YAML(" not in inspect.getsource(cluster)
+    assert cluster.locate is yamlio.locate
+    assert cluster.key_path is objects.key_path
+    assert "def _key_path" not in inspect.getsource(cluster)
+    assert "for part in" not in inspect.getsource(kubeschema._path)
+    assert objects.key_path(["spec", "addons", 0, "param"]) == "spec.addons[0].param"
+    assert objects.key_path([]) == ""
+
+
+def test_best_error_is_the_one_check_raises() -> None:
+    from renderer.data import schemas
+
+    data = {"apiVersion": "x", "kind": "BKENode", "metadata": {"name": "n"}, "spec": {}}
+    best = schemas.best_error(cluster_mod.BKE_INPUT, data)
+    assert best is not None
+    with pytest.raises(InputError) as exc:
+        schemas.check(cluster_mod.BKE_INPUT, data)
+    assert exc.value.message == schemas.describe(best)[1]
+    assert schemas.best_error(cluster_mod.BKE_INPUT, {"kind": "BKENode"}) is not None
+
+
+# --- addon params are checked against the render-context schema at load time ------------
+
+
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("calicoMode: foo", "'foo' is not allowed"),
+        ("ipModVersion: ipv5", "'ipv5' is not allowed"),
+        ("podSubnet: not-a-cidr", "'not-a-cidr' is not valid"),
+    ],
+)
+def test_bad_param_value_names_file_line_and_key(tmp_path: Path, param: str, message: str) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "calicoMode: vxlan", param
+    )
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        load_config(path)
+    err = exc.value
+    assert err.file == str(path) and err.line == 19
+    assert err.key == f"spec.clusterConfig.addons[1].param.{param.split(':')[0]}"
+    assert message in err.message
+
+
+def test_params_the_schema_does_not_define_or_the_policy_overrides_pass(tmp_path: Path) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        'typhaReplicas: "1"', 'typhaReplicas: "many"\n          repo: no-slash\n          x: y'
+    )
+    other = (
+        "      - name: coredns\n        version: v1\n        param:\n          calicoMode: foo\n"
+    )
+    cfg = load_config(write(tmp_path, text + other))
+    addon = cfg.calico()
+    assert addon is not None and addon.params["typhaReplicas"] == "many"
+
+
+def test_cli_bad_param_is_one_line_with_file_and_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
+        "calicoMode: vxlan", "calicoMode: foo"
+    )
+    path = write(tmp_path, text)
+    for args in (
+        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3"),
+        ("images", "--manifests", str(ROOT), "--config", str(path)),
+    ):
+        r = run(capsys, *args)
+        assert r.code == 2 and r.out == ""
+        assert f"{path}:19: spec.clusterConfig.addons[1].param.calicoMode:" in r.err
+        assert "render context" not in r.err
+
+
+# --- BKENodes of several clusters -------------------------------------------------------
+
+MARKED = """\
+---
+kind: BKENode
+metadata:
+  name: {name}
+  namespace: {namespace}
+  labels:
+    cluster.x-k8s.io/cluster-name: {cluster}
+spec:
+  role: [node]
+"""
+OWNED = """\
+---
+kind: BKENode
+metadata:
+  name: {name}
+  ownerReferences:
+    - {{apiVersion: bke.bocloud.com/v1beta1, kind: BKECluster, name: {cluster}, uid: x}}
+spec:
+  role: [node]
+"""
+
+
+def nodes_of(tmp_path: Path, counts: dict[str, int], *, unmarked: int = 0, ns: str = "") -> Path:
+    text = ""
+    for name, count in counts.items():
+        text += "".join(
+            MARKED.format(name=f"{name}-{i}", namespace=ns or name, cluster=name)
+            for i in range(count)
+        )
+    text += "".join(NODE.format(name=f"free-{i}", role="[node]") for i in range(unmarked))
+    return write(tmp_path, text, "nodes.yaml")
+
+
+def named_cluster(tmp_path: Path, name: str, namespace: str = "") -> Path:
+    text = CLUSTER.format(addons=CALICO.format(version="v9.1.0"))
+    meta = f"  name: {name}\n" + (f"  namespace: {namespace}\n" if namespace else "")
+    return write(tmp_path, text.replace("  name: c1\n", meta))
+
+
+def test_config_counts_only_its_own_cluster(tmp_path: Path) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30})
+    inputs = resolve_inputs(named_cluster(tmp_path, "a"), nodes_file=nodes, root=ROOT)
+    assert inputs.nodes == 30
+    assert any(
+        "counted 30 BKENodes of cluster 'a'" in n and "skipped 30" in n for n in inputs.notes
+    )
+    assert any("(b)" in n for n in inputs.notes)
+
+
+def test_unmarked_nodes_count_and_the_note_says_so(tmp_path: Path) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30}, unmarked=5)
+    inputs = resolve_inputs(named_cluster(tmp_path, "a"), nodes_file=nodes, root=ROOT)
+    assert inputs.nodes == 35
+    assert any("5 without a cluster marker" in n and "skipped 30" in n for n in inputs.notes)
+    # Only unmarked nodes, or only this cluster's: nothing skipped, no note.
+    only = nodes_of(tmp_path, {"a": 3}, unmarked=2)
+    inputs = resolve_inputs(named_cluster(tmp_path, "a"), nodes_file=only, root=ROOT)
+    assert inputs.nodes == 5 and inputs.notes == ()
+
+
+def test_owner_reference_and_namespace_name_the_cluster(tmp_path: Path) -> None:
+    text = "".join(OWNED.format(name=f"o{i}", cluster="a") for i in range(4))
+    text += "".join(OWNED.format(name=f"p{i}", cluster="b") for i in range(6))
+    inv = load_nodes(write(tmp_path, text, "nodes.yaml"))
+    assert inv.clusters == {"a": 4, "b": 6}
+    assert inv.of_cluster("a")[0].count == 4
+    # Same cluster name in another namespace is another cluster.
+    marked = load_nodes(nodes_of(tmp_path, {"a": 3}, ns="elsewhere"))
+    assert marked.of_cluster("a", "elsewhere")[0].count == 3
+    assert marked.of_cluster("a", "home")[0].count == 0
+
+
+def test_config_whose_cluster_has_no_node_in_the_file_is_refused(tmp_path: Path) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30})
+    with pytest.raises(InputError, match=r"no BKENode of cluster 'c'.*a \(30\), b \(30\)") as exc:
+        resolve_inputs(named_cluster(tmp_path, "c"), nodes_file=nodes, root=ROOT)
+    assert exc.value.file == str(nodes)
+
+
+def test_without_config_nodes_of_several_clusters_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    nodes = nodes_of(tmp_path, {"a": 30, "b": 30})
+    with pytest.raises(InputError, match=r"2 clusters: a \(30\), b \(30\)"):
+        render_args(None, nodes, version="v9.1.0", nodes=None, root=ROOT, repo=None)
+    r = run(capsys, "--manifests", str(ROOT), "--version", "v9.1.0", "--nodes-file", str(nodes))
+    assert r.code == 2 and r.out == "" and "a (30), b (30)" in r.err and str(nodes) in r.err
+    one = nodes_of(tmp_path, {"a": 30}, unmarked=2)
+    args = render_args(None, one, version="v9.1.0", nodes=None, root=ROOT, repo=None)
+    assert args.nodes == 32
+
+
+def test_example_nodes_are_all_of_the_example_cluster() -> None:
+    inputs = resolve_inputs(
+        EXAMPLES / "bkecluster-601.yaml", nodes_file=EXAMPLES / "bkenodes-601.yaml"
+    )
+    assert inputs.nodes == 601 and inputs.notes == ()
+    assert load_nodes(EXAMPLES / "bkenodes-601.yaml").clusters == {"bke-large": 601}

@@ -1,0 +1,173 @@
+"""Render context: layering, --set parsing and schema validation naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.bke.values import build_context, parse_set, user_values
+from renderer.errors import InputError
+
+
+def test_defaults_are_the_controllers_plus_bkeadms_calico_params() -> None:
+    ctx = build_context({})
+    assert ctx["repo"] == ""
+    assert ctx["podSubnet"] == "10.250.0.0/16"  # the controller's, not 10.244.0.0/16
+    assert ctx["serviceSubnet"] == "10.96.0.0/16" and ctx["dnsIP"] == "10.96.0.10"
+    assert ctx["apiServerSrcPort"] == 6443 and ctx["replicas"] == 1
+    # bkeadm's default config; the controller itself has no calicoMode default
+    assert ctx["calicoMode"] == "vxlan"
+    assert ctx["ipAutoDetectionMethod"] == "skip-interface=nerdctl*"
+    assert "allowTypha" not in ctx and "typhaReplicas" not in ctx
+
+
+def test_layering_user_then_repo_then_policy() -> None:
+    ctx = build_context(
+        {"repo": "a.example/x/", "allowTypha": "false", "calicoMode": "ipip"},
+        typha={"allowTypha": "true", "typhaReplicas": "4"},
+        repo="b.example/y/",
+    )
+    assert ctx["repo"] == "b.example/y/"
+    assert ctx["allowTypha"] == "true" and ctx["typhaReplicas"] == "4"
+    assert ctx["calicoMode"] == "ipip"
+
+
+def test_set_nests_and_keeps_strings() -> None:
+    ctx = user_values(None, ["ClusterCidr.Ipv6=fd00::/56", "typhaReplicas=3", "x=a=b"])
+    assert ctx == {"ClusterCidr": {"Ipv6": "fd00::/56"}, "typhaReplicas": "3", "x": "a=b"}
+
+
+@pytest.mark.parametrize("bad", ["novalue", "=v", "a..b=1", ".a=1"])
+def test_bad_set_is_bad_input(bad: str) -> None:
+    with pytest.raises(InputError):
+        parse_set(bad)
+
+
+@pytest.mark.parametrize(
+    ("user", "key", "words"),
+    [
+        ({"calicoMode": "geneve"}, "calicoMode", "allowed"),
+        ({"ipModVersion": "ipv5"}, "ipModVersion", "ipv4"),
+        ({"repo": "registry.example.com"}, "repo", "trailing slash"),
+        ({"typhaReplicas": "three"}, "typhaReplicas", "not valid"),
+        ({"ipModVersion": "dual"}, "ClusterCidr", "required"),
+        ({"podSubnet": 10}, "podSubnet", "string"),
+    ],
+)
+def test_bad_values_name_the_key(user: dict[str, object], key: str, words: str) -> None:
+    with pytest.raises(InputError) as err:
+        build_context(user)
+    assert err.value.key is not None and err.value.key.startswith(key)
+    assert words in str(err.value)
+
+
+def test_values_file(tmp_path: Path) -> None:
+    f = tmp_path / "values.yaml"
+    f.write_text("calicoMode: bgp\nClusterCidr:\n  Ipv6: fd00::/56\n")
+    assert user_values(f, ["calicoMode=ipip"]) == {
+        "calicoMode": "ipip",
+        "ClusterCidr": {"Ipv6": "fd00::/56"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "key"),
+    [
+        ('repo: ""\ncalicoMode: 5\n', 2, "calicoMode"),
+        ("calicoMode: ipip\nClusterCidr:\n  Ipv6: nope\n", 3, "ClusterCidr.Ipv6"),
+        ("podSubnet: 10.0.0.0/33\n", 1, "podSubnet"),
+    ],
+)
+def test_values_file_errors_name_file_line_and_key(
+    tmp_path: Path, content: str, line: int, key: str
+) -> None:
+    f = tmp_path / "values.yaml"
+    f.write_text(content)
+    with pytest.raises(InputError) as err:
+        user_values(f)
+    assert (err.value.file, err.value.line, err.value.key) == (str(f), line, key)
+
+
+def test_values_file_typha_keys_are_left_to_the_policy(tmp_path: Path) -> None:
+    f = tmp_path / "values.yaml"
+    f.write_text("allowTypha: false\ntyphaReplicas: 1\n")
+    assert user_values(f) == {"allowTypha": False, "typhaReplicas": 1}
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "",
+        "first-found",
+        "kubernetes-internal-ip",
+        "can-reach=8.8.8.8",
+        "interface=eth.*",
+        "skip-interface=nerdctl*",
+        "cidr=10.0.0.0/8,192.168.0.0/16",
+    ],
+)
+def test_calico_autodetection_methods_pass(method: str) -> None:
+    assert build_context({"ipAutoDetectionMethod": method})["ipAutoDetectionMethod"] == method
+
+
+@pytest.mark.parametrize(
+    "method", ["eth0", "interface=", "first-found ", 'x"\n  - name: FELIX_BPFENABLED']
+)
+def test_unknown_autodetection_method_is_bad_input(method: str) -> None:
+    with pytest.raises(InputError) as err:
+        build_context({"ipAutoDetectionMethod": method})
+    assert err.value.key == "ipAutoDetectionMethod"
+
+
+@pytest.mark.parametrize(
+    ("user", "key"),
+    [
+        ({"foo": 'a"b'}, "foo"),
+        ({"foo": "a\nb"}, "foo"),
+        ({"foo": "a\rb"}, "foo"),
+        ({"foo": "a\x00"}, "foo"),
+        ({"foo": "a\u2028b"}, "foo"),
+        ({"foo": "a\\"}, "foo"),
+        ({"foo": "a\\\\\\"}, "foo"),
+        ({"repo": 'r"/'}, "repo"),
+        ({"ClusterCidr": {"Ipv6": "fd00::/56", "x": "a\nb"}}, "ClusterCidr.x"),
+        ({"list": ["ok", "a\tb"]}, "list.1"),
+        ({"nested": {"a\nb": "v"}}, "nested"),
+    ],
+)
+def test_values_that_could_break_yaml_are_refused(user: dict[str, object], key: str) -> None:
+    with pytest.raises(InputError) as err:
+        build_context(user)
+    assert err.value.key == key
+
+
+def test_escaped_backslashes_and_odd_text_pass() -> None:
+    ctx = build_context({"foo": "a\\\\b\\\\", "bar": "ünïcode 'single' {x}: #"})
+    assert ctx["foo"] == "a\\\\b\\\\"
+
+
+def test_values_file_injection_names_file_line_and_key(tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text('calicoMode: ipip\nextra:\n  note: "a\\"b"\n')
+    with pytest.raises(InputError) as err:
+        user_values(values)
+    assert (err.value.file, err.value.line, err.value.key) == (str(values), 3, "extra.note")
+
+
+@pytest.mark.slow
+def test_many_keys_take_linear_time(tmp_path: Path) -> None:
+    """A values file of many keys is checked in time linear in their number (it was
+    quadratic-ish: a schema validator per key)."""
+    import time
+
+    def seconds(n: int) -> float:
+        values = tmp_path / f"v{n}.yaml"
+        values.write_text("".join(f"k{i}: v{i}\n" for i in range(n)))
+        start = time.perf_counter()
+        build_context(user_values(values))
+        return time.perf_counter() - start
+
+    seconds(1000)  # warm caches
+    small, large = seconds(10_000), seconds(40_000)
+    assert large / small < 8

@@ -1,0 +1,507 @@
+"""Pure phase planning: every plan shape, gate, ordering and drift, on plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from renderer.calico.plan import (
+    PLAN_SCHEMA,
+    ObjectRef,
+    Side,
+    apply_order,
+    drift_warnings,
+    make_plan,
+    split_objects,
+)
+from renderer.data.schemas import validate_output
+
+NS = "kube-system"
+
+
+def obj(kind: str, name: str, ns: str = NS, **extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if ns:
+        meta["namespace"] = ns
+    api = {
+        "Deployment": "apps/v1",
+        "DaemonSet": "apps/v1",
+        "PodDisruptionBudget": "policy/v1",
+        "CustomResourceDefinition": "apiextensions.k8s.io/v1",
+        "ClusterRole": "rbac.authorization.k8s.io/v1",
+        "ClusterRoleBinding": "rbac.authorization.k8s.io/v1",
+    }.get(kind, "v1")
+    return {"apiVersion": api, "kind": kind, "metadata": meta, **extra}
+
+
+def typha_objects() -> list[dict[str, Any]]:
+    return [
+        obj(
+            "Deployment",
+            "calico-typha",
+            spec={"template": {"spec": {"serviceAccountName": "calico-node"}}},
+        ),
+        obj("Service", "calico-typha"),
+        obj("PodDisruptionBudget", "calico-typha"),
+    ]
+
+
+def base_objects(extra: str = "") -> list[dict[str, Any]]:
+    out = [
+        obj("CustomResourceDefinition", "felixconfigurations.crd.projectcalico.org", ""),
+        obj("ServiceAccount", "calico-node"),
+        obj("ClusterRole", "calico-node", ""),
+        obj(
+            "ClusterRoleBinding",
+            "calico-node",
+            "",
+            subjects=[{"kind": "ServiceAccount", "name": "calico-node", "namespace": NS}],
+            roleRef={"kind": "ClusterRole", "name": "calico-node"},
+        ),
+        obj("ConfigMap", "calico-config"),
+        obj("DaemonSet", "calico-node"),
+        obj("Deployment", "calico-kube-controllers"),
+    ]
+    if extra:
+        out.append(obj("ConfigMap", extra))
+    return out
+
+
+def side(
+    version: str,
+    nodes: int,
+    capable: bool,
+    *,
+    typha: bool,
+    extra: str = "",
+    keys: frozenset[str] = frozenset(),
+) -> Side:
+    objects = base_objects(extra) + (typha_objects() if typha else [])
+    return Side(version, nodes, capable, split_objects(objects), keys)
+
+
+def names(refs: list[dict[str, str]]) -> list[str]:
+    return [f"{r['kind']}/{r['name']}" for r in refs]
+
+
+def checked(plan_dict: dict[str, Any]) -> dict[str, Any]:
+    validate_output(PLAN_SCHEMA, plan_dict)
+    return plan_dict
+
+
+def test_split_puts_typha_its_rbac_and_crds_together() -> None:
+    s = split_objects(base_objects() + typha_objects())
+    assert [r.name for r in s.typha] == ["calico-typha"] * 3
+    assert [r.kind for r in s.typha_deps] == [
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
+    assert [r.kind for r in s.calico_node] == ["ConfigMap", "DaemonSet"]
+    assert [r.name for r in s.rest] == ["calico-kube-controllers"]
+
+
+def test_apply_order_is_by_kind_then_name_and_deduplicated() -> None:
+    refs = [
+        ObjectRef("Deployment", NS, "b"),
+        ObjectRef("Deployment", NS, "a"),
+        ObjectRef("Widget", NS, "z"),
+        ObjectRef("ServiceAccount", NS, "a"),
+        ObjectRef("Deployment", NS, "a"),
+    ]
+    assert [f"{r.kind}/{r.name}" for r in apply_order(refs)] == [
+        "ServiceAccount/a",
+        "Deployment/a",
+        "Deployment/b",
+        "Widget/z",
+    ]
+
+
+def test_introduce_typha_on_upgrade_from_a_version_without_it() -> None:
+    plan = make_plan(
+        side("v3.27.3", 601, False, typha=False),
+        side("v3.31.3", 601, True, typha=True),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "introduce-typha" and data["operation"] == "upgrade"
+    assert data["to"]["typhaReplicas"] == 4
+    prereq, first, second = data["phases"]
+    assert [n for n, _ in plan.numbered()] == [0, 1, 2]
+    # Phase 0: the CRDs the target's Typha lists; its RBAC is the same in both versions.
+    assert prereq["name"] == "prerequisites"
+    assert names(prereq["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+    ]
+    assert prereq["gate"]["command"] == (
+        "kubectl wait --for condition=established --timeout=2m "
+        "crd/felixconfigurations.crd.projectcalico.org"
+    )
+    assert "RBAC is unchanged" in prereq["description"]
+    # Phase 1: exactly Typha's Service, Deployment and PDB.
+    assert first["name"] == "typha"
+    assert names(first["apply"]) == [
+        "Service/calico-typha",
+        "PodDisruptionBudget/calico-typha",
+        "Deployment/calico-typha",
+    ]
+    gate = first["gate"]
+    assert "at least 3" in gate["description"] and "min(3, replicas=4)" in gate["description"]
+    assert "stays on the API server" in gate["description"]
+    assert (
+        "readyReplicas" in gate["command"]
+        and "get endpointslices -l kubernetes.io/service-name=calico-typha" in gate["command"]
+    )
+    assert gate["command"].count("-ge 3") == 2
+    assert names(second["apply"]) == [
+        "ServiceAccount/calico-node",
+        "ConfigMap/calico-config",
+        "ClusterRole/calico-node",
+        "ClusterRoleBinding/calico-node",
+        "DaemonSet/calico-node",
+        "Deployment/calico-kube-controllers",
+    ]
+    assert second["gate"]["command"] == (
+        "kubectl -n kube-system rollout status daemonset/calico-node --timeout=30m"
+    )
+    assert all(p["delete"] == [] for p in data["phases"])
+
+
+@pytest.mark.parametrize(("before", "after"), [(50, 51), (10, 600)])
+def test_introduce_typha_when_growing_past_50(before: int, after: int) -> None:
+    plan = make_plan(
+        side("v3.31.3", before, True, typha=False),
+        side("v3.31.3", after, True, typha=True),
+    )
+    assert plan.shape == "introduce-typha"
+    assert [p.name for p in plan.phases] == ["prerequisites", "typha", "calico-node"]
+    assert plan.target["typhaReplicas"] == 3
+
+
+def test_remove_typha_when_shrinking_to_50() -> None:
+    plan = make_plan(
+        side("v3.31.3", 51, True, typha=True),
+        side("v3.31.3", 50, True, typha=False),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "remove-typha"
+    first, second = data["phases"]
+    assert first["name"] == "calico-node-to-apiserver"
+    assert names(first["apply"]) == ["ConfigMap/calico-config", "DaemonSet/calico-node"]
+    assert first["delete"] == []
+    assert "rollout status daemonset/calico-node" in first["gate"]["command"]
+    assert second["name"] == "remove-typha"
+    assert names(second["delete"]) == [
+        "Deployment/calico-typha",
+        "PodDisruptionBudget/calico-typha",
+        "Service/calico-typha",
+    ]
+    assert "--ignore-not-found" in second["gate"]["command"]
+    assert "deployment/calico-typha" in second["gate"]["command"]
+    assert "ConfigMap/calico-config" not in names(second["apply"])
+
+
+def test_rollback_to_a_version_without_typha() -> None:
+    plan = make_plan(
+        side("v3.31.3", 601, True, typha=True),
+        side("v3.27.3", 601, False, typha=False),
+    )
+    assert plan.shape == "remove-typha" and plan.operation == "rollback"
+    assert [p.name for p in plan.phases] == ["calico-node-to-apiserver", "remove-typha"]
+    assert any("compatibility path" in w for w in plan.warnings)
+    # Typha is only deleted after calico-node is back on the API server.
+    assert plan.phases[0].delete == () and plan.phases[1].delete
+
+
+def test_typha_on_both_sides_upgrades_typha_first() -> None:
+    plan = make_plan(
+        side("v3.29.3", 601, True, typha=True),
+        side("v3.31.3", 601, True, typha=True),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "typha-upgrade"
+    prereq, first, second = data["phases"]
+    assert prereq["name"] == "prerequisites" and names(prereq["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org"
+    ]
+    assert names(first["apply"]) == [
+        "Service/calico-typha",
+        "PodDisruptionBudget/calico-typha",
+        "Deployment/calico-typha",
+    ]
+    assert "DaemonSet/calico-node" not in names(first["apply"])
+    assert first["gate"]["command"].startswith(
+        "kubectl -n kube-system rollout status deployment/calico-typha"
+    )
+    assert "DaemonSet/calico-node" in names(second["apply"])
+    assert "rollout status daemonset/calico-node" in second["gate"]["command"]
+
+
+def test_target_not_capable_above_50_is_one_compatibility_phase() -> None:
+    plan = make_plan(
+        side("v3.25.0", 601, False, typha=False),
+        side("v3.27.3", 601, False, typha=False),
+    )
+    data = checked(plan.to_dict())
+    assert data["shape"] == "compatibility"
+    assert [p["name"] for p in data["phases"]] == ["compatibility"]
+    assert data["to"]["typha"] is False
+    assert any("compatibility path" in w and "v3.27.3" in w for w in data["warnings"])
+    assert "DaemonSet/calico-node" in names(data["phases"][0]["apply"])
+
+
+def test_small_cluster_upgrade_is_one_direct_phase_without_warnings() -> None:
+    plan = make_plan(
+        side("v3.27.3", 20, False, typha=False),
+        side("v3.31.3", 20, True, typha=False),
+    )
+    assert plan.shape == "direct" and len(plan.phases) == 1 and plan.warnings == ()
+
+
+def test_objects_the_target_dropped_are_cleaned_up_last_but_crds_kept() -> None:
+    source = [
+        *base_objects("calico-old-settings"),
+        obj("CustomResourceDefinition", "old.crd.projectcalico.org", ""),
+    ]
+    plan = make_plan(
+        Side("v3.27.3", 601, False, split_objects(source)),
+        side("v3.31.3", 601, True, typha=True),
+    )
+    assert [p.name for p in plan.phases] == ["prerequisites", "typha", "calico-node", "cleanup"]
+    assert [r.name for r in plan.phases[-1].delete] == ["calico-old-settings"]
+    assert any("old.crd.projectcalico.org" in w and "left in place" in w for w in plan.warnings)
+
+
+def test_unchanged_calico_node_template_asks_for_a_restart() -> None:
+    plan = make_plan(
+        side("v3.31.3", 50, True, typha=False),
+        side("v3.31.3", 51, True, typha=True),
+        node_template_changed=False,
+    )
+    assert any("rollout restart daemonset/calico-node" in w for w in plan.warnings)
+
+
+def test_capable_target_without_typha_objects_is_a_bug_not_a_plan() -> None:
+    with pytest.raises(ValueError, match="renders no Typha Deployment"):
+        make_plan(side("a", 10, True, typha=False), side("b", 601, True, typha=False))
+
+
+def test_changed_typha_rbac_goes_to_the_prerequisites_phase() -> None:
+    """RBAC of Typha's service account is applied before Typha only when it differs."""
+    source = base_objects()
+    source[2] = obj("ClusterRole", "calico-node", "", rules=[{"verbs": ["get"]}])
+    target = base_objects() + typha_objects()
+    target[2] = obj("ClusterRole", "calico-node", "", rules=[{"verbs": ["get", "list"]}])
+    target[2]["metadata"]["labels"] = {"version": "new"}
+    target[1]["metadata"]["labels"] = {"version": "new"}  # a label is not a permission
+    plan = make_plan(
+        Side("v3.27.3", 601, False, split_objects(source)),
+        Side("v3.31.3", 601, True, split_objects(target)),
+    )
+    prereq, typha, rest = (p.to_dict() for p in plan.phases)
+    assert names(prereq["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+        "ClusterRole/calico-node",
+    ]
+    assert "differs from v3.27.3" in prereq["description"]
+    assert prereq["gate"]["command"].endswith("&& kubectl get clusterrole/calico-node -o name")
+    assert [r["kind"] for r in typha["apply"]] == ["Service", "PodDisruptionBudget", "Deployment"]
+    assert "ClusterRole/calico-node" not in names(rest["apply"])
+    assert "ServiceAccount/calico-node" in names(rest["apply"])
+
+
+def test_typha_own_service_account_and_unknown_rbac_are_prerequisites() -> None:
+    """A Typha with its own ServiceAccount gets it (new) before it starts; a Split built
+    without fingerprints counts all Typha RBAC as changed."""
+    target = base_objects() + typha_objects()
+    target[-3]["spec"]["template"]["spec"]["serviceAccountName"] = "calico-typha"
+    target.append(obj("ServiceAccount", "calico-typha"))
+    plan = make_plan(
+        side("v3.31.3", 50, True, typha=False),
+        Side("v3.31.3", 51, True, split_objects(target)),
+    )
+    assert names(plan.phases[0].to_dict()["apply"]) == [
+        "CustomResourceDefinition/felixconfigurations.crd.projectcalico.org",
+        "ServiceAccount/calico-typha",
+    ]
+    assert [r.kind for r in plan.phases[1].apply] == [
+        "Service",
+        "PodDisruptionBudget",
+        "Deployment",
+    ]
+    split = split_objects(base_objects() + typha_objects())
+    blind = Side(
+        "v3.31.3",
+        601,
+        True,
+        type(split)(split.typha, split.typha_deps, split.calico_node, split.rest),
+    )
+    plan = make_plan(side("v3.27.3", 601, False, typha=False), blind)
+    assert [r.kind for r in plan.phases[0].apply] == [
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
+
+
+def test_rolling_back_typha_rbac_in_phase_0_is_warned() -> None:
+    newer = base_objects() + typha_objects()
+    newer[2] = obj("ClusterRole", "calico-node", "", rules=[{"verbs": ["get", "list"]}])
+    plan = make_plan(
+        Side("v3.31.3", 601, True, split_objects(newer)),
+        side("v3.29.3", 601, True, typha=True),
+    )
+    assert plan.operation == "rollback" and plan.phases[0].name == "prerequisites"
+    assert any("ClusterRole calico-node" in w and "grants less" in w for w in plan.warnings)
+    upgrade = make_plan(
+        side("v3.29.3", 601, True, typha=True), Side("v3.31.3", 601, True, split_objects(newer))
+    )
+    assert not any("grants less" in w for w in upgrade.warnings)
+
+
+def test_plan_is_deterministic() -> None:
+    def build() -> dict[str, Any]:
+        return make_plan(
+            side("v3.27.3", 601, False, typha=False), side("v3.31.3", 601, True, typha=True)
+        ).to_dict()
+
+    assert build() == build()
+
+
+def test_introduce_plan_regression(data_regression: Any) -> None:
+    plan = make_plan(
+        side("v3.27.3", 120, False, typha=False, keys=frozenset({"repo", "calicoMode"})),
+        side(
+            "v3.31.3",
+            601,
+            True,
+            typha=True,
+            keys=frozenset({"repo", "allowTypha", "typhaReplicas", "ipModVersion"}),
+        ),
+        defaults={"ipModVersion": "ipv4"},
+    )
+    data_regression.check(checked(plan.to_dict()))
+
+
+# --- parameter drift ---------------------------------------------------------------------
+
+
+def test_drift_warns_both_ways_and_skips_policy_keys() -> None:
+    out = drift_warnings(
+        "v3.27.3",
+        frozenset({"repo", "calicoMode", "oldKey", "allowTypha"}),
+        "v3.31.3",
+        frozenset({"repo", "calicoMode", "allowTypha", "typhaReplicas", "newKey", "podSubnet"}),
+        defaults={"podSubnet": "10.244.0.0/16"},
+    )
+    assert out == [
+        "v3.27.3 reads context key 'oldKey' but v3.31.3 does not: a value set for it stops "
+        "taking effect",
+        "v3.31.3 reads context key 'newKey' that v3.27.3 did not: set it, or it renders as "
+        "<no value>",
+        "v3.31.3 reads context key 'podSubnet' that v3.27.3 did not: it gets the default "
+        "'10.244.0.0/16' unless set",
+    ]
+
+
+def test_no_drift_for_the_same_version() -> None:
+    keys = frozenset({"a"})
+    assert drift_warnings("v1", keys, "v1", frozenset({"b"})) == []
+
+
+def test_plan_carries_drift_warnings() -> None:
+    plan = make_plan(
+        side("v3.27.3", 10, True, typha=False, keys=frozenset({"gone"})),
+        side("v3.31.3", 10, True, typha=False, keys=frozenset()),
+    )
+    assert plan.warnings == (
+        "v3.27.3 reads context key 'gone' but v3.31.3 does not: a value set for it stops "
+        "taking effect",
+    )
+
+
+ODD_VALUES: tuple[Any, ...] = (None, [], [1, None], 5, "x", {}, True, {"a": None})
+#: Fields the split reads that the fixtures leave out, so they get odd values too.
+EXTRA_PATHS: tuple[tuple[str | int, ...], ...] = (
+    ("metadata", "labels"),
+    ("metadata", "labels", "k8s-app"),
+    ("spec", "template", "spec", "serviceAccount"),
+    ("subjects",),
+    ("roleRef",),
+)
+
+
+def _paths(node: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.extend(_paths(v, (*prefix, k)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(_paths(v, (*prefix, i)))
+    return out
+
+
+def _set(data: Any, path: tuple[str | int, ...], value: Any) -> bool:
+    node = data
+    for part in path[:-1]:
+        if isinstance(node, dict) and isinstance(part, str):
+            node = node.setdefault(part, {})
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+        else:
+            return False
+    last = path[-1]
+    if isinstance(node, dict) and isinstance(last, str):
+        node[last] = value
+        return True
+    if isinstance(node, list) and isinstance(last, int) and last < len(node):
+        node[last] = value
+        return True
+    return False
+
+
+def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
+    import copy
+
+    objects = base_objects() + typha_objects()
+    source = side("v3.27.0", 10, False, typha=False)
+    tried = 0
+    for i, original in enumerate(objects):
+        paths = sorted(set(_paths(original)) | set(EXTRA_PATHS), key=str)
+        for path in paths:
+            for value in ODD_VALUES:
+                mutated = copy.deepcopy(objects)
+                if not _set(mutated[i], path, value):
+                    continue
+                tried += 1
+                split = split_objects(mutated)
+                assert all(isinstance(r, ObjectRef) for r in split.all)
+                capable = split.find("Deployment", split.typha) is not None
+                target = Side("v3.28.0", 601, capable, split)
+                data = make_plan(source, target).to_dict()
+                if all(r.kind and r.name for r in split.all):
+                    checked(data)
+    assert tried > 300
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "change"),
+    [
+        (("v1", 10), ("v1", 10), "reconfigure"),
+        (("v1", 10), ("v1", 60), "scale"),
+        (("v1", 10), ("v2", 10), "upgrade"),
+        (("v2", 10), ("v1", 10), "rollback"),
+    ],
+)
+def test_change_names_scale_and_reconfigure(
+    source: tuple[str, int], target: tuple[str, int], change: str
+) -> None:
+    plan = make_plan(
+        side(source[0], source[1], True, typha=source[1] > 50),
+        side(target[0], target[1], True, typha=target[1] > 50),
+    )
+    assert plan.change == change
+    assert checked(plan.to_dict())["change"] == change

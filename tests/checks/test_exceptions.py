@@ -1,0 +1,230 @@
+"""Reviewed exceptions (renderer/checks/exceptions.py): the file, matching, and check and
+capability applying them on BKE's real v3.31.3 (which fails typha-anti-affinity)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
+
+from renderer.checks import exceptions as excepts
+from renderer.data import schemas
+from renderer.errors import InputError
+from tests.clihelp import run
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "bke-real" / "kubernetes" / "calico" / "v3.31.3"
+KUBE = ("--kube-version", "1.34")
+EXCEPTION = """\
+exceptions:
+  - rule: typha-anti-affinity      # released before the rule
+    versions: [v3.31.3]
+    severity: warning
+    reason: "released before the rule; fixed in v3.31.4"
+"""
+
+
+@pytest.fixture
+def bke(tmp_path: Path) -> Path:
+    """A bke-manifests tree holding BKE's real v3.31.3, its goldens already reviewed."""
+    root = tmp_path / "bke-manifests"
+    dest = root / "kubernetes" / "calico" / "v3.31.3"
+    dest.mkdir(parents=True)
+    shutil.copy(FIXTURE / "calico.yaml", dest / "calico.yaml")
+    return root
+
+
+def _check(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, dict]:
+    r = run(capsys, "check", "--manifests", str(root), *KUBE, "--jobs", "1", *args)
+    data = json.loads(r.out) if "--format" in args and "json" in args else {}
+    return r.code, data
+
+
+def _rule_errors(data: dict) -> list[tuple[str, str, str | None, str]]:
+    return [
+        (f["rule"], f["object"], f["field"], f["severity"])
+        for v in data["versions"]
+        for f in v["findings"]
+        if f["stage"] == "rules"
+    ]
+
+
+def test_real_v3_31_3_fails_and_an_exception_downgrades_it(
+    capsys: pytest.CaptureFixture[str], bke: Path
+) -> None:
+    run(capsys, "check", "--manifests", str(bke), *KUBE, "--update-golden")
+    code, data = _check(capsys, bke, "--format", "json")
+    finding = (
+        "typha-anti-affinity",
+        "Deployment kube-system/calico-typha",
+        "spec.template.spec.affinity.podAntiAffinity",
+    )
+    assert code == 1 and _rule_errors(data) == [(*finding, "error")]
+    assert data["exceptions"] == {"file": None, "entries": [], "warnings": []}
+
+    (bke / excepts.FILE_NAME).write_text(EXCEPTION, encoding="utf-8")
+    code, data = _check(capsys, bke, "--format", "json")
+    assert code == 0 and data["passed"]
+    (v,) = data["versions"]
+    assert v["stages"]["rules"] == "pass"
+    assert _rule_errors(data) == [(*finding, "warning")]
+    assert v["exceptions"] == [
+        {
+            "rule": "typha-anti-affinity",
+            "severity": "warning",
+            "reason": "released before the rule; fixed in v3.31.4",
+            "findings": 1,
+        }
+    ]
+    (entry,) = data["exceptions"]["entries"]
+    assert entry["matched"] == [{"version": "v3.31.3", "findings": 1}] and entry["line"] == 2
+    assert data["exceptions"]["warnings"] == []
+
+    code, _ = _check(capsys, bke, "--format", "junit", "--output", str(bke / "r.xml"))
+    assert code == 0
+    root = ET.fromstring((bke / "r.xml").read_text(encoding="utf-8"))
+    props = [(p.get("name"), p.get("value")) for p in root.iter("property")]
+    assert [name for name, _ in props] == ["exception typha-anti-affinity"]
+
+
+def test_text_report_lists_applied_and_unmatched_exceptions(
+    capsys: pytest.CaptureFixture[str], bke: Path, file_regression: FileRegressionFixture
+) -> None:
+    run(capsys, "check", "--manifests", str(bke), *KUBE, "--update-golden")
+    stale = "  - rule: no-such-rule\n    reason: kept by mistake\n"
+    (bke / excepts.FILE_NAME).write_text(EXCEPTION + stale, encoding="utf-8")
+    r = run(capsys, "check", "--manifests", str(bke), *KUBE)
+    assert r.code == 0
+    file_regression.check(r.out.replace(str(bke), "ROOT"), extension=".txt")
+
+
+def test_a_skipping_exception_removes_the_finding_everywhere(
+    capsys: pytest.CaptureFixture[str], bke: Path, tmp_path: Path
+) -> None:
+    """--exceptions FILE overrides ROOT's file; without severity the finding is skipped."""
+    (bke / excepts.FILE_NAME).write_text("exceptions: []\n", encoding="utf-8")
+    other = tmp_path / "reviewed.yaml"
+    other.write_text(
+        "exceptions:\n  - rule: typha-anti-affinity\n    reason: accepted\n", encoding="utf-8"
+    )
+    r = run(
+        capsys, "capability", "--manifests", str(bke), "--version", "v3.31.3", *KUBE,
+        "--exceptions", str(other), "--format", "json",
+    )  # fmt: skip
+    data = json.loads(r.out)
+    assert r.code == 0 and data["release_ready"]
+    assert data["rules"]["findings"] == []
+    (entry,) = data["exceptions"]["entries"]
+    assert (entry["rule"], entry["severity"], entry["versions"]) == (
+        "typha-anti-affinity",
+        None,
+        None,
+    )
+    assert entry["matched"] == [{"version": "v3.31.3", "findings": 1}]
+    schemas.validate_output(schemas.CAPABILITY_REPORT, data)
+
+
+def test_capability_downgrades_like_check(capsys: pytest.CaptureFixture[str], bke: Path) -> None:
+    base = ("capability", "--manifests", str(bke), "--version", "v3.31.3", *KUBE)
+    r = run(capsys, *base, "--format", "json")
+    assert r.code == 1
+    (bke / excepts.FILE_NAME).write_text(EXCEPTION, encoding="utf-8")
+    r = run(capsys, *base, "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 0 and data["release_ready"]
+    assert [(f["rule"], f["severity"]) for f in data["rules"]["findings"]] == [
+        ("typha-anti-affinity", "warning")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        ("exceptions:\n  - rule: x\n", 2, "exceptions.0.reason"),
+        ("exceptions:\n  - rule: x\n    reason: r\n    severity: bogus\n", 4,
+         "exceptions.0.severity"),
+        ("exceptions:\n  - rule: x\n    reason: r\n    versionz: [v1]\n", 2, "exceptions.0"),
+        ("exceptions:\n  - rule: x\n    reason: '  '\n", 3, "exceptions.0.reason"),
+        ("exceptions:\n  - rule: x\n    reason: r\n    versions: []\n", 4,
+         "exceptions.0.versions"),
+        ("rules: []\n", 1, None),
+    ],
+)  # fmt: skip
+def test_a_bad_file_names_line_and_key(text: str, line: int, key: str | None) -> None:
+    with pytest.raises(InputError) as err:
+        excepts.parse(text, ".calico-render.yaml")
+    assert (err.value.file, err.value.line) == (".calico-render.yaml", line)
+    if key is not None:
+        assert err.value.key == key
+
+
+def test_a_bad_file_is_exit_2(capsys: pytest.CaptureFixture[str], bke: Path) -> None:
+    (bke / excepts.FILE_NAME).write_text("exceptions:\n  - rule: x\n", encoding="utf-8")
+    for command in ("check", "capability"):
+        extra = ("--version", "v3.31.3") if command == "capability" else ()
+        r = run(capsys, command, "--manifests", str(bke), *extra, *KUBE)
+        assert r.code == 2
+        assert r.err.count("\n") == 1 and ".calico-render.yaml:2" in r.err
+
+
+def test_matching_is_by_rule_and_version() -> None:
+    items = excepts.parse(EXCEPTION, "f").items
+    assert excepts.match(items, "typha-anti-affinity", "v3.31.3") is items[0]
+    assert excepts.match(items, "typha-anti-affinity", "v3.31.4") is None
+    assert excepts.match(items, "typha-pdb", "v3.31.3") is None
+    every = excepts.parse("exceptions:\n  - rule: r\n    reason: x\n", "f").items
+    assert excepts.match(every, "r", "v9.9.9") is every[0]
+    assert excepts.parse("", "f").items == ()
+
+
+def test_schema_errors_are_excepted_alike_by_check_and_capability(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from renderer.data.bundled import bundled_manifests
+
+    root = tmp_path / "tree"
+    dest = root / "kubernetes" / "calico" / "v3.28.2"
+    shutil.copytree(bundled_manifests() / "kubernetes" / "calico" / "v3.28.2", dest)
+    calico = dest / "002-calico.yaml"
+    anchor = "      k8s-app: calico-node\n  updateStrategy:"
+    text = calico.read_text(encoding="utf-8")
+    calico.write_text(
+        text.replace(anchor, "      k8s-app: calico-node\n  replicaz: 2\n  updateStrategy:")
+    )
+    (root / excepts.FILE_NAME).write_text(
+        "exceptions:\n  - rule: schema-invalid\n    severity: warning\n    reason: known typo\n",
+        encoding="utf-8",
+    )
+    run(capsys, "check", "--manifests", str(root), *KUBE, "--update-golden")
+    code, data = _check(capsys, root, "--format", "json")
+    (v,) = data["versions"]
+    assert code == 0 and v["stages"]["schema"] == "pass"
+    found = [
+        (f["rule"], f["severity"], f["object"]) for f in v["findings"] if f["stage"] == "schema"
+    ]
+    assert found == [("schema-invalid", "warning", "DaemonSet kube-system/calico-node")]
+    r = run(
+        capsys, "capability", "--manifests", str(root), "--version", "v3.28.2", *KUBE,
+        "--format", "json",
+    )  # fmt: skip
+    cap = json.loads(r.out)
+    assert r.code == 0 and cap["release_ready"]
+    assert [f["severity"] for f in cap["schema"]["1.34"]["findings"]] == ["warning"]
+    assert cap["exceptions"]["entries"][0]["matched"] == [{"version": "v3.28.2", "findings": 1}]
+
+
+def test_the_file_must_exist_and_stay_inside_root(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        excepts.find_file(None, tmp_path / "missing.yaml")
+    assert err.value.key == "--exceptions"
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text("exceptions: []\n", encoding="utf-8")
+    root = tmp_path / "root"
+    root.mkdir()
+    assert excepts.find_file(root, None) is None
+    (root / excepts.FILE_NAME).symlink_to(outside)
+    with pytest.raises(InputError, match="outside"):
+        excepts.find_file(root, None)

@@ -1,0 +1,289 @@
+"""``calico-render advise`` and the render command's scale warnings with ``--config``.
+
+On the bundled tree only structural assertions that hold for any tree whose templates set
+CALICO_IPV4POOL_CIDR from podSubnet (podSubnet is always passed explicitly); exact
+numbers are checked on the fixture tree under tests/fixtures/advise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from renderer.calico.advise import ADVISE_REPORT_SCHEMA, RULES
+from renderer.data import schemas
+from renderer.manifests.tree import list_versions
+from tests.clihelp import run
+
+FIXTURE = str(Path(__file__).parents[1] / "fixtures" / "advise")
+NEWEST = list_versions(None)[-1].name
+
+CLUSTER = """\
+apiVersion: bke.bocloud.com/v1beta1
+kind: BKECluster
+metadata:
+  name: c1
+spec:
+  clusterConfig:
+    cluster:
+      networking:
+        podSubnet: {subnet}
+    addons:
+      - name: calico
+        version: v1.0.0
+        param:
+          calicoMode: {mode}
+"""
+
+NODE = """\
+---
+apiVersion: bke.bocloud.com/v1beta1
+kind: BKENode
+metadata:
+  name: n{i}
+spec:
+  role: [node]
+  ip: 10.0.{a}.{b}
+"""
+
+
+def write_cluster(tmp_path: Path, subnet: str = "10.250.0.0/16", mode: str = "ipip") -> str:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER.format(subnet=subnet, mode=mode), encoding="utf-8")
+    return str(path)
+
+
+def write_nodes(tmp_path: Path, count: int) -> str:
+    path = tmp_path / "nodes.yaml"
+    path.write_text(
+        "".join(NODE.format(i=i, a=i // 250, b=i % 250 + 1) for i in range(count)),
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def advise_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    r = run(capsys, "advise", *args, "--format", "json")
+    data = json.loads(r.out)
+    schemas.validate_output(ADVISE_REPORT_SCHEMA, data)
+    return r.code, data
+
+
+def by_id(data: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    return [f for f in data["findings"] if f["rule"] == rule]
+
+
+# --- bundled tree: structure only ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("subnet", "code", "severity"),
+    [("10.250.0.0/16", 1, "error"), ("10.248.0.0/14", 0, "info")],
+)
+def test_bundled_601_nodes_pod_addresses(
+    capsys: pytest.CaptureFixture[str], subnet: str, code: int, severity: str
+) -> None:
+    got, data = advise_json(
+        capsys, "--version", NEWEST, "--nodes", "601", "--set", f"podSubnet={subnet}"
+    )
+    assert got == code
+    (f,) = [f for f in by_id(data, "scale-pod-addresses") if f["computed"]["family"] == "IPv4"]
+    assert f["severity"] == severity
+    assert f["inputs"]["pool_cidr"]["value"] == subnet
+    assert f["inputs"]["pool_cidr"]["source"] == "rendered"
+    assert f["inputs"]["nodes"] == {
+        "value": 601,
+        "source": "flag",
+        "where": "--nodes",
+        "object": "",
+        "file": "",
+    }
+    assert data["passed"] is (code == 0)
+    assert {f["rule"] for f in data["findings"]} <= set(RULES)
+    assert {f["stage"] for f in data["findings"]} == {"scale"}
+
+
+def test_bundled_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(
+        capsys, "advise", "--version", NEWEST, "--nodes", "40", "--set", "podSubnet=10.250.0.0/16"
+    )
+    assert r.code == 0
+    assert r.out.startswith(f"calico-render advise: Calico {NEWEST}, 40 nodes")
+    assert "scale-pod-addresses" in r.out and r.out.rstrip().splitlines()[-1].startswith("PASS")
+
+
+# --- fixture tree: numbers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("nodes", "code", "pods"), [("595", 0, "warning"), ("596", 1, "error")])
+def test_exit_code_at_the_pool_limit(
+    capsys: pytest.CaptureFixture[str], nodes: str, code: int, pods: str
+) -> None:
+    got, data = advise_json(
+        capsys,
+        "--manifests",
+        FIXTURE,
+        "--version",
+        "v1.0.0",
+        "--nodes",
+        nodes,
+        "--set",
+        "podSubnet=10.250.0.0/16",
+    )
+    assert got == code
+    assert [f["severity"] for f in by_id(data, "scale-pod-addresses")] == [pods]
+
+
+def test_max_pods_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    got, data = advise_json(
+        capsys,
+        "--manifests",
+        FIXTURE,
+        "--version",
+        "v1.0.0",
+        "--nodes",
+        "601",
+        "--max-pods",
+        "64",
+        "--set",
+        "podSubnet=10.250.0.0/16",
+    )
+    assert got == 0
+    (f,) = by_id(data, "scale-pod-addresses")
+    assert f["inputs"]["max_pods"]["source"] == "flag"
+    assert f["computed"]["pod_addresses"] == 601 * 64
+    (blocks,) = by_id(data, "scale-ipam-blocks")
+    assert (blocks["severity"], blocks["computed"]["blocks_per_node"]) == ("info", 1)
+
+
+@pytest.mark.parametrize(("nodes", "typha", "replicas"), [("50", "info", None), ("51", "info", 3)])
+def test_typha_boundary(
+    capsys: pytest.CaptureFixture[str], nodes: str, typha: str, replicas: int | None
+) -> None:
+    _, data = advise_json(capsys, "--manifests", FIXTURE, "--version", "v1.0.0", "--nodes", nodes)
+    (f,) = by_id(data, "scale-typha-replicas")
+    assert f["severity"] == typha
+    assert f["inputs"]["rendered_replicas"]["value"] == replicas
+    assert data["inputs"]["typha_replicas"]["value"] == replicas
+
+
+def test_config_and_nodes_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = write_cluster(tmp_path, mode="bgp")
+    nodes = write_nodes(tmp_path, 101)
+    got, data = advise_json(
+        capsys, "--manifests", FIXTURE, "--config", config, "--nodes-file", nodes
+    )
+    assert got == 0
+    assert data["inputs"]["nodes"]["source"] == "config"
+    assert data["inputs"]["nodes"]["value"] == 101
+    (bgp,) = by_id(data, "scale-bgp-mesh")
+    assert (bgp["severity"], bgp["computed"]["bgp_sessions"]) == ("warning", 5050)
+    cidr = data["inputs"]["ipv4_pool_cidr"]
+    assert (cidr["value"], cidr["source"]) == ("10.250.0.0/16", "rendered")
+    assert cidr["where"] == f"env CALICO_IPV4POOL_CIDR = podSubnet from {config} (config)"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--version", "v1.0.0"],
+        ["--nodes", "10"],
+        ["--version", "v1.0.0", "--nodes", "0"],
+        ["--version", "v1.0.0", "--nodes", "10", "--max-pods", "0"],
+        ["--version", "v1.0.0", "--nodes", "10", "--set", "podSubnet=10.0.0.0"],
+        ["--version", "v1.0.0", "--nodes", "10", "--set", "calicoMode=flannel"],
+        ["--version", "v7.0.0", "--nodes", "10"],
+        ["--version", "v1.0.0", "--nodes", "10", "--format", "yaml"],
+    ],
+)
+def test_bad_input_is_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    r = run(capsys, "advise", "--manifests", FIXTURE, *args)
+    assert r.code == 2
+    assert r.out == ""
+    assert len(r.err.strip().splitlines()) == 1
+
+
+def test_config_and_version_exclude_each_other(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    r = run(
+        capsys,
+        "advise",
+        "--manifests",
+        FIXTURE,
+        "--config",
+        write_cluster(tmp_path),
+        "--version",
+        "v1.0.0",
+        "--nodes",
+        "3",
+    )
+    assert r.code == 2 and "--config" in r.err
+
+
+def test_config_without_calico(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        CLUSTER.format(subnet="10.250.0.0/16", mode="ipip").replace("calico", "cilium"),
+        encoding="utf-8",
+    )
+    got, data = advise_json(capsys, "--manifests", FIXTURE, "--config", str(path), "--nodes", "9")
+    assert got == 0
+    assert (data["version"], data["findings"], data["inputs"]) == (None, [], {})
+    assert data["notes"]
+
+
+# --- the render command ----------------------------------------------------------------------
+
+
+def scale_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if " scale-" in line]
+
+
+def test_render_with_config_warns(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = write_cluster(tmp_path)
+    with_config = run(
+        capsys, "--manifests", FIXTURE, "--config", config, "--nodes", "601", "--no-validate"
+    )
+    plain = run(
+        capsys,
+        "--manifests",
+        FIXTURE,
+        "--version",
+        "v1.0.0",
+        "--nodes",
+        "601",
+        "--set",
+        "podSubnet=10.250.0.0/16",
+        "--set",
+        "calicoMode=ipip",
+        "--no-validate",
+    )
+    assert with_config.code == plain.code == 0  # warnings never change the render's outcome
+    assert with_config.out == plain.out
+    lines = scale_lines(with_config.err)
+    assert all(line.startswith("calico-render: warning: scale-") for line in lines)
+    ids = [line.split(": ")[2] for line in lines]
+    assert ids == [
+        "scale-pod-addresses",
+        "scale-ipam-blocks",
+        "scale-bgp-mesh",
+        "scale-typha-resources",
+        "scale-felix-resources",
+    ]
+    assert "scale-pod-addresses: limit exceeded: " in lines[0]
+    assert scale_lines(plain.err) == []
+
+
+def test_render_with_config_small_cluster_quiet_pool(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = write_cluster(tmp_path, subnet="10.250.0.0/16", mode="vxlan")
+    r = run(capsys, "--manifests", FIXTURE, "--config", config, "--nodes", "40", "--no-validate")
+    assert r.code == 0
+    ids = [line.split(": ")[2] for line in scale_lines(r.err)]
+    assert ids == ["scale-felix-resources"]  # no memory request; pool, blocks and BGP fine

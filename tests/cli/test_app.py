@@ -1,0 +1,79 @@
+"""The command group: subcommands load on first use, registration stays open."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from renderer.cli import LAZY_COMMANDS, cli
+
+HEAVY = (
+    "renderer.checks.gate",
+    "renderer.calico.plan",
+    "concurrent.futures.process",
+    "kubernetes_validate",
+    "jsonschema",
+)
+
+
+def _modules_after(*args: str) -> set[str]:
+    code = (
+        "import json, sys\n"
+        "from renderer.cli import main\n"
+        "try:\n"
+        f"    main({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return set(json.loads(result.stderr.strip().splitlines()[-1]))
+
+
+def test_a_light_command_imports_nothing_heavy() -> None:
+    loaded = _modules_after("typha", "--nodes", "601")
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_the_gate_is_imported_by_check_only() -> None:
+    assert "renderer.checks.gate" not in _modules_after("validate", "--help")
+    assert "renderer.checks.gate" in _modules_after("check", "--help")
+
+
+def test_every_listed_command_resolves() -> None:
+    ctx = click.Context(cli)
+    assert set(LAZY_COMMANDS) <= set(cli.list_commands(ctx))
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.name == name
+
+
+def test_help_lists_every_command() -> None:
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    for name in LAZY_COMMANDS:
+        assert f"  {name} " in result.output
+
+
+def test_a_command_registered_the_usual_way_still_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "commands", dict(cli.commands))
+
+    @cli.command(name="hello-test")
+    def hello() -> None:
+        click.echo("hello")
+
+    result = CliRunner().invoke(cli, ["hello-test"])
+    assert (result.exit_code, result.output) == (0, "hello\n")
+    assert "hello-test" in cli.list_commands(click.Context(cli))
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["no-such-command"])
+    assert result.exit_code == 2

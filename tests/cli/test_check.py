@@ -1,0 +1,694 @@
+"""``calico-render check`` end to end, on copies of the bundled tree laid out like bke-manifests.
+
+The copy holds a legacy single-file version, a split Typha-capable version and a
+Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.3).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from renderer.data import schemas
+from renderer.data.bundled import bundled_manifests
+from tests.clihelp import Result, run
+
+CALICO = Path("kubernetes") / "calico"
+KUBE = ("--kube-version", "1.30")
+
+
+@pytest.fixture(scope="module")
+def source() -> Path:
+    return bundled_manifests() / CALICO
+
+
+@pytest.fixture
+def tree(tmp_path: Path, source: Path) -> Path:
+    root = tmp_path / "bke-manifests"
+    dest = root / CALICO
+    dest.mkdir(parents=True)
+    shutil.copytree(source / "v3.27.3", dest / "v3.27.3")
+    shutil.copytree(source / "v3.28.2", dest / "v3.28.2")
+    single = dest / "v3.31.3"
+    single.mkdir()
+    parts = [p.read_text(encoding="utf-8") for p in sorted((source / "v3.31.3").glob("*.yaml"))]
+    (single / "calico.yaml").write_text("\n---\n".join(parts), encoding="utf-8")
+    return root
+
+
+def check(capsys: pytest.CaptureFixture[str], tree: Path, *args: str) -> Result:
+    golden = tree.parent / "golden"
+    return run(
+        capsys,
+        "check",
+        "--manifests",
+        str(tree),
+        "--golden",
+        str(golden),
+        *KUBE,
+        "--jobs",
+        "2",
+        *args,
+    )
+
+
+def test_missing_goldens_fail_with_the_command_that_creates_them(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert "MISSING" in r.out
+    assert (
+        f"calico-render check --manifests {tree} --golden {tree.parent / 'golden'} "
+        "--kube-version 1.30 --update-golden" in r.out
+    )
+
+
+def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    r = check(capsys, tree, "--update-golden")
+    assert r.code == 0, r.out
+    assert "added: common/000-crds.yaml" in r.out
+    golden = tree.parent / "golden"
+    layout = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file())
+    assert layout == [
+        "v3.27.3/common/calico.yaml",
+        "v3.27.3/nodes-50/decision.json",
+        "v3.27.3/upgrade-51/decision.json",
+        "v3.28.2/common/000-crds.yaml",
+        "v3.28.2/nodes-50/001-typha.yaml",
+        "v3.28.2/nodes-50/002-calico.yaml",
+        "v3.28.2/nodes-50/decision.json",
+        "v3.28.2/nodes-51+nodes-601/002-calico.yaml",
+        "v3.28.2/nodes-51/001-typha.yaml",
+        "v3.28.2/nodes-51/decision.json",
+        "v3.28.2/nodes-601/001-typha.yaml",
+        "v3.28.2/nodes-601/decision.json",
+        "v3.31.3/nodes-50/calico.yaml",
+        "v3.31.3/nodes-50/decision.json",
+        "v3.31.3/nodes-51/calico.yaml",
+        "v3.31.3/nodes-51/decision.json",
+        "v3.31.3/nodes-601/calico.yaml",
+        "v3.31.3/nodes-601/decision.json",
+    ]
+    decision = json.loads((golden / "v3.28.2/nodes-601/decision.json").read_text())
+    assert decision["allowTypha"] == "true" and decision["typhaReplicas"] == "4"
+    upgrade = json.loads((golden / "v3.27.3/upgrade-51/decision.json").read_text())
+    assert upgrade["operation"] == "upgrade" and upgrade["compatibility"] is True
+    snapshot = {p: p.read_bytes() for p in golden.rglob("*") if p.is_file()}
+    again = check(capsys, tree)
+    assert again.code == 0, again.out
+    rows = {line.split()[0]: line.split() for line in again.out.splitlines() if line[:2] == "v3"}
+    assert rows["v3.27.3"][3:5] == ["legacy", "legacy"] and rows["v3.27.3"][-1] == "pass"
+    assert rows["v3.28.2"][3] == "yes" and rows["v3.31.3"][3] == "yes"
+    assert "legacy: not Typha-capable" in again.out
+    third = check(capsys, tree, "--update-golden")
+    assert third.code == 0 and "updated" not in third.out
+    assert {p: p.read_bytes() for p in golden.rglob("*") if p.is_file()} == snapshot
+
+
+def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    assert 'veth_mtu: "0"' in text
+    template.write_text(text.replace('veth_mtu: "0"', 'veth_mtu: "1440"'), encoding="utf-8")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert 'ConfigMap kube-system/calico-config: data.veth_mtu "0" -> "1440"' in r.out
+    assert '-  veth_mtu: "0"' in r.out and '+  veth_mtu: "1440"' in r.out
+    row = next(line for line in r.out.splitlines() if line.startswith("v3.28.2"))
+    assert row.split()[-2:] == ["FAIL", "FAIL"]
+    assert next(line for line in r.out.splitlines() if line.startswith("v3.27.3")).endswith("pass")
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0
+    assert "modified: nodes-50/002-calico.yaml" in u.out
+    assert check(capsys, tree).code == 0
+
+
+def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    (tree / CALICO / "v3.28.2" / "002-calico.yaml").write_text(
+        (tree / CALICO / "v3.28.2" / "002-calico.yaml")
+        .read_text()
+        .replace('veth_mtu: "0"', 'veth_mtu: "9000"'),
+        encoding="utf-8",
+    )
+    r = check(capsys, tree, "--format", "json")
+    assert r.code == 1 and r.err == ""
+    data = json.loads(r.out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    by = {v["version"]: v for v in data["versions"]}
+    assert by["v3.27.3"]["legacy"] and by["v3.27.3"]["passed"]
+    assert by["v3.28.2"]["stages"]["goldens"] == "fail"
+    change = by["v3.28.2"]["golden"]["object_changes"][0]
+    assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
+    # located at the template line where the ConfigMap starts
+    assert change["file"] == "002-calico.yaml:63"
+    source = (tree / CALICO / "v3.28.2" / "002-calico.yaml").read_text().splitlines()
+    assert source[62:65] == ["kind: ConfigMap", "apiVersion: v1", "metadata:"]
+    serial = run(
+        capsys,
+        "check",
+        "--manifests",
+        str(tree),
+        "--golden",
+        str(tree.parent / "golden"),
+        *KUBE,
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    )
+    assert serial.out == r.out
+
+
+def test_junit_has_a_case_per_version_scenario_and_failed_rule(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
+    typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
+    out = tree.parent / "report.xml"
+    r = check(capsys, tree, "--format", "junit", "--output", str(out))
+    assert r.code == 1 and r.out == "" and r.err == ""
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert list(suites) == ["calico v3.27.3", "calico v3.28.2", "calico v3.31.3"]
+    names = [c.get("name") for c in suites["calico v3.28.2"].findall("testcase")]
+    assert names[:4] == ["v3.28.2", "v3.28.2 nodes-50", "v3.28.2 nodes-51", "v3.28.2 nodes-601"]
+    rule = (
+        "v3.28.2 rule typha-rolling-update Deployment kube-system/calico-typha spec.strategy.type"
+    )
+    assert rule in names and len(set(names)) == len(names)
+    legacy = [c.get("name") for c in suites["calico v3.27.3"].findall("testcase")]
+    assert legacy == ["v3.27.3", "v3.27.3 nodes-50", "v3.27.3 upgrade-51"]
+    failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert rule in failed
+    for suite in root.iter("testsuite"):  # measured, not a constant
+        assert float(suite.get("time", "")) >= 0 and "." in suite.get("time", "")
+    assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
+    by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
+    mine = by_name["v3.28.2 nodes-51"]
+    assert "v3.28.2/nodes-51/001-typha.yaml\n" in mine and "Recreate" in mine
+    assert "nodes-601/001-typha.yaml" not in mine  # another scenario's file
+    assert "v3.28.2/nodes-51/001-typha.yaml" not in by_name["v3.28.2 nodes-601"]
+    assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
+    total = sum(int(s.get("tests", "0")) for s in suites.values())
+    assert root.get("tests") == str(total) == str(len(list(root.iter("testcase"))))
+    assert root.get("failures") == str(len(failed))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--manifests", "/nonexistent/tree"), "no kubernetes/calico/ directory"),
+        (("--kube-version", "0.1"), "--kube-version"),
+        (("--jobs", "0"), "--jobs"),
+        (("--format", "xml"), "--format"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str
+) -> None:
+    r = run(capsys, "check", *args)
+    assert r.code == 2
+    assert message in r.err
+    assert "Traceback" not in r.err
+
+
+def test_golden_path_that_is_a_file_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    f = tree.parent / "golden"
+    f.write_text("x")
+    r = check(capsys, tree)
+    assert r.code == 2 and "--golden" in r.err and "is a file" in r.err
+
+
+def test_no_progress_lines_when_not_a_terminal(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    r = check(capsys, tree)
+    assert "checked v3" not in r.err and r.err == ""
+
+
+def test_bundled_tree_passes_against_bundled_goldens(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "check")
+    assert r.code == 0, r.out
+    assert r.out.rstrip().endswith("PASS: 5 versions")
+
+
+def test_progress_line_per_version_on_a_terminal_only_for_text(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.cli import checkcmd
+
+    monkeypatch.setattr(checkcmd, "interactive", lambda: True)
+    r = check(capsys, tree)
+    assert sorted(r.err.splitlines()) == [
+        "checked v3.27.3: FAIL",
+        "checked v3.28.2: FAIL",
+        "checked v3.31.3: FAIL",
+    ]
+    j = check(capsys, tree, "--format", "json")
+    assert j.err == ""
+    json.loads(j.out)
+
+
+# --- the fixture tree: capable, legacy, text-search trap, incomplete, rule failure ----
+
+
+@pytest.fixture
+def fixtures(tmp_path: Path) -> Path:
+    """A copy of the fixture tree whose goldens were written by ``--update-golden``."""
+    from tests.gatehelp import TREE
+
+    root = tmp_path / "fixtures"
+    shutil.copytree(TREE, root)
+    return root
+
+
+def test_fixture_verdicts_per_version_in_text(
+    capsys: pytest.CaptureFixture[str], fixtures: Path
+) -> None:
+    check(capsys, fixtures, "--update-golden")
+    r = check(capsys, fixtures)
+    assert r.code == 1
+    rows = {line.split()[0]: line.split() for line in r.out.splitlines() if line[:2] == "v9"}
+    # VERSION DIALECT TEMPLATES CAPABLE RULES SCHEMA GOLDENS RESULT
+    assert rows["v9.0.0"][2:] == ["ok", "legacy", "legacy", "ok", "ok", "pass"]
+    assert rows["v9.1.0"][2:] == ["ok", "yes", "ok", "ok", "ok", "pass"]
+    assert rows["v9.2.0"][2:] == ["ok", "legacy", "legacy", "ok", "ok", "pass"]
+    assert rows["v9.3.0"][2:] == ["ok", "FAIL", "-", "-", "-", "FAIL"]
+    assert rows["v9.4.0"][2:] == ["ok", "yes", "FAIL", "ok", "ok", "FAIL"]
+    assert (
+        "capability: [error] typha-replicas: Typha templates incomplete: missing "
+        "Deployment calico-typha replicas following typhaReplicas (typhaReplicas=4: "
+        "typhaReplicas=4 rendered replicas 3)" in r.out
+    )
+    assert "Typha templates present but incomplete" in r.out
+    assert "[error] typha-anti-affinity:" in r.out
+    assert r.out.rstrip().endswith("FAIL: 2 of 5 versions failed: v9.3.0, v9.4.0")
+
+
+def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
+    capsys: pytest.CaptureFixture[str], fixtures: Path
+) -> None:
+    u = check(capsys, fixtures, "--update-golden", "--format", "json")
+    assert u.code == 1
+    golden = fixtures.parent / "golden"
+    assert not (golden / "v9.3.0").exists() and (golden / "v9.2.0").is_dir()
+    r = check(capsys, fixtures, "--format", "json")
+    assert r.code == 1
+    data = json.loads(r.out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    by = {v["version"]: v for v in data["versions"]}
+    bad = by["v9.3.0"]
+    assert (bad["capable"], bad["legacy"], bad["passed"]) == (False, False, False)
+    assert bad["stages"] == {
+        "templates": "pass",
+        "capability": "fail",
+        "rules": "skip",
+        "schema": "skip",
+        "goldens": "skip",
+    }
+    assert bad["missing"] == ["Deployment calico-typha replicas following typhaReplicas"]
+    assert [(f["stage"], f["rule"], f["severity"]) for f in bad["findings"]] == [
+        ("capability", "typha-replicas", "error")
+    ]
+    assert bad["findings"][0]["message"].startswith(
+        "Typha templates incomplete: missing Deployment calico-typha replicas"
+    )
+    assert bad["scenarios"] == []
+    trap = by["v9.2.0"]
+    assert (trap["capable"], trap["legacy"], trap["passed"]) == (False, True, True)
+    assert trap["stages"]["capability"] == trap["stages"]["rules"] == "legacy"
+    assert [s["name"] for s in trap["scenarios"]] == ["nodes-50", "upgrade-51"]
+    rules = by["v9.4.0"]
+    assert (rules["capable"], rules["legacy"], rules["passed"]) == (True, False, False)
+    assert rules["stages"]["capability"] == "pass" and rules["stages"]["rules"] == "fail"
+    assert [f["rule"] for f in rules["findings"] if f["severity"] == "error"] == [
+        "typha-anti-affinity"
+    ]
+    assert data["summary"] == {
+        "versions": 5,
+        "passed": 3,
+        "failed": 2,
+        "legacy": 2,
+        "stale_goldens": 0,
+    }
+
+
+def test_incomplete_typha_templates_fail_in_junit(
+    capsys: pytest.CaptureFixture[str], fixtures: Path
+) -> None:
+    check(capsys, fixtures, "--update-golden")
+    r = check(capsys, fixtures, "--format", "junit")
+    assert r.code == 1
+    root = ET.fromstring(r.out)
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    cases = suites["calico v9.3.0"].findall("testcase")
+    assert [c.get("name") for c in cases] == ["v9.3.0"]
+    failure = cases[0].find("failure")
+    assert failure is not None and failure.get("message") == "failed stages: capability"
+    assert "typha-replicas: Typha templates incomplete" in (failure.text or "")
+    trap = suites["calico v9.2.0"]
+    assert trap.get("failures") == "0" and trap.get("tests") == "3"
+    failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert failed == [
+        "v9.3.0",
+        "v9.4.0",
+        "v9.4.0 rule typha-anti-affinity Deployment kube-system/calico-typha "
+        "spec.template.spec.affinity.podAntiAffinity",
+    ]
+
+
+def test_the_tree_is_scanned_once_and_json_built_once(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.checks import gate, report
+    from renderer.manifests import tree
+
+    scans: list[object] = []
+    real = gate.list_versions
+
+    def listing(root: Path | None = None) -> list[tree.VersionDir]:
+        scans.append(root)
+        return real(root)
+
+    def no_resolve(*args: object) -> None:
+        raise AssertionError("a version was resolved again")
+
+    built: list[object] = []
+    to_dict = report.CheckReport.to_dict
+
+    def counted(self: report.CheckReport) -> dict[str, object]:
+        built.append(self)
+        return to_dict(self)
+
+    monkeypatch.setattr(gate, "list_versions", listing)
+    monkeypatch.setattr(tree, "resolve_version", no_resolve)
+    monkeypatch.setattr(report.CheckReport, "to_dict", counted)
+    r = run(
+        capsys,
+        "check",
+        "--manifests",
+        str(fixtures),
+        "--golden",
+        str(fixtures.parent / "golden"),
+        *KUBE,
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    )
+    assert r.code == 1 and json.loads(r.out)["summary"]["versions"] == 5
+    assert scans == [fixtures] and len(built) == 1
+
+
+# --- golden comparison details ------------------------------------------------------------
+
+
+def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    bad = tree.parent / "golden" / "v3.28.2" / "nodes-50" / "002-calico.yaml"
+    bad.write_bytes(b"kind: ConfigMap\n\xff\xfe\n")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert "goldens: 1 file(s) differ" in r.out
+    assert "golden-unreadable: golden file unreadable: file is not valid UTF-8 at line 2" in r.out
+    assert str(bad) in r.out
+    assert "002-calico.yaml: golden unreadable: file is not valid UTF-8 at line 2 [nodes-50]" in (
+        r.out
+    )
+    j = json.loads(check(capsys, tree, "--format", "json").out)
+    by = {v["version"]: v for v in j["versions"]}
+    assert by["v3.28.2"]["golden"]["files"] == [
+        {"path": "nodes-50/002-calico.yaml", "change": "modified"}
+    ]
+    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == ["fail", "pass", "pass"]
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0 and "modified: nodes-50/002-calico.yaml" in u.out
+    assert check(capsys, tree).code == 0
+
+
+def test_diff_headers_name_the_golden_directory_given(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree.parent)
+    base = ("check", "--manifests", str(tree), *KUBE, "--jobs", "1")
+    assert run(capsys, *base, "--golden", "refs/calico", "--update-golden").code == 0
+    template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
+    template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1"'))
+    r = run(capsys, *base, "--golden", "refs/calico")
+    assert "--- a/refs/calico/v3.28.2/nodes-50/002-calico.yaml\n" in r.out.replace("    ", "")
+    assert "+++ b/refs/calico/v3.28.2/nodes-50/002-calico.yaml\n" in r.out.replace("    ", "")
+    monkeypatch.chdir(tree)  # the goldens are outside the current directory: absolute
+    absolute = (tree.parent / "refs" / "calico").resolve()
+    r = run(capsys, *base, "--golden", str(absolute))
+    label = absolute.as_posix().lstrip("/")
+    assert f"--- a/{label}/v3.28.2/nodes-50/002-calico.yaml" in r.out
+    assert "golden/v3.28.2" not in r.out
+
+
+def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    assert check(capsys, tree, "--update-golden").code == 0
+    golden = tree.parent / "golden"
+    shutil.copytree(golden / "v3.27.3", golden / "v7.7.7")
+    (golden / "notes").mkdir()  # not named like a version: never touched
+    (golden / "notes" / "x.txt").write_text("keep")
+    r = check(capsys, tree)
+    assert r.code == 1
+    assert f"goldens: FAIL: {golden / 'v7.7.7'} holds goldens for a version not in the tree" in (
+        r.out
+    )
+    assert r.out.rstrip().endswith("FAIL: goldens for a version not in the tree: v7.7.7")
+    data = json.loads(check(capsys, tree, "--format", "json").out)
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    assert data["passed"] is False and data["summary"]["stale_goldens"] == 1
+    (stale,) = data["stale_goldens"]
+    assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
+    assert stale["files"] == [
+        "common/calico.yaml",
+        "nodes-50/decision.json",
+        "upgrade-51/decision.json",
+    ]
+    root = ET.fromstring(check(capsys, tree, "--format", "junit").out)
+    failed = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["v7.7.7 goldens"]
+    assert failed[0].findtext("failure", "").startswith("goldens for a version not in the tree")
+    u = check(capsys, tree, "--update-golden")
+    assert u.code == 0, u.out
+    assert f"goldens removed from {golden / 'v7.7.7'}" in u.out
+    assert "removed: nodes-50/decision.json" in u.out
+    assert not (golden / "v7.7.7").exists() and (golden / "notes" / "x.txt").exists()
+    assert not [p for p in golden.iterdir() if p.name.startswith(".")]
+    assert check(capsys, tree).code == 0
+
+
+def test_unwritable_output_names_the_target_not_the_temporary_file(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.store import files as fsutil
+
+    def denied(target: Path, data: str) -> Path:
+        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
+        raise OSError(13, "Permission denied", str(tmp))
+
+    monkeypatch.setattr(fsutil, "_stage", denied)
+    out = tree.parent / "reports" / "check.xml"
+    r = check(capsys, tree, "--format", "junit", "--output", str(out))
+    assert r.code == 2
+    assert (
+        r.err.strip() == f"calico-render: error: {out}: --output: cannot write: Permission denied"
+    )
+    assert ".tmp" not in r.err
+
+
+# --- how CI and pre-commit run the gate ------------------------------------------------
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _yaml_blocks(path: Path) -> list[object]:
+    from ruamel.yaml import YAML
+
+    text = path.read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    return [YAML(typ="safe").load(b) for b in blocks]
+
+
+def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ruamel.yaml import YAML
+
+    (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["entry"] == "calico-render check --manifests . --golden golden"
+    files = re.compile(hook["files"])
+    assert files.search("kubernetes/calico/v3.28.2/002-calico.yaml")
+    assert files.search("golden/v3.28.2/common/000-crds.yaml")
+    assert not files.search("docs/golden/x") and hook["pass_filenames"] is False
+    # The entry, run from a bke-manifests checkout keeping its goldens in golden/.
+    monkeypatch.chdir(tree)
+    argv = shlex.split(hook["entry"])[1:]
+    assert run(capsys, *argv, *KUBE, "--update-golden").code == 0
+    assert (tree / "golden" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
+    assert run(capsys, *argv, *KUBE).code == 0
+
+
+def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+    jobs = [
+        b["calico-gate"]
+        for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
+        for b in _yaml_blocks(path)
+        if isinstance(b, dict) and "calico-gate" in b
+    ]
+    assert len(jobs) == 2 and jobs[0] == jobs[1]  # README shows the CI guide's job
+    for job in jobs:
+        script = job["script"]
+        junit = next(i for i, s in enumerate(script) if "--format junit" in s)
+        text = next(i for i, s in enumerate(script) if "--format text" in s)
+        assert junit < text and script[junit].endswith("|| true")
+        assert "--output calico-check.xml" in script[junit]
+        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+    for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "pip install calico-render" not in text
+        assert "<calico-render repository URL>" in text
+
+
+def test_a_tree_without_golden_uses_its_own_goldens(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    """Without --golden, a tree's goldens are ROOT/golden/calico: created by
+    --update-golden, never the bundled ones."""
+    base = ("check", "--manifests", str(tree), *KUBE, "--jobs", "2")
+    first = run(capsys, *base)
+    assert first.code == 1
+    assert f"none in {tree / 'golden' / 'calico' / 'v3.27.3'}" in first.out
+    assert "differ" not in first.out
+    assert run(capsys, *base, "--update-golden").code == 0
+    assert (tree / "golden" / "calico" / "v3.28.2" / "decision.json").exists() or any(
+        (tree / "golden" / "calico" / "v3.28.2").rglob("decision.json")
+    )
+    assert run(capsys, *base).code == 0
+
+
+def test_update_golden_on_a_tree_without_versions_deletes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "empty"
+    (root / CALICO).mkdir(parents=True)
+    golden = tmp_path / "golden"
+    (golden / "v3.28.2").mkdir(parents=True)
+    (golden / "v3.28.2" / "kept.yaml").write_text("kept\n", encoding="utf-8")
+    for extra in ((), ("--golden", str(golden))):
+        r = run(capsys, "check", "--manifests", str(root), *extra, "--update-golden")
+        assert r.code == 2 and "--update-golden" in r.err
+    assert (golden / "v3.28.2" / "kept.yaml").read_text(encoding="utf-8") == "kept\n"
+    assert not (root / "golden").exists()
+
+
+def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Path) -> None:
+    from renderer.checks.gate import remove_stale
+    from renderer.checks.report import UPDATED, StaleGolden
+
+    stale = StaleGolden("v3.1.0", str(tmp_path / "v3.1.0"), ["a.yaml"], "calico-render check")
+    remove_stale(stale)  # another --update-golden removed it first
+    assert stale.status == UPDATED
+
+
+def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path
+) -> None:
+    """The typo renders into every scenario and fails on every Kubernetes version: one
+    error listing them, not one per render and Kubernetes version."""
+    root = tmp_path / "tree"
+    shutil.copytree(source / "v3.28.2", root / CALICO / "v3.28.2")
+    calico = root / CALICO / "v3.28.2" / "002-calico.yaml"
+    text = calico.read_text(encoding="utf-8")
+    anchor = "      k8s-app: calico-node\n  updateStrategy:"
+    typo = text.replace(anchor, anchor.replace("  update", "  replicaz: 2\n  update"), 1)
+    assert typo != text
+    calico.write_text(typo, encoding="utf-8")
+    kube = ("--kube-version", "1.34", "--kube-version", "1.35")
+    r = run(capsys, "check", "--manifests", str(root), *kube, "--format", "json")
+    assert r.code == 1
+    (v,) = json.loads(r.out)["versions"]
+    found = [f for f in v["findings"] if f["stage"] == "schema" and f["severity"] == "error"]
+    assert [(f["rule"], f["object"]) for f in found] == [
+        ("schema-invalid", "DaemonSet kube-system/calico-node")
+    ]
+    assert found[0]["kube_versions"] == ["1.34", "1.35"]
+    assert found[0]["scenarios"] == ["nodes-50", "nodes-51", "nodes-601"]
+
+
+def _suggested(text: str) -> list[str]:
+    """Commands on a line of their own or after "with:" (the header is not one)."""
+    return re.findall(r"(?:^ +|with: )(calico-render .+)$", text, flags=re.M)
+
+
+def test_every_suggested_command_is_accepted_by_the_cli(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    """Each command a report suggests (text or JSON) parses with the CLI's own parser."""
+    from renderer.cli import cli
+
+    (tree.parent / "golden" / "v7.7.7").mkdir(parents=True)
+    (tree.parent / "golden" / "v7.7.7" / "a.yaml").write_text("a\n", encoding="utf-8")
+    found: list[str] = []
+    for own_goldens in (False, True):
+        base = ["check", "--manifests", str(tree), *KUBE]
+        if own_goldens:
+            base = [*base, "--golden", str(tree.parent / "golden")]
+        for fmt in ("text", "json"):
+            r = run(capsys, *base, "--format", fmt)
+            assert r.code == 1
+            if fmt == "json":
+                data = json.loads(r.out)
+                cmds = [v["golden"]["command"] for v in data["versions"]]
+                cmds += [s["command"] for s in data["stale_goldens"]]
+                found += [c for c in cmds if c]
+            else:
+                found += _suggested(r.out)
+    assert len(found) > 6
+    for command in set(found):
+        args = shlex.split(command)[1:]
+        with cli.make_context("calico-render", list(args), resilient_parsing=False) as ctx:
+            name, sub, rest = cli.resolve_command(ctx, args)
+            assert sub is not None and name == "check"
+            sub.make_context(name, rest, parent=ctx)  # raises on an unknown flag
+
+
+def test_legacy_says_the_same_in_check_and_capability(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    from renderer.checks.report import LEGACY_RULES
+
+    r = check(capsys, tree)
+    legacy = [line for line in r.out.splitlines() if line.startswith("  legacy:")]
+    assert legacy and all(len(line) < 100 and LEGACY_RULES in line for line in legacy)
+    base = ("capability", "--manifests", str(tree), "--version", "v3.27.3", *KUBE)
+    text = run(capsys, *base).out
+    assert LEGACY_RULES in text and "0 error(s), 0 warning(s)" not in text.split("Schema")[0]
+    data = json.loads(run(capsys, *base, "--format", "json").out)
+    assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}

@@ -1,0 +1,151 @@
+"""``calico-render import``: the bundled tree is what import derives; writing, checking
+and bad input through the CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.clihelp import Result, run
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+UPSTREAM = REPO_ROOT / "upstream" / "calico"
+MANIFESTS = REPO_ROOT / "manifests"
+#: How each bundled version is imported: (tag, extra arguments).
+BUNDLED = {
+    "v3.25.0": ("--no-typha", "--layout", "single"),
+    "v3.27.3": ("--no-typha", "--layout", "single"),
+    "v3.28.2": (),
+    "v3.29.3": (),
+    "v3.31.3": (),
+}
+
+
+def test_bundled_tree_is_exactly_the_imported_versions() -> None:
+    versions = sorted(p.name for p in (MANIFESTS / "kubernetes" / "calico").iterdir())
+    assert versions == sorted(BUNDLED)
+
+
+@pytest.mark.parametrize("tag", sorted(BUNDLED))
+def test_bundled_version_is_derived_by_import(tag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(
+        capsys,
+        "import",
+        str(UPSTREAM / tag),
+        "--manifests",
+        str(MANIFESTS),
+        "--check",
+        *BUNDLED[tag],
+    )
+    assert r.code == 0, r.out
+    assert r.out == ""
+
+
+def _source(
+    tmp_path: Path,
+    tag: str = "v3.31.3",
+    names: tuple[str, ...] = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml"),
+) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in names:
+        shutil.copy(UPSTREAM / tag / name, src / name)
+    return src
+
+
+def _tree(root: Path, tag: str) -> dict[str, bytes]:
+    d = root / "kubernetes" / "calico" / tag
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+
+
+def test_write_check_force_idempotent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src, root = _source(tmp_path), tmp_path / "root"
+    r = run(capsys, "import", str(src), "--manifests", str(root), "--version", "v3.31.3")
+    assert r.code == 0, r.err
+    first = _tree(root, "v3.31.3")
+    assert sorted(first) == ["000-crds.yaml", "001-typha.yaml", "002-calico.yaml"]
+    assert run(capsys, "import", str(src), "--manifests", str(root), "--check").code == 0
+    # never overwritten without --force
+    r = run(capsys, "import", str(src), "--manifests", str(root))
+    assert r.code == 2 and "--force" in r.err and len(r.err.splitlines()) == 1
+    r = run(capsys, "import", str(src), "--manifests", str(root), "--force")
+    assert r.code == 0 and _tree(root, "v3.31.3") == first
+    assert sorted(os.listdir(root / "kubernetes" / "calico")) == ["v3.31.3"]  # no temporaries
+
+
+def test_check_shows_hand_edits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src, root = _source(tmp_path), tmp_path / "root"
+    assert run(capsys, "import", str(src), "--manifests", str(root), "--layout", "single").code == 0
+    target = root / "kubernetes" / "calico" / "v3.31.3"
+    path = target / "calico.yaml"
+    path.write_text(path.read_text().replace("  replicas: {{ .typhaReplicas }}", "  replicas: 2"))
+    (target / "extra.yaml").write_text("kind: ConfigMap\n")
+    r = run(capsys, "import", str(src), "--manifests", str(root), "--layout", "single", "--check")
+    assert r.code == 1
+    assert "-  replicas: {{ .typhaReplicas }}\n+  replicas: 2\n" in r.out
+    assert "extra.yaml (on disk)" in r.out
+    # a missing directory differs too
+    r = run(capsys, "import", str(src), "--manifests", str(tmp_path / "none"), "--check")
+    assert r.code == 1
+
+
+def test_no_typha_needs_only_calico_yaml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src, root = _source(tmp_path, "v3.25.0", ("calico.yaml",)), tmp_path / "root"
+    r = run(capsys, "import", str(src), "--manifests", str(root), "--no-typha")
+    assert r.code == 0, r.err
+    assert sorted(_tree(root, "v3.25.0")) == ["000-crds.yaml", "002-calico.yaml"]
+
+
+def _one_line_error(r: Result) -> str:
+    assert r.code == 2
+    assert len(r.err.splitlines()) == 1 and r.err.startswith("calico-render: error: ")
+    return r.err
+
+
+def test_source_without_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _one_line_error(run(capsys, "import", str(tmp_path), "--manifests", str(tmp_path)))
+    assert f"{tmp_path / 'calico.yaml'}: missing" in err
+    src = _source(tmp_path, names=("calico.yaml",))
+    err = _one_line_error(run(capsys, "import", str(src), "--manifests", str(tmp_path)))
+    assert f"{src / 'calico-typha.yaml'}: missing" in err
+    err = _one_line_error(
+        run(capsys, "import", str(tmp_path / "nope"), "--manifests", str(tmp_path))
+    )
+    assert "not a directory" in err
+
+
+def test_bad_input_names_file_line_and_anchor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = _source(tmp_path)
+    typha = src / "calico-typha.yaml"
+    typha.write_text(typha.read_text().replace("calico/typha:v3.31.3", "calico/typha:v3.30.0"))
+    err = _one_line_error(run(capsys, "import", str(src), "--manifests", str(tmp_path)))
+    assert f"{typha}:" in err and ": image: " in err and "two tags" in err
+
+
+def test_unwritable_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _source(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    err = _one_line_error(run(capsys, "import", str(src), "--manifests", str(blocker)))
+    assert str(blocker) in err
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "kubernetes").write_text("")  # a file where a directory must go
+    err = _one_line_error(run(capsys, "import", str(src), "--manifests", str(root)))
+    assert str(root / "kubernetes" / "calico" / "v3.31.3") in err
+    assert [p.name for p in root.iterdir()] == ["kubernetes"]
+
+
+def test_default_registry_needs_slash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _source(tmp_path)
+    err = _one_line_error(
+        run(capsys, "import", str(src), "--manifests", str(tmp_path), "--default-registry", "hub")
+    )
+    assert "--default-registry" in err

@@ -1,0 +1,145 @@
+"""Adversarial input at the CLI: every case is exit 2 with one line, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.clihelp import run
+
+TEMPLATE = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+
+
+def _tree(tmp_path: Path) -> Path:
+    version = tmp_path / "root" / "kubernetes" / "calico" / "v3.28.2"
+    version.mkdir(parents=True)
+    (version / "calico.yaml").write_text(TEMPLATE)
+    return tmp_path / "root"
+
+
+def test_symlinked_version_outside_root_is_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "calico.yaml").write_text("secret: hunter2\n")
+    (root / "kubernetes" / "calico" / "v3.99.0").symlink_to(outside)
+    r = run(capsys, "--manifests", str(root), "--version", "v3.99.0", "--nodes", "3")
+    assert r.code == 2 and r.out == "" and "hunter2" not in r.err
+    assert len(r.err.splitlines()) == 1 and "v3.99.0" in r.err and str(outside) in r.err
+
+
+def test_file_name_with_newline_cannot_add_objects(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    name = "calico.yaml\n---\napiVersion: v1\nkind: Secret\n#.yaml"
+    (root / "kubernetes" / "calico" / "v3.28.2" / name).write_text(TEMPLATE)
+    r = run(capsys, "--manifests", str(root), "--version", "v3.28.2", "--nodes", "3")
+    assert r.code == 2 and r.out == "" and len(r.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        'ipAutoDetectionMethod=x"\n  - name: FELIX_BPFENABLED\n    value: "true',
+        "ipAutoDetectionMethod=eth0",
+        'podNote=a"b',
+        "ClusterCidr.Ipv6=fd00::/56\n---\nkind: Secret",
+    ],
+)
+def test_injecting_set_values_are_exit_2_naming_the_key(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    r = run(capsys, "--version", "v3.31", "--nodes", "3", "--set", value, "--no-validate")
+    key = value.split("=", 1)[0]
+    assert r.code == 2 and r.out == ""
+    assert len(r.err.splitlines()) == 1 and f"{key}:" in r.err
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["check", "--output", ""], "--output"),
+        (["check", "--golden", ""], "--golden"),
+        (["check", "--manifests", ""], "--manifests"),
+        (["--version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
+        (["--version", "v3.31", "--nodes", "3", "--values", ""], "--values"),
+        (["--config", ""], "--config"),
+        (["--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
+        (["template", ""], "FILE"),
+        (["validate", ""], "FILES..."),
+        (["plan", "--to-version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
+        (["images", "--config", ""], "--config"),
+        (["advise", "--version", "v3.31", "--config", ""], "--config"),
+        (["advise", "--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
+        (["explain-context", "--version", "v3.31", "--config", ""], "--config"),
+        (["explain-context", "--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
+    ],
+)
+def test_empty_path_arguments_name_the_flag(
+    capsys: pytest.CaptureFixture[str], args: list[str], flag: str
+) -> None:
+    r = run(capsys, *args)
+    assert r.code == 2 and r.out == "" and len(r.err.splitlines()) == 1
+    assert f"'{flag}'" in r.err and "empty path" in r.err
+
+
+def _python(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", "from renderer._entry import main; main()", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.05, 0.3, 0.8])
+def test_sigint_at_any_time_is_one_line_and_130(tmp_path: Path, delay: float) -> None:
+    """Early (importing), or while rendering a long template."""
+    values = tmp_path / "values.json"
+    values.write_text(json.dumps({"l": list(range(2000))}))
+    template = tmp_path / "loop.yaml"
+    template.write_text("{{ range .l }}{{ range $.l }}{{ range $.l }}{{ end }}{{ end }}{{ end }}")
+    proc = _python("template", str(template), "--values", str(values))
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.decode().splitlines() == ["calico-render: interrupted"]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "utf-8", "latin-1"])
+def test_stdout_is_utf8_bytes_whatever_the_io_encoding(tmp_path: Path, encoding: str) -> None:
+    template = tmp_path / "t.yaml"
+    template.write_bytes('x: "é {{ "\\xff" }} ü"\n'.encode())
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    proc = _python("template", str(template), env=env)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out == 'x: "é \xff ü"\n'.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff")
+
+
+def test_template_is_named_after_the_addon_unless_told(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    template = tmp_path / "002-calico.yaml"
+    template.write_text('{{ define "calico" }}defined{{ end }}{{ define "other" }}o{{ end }}')
+    assert run(capsys, "template", str(template)).out == "defined"
+    assert run(capsys, "template", str(template), "--name", "other").out == "o"
+
+
+def test_a_bad_set_value_names_the_flag_and_key(capsys: pytest.CaptureFixture[str]) -> None:
+    """Checked where the value is given, not in whichever file's context meets it first."""
+    r = run(capsys, "--version", "v3.31", "--nodes", "3", "--set", "ipAutoDetectionMethod=eth0")
+    assert r.code == 2 and r.out == "" and len(r.err.splitlines()) == 1
+    assert "--set ipAutoDetectionMethod: 'eth0'" in r.err

@@ -1,0 +1,241 @@
+"""Render limits: every way of running long or allocating much is exit 2, one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from renderer.engine import limits
+from renderer.engine.compile import JinjaTemplate
+from renderer.engine.gotemplate import compile_go
+from renderer.errors import TemplateError
+from tests.clihelp import run
+
+#: Template constructs that ran for minutes or allocated gigabytes before the limits.
+JINJA_BOMBS = {
+    "percent_width_filter": "{{ '%0999999999d'|format(1) }}",
+    "percent_width_operator": "{{ '%0999999999d' % 1 }}",
+    "percent_star_width": "{{ '%*d' % (999999999, 1) }}",
+    "percent_precision": "{{ '%.999999999f' % 1.5 }}",
+    "format_width": "{{ '{:999999999}'.format(1) }}",
+    "format_nested_width": "{{ '{:{}}'.format(1, 999999999) }}",
+    "format_map_width": "{{ '{a:>999999999}'.format_map({'a': 1}) }}",
+    "string_doubling_tilde": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}{% set n.s = n.s ~ n.s %}"
+        "{% endfor %}{{ n.s|length }}"
+    ),
+    "string_doubling_plus": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}{% set n.s = n.s + n.s %}"
+        "{% endfor %}{{ n.s|length }}"
+    ),
+    "list_doubling": (
+        "{% set n = namespace(l=[1]) %}{% for i in range(64) %}{% set n.l = n.l + n.l %}"
+        "{% endfor %}{{ n.l|length }}"
+    ),
+    "batch_fill": "{{ [1]|batch(1000000000, 0)|list|length }}",
+    "slice_many": "{{ [1]|slice(1000000000)|list|length }}",
+    "nested_ranges": (
+        "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
+    ),
+    "exponential_macro": (
+        "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(80) }}"
+    ),
+    "exponential_macro_output": (
+        "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% else %}xxxxxxxx{% endif %}"
+        "{% endmacro %}{{ f(80) }}"
+    ),
+    "captured_output": (
+        "{% set big %}{% for a in range(100000) %}{% for b in range(100000) %}x"
+        "{% endfor %}{% endfor %}{% endset %}{{ big|length }}"
+    ),
+}
+
+GO_BOMBS = {
+    "nested_ranges": "{{ range .l }}{{ range $.l }}{{ range $.l }}{{ end }}{{ end }}{{ end }}",
+    "exponential_templates": (
+        '{{ define "f" }}{{ if . }}{{ template "f" slice . 1 }}{{ template "f" slice . 1 }}'
+        '{{ end }}{{ end }}{{ template "f" .s }}'
+    ),
+}
+GO_CONTEXT = {"l": list(range(3000)), "s": "x" * 60}
+
+
+@pytest.fixture
+def short_timeout() -> Iterator[None]:
+    limits.set_render_timeout(0.5)
+    try:
+        yield
+    finally:
+        limits.set_render_timeout(limits.DEFAULT_RENDER_TIMEOUT)
+
+
+@pytest.mark.parametrize("name", sorted(JINJA_BOMBS))
+def test_jinja_bombs_stop_with_a_template_error(name: str, short_timeout: None) -> None:
+    start = time.monotonic()
+    with pytest.raises(TemplateError) as err:
+        JinjaTemplate(JINJA_BOMBS[name], "v/bomb.j2").render({})
+    assert time.monotonic() - start < 5
+    assert err.value.file == "v/bomb.j2" and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
+@pytest.mark.parametrize("name", sorted(GO_BOMBS))
+def test_go_bombs_stop_at_the_render_deadline(name: str, engine: str, short_timeout: None) -> None:
+    start = time.monotonic()
+    with pytest.raises(TemplateError) as err:
+        compile_go(GO_BOMBS[name], "v/bomb.yaml", engine=engine).render(GO_CONTEXT)
+    assert time.monotonic() - start < 5
+    assert "--render-timeout" in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
+def test_go_loop_iteration_limit(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_LOOP_ITERATIONS", 5000)
+    t = compile_go("{{ range .l }}{{ range $.l }}{{ end }}{{ end }}", "t.yaml", engine=engine)
+    with pytest.raises(TemplateError) as err:
+        t.render({"l": list(range(100))})
+    assert "loop iteration limit" in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
+def test_go_output_limit(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import renderer.engine.gotemplate as gotemplate
+
+    monkeypatch.setattr(gotemplate, "MAX_OUTPUT_CHARS", 1000)
+    t = compile_go("{{ range .l }}0123456789{{ end }}", "t.yaml", engine=engine)
+    assert len(t.render({"l": list(range(100))})) == 1000
+    with pytest.raises(TemplateError) as err:
+        t.render_mapped({"l": list(range(101))})
+    assert "output limit" in str(err.value) and err.value.file == "t.yaml"
+
+
+def test_loop_iteration_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_LOOP_ITERATIONS", 5000)
+    t = JinjaTemplate(
+        "{% for a in range(100) %}{% for b in range(100) %}{% endfor %}{% endfor %}", "t.j2"
+    )
+    with pytest.raises(TemplateError) as err:
+        t.render({})
+    assert "loop iteration limit" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("source", "out"),
+    [
+        ("{{ '%05d|%-4s|%.2f' % (42, 'a', 1.5) }}", "00042|a   |1.50"),
+        ("{{ '%s-%s'|format('a', 'b') }}", "a-b"),
+        ("{{ '{:>6}|{:.3}'.format('ab', 'abcdef') }}", "    ab|abc"),
+        ("{{ 'a' ~ 1 ~ none }}", "a1None"),
+        ("{{ [1, 2]|batch(1)|list }}", "[[1], [2]]"),
+        ("{{ [1, 2, 3]|slice(2)|list }}", "[[1, 2], [3]]"),
+        ("{% for x in 'ab' %}{{ loop.index }}{{ x }}{{ loop.length }}{% endfor %}", "1a22b2"),
+        ("{% for x in [] %}a{% else %}empty{% endfor %}", "empty"),
+        ("{{ [1] + [2] }}{{ 'a' + 'b' }}{{ 1 + 2 }}", "[1, 2]ab3"),
+    ],
+)
+def test_ordinary_templates_render_as_before(source: str, out: str) -> None:
+    assert JinjaTemplate(source, "t.j2").render({}) == out
+
+
+def test_cli_render_timeout_names_the_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    t = tmp_path / "slow.j2"
+    t.write_text(JINJA_BOMBS["exponential_macro"])
+    try:
+        r = run(capsys, "template", str(t), "--render-timeout", "0.3")
+    finally:
+        limits.set_render_timeout(limits.DEFAULT_RENDER_TIMEOUT)
+    assert r.code == 2 and len(r.err.splitlines()) == 1
+    assert "--render-timeout" in r.err and "0.3 s" in r.err
+
+
+def test_version_output_is_bounded_across_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.engine.render import render_version
+    from renderer.manifests.tree import resolve_version
+
+    version = tmp_path / "kubernetes" / "calico" / "v3.28.2"
+    version.mkdir(parents=True)
+    for name in ("001-a.yaml", "002-b.yaml"):
+        (version / name).write_text("x" * 600 + "\n")
+    monkeypatch.setattr(limits, "MAX_OUTPUT_CHARS", 1000)
+    with pytest.raises(TemplateError) as err:
+        render_version(resolve_version("v3.28.2", tmp_path), {})
+    assert "output limit" in str(err.value) and err.value.file == "v3.28.2/002-b.yaml"
+
+
+@pytest.mark.slow
+def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) -> None:
+    """In a process limited to 1 GiB of address space, every bomb of both dialects
+    ends in a TemplateError (a limit, or "out of memory"), never a crash; and one
+    through the CLI is exit 2 with one line."""
+    bombs = tmp_path / "bombs.json"
+    bombs.write_text(json.dumps({"jinja2": JINJA_BOMBS, "go": GO_BOMBS, "ctx": GO_CONTEXT}))
+    script = (
+        "import json, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from renderer.engine import limits\n"
+        "from renderer.engine.compile import compile_source\n"
+        "from renderer.errors import TemplateError\n"
+        "limits.set_render_timeout(0.3)\n"
+        "data = json.load(open(sys.argv[1]))\n"
+        "for dialect in ('jinja2', 'go'):\n"
+        "    for name, source in data[dialect].items():\n"
+        "        try:\n"
+        "            compile_source(source, name, dialect).render(data['ctx'])\n"
+        "        except TemplateError as exc:\n"
+        "            print(name, 'refused', str(exc).count(chr(10)))\n"
+        "        else:\n"
+        "            print(name, 'rendered')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(bombs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = sorted(proc.stdout.splitlines())
+    assert len(lines) == len(JINJA_BOMBS) + len(GO_BOMBS)
+    assert all(line.endswith(" refused 0") for line in lines), lines
+    template = tmp_path / "bomb.j2"
+    template.write_text(JINJA_BOMBS["string_doubling_tilde"])
+    cli = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from renderer._entry import main\n"
+        "sys.argv = ['calico-render', 'template', sys.argv[1]]\n"
+        "main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", cli, str(template)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("dialect", ["go", "jinja2"])
+def test_templates_with_too_many_actions_are_refused_before_compiling(
+    dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.engine.compile import compile_source
+
+    monkeypatch.setattr(limits, "MAX_TEMPLATE_ACTIONS", 5)
+    monkeypatch.setattr(limits, "MAX_GO_TEMPLATE_ACTIONS", 5)
+    source = "".join(f"a{i}: {{{{ 1 }}}}\n" for i in range(7))
+    with pytest.raises(TemplateError) as err:
+        compile_source(source, "v/many", dialect)
+    assert "action limit" in err.value.message and err.value.line == 6
+    compile_source(source[: source.index("a5")], "v/many", dialect)  # five are fine

@@ -1,0 +1,172 @@
+"""The compiled check never calls valid what jsonschema (kubernetes-validate) rejects,
+and proves the bundled renders valid without jsonschema."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from typing import Any
+
+import pytest
+
+from renderer import api
+from renderer.errors import RefusedError
+from renderer.k8s import schema as kubeschema
+from renderer.k8s.fastschema import Definitions, Unsupported, compile_schema
+from renderer.manifests.tree import list_versions
+
+KUBE = kubeschema.default_kube_versions()
+
+
+def _defs_path(kube_version: str) -> str:
+    root = kubeschema._schema_root()
+    assert root is not None
+    return os.path.join(
+        root, "kubernetes-json-schema", kubeschema.schema_dir(kube_version), "_definitions.json"
+    )
+
+
+@pytest.mark.parametrize("kube_version", KUBE)
+def test_definitions_parsed_by_entry_equal_the_whole_file(kube_version: str) -> None:
+    with open(_defs_path(kube_version), "rb") as fh:
+        raw = fh.read()
+    whole = json.loads(raw)
+    defs = Definitions(raw)
+    assert defs.names() == list(whole["$defs"])
+    assert {n: defs.node(n) for n in defs.names()} == whole["$defs"]
+    assert defs.head == {k: v for k, v in whole.items() if k != "$defs"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"{}", b'{"$defs": {}}', b'{\n  "$defs": {\n    "a": {}\n  }\n}', b"\xff"],
+)
+def test_definitions_of_another_layout_are_unsupported(text: bytes) -> None:
+    with pytest.raises(Unsupported):
+        Definitions(text)
+
+
+def _objects() -> list[dict[str, Any]]:
+    out = []
+    for v in list_versions():
+        for nodes in (1, 601):
+            try:
+                out.extend(o.data for o in api.render(v.name, nodes, operation="upgrade").objects)
+            except RefusedError:  # a version without Typha on 601 nodes
+                continue
+    return out
+
+
+def _mutations(data: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    """Objects one edit away: a value of another type, an unknown field, a null, a
+    float for an integer, a string outside an enum."""
+    paths: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                paths.append((node, k))
+                walk(v)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                paths.append((node, i))
+                walk(v)
+
+    out = []
+    for _ in range(40):
+        copied = copy.deepcopy(data)
+        paths.clear()
+        walk(copied)
+        parent, key = rng.choice(paths)
+        old = parent[key]
+        choices: list[Any] = [None, 7, 7.0, 7.5, True, "x", [], {}, {"bogus": 1}, [old]]
+        if isinstance(old, int) and not isinstance(old, bool):
+            choices += [float(old), str(old)]
+        if isinstance(old, dict):
+            old["unknownField"] = "x"
+            choices = [old]
+        parent[key] = rng.choice(choices)
+        out.append(copied)
+    return out
+
+
+def _jsonschema_valid(data: dict[str, Any], kube_version: str, like: dict[str, Any]) -> bool:
+    """jsonschema's verdict on ``data`` with the schema of ``like``'s kind."""
+    validator = kubeschema.validator_for(kube_version, like["kind"], like["apiVersion"])
+    assert validator is not None
+    return next(iter(validator.iter_errors(data)), None) is None
+
+
+def test_compiled_check_agrees_with_jsonschema() -> None:
+    rng = random.Random(20261130)
+    seen: set[str] = set()
+    objects = []
+    for data in _objects():
+        digest = kubeschema.canonical_hash(data)
+        if digest not in seen:
+            seen.add(digest)
+            objects.append(data)
+    passed = rejected = 0
+    for data in objects:
+        for v in KUBE:
+            fast = kubeschema._fast(v, data["kind"], data["apiVersion"])
+            if not isinstance(fast, kubeschema._Fast):
+                continue
+            assert fast.passes(data) and _jsonschema_valid(data, v, data), (v, data["kind"])
+            for mutated in _mutations(data, rng)[:8]:
+                if fast.passes(mutated):
+                    passed += 1
+                    assert _jsonschema_valid(mutated, v, data), (v, mutated)
+                else:
+                    rejected += 1
+    assert passed > 50 and rejected > 50
+
+
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [("8443", True), (8443, True), (8443.0, True), (8443.5, False), (True, False), (None, False)],
+)
+def test_int_or_string_and_numbers(value: Any, valid: bool) -> None:
+    data = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "x"},
+        "spec": {"ports": [{"port": 443, "targetPort": value}]},
+    }
+    fast = kubeschema._fast(KUBE[-1], "Service", "v1")
+    assert isinstance(fast, kubeschema._Fast)
+    assert fast.passes(data) is valid
+    assert _jsonschema_valid(data, KUBE[-1], data) is valid
+
+
+def test_valid_objects_need_no_jsonschema(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: Any) -> Any:
+        raise AssertionError("jsonschema used for a valid object")
+
+    monkeypatch.setattr(kubeschema, "validator_for", boom)
+    monkeypatch.setattr(kubeschema, "_SHARED", {})
+    monkeypatch.setattr(kubeschema, "_CLOSURES", {})
+    objects = api.render("v3.28", 601).objects
+    builtin = [
+        o for o in objects if kubeschema.is_builtin_group(kubeschema.api_group(o.api_version))
+    ]
+    with monkeypatch.context() as m:
+        m.setenv("CALICO_RENDER_NO_CACHE", "1")
+        assert kubeschema.SchemaValidator().validate_all(builtin) == []
+
+
+def test_unsupported_keyword_falls_back() -> None:
+    with open(_defs_path(KUBE[-1]), "rb") as fh:
+        defs = Definitions(fh.read())
+    base = {"$id": "https://kubernetes.io/api/x", "type": "object"}
+    with pytest.raises(Unsupported):
+        compile_schema({**base, "minLength": 1}, defs)
+    check = compile_schema({**base, "properties": {"a": {"pattern": "^x$"}}}, defs)
+    assert check({}) is True
+    with pytest.raises(Unsupported):
+        check({"a": "y"})  # reached only now; kubeschema reads this as "not sure"
+    check = compile_schema({**base, "properties": {"a": {"$ref": "#/$defs/x"}}}, defs)
+    with pytest.raises(Unsupported):
+        check({"a": 1})

@@ -1,0 +1,111 @@
+"""Odd but loadable YAML reaches every stage as JSON-like data and never crashes it."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+import pytest
+
+from renderer.checks.golden import diff_values
+from renderer.errors import InputError
+from renderer.k8s.parse import parse_stream
+from renderer.k8s.schema import SchemaValidator, canonical_hash
+from tests.clihelp import run
+
+MIXED_KEYS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: x, namespace: kube-system}
+data:
+  1: a
+  b: c
+  false: d
+  2.5: e
+  null: f
+  2024-01-01: g
+"""
+
+
+def test_non_string_keys_become_strings_like_yaml_to_json() -> None:
+    (obj,) = parse_stream(MIXED_KEYS, "m.yaml")
+    assert obj.data["data"] == {
+        "1": "a",
+        "b": "c",
+        "false": "d",
+        "2.5": "e",
+        "null": "f",
+        "2024-01-01": "g",
+    }
+    json.dumps(obj.data, sort_keys=True)
+    canonical_hash(obj.data)
+
+
+def test_timestamps_become_strings_other_scalars_stay() -> None:
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+        "data:\n  a: 2024-01-01\n  b: 2024-01-01T10:20:30Z\n"
+        "spec: {i: 1, f: 1.5, t: true, n: null, bin: !!binary aGk=}\n"
+    )
+    (obj,) = parse_stream(text, "d.yaml")
+    assert obj.data["data"]["a"] == "2024-01-01"
+    assert obj.data["data"]["b"] == "2024-01-01T10:20:30Z"
+    assert obj.data["spec"] == {"i": 1, "f": 1.5, "t": True, "n": None, "bin": "aGk="}
+    assert not any(isinstance(v, (datetime.date, bytes)) for v in obj.data["data"].values())
+    json.dumps(obj.data, sort_keys=True)
+
+
+def test_keys_equal_after_conversion_are_refused_with_the_line() -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  1: a\n  '1': b\n"
+    with pytest.raises(InputError) as exc:
+        parse_stream(text, "dup.yaml")
+    assert exc.value.file == "dup.yaml" and exc.value.line == 1
+    assert "'1'" in exc.value.message
+
+
+def test_mixed_keys_diff_and_validate() -> None:
+    (obj,) = parse_stream(MIXED_KEYS, "m.yaml")
+    assert diff_values(obj.data, {**obj.data, "data": {}}, "")
+    assert SchemaValidator(["1.30"]).validate(obj) == []
+
+
+@pytest.mark.parametrize("body", [MIXED_KEYS, MIXED_KEYS.replace("  1: a\n", "  1: 2024-01-01\n")])
+def test_validate_cli_on_mixed_keys_is_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, body: str
+) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(body)
+    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
+    assert r.code in (0, 1) and "Traceback" not in r.err and "internal error" not in r.err
+    assert "1 object(s)" in r.err
+
+
+def test_validate_cli_on_a_date_value_is_clean(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "date.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: 2024-01-01}\n")
+    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
+    assert r.code == 0, r.out + r.err
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "apiVersion: v1\nkind: Foo/Bar\n",
+        'apiVersion: v1\nkind: "a\\0b"\n',
+        "apiVersion: v1\nkind: ../v1.30.0-local-strict/configmap\n",
+        "apiVersion: 5\nkind: 7\n",
+        "apiVersion: ../../x\nkind: ConfigMap\n",
+        "kind: ConfigMap\n",
+    ],
+)
+def test_validate_cli_on_odd_identity_is_a_finding(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, head: str
+) -> None:
+    path = tmp_path / "odd.yaml"
+    path.write_text(head + "metadata: {name: x}\n")
+    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
+    assert r.code == 1 and "Traceback" not in r.err and "internal error" not in r.err
+    assert f"{path}:1: error:" in r.out

@@ -1,0 +1,248 @@
+"""Strict schema validation: findings, caches, and verdicts equal to kubernetes-validate's."""
+
+from __future__ import annotations
+
+import copy
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import kubernetes_validate
+import pytest
+from kubernetes_validate.utils import SchemaNotFoundError
+
+from renderer.calico.capability import assess_capability
+from renderer.errors import InputError
+from renderer.k8s import schema as kubeschema
+from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.k8s.schema import SchemaValidator
+from renderer.manifests.tree import list_versions
+from tests.gatehelp import BROKEN, typha_on_objects
+
+
+def _broken(name: str) -> list[K8sObject]:
+    path = BROKEN / name
+    return parse_stream(path.read_text(), str(path))
+
+
+def test_default_versions_are_the_newest_shipped() -> None:
+    shipped = kubeschema.shipped_versions()
+    assert shipped[0] == "1.25" and len(shipped) >= 4
+    assert kubeschema.default_kube_versions() == shipped[-4:]
+    assert SchemaValidator().kube_versions == shipped[-4:]
+
+
+def test_unknown_kube_version_lists_shipped() -> None:
+    with pytest.raises(InputError) as exc:
+        kubeschema.resolve_kube_versions(["1.99"])
+    assert exc.value.key == "--kube-version" and "1.25" in exc.value.message
+    assert kubeschema.resolve_kube_versions(["v1.30", "1.26", "1.30"]) == ("1.26", "1.30")
+
+
+def test_removed_api_is_an_error_naming_the_object() -> None:
+    [f] = SchemaValidator(["1.25"]).validate(_broken("removed-api.yaml")[0])
+    assert f.severity == "error" and f.object == "PodDisruptionBudget kube-system/calico-typha"
+    assert f.path == "apiVersion" and "policy/v1beta1" in f.message
+    assert f.file.endswith("removed-api.yaml") and f.line == 1
+
+
+def test_misspelled_fields_name_the_field() -> None:
+    findings = SchemaValidator(["1.37"]).validate(_broken("misspelled.yaml")[0])
+    assert [(f.object, f.path) for f in findings] == [
+        ("Deployment kube-system/calico-typha", "spec.replica"),
+        ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].imagePullPolcy"),
+    ]
+    assert all(f.severity == "error" and "unknown field" in f.message for f in findings)
+
+
+def test_custom_resource_is_not_checked() -> None:
+    [cr] = [o for o in typha_on_objects() if o.kind == "FelixConfiguration"]
+    [f] = SchemaValidator(["1.30"]).validate(cr)
+    assert f.severity == kubeschema.NOT_CHECKED and "crd.projectcalico.org" in f.message
+    assert kubeschema.errors([f]) == []
+
+
+def test_missing_kind_is_an_error() -> None:
+    [f] = SchemaValidator(["1.30"]).validate({"apiVersion": "v1", "metadata": {"name": "x"}})
+    assert f.severity == "error" and f.path == "kind"
+
+
+def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = kubeschema.check_object
+
+    def counting(data: dict[str, Any], version: str) -> list[kubeschema.SchemaFinding]:
+        calls.append(version)
+        return real(data, version)
+
+    monkeypatch.setattr(kubeschema, "check_object", counting)
+    monkeypatch.setattr(kubeschema, "_SHARED", {})
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    validator = SchemaValidator(["1.36", "1.37"])
+    obj = _broken("misspelled.yaml")[0]
+    reordered = dict(reversed(list(copy.deepcopy(obj.data).items())))
+    first = validator.validate(obj)
+    assert validator.validate(reordered) == [kubeschema.replace(f, file="", line=0) for f in first]
+    # each version at most once: one with the same schema closure may share the verdict
+    assert calls and len(calls) == len(set(calls)) and set(calls) <= {"1.36", "1.37"}
+    assert kubeschema.validator_for("1.37", "Deployment", "apps/v1") is (
+        kubeschema.validator_for("1.37", "Deployment", "apps/v1")
+    )
+
+
+def test_thread_safe_results_match_sequential() -> None:
+    objects = typha_on_objects() + _broken("misspelled.yaml") + _broken("removed-api.yaml")
+    expected = [SchemaValidator(["1.33"]).validate(o) for o in objects * 4]
+    shared = SchemaValidator(["1.33"])
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(shared.validate, objects * 4))
+    assert got == expected
+
+
+def _library_verdict(data: dict[str, Any], version: str) -> str:
+    try:
+        kubernetes_validate.validate(data, version, strict=True)
+    except kubernetes_validate.ValidationError:
+        return "invalid"
+    except SchemaNotFoundError:
+        return "no-schema"
+    return "valid"
+
+
+def _our_verdict(data: dict[str, Any], version: str) -> str:
+    findings = kubeschema.check_object(data, version)
+    if any(f.path == "apiVersion" and "serves no" in f.message for f in findings) or any(
+        f.severity == kubeschema.NOT_CHECKED for f in findings
+    ):
+        return "no-schema"
+    return "invalid" if findings else "valid"
+
+
+def _broken_variants() -> list[dict[str, Any]]:
+    base = next(o.data for o in typha_on_objects() if o.kind == "Deployment")
+    variants = []
+    for change in (
+        lambda d: d["spec"].__setitem__("replicas", "three"),
+        lambda d: d["spec"]["template"]["spec"].__setitem__("hostNetwrok", True),
+        lambda d: d["spec"].pop("selector"),
+        lambda d: d.__setitem__("apiVersion", "extensions/v1beta1"),
+    ):
+        data = copy.deepcopy(base)
+        change(data)  # type: ignore[no-untyped-call]
+        variants.append(data)
+    return variants
+
+
+PARITY_VERSIONS = ("1.25", "1.37")
+
+
+@pytest.mark.parametrize("version", PARITY_VERSIONS)
+def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
+    objects = [o.data for o in typha_on_objects()]
+    objects += [o.data for name in ("misspelled.yaml", "removed-api.yaml") for o in _broken(name)]
+    objects += _broken_variants()
+    verdicts = [(_our_verdict(d, version), _library_verdict(d, version)) for d in objects]
+    assert all(ours == lib for ours, lib in verdicts), verdicts
+    assert {v for v, _ in verdicts} == {"valid", "invalid", "no-schema"}
+
+
+@pytest.mark.parametrize("version", PARITY_VERSIONS)
+def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
+    seen: dict[str, dict[str, Any]] = {}
+    for vdir in list_versions():
+        for scenario in assess_capability(vdir).scenarios:
+            for o in scenario.objects:
+                seen.setdefault(kubeschema.canonical_hash(o.data), o.data)
+    for data in seen.values():
+        assert _our_verdict(data, version) == _library_verdict(data, version), data.get("kind")
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "path"),
+    [
+        ("Foo/Bar", "v1", "kind"),
+        ("a\0b", "v1", "kind"),
+        ("..", "v1", "kind"),
+        ("../v1.30.0-local-strict/configmap", "v1", "kind"),
+        ("7", "v1", "kind"),
+        ("ConfigMap", "5", "apiVersion"),
+        ("ConfigMap", "../v1", "apiVersion"),
+        ("ConfigMap", "apps/v1/x", "apiVersion"),
+        ("ConfigMap", "v1\0", "apiVersion"),
+        ("ConfigMap", "Apps/v1", "apiVersion"),
+    ],
+)
+def test_kind_and_api_version_never_reach_a_path(kind: str, api_version: str, path: str) -> None:
+    data = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+    [f] = kubeschema.check_object(data, "1.30")
+    assert f.severity == "error" and f.path == path and "not a valid" in f.message
+
+
+def test_library_errors_reading_a_schema_are_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubernetes_validate.utils import InvalidSchemaError, VersionNotSupportedError
+
+    def unreadable(*_: Any) -> Any:
+        raise OSError("denied")
+
+    for exc in (
+        VersionNotSupportedError(version="1.30"),
+        InvalidSchemaError("bad"),
+        OSError("denied"),
+        ValueError("embedded null byte"),
+    ):
+
+        def boom(*_: Any, exc: Exception = exc) -> Any:
+            raise exc
+
+        monkeypatch.setattr(kubeschema.kv, "schema_contents", boom)
+        monkeypatch.setattr(kubeschema, "_read_bytes", unreadable)  # no fast path either
+        monkeypatch.setattr(kubeschema, "_VALIDATORS", {})
+        monkeypatch.setattr(kubeschema, "_REGISTRIES", {})
+        monkeypatch.setattr(kubeschema, "_FAST", {})
+        monkeypatch.setattr(kubeschema, "_FAST_DEFS", {})
+        data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+        [f] = kubeschema.check_object(data, "1.30")
+        assert f.severity == "error" and "schema" in f.message, f
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"metadata": {"name": "x"}},
+        {"kind": "ConfigMap"},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": None},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": []},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "x", "data": 5},
+        {"apiVersion": None, "kind": None, "metadata": {"name": "x"}},
+        {"apiVersion": ["v1"], "kind": {"a": 1}},
+    ],
+)
+def test_odd_identity_gives_findings_not_exceptions(data: dict[str, Any]) -> None:
+    findings = SchemaValidator(["1.30"]).validate(data)
+    assert all(f.severity == "error" for f in findings)
+    # Null metadata is allowed by the schema (as kubernetes-validate says); the rest is not.
+    assert findings or data.get("metadata", {}) is None
+
+
+def test_shared_closures_give_the_uncached_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verdicts shared across Kubernetes versions by schema closure equal validating on
+    each version alone, for every object the bundled versions render."""
+    from renderer.calico.capability import assess_capability
+    from renderer.manifests.tree import list_versions
+
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    monkeypatch.setattr(kubeschema, "_SHARED", {})
+    versions = ("1.25", "1.30", "1.34", "1.35", "1.36", "1.37")
+    seen: dict[str, dict[str, Any]] = {}
+    for vdir in list_versions():
+        for scenario in assess_capability(vdir).scenarios:
+            for obj in scenario.objects:
+                seen.setdefault(kubeschema.canonical_hash(obj.data), obj.data)
+    validator = SchemaValidator(versions)
+    for data in seen.values():
+        expected = [f for v in versions for f in kubeschema.check_object(data, v)]
+        assert validator.validate(data) == expected
+    shared = {
+        v: kubeschema.closure_digest(v, "CustomResourceDefinition", "apiextensions.k8s.io/v1")
+        for v in versions
+    }
+    assert None not in shared.values() and len(set(shared.values())) < len(versions)

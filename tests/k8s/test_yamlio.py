@@ -1,0 +1,217 @@
+"""Bounded YAML input: bad files fail fast with a location, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.errors import InputError
+from renderer.k8s import yamlio
+from renderer.k8s.parse import parse_stream
+from renderer.k8s.yamlio import C_LOADER, load_mapping_file, read_text
+
+BOMB = """
+a: &a ["x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+"""
+
+
+def test_c_loader_is_used() -> None:
+    assert C_LOADER
+
+
+def test_alias_bomb_rejected_fast(tmp_path: Path) -> None:
+    f = tmp_path / "bomb.yaml"
+    f.write_text(BOMB)
+    with pytest.raises(InputError) as err:  # bounded by a node budget, not by time
+        load_mapping_file(f)
+    assert "alias" in str(err.value)
+
+
+def test_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    f = tmp_path / "bad.yaml"
+    f.write_text("a: 1\nb: [1, 2\nc: 3\n")
+    with pytest.raises(InputError) as err:
+        load_mapping_file(f)
+    assert err.value.file == str(f) and err.value.line is not None and err.value.line >= 2
+
+
+def test_non_utf8_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "latin1.yaml"
+    f.write_bytes(b"a: 1\nb: caf\xe9\n")
+    with pytest.raises(InputError) as err:
+        read_text(f)
+    assert "UTF-8" in str(err.value) and err.value.line == 2
+
+
+def test_huge_file_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "big.yaml"
+    f.write_text("a: 1\n" * 100)
+    with pytest.raises(InputError) as err:
+        read_text(f, limit=64)
+    assert "larger than" in str(err.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        read_text(tmp_path / "nope.yaml")
+    assert "nope.yaml" in str(err.value)
+
+
+def test_objects_remember_their_line() -> None:
+    text = "# head\n---\nkind: A\nmetadata: {name: a, namespace: ns}\n---\n\n---\nkind: B\n"
+    objs = parse_stream(text, "f.yaml")
+    assert [(o.kind, o.line, o.index) for o in objs] == [("A", 3, 0), ("B", 8, 1)]
+    assert objs[0].ref == "A ns/a"
+
+
+def test_error_line_is_absolute_in_stream() -> None:
+    text = "kind: A\n---\nkind: B\nx: [\n"
+    with pytest.raises(InputError) as err:
+        parse_stream(text, "f.yaml")
+    assert err.value.line is not None and err.value.line >= 4
+
+
+def test_scalar_document_is_not_an_object() -> None:
+    with pytest.raises(InputError) as err:
+        parse_stream("just text\n", "f.yaml")
+    assert "not a Kubernetes object" in str(err.value)
+
+
+LOCATE_TEXT = """\
+a: 1
+---
+kind: X
+spec:
+  items:
+    - name: one
+    - name: two
+      role: [master]
+"""
+
+
+@pytest.mark.parametrize(
+    ("doc", "path", "line"),
+    [
+        (0, [], 1),
+        (0, ["a"], 1),
+        (1, ["kind"], 3),
+        (1, ["spec", "items"], 5),
+        (1, ["spec", "items", 1], 7),
+        (1, ["spec", "items", 1, "role"], 8),
+        (1, ["spec", "items", 1, "missing"], 7),
+        (1, ["spec", "items", 9], 5),
+        (1, ["kind", "deeper"], 3),
+    ],
+)
+def test_locate_names_the_deepest_existing_key(doc: int, path: list[str | int], line: int) -> None:
+    assert yamlio.locate(LOCATE_TEXT, doc, path) == line
+
+
+def test_locate_on_invalid_yaml_or_missing_document_is_none() -> None:
+    assert yamlio.locate("a: [unclosed\n", 0, ["a"]) is None
+    assert yamlio.locate(LOCATE_TEXT, 5, []) is None
+    assert yamlio.load_with_positions("a: [\n") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: " + "[" * 30000 + "]" * 30000 + "\n", "".join(f"{'  ' * i}k{i}:\n" for i in range(300))],
+)
+def test_deep_nesting_is_bad_input_not_a_crash(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "deep.yaml"
+    f.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_mapping_file(f)
+    assert "deeper than" in str(err.value) and err.value.file == str(f)
+
+
+def test_deep_nesting_in_rendered_output_names_the_line() -> None:
+    text = "kind: A\n---\nkind: B\nx: " + "[" * 200 + "]" * 200 + "\n"
+    with pytest.raises(InputError) as err:
+        parse_stream(text, "f.yaml")
+    assert err.value.line == 4
+
+
+def _values(tmp_path: Path, text: str, name: str = "values.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_json_values_parse_as_json(tmp_path: Path) -> None:
+    text = '{"a": "\\ud83d\\ude00 \\u00e9 \\/ \\t", "b": [1, 2.5, true, null], "c": {"d": "e"}}'
+    for name in ("values.json", "values.yaml"):  # by suffix, or content starting with {
+        assert load_mapping_file(_values(tmp_path, text, name)) == {
+            "a": "\U0001f600 é / \t",
+            "b": [1, 2.5, True, None],
+            "c": {"d": "e"},
+        }
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"a": NaN}', "a"),
+        ('{"x": {"a": -Infinity}}', "x.a"),
+        ('{"a": ["\\ud800"]}', "a.0"),
+        ("a: .nan\n", "a"),
+        ("b:\n  a: .inf\n", "b.a"),
+        ("a: 2024-01-01\n", "a"),
+        ("a:\n- 2024-01-01 10:00:00\n", "a.0"),
+        ("a: !!binary aGk=\n", "a"),
+    ],
+)
+def test_values_that_are_not_plain_data_name_the_key(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(InputError) as err:
+        load_mapping_file(_values(tmp_path, text, "v.json" if text.startswith("{") else "v.yaml"))
+    assert err.value.key == key
+    assert "datetime" not in str(err.value) and "nan" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a": "x\ny"}', '{"a": 1,}', '{"a": 1, "a": 2}', "[" * 5000 + "]" * 5000]
+)
+def test_invalid_json_is_one_line_bad_input(tmp_path: Path, text: str) -> None:
+    with pytest.raises(InputError) as err:
+        load_mapping_file(_values(tmp_path, text, "v.json"))
+    assert "\n" not in str(err.value)
+
+
+def test_mixed_type_keys_are_refused_without_type_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        load_mapping_file(_values(tmp_path, "x: d\ntrue: a\nnull: b\n2: c\n"))
+    assert err.value.key in ("true", "null", "2") and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_non_regular_files_are_refused_without_blocking(tmp_path: Path, kind: str) -> None:
+    import os
+
+    path = tmp_path / "input"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    else:
+        path.mkdir()
+    with pytest.raises(InputError) as err:
+        read_text(path)
+    assert err.value.file == str(path)
+
+
+def test_loading_restores_the_garbage_collector(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    load_mapping_file(_values(tmp_path, "a: 1\n"))
+    with pytest.raises(InputError):
+        load_mapping_file(_values(tmp_path, "a: [\n"))
+    assert gc.isenabled()

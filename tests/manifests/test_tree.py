@@ -1,0 +1,174 @@
+"""Loading version directories: semantic-version order and safe resolution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.errors import InputError
+from renderer.manifests.tree import list_versions, resolve_version
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    base = tmp_path / "kubernetes" / "calico"
+    for name in ("v3.28.9", "v3.28.10", "v3.29.0", "v3.9.1", "v3.28.2", "v3.28.10-rc1"):
+        (base / name).mkdir(parents=True)
+        (base / name / "calico.yaml").write_text("kind: ConfigMap\n")
+    (base / "empty-dir").mkdir()
+    (base / "v3.29.0" / "002-b.yaml").write_text("b\n")
+    (base / "v3.29.0" / "001-a.j2").write_text("a\n")
+    (base / "v3.29.0" / "README.md").write_text("not a template\n")
+    return tmp_path
+
+
+def test_versions_sort_by_semver_not_string(root: Path) -> None:
+    assert [v.name for v in list_versions(root)] == [
+        "v3.9.1",
+        "v3.28.2",
+        "v3.28.9",
+        "v3.28.10-rc1",
+        "v3.28.10",
+        "v3.29.0",
+    ]
+
+
+def test_minor_resolves_to_newest_patch(root: Path) -> None:
+    assert resolve_version("v3.28", root).name == "v3.28.10"
+    assert resolve_version("3.28", root).name == "v3.28.10"
+    assert resolve_version("v3.28.9", root).name == "v3.28.9"
+
+
+def test_files_in_name_order_with_dialects(root: Path) -> None:
+    v = resolve_version("v3.29.0", root)
+    assert [(f.name, f.dialect) for f in v.files] == [
+        ("001-a.j2", "jinja2"),
+        ("002-b.yaml", "go"),
+        ("calico.yaml", "go"),
+    ]
+
+
+def test_unknown_version_lists_what_exists(root: Path) -> None:
+    with pytest.raises(InputError) as err:
+        resolve_version("v3.30", root)
+    assert "v3.28.10" in str(err.value) and "v3.9.1" in str(err.value)
+
+
+@pytest.mark.parametrize("spec", ["../v3.28.2", "/etc", "v3.28/..", "..", "", "a/b"])
+def test_version_is_never_a_path(root: Path, spec: str) -> None:
+    with pytest.raises(InputError):
+        resolve_version(spec, root)
+
+
+def test_root_without_calico_dir_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        list_versions(tmp_path)
+    assert "kubernetes/calico" in str(err.value)
+
+
+def test_template_linking_outside_root_is_refused(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    secret = tmp_path_factory.mktemp("outside") / "secret.yaml"
+    secret.write_text("password: hunter2\n")
+    (root / "kubernetes" / "calico" / "v3.29.0" / "003-x.yaml").symlink_to(secret)
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert "outside the manifest tree" in str(err.value) and "003-x.yaml" in str(err.value)
+
+
+def test_template_linking_inside_root_is_allowed(root: Path) -> None:
+    base = root / "kubernetes" / "calico"
+    (base / "v3.29.0" / "003-shared.yaml").symlink_to(base / "v3.28.2" / "calico.yaml")
+    names = [f.name for f in resolve_version("v3.29.0", root).files]
+    assert "003-shared.yaml" in names
+
+
+def test_version_directory_linking_outside_root_is_refused(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "calico.yaml").write_text("password: hunter2\n")
+    link = root / "kubernetes" / "calico" / "v3.99.0"
+    link.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert err.value.file == str(link) and str(outside.resolve()) in err.value.message
+
+
+def test_component_directory_linking_outside_root_is_refused(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "v3.28.2").mkdir()
+    (outside / "v3.28.2" / "calico.yaml").write_text("kind: Secret\n")
+    (tmp_path / "kubernetes").mkdir()
+    (tmp_path / "kubernetes" / "calico").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError) as err:
+        resolve_version("v3.28.2", tmp_path)
+    assert err.value.file == str(tmp_path / "kubernetes" / "calico")
+    assert str(outside.resolve()) in err.value.message
+
+
+def test_version_directory_linking_inside_root_is_allowed(root: Path) -> None:
+    base = root / "kubernetes" / "calico"
+    (base / "v3.30.0").symlink_to(base / "v3.29.0", target_is_directory=True)
+    assert [f.name for f in resolve_version("v3.30.0", root).files][-1] == "calico.yaml"
+
+
+@pytest.mark.parametrize(
+    "name", ["002-x.yaml\n---\nkind: Secret\n#.yaml", "003-\x1b[2J.yaml", "004-\u2028.yaml"]
+)
+def test_template_names_must_be_printable(root: Path, name: str) -> None:
+    (root / "kubernetes" / "calico" / "v3.29.0" / name).write_text("a: b\n")
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert "\n" not in str(err.value) and err.value.file is not None
+    assert err.value.file.endswith("v3.29.0")
+
+
+def test_version_directory_names_must_be_printable(root: Path) -> None:
+    (root / "kubernetes" / "calico" / "v3.30\n.0").mkdir()
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert "\n" not in str(err.value)
+
+
+def test_link_loop_is_bad_input(root: Path) -> None:
+    loop = root / "kubernetes" / "calico" / "v3.29.0" / "loop.yaml"
+    loop.symlink_to(loop)
+    with pytest.raises(InputError):
+        list_versions(root)
+
+
+def test_unreadable_version_directory_is_bad_input(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "kubernetes" / "calico" / "v3.29.0"
+    real_iterdir = Path.iterdir
+
+    def iterdir(self: Path):  # type: ignore[no-untyped-def]
+        if self == target:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    with pytest.raises(InputError) as err:
+        list_versions(root)
+    assert err.value.file == str(target) and "Permission denied" in err.value.message
+
+
+def test_unreadable_version_directory_chmod(root: Path) -> None:
+    import os
+
+    target = root / "kubernetes" / "calico" / "v3.29.0"
+    target.chmod(0)
+    try:
+        if os.access(target, os.R_OK):
+            pytest.skip("running with privileges that read any directory")
+        with pytest.raises(InputError) as err:
+            list_versions(root)
+        assert err.value.file == str(target)
+    finally:
+        target.chmod(0o755)

@@ -1,0 +1,236 @@
+"""The persistent result cache: where it lives, that it is bounded and never trusted."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from renderer import api
+from renderer.cli import cli
+from renderer.k8s import schema as kubeschema
+from renderer.manifests.tree import resolve_version
+from renderer.store import cache
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(cache.ENV_DIR, str(directory))
+    return directory
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int)
+
+
+def _entries(directory: Path, kind: str | None = None) -> list[Path]:
+    base = directory / kind if kind else directory
+    return sorted(p for p in base.rglob("*.json")) if base.exists() else []
+
+
+def test_directory_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(cache.ENV_DIR)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.directory() == tmp_path / "calico-render"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # not absolute: ignored, as XDG says
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.directory() == tmp_path / "home" / ".cache" / "calico-render"
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "x"))
+    assert cache.directory() == tmp_path / "x"
+    monkeypatch.setenv(cache.ENV_OFF, "1")
+    assert cache.directory() is None
+
+
+def test_round_trip(cache_dir: Path) -> None:
+    assert cache.get("t", "k", _is_int) is None
+    cache.put("t", "k", 42)
+    assert cache.get("t", "k", _is_int) == 42
+    assert cache.get("t", "other", _is_int) is None
+    assert cache.get("u", "k", _is_int) is None
+    [entry] = _entries(cache_dir)
+    assert not [p for p in cache_dir.rglob("*") if p.name.endswith(".tmp")]
+    assert json.loads(entry.read_text())["value"] == 42
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"{", b"\xff\xfe", b"[]", b'{"value": 1}', b'{"key": "x", "value": 1}', b"null"],
+)
+def test_corrupt_entry_is_a_miss(cache_dir: Path, content: bytes) -> None:
+    cache.put("t", "k", 1)
+    [entry] = _entries(cache_dir)
+    entry.write_bytes(content)
+    assert cache.get("t", "k", _is_int) is None
+    cache.put("t", "k", 2)  # and is replaced by the next store
+    assert cache.get("t", "k", _is_int) == 2
+
+
+def test_foreign_entry_is_a_miss(cache_dir: Path) -> None:
+    """A file moved under another key's name is not believed: the key is checked."""
+    cache.put("t", "a", 1)
+    [a] = _entries(cache_dir)
+    cache.put("t", "b", 2)
+    [b] = [p for p in _entries(cache_dir) if p != a]
+    b.write_bytes(a.read_bytes())
+    assert cache.get("t", "b", _is_int) is None
+
+
+def test_value_of_the_wrong_shape_is_a_miss(cache_dir: Path) -> None:
+    cache.put("t", "k", "not an int")
+    assert cache.get("t", "k", _is_int) is None
+
+
+def test_off_reads_and_writes_nothing(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache.put("t", "k", 1)
+    monkeypatch.setenv(cache.ENV_OFF, "1")
+    assert cache.get("t", "k", _is_int) is None
+    cache.put("t", "j", 1)
+    assert len(_entries(cache_dir)) == 1
+
+
+def test_unwritable_directory_is_harmless(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv(cache.ENV_DIR, str(blocker / "cache"))
+    cache.put("t", "k", 1)
+    assert cache.get("t", "k", _is_int) is None
+
+
+def test_prune_removes_oldest_first(cache_dir: Path) -> None:
+    for i in range(10):
+        cache.put("t", str(i), "x" * 1000)
+    entries = _entries(cache_dir)
+    for age, path in enumerate(entries):  # make the order explicit
+        os.utime(path, ns=(age * 10**9, age * 10**9))
+    size = entries[0].stat().st_size
+    removed = cache.prune(cache_dir, limit=5 * size)
+    left = _entries(cache_dir)
+    assert removed == len(entries) - len(left) and len(left) <= 5
+    assert left == entries[-len(left) :]
+    assert cache.prune(cache_dir, limit=5 * size) == 0
+
+
+def test_concurrent_writers_leave_whole_entries(cache_dir: Path) -> None:
+    value = {"data": ["y" * 10_000] * 10}
+
+    def store() -> None:
+        for _ in range(20):
+            cache.put("t", "same", value)
+
+    threads = [threading.Thread(target=store) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.get("t", "same", lambda v: isinstance(v, dict)) == value
+    assert len(_entries(cache_dir)) == 1
+
+
+def test_fingerprint_is_stable() -> None:
+    assert cache.fingerprint() == cache.fingerprint()
+    assert len(cache.fingerprint()) == 64
+
+
+# --- the cached results ------------------------------------------------------------------
+
+
+def _deployment() -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "x", "namespace": "kube-system"},
+        "spec": {"replicas": "three", "selector": {}, "template": {"bogus": 1}},
+    }
+
+
+def _uncached(data: dict[str, Any], versions: tuple[str, ...]) -> list[kubeschema.SchemaFinding]:
+    return [f for v in versions for f in kubeschema.check_object(data, v)]
+
+
+def test_schema_verdicts_come_back_identical(cache_dir: Path) -> None:
+    versions = ("1.36", "1.37")
+    data = _deployment()
+    first = kubeschema.SchemaValidator(versions).validate(data)
+    assert first == _uncached(data, versions) and first
+    assert len(_entries(cache_dir, "schema")) == 1  # one entry per object and versions
+    assert kubeschema.SchemaValidator(versions).validate(data) == first
+
+
+def test_forged_schema_verdict_is_not_trusted(cache_dir: Path) -> None:
+    """A well-formed entry copied from another object's key changes nothing."""
+    versions = ("1.37",)
+    valid = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ok"}}
+    kubeschema.SchemaValidator(versions).validate(valid)
+    [source] = _entries(cache_dir, "schema")
+    bad = _deployment()
+    kubeschema.SchemaValidator(versions).validate(bad)
+    [target] = [p for p in _entries(cache_dir, "schema") if p != source]
+    target.write_bytes(source.read_bytes())  # "no findings" under the wrong key
+    assert kubeschema.SchemaValidator(versions).validate(bad) == _uncached(bad, versions)
+
+
+def test_corrupt_schema_verdict_is_not_trusted(cache_dir: Path) -> None:
+    versions = ("1.37",)
+    bad = _deployment()
+    kubeschema.SchemaValidator(versions).validate(bad)
+    [entry] = _entries(cache_dir, "schema")
+    entry_data = json.loads(entry.read_text())
+    entry_data["value"] = {"1.37": [["fine", "", ""]]}  # right key, no such severity
+    entry.write_text(json.dumps(entry_data))
+    assert kubeschema.SchemaValidator(versions).validate(bad) == _uncached(bad, versions)
+
+
+def test_capability_verdict_cached_by_template_digest(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    version = resolve_version("v3.28")
+    monkeypatch.setattr(api, "_VERDICTS", {})
+    verdict = api.typha_capability(version)
+    [entry] = _entries(cache_dir, "capability")
+    monkeypatch.setattr(api, "_VERDICTS", {})
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("assessed again")
+
+    monkeypatch.setattr("renderer.calico.capability.assess_capability", fail)
+    assert api.typha_capability(version) == verdict
+    data = json.loads(entry.read_text())
+    data["value"][0] = not verdict[0]  # inconsistent: refused
+    entry.write_text(json.dumps(data))
+    monkeypatch.setattr(api, "_VERDICTS", {})
+    with pytest.raises(AssertionError, match="assessed again"):
+        api.typha_capability(version)
+
+
+def test_no_cache_flag_writes_nothing(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = json.dumps(_deployment())
+    result = CliRunner().invoke(cli, ["validate", "--no-cache", "-"], input=text)
+    assert result.exit_code == 1
+    assert not _entries(cache_dir)
+    monkeypatch.delenv(cache.ENV_OFF)  # the flag turns the cache off for the process
+    result = CliRunner().invoke(cli, ["validate", "-"], input=text)
+    assert result.exit_code == 1
+    assert _entries(cache_dir, "schema")
+
+
+def test_size_is_checked_at_most_every_few_minutes(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[Path] = []
+    monkeypatch.setattr(cache, "prune", lambda base, limit=0: checks.append(base) or 0)
+    monkeypatch.setattr(cache, "_pruned", set())
+    cache.put("t", "a", 1)
+    monkeypatch.setattr(cache, "_pruned", set())  # another process
+    cache.put("t", "b", 1)
+    assert checks == [cache_dir]
+    marker = cache_dir / ".last-prune"
+    os.utime(marker, (0, 0))  # long ago
+    monkeypatch.setattr(cache, "_pruned", set())
+    cache.put("t", "c", 1)
+    assert checks == [cache_dir, cache_dir]
