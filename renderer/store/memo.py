@@ -1,0 +1,81 @@
+"""In-process memos: every module-level cache is a named, bounded :class:`Memo`.
+
+One registry lists them all, so a long-lived caller (installer-service validating
+release after release) can see what is held and clear it, and no cache grows without
+bound: the least recently used entry goes first once ``maxsize`` is reached.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+_REGISTRY: dict[str, Memo[object, object]] = {}
+
+
+class Memo(Generic[K, V]):
+    """A bounded mapping with least-recently-used eviction, registered by name."""
+
+    def __init__(self, name: str, maxsize: int) -> None:
+        if maxsize < 1:
+            raise ValueError(f"memo {name!r}: maxsize must be at least 1")
+        if name in _REGISTRY:
+            raise ValueError(f"memo {name!r} is defined twice")
+        self.name = name
+        self.maxsize = maxsize
+        self._data: OrderedDict[K, V] = OrderedDict()
+        _REGISTRY[name] = self  # type: ignore[assignment]
+
+    def get(self, key: K) -> V | None:
+        try:
+            value = self._data[key]
+        except KeyError:
+            return None
+        self._data.move_to_end(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __getitem__(self, key: K) -> V:
+        value = self._data[key]
+        self._data.move_to_end(key)
+        return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.maxsize:
+            self._data.popitem(last=False)
+
+    def setdefault(self, key: K, make: Callable[[], V]) -> V:
+        """The value of ``key``, computed by ``make`` and kept when absent."""
+        if key in self._data:
+            return self[key]
+        value = make()
+        self[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(list(self._data))
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+def memos() -> dict[str, Memo[object, object]]:
+    """Every memo defined so far, by name."""
+    return dict(_REGISTRY)
+
+
+def clear_all() -> None:
+    """Empty every memo (a caller done with one tree, or a test wanting a cold start)."""
+    for memo in _REGISTRY.values():
+        memo.clear()

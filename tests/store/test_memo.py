@@ -1,0 +1,50 @@
+"""Named, bounded memos: eviction order, the registry, and clearing."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from renderer.store.memo import Memo, clear_all, memos
+
+_names = (f"test-memo-{i}" for i in itertools.count())
+
+
+def test_least_recently_used_goes_first() -> None:
+    memo: Memo[str, int] = Memo(next(_names), maxsize=2)
+    memo["a"] = 1
+    memo["b"] = 2
+    assert memo["a"] == 1  # a is now the most recent
+    memo["c"] = 3
+    assert "b" not in memo
+    assert list(memo) == ["a", "c"]
+    assert len(memo) == 2
+
+
+def test_setdefault_computes_once() -> None:
+    memo: Memo[str, list[int]] = Memo(next(_names), maxsize=4)
+    calls: list[int] = []
+    first = memo.setdefault("k", lambda: calls.append(1) or [1])
+    second = memo.setdefault("k", lambda: calls.append(2) or [2])
+    assert first is second
+    assert calls == [1]
+    assert memo.get("missing") is None
+
+
+def test_registry_names_every_memo_and_clears_them() -> None:
+    name = next(_names)
+    memo: Memo[str, int] = Memo(name, maxsize=1)
+    memo["x"] = 1
+    assert memos()[name] is memo
+    clear_all()
+    assert len(memo) == 0
+
+
+def test_a_name_is_defined_once_and_a_bound_is_positive() -> None:
+    name = next(_names)
+    Memo(name, maxsize=1)
+    with pytest.raises(ValueError):
+        Memo(name, maxsize=1)
+    with pytest.raises(ValueError):
+        Memo(next(_names), maxsize=0)
