@@ -6,9 +6,7 @@ exceptions and never print.
 
 from __future__ import annotations
 
-import bisect
 import copy
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,15 +18,14 @@ from renderer.bke import unread
 from renderer.bke.values import default_context
 from renderer.calico import advise as advise_mod
 from renderer.calico import images as images_mod
-from renderer.calico import policy
+from renderer.calico import names, policy
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.engine.compile import template_digest
 from renderer.engine.render import RenderedFile, join_stream, render_version, version_keys
-from renderer.errors import InputError, RefusedError, TemplateError
-from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
+from renderer.errors import InputError, RefusedError
+from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.schema import SchemaFinding, SchemaValidator, errors
-from renderer.k8s.yamlio import split_documents
 from renderer.manifests.tree import VersionDir, resolve_version
 from renderer.store import cache
 
@@ -341,59 +338,11 @@ class PlanResult:
         return copy.deepcopy(self._data)
 
     def files(self) -> dict[str, str]:
-        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in order."""
-        out: dict[str, str] = {}
-        for number, phase in self.plan.numbered():
-            head = (
-                f"# phase {number}: {phase.name}: {phase.description}\n"
-                f"# gate: {phase.gate.description}\n#   $ {phase.gate.command}\n"
-            )
-            stem = f"{number:02d}-{phase.name}"
-            if phase.apply:
-                docs = [self.texts[r.key] for r in phase.apply]
-                out[f"{stem}.apply.yaml"] = head + "".join(f"---\n{d}" for d in docs)
-            if phase.delete:
-                out[f"{stem}.delete.yaml"] = head + "".join(
-                    f"---\n{_stub(r)}" for r in phase.delete
-                )
-        out["plan.json"] = json.dumps(self._data, indent=2) + "\n"
-        return out
+        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
+        order, plus ``plan.json``: see :func:`renderer.calico.plan.files.plan_files`."""
+        from renderer.calico.plan.files import plan_files
 
-
-def _stub(ref: plan_mod.ObjectRef) -> str:
-    """Enough of an object for ``kubectl delete -f``."""
-    ns = f"  namespace: {ref.namespace}\n" if ref.namespace else ""
-    return f"apiVersion: {ref.api_version}\nkind: {ref.kind}\nmetadata:\n  name: {ref.name}\n{ns}"
-
-
-def _objects_with_text(files: list[RenderedFile]) -> list[tuple[K8sObject, str]]:
-    """Rendered objects with their own document text (comments kept).
-
-    Objects sharing one document (a List) fall back to JSON, which is valid YAML.
-    """
-    out: list[tuple[K8sObject, str]] = []
-    for f in files:
-        objects = parse_stream(f.text, f.name, lines=f.lines)
-        for obj in objects:
-            for key, value in (("kind", obj.kind), ("metadata.name", obj.name)):
-                if not value:
-                    raise TemplateError(
-                        "a rendered object needs a kind and a name to be planned",
-                        file=obj.file,
-                        line=obj.source_line or obj.line,
-                        key=key,
-                    )
-        chunks = list(split_documents(f.text))
-        starts = [start for start, _ in chunks]
-        # the ``---``-separated document holding each object's first line
-        where = [bisect.bisect_right(starts, obj.line) - 1 for obj in objects]
-        for obj, i in zip(objects, where, strict=True):
-            if i >= 0 and where.count(i) == 1:
-                text = chunks[i][1].strip("\n") + "\n"
-            else:
-                text = json.dumps(obj.data, indent=2) + "\n"
-            out.append((obj, text))
-    return out
+        return plan_files(self.plan, self.texts, self._data)
 
 
 def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
@@ -453,14 +402,14 @@ def plan(
         capable, missing = assess(vdir)
         route = policy.route(count, capable, op, version=vdir.name, missing=missing)
         contexts = file_contexts(vdir, inputs, route.decision)
-        objects = _objects_with_text(render_version(vdir, {}, contexts.contexts()))
+        objects = plan_mod.objects_with_text(render_version(vdir, {}, contexts.contexts()))
         rendered.append(objects)
         split = plan_mod.split_objects([o.data for o, _ in objects])
         keys = version_keys(vdir)
         sides.append(plan_mod.Side(vdir.name, count, capable, split, keys, route=route))
     source, target = sides
     ds = target.objects.find("DaemonSet", target.objects.calico_node)
-    name = ds.name if ds else plan_mod.NODE_APP
+    name = ds.name if ds else names.NODE_DAEMONSET
     changed = _pod_template([o for o, _ in rendered[0]], "DaemonSet", name) != _pod_template(
         [o for o, _ in rendered[1]], "DaemonSet", name
     )

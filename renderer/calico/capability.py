@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from renderer.bke.values import build_context
-from renderer.calico import policy
+from renderer.calico import names, policy
 from renderer.engine.render import render_version
 from renderer.k8s.objects import (
     as_dict,
@@ -32,13 +32,13 @@ from renderer.k8s.objects import (
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.manifests.tree import VersionDir
 
-TYPHA_NAME = "calico-typha"
-TYPHA_LABEL = {"k8s-app": "calico-typha"}
-TYPHA_PORT = 5473
-CONFIG_MAP = "calico-config"
-CONFIG_KEY = "typha_service_name"
-NODE_NAME = "calico-node"
-FELIX_ENV = "FELIX_TYPHAK8SSERVICENAME"
+TYPHA_NAME = names.TYPHA
+TYPHA_LABEL = dict(names.TYPHA_LABEL)
+TYPHA_PORT = names.TYPHA_PORT
+CONFIG_MAP = names.CONFIG_MAP
+CONFIG_KEY = names.CONFIG_TYPHA_KEY
+NODE_NAME = names.NODE
+FELIX_ENV = names.FELIX_TYPHA_SERVICE_ENV
 PDB_API = "policy/v1"
 #: Node counts whose policy replicas differ (3 and 4): the two Typha-on renders.
 CONTRACT_NODES = (policy.TYPHA_NODE_THRESHOLD + 1, 601)
@@ -226,7 +226,7 @@ def _env_points_at_typha(objects: Sequence[K8sObject]) -> str:
                 return f"{FELIX_ENV} reads {ref.get('name')}.{ref.get('key')} = {value!r}"
     for ds in find(objects, "DaemonSet", NODE_NAME):
         found = container(ds, NODE_NAME)
-        addr = env_var(found[1], "FELIX_TYPHAADDR") if found else None
+        addr = env_var(found[1], names.FELIX_TYPHA_ADDR_ENV) if found else None
         if addr and str(addr[1].get("value", "")).strip().lower() not in OFF_VALUES:
             return f"FELIX_TYPHAADDR is {addr[1].get('value')!r}"
     return ""
@@ -237,10 +237,10 @@ def _typha_namespace(objects: Sequence[K8sObject]) -> str:
     kube-system."""
     for ds in find(objects, "DaemonSet", NODE_NAME):
         found = container(ds, NODE_NAME)
-        env = env_var(found[1], "FELIX_TYPHAK8SNAMESPACE") if found else None
+        env = env_var(found[1], names.FELIX_TYPHA_NAMESPACE_ENV) if found else None
         if env and env[1].get("value"):
             return str(env[1]["value"])
-    return "kube-system"
+    return names.NAMESPACE
 
 
 def _unreachable_target(svc: K8sObject, dep: K8sObject | None) -> str:
@@ -276,7 +276,7 @@ def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str
     for svc in services:
         spec = as_dict(svc.data.get("spec"))
         sel = as_dict(spec.get("selector"))
-        if str(sel.get("k8s-app")) != TYPHA_LABEL["k8s-app"]:
+        if str(sel.get(names.APP_LABEL)) != TYPHA_LABEL[names.APP_LABEL]:
             problems["typha-service"].append(f"{tag}: selector is {sel}")
         ports = [as_dict(p).get("port") for p in as_list(spec.get("ports"))]
         if TYPHA_PORT not in ports:

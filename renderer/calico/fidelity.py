@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from renderer.bke.values import build_context
+from renderer.calico import names
 from renderer.checks.report import Finding
 from renderer.engine.render import render_version
 from renderer.errors import InputError
@@ -110,30 +111,30 @@ SUBSTITUTIONS: tuple[Substitution, ...] = (
         "typha-replicas",
         "Typha's replica count (typhaReplicas)",
         "Deployment",
-        "calico-typha",
+        names.TYPHA_DEPLOYMENT,
         ("spec", "replicas"),
     ),
     Substitution(
         "typha-affinity",
         "Typha's pod affinity",
         "Deployment",
-        "calico-typha",
+        names.TYPHA_DEPLOYMENT,
         ("spec", "template", "spec", "affinity"),
     ),
     Substitution(
         "pool-cidr",
         "the IPv4 pool CIDR (podSubnet)",
         "DaemonSet",
-        "calico-node",
-        container="calico-node",
+        names.NODE_DAEMONSET,
+        container=names.NODE_CONTAINER,
         env="CALICO_IPV4POOL_CIDR",
     ),
     Substitution(
         "ip-autodetection",
         "the IP autodetection method (ipAutoDetectionMethod)",
         "DaemonSet",
-        "calico-node",
-        container="calico-node",
+        names.NODE_DAEMONSET,
+        container=names.NODE_CONTAINER,
         env="IP_AUTODETECTION_METHOD",
     ),
 )
@@ -365,10 +366,10 @@ def permissions(rules: Any) -> set[Permission]:
         if not isinstance(rule, dict):
             continue
         verbs = [str(v) for v in as_list(rule.get("verbs"))]
-        names = [str(n) for n in as_list(rule.get("resourceNames"))] or [""]
+        resource_names = [str(n) for n in as_list(rule.get("resourceNames"))] or [""]
         for group in as_list(rule.get("apiGroups")):
             for resource in as_list(rule.get("resources")):
-                for name in names:
+                for name in resource_names:
                     out.update((str(group), str(resource), name, v) for v in verbs)
         for url in as_list(rule.get("nonResourceURLs")):
             out.update((_NON_RESOURCE, str(url), "", v) for v in verbs)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.calico import names
 from renderer.errors import InputError
 from renderer.k8s.objects import as_list, dig
 
@@ -40,7 +41,7 @@ KUBELET_ROLES = (
 )
 ETCD_ONLY_ROLES = ("etcd", "etcd-event", "etcd-pod")
 ROLES = (*KUBELET_ROLES, *ETCD_ONLY_ROLES)
-PREPULLED = ("cni", "node")
+PREPULLED = names.PREPULLED_COMPONENTS
 IMAGES_SCHEMA = "images.schema.json"
 SAME_FOR_EVERY_ROLE = (
     "every node with a kubelet (master, worker, split control-plane) pre-pulls the same "
@@ -51,7 +52,7 @@ NO_KUBELET = (
     "a dedicated etcd node ({role}) may run no kubelet, hence no calico-node: no Calico "
     "images are pre-pulled; a node that also has a kubelet role pulls that role's list"
 )
-NODE_DAEMONSET = "calico-node"
+NODE_DAEMONSET = names.NODE_DAEMONSET
 _REPO = re.compile(r"^$|^[^\s]*/$")
 #: What ``images.schema.json`` accepts as a pre-pulled image.
 _IMAGE = re.compile(r"^(?:[^\s]*/)?calico/(?:cni|node)(?::[^\s/:@]+)?(?:@[^\s/:@]+:[^\s/:@]+)?$")
@@ -99,17 +100,10 @@ def prepulled_kind(image: str) -> str | None:
     """``cni`` or ``node`` when the image's repository path ends in ``calico/<that>``."""
     path = repository(image)
     for name in PREPULLED:
-        if path == f"calico/{name}" or path.endswith(f"/calico/{name}"):
+        wanted = names.image(name)
+        if path == wanted or path.endswith(f"/{wanted}"):
             return name
     return None
-
-
-def _is_calico_node(obj: Mapping[str, Any]) -> bool:
-    if obj.get("kind") != "DaemonSet":
-        return False
-    labels = dig(obj, "metadata", "labels")
-    app = labels.get("k8s-app") if isinstance(labels, Mapping) else None
-    return dig(obj, "metadata", "name") == NODE_DAEMONSET or app == NODE_DAEMONSET
 
 
 def node_images(objects: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
@@ -117,7 +111,7 @@ def node_images(objects: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     initContainers, deduplicated (each group sorted)."""
     found: set[str] = set()
     for obj in objects:
-        if not _is_calico_node(obj):
+        if not names.is_calico_node(obj):
             continue
         pod = dig(obj, "spec", "template", "spec")
         for group in ("initContainers", "containers"):

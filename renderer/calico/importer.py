@@ -20,7 +20,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from renderer.calico import names
 from renderer.errors import InputError
+
+#: The documents the importer edits in calico.yaml, by (kind, name).
+_NODE_DOC = ("DaemonSet", names.NODE_DAEMONSET)
+_CONFIG_DOC = ("ConfigMap", names.CONFIG_MAP)
+_TYPHA_KEY = re.escape(names.CONFIG_TYPHA_KEY)
 
 BASE = "calico.yaml"
 TYPHA = "calico-typha.yaml"
@@ -202,21 +208,21 @@ def _is_comment(line: str) -> bool:
 def _typha_hunk(base: Doc, other: Doc, tag: str, i1: int, i2: int, j1: int, j2: int) -> str:
     """Which known Typha difference a hunk inside a shared document is, or ""."""
     old, new = base.lines[i1:i2], other.lines[j1:j2]
-    if base.key == ("ConfigMap", "calico-config") and tag == "replace":
+    if base.key == _CONFIG_DOC and tag == "replace":
         olds = [x for x in old if not _is_comment(x)]
         news = [x for x in new if not _is_comment(x)]
         if (
             len(olds) == len(news) == 1
-            and re.match(r'^\s*typha_service_name:\s*"none"\s*$', olds[0])
-            and re.match(r'^\s*typha_service_name:\s*"calico-typha"\s*$', news[0])
+            and re.match(rf'^\s*{_TYPHA_KEY}:\s*"none"\s*$', olds[0])
+            and re.match(rf'^\s*{_TYPHA_KEY}:\s*"{re.escape(names.TYPHA)}"\s*$', news[0])
         ):
-            return "typha_service_name"
-    if base.key == ("DaemonSet", "calico-node") and tag == "insert":
-        names = [m.group(1) for m in map(_ENV_NAME.match, new) if m]
-        if names == ["FELIX_TYPHAK8SSERVICENAME"] and any(
-            "key: typha_service_name" in x for x in new
+            return names.CONFIG_TYPHA_KEY
+    if base.key == _NODE_DOC and tag == "insert":
+        envs = [m.group(1) for m in map(_ENV_NAME.match, new) if m]
+        if envs == [names.FELIX_TYPHA_SERVICE_ENV] and any(
+            f"key: {names.CONFIG_TYPHA_KEY}" in x for x in new
         ):
-            return "FELIX_TYPHAK8SSERVICENAME"
+            return names.FELIX_TYPHA_SERVICE_ENV
     return ""
 
 
@@ -229,12 +235,12 @@ _VXLAN_VALUES = {
 
 def _vxlan_line(base: Doc, i: int, old: str, new: str) -> bool:
     """One replaced line of the VXLAN data plane."""
-    if base.key == ("ConfigMap", "calico-config"):
+    if base.key == _CONFIG_DOC:
         return bool(
             re.match(r'^\s*calico_backend:\s*"bird"\s*$', old)
             and new == old.replace('"bird"', '"vxlan"')
         )
-    if base.key != ("DaemonSet", "calico-node") or i == 0:
+    if base.key != _NODE_DOC or i == 0:
         return False
     m = _ENV_NAME.match(base.lines[i - 1])
     if not m or m.group(1) not in _VXLAN_VALUES:
@@ -246,7 +252,7 @@ def _vxlan_line(base: Doc, i: int, old: str, new: str) -> bool:
 def _vxlan_hunk(base: Doc, other: Doc, tag: str, i1: int, i2: int, j1: int, j2: int) -> bool:
     old, new = base.lines[i1:i2], other.lines[j1:j2]
     if tag == "delete":
-        return base.key == ("DaemonSet", "calico-node") and all(
+        return base.key == _NODE_DOC and all(
             re.match(r"^\s*-\s+-bird-(live|ready)\s*$", x) for x in old
         )
     if tag == "replace" and len(old) == len(new):
@@ -267,16 +273,16 @@ def _line_hunks(base: Doc, other: Doc) -> list[tuple[str, int, int, int, int]]:
 
 
 TYPHA_DOCS = (
-    ("PodDisruptionBudget", "calico-typha"),
-    ("Service", "calico-typha"),
-    ("Deployment", "calico-typha"),
+    ("PodDisruptionBudget", names.TYPHA_PDB),
+    ("Service", names.TYPHA_SERVICE),
+    ("Deployment", names.TYPHA_DEPLOYMENT),
 )
 TYPHA_DIFFERENCES = (
-    "PodDisruptionBudget calico-typha",
-    "typha_service_name",
-    "Service calico-typha",
-    "FELIX_TYPHAK8SSERVICENAME",
-    "Deployment calico-typha",
+    f"PodDisruptionBudget {names.TYPHA_PDB}",
+    names.CONFIG_TYPHA_KEY,
+    f"Service {names.TYPHA_SERVICE}",
+    names.FELIX_TYPHA_SERVICE_ENV,
+    f"Deployment {names.TYPHA_DEPLOYMENT}",
 )
 
 
@@ -361,7 +367,7 @@ def _env_value(doc: Doc, name: str, source: str) -> int:
 
 def _plan_modes(plan: Plan, source: str) -> None:
     """calicoMode bgp: bird, IPIP Never, VXLAN Never (no encapsulation)."""
-    n = _find_doc(plan.docs, "DaemonSet", "calico-node", source)
+    n = _find_doc(plan.docs, "DaemonSet", names.NODE_DAEMONSET, source)
     doc = plan.docs[n]
     for name in ("CALICO_IPV4POOL_VXLAN", "CALICO_IPV6POOL_VXLAN"):
         v = _env_value(doc, name, source)
@@ -392,7 +398,7 @@ def _env_entry(at: int, pad: str, env: str, key: str, line: int) -> Edit:
 def _plan_node_env(plan: Plan, source: str) -> None:
     """IP_AUTODETECTION_METHOD and CALICO_IPV4POOL_CIDR on calico-node, when set; the
     commented upstream example stays."""
-    n = _find_doc(plan.docs, "DaemonSet", "calico-node", source)
+    n = _find_doc(plan.docs, "DaemonSet", names.NODE_DAEMONSET, source)
     doc = plan.docs[n]
     ip = _env_value(doc, "IP", source)
     edit = _env_entry(
@@ -429,7 +435,7 @@ def typha_deployment_lines(doc: Doc, source: str, registry: str | None = None) -
         "    requiredDuringSchedulingIgnoredDuringExecution:",
         "      - labelSelector:",
         "          matchLabels:",
-        "            k8s-app: calico-typha",
+        f"            {names.APP_LABEL}: {names.TYPHA}",
         "        topologyKey: kubernetes.io/hostname",
     ]
     lines[c:c] = [f"{pad}{x}\n" for x in affinity]
@@ -582,8 +588,8 @@ def derive(sources: Mapping[str, str], options: Options = Options()) -> Imported
         used.append(Source(VXLAN, sources[VXLAN]))
     version = _version(used, options.version)
     plan = Plan(version, split_docs(used[0].text))
-    _find_doc(plan.docs, "DaemonSet", "calico-node", BASE)
-    _find_doc(plan.docs, "ConfigMap", "calico-config", BASE)
+    _find_doc(plan.docs, "DaemonSet", names.NODE_DAEMONSET, BASE)
+    _find_doc(plan.docs, "ConfigMap", names.CONFIG_MAP, BASE)
     for s in used[1:]:
         if s.name == TYPHA:
             _plan_typha(plan, s)

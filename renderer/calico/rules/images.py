@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from renderer.calico import names
 from renderer.checks.rules import ERROR, RuleInput, Violation, rule
 from renderer.k8s.objects import images
 from renderer.k8s.parse import K8sObject
@@ -14,7 +15,7 @@ from renderer.k8s.parse import K8sObject
 CALICO_IMAGE = re.compile(
     r"^(?P<prefix>(?:.*/)?)(?P<path>calico/(?P<name>[^:/@]+))(?::(?P<tag>[^@]+))?"
 )
-COMPONENTS = ("typha", "node", "cni", "kube-controllers")
+COMPONENTS = names.IMAGE_COMPONENTS
 
 
 def calico_images(data: RuleInput) -> Iterator[tuple[K8sObject, str, str, re.Match[str]]]:

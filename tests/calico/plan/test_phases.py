@@ -1,4 +1,4 @@
-"""Pure phase planning: every plan shape, gate, ordering and drift, on plain data."""
+"""Pure phase planning: every plan shape, its gates, drift and odd input shapes."""
 
 from __future__ import annotations
 
@@ -7,116 +7,37 @@ from typing import Any
 import pytest
 
 from renderer.calico.plan import (
-    PLAN_SCHEMA,
+    BUILDERS,
+    SHAPES,
     ObjectRef,
     Side,
-    apply_order,
     drift_warnings,
     make_plan,
+    shape_of,
     split_objects,
 )
-from renderer.data.schemas import validate_output
-
-NS = "kube-system"
+from tests.calico.plan.objects import base_objects, checked, names, obj, side, typha_objects
 
 
-def obj(kind: str, name: str, ns: str = NS, **extra: Any) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if ns:
-        meta["namespace"] = ns
-    api = {
-        "Deployment": "apps/v1",
-        "DaemonSet": "apps/v1",
-        "PodDisruptionBudget": "policy/v1",
-        "CustomResourceDefinition": "apiextensions.k8s.io/v1",
-        "ClusterRole": "rbac.authorization.k8s.io/v1",
-        "ClusterRoleBinding": "rbac.authorization.k8s.io/v1",
-    }.get(kind, "v1")
-    return {"apiVersion": api, "kind": kind, "metadata": meta, **extra}
+def test_every_shape_has_one_builder() -> None:
+    assert list(BUILDERS) == list(SHAPES)
 
 
-def typha_objects() -> list[dict[str, Any]]:
-    return [
-        obj(
-            "Deployment",
-            "calico-typha",
-            spec={"template": {"spec": {"serviceAccountName": "calico-node"}}},
-        ),
-        obj("Service", "calico-typha"),
-        obj("PodDisruptionBudget", "calico-typha"),
-    ]
-
-
-def base_objects(extra: str = "") -> list[dict[str, Any]]:
-    out = [
-        obj("CustomResourceDefinition", "felixconfigurations.crd.projectcalico.org", ""),
-        obj("ServiceAccount", "calico-node"),
-        obj("ClusterRole", "calico-node", ""),
-        obj(
-            "ClusterRoleBinding",
-            "calico-node",
-            "",
-            subjects=[{"kind": "ServiceAccount", "name": "calico-node", "namespace": NS}],
-            roleRef={"kind": "ClusterRole", "name": "calico-node"},
-        ),
-        obj("ConfigMap", "calico-config"),
-        obj("DaemonSet", "calico-node"),
-        obj("Deployment", "calico-kube-controllers"),
-    ]
-    if extra:
-        out.append(obj("ConfigMap", extra))
-    return out
-
-
-def side(
-    version: str,
-    nodes: int,
-    capable: bool,
-    *,
-    typha: bool,
-    extra: str = "",
-    keys: frozenset[str] = frozenset(),
-) -> Side:
-    objects = base_objects(extra) + (typha_objects() if typha else [])
-    return Side(version, nodes, capable, split_objects(objects), keys)
-
-
-def names(refs: list[dict[str, str]]) -> list[str]:
-    return [f"{r['kind']}/{r['name']}" for r in refs]
-
-
-def checked(plan_dict: dict[str, Any]) -> dict[str, Any]:
-    validate_output(PLAN_SCHEMA, plan_dict)
-    return plan_dict
-
-
-def test_split_puts_typha_its_rbac_and_crds_together() -> None:
-    s = split_objects(base_objects() + typha_objects())
-    assert [r.name for r in s.typha] == ["calico-typha"] * 3
-    assert [r.kind for r in s.typha_deps] == [
-        "CustomResourceDefinition",
-        "ServiceAccount",
-        "ClusterRole",
-        "ClusterRoleBinding",
-    ]
-    assert [r.kind for r in s.calico_node] == ["ConfigMap", "DaemonSet"]
-    assert [r.name for r in s.rest] == ["calico-kube-controllers"]
-
-
-def test_apply_order_is_by_kind_then_name_and_deduplicated() -> None:
-    refs = [
-        ObjectRef("Deployment", NS, "b"),
-        ObjectRef("Deployment", NS, "a"),
-        ObjectRef("Widget", NS, "z"),
-        ObjectRef("ServiceAccount", NS, "a"),
-        ObjectRef("Deployment", NS, "a"),
-    ]
-    assert [f"{r.kind}/{r.name}" for r in apply_order(refs)] == [
-        "ServiceAccount/a",
-        "Deployment/a",
-        "Deployment/b",
-        "Widget/z",
-    ]
+@pytest.mark.parametrize(
+    ("source_typha", "target_typha", "compatibility", "shape"),
+    [
+        (False, True, False, "introduce-typha"),
+        (True, True, False, "typha-upgrade"),
+        (True, False, False, "remove-typha"),
+        (True, False, True, "remove-typha"),
+        (False, False, False, "direct"),
+        (False, False, True, "compatibility"),
+    ],
+)
+def test_shape_follows_where_each_side_runs_typha(
+    source_typha: bool, target_typha: bool, compatibility: bool, shape: str
+) -> None:
+    assert shape_of(source_typha, target_typha, compatibility) == shape
 
 
 def test_introduce_typha_on_upgrade_from_a_version_without_it() -> None:
@@ -427,6 +348,7 @@ ODD_VALUES: tuple[Any, ...] = (None, [], [1, None], 5, "x", {}, True, {"a": None
 EXTRA_PATHS: tuple[tuple[str | int, ...], ...] = (
     ("metadata", "labels"),
     ("metadata", "labels", "k8s-app"),
+    ("spec", "selector"),
     ("spec", "template", "spec", "serviceAccount"),
     ("subjects",),
     ("roleRef",),
@@ -485,23 +407,3 @@ def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
                 if all(r.kind and r.name for r in split.all):
                     checked(data)
     assert tried > 300
-
-
-@pytest.mark.parametrize(
-    ("source", "target", "change"),
-    [
-        (("v1", 10), ("v1", 10), "reconfigure"),
-        (("v1", 10), ("v1", 60), "scale"),
-        (("v1", 10), ("v2", 10), "upgrade"),
-        (("v2", 10), ("v1", 10), "rollback"),
-    ],
-)
-def test_change_names_scale_and_reconfigure(
-    source: tuple[str, int], target: tuple[str, int], change: str
-) -> None:
-    plan = make_plan(
-        side(source[0], source[1], True, typha=source[1] > 50),
-        side(target[0], target[1], True, typha=target[1] > 50),
-    )
-    assert plan.change == change
-    assert checked(plan.to_dict())["change"] == change
