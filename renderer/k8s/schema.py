@@ -625,6 +625,11 @@ def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]
     return [[v, *row] for v in kube_versions for row in stored[v]]
 
 
+#: Objects a validator keeps findings for (a caller may hold one validator for a long
+#: time; the persistent cache and the memos above still serve what it lets go).
+_RESULTS_PER_VALIDATOR = 4096
+
+
 class SchemaValidator:
     """Validate objects against several Kubernetes versions; thread-safe, cached per object.
 
@@ -651,6 +656,8 @@ class SchemaValidator:
             )
             with self._lock:
                 self._results[digest] = cached
+                if len(self._results) > _RESULTS_PER_VALIDATOR:  # oldest first
+                    del self._results[next(iter(self._results))]
         if isinstance(obj, K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.path)) for f in cached]
         return list(cached)
