@@ -508,7 +508,7 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
 
 #: Documents parsed by this process as JSON (digest of the document's text -> rows):
 #: a version's files hold some 60 documents, mostly CRDs shared by every render.
-_DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 4096)
+_DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
 #: What makes splitting at ``---`` lines unsafe: directives, document end markers, and
 #: content after a ``---`` (then the whole stream is loaded at once).
 _UNSPLITTABLE = re.compile(r"^(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])", re.MULTILINE)
