@@ -28,6 +28,7 @@ from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.schema import SchemaFinding, SchemaValidator, errors
 from renderer.manifests.tree import VersionDir, resolve_version
 from renderer.store import cache
+from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.calico import plan as plan_mod
@@ -127,7 +128,9 @@ class Verdict:
         return self.capable and not self.rule_errors
 
 
-_VERDICTS: dict[tuple[tuple[str, str], ...], Verdict] = {}
+#: Verdicts by the version's template digests; a caller judges a handful of versions,
+#: and every template change is a new key.
+_VERDICTS: Memo[tuple[tuple[str, str], ...], Verdict] = Memo("api.verdicts", 64)
 
 
 def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:

@@ -1,4 +1,4 @@
-"""Error types and the exit codes every command shares.
+"""Error types and the exit codes every command shares (0, success, is no error).
 
 Each error carries where it happened (file, line, key) so the CLI can print one short
 line and exit with the right code without a traceback.
@@ -6,7 +6,6 @@ line and exit with the right code without a traceback.
 
 from __future__ import annotations
 
-EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3

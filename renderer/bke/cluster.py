@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from renderer.errors import InputError
 from renderer.k8s.objects import key_path
 from renderer.k8s.yamlio import load_all, locate, read_text
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version
+from renderer.store.memo import Memo
 
 BKE_INPUT = "bke-input.schema.json"
 CLUSTER_KINDS = ("BKECluster", "BKEConfig")
@@ -325,14 +325,21 @@ def _scalar(value: Any) -> str:
 OVERRIDDEN_PARAMS = (*TYPHA_KEYS, "repo")
 
 
-@cache
+#: Validators by parameter name: keys come from the input, so the memo is bounded.
+_PARAM_VALIDATORS: Memo[str, Any] = Memo("bke.cluster.param_validators", 512)
+
+
 def _param_validator(key: str) -> Any:
     """A validator for the render-context schema's subschema of ``key`` (None: not defined)."""
-    full = schemas.load_schema(schemas.RENDER_CONTEXT)
-    sub = full["properties"].get(key)
-    if sub is None:
-        return None
-    return jsonschema.validators.validator_for(full)(sub)
+
+    def make() -> Any:
+        full = schemas.load_schema(schemas.RENDER_CONTEXT)
+        sub = full["properties"].get(key)
+        if sub is None:
+            return None
+        return jsonschema.validators.validator_for(full)(sub)
+
+    return _PARAM_VALIDATORS.setdefault(key, make)
 
 
 def _check_params(addon: Addon, file: str, text: str, index: int, path: list[PathItem]) -> None:

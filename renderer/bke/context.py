@@ -232,6 +232,12 @@ def _role_count(nodes: Sequence[Node], role: str) -> int:
     return sum(1 for n in nodes if role in n.roles)
 
 
+def _put(
+    out: dict[str, Entry], key: str, value: Any, detail: str, source: str = BKECLUSTER
+) -> None:
+    out[key] = Entry(value, source, detail)
+
+
 def common_params(
     install: Mapping[str, Any] | None,
     *,
@@ -243,68 +249,23 @@ def common_params(
     """The controller's common parameters: its defaults, then (with an install config)
     the values it derives from the BKECluster (``install`` is ``cluster``/``addons``/
     ``customExtra``, ``spec`` the object's spec) and its BKENodes (objects with ``roles``
-    and ``ip``; None: not given, the defaults stand)."""
+    and ``ip``; None: not given, the defaults stand). The steps run in the controller's
+    order, which is the order of the keys they add."""
     out = controller_defaults()
     if install is None:
         return out
     cluster = _map(install.get("cluster"))
-    extra = _map(install.get("customExtra"))
     at = f"{where}.cluster"
-
-    def put(key: str, value: Any, detail: str, source: str = BKECLUSTER) -> None:
-        out[key] = Entry(value, source, detail)
-
-    repo = _map(cluster.get("imageRepo"))
-    put("imageRepo", f"{_str(repo.get('domain'))}:{_str(repo.get('port'))}", f"{at}.imageRepo")
-    for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
-        put(f"imageRepo{name}", _str(repo.get(attr)), f"{at}.imageRepo.{attr}")
-    http = _map(cluster.get("httpRepo"))
-    put(
-        "httpRepo",
-        f"http://{_str(http.get('domain'))}:{_str(http.get('port'))}",
-        f"{at}.httpRepo",
-    )
-    for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
-        put(f"httpRepo{name}", _str(http.get(attr)), f"{at}.httpRepo.{attr}")
-    put("ntpServer", _str(cluster.get("ntpServer")), f"{at}.ntpServer")
-    put("agentHealthPort", _str(cluster.get("agentHealthPort")), f"{at}.agentHealthPort")
-    for key in ("nfsServer", "nfsRootDir", "nfsVersion"):
-        put(key, _str(extra.get(key)), f"{where}.customExtra.{key}")
+    _repository_params(out, cluster, _map(install.get("customExtra")), at, where)
     if namespace is not None:
-        put("namespace", namespace, "metadata.namespace")
-    networking = _map(cluster.get("networking"))
-    for key in ("podSubnet", "serviceSubnet", "dnsDomain"):
-        if _str(networking.get(key)):
-            put(key, _str(networking.get(key)), f"{at}.networking.{key}")
-    endpoint = _map((spec or {}).get("controlPlaneEndpoint"))
-    if _str(endpoint.get("host")):
-        put("apiServerSrcHost", _str(endpoint.get("host")), "spec.controlPlaneEndpoint.host")
-    port = endpoint.get("port")
-    if isinstance(port, int) and not isinstance(port, bool) and port:
-        put("apiServerSrcPort", port, "spec.controlPlaneEndpoint.port")
+        _put(out, "namespace", namespace, "metadata.namespace")
+    _network_params(out, cluster, _map((spec or {}).get("controlPlaneEndpoint")), at)
     if nodes is not None:
-        etcd = [n for n in nodes if "etcd" in n.roles]
-        put(
-            "etcdEndpoints",
-            ",".join(f"https://{n.ip}:2379" for n in etcd),
-            "BKENodes with role etcd",
-            BKENODES,
-        )
-        masters = _role_count(nodes, "master") + _role_count(nodes, "master/node")
-        put("masterReplicas", str(masters), "BKENodes with role master or master/node", BKENODES)
-        put("workerReplicas", str(_role_count(nodes, "node")), "BKENodes with role node", BKENODES)
-    addons = install.get("addons")
-    for i, addon in enumerate(addons if isinstance(addons, list) else []):
-        addon = _map(addon)
-        name = _str(addon.get("name")).lower()
-        detail = f"{where}.addons[{i}]"
-        if name == "beyondelb":
-            lb = _str(_map(addon.get("param")).get("lbNodes"))
-            put("ingressReplicas", len(lb.split(",")), f"{detail}.param.lbNodes")
-        elif name in ("calico", "fabric"):
-            put("clusterNetworkMode", name, f"{detail}.name")
+        _node_params(out, nodes)
+    _addon_params(out, install.get("addons"), where)
     subnet = out["serviceSubnet"]
-    put(
+    _put(
+        out,
         "dnsIP",
         dns_ip(str(subnet.value), subnet.detail or "serviceSubnet"),
         f"address {DNS_IP_INDEX} of serviceSubnet",
@@ -312,29 +273,94 @@ def common_params(
     )
     if nodes is not None:
         ips = ",".join(n.ip for n in nodes if "etcd" in n.roles)
-        put("etcdIps", ips, "BKENodes with role etcd", BKENODES)
+        _put(out, "etcdIps", ips, "BKENodes with role etcd", BKENODES)
+    _host_params(out, cluster, at)
+    return out
+
+
+def _repository_params(
+    out: dict[str, Entry],
+    cluster: Mapping[str, Any],
+    extra: Mapping[str, Any],
+    at: str,
+    where: str,
+) -> None:
+    """The image and HTTP repositories, NTP, the agent's port and NFS."""
+    repo = _map(cluster.get("imageRepo"))
+    address = f"{_str(repo.get('domain'))}:{_str(repo.get('port'))}"
+    _put(out, "imageRepo", address, f"{at}.imageRepo")
+    for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
+        _put(out, f"imageRepo{name}", _str(repo.get(attr)), f"{at}.imageRepo.{attr}")
+    http = _map(cluster.get("httpRepo"))
+    address = f"http://{_str(http.get('domain'))}:{_str(http.get('port'))}"
+    _put(out, "httpRepo", address, f"{at}.httpRepo")
+    for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
+        _put(out, f"httpRepo{name}", _str(http.get(attr)), f"{at}.httpRepo.{attr}")
+    _put(out, "ntpServer", _str(cluster.get("ntpServer")), f"{at}.ntpServer")
+    _put(out, "agentHealthPort", _str(cluster.get("agentHealthPort")), f"{at}.agentHealthPort")
+    for key in ("nfsServer", "nfsRootDir", "nfsVersion"):
+        _put(out, key, _str(extra.get(key)), f"{where}.customExtra.{key}")
+
+
+def _network_params(
+    out: dict[str, Entry], cluster: Mapping[str, Any], endpoint: Mapping[str, Any], at: str
+) -> None:
+    """Subnets and DNS domain when set, and the control plane endpoint."""
+    networking = _map(cluster.get("networking"))
+    for key in ("podSubnet", "serviceSubnet", "dnsDomain"):
+        if _str(networking.get(key)):
+            _put(out, key, _str(networking.get(key)), f"{at}.networking.{key}")
+    if _str(endpoint.get("host")):
+        _put(out, "apiServerSrcHost", _str(endpoint.get("host")), "spec.controlPlaneEndpoint.host")
+    port = endpoint.get("port")
+    if isinstance(port, int) and not isinstance(port, bool) and port:
+        _put(out, "apiServerSrcPort", port, "spec.controlPlaneEndpoint.port")
+
+
+def _node_params(out: dict[str, Entry], nodes: Sequence[Node]) -> None:
+    """The etcd endpoints and replica counts, from the BKENodes' roles."""
+    etcd = [n for n in nodes if "etcd" in n.roles]
+    endpoints = ",".join(f"https://{n.ip}:2379" for n in etcd)
+    _put(out, "etcdEndpoints", endpoints, "BKENodes with role etcd", BKENODES)
+    masters = _role_count(nodes, "master") + _role_count(nodes, "master/node")
+    _put(out, "masterReplicas", str(masters), "BKENodes with role master or master/node", BKENODES)
+    workers = str(_role_count(nodes, "node"))
+    _put(out, "workerReplicas", workers, "BKENodes with role node", BKENODES)
+
+
+def _addon_params(out: dict[str, Entry], addons: Any, where: str) -> None:
+    """What the addon list decides: ingress replicas (beyondELB) and the network mode."""
+    for i, addon in enumerate(addons if isinstance(addons, list) else []):
+        addon = _map(addon)
+        name = _str(addon.get("name")).lower()
+        detail = f"{where}.addons[{i}]"
+        if name == "beyondelb":
+            lb = _str(_map(addon.get("param")).get("lbNodes"))
+            _put(out, "ingressReplicas", len(lb.split(",")), f"{detail}.param.lbNodes")
+        elif name in ("calico", "fabric"):
+            _put(out, "clusterNetworkMode", name, f"{detail}.name")
+
+
+def _host_params(out: dict[str, Entry], cluster: Mapping[str, Any], at: str) -> None:
+    """Kubelet and container runtime data directories, and component versions when set."""
     kubelet = _map(cluster.get("kubelet"))
     volumes = kubelet.get("extraVolumes")
     for i, volume in enumerate(volumes if isinstance(volumes, list) else []):
         volume = _map(volume)
         if volume.get("name") == "kubelet-root-dir":
-            put(
-                "kubeletDataRoot",
-                _str(volume.get("hostPath")),
-                f"{at}.kubelet.extraVolumes[{i}].hostPath",
-            )
+            detail = f"{at}.kubelet.extraVolumes[{i}].hostPath"
+            _put(out, "kubeletDataRoot", _str(volume.get("hostPath")), detail)
     runtime = _map(cluster.get("containerRuntime"))
     data_root = _map(runtime.get("param")).get("data-root")
     if runtime.get("cri") == "docker" and data_root is not None:
-        put("dockerDataRoot", _str(data_root), f"{at}.containerRuntime.param.data-root")
+        _put(out, "dockerDataRoot", _str(data_root), f"{at}.containerRuntime.param.data-root")
     for key, attr in (
         ("k8sVersion", "kubernetesVersion"),
         ("etcdVersion", "etcdVersion"),
         ("containerdVersion", "containerdVersion"),
     ):
         if _str(cluster.get(attr)):
-            put(key, _str(cluster.get(attr)), f"{at}.{attr}")
-    return out
+            _put(out, key, _str(cluster.get(attr)), f"{at}.{attr}")
 
 
 # --- addon params, per file -------------------------------------------------------------

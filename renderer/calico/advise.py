@@ -16,7 +16,7 @@ import ipaddress
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -1078,6 +1078,27 @@ def extract(
     def env(name: str) -> Fact | None:
         return _env_value(objects, ds, c, name) if ds is not None else None
 
+    pools = _pools(env, pod_subnet, ip_mod_version, notes)
+    deployments = find(objects, "Deployment", TYPHA)
+    dep = deployments[0] if deployments else None
+    return ScaleInputs(
+        nodes=nodes,
+        max_pods=max_pods,
+        pools=tuple(pools),
+        backend=_backend(objects, env("CALICO_NETWORKING_BACKEND")),
+        typha_replicas=_typha_replicas(dep),
+        felix=_requests(ds, NODE),
+        typha=_requests(dep, TYPHA),
+        ip_mod_version=ip_mod_version,
+        notes=tuple(notes),
+    )
+
+
+def _pools(
+    env: Callable[[str], Fact | None], pod_subnet: Fact, ip_mod_version: Fact, notes: list[str]
+) -> list[Pool]:
+    """The IPv4 pool (unless calico-node's IP is none) and the IPv6 one when asked for
+    and rendered; why one is not checked goes to ``notes``."""
     pools: list[Pool] = []
     ip = env("IP")
     if _set(ip) and str(ip.value if ip else "").strip().lower() == "none":
@@ -1104,49 +1125,39 @@ def extract(
                 f"IPv6 pool not checked: ipModVersion is {ip_mod_version.value} but the "
                 "render sets no CALICO_IPV6POOL_CIDR"
             )
+    return pools
 
-    backend = env("CALICO_NETWORKING_BACKEND")
-    if not _set(backend):
-        backend = None
-        for cm in find(objects, "ConfigMap", CONFIG_MAP):
-            data = as_dict(cm.data.get("data"))
-            if "calico_backend" in data:
-                backend = Fact(
-                    str(data["calico_backend"]),
-                    RENDERED,
-                    f"{CONFIG_MAP} key calico_backend",
-                    cm.ref,
-                    _loc(cm),
-                )
-                break
-    if backend is None:
-        backend = Fact(CALICO_BACKEND, CALICO_DEFAULT, "CALICO_NETWORKING_BACKEND not rendered")
 
-    deployments = find(objects, "Deployment", TYPHA)
-    dep = deployments[0] if deployments else None
-    if dep is None:
-        replicas = Fact(None, RENDERED, f"no Deployment {TYPHA} rendered")
-    else:
-        spec = as_dict(dep.data.get("spec"))
-        if "replicas" in spec:
-            raw = spec["replicas"]
-            value: int | str | None = (
-                raw if isinstance(raw, int) and not isinstance(raw, bool) else str(raw)
+def _backend(objects: Sequence[K8sObject], rendered: Fact | None) -> Fact:
+    """The networking backend: calico-node's env, else the ConfigMap's calico_backend,
+    else Calico's default."""
+    if _set(rendered):
+        assert rendered is not None
+        return rendered
+    for cm in find(objects, "ConfigMap", CONFIG_MAP):
+        data = as_dict(cm.data.get("data"))
+        if "calico_backend" in data:
+            return Fact(
+                str(data["calico_backend"]),
+                RENDERED,
+                f"{CONFIG_MAP} key calico_backend",
+                cm.ref,
+                _loc(cm),
             )
-            replicas = Fact(value, RENDERED, "spec.replicas", dep.ref, _loc(dep))
-        else:
-            replicas = Fact(1, KUBERNETES_DEFAULT, "spec.replicas not rendered", dep.ref, _loc(dep))
-    return ScaleInputs(
-        nodes=nodes,
-        max_pods=max_pods,
-        pools=tuple(pools),
-        backend=backend,
-        typha_replicas=replicas,
-        felix=_requests(ds, NODE),
-        typha=_requests(dep, TYPHA),
-        ip_mod_version=ip_mod_version,
-        notes=tuple(notes),
-    )
+    return Fact(CALICO_BACKEND, CALICO_DEFAULT, "CALICO_NETWORKING_BACKEND not rendered")
+
+
+def _typha_replicas(dep: K8sObject | None) -> Fact:
+    """The Typha Deployment's replicas (Kubernetes' 1 when not rendered)."""
+    if dep is None:
+        return Fact(None, RENDERED, f"no Deployment {TYPHA} rendered")
+    spec = as_dict(dep.data.get("spec"))
+    if "replicas" not in spec:
+        return Fact(1, KUBERNETES_DEFAULT, "spec.replicas not rendered", dep.ref, _loc(dep))
+    raw = spec["replicas"]
+    plain = isinstance(raw, int) and not isinstance(raw, bool)
+    value: int | str | None = raw if plain else str(raw)
+    return Fact(value, RENDERED, "spec.replicas", dep.ref, _loc(dep))
 
 
 # --- the report ----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from renderer.checks.report import Finding
 from renderer.engine.render import render_version
 from renderer.errors import InputError
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
+from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import VersionDir
@@ -180,15 +181,6 @@ def _exempt(obj: K8sObject) -> dict[str, Any]:
 
 def _named(item: Any, name: str) -> bool:
     return isinstance(item, dict) and item.get("name") == name
-
-
-def _dig(data: Any, path: Sequence[str]) -> Any:
-    node = data
-    for part in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(part)
-    return node
 
 
 # --- the generic diff -----------------------------------------------------------------

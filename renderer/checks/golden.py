@@ -451,18 +451,35 @@ def object_changes(
                 side, problem = ("golden", a) if isinstance(a, str) else ("render", str(b))
                 changes.append((name, "", None, None, f"{side} cannot be parsed: {problem}"))
                 continue
-            for ref in sorted(set(a) | set(b)):
-                if ref not in b:
-                    changes.append((ref, "", "present", None, ""))
-                elif ref not in a:
-                    changes.append((ref, "", None, "present", ""))
-                else:
-                    changes.extend((ref, p, o, n, "") for p, o, n in diff_values(a[ref], b[ref]))
+            changes.extend(_changed_objects(a, b))
         for key in changes:
             if key not in merged:
                 merged[key] = ObjectChange(*key[:4], note=key[4], file=located.get(key[0], ""))
             merged[key].scenarios.append(scenario)
-    out = list(merged.values())
+    return list(merged.values()) + _unexplained_changes(old, new, scenarios, unreadable)
+
+
+def _changed_objects(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Change]:
+    """Objects (by numbered ref) added, removed or changed field by field in one file."""
+    changes: list[Change] = []
+    for ref in sorted(set(a) | set(b)):
+        if ref not in b:
+            changes.append((ref, "", "present", None, ""))
+        elif ref not in a:
+            changes.append((ref, "", None, "present", ""))
+        else:
+            changes.extend((ref, p, o, n, "") for p, o, n in diff_values(a[ref], b[ref]))
+    return changes
+
+
+def _unexplained_changes(
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    scenarios: Sequence[str],
+    unreadable: Mapping[str, str],
+) -> list[ObjectChange]:
+    """Changed golden files no scenario's view or decision covers, whole, by path."""
+    out: list[ObjectChange] = []
     for path in sorted(set(old) | set(new)):
         if _explained(path, scenarios):
             continue

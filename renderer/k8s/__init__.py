@@ -1,1 +1,16 @@
-"""Kubernetes objects: safe YAML reading, object access, strict schema validation."""
+"""Kubernetes objects as every check sees them: parsed data with its origin.
+
+- :mod:`~renderer.k8s.yamlio`: bounded, alias-safe YAML reading of untrusted input
+  (size, UTF-8, expansion) and error locations.
+- :mod:`~renderer.k8s.parse`: rendered text to :class:`~renderer.k8s.parse.K8sObject`
+  (JSON-like data, file, line, template line), one event pass per stream, memoised by
+  the text's digest.
+- :mod:`~renderer.k8s.objects`: structural access (pod specs, containers, env, label
+  selectors), so rules judge objects, never text.
+- :mod:`~renderer.k8s.schema`: strict validation with kubernetes-validate's schemas and
+  verdicts, cached per object and shared across Kubernetes versions with one schema.
+- :mod:`~renderer.k8s.fastschema`: a compiled check that proves valid objects valid
+  without jsonschema; anything it is unsure of goes to jsonschema.
+
+Nothing here knows Calico or BKE: these modules serve any manifest the tool reads.
+"""

@@ -254,39 +254,54 @@ class _Compiler:
                 raise Unsupported(f"keyword {key!r}")
         if top and not str(schema.get("$id", "")).startswith(_ROOT_ID):
             raise Unsupported("$id")
-        fields = props or {}
-        if not fields and not closed and extra is None and not required and items is None:
-            if not also and enum is None and type_ok is not None:
-                return type_ok  # a leaf: most nodes
-            if not also and enum is not None and type_ok is None:
-                return lambda x: isinstance(x, str) and x in enum
-        after: Check | None = also[0] if len(also) == 1 else None
-        if len(also) > 1:
-            after = lambda x: all(a(x) for a in also)  # noqa: E731
+        return _combine(type_ok, props or {}, closed, extra, required, items, enum, also)
 
-        def check(x: Any) -> bool:
-            if type_ok is not None and not type_ok(x):
-                return False
-            if enum is not None and not (isinstance(x, str) and x in enum):
-                return False
-            if isinstance(x, dict):
-                for k, v in x.items():
-                    sub = fields.get(k)
-                    if sub is not None:
-                        if not sub(v):
-                            return False
-                    elif closed or (extra is not None and not extra(v)):
-                        return False
-                for r in required:
-                    if r not in x:
-                        return False
-            elif items is not None and isinstance(x, list):
-                for e in x:
-                    if not items(e):
-                        return False
-            return after is None or after(x)
 
-        return check
+def _combine(
+    type_ok: Check | None,
+    fields: dict[Any, Check],
+    closed: bool,
+    extra: Check | None,
+    required: tuple[Any, ...],
+    items: Check | None,
+    enum: frozenset[str] | None,
+    also: list[Check],
+) -> Check:
+    """One node's check from its keywords' checks: a leaf's own check when that is all
+    there is (most nodes), else one closure testing type, enum, fields, required and
+    items, then ``$ref``/``oneOf``."""
+    if not fields and not closed and extra is None and not required and items is None:
+        if not also and enum is None and type_ok is not None:
+            return type_ok  # a leaf: most nodes
+        if not also and enum is not None and type_ok is None:
+            return lambda x: isinstance(x, str) and x in enum
+    after: Check | None = also[0] if len(also) == 1 else None
+    if len(also) > 1:
+        after = lambda x: all(a(x) for a in also)  # noqa: E731
+
+    def check(x: Any) -> bool:
+        if type_ok is not None and not type_ok(x):
+            return False
+        if enum is not None and not (isinstance(x, str) and x in enum):
+            return False
+        if isinstance(x, dict):
+            for k, v in x.items():
+                sub = fields.get(k)
+                if sub is not None:
+                    if not sub(v):
+                        return False
+                elif closed or (extra is not None and not extra(v)):
+                    return False
+            for r in required:
+                if r not in x:
+                    return False
+        elif items is not None and isinstance(x, list):
+            for e in x:
+                if not items(e):
+                    return False
+        return after is None or after(x)
+
+    return check
 
 
 def _one_of(value: Any) -> Check:

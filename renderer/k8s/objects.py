@@ -23,7 +23,7 @@ WORKLOAD_POD_PATHS: dict[str, tuple[str, ...]] = {
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
 
-def dig(data: Any, *path: str) -> Any:
+def dig_path(data: Any, path: Iterable[str]) -> Any:
     """The value at ``path`` in nested mappings, or None when any step is missing."""
     node = data
     for part in path:
@@ -31,6 +31,11 @@ def dig(data: Any, *path: str) -> Any:
             return None
         node = node.get(part)
     return node
+
+
+def dig(data: Any, *path: str) -> Any:
+    """:func:`dig_path` with the path's steps as arguments: ``dig(obj, "spec", "replicas")``."""
+    return dig_path(data, path)
 
 
 def key_path(path: Iterable[str | int]) -> str:

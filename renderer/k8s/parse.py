@@ -12,8 +12,7 @@ import datetime
 import io
 import json
 import re
-import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +35,7 @@ from renderer.engine.sourcemap import Locator, SourceMap, parse_path, template_l
 from renderer.errors import InputError
 from renderer.k8s.yamlio import _YAML, MAX_DEPTH, _mark_error, check_expansion, split_documents
 from renderer.store import cache
+from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.engine.render import RenderedFile
@@ -189,38 +189,14 @@ def _compose_all(
     whole stream was scanned first.
     """
     loader, parser = _YAML.get_constructor_parser(io.StringIO(text))
-    resolver = loader.resolve
-    tags: dict[Any, Tag] = {}
-    resolved: dict[tuple[Any, ...], Tag] = {}
-
-    def intern(tag: Any) -> Tag:
-        """One Tag object per tag, its text computed once (ruamel recomputes it per
-        fresh Tag, a third of the load time on large manifests)."""
-        key = (tag.handle, tag.suffix) if isinstance(tag, Tag) else tag
-        found = tags.get(key)
-        if found is None:
-            found = tag if isinstance(tag, Tag) else Tag(suffix=tag)
-            str(found)
-            tags[key] = found
-        return found
-
-    def resolve(cls: type[Node], value: Any, implicit: Any) -> Tag:
-        key = (cls, value, implicit)
-        found = resolved.get(key)
-        if found is None:
-            found = resolved[key] = intern(resolver(cls, value, implicit))
-        return found
-
+    intern, resolve = _taggers(loader.resolve)
     get_event = parser.get_event
     docs: list[tuple[int, Node]] = []
     failed: tuple[int, ComposerError] | None = None
     anchors: dict[Any, Node] = {}
-    #: Open collections, each with its pending mapping key.
+    #: Open collections, each with its pending mapping key ([None, None] after an error).
     stack: list[list[Any]] = []
-    start = 0
-    pending = False
     index = -1
-    collections = (SequenceStartEvent, MappingStartEvent)
     ends = (SequenceEndEvent, MappingEndEvent)
     while True:
         event = get_event()
@@ -244,63 +220,24 @@ def _compose_all(
                 closed.end_mark = event.end_mark
             continue
         elif kind is DocumentStartEvent:
-            mark = event.start_mark
-            start = (mark.line + 1 if mark is not None else 0) + (1 if event.explicit else 0)
-            pending = True
             anchors = {}
             index += 1
             continue
         elif kind is StreamEndEvent:
             break
-        elif kind not in (ScalarEvent, AliasEvent, *collections):
+        elif kind not in _NODE_EVENTS:
             continue  # stream start and document ends
         elif failed is not None:
-            if kind in collections:
-                stack.append([None, None])
-                _check_depth(stack, event, file)
+            _open_placeholder(stack, event, file)
             continue
-        elif kind is AliasEvent:
-            if event.anchor not in anchors:
-                error = ComposerError(None, None, "found undefined alias", event.start_mark)
-                failed = (index, error)
-                stack = [[None, None] for _ in stack]
-                continue
-            node = anchors[event.anchor]
         else:
-            anchor = event.anchor
-            if anchor is not None and anchor in anchors:
-                failed = (
-                    index,
-                    ComposerError(
-                        "found duplicate anchor; first occurrence",
-                        anchors[anchor].start_mark,
-                        "second occurrence",
-                        event.start_mark,
-                    ),
-                )
+            made = _anchored_node(event, anchors, intern, resolve)
+            if isinstance(made, ComposerError):
+                failed = (index, made)
                 stack = [[None, None] for _ in stack]
-                if kind is not ScalarEvent:
-                    stack.append([None, None])
-                    _check_depth(stack, event, file)
+                _open_placeholder(stack, event, file)
                 continue
-            tag = event.tag
-            if kind is ScalarEvent:
-                if tag is None or tag == "!":
-                    tag = resolve(ScalarNode, event.value, event.implicit)
-                node = ScalarNode(
-                    intern(tag), event.value, event.start_mark, event.end_mark, style=event.style
-                )
-            else:
-                cls = SequenceNode if kind is SequenceStartEvent else MappingNode
-                if tag is None or tag == "!":
-                    tag = resolve(cls, None, event.implicit)
-                node = cls(intern(tag), [], event.start_mark, None, flow_style=event.flow_style)
-            if anchor is not None:
-                anchors[anchor] = node
-        if pending:
-            mark = event.start_mark
-            start = mark.line + 1 if mark is not None else 0
-            pending = False
+            node = made
         if stack:
             top = stack[-1]
             parent = top[0]
@@ -312,20 +249,98 @@ def _compose_all(
                 parent.value.append((top[1], node))
                 top[1] = None
         else:
-            docs.append((start, node))
-        if kind in collections:
+            docs.append((_first_line(event), node))
+        if kind in _COLLECTION_EVENTS:
             stack.append([node, None])
             _check_depth(stack, event, file)
     return loader, docs, failed
 
 
+_COLLECTION_EVENTS = (SequenceStartEvent, MappingStartEvent)
+_NODE_EVENTS = (ScalarEvent, AliasEvent, *_COLLECTION_EVENTS)
+Intern = Callable[[Any], Tag]
+Resolve = Callable[[type[Node], Any, Any], Tag]
+
+
+def _taggers(resolver: Resolve) -> tuple[Intern, Resolve]:
+    """``intern`` and ``resolve`` for one stream: one Tag object per tag, its text
+    computed once (ruamel recomputes it per fresh Tag, a third of the load time on large
+    manifests), and each implicit tag resolved once per (node class, value, implicit)."""
+    tags: dict[Any, Tag] = {}
+    resolved: dict[tuple[Any, ...], Tag] = {}
+
+    def intern(tag: Any) -> Tag:
+        key = (tag.handle, tag.suffix) if isinstance(tag, Tag) else tag
+        found = tags.get(key)
+        if found is None:
+            found = tag if isinstance(tag, Tag) else Tag(suffix=tag)
+            str(found)
+            tags[key] = found
+        return found
+
+    def resolve(cls: type[Node], value: Any, implicit: Any) -> Tag:
+        key = (cls, value, implicit)
+        found = resolved.get(key)
+        if found is None:
+            found = resolved[key] = intern(resolver(cls, value, implicit))
+        return found
+
+    return intern, resolve
+
+
+def _anchored_node(
+    event: Any, anchors: dict[Any, Node], intern: Intern, resolve: Resolve
+) -> Node | ComposerError:
+    """The node of an alias, a collection start or an anchored scalar (registering its
+    anchor), or the composition error it is: an undefined alias, a duplicate anchor."""
+    kind = type(event)
+    if kind is AliasEvent:
+        if event.anchor not in anchors:
+            return ComposerError(None, None, "found undefined alias", event.start_mark)
+        return anchors[event.anchor]
+    anchor = event.anchor
+    if anchor is not None and anchor in anchors:
+        return ComposerError(
+            "found duplicate anchor; first occurrence",
+            anchors[anchor].start_mark,
+            "second occurrence",
+            event.start_mark,
+        )
+    tag = event.tag
+    node: Node
+    if kind is ScalarEvent:
+        if tag is None or tag == "!":
+            tag = resolve(ScalarNode, event.value, event.implicit)
+        node = ScalarNode(
+            intern(tag), event.value, event.start_mark, event.end_mark, style=event.style
+        )
+    else:
+        cls = SequenceNode if kind is SequenceStartEvent else MappingNode
+        if tag is None or tag == "!":
+            tag = resolve(cls, None, event.implicit)
+        node = cls(intern(tag), [], event.start_mark, None, flow_style=event.flow_style)
+    if anchor is not None:
+        anchors[anchor] = node
+    return node
+
+
+def _open_placeholder(stack: list[list[Any]], event: Any, file: str) -> None:
+    """After a composition error only nesting is tracked: a collection opens a placeholder."""
+    if type(event) in _COLLECTION_EVENTS:
+        stack.append([None, None])
+        _check_depth(stack, event, file)
+
+
+def _first_line(event: Any) -> int:
+    """The line an event starts on (a document's first content line for its root)."""
+    mark = event.start_mark
+    return mark.line + 1 if mark is not None else 0
+
+
 def _check_depth(stack: list[list[Any]], event: Any, file: str) -> None:
     if len(stack) > MAX_DEPTH:
-        mark = event.start_mark
         raise InputError(
-            f"YAML nests deeper than {MAX_DEPTH} levels",
-            file=file,
-            line=(mark.line + 1 if mark is not None else 0) or None,
+            f"YAML nests deeper than {MAX_DEPTH} levels", file=file, line=_first_line(event) or None
         )
 
 
@@ -344,14 +359,11 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
     Syntax errors and nesting beyond :data:`MAX_DEPTH` raise here as they would there.
     """
     loader, parser = _YAML.get_constructor_parser(io.StringIO(text))
-    resolver = loader.resolve
     get_event = parser.get_event
     scalars: dict[tuple[Any, Any], Any] = {}
     docs: list[tuple[int, Any]] = []
     #: Open collections: [container, pending key or _MISSING].
     stack: list[list[Any]] = []
-    start = 0
-    pending = False
     while True:
         event = get_event()
         kind = type(event)
@@ -362,15 +374,8 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
             key = (event.value, event.implicit)
             value = scalars.get(key, _MISSING)
             if value is _MISSING:
-                tag = resolver(ScalarNode, event.value, event.implicit)
-                if str(tag) == _MERGE:
-                    return None
-                node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
-                try:
-                    value = loader.construct_document(node)
-                except Exception:  # the node path raises it where loading would
-                    return None
-                if isinstance(value, (dict, list, set)):
+                value = _plain_scalar(loader, event)
+                if value is _MISSING:
                     return None
                 scalars[key] = value
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
@@ -378,25 +383,15 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
                 return None
             value = {} if kind is MappingStartEvent else []
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
-            top = stack.pop()
-            if top[1] is not _MISSING:  # a key without a value: never from libyaml
+            if stack.pop()[1] is not _MISSING:  # a key without a value: never from libyaml
                 return None
-            continue
-        elif kind is DocumentStartEvent:
-            mark = event.start_mark
-            start = (mark.line + 1 if mark is not None else 0) + (1 if event.explicit else 0)
-            pending = True
             continue
         elif kind is StreamEndEvent:
             break
         elif kind is AliasEvent:
             return None
         else:
-            continue  # stream start and document ends
-        if pending:
-            mark = event.start_mark
-            start = mark.line + 1 if mark is not None else 0
-            pending = False
+            continue  # stream and document starts and ends
         if stack:
             top = stack[-1]
             container = top[0]
@@ -410,11 +405,28 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
                 container[top[1]] = value
                 top[1] = _MISSING
         else:
-            docs.append((start, value))
+            docs.append((_first_line(event), value))
         if kind is MappingStartEvent or kind is SequenceStartEvent:
             stack.append([value, _MISSING])
             _check_depth(stack, event, file)
     return docs
+
+
+def _plain_scalar(loader: Any, event: Any) -> Any:
+    """A scalar's value by ruamel's safe constructor; :data:`_MISSING` when it is not
+    plain (a merge key, a collection, a value the constructor refuses: the node path
+    raises that where loading would)."""
+    tag = loader.resolve(ScalarNode, event.value, event.implicit)
+    if str(tag) == _MERGE:
+        return _MISSING
+    node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+    try:
+        value = loader.construct_document(node)
+    except Exception:
+        return _MISSING
+    if isinstance(value, (dict, list, set)):
+        return _MISSING
+    return value
 
 
 def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
@@ -441,9 +453,8 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
 
 
 #: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.
-_PARSED: dict[str, str] = {}
-_PARSED_MAX = 1024
-_MEMO_LOCK = threading.Lock()
+#: Bounded: a long-lived caller keeps only recent texts (a version renders some 15 files).
+_PARSED: Memo[str, str] = Memo("k8s.parse.texts", 1024)
 
 
 def _valid_parse(value: Any) -> bool:
@@ -485,25 +496,19 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
         objects = _parse(text, file)
         rows = [[o.index, o.line, o.data] for o in objects]
         try:
-            _remember(_PARSED, key, json.dumps(rows))
+            _PARSED[key] = json.dumps(rows)
         except (TypeError, ValueError):
             return objects
         cache.put("parse", key, rows)
         return objects
     if known is None:
-        _remember(_PARSED, key, json.dumps(rows))
+        _PARSED[key] = json.dumps(rows)
     return [K8sObject(file, index, line, data) for index, line, data in rows]
 
 
-def _remember(memo: dict[str, str], key: str, data: str) -> None:
-    with _MEMO_LOCK:
-        while len(memo) >= _PARSED_MAX:  # a long-lived caller keeps only recent texts
-            del memo[next(iter(memo))]
-        memo[key] = data
-
-
-#: Documents parsed by this process as JSON (digest of the document's text -> rows).
-_DOCUMENTS: dict[str, str] = {}
+#: Documents parsed by this process as JSON (digest of the document's text -> rows):
+#: a version's files hold some 60 documents, mostly CRDs shared by every render.
+_DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
 #: What makes splitting at ``---`` lines unsafe: directives, document end markers, and
 #: content after a ``---`` (then the whole stream is loaded at once).
 _UNSPLITTABLE = re.compile(r"^(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])", re.MULTILINE)
@@ -556,7 +561,7 @@ def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> None:
         rel = start - firsts[slot] + 1
         rows[slot].append([rel, to_json_like(doc, file, rel)])
     for slot, i in enumerate(order):
-        _remember(_DOCUMENTS, keys[i], json.dumps(rows[slot]))
+        _DOCUMENTS[keys[i]] = json.dumps(rows[slot])
 
 
 def _parse(text: str, file: str) -> list[K8sObject]:

@@ -29,6 +29,7 @@ from renderer.errors import InputError
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
 from renderer.store import cache as result_cache
+from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     import jsonschema
@@ -67,7 +68,7 @@ def _read_errors() -> tuple[type[Exception], ...]:
     return (kv.VersionNotSupportedError, kv.InvalidSchemaError, OSError, ValueError)
 
 
-@cache
+@cache  # no arguments: one value per process
 def _all_versions() -> tuple[str, ...]:
     """kubernetes-validate's ``all_versions()``, read from its schema directory names
     without importing it; the library itself decides when a name is not plain X.Y.Z."""
@@ -85,7 +86,7 @@ def _major_minor(version: str) -> str:
     return re.sub(r"^(\d+\.\d+).*", r"\1", version)
 
 
-@cache
+@cache  # no arguments: one value per process
 def shipped_versions() -> tuple[str, ...]:
     """``X.Y`` of every Kubernetes version kubernetes-validate ships schemas for, oldest first."""
     return tuple(dict.fromkeys(_major_minor(v) for v in _all_versions()))
@@ -175,9 +176,19 @@ def schema_file(kube_version: str, kind: str, api_version: str) -> str:
 
 
 _LOCK = threading.RLock()
-_REGISTRIES: dict[str, Registry[Any]] = {}
-_DEFINITIONS: dict[str, dict[str, Any]] = {}
-_VALIDATORS: dict[tuple[str, str, str], jsonschema.protocols.Validator | None] = {}
+#: Bounds of the memos below. Per Kubernetes version: kubernetes-validate ships a
+#: dozen-odd minors, each definitions file several megabytes once read. Per kind and
+#: version: Calico uses a few dozen kinds; the rest is room for other input.
+_PER_VERSION = 16
+_PER_KIND = 1024
+#: The definitions registry of a version (kube version -> registry).
+_REGISTRIES: Memo[str, Registry[Any]] = Memo("k8s.schema.registries", _PER_VERSION)
+#: The definitions document a registry was built from (kube version -> JSON).
+_DEFINITIONS: Memo[str, dict[str, Any]] = Memo("k8s.schema.definitions", _PER_VERSION)
+#: jsonschema validators ((kube version, kind, apiVersion) -> validator, None: no schema).
+_VALIDATORS: Memo[tuple[str, str, str], jsonschema.protocols.Validator | None] = Memo(
+    "k8s.schema.validators", _PER_KIND
+)
 
 
 def _registry(kube_version: str) -> Registry[Any]:
@@ -185,7 +196,7 @@ def _registry(kube_version: str) -> Registry[Any]:
 
     with _LOCK:
         reg = _REGISTRIES.get(kube_version)
-        if reg is None:
+        if reg is None or kube_version not in _DEFINITIONS:
             defs = _kv().schema_contents(
                 f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json",
                 kube_version,
@@ -194,6 +205,16 @@ def _registry(kube_version: str) -> Registry[Any]:
             _REGISTRIES[kube_version] = reg
             _DEFINITIONS[kube_version] = defs if isinstance(defs, dict) else {}
         return reg
+
+
+def _definitions(kube_version: str) -> dict[str, Any]:
+    """The definitions document of a version, read again when its memo let it go."""
+    with _LOCK:
+        found = _DEFINITIONS.get(kube_version)
+        if found is None:
+            _registry(kube_version)
+            found = _DEFINITIONS.get(kube_version)
+        return found if found is not None else {}
 
 
 class SchemaUnavailable(Exception):
@@ -258,8 +279,10 @@ class _Fast:
 
 #: The version ships no schema file for the kind (its directory exists).
 _ABSENT = object()
-_FAST: dict[tuple[str, str, str], _Fast | object | None] = {}
-_FAST_DEFS: dict[str, Definitions | None] = {}
+#: Compiled checks ((kube version, kind, apiVersion) -> check, _ABSENT or None).
+_FAST: Memo[tuple[str, str, str], _Fast | object | None] = Memo("k8s.schema.fast", _PER_KIND)
+#: Compiled definitions of a version (None: not compilable, use jsonschema).
+_FAST_DEFS: Memo[str, Definitions | None] = Memo("k8s.schema.fast_defs", _PER_VERSION)
 
 
 def _read_bytes(path: str) -> bytes:
@@ -267,7 +290,7 @@ def _read_bytes(path: str) -> bytes:
         return fh.read()
 
 
-@cache
+@cache  # no arguments: one value per process
 def _schema_root() -> str | None:
     spec = importlib.util.find_spec("kubernetes_validate")
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
@@ -287,21 +310,22 @@ def _ascii(path: str) -> bytes | None:
 
 
 def _fast_defs(kube_version: str, root: str) -> Definitions | None:
-    if kube_version not in _FAST_DEFS:
-        from renderer.k8s.fastschema import Definitions, Unsupported
+    if kube_version in _FAST_DEFS:
+        return _FAST_DEFS[kube_version]
+    from renderer.k8s.fastschema import Definitions, Unsupported
 
-        defs = None
-        try:
-            raw = _ascii(
-                os.path.join(
-                    root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
-                )
+    defs = None
+    try:
+        raw = _ascii(
+            os.path.join(
+                root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
             )
-            defs = Definitions(raw) if raw is not None else None
-        except (OSError, Unsupported):
-            defs = None
-        _FAST_DEFS[kube_version] = defs
-    return _FAST_DEFS[kube_version]
+        )
+        defs = Definitions(raw) if raw is not None else None
+    except (OSError, Unsupported):
+        defs = None
+    _FAST_DEFS[kube_version] = defs
+    return defs
 
 
 def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
@@ -313,9 +337,11 @@ def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | No
         return None
     key = (kube_version, kind, api_version)
     with _LOCK:
-        if key not in _FAST:
-            _FAST[key] = _compile_fast(kube_version, kind, api_version)
-        return _FAST[key]
+        if key in _FAST:
+            return _FAST[key]
+        found = _compile_fast(kube_version, kind, api_version)
+        _FAST[key] = found
+        return found
 
 
 def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
@@ -442,9 +468,16 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
 Row = list[str]
 _SCHEMA_REF = "/api/_definitions.json#/$defs/"
 _DEFS_REF = "#/$defs/"
-_CLOSURES: dict[tuple[str, str, str], str | None] = {}
-_DEF_DIGESTS: dict[tuple[str, str], tuple[str, tuple[str, ...]] | None] = {}
-_SHARED: dict[tuple[str, str], list[Row]] = {}
+#: Schema closure digests ((kube version, kind, apiVersion) -> digest or None).
+_CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", _PER_KIND)
+#: One definition's digest and references ((kube version, name) -> entry); a version
+#: holds some 750 definitions.
+_DEF_DIGESTS: Memo[tuple[str, str], tuple[str, tuple[str, ...]] | None] = Memo(
+    "k8s.schema.definition_digests", 1024 * _PER_VERSION
+)
+#: Findings of an object under a schema closure ((closure, object digest) -> rows),
+#: shared by the versions with that closure; a release holds a few hundred objects.
+_SHARED: Memo[tuple[str, str], list[Row]] = Memo("k8s.schema.shared_verdicts", 8192)
 
 
 #: A ``$ref`` with a string value in compact JSON text: inside a string a quote is
@@ -472,7 +505,7 @@ def _definition(kube_version: str, name: str) -> tuple[str, tuple[str, ...]] | N
     key = (kube_version, name)
     if key in _DEF_DIGESTS:
         return _DEF_DIGESTS[key]
-    defs = _DEFINITIONS.get(kube_version, {}).get("$defs")
+    defs = _definitions(kube_version).get("$defs")
     node = defs.get(name) if isinstance(defs, dict) else None
     result: tuple[str, tuple[str, ...]] | None = None
     if node is not None:
@@ -535,7 +568,7 @@ def _closure(kube_version: str, schema: dict[str, Any]) -> str | None:
             return None
         seen[name] = entry[0]
         todo.extend(entry[1])
-    defs = _DEFINITIONS.get(kube_version, {})
+    defs = _definitions(kube_version)
     head = {k: v for k, v in defs.items() if k != "$defs"}
     return _json_digest([own, head, sorted(seen.items())])
 
@@ -592,6 +625,11 @@ def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]
     return [[v, *row] for v in kube_versions for row in stored[v]]
 
 
+#: Objects a validator keeps findings for (a caller may hold one validator for a long
+#: time; the persistent cache and the memos above still serve what it lets go).
+_RESULTS_PER_VALIDATOR = 4096
+
+
 class SchemaValidator:
     """Validate objects against several Kubernetes versions; thread-safe, cached per object.
 
@@ -618,6 +656,8 @@ class SchemaValidator:
             )
             with self._lock:
                 self._results[digest] = cached
+                if len(self._results) > _RESULTS_PER_VALIDATOR:  # oldest first
+                    del self._results[next(iter(self._results))]
         if isinstance(obj, K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.path)) for f in cached]
         return list(cached)

@@ -94,7 +94,7 @@ def _stat_files(
     return out
 
 
-@cache
+@cache  # no arguments: one value per process
 def fingerprint() -> str:
     """What, besides a key's own inputs, decides every cached result (see module doc)."""
     parts = [f"format {_FORMAT}", f"calico-render {__version__}", f"python {sys.version}"]

@@ -2,11 +2,14 @@
 
 One registry lists them all, so a long-lived caller (installer-service validating
 release after release) can see what is held and clear it, and no cache grows without
-bound: the least recently used entry goes first once ``maxsize`` is reached.
+bound: the least recently used entry goes first once ``maxsize`` is reached. Each
+operation is atomic, so worker threads may share a memo; an entry may still go between
+a ``key in memo`` test and a read of it, so readers use :meth:`Memo.get`.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
@@ -28,34 +31,41 @@ class Memo(Generic[K, V]):
         self.name = name
         self.maxsize = maxsize
         self._data: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
         _REGISTRY[name] = self  # type: ignore[assignment]
 
     def get(self, key: K) -> V | None:
-        try:
-            value = self._data[key]
-        except KeyError:
-            return None
-        self._data.move_to_end(key)
-        return value
+        with self._lock:
+            try:
+                value = self._data[key]
+            except KeyError:
+                return None
+            self._data.move_to_end(key)
+            return value
 
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
     def __getitem__(self, key: K) -> V:
-        value = self._data[key]
-        self._data.move_to_end(key)
-        return value
+        with self._lock:
+            value = self._data[key]
+            self._data.move_to_end(key)
+            return value
 
     def __setitem__(self, key: K, value: V) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.maxsize:
-            self._data.popitem(last=False)
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
 
     def setdefault(self, key: K, make: Callable[[], V]) -> V:
-        """The value of ``key``, computed by ``make`` and kept when absent."""
-        if key in self._data:
-            return self[key]
+        """The value of ``key``, computed by ``make`` (outside the lock: it may be slow,
+        or use other memos) and kept when absent."""
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
         value = make()
         self[key] = value
         return value
@@ -64,10 +74,12 @@ class Memo(Generic[K, V]):
         return len(self._data)
 
     def __iter__(self) -> Iterator[K]:
-        return iter(list(self._data))
+        with self._lock:
+            return iter(list(self._data))
 
     def clear(self) -> None:
-        self._data.clear()
+        with self._lock:
+            self._data.clear()
 
 
 def memos() -> dict[str, Memo[object, object]]:

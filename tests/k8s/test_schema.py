@@ -246,3 +246,26 @@ def test_shared_closures_give_the_uncached_verdicts(monkeypatch: pytest.MonkeyPa
         for v in versions
     }
     assert None not in shared.values() and len(set(shared.values())) < len(versions)
+
+
+def test_closure_digest_reads_definitions_again_once_their_memo_let_them_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    version = kubeschema.default_kube_versions()[-1]
+    first = kubeschema.closure_digest(version, "Deployment", "apps/v1")
+    assert first is not None
+    monkeypatch.setattr(kubeschema, "_CLOSURES", {})
+    monkeypatch.setattr(kubeschema, "_DEF_DIGESTS", {})
+    monkeypatch.setattr(kubeschema, "_DEFINITIONS", {})  # evicted, the registry kept
+    assert kubeschema.closure_digest(version, "Deployment", "apps/v1") == first
+
+
+def test_a_validator_keeps_findings_for_a_bounded_number_of_objects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(kubeschema, "_RESULTS_PER_VALIDATOR", 2)
+    validator = SchemaValidator(kubeschema.default_kube_versions()[-1:])
+    for i in range(3):
+        data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}
+        assert validator.validate(data) == []
+    assert len(validator._results) == 2

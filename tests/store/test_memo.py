@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import threading
 
 import pytest
 
@@ -48,3 +50,49 @@ def test_a_name_is_defined_once_and_a_bound_is_positive() -> None:
         Memo(name, maxsize=1)
     with pytest.raises(ValueError):
         Memo(next(_names), maxsize=0)
+
+
+def test_shared_by_threads_the_bound_holds() -> None:
+    memo: Memo[int, int] = Memo(next(_names), maxsize=8)
+
+    def work(offset: int) -> None:
+        for i in range(2000):
+            memo[(i + offset) % 50] = i
+            memo.get((i + offset + 1) % 50)
+            memo.setdefault((i + offset + 2) % 50, lambda: 0)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(memo) == 8
+
+
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [
+        (
+            "renderer.k8s.schema",
+            [
+                "k8s.schema.registries",
+                "k8s.schema.definitions",
+                "k8s.schema.validators",
+                "k8s.schema.fast",
+                "k8s.schema.fast_defs",
+                "k8s.schema.closures",
+                "k8s.schema.definition_digests",
+                "k8s.schema.shared_verdicts",
+            ],
+        ),
+        ("renderer.k8s.parse", ["k8s.parse.texts", "k8s.parse.documents"]),
+        ("renderer.api", ["api.verdicts"]),
+        ("renderer.bke.cluster", ["bke.cluster.param_validators"]),
+    ],
+)
+def test_module_caches_are_registered_memos(module: str, names: list[str]) -> None:
+    importlib.import_module(module)
+    registry = memos()
+    for name in names:
+        assert name in registry
+        assert 1 <= registry[name].maxsize <= 100_000
