@@ -1,12 +1,13 @@
 """Source maps: which template line produced each rendered line.
 
 Findings are about rendered objects, but users edit templates: a location must be the
-template's line, as template parse errors already are. Both dialects compile a call
-``mark(line)`` before each top-level output chunk (literal text, or what an action
-prints); the renderer, consuming the template's generator, reads :data:`TRACE` after
-each chunk and extends the map with :func:`line_map_step`. Rendering stays
-byte-identical: a mark prints nothing. Literal text's newlines are counted when the
-template is compiled, so mapping costs little more than the marks.
+template's line, as template parse errors already are. The Jinja2 dialect compiles a
+call ``mark(line)`` before each top-level output chunk (literal text, or what an
+action prints); the renderer, consuming the template's generator, reads :data:`TRACE`
+after each chunk and extends the map with :meth:`SourceMap.add`. The Go interpreter
+gives each chunk the same origin as it emits it. Rendering stays byte-identical: a
+mark prints nothing. Literal text's newlines are counted once per template, so mapping
+costs little more than the marks.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ TRACE = _Trace()
 
 
 def mark(line: int, newlines: int = -1) -> str:
-    """Called by compiled templates right before a chunk; prints nothing."""
+    """Called by compiled Jinja2 templates right before a chunk; prints nothing."""
     TRACE.line = line
     TRACE.newlines = newlines
     return ""

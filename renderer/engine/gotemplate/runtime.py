@@ -1,4 +1,4 @@
-"""Go ``text/template`` execution semantics, called from the compiled Jinja2 template.
+"""Go ``text/template`` execution semantics, called by the tree interpreter (:mod:`.interp`).
 
 Value model (mirrors Go's reflect.Value distinctions that change behaviour):
 
@@ -26,7 +26,6 @@ from typing import Any
 from renderer.engine.gotemplate import gofmt
 from renderer.engine.gotemplate.gofmt import FormatError, StringList, type_name
 from renderer.engine.gotemplate.lexer import is_go_print
-from renderer.engine.sourcemap import mark
 
 MAX_EXEC_DEPTH = 100000
 #: Python frames kept free for the work a template body does between template calls.
@@ -73,15 +72,6 @@ class Cell:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-
-
-class State:
-    """Per-render state shared by the compiled template and its ``define``s."""
-
-    __slots__ = ("depth",)
-
-    def __init__(self) -> None:
-        self.depth = 0
 
 
 # --- helpers on values ---------------------------------------------------------------
@@ -168,76 +158,8 @@ def chain(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args:
 # --- variables --------------------------------------------------------------------------
 
 
-def new_cell(value: Any) -> Cell:
-    return Cell(value)
-
-
-def get_var(cell: Cell) -> Any:
-    return cell.value
-
-
-def set_var(cell: Cell, value: Any) -> str:
-    cell.value = value
-    return ""
-
-
 def var_chain(pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
     return uniface(field_chain(pos, cell.value, names, has_args))
-
-
-# --- misc statements ------------------------------------------------------------------
-
-
-def fail(pos: int, message: str, *evaluated_first: Any) -> Any:
-    """Raise an execution error (after Go would have evaluated ``evaluated_first``)."""
-    raise ExecError(pos, message)
-
-
-def second(first: Any, value: Any) -> Any:
-    """Evaluate ``first`` for its errors only, then yield ``value``."""
-    return value
-
-
-class Truth:
-    """An and/or operand whose Python truth is Go's truth (see ``logic``)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __bool__(self) -> bool:
-        return is_true(self.value)
-
-
-class _Done:
-    """Marks that an and/or chain ran out of explicit arguments without deciding."""
-
-    __slots__ = ("truth",)
-
-    def __init__(self, truth: bool) -> None:
-        self.truth = truth
-
-    def __bool__(self) -> bool:
-        return self.truth
-
-
-AND_DONE = _Done(True)
-OR_DONE = _Done(False)
-
-
-def truth_of(value: Any) -> Truth:
-    return Truth(value)
-
-
-def logic(final: Any, chain: Truth | _Done) -> Any:
-    """Result of Go's and/or: the deciding operand, else the piped-in final value.
-
-    ``final`` is evaluated before the chain, as Go evaluates the previous command first.
-    """
-    if isinstance(chain, _Done):
-        return final
-    return chain.value
 
 
 def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
@@ -735,33 +657,3 @@ def normalize(value: Any, path: str = "") -> Any:
     if isinstance(value, list | tuple):
         return [normalize(item, f"{path}[{i}]") for i, item in enumerate(value)]
     raise ValueError(f"context value at {path or '.'} has unsupported type {type(value).__name__}")
-
-
-#: Every runtime entry point the compiled template calls, by global name.
-GLOBALS: dict[str, Any] = {
-    "go_mark": mark,
-    "go_uniface": uniface,
-    "go_truth": is_true,
-    "go_print": print_value,
-    "go_field": field,
-    "go_f": field_plain,
-    "go_fn": call_plain,
-    "go_chain": chain,
-    "go_cell": new_cell,
-    "go_get": get_var,
-    "go_set": set_var,
-    "go_var_chain": var_chain,
-    "go_fail": fail,
-    "go_second": second,
-    "go_truth_of": truth_of,
-    "go_logic": logic,
-    "go_and_done": AND_DONE,
-    "go_or_done": OR_DONE,
-    "go_range": range_items,
-    "go_enter": enter_template,
-    "go_arg_any": arg_any,
-    "go_arg_string": arg_string,
-    "go_call": call,
-    "go_missing": MISSING,
-    "go_iface": as_interface,
-}
