@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from renderer.engine import limits
-from renderer.engine.compile import JinjaTemplate
 from renderer.engine.gotemplate import compile_go
+from renderer.engine.jinja import JinjaTemplate
 from renderer.errors import TemplateError
 from tests.clihelp import run
 

@@ -11,8 +11,8 @@ import pytest
 from renderer import api
 from renderer.calico.capability import assess_capability
 from renderer.checks.release import release_rules
-from renderer.engine.compile import JinjaTemplate
 from renderer.engine.gotemplate import compile_go
+from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile
 from renderer.engine.sourcemap import SourceMap, field_line, template_line
 from renderer.errors import InputError
