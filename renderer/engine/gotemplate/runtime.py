@@ -53,11 +53,10 @@ MISSING = _Missing()
 
 
 class ExecError(Exception):
-    """An execution error at node ``pos`` (an index into the template's node table)."""
+    """An execution error; the interpreter adds where it happened (Go's ``at <...>``)."""
 
-    def __init__(self, pos: int, message: str) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.pos = pos
         self.message = message
 
 
@@ -108,7 +107,7 @@ def describe(value: Any) -> str:
     return gofmt.sprint([value])
 
 
-def print_value(pos: int, value: Any) -> str:
+def print_value(value: Any) -> str:
     """What an action prints (Go's printValue): ``<no value>`` for an invalid value."""
     if value is MISSING:
         return "<no value>"
@@ -118,51 +117,51 @@ def print_value(pos: int, value: Any) -> str:
 # --- field access ---------------------------------------------------------------------
 
 
-def field_chain(pos: int, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+def field_chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
     """evalFieldChain over maps: ``.a.b.c`` starting at ``receiver``."""
     last = len(names) - 1
     for i, name in enumerate(names):
         if receiver is MISSING:
             return MISSING
         if receiver is None:
-            raise ExecError(pos, f"nil pointer evaluating interface {{}}.{name}")
+            raise ExecError(f"nil pointer evaluating interface {{}}.{name}")
         if isinstance(receiver, dict):
             if i == last and has_args:
-                raise ExecError(pos, f"{name} is not a method but has arguments")
+                raise ExecError(f"{name} is not a method but has arguments")
             receiver = receiver.get(name, MISSING)
             continue
         typ = go_type(receiver) if i == 0 else "interface {}"
-        raise ExecError(pos, f"can't evaluate field {name} in type {typ}")
+        raise ExecError(f"can't evaluate field {name} in type {typ}")
     return receiver
 
 
-def field(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
-    """A field command; ``final`` (the piped-in value) was evaluated first, as in Go.
+def field(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+    """A field command (``has_args``: given arguments or a piped-in value, an error).
 
     Results are un-interfaced right away: every use of a field's value either goes
     through a pipeline (which does the same) or cannot tell nil from invalid.
     """
-    return uniface(field_chain(pos, receiver, names, has_args))
+    return uniface(field_chain(receiver, names, has_args))
 
 
-def field_plain(pos: int, receiver: Any, names: tuple[str, ...]) -> Any:
+def field_plain(receiver: Any, names: tuple[str, ...]) -> Any:
     """The common ``.a.b`` with no arguments and nothing piped in."""
-    return uniface(field_chain(pos, receiver, names, False))
+    return uniface(field_chain(receiver, names, False))
 
 
-def chain(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+def chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
     """``(pipeline).a.b``: the pipeline result, un-interfaced, then the fields."""
-    return uniface(field_chain(pos, uniface(receiver), names, has_args))
+    return uniface(field_chain(uniface(receiver), names, has_args))
 
 
 # --- variables --------------------------------------------------------------------------
 
 
-def var_chain(pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
-    return uniface(field_chain(pos, cell.value, names, has_args))
+def var_chain(cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
+    return uniface(field_chain(cell.value, names, has_args))
 
 
-def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
+def range_items(value: Any) -> list[tuple[Any, Any]]:
     """walkRange: (index, element) pairs; maps in sorted key order; nil is empty."""
     if value is MISSING or value is None:
         return []
@@ -170,7 +169,7 @@ def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
         return list(enumerate(value))
     if isinstance(value, dict):
         return [(k, value[k]) for k in sorted(value)]
-    raise ExecError(pos, f"range can't iterate over {describe(value)}")
+    raise ExecError(f"range can't iterate over {describe(value)}")
 
 
 def _stack_depth() -> int:
@@ -182,34 +181,34 @@ def _stack_depth() -> int:
     return count
 
 
-def enter_template(pos: int, depth: int) -> int:
+def enter_template(depth: int) -> int:
     """walkTemplate's depth check, plus a guard that stops before Python's own limit.
 
     Go allows 100000 nested template calls; the interpreter's stack is smaller, so deep
     recursion ends here with a positioned error rather than a RecursionError.
     """
     if depth >= MAX_EXEC_DEPTH:
-        raise ExecError(pos, f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
+        raise ExecError(f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
     if _stack_depth() > sys.getrecursionlimit() - STACK_MARGIN:
-        raise ExecError(pos, f"exceeded maximum template depth ({depth} nested template calls)")
+        raise ExecError(f"exceeded maximum template depth ({depth} nested template calls)")
     return depth + 1
 
 
 # --- argument checks (validateType / evalArg) -------------------------------------------
 
 
-def arg_any(pos: int, value: Any) -> Any:
+def arg_any(value: Any) -> Any:
     """An ``interface{}`` parameter: an invalid value becomes nil."""
     return None if value is MISSING else value
 
 
-def arg_string(pos: int, value: Any) -> Any:
+def arg_string(value: Any) -> Any:
     """A ``string`` parameter."""
     if value is MISSING:
-        raise ExecError(pos, "invalid value; expected string")
+        raise ExecError("invalid value; expected string")
     if isinstance(value, str):
         return value
-    raise ExecError(pos, f"wrong type for value; expected string; got {go_type(value)}")
+    raise ExecError(f"wrong type for value; expected string; got {go_type(value)}")
 
 
 # --- builtins ---------------------------------------------------------------------------
@@ -600,23 +599,21 @@ FUNCS: dict[str, tuple[Callable[..., Any], tuple[str, ...], str | None]] = {
 MAX_RESULT_CHARS = 16 * 1024 * 1024
 
 
-def _bounded(pos: int, name: str, result: Any) -> Any:
+def _bounded(name: str, result: Any) -> Any:
     if isinstance(result, str) and len(result) > MAX_RESULT_CHARS:
-        raise ExecError(
-            pos, f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters"
-        )
+        raise ExecError(f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters")
     return result
 
 
-def call_plain(pos: int, name: str, *args: Any) -> Any:
+def call_plain(name: str, *args: Any) -> Any:
     """A function call with nothing piped in."""
     try:
-        return _bounded(pos, name, FUNCS[name][0](*args))
+        return _bounded(name, FUNCS[name][0](*args))
     except (FuncError, FormatError) as exc:
-        raise ExecError(pos, f"error calling {name}: {exc}") from None
+        raise ExecError(f"error calling {name}: {exc}") from None
 
 
-def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
+def call(name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
     """Call function ``name`` with checked arguments; errors name the function.
 
     ``final`` is the value piped in from the previous command (already evaluated, as in
@@ -625,16 +622,14 @@ def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) ->
     impl = FUNCS[name][0]
     if final_kind is not None:
         if final_kind == "string":
-            final = arg_string(pos, final)
+            final = arg_string(final)
         elif final_kind == "any":
-            final = arg_any(pos, final)
+            final = arg_any(final)
         args = (*args, final)
     try:
-        return _bounded(pos, name, impl(*args))
-    except FuncError as exc:
-        raise ExecError(pos, f"error calling {name}: {exc}") from None
-    except FormatError as exc:
-        raise ExecError(pos, f"error calling {name}: {exc}") from None
+        return _bounded(name, impl(*args))
+    except (FuncError, FormatError) as exc:
+        raise ExecError(f"error calling {name}: {exc}") from None
 
 
 def normalize(value: Any, path: str = "") -> Any:
