@@ -26,7 +26,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from renderer.engine import limits
 from renderer.engine.limits import MAX_FORMAT_WIDTH, MAX_ITEMS, LimitExceeded
-from renderer.engine.sourcemap import TRACE, SourceMap, mark
+from renderer.engine.sourcemap import TRACE, MappedRender, SourceMap, mark
 from renderer.errors import TemplateError
 
 _ENV: SandboxedEnvironment | None = None
@@ -336,7 +336,7 @@ def _template_line(tb: TracebackType | None, name: str) -> int | None:
     return line
 
 
-class JinjaTemplate:
+class JinjaTemplate(MappedRender):
     """A Jinja2-dialect template; an undefined variable is an error naming it."""
 
     def __init__(self, source: str, name: str) -> None:
@@ -368,14 +368,6 @@ class JinjaTemplate:
                 if lines is not None:
                     lines.add(chunk, TRACE.line, TRACE.newlines)
         return "".join(parts)
-
-    def render(self, context: Mapping[str, Any]) -> str:
-        return self._execute(context, None)
-
-    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
-        """Like :meth:`render`, with the template line of each rendered line."""
-        lines = SourceMap()
-        return self._execute(context, lines), lines
 
     def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
         try:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 class _Trace(threading.local):
@@ -39,6 +40,23 @@ def mark(line: int, newlines: int = -1) -> str:
     TRACE.line = line
     TRACE.newlines = newlines
     return ""
+
+
+class MappedRender:
+    """A template that renders with or without a source map through one ``_execute``
+    (``lines`` None: no map is built)."""
+
+    def render(self, context: Mapping[str, Any]) -> str:
+        """Render with ``context``; raises TemplateError on failure."""
+        return self._execute(context, None)
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
+        """Like :meth:`render`, with the template line of each rendered line."""
+        lines = SourceMap()
+        return self._execute(context, lines), lines
+
+    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
+        raise NotImplementedError
 
 
 class SourceMap:

@@ -43,7 +43,7 @@ from renderer.engine.gotemplate.interp import InterpError, Interpreter, Marks, O
 from renderer.engine.gotemplate.parser import line_col
 from renderer.engine.gotemplate.parser import parse as _parse
 from renderer.engine.gotemplate.runtime import normalize
-from renderer.engine.sourcemap import SourceMap
+from renderer.engine.sourcemap import MappedRender, SourceMap
 from renderer.errors import TemplateError
 
 __all__ = ["GoTemplate", "compile_go", "parse", "referenced_keys"]
@@ -80,7 +80,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-class GoTemplate:
+class GoTemplate(MappedRender):
     """A parsed template: parse once, render many times with different contexts."""
 
     def __init__(self, tree: nodes.Tree, file: str | None = None) -> None:
@@ -120,16 +120,8 @@ class GoTemplate:
                 text = f'executing "{exc.template}" at <{exc.where()}>: {exc.message}'
                 raise TemplateError(text, file=self.name, line=line, column=col) from None
 
-    def render(self, context: Mapping[str, Any]) -> str:
-        """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
-        return self._execute(context, None)
-
-    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
-        """Like :meth:`render`, with the template line of each rendered line."""
-        lines = SourceMap()
-        return self._execute(context, lines), lines
-
     def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
+        """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
         try:
             data = normalize(context)
         except ValueError as exc:

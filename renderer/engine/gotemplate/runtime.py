@@ -219,16 +219,12 @@ def _indirect(value: Any) -> Any:
     return MISSING if value is None else value
 
 
+#: reflect's basic kinds that eq and lt compare; any other value is "invalid" there.
+_BASIC_KINDS: dict[type, str] = {bool: "bool", int: "int", float: "float", str: "string"}
+
+
 def _basic_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    return "invalid"
+    return _BASIC_KINDS.get(type(value), "invalid")
 
 
 def _kind(value: Any) -> str:
@@ -341,6 +337,14 @@ def as_interface(value: Any) -> Any:
     return value if value is MISSING else Interface(value)
 
 
+def _operand(item: Any, what: str) -> Any:
+    """The item ``index`` or ``slice`` works on; an invalid one is Go's untyped nil."""
+    item = _indirect(item)
+    if item is MISSING:
+        raise FuncError(f"{what} of untyped nil")
+    return item
+
+
 def _index_arg(index: Any, cap: int) -> int:
     if isinstance(index, Interface):
         raise FuncError("cannot index slice/array with type interface {}")
@@ -356,9 +360,7 @@ def _index_arg(index: Any, cap: int) -> int:
 
 
 def fn_index(item: Any, *indexes: Any) -> Any:
-    item = _indirect(item)
-    if item is MISSING:
-        raise FuncError("index of untyped nil")
+    item = _operand(item, "index")
     for index in indexes:
         index = _indirect(index)
         if item is None:
@@ -382,9 +384,7 @@ def fn_index(item: Any, *indexes: Any) -> Any:
 
 
 def fn_slice(item: Any, *indexes: Any) -> Any:
-    item = _indirect(item)
-    if item is MISSING:
-        raise FuncError("slice of untyped nil")
+    item = _operand(item, "slice")
     if len(indexes) > 3:
         raise FuncError(f"too many slice indexes: {len(indexes)}")
     if isinstance(item, str):
