@@ -32,13 +32,7 @@ from typing import Any
 
 from renderer.engine import limits
 from renderer.engine.gotemplate import nodes
-from renderer.engine.gotemplate.analysis import (
-    Branches,
-    nested_key_offsets,
-    nested_keys,
-    referenced_keys,
-    value_branches,
-)
+from renderer.engine.gotemplate.analysis import Branches, key_reads, value_branches
 from renderer.engine.gotemplate.interp import InterpError, Interpreter, Marks, OutputLimit
 from renderer.engine.gotemplate.parser import line_col
 from renderer.engine.gotemplate.parser import parse as _parse
@@ -46,7 +40,7 @@ from renderer.engine.gotemplate.runtime import normalize
 from renderer.engine.sourcemap import MappedRender, SourceMap
 from renderer.errors import TemplateError
 
-__all__ = ["GoTemplate", "compile_go", "parse", "referenced_keys"]
+__all__ = ["GoTemplate", "compile_go", "key_reads", "parse"]
 
 #: Largest rendered output; BKE's manifests are well under 1 MiB.
 MAX_OUTPUT_CHARS = 64 * 1024 * 1024
@@ -86,15 +80,17 @@ class GoTemplate(MappedRender):
     def __init__(self, tree: nodes.Tree, file: str | None = None) -> None:
         self.name = tree.name if file is None else file  # what errors name
         self.tree = tree
-        self.keys: frozenset[str] = referenced_keys(tree)
-        self.nested_keys: frozenset[str] = nested_keys(tree)
+        reads = key_reads(tree)
+        self.keys: frozenset[str] = reads.keys
+        self.nested_keys: frozenset[str] = frozenset(reads.nested)
+        self._nested_offsets = reads.nested
         self._marks = Marks(tree.source)  # the tree (and so every node id) lives as long
 
     @functools.cached_property
     def nested_lines(self) -> dict[str, int]:
         """The template line where each key read as a map is first read."""
-        offsets = nested_key_offsets(self.tree)
-        return {k: line_col(self.tree.source, pos)[0] for k, pos in offsets.items()}
+        source = self.tree.source
+        return {k: line_col(source, pos)[0] for k, pos in self._nested_offsets.items()}
 
     @functools.cached_property
     def branches(self) -> dict[str, Branches]:
