@@ -102,9 +102,7 @@ def test_go_loop_iteration_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_go_output_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    import renderer.engine.gotemplate as gotemplate
-
-    monkeypatch.setattr(gotemplate, "MAX_OUTPUT_CHARS", 1000)
+    monkeypatch.setattr(limits, "MAX_OUTPUT_CHARS", 1000)
     t = compile_go("{{ range .l }}0123456789{{ end }}", "t.yaml")
     assert len(t.render({"l": list(range(100))})) == 1000
     with pytest.raises(TemplateError) as err:

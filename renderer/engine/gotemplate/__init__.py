@@ -42,9 +42,6 @@ from renderer.errors import TemplateError
 
 __all__ = ["GoTemplate", "compile_go", "key_reads", "parse"]
 
-#: Largest rendered output; BKE's manifests are well under 1 MiB.
-MAX_OUTPUT_CHARS = 64 * 1024 * 1024
-
 
 def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:
     """Parse ``source`` as Go template ``name``; raises TemplateError on bad syntax,
@@ -97,20 +94,14 @@ class GoTemplate(MappedRender):
         """Literals each root key is compared with (for warnings on unmatched values)."""
         return value_branches(self.tree)
 
-    def _output_error(self) -> TemplateError:
-        return TemplateError(
-            f"output longer than {MAX_OUTPUT_CHARS} characters (output limit "
-            "for untrusted templates; no flag)",
-            file=self.name,
-        )
-
     def _interpret(self, data: Any, lines: SourceMap | None) -> str:
         """Render by walking the tree (see :mod:`.interp`), under the same limits."""
         with limits.budget():
             try:
-                return Interpreter(self.tree, lines, MAX_OUTPUT_CHARS, self._marks).run(data)
+                interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
+                return interpreter.run(data)
             except OutputLimit:
-                raise self._output_error() from None
+                raise TemplateError(limits.output_message(), file=self.name) from None
             except InterpError as exc:
                 line, col = line_col(self.tree.source, exc.offset)
                 text = f'executing "{exc.template}" at <{exc.where()}>: {exc.message}'
