@@ -95,7 +95,7 @@ class GoTemplate(MappedRender):
         return value_branches(self.tree)
 
     def _interpret(self, data: Any, lines: SourceMap | None) -> str:
-        """Render by walking the tree (see :mod:`.interp`), under the same limits."""
+        """Render by walking the tree (see :mod:`.interp`) within the render budget."""
         with limits.budget():
             try:
                 interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
