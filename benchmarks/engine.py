@@ -1,16 +1,15 @@
 """Go-dialect engine: parse+compile and render time per bundled template, and for a
 BKE-sized single file (the real ones are 5,000-7,600 lines, mostly CRD text); "mapped"
 is a render that also builds the source map (rendered line -> template line), as
-calico-render's renders do. Both engines: "interpreted" (the default) and "compiled".
+calico-render's renders do. The engine is the tree interpreter (no compile step).
 
     python benchmarks/engine.py [--repeat N] [--scaling [--go] [--file PATH]...]
 
 ``--scaling`` measures untrusted-sized input: parse+compile and render time and peak
-memory per action for 1,000, 10,000 and 100,000 actions, for the interpreter, the
-compiler (up to 10,000 actions: 100,000 take about 15 s and 2 GB), and, with ``--go``,
-Go's text/template (tests/go/render.go, built with ``go build``: one process per run,
+memory per action for 1,000, 10,000 and 100,000 actions, for the interpreter and,
+with ``--go``, Go's text/template (tests/go/render.go, built with ``go build``: one process per run,
 less the same process on an empty template, so its figure is parse+render alone). It
-also prints the deepest nesting each engine renders.
+also prints the deepest nesting the interpreter renders.
 """
 
 from __future__ import annotations
@@ -52,34 +51,33 @@ def median_ms(func: Callable[[], object], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-def _cells(name: str, source: str, engine: str, repeat: int) -> str:
-    compiled = compile_go(source, name, engine=engine)
-    compile_ms = median_ms(lambda: compile_go(source, name, engine=engine), repeat)
+def _cells(name: str, source: str, repeat: int) -> str:
+    compiled = compile_go(source, name)
+    compile_ms = median_ms(lambda: compile_go(source, name), repeat)
     render_ms = median_ms(lambda: compiled.render(CONTEXT), repeat * 10)
     mapped_ms = median_ms(lambda: compiled.render_mapped(CONTEXT), repeat * 10)
     return f" {compile_ms:>9.2f} {render_ms:>9.3f} {mapped_ms:>9.3f}"
 
 
 def row(name: str, source: str, repeat: int) -> None:
-    cells = [_cells(name, source, engine, repeat) for engine in ("interpreted", "compiled")]
     lines = source.count("\n")
-    print(f"{name:<28} {lines:>6} {source.count('{{'):>7}" + "".join(cells))
+    print(f"{name:<28} {lines:>6} {source.count('{{'):>7}" + _cells(name, source, repeat))
 
 
-def _renders(source: str, engine: str) -> bool:
+def _renders(source: str) -> bool:
     try:
-        compile_go(source, "nested", engine=engine).render({"l": [1], "a": 1, "x": 1})
+        compile_go(source, "nested").render({"l": [1], "a": 1, "x": 1})
     except TemplateError:
         return False
     return True
 
 
-def deepest(open_: str, inner: str, close: str, engine: str, limit: int = 400) -> int:
+def deepest(open_: str, inner: str, close: str, limit: int = 400) -> int:
     """The deepest nesting of ``open_ ... close`` that renders (binary search)."""
     low, high = 0, limit
     while low < high:
         mid = (low + high + 1) // 2
-        if _renders(open_ * mid + inner + close * mid, engine):
+        if _renders(open_ * mid + inner + close * mid):
             low = mid
         else:
             high = mid - 1
@@ -141,33 +139,29 @@ def scaling(with_go: bool, repeat: int, files: list[Path]) -> None:
     for count in (1_000, 10_000, 100_000):
         source = scaling_source(count)
         actions = source.count("{{")
-        for engine in ("interpreted", "compiled"):
-            if engine == "compiled" and count > 10_000:
-                continue
-            start = time.perf_counter()
-            compiled = compile_go(source, "scaling", engine=engine)
-            parsed = time.perf_counter()
-            compiled.render(SCALING_CONTEXT)
-            done = time.perf_counter()
-            peak = "-"
-            if count <= 10_000:  # a second compile: tracing slows it several times
-                tracemalloc.start()
-                compile_go(source + "\n", "scaling", engine=engine)
-                peak = f"{tracemalloc.get_traced_memory()[1] / actions / 1024:.1f}"
-                tracemalloc.stop()
-            total = done - start
-            print(
-                f"{actions:>8} {engine:<12} {(parsed - start) * 1000:>17.1f}"
-                f" {(done - parsed) * 1000:>10.1f} {total * 1e6 / actions:>10.1f} {peak:>15}"
-            )
+        start = time.perf_counter()
+        compiled = compile_go(source, "scaling")
+        parsed = time.perf_counter()
+        compiled.render(SCALING_CONTEXT)
+        done = time.perf_counter()
+        peak = "-"
+        if count <= 10_000:  # a second parse: tracing slows it several times
+            tracemalloc.start()
+            compile_go(source + "\n", "scaling")
+            peak = f"{tracemalloc.get_traced_memory()[1] / actions / 1024:.1f}"
+            tracemalloc.stop()
+        total = done - start
+        print(
+            f"{actions:>8} {'interpreted':<12} {(parsed - start) * 1000:>17.1f}"
+            f" {(done - parsed) * 1000:>10.1f} {total * 1e6 / actions:>10.1f} {peak:>15}"
+        )
         if binary:
             go = go_ms(binary, source, repeat) - floor
             print(f"{actions:>8} {'go':<12} {'':>17} {'':>10} {go * 1000 / actions:>10.1f}")
             print(f"{'':>8} {'go total ms (over the floor)':<30} {go:>9.1f}")
-    for engine in ("interpreted", "compiled"):
-        ranges = deepest("{{ range $.l }}", "{{ break }}", "{{ end }}", engine)
-        ifs = deepest("{{ range $.l }}{{ if $.a }}", "{{ continue }}", "{{ end }}{{ end }}", engine)
-        print(f"{engine}: deepest range with break {ranges}; range+if with continue {ifs}")
+    ranges = deepest("{{ range $.l }}", "{{ break }}", "{{ end }}")
+    ifs = deepest("{{ range $.l }}{{ if $.a }}", "{{ continue }}", "{{ end }}{{ end }}")
+    print(f"interpreted: deepest range with break {ranges}; range+if with continue {ifs}")
 
 
 def main() -> None:
@@ -179,13 +173,13 @@ def main() -> None:
         "--file", type=Path, action="append", default=[], help="With --scaling: also time FILE."
     )
     args = parser.parse_args()
-    compile_go("{{ .warm }}", "warm", engine="compiled")  # the sandbox, as a process does
+    compile_go("{{ .warm }}", "warm")  # imports and first-use setup, as a process does
     if args.scaling:
         scaling(args.go, args.repeat, args.file)
         return
-    print(f"{'':<43}{'interpreted (ms)':^30}{'compiled (ms)':^30}")
+    print(f"{'':<43}{'interpreted (ms)':^30}")
     head = f" {'parse':>9} {'render':>9} {'mapped':>9}"
-    print(f"{'template':<28} {'lines':>6} {'actions':>7}" + head + head)
+    print(f"{'template':<28} {'lines':>6} {'actions':>7}" + head)
     largest = ""
     for version in list_versions():
         for tf in version.files:

@@ -1,12 +1,13 @@
 """Source maps: which template line produced each rendered line.
 
 Findings are about rendered objects, but users edit templates: a location must be the
-template's line, as template parse errors already are. Both dialects compile a call
-``mark(line)`` before each top-level output chunk (literal text, or what an action
-prints); the renderer, consuming the template's generator, reads :data:`TRACE` after
-each chunk and extends the map with :func:`line_map_step`. Rendering stays
-byte-identical: a mark prints nothing. Literal text's newlines are counted when the
-template is compiled, so mapping costs little more than the marks.
+template's line, as template parse errors already are. The Jinja2 dialect compiles a
+call ``mark(line)`` before each top-level output chunk (literal text, or what an
+action prints); the renderer, consuming the template's generator, reads :data:`TRACE`
+after each chunk and extends the map with :meth:`SourceMap.add`. The Go interpreter
+gives each chunk the same origin as it emits it. Rendering stays byte-identical: a
+mark prints nothing. Literal text's newlines are counted once per template, so mapping
+costs little more than the marks.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 class _Trace(threading.local):
@@ -34,10 +36,27 @@ TRACE = _Trace()
 
 
 def mark(line: int, newlines: int = -1) -> str:
-    """Called by compiled templates right before a chunk; prints nothing."""
+    """Called by compiled Jinja2 templates right before a chunk; prints nothing."""
     TRACE.line = line
     TRACE.newlines = newlines
     return ""
+
+
+class MappedRender:
+    """A template that renders with or without a source map through one ``_execute``
+    (``lines`` None: no map is built)."""
+
+    def render(self, context: Mapping[str, Any]) -> str:
+        """Render with ``context``; raises TemplateError on failure."""
+        return self._execute(context, None)
+
+    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
+        """Like :meth:`render`, with the template line of each rendered line."""
+        lines = SourceMap()
+        return self._execute(context, lines), lines
+
+    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
+        raise NotImplementedError
 
 
 class SourceMap:

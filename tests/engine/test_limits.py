@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from renderer.engine import limits
-from renderer.engine.compile import JinjaTemplate
 from renderer.engine.gotemplate import compile_go
+from renderer.engine.jinja import JinjaTemplate
 from renderer.errors import TemplateError
 from tests.clihelp import run
 
@@ -84,31 +84,26 @@ def test_jinja_bombs_stop_with_a_template_error(name: str, short_timeout: None) 
     assert err.value.file == "v/bomb.j2" and "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
 @pytest.mark.parametrize("name", sorted(GO_BOMBS))
-def test_go_bombs_stop_at_the_render_deadline(name: str, engine: str, short_timeout: None) -> None:
+def test_go_bombs_stop_at_the_render_deadline(name: str, short_timeout: None) -> None:
     start = time.monotonic()
     with pytest.raises(TemplateError) as err:
-        compile_go(GO_BOMBS[name], "v/bomb.yaml", engine=engine).render(GO_CONTEXT)
+        compile_go(GO_BOMBS[name], "v/bomb.yaml").render(GO_CONTEXT)
     assert time.monotonic() - start < 5
     assert "--render-timeout" in str(err.value)
 
 
-@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
-def test_go_loop_iteration_limit(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_go_loop_iteration_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(limits, "MAX_LOOP_ITERATIONS", 5000)
-    t = compile_go("{{ range .l }}{{ range $.l }}{{ end }}{{ end }}", "t.yaml", engine=engine)
+    t = compile_go("{{ range .l }}{{ range $.l }}{{ end }}{{ end }}", "t.yaml")
     with pytest.raises(TemplateError) as err:
         t.render({"l": list(range(100))})
     assert "loop iteration limit" in str(err.value)
 
 
-@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
-def test_go_output_limit(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import renderer.engine.gotemplate as gotemplate
-
-    monkeypatch.setattr(gotemplate, "MAX_OUTPUT_CHARS", 1000)
-    t = compile_go("{{ range .l }}0123456789{{ end }}", "t.yaml", engine=engine)
+def test_go_output_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_OUTPUT_CHARS", 1000)
+    t = compile_go("{{ range .l }}0123456789{{ end }}", "t.yaml")
     assert len(t.render({"l": list(range(100))})) == 1000
     with pytest.raises(TemplateError) as err:
         t.render_mapped({"l": list(range(101))})

@@ -11,8 +11,8 @@ import pytest
 from renderer import api
 from renderer.calico.capability import assess_capability
 from renderer.checks.release import release_rules
-from renderer.engine.compile import JinjaTemplate
 from renderer.engine.gotemplate import compile_go
+from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile
 from renderer.engine.sourcemap import SourceMap, field_line, template_line
 from renderer.errors import InputError
@@ -143,9 +143,8 @@ def test_go_action_lines_and_macros() -> None:
     assert source.lines() == [1, 4, 4, 4, 4]
 
 
-def test_go_lines_inside_blocks_nested_deeper_than_the_compiler_hoists() -> None:
-    """The interpreter marks every top-level chunk at any depth (the compiled engine
-    hoisted blocks past 8 levels into macros and mapped them to the block's line)."""
+def test_go_lines_inside_deeply_nested_blocks() -> None:
+    """The interpreter marks every top-level chunk at any depth, each with its own line."""
     depth = 12
     src = "{{ if .x }}\n" * depth + "a: 1\nb: {{ .x }}\n" + "{{ end }}" * depth
     text, source = compile_go(src, "t").render_mapped({"x": "v"})

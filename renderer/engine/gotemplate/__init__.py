@@ -3,16 +3,16 @@
 Pipeline: :mod:`.lexer` -> :mod:`.parser` (Go's grammar, Go's parse-time errors) ->
 :mod:`.interp`, which walks the tree at render time as Go's executor does, calling
 :mod:`.runtime` (Go 1.19's execution semantics, :mod:`.gofmt` printing and the
-controller's functions). A second engine, :mod:`.compiler`, turns the tree into a
-sandboxed Jinja2 template calling the same runtime; it costs about 0.13 ms per action
-to compile and is kept as an independent implementation the parity tests compare.
-``tests/go/render.go`` is the reference both are compared with.
+controller's functions). Nothing is compiled: walking the tree costs nothing before
+the render, so a 100,000-action template starts at once. :mod:`.analysis` reads the
+same tree statically (the root keys a template reads). ``tests/go/render.go`` is the
+reference the parity tests hold every render to, byte for byte.
 
 Known differences from Go, each reported as a TemplateError rather than wrong output:
 complex constants; ``%p``, ``%b``/``%x``/``%X`` and ``#`` on floats in printf; variable
 declarations inside parentheses; nesting beyond Python's recursion (blocks about 240
 deep, parentheses and template calls about 190, where Go allows any block depth and
-100000 template calls; the compiled engine allows less). ``range $a = ...``
+100000 template calls). ``range $a = ...``
 (assignment, not declaration) assigns the named variables, where Go overwrites
 whatever variables are topmost on its stack. Error messages follow Go's wording but
 may differ in detail (type names, quoted values).
@@ -30,61 +30,17 @@ import gc
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jinja2.runtime import Context
-from jinja2.sandbox import SandboxedEnvironment
-
 from renderer.engine import limits
 from renderer.engine.gotemplate import nodes
-from renderer.engine.gotemplate.analysis import (
-    Branches,
-    nested_key_offsets,
-    nested_keys,
-    referenced_keys,
-    value_branches,
-)
-from renderer.engine.gotemplate.compiler import Position, compile_tree
+from renderer.engine.gotemplate.analysis import Branches, key_reads, value_branches
 from renderer.engine.gotemplate.interp import InterpError, Interpreter, Marks, OutputLimit
 from renderer.engine.gotemplate.parser import line_col
 from renderer.engine.gotemplate.parser import parse as _parse
-from renderer.engine.gotemplate.runtime import GLOBALS, ExecError, normalize
-from renderer.engine.sourcemap import TRACE, SourceMap
+from renderer.engine.gotemplate.runtime import normalize
+from renderer.engine.sourcemap import MappedRender, SourceMap
 from renderer.errors import TemplateError
 
-__all__ = ["ENGINES", "GoTemplate", "compile_go", "parse", "referenced_keys"]
-
-#: "interpreted" (default): walk the parse tree (:mod:`.interp`); nothing to compile and
-#: renders BKE's files about three times faster. "compiled": to Jinja2 and Python
-#: bytecode (about 0.13 ms and 22 KB per action to compile); kept as a second,
-#: independent implementation that the parity tests hold to the same bytes.
-ENGINES = ("interpreted", "compiled")
-
-_ENV: SandboxedEnvironment | None = None
-#: Largest rendered output; BKE's manifests are well under 1 MiB.
-MAX_OUTPUT_CHARS = 64 * 1024 * 1024
-
-
-class _TimedSandbox(SandboxedEnvironment):
-    """Every call and loop iteration counts against the render's budget (time limit)."""
-
-    bounded_iter = staticmethod(limits.bounded_iter)
-
-    def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        limits.check_call()
-        return super().call(__context, __obj, *args, **kwargs)
-
-
-def _environment() -> SandboxedEnvironment:
-    """The one sandboxed environment every template is compiled in (created lazily)."""
-    global _ENV
-    if _ENV is None:
-        env = _TimedSandbox(autoescape=False, cache_size=0, auto_reload=False)
-        # The compiled AST has nothing for Jinja's constant folder to do; skipping it
-        # more than halves compile time on the 7,000-line Calico manifests.
-        env.optimized = False
-        env.globals.clear()
-        env.globals.update(GLOBALS)
-        _ENV = env
-    return _ENV
+__all__ = ["GoTemplate", "compile_go", "key_reads", "parse"]
 
 
 def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:
@@ -115,87 +71,44 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-class GoTemplate:
-    """A compiled template: compile once, render many times with different contexts."""
+class GoTemplate(MappedRender):
+    """A parsed template: parse once, render many times with different contexts."""
 
-    def __init__(
-        self, tree: nodes.Tree, file: str | None = None, *, interpreted: bool = False
-    ) -> None:
+    def __init__(self, tree: nodes.Tree, file: str | None = None) -> None:
         self.name = tree.name if file is None else file  # what errors name
         self.tree = tree
-        self.keys: frozenset[str] = referenced_keys(tree)
-        self.nested_keys: frozenset[str] = nested_keys(tree)
-        self.interpreted = interpreted
+        reads = key_reads(tree)
+        self.keys: frozenset[str] = reads.keys
+        self.nested_keys: frozenset[str] = frozenset(reads.nested)
+        self._nested_offsets = reads.nested
         self._marks = Marks(tree.source)  # the tree (and so every node id) lives as long
-        if not interpreted:
-            jinja_ast, self._positions = compile_tree(tree)
-            self._template = _environment().from_string(jinja_ast)  # loops bounded
 
     @functools.cached_property
     def nested_lines(self) -> dict[str, int]:
         """The template line where each key read as a map is first read."""
-        offsets = nested_key_offsets(self.tree)
-        return {k: line_col(self.tree.source, pos)[0] for k, pos in offsets.items()}
+        source = self.tree.source
+        return {k: line_col(source, pos)[0] for k, pos in self._nested_offsets.items()}
 
     @functools.cached_property
     def branches(self) -> dict[str, Branches]:
         """Literals each root key is compared with (for warnings on unmatched values)."""
         return value_branches(self.tree)
 
-    def _error(self, pos: int, message: str) -> TemplateError:
-        where: Position = self._positions[pos]
-        line, col = line_col(self.tree.source, where.offset)
-        text = f'executing "{where.template}" at <{where.context}>: {message}'
-        return TemplateError(text, file=self.name, line=line, column=col)
-
-    def _output_error(self) -> TemplateError:
-        return TemplateError(
-            f"output longer than {MAX_OUTPUT_CHARS} characters (output limit "
-            "for untrusted templates; no flag)",
-            file=self.name,
-        )
-
     def _interpret(self, data: Any, lines: SourceMap | None) -> str:
-        """Render by walking the tree (see :mod:`.interp`), under the same limits."""
+        """Render by walking the tree (see :mod:`.interp`) within the render budget."""
         with limits.budget():
             try:
-                return Interpreter(self.tree, lines, MAX_OUTPUT_CHARS, self._marks).run(data)
+                interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
+                return interpreter.run(data)
             except OutputLimit:
-                raise self._output_error() from None
+                raise TemplateError(limits.output_message(), file=self.name) from None
             except InterpError as exc:
                 line, col = line_col(self.tree.source, exc.offset)
                 text = f'executing "{exc.template}" at <{exc.where()}>: {exc.message}'
                 raise TemplateError(text, file=self.name, line=line, column=col) from None
 
-    def _bounded_output(self, data: Any, lines: SourceMap | None = None) -> str:
-        """Render, stopping once the output exceeds MAX_OUTPUT_CHARS (loops can repeat
-        text without bound; Go would stream it, we hold it in memory). With ``lines``,
-        extend it chunk by chunk (see :mod:`renderer.engine.sourcemap`)."""
-        parts: list[str] = []
-        size = 0
-        TRACE.line, TRACE.newlines = 0, -1
-        with limits.budget():
-            for chunk in self._template.generate(go_root=data):
-                if not chunk:
-                    continue
-                size += len(chunk)
-                if size > MAX_OUTPUT_CHARS:
-                    raise self._output_error()
-                parts.append(chunk)
-                if lines is not None:
-                    lines.add(chunk, TRACE.line, TRACE.newlines)
-        return "".join(parts)
-
-    def render(self, context: Mapping[str, Any]) -> str:
-        """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
-        return self._execute(context, None)
-
-    def render_mapped(self, context: Mapping[str, Any]) -> tuple[str, SourceMap]:
-        """Like :meth:`render`, with the template line of each rendered line."""
-        lines = SourceMap()
-        return self._execute(context, lines), lines
-
     def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
+        """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
         try:
             data = normalize(context)
         except ValueError as exc:
@@ -203,11 +116,7 @@ class GoTemplate:
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            if self.interpreted:
-                return self._interpret(data, lines)
-            return self._bounded_output(data, lines)
-        except ExecError as exc:
-            raise self._error(exc.pos, exc.message) from None
+            return self._interpret(data, lines)
         except limits.LimitExceeded as exc:
             raise TemplateError(str(exc), file=self.name) from None
         except RecursionError:
@@ -223,25 +132,20 @@ class GoTemplate:
             ) from None
 
 
-def compile_go(
-    source: str, name: str, *, template_name: str | None = None, engine: str = "interpreted"
-) -> GoTemplate:
-    """Parse and compile ``source`` read from ``name``; raises TemplateError naming it.
+def compile_go(source: str, name: str, *, template_name: str | None = None) -> GoTemplate:
+    """Parse ``source`` read from ``name`` into a renderable; raises TemplateError naming it.
 
     ``template_name`` is the name Go gives the template (default: ``name``), which
     ``{{define}}`` and ``{{template}}`` see: BKE's controller names every file after
-    its addon (``calico``). ``engine`` is one of :data:`ENGINES`.
+    its addon (``calico``).
     """
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}")
     tree = parse(source, name if template_name is None else template_name, name)
     try:
         with _collector_paused():
-            return GoTemplate(tree, name, interpreted=engine == "interpreted")
+            return GoTemplate(tree, name)
     except TemplateError:
         raise
-    except (RecursionError, SyntaxError, MemoryError):
-        # Python's compiler limits nesting (e.g. 200 parentheses) where Go has none.
+    except (RecursionError, MemoryError):
         raise TemplateError("template expressions nest too deeply to compile", file=name) from None
     except Exception as exc:  # defensive
         raise TemplateError(f"cannot compile template: {_short(exc)}", file=name) from None

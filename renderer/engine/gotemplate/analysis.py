@@ -17,9 +17,8 @@ class _KeyFinder:
     def __init__(self, tree: n.Tree) -> None:
         self.tree = tree
         self.keys: set[str] = set()
-        #: keys read with a further field (``.ClusterCidr.Ipv6``): they need a map value
-        self.nested: set[str] = set()
-        #: where each nested key is first read (character offset), for locations
+        #: keys read with a further field (``.ClusterCidr.Ipv6``): they need a map value,
+        #: with where each is first read (character offset), for locations
         self.nested_pos: dict[str, int] = {}
         self.visited: set[str] = set()
 
@@ -95,53 +94,47 @@ class _KeyFinder:
             ):
                 self.keys.add(args[2].value)
                 if len(args) >= 4:
-                    self.nested.add(args[2].value)
                     self.nested_pos.setdefault(args[2].value, args[2].pos)
 
     def operand(self, arg: n.Node, dot_root: bool, dollar: bool, roots: set[str]) -> None:
         if isinstance(arg, n.FieldNode) and dot_root:
             self.keys.add(arg.idents[0])
             if len(arg.idents) > 1:
-                self.nested.add(arg.idents[0])
                 self.nested_pos.setdefault(arg.idents[0], arg.pos)
         elif isinstance(arg, n.VariableNode) and len(arg.idents) > 1:
             name = arg.idents[0]
             if (name == "$" and dollar) or name in roots:
                 self.keys.add(arg.idents[1])
                 if len(arg.idents) > 2:
-                    self.nested.add(arg.idents[1])
                     self.nested_pos.setdefault(arg.idents[1], arg.pos)
         elif isinstance(arg, n.ChainNode):
             self.operand(arg.node, dot_root, dollar, roots)
             if self.is_root(arg.node, dot_root, dollar, roots):
                 self.keys.add(arg.fields[0])
                 if len(arg.fields) > 1:
-                    self.nested.add(arg.fields[0])
                     self.nested_pos.setdefault(arg.fields[0], arg.pos)
         elif isinstance(arg, n.PipeNode):
             self.pipe(arg, dot_root, dollar, roots)
 
 
-def referenced_keys(tree: n.Tree) -> frozenset[str]:
-    """Root context keys read by the template ``tree`` executes (and what it calls)."""
+@dataclass(frozen=True)
+class KeyReads:
+    """The root context keys a template reads (and what it calls with the root).
+
+    ``nested``: the keys read with a further field (``.ClusterCidr.Ipv6``), which only a
+    map value can satisfy (BKE's controller passes addon params as strings), each with
+    the offset into the source where it is first read.
+    """
+
+    keys: frozenset[str]
+    nested: dict[str, int]
+
+
+def key_reads(tree: n.Tree) -> KeyReads:
+    """What the template ``tree`` executes reads from its root context, in one walk."""
     finder = _KeyFinder(tree)
     finder.template(tree.name)
-    return frozenset(finder.keys)
-
-
-def nested_key_offsets(tree: n.Tree) -> dict[str, int]:
-    """Where each key of :func:`nested_keys` is first read (offset into the source)."""
-    finder = _KeyFinder(tree)
-    finder.template(tree.name)
-    return dict(finder.nested_pos)
-
-
-def nested_keys(tree: n.Tree) -> frozenset[str]:
-    """Root keys read with a further field (``.ClusterCidr.Ipv6``), i.e. that only a map
-    value can satisfy; BKE's controller passes addon params as strings."""
-    finder = _KeyFinder(tree)
-    finder.template(tree.name)
-    return frozenset(finder.nested)
+    return KeyReads(frozenset(finder.keys), dict(finder.nested_pos))
 
 
 @dataclass(frozen=True)

@@ -23,29 +23,27 @@ class FormatError(Exception):
     """A printf verb this engine does not reproduce."""
 
 
-def type_name(value: Any) -> str:
-    """The Go dynamic type of a context value, as ``%T`` prints it."""
-    if value is None:
-        return NIL_ANGLE
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, StringList):
-        return "[]string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return type(value).__name__
-
-
 class StringList(list[str]):
     """A Go ``[]string`` (what ``split`` returns), distinct from ``[]interface {}``."""
+
+
+#: Go's dynamic type of each context value type, as ``%T`` prints it.
+_GO_TYPES: dict[type, str] = {
+    type(None): NIL_ANGLE,
+    bool: "bool",
+    int: "int",
+    float: "float64",
+    str: "string",
+    StringList: "[]string",
+    list: "[]interface {}",
+    dict: "map[string]interface {}",
+}
+
+
+def type_name(value: Any) -> str:
+    """The Go dynamic type of a context value, as ``%T`` prints it."""
+    kind = type(value)
+    return _GO_TYPES.get(kind) or kind.__name__
 
 
 # --- float formatting (strconv.FormatFloat) --------------------------------------------

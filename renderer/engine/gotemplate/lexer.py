@@ -5,7 +5,7 @@ identical: trim markers need a space (``{{-3}}`` is the number -3), ``.5`` is a
 number but ``.x`` a field, comments must close right before the delimiter, and so on.
 For speed, :func:`lex_text` scans text and plain actions in one loop with ``str.find``
 and one compiled token pattern, and hands anything else to those states at the token
-where it starts; ``tests/test_gotemplate_lexer.py`` holds both to the previous,
+where it starts; ``tests/engine/gotemplate/test_lexer.py`` holds both to the previous,
 character-by-character lexer.
 """
 
@@ -183,6 +183,11 @@ class Lexer:
         self.paren_depth = 0
         self.items: list[Item] = []
 
+    def resume(self, pos: int, line: int) -> None:
+        """Continue at ``pos`` on ``line`` with nothing pending (a fast path hands over)."""
+        self.pos = self.start = pos
+        self.line = self.start_line = line
+
     # -- primitives (Go's next/peek/backup, with "" as eof) ------------------------
     def next(self) -> str:
         pos = self.pos
@@ -302,6 +307,8 @@ _WORDS = {word: typ for word, typ in KEYWORDS.items() if word != "."} | {
     "true": T.BOOL,
     "false": T.BOOL,
 }
+#: The item type of :data:`_ACTION_TOKEN`'s groups 5 to 8, whose text is the item's.
+_GROUP_TYPES = (*[_T_TEXT] * 5, _T_VAR, _T_STRING, _T_NUMBER, _T_PIPE)
 
 
 def lex_text(lx: Lexer) -> StateFn | None:
@@ -314,32 +321,17 @@ def lex_text(lx: Lexer) -> StateFn | None:
     """
     s, items = lx.input, lx.items
     append, find, count, match = items.append, s.find, s.count, _ACTION_TOKEN.match
-    words = _WORDS
+    words, group_types = _WORDS, _GROUP_TYPES
     pos, line = lx.pos, lx.line
     while True:
         x = find(LEFT_DELIM, pos)
-        if x < 0:  # the last text, then EOF (Go's lexText at the end)
-            end = len(s)
-            if end > pos:
-                append(Item(_T_TEXT, pos, s[pos:], line))
-                line += count("\n", pos)
-            append(Item(T.EOF, end, "", line))
-            lx.pos = lx.start = end
-            lx.line = lx.start_line = line
-            return None
+        if x < 0:
+            return _lex_last_text(lx, pos, line)
         after = s[x + 2 : x + 4]
         if after[:1] == "-" and len(after) == 2 and after[1] in SPACE_CHARS:
             if s.startswith(LEFT_COMMENT, x + 4):
                 break
-            if x > pos:
-                text = s[pos:x].rstrip(SPACE_CHARS)
-                if text:
-                    append(Item(_T_TEXT, pos, text, line))
-                line += count("\n", pos, x)
-            append(Item(_T_LEFT, x, LEFT_DELIM, line))
-            if after[1] == "\n":
-                line += 1
-            pos = x + 4
+            pos, line = _left_trimmed_delim(s, pos, x, line, append)
         elif after[:1] == "-" or after.startswith("/"):
             break
         else:
@@ -354,7 +346,7 @@ def lex_text(lx: Lexer) -> StateFn | None:
             m = match(s, pos)
             if m is None:
                 break
-            k = m.lastindex
+            k: int = m.lastindex  # type: ignore[assignment]  # every alternative is a group
             e = m.end()
             if k == 1:
                 if not depth:
@@ -370,14 +362,8 @@ def lex_text(lx: Lexer) -> StateFn | None:
                 append(Item(words.get(word, _T_IDENT), pos, word, line))
             elif k == 4:
                 append(Item(_T_FIELD if e > pos + 1 else _T_DOT, pos, s[pos:e], line))
-            elif k == 5:
-                append(Item(_T_VAR, pos, s[pos:e], line))
-            elif k == 6:
-                append(Item(_T_STRING, pos, s[pos:e], line))
-            elif k == 7:
-                append(Item(_T_NUMBER, pos, s[pos:e], line))
-            elif k == 8:
-                append(Item(_T_PIPE, pos, "|", line))
+            elif k < 9:  # a variable, string, decimal or "|"
+                append(Item(group_types[k], pos, s[pos:e], line))
             elif k == 9:
                 append(Item(_T_LPAREN, pos, "(", line))
                 depth += 1
@@ -399,13 +385,36 @@ def lex_text(lx: Lexer) -> StateFn | None:
             pos = e
         if closed:
             continue
-        lx.pos = lx.start = pos
-        lx.line = lx.start_line = line
+        lx.resume(pos, line)
         lx.paren_depth = depth
         return lex_inside_action
-    lx.pos = lx.start = pos
-    lx.line = lx.start_line = line
+    lx.resume(pos, line)
     return _lex_text_slow(lx)
+
+
+def _lex_last_text(lx: Lexer, pos: int, line: int) -> StateFn | None:
+    """The text after the last action, then EOF (Go's lexText at the end)."""
+    s, end = lx.input, lx.n
+    if end > pos:
+        lx.items.append(Item(_T_TEXT, pos, s[pos:], line))
+        line += s.count("\n", pos)
+    lx.items.append(Item(T.EOF, end, "", line))
+    lx.resume(end, line)
+    return None
+
+
+def _left_trimmed_delim(
+    s: str, pos: int, x: int, line: int, append: Callable[[Item], None]
+) -> tuple[int, int]:
+    """``{{- `` at ``x``: the text since ``pos`` less its trailing spaces, the left
+    delimiter; the position and line after the marker's space."""
+    if x > pos:
+        text = s[pos:x].rstrip(SPACE_CHARS)
+        if text:
+            append(Item(_T_TEXT, pos, text, line))
+        line += s.count("\n", pos, x)
+    append(Item(_T_LEFT, x, LEFT_DELIM, line))
+    return x + 4, line + (s[x + 3] == "\n")
 
 
 def _lex_text_slow(lx: Lexer) -> StateFn | None:
@@ -520,21 +529,12 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
             return None
         ch = s[p]
         if ch == "}" and s.startswith(RIGHT_DELIM, p):
-            if lx.paren_depth == 0:
-                return lex_right_delim
-            lx.errorf("unclosed left paren")
-            return None
+            return _close_action(lx)
         if ch in SPACE_CHARS:
             if _has_right_trim(s, p) and s.startswith(RIGHT_DELIM, p + 2):
-                if lx.paren_depth == 0:
-                    return lex_right_delim
-                lx.errorf("unclosed left paren")
-                return None
+                return _close_action(lx)
             state = lex_space(lx)
-            if state is not lex_inside_action:
-                return state
-            continue
-        if ch == ".":
+        elif ch == ".":
             if p + 1 < n and not ("0" <= s[p + 1] <= "9"):
                 e = _FIELD.match(s, p).end()  # type: ignore[union-attr]
                 if _ends_word(s, e, n):
@@ -554,14 +554,7 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
             lx.pos = p + 1
             state = lex_variable(lx)
         elif ch == '"' or ch == "'":
-            m = (_STRING if ch == '"' else _CHAR_CONSTANT).match(s, p)
-            if m is not None:
-                e = m.end()
-                items.append(Item(T.STRING if ch == '"' else T.CHAR_CONSTANT, p, s[p:e], lx.line))
-                lx.pos = lx.start = e
-                continue
-            lx.pos = p + 1
-            state = lex_quote(lx) if ch == '"' else lex_char(lx)
+            state = _lex_quoted(lx, s, p, ch)
         elif ch == "|":
             items.append(Item(T.PIPE, p, ch, lx.line))
             lx.pos = lx.start = p + 1
@@ -592,10 +585,7 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
                 e = m.end()
                 if _ends_word(s, e, n):
                     word = s[p:e]
-                    typ = KEYWORDS.get(word, T.IDENTIFIER)
-                    if typ is T.IDENTIFIER and (word == "true" or word == "false"):
-                        typ = T.BOOL
-                    items.append(Item(typ, p, word, lx.line))
+                    items.append(Item(_WORDS.get(word, T.IDENTIFIER), p, word, lx.line))
                     lx.pos = lx.start = e
                     continue
                 state = lex_identifier(lx)
@@ -603,6 +593,27 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
                 state = _lex_other(lx)
         if state is not lex_inside_action:
             return state
+
+
+def _close_action(lx: Lexer) -> StateFn | None:
+    """At the right delimiter: the action ends unless a parenthesis is still open."""
+    if lx.paren_depth == 0:
+        return lex_right_delim
+    lx.errorf("unclosed left paren")
+    return None
+
+
+def _lex_quoted(lx: Lexer, s: str, p: int, quote: str) -> StateFn | None:
+    """A string or char constant at ``p``: matched whole, or scanned by Go's states
+    (escapes it may reject, an unterminated quote)."""
+    m = (_STRING if quote == '"' else _CHAR_CONSTANT).match(s, p)
+    if m is None:
+        lx.pos = p + 1
+        return lex_quote(lx) if quote == '"' else lex_char(lx)
+    e = m.end()
+    lx.items.append(Item(T.STRING if quote == '"' else T.CHAR_CONSTANT, p, s[p:e], lx.line))
+    lx.pos = lx.start = e
+    return lex_inside_action
 
 
 def _lex_other(lx: Lexer) -> StateFn | None:

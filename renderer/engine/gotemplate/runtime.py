@@ -1,4 +1,4 @@
-"""Go ``text/template`` execution semantics, called from the compiled Jinja2 template.
+"""Go ``text/template`` execution semantics, called by the tree interpreter (:mod:`.interp`).
 
 Value model (mirrors Go's reflect.Value distinctions that change behaviour):
 
@@ -26,7 +26,6 @@ from typing import Any
 from renderer.engine.gotemplate import gofmt
 from renderer.engine.gotemplate.gofmt import FormatError, StringList, type_name
 from renderer.engine.gotemplate.lexer import is_go_print
-from renderer.engine.sourcemap import mark
 
 MAX_EXEC_DEPTH = 100000
 #: Python frames kept free for the work a template body does between template calls.
@@ -54,11 +53,10 @@ MISSING = _Missing()
 
 
 class ExecError(Exception):
-    """An execution error at node ``pos`` (an index into the template's node table)."""
+    """An execution error; the interpreter adds where it happened (Go's ``at <...>``)."""
 
-    def __init__(self, pos: int, message: str) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.pos = pos
         self.message = message
 
 
@@ -73,15 +71,6 @@ class Cell:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-
-
-class State:
-    """Per-render state shared by the compiled template and its ``define``s."""
-
-    __slots__ = ("depth",)
-
-    def __init__(self) -> None:
-        self.depth = 0
 
 
 # --- helpers on values ---------------------------------------------------------------
@@ -118,7 +107,7 @@ def describe(value: Any) -> str:
     return gofmt.sprint([value])
 
 
-def print_value(pos: int, value: Any) -> str:
+def print_value(value: Any) -> str:
     """What an action prints (Go's printValue): ``<no value>`` for an invalid value."""
     if value is MISSING:
         return "<no value>"
@@ -128,119 +117,51 @@ def print_value(pos: int, value: Any) -> str:
 # --- field access ---------------------------------------------------------------------
 
 
-def field_chain(pos: int, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+def field_chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
     """evalFieldChain over maps: ``.a.b.c`` starting at ``receiver``."""
     last = len(names) - 1
     for i, name in enumerate(names):
         if receiver is MISSING:
             return MISSING
         if receiver is None:
-            raise ExecError(pos, f"nil pointer evaluating interface {{}}.{name}")
+            raise ExecError(f"nil pointer evaluating interface {{}}.{name}")
         if isinstance(receiver, dict):
             if i == last and has_args:
-                raise ExecError(pos, f"{name} is not a method but has arguments")
+                raise ExecError(f"{name} is not a method but has arguments")
             receiver = receiver.get(name, MISSING)
             continue
         typ = go_type(receiver) if i == 0 else "interface {}"
-        raise ExecError(pos, f"can't evaluate field {name} in type {typ}")
+        raise ExecError(f"can't evaluate field {name} in type {typ}")
     return receiver
 
 
-def field(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
-    """A field command; ``final`` (the piped-in value) was evaluated first, as in Go.
+def field(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+    """A field command (``has_args``: given arguments or a piped-in value, an error).
 
     Results are un-interfaced right away: every use of a field's value either goes
     through a pipeline (which does the same) or cannot tell nil from invalid.
     """
-    return uniface(field_chain(pos, receiver, names, has_args))
+    return uniface(field_chain(receiver, names, has_args))
 
 
-def field_plain(pos: int, receiver: Any, names: tuple[str, ...]) -> Any:
+def field_plain(receiver: Any, names: tuple[str, ...]) -> Any:
     """The common ``.a.b`` with no arguments and nothing piped in."""
-    return uniface(field_chain(pos, receiver, names, False))
+    return uniface(field_chain(receiver, names, False))
 
 
-def chain(pos: int, final: Any, receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
+def chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
     """``(pipeline).a.b``: the pipeline result, un-interfaced, then the fields."""
-    return uniface(field_chain(pos, uniface(receiver), names, has_args))
+    return uniface(field_chain(uniface(receiver), names, has_args))
 
 
 # --- variables --------------------------------------------------------------------------
 
 
-def new_cell(value: Any) -> Cell:
-    return Cell(value)
+def var_chain(cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
+    return uniface(field_chain(cell.value, names, has_args))
 
 
-def get_var(cell: Cell) -> Any:
-    return cell.value
-
-
-def set_var(cell: Cell, value: Any) -> str:
-    cell.value = value
-    return ""
-
-
-def var_chain(pos: int, final: Any, cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
-    return uniface(field_chain(pos, cell.value, names, has_args))
-
-
-# --- misc statements ------------------------------------------------------------------
-
-
-def fail(pos: int, message: str, *evaluated_first: Any) -> Any:
-    """Raise an execution error (after Go would have evaluated ``evaluated_first``)."""
-    raise ExecError(pos, message)
-
-
-def second(first: Any, value: Any) -> Any:
-    """Evaluate ``first`` for its errors only, then yield ``value``."""
-    return value
-
-
-class Truth:
-    """An and/or operand whose Python truth is Go's truth (see ``logic``)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __bool__(self) -> bool:
-        return is_true(self.value)
-
-
-class _Done:
-    """Marks that an and/or chain ran out of explicit arguments without deciding."""
-
-    __slots__ = ("truth",)
-
-    def __init__(self, truth: bool) -> None:
-        self.truth = truth
-
-    def __bool__(self) -> bool:
-        return self.truth
-
-
-AND_DONE = _Done(True)
-OR_DONE = _Done(False)
-
-
-def truth_of(value: Any) -> Truth:
-    return Truth(value)
-
-
-def logic(final: Any, chain: Truth | _Done) -> Any:
-    """Result of Go's and/or: the deciding operand, else the piped-in final value.
-
-    ``final`` is evaluated before the chain, as Go evaluates the previous command first.
-    """
-    if isinstance(chain, _Done):
-        return final
-    return chain.value
-
-
-def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
+def range_items(value: Any) -> list[tuple[Any, Any]]:
     """walkRange: (index, element) pairs; maps in sorted key order; nil is empty."""
     if value is MISSING or value is None:
         return []
@@ -248,7 +169,7 @@ def range_items(pos: int, value: Any) -> list[tuple[Any, Any]]:
         return list(enumerate(value))
     if isinstance(value, dict):
         return [(k, value[k]) for k in sorted(value)]
-    raise ExecError(pos, f"range can't iterate over {describe(value)}")
+    raise ExecError(f"range can't iterate over {describe(value)}")
 
 
 def _stack_depth() -> int:
@@ -260,34 +181,34 @@ def _stack_depth() -> int:
     return count
 
 
-def enter_template(pos: int, depth: int) -> int:
+def enter_template(depth: int) -> int:
     """walkTemplate's depth check, plus a guard that stops before Python's own limit.
 
     Go allows 100000 nested template calls; the interpreter's stack is smaller, so deep
     recursion ends here with a positioned error rather than a RecursionError.
     """
     if depth >= MAX_EXEC_DEPTH:
-        raise ExecError(pos, f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
+        raise ExecError(f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
     if _stack_depth() > sys.getrecursionlimit() - STACK_MARGIN:
-        raise ExecError(pos, f"exceeded maximum template depth ({depth} nested template calls)")
+        raise ExecError(f"exceeded maximum template depth ({depth} nested template calls)")
     return depth + 1
 
 
 # --- argument checks (validateType / evalArg) -------------------------------------------
 
 
-def arg_any(pos: int, value: Any) -> Any:
+def arg_any(value: Any) -> Any:
     """An ``interface{}`` parameter: an invalid value becomes nil."""
     return None if value is MISSING else value
 
 
-def arg_string(pos: int, value: Any) -> Any:
+def arg_string(value: Any) -> Any:
     """A ``string`` parameter."""
     if value is MISSING:
-        raise ExecError(pos, "invalid value; expected string")
+        raise ExecError("invalid value; expected string")
     if isinstance(value, str):
         return value
-    raise ExecError(pos, f"wrong type for value; expected string; got {go_type(value)}")
+    raise ExecError(f"wrong type for value; expected string; got {go_type(value)}")
 
 
 # --- builtins ---------------------------------------------------------------------------
@@ -298,16 +219,12 @@ def _indirect(value: Any) -> Any:
     return MISSING if value is None else value
 
 
+#: reflect's basic kinds that eq and lt compare; any other value is "invalid" there.
+_BASIC_KINDS: dict[type, str] = {bool: "bool", int: "int", float: "float", str: "string"}
+
+
 def _basic_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    return "invalid"
+    return _BASIC_KINDS.get(type(value), "invalid")
 
 
 def _kind(value: Any) -> str:
@@ -420,6 +337,14 @@ def as_interface(value: Any) -> Any:
     return value if value is MISSING else Interface(value)
 
 
+def _operand(item: Any, what: str) -> Any:
+    """The item ``index`` or ``slice`` works on; an invalid one is Go's untyped nil."""
+    item = _indirect(item)
+    if item is MISSING:
+        raise FuncError(f"{what} of untyped nil")
+    return item
+
+
 def _index_arg(index: Any, cap: int) -> int:
     if isinstance(index, Interface):
         raise FuncError("cannot index slice/array with type interface {}")
@@ -435,9 +360,7 @@ def _index_arg(index: Any, cap: int) -> int:
 
 
 def fn_index(item: Any, *indexes: Any) -> Any:
-    item = _indirect(item)
-    if item is MISSING:
-        raise FuncError("index of untyped nil")
+    item = _operand(item, "index")
     for index in indexes:
         index = _indirect(index)
         if item is None:
@@ -461,9 +384,7 @@ def fn_index(item: Any, *indexes: Any) -> Any:
 
 
 def fn_slice(item: Any, *indexes: Any) -> Any:
-    item = _indirect(item)
-    if item is MISSING:
-        raise FuncError("slice of untyped nil")
+    item = _operand(item, "slice")
     if len(indexes) > 3:
         raise FuncError(f"too many slice indexes: {len(indexes)}")
     if isinstance(item, str):
@@ -678,23 +599,21 @@ FUNCS: dict[str, tuple[Callable[..., Any], tuple[str, ...], str | None]] = {
 MAX_RESULT_CHARS = 16 * 1024 * 1024
 
 
-def _bounded(pos: int, name: str, result: Any) -> Any:
+def _bounded(name: str, result: Any) -> Any:
     if isinstance(result, str) and len(result) > MAX_RESULT_CHARS:
-        raise ExecError(
-            pos, f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters"
-        )
+        raise ExecError(f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters")
     return result
 
 
-def call_plain(pos: int, name: str, *args: Any) -> Any:
+def call_plain(name: str, *args: Any) -> Any:
     """A function call with nothing piped in."""
     try:
-        return _bounded(pos, name, FUNCS[name][0](*args))
+        return _bounded(name, FUNCS[name][0](*args))
     except (FuncError, FormatError) as exc:
-        raise ExecError(pos, f"error calling {name}: {exc}") from None
+        raise ExecError(f"error calling {name}: {exc}") from None
 
 
-def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
+def call(name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
     """Call function ``name`` with checked arguments; errors name the function.
 
     ``final`` is the value piped in from the previous command (already evaluated, as in
@@ -703,16 +622,14 @@ def call(pos: int, name: str, final_kind: str | None, final: Any, *args: Any) ->
     impl = FUNCS[name][0]
     if final_kind is not None:
         if final_kind == "string":
-            final = arg_string(pos, final)
+            final = arg_string(final)
         elif final_kind == "any":
-            final = arg_any(pos, final)
+            final = arg_any(final)
         args = (*args, final)
     try:
-        return _bounded(pos, name, impl(*args))
-    except FuncError as exc:
-        raise ExecError(pos, f"error calling {name}: {exc}") from None
-    except FormatError as exc:
-        raise ExecError(pos, f"error calling {name}: {exc}") from None
+        return _bounded(name, impl(*args))
+    except (FuncError, FormatError) as exc:
+        raise ExecError(f"error calling {name}: {exc}") from None
 
 
 def normalize(value: Any, path: str = "") -> Any:
@@ -735,33 +652,3 @@ def normalize(value: Any, path: str = "") -> Any:
     if isinstance(value, list | tuple):
         return [normalize(item, f"{path}[{i}]") for i, item in enumerate(value)]
     raise ValueError(f"context value at {path or '.'} has unsupported type {type(value).__name__}")
-
-
-#: Every runtime entry point the compiled template calls, by global name.
-GLOBALS: dict[str, Any] = {
-    "go_mark": mark,
-    "go_uniface": uniface,
-    "go_truth": is_true,
-    "go_print": print_value,
-    "go_field": field,
-    "go_f": field_plain,
-    "go_fn": call_plain,
-    "go_chain": chain,
-    "go_cell": new_cell,
-    "go_get": get_var,
-    "go_set": set_var,
-    "go_var_chain": var_chain,
-    "go_fail": fail,
-    "go_second": second,
-    "go_truth_of": truth_of,
-    "go_logic": logic,
-    "go_and_done": AND_DONE,
-    "go_or_done": OR_DONE,
-    "go_range": range_items,
-    "go_enter": enter_template,
-    "go_arg_any": arg_any,
-    "go_arg_string": arg_string,
-    "go_call": call,
-    "go_missing": MISSING,
-    "go_iface": as_interface,
-}

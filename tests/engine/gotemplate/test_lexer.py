@@ -2,7 +2,7 @@
 
 Both must give the same token stream (type, offset, text, line) and the same error, on
 the parity corpus, every bundled and fixture template, generated programs and a random
-mix of well-formed and malformed fragments.
+mix of well-formed and malformed fragments; and the items of a few small inputs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from renderer.engine.gotemplate.lexer import lex
+from renderer.engine.gotemplate import compile_go
+from renderer.engine.gotemplate.lexer import T, lex
 from tests import gotemplate_lexer_reference as reference
 from tests.gotemplate_gen import random_template
 
@@ -290,3 +291,37 @@ def test_fast_lexer_is_not_the_reference() -> None:
     """Guard: the comparison above must compare two different implementations."""
     assert reference.lex is not lex
     assert reference.Lexer is not lex.__globals__["Lexer"]
+
+
+# --- items on small inputs ----------------------------------------------------------------
+
+
+def test_lexer_trims_and_tokens() -> None:
+    items = lex("a  {{- .x | printf `%s` -}}  b")
+    kinds = [i.typ for i in items]
+    assert kinds == [
+        T.TEXT,
+        T.LEFT_DELIM,
+        T.FIELD,
+        T.SPACE,
+        T.PIPE,
+        T.SPACE,
+        T.IDENTIFIER,
+        T.SPACE,
+        T.RAW_STRING,
+        T.RIGHT_DELIM,
+        T.TEXT,
+        T.EOF,
+    ]
+    assert items[0].val == "a"
+    assert items[-2].val == "b"
+
+
+def test_lexer_keeps_minus_number_without_space() -> None:
+    items = lex("{{-3}}")
+    assert [i.typ for i in items] == [T.LEFT_DELIM, T.NUMBER, T.RIGHT_DELIM, T.EOF]
+    assert items[1].val == "-3"
+
+
+def test_lexer_comment_is_dropped_with_trim() -> None:
+    assert compile_go("a \n {{- /* note */ -}} \n b", "t").render({}) == "ab"

@@ -1,4 +1,4 @@
-"""Differential tests: the Python engine against Go's text/template (tests/go/render.go).
+"""Differential tests: the Python interpreter against Go's text/template (tests/go/render.go).
 
 Every case must render byte-identically in both, or fail in both; when both fail, the
 Python error must carry a line and a column.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,46 +52,13 @@ def run_go(binary: Path, workdir: Path, template: str, context: Any, name: str) 
     return Outcome(False, b"", result.stderr.decode("utf-8", "replace").strip())
 
 
-#: Both engines run every case: the compiled one and the tree interpreter.
-ENGINES = ("compiled", "interpreted")
-
-
-def run_engine(
-    template: str, context: Any, name: str, engine: str
-) -> tuple[Outcome, TemplateError | None]:
+def run_python(template: str, context: Any, name: str) -> tuple[Outcome, TemplateError | None]:
+    """The interpreter's outcome, and its error when it failed."""
     try:
-        out = compile_go(template, name, template_name=TEMPLATE_NAME, engine=engine).render(context)
+        out = compile_go(template, name, template_name=TEMPLATE_NAME).render(context)
     except TemplateError as exc:
         return Outcome(False, b"", str(exc)), exc
     return Outcome(True, out.encode("utf-8", "surrogateescape"), ""), None
-
-
-class Both:
-    """One case rendered by both engines; errors must be the same text in both unless
-    an engine could not nest that deeply (the interpreter goes deeper)."""
-
-    def __init__(self, template: str, context: Any, name: str) -> None:
-        self.results = {e: run_engine(template, context, name, e) for e in ENGINES}
-        c, i = self.results["compiled"][0], self.results["interpreted"][0]
-        deep = ("nest too deeply", "nested template calls")
-        if not c.ok and not i.ok and not any(d in c.error for d in deep):
-            assert c.error == i.error
-
-    def too_deep(self, engine: str) -> bool:
-        py = self.results[engine][0]
-        return not py.ok and "nest too deeply" in py.error
-
-
-def run_python(template: str, context: Any, name: str) -> Both:
-    return Both(template, context, name)
-
-
-def assert_parity_both(go: Outcome, both: Both) -> None:
-    for engine, (py, err) in both.results.items():
-        try:
-            assert_parity(go, py, err)
-        except AssertionError as exc:
-            raise AssertionError(f"{engine} engine: {exc}") from None
 
 
 def assert_parity(go: Outcome, py: Outcome, py_error: TemplateError | None) -> None:
@@ -102,6 +70,13 @@ def assert_parity(go: Outcome, py: Outcome, py_error: TemplateError | None) -> N
         assert py_error is not None
         assert py_error.line is not None and py_error.line >= 1, str(py_error)
         assert py_error.column is not None and py_error.column >= 1, str(py_error)
+        go_line = _GO_ERROR_LINE.search(go.error)
+        if go_line is not None:
+            assert py_error.line == int(go_line.group(1)), f"Go: {go.error}; Python: {py_error}"
+
+
+#: Where Go's error is: ``template: NAME:LINE:`` (execution errors add a column).
+_GO_ERROR_LINE = re.compile(r"^template: [^:]*:(\d+):")
 
 
 def _load_cases() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -134,7 +109,7 @@ def test_parity_case(case: dict[str, Any], go_render: Path, tmp_path: Path) -> N
     go = run_go(go_render, tmp_path, case["template"], context, "t.tmpl")
     if "go_fails" in case:
         assert go.ok is not case["go_fails"], f"case expectation is stale: Go gave {go}"
-    assert_parity_both(go, run_python(case["template"], context, "t.tmpl"))
+    assert_parity(go, *run_python(case["template"], context, "t.tmpl"))
 
 
 # --- the real manifests ------------------------------------------------------------------
@@ -188,7 +163,7 @@ def test_manifest_parity(
     template = manifest.read_text(encoding="utf-8")
     context = json.loads(json.dumps(MANIFEST_CONTEXTS[context_name]))
     go = run_go(go_render, tmp_path, template, context, manifest.name)
-    assert_parity_both(go, run_python(template, context, manifest.name))
+    assert_parity(go, *run_python(template, context, manifest.name))
 
 
 def test_100k_actions_match_go(go_render: Path, tmp_path: Path) -> None:
@@ -200,8 +175,7 @@ def test_100k_actions_match_go(go_render: Path, tmp_path: Path) -> None:
     assert source.count("{{") == 100_000
     context = {"x1": "on", "x4": [1], "y": "Y", "z": 3}
     go = run_go(go_render, tmp_path, source, context, "big.yaml")
-    py, err = run_engine(source, context, "big.yaml", "interpreted")
-    assert_parity(go, py, err)
+    assert_parity(go, *run_python(source, context, "big.yaml"))
     assert go.ok and go.output.count(b"Y") == sum(i % 7 in (1, 4) for i in range(20_000))
 
 
@@ -219,9 +193,8 @@ def test_generated_programs_match_go(go_render: Path, tmp_path: Path) -> None:
     for seed in FUZZ_SEEDS:
         source = random_template(seed)
         go = run_go(go_render, tmp_path / str(seed), source, context, "t.tmpl")
-        both = run_python(source, context, "t.tmpl")
         try:
-            assert_parity_both(go, both)
+            assert_parity(go, *run_python(source, context, "t.tmpl"))
         except AssertionError as exc:
             raise AssertionError(f"seed {seed}: {source!r}\n{exc}") from None
         rendered += go.ok
@@ -266,8 +239,7 @@ DEEP_CASES = {
     ),
     "error_deep": _nested("{{ if .s }}", "{{ end }}", 30, "{{ .s.x }}"),
     "declared_in_deep_scope": _nested("{{ if .s }}{{ $v := 1 }}", "{{ $v }}{{ end }}", 20, ""),
-    # past Python's 20 nested loops and 100 blocks per function, with the jump inside:
-    # the compiled engine refuses these, the interpreter renders them as Go does
+    # past Python's 20 nested loops and 100 blocks per function, with the jump inside
     "break_in_ifs_150": (
         "{{ range .l }}a"
         + _nested("{{ if $.s }}", "{{ end }}", 150, "{{ break }}")
@@ -293,25 +265,13 @@ DEEP_CASES = {
     ),
 }
 
-#: Cases the compiled engine refuses ("nest too deeply"); the interpreter must render.
-COMPILER_TOO_DEEP = {
-    "break_in_ifs_150",
-    "continue_in_withs_150",
-    "range_else_break_deep",
-}
-
 
 @pytest.mark.parametrize("name", sorted(DEEP_CASES))
 def test_deep_nesting_matches_go(name: str, go_render: Path, tmp_path: Path) -> None:
     context = json.loads(json.dumps({**BASE_CONTEXT, "l": [1, 2], "one": ["o"]}))
     source = DEEP_CASES[name]
     go = run_go(go_render, tmp_path, source, context, "deep.yaml")
-    both = run_python(source, context, "deep.yaml")
-    if name in COMPILER_TOO_DEEP:
-        assert both.too_deep("compiled")
-        assert_parity(go, *both.results["interpreted"])
-    else:
-        assert_parity_both(go, both)
+    assert_parity(go, *run_python(source, context, "deep.yaml"))
     if name != "error_deep":
         assert go.ok, go.error
 
@@ -340,21 +300,12 @@ def _random_nesting(r: random.Random, depth: int, in_range: bool) -> str:
 
 @pytest.mark.slow
 def test_random_deep_nesting_matches_go(go_render: Path, tmp_path: Path) -> None:
-    """Same output as Go; where Python cannot nest a block that deep (a jump that must
-    stay in its loop keeps the block inline), an error, never different output."""
+    """Same output as Go: the interpreter nests as deep as Go here."""
     context = {"s": "x", "n": None, "one": ["o"], "m": {"a": "b"}}
-    errors = 0
     for seed in range(30):
         source = '{{ $v := "" }}' + _random_nesting(random.Random(seed), 0, False) + "{{ $v }}"
         go = run_go(go_render, tmp_path / str(seed), source, context, "deep.yaml")
-        both = run_python(source, context, "deep.yaml")
-        # the interpreter nests as deep as Go here; the compiled engine may refuse
-        assert_parity(go, *both.results["interpreted"])
-        if go.ok and both.too_deep("compiled"):
-            errors += 1
-            continue
         try:
-            assert_parity(go, *both.results["compiled"])
+            assert_parity(go, *run_python(source, context, "deep.yaml"))
         except AssertionError as exc:
             raise AssertionError(f"seed {seed}: {source!r}\n{exc}") from None
-    assert errors <= 2

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from renderer.engine.compile import MAX_RESULT_SIZE, JinjaTemplate
+from renderer.engine.jinja import MAX_RESULT_SIZE, JinjaTemplate
 from renderer.errors import TemplateError
 from tests.clihelp import run
 

@@ -1,0 +1,69 @@
+"""Dialect dispatch and the compile cache (renderer.engine.compile)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.engine import compile as compile_mod
+from renderer.engine.compile import compile_file, compile_source, source_digest, template_digest
+from renderer.engine.gotemplate import GoTemplate
+from renderer.engine.jinja import JinjaTemplate
+from renderer.errors import InputError, TemplateError
+from renderer.manifests.tree import TemplateFile
+from renderer.store.memo import memos
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source", "kind"),
+    [("go", "x: {{ .x }}\n", GoTemplate), ("jinja2", "x: {{ x }}\n", JinjaTemplate)],
+)
+def test_each_dialect_compiles_to_its_engine(dialect: str, source: str, kind: type) -> None:
+    compiled = compile_source(source, "v/t.yaml", dialect)
+    assert isinstance(compiled, kind)
+    assert compiled.keys == frozenset({"x"})
+    assert compiled.render({"x": "1"}) == "x: 1\n"
+
+
+def test_an_unknown_dialect_is_an_input_error() -> None:
+    with pytest.raises(InputError) as err:
+        compile_source("x", "v/t.yaml", "mustache")
+    assert err.value.key == "--dialect"
+
+
+def test_the_same_source_compiles_once() -> None:
+    source = "same: {{ .a }}\n"
+    first = compile_source(source, "v/same.yaml", "go")
+    assert compile_source(source, "v/same.yaml", "go") is first
+    assert compile_source(source, "v/same.yaml", "go", digest=source_digest(source)) is first
+    assert compile_source(source + " ", "v/same.yaml", "go") is not first
+    assert compile_source(source, "v/same.yaml", "go", template_name="other") is not first
+
+
+def test_a_syntax_error_names_the_file() -> None:
+    with pytest.raises(TemplateError) as err:
+        compile_source("{{ if }}", "v/bad.yaml", "go")
+    assert err.value.file == "v/bad.yaml"
+
+
+def test_the_caches_are_named_bounded_memos() -> None:
+    registered = memos()
+    for memo in (compile_mod._CACHE, compile_mod._DIGESTS):
+        assert registered[memo.name] is memo
+        assert memo.maxsize >= 100
+
+
+def test_a_file_is_known_by_its_digest_once_its_stat_is_old_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))  # trust every stat
+    path = tmp_path / "v" / "t.yaml"
+    path.parent.mkdir()
+    path.write_text("a: {{ .a }}\n", encoding="utf-8")
+    template = TemplateFile("t.yaml", path, "go")
+    compiled = compile_file(template)
+    assert compile_mod._DIGESTS.get(str(path)) is not None
+    assert template_digest(template) == source_digest("a: {{ .a }}\n")
+    assert compile_file(template) is compiled
+    assert compiled.name == "v/t.yaml" and compiled.keys == frozenset({"a"})
