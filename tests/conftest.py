@@ -64,3 +64,11 @@ def go_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if result.returncode != 0:
         pytest.fail(f"building the Go reference renderer failed:\n{result.stderr}")
     return binary
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that runs Go's reference programs is marked ``go`` (``-m 'not go'``
+    skips them where building Go programs is unwanted, ``-m go`` runs only them)."""
+    for item in items:
+        if "go_render" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.go)
