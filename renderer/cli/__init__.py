@@ -28,14 +28,14 @@ LAZY_COMMANDS = {
     "advise": ".advise",
     "capability": ".gate",
     "check": ".checkcmd",
-    "explain-context": ".explain",
-    "images": ".cluster",
-    "import": ".importcmd",
-    "plan": ".cluster",
-    "template": ".commands",
-    "typha": ".commands",
+    "explain-context": ".explain_context",
+    "images": ".images",
+    "import": ".import_",
+    "plan": ".plan",
+    "template": ".template",
+    "typha": ".typha",
     "validate": ".gate",
-    "versions": ".commands",
+    "versions": ".versions",
 }
 cli.lazy.update(LAZY_COMMANDS)
 

@@ -8,8 +8,10 @@ from typing import Any
 
 import click
 
+from renderer import output
 from renderer.engine import limits
 from renderer.k8s.schema import DEFAULT_COUNT
+from renderer.output import Document
 from renderer.store import cache
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -113,11 +115,15 @@ exceptions_option = click.option(
 )
 
 
-def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
+def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:
+    """``--format``: the registered output formats that the command's document (a
+    :class:`renderer.output.Document` subclass) supports, or explicit ``choices``."""
+    if isinstance(choices, type):
+        choices = output.names(choices)
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(list(choices)),
+        type=click.Choice(list(choices or output.names())),
         default="text",
         show_default=True,
         help="Output format.",
