@@ -101,7 +101,7 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     return RenderCheck(validator.kube_versions, tuple(findings))
 
 
-def check_nodes(nodes: object, key: str = "--nodes") -> int:
+def check_nodes(nodes: object, key: str = "nodes") -> int:
     """A node count as the policy takes it: a positive int (not a bool), else InputError."""
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
         raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
@@ -112,7 +112,7 @@ def check_operation(operation: object) -> str:
     if operation not in policy.OPERATIONS:
         raise InputError(
             f"the operation must be one of {', '.join(policy.OPERATIONS)}, got {operation!r}",
-            key="--operation",
+            key="operation",
         )
     return str(operation)
 
@@ -257,7 +257,7 @@ def render(
     :func:`renderer.bke.context.for_config`); without them :func:`default_inputs` of
     ``user`` and ``repo``. Raises RefusedError when a first install above 50 nodes
     targets a version that is not Typha-capable; nothing is rendered then. A bad
-    ``nodes`` or ``operation`` is an InputError (key ``--nodes``/``--operation``).
+    ``nodes`` or ``operation`` is an InputError (key ``nodes``/``operation``).
     """
     check_nodes(nodes)
     check_operation(operation)
@@ -266,7 +266,7 @@ def render(
         inputs = default_inputs(user, repo)
     route = plan_route(vdir, nodes, operation)
     if route.refused:
-        raise RefusedError(route.message, key="--nodes")
+        raise RefusedError(route.message, key="nodes")
     contexts = file_contexts(vdir, inputs, route.decision)
     warnings = [
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
@@ -408,13 +408,13 @@ def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
 
 
 def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
-    """:func:`resolve_version`, its errors naming the flag the version came from."""
+    """:func:`resolve_version`, its errors naming the argument the version came from."""
     try:
         return resolve_version(version, root)
     except InputError as exc:
-        # keep a quoted value: ``--version '../x'`` becomes ``--to-version '../x'``
+        # keep a quoted value: ``version '../x'`` becomes ``to_version '../x'``
         given = exc.key or ""
-        key += given[len("--version") :] if given.startswith("--version") else ""
+        key += given[len("version") :] if given.startswith("version") else ""
         raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
 
 
@@ -439,10 +439,10 @@ def plan(
 
     check_nodes(nodes)
     if from_nodes is not None:
-        check_nodes(from_nodes, "--from-nodes")
+        check_nodes(from_nodes, "from_nodes")
     assess = capability or typha_capability
-    target_dir = _resolve_as(to_version, root, "--to-version")
-    source_dir = _resolve_as(from_version, root, "--from-version") if from_version else target_dir
+    target_dir = _resolve_as(to_version, root, "to_version")
+    source_dir = _resolve_as(from_version, root, "from_version") if from_version else target_dir
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
     if inputs is None:
@@ -515,7 +515,7 @@ def advise(
     check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
         raise InputError(
-            f"max pods per node must be a positive integer, got {max_pods!r}", key="--max-pods"
+            f"max pods per node must be a positive integer, got {max_pods!r}", key="max_pods"
         )
     user = dict(user or {})
     vdir = resolve_version(version, root)
@@ -585,7 +585,7 @@ def explain_context(
     inputs = inputs if inputs is not None else default_inputs()
     route = plan_route(vdir, nodes, operation)
     if route.refused:
-        raise RefusedError(route.message, key="--nodes")
+        raise RefusedError(route.message, key="nodes")
     contexts = file_contexts(vdir, inputs, route.decision)
     given = tuple(unread.inputs_warnings(vdir, inputs))
     warnings = (

@@ -3,13 +3,14 @@ chosen format, and turning flags into the library's context inputs."""
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from renderer.errors import InputError
+from renderer.errors import CalicoRenderError, InputError
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
@@ -17,6 +18,34 @@ if TYPE_CHECKING:
     from renderer.bke.unread import ParamWarning
     from renderer.calico import advise as advise_mod
     from renderer.output import Document
+
+
+#: The library's argument names (the key of an error about an argument) -> the flag that
+#: sets it, so errors name what the user typed; the library itself never names flags.
+FLAGS = {
+    "nodes": "--nodes",
+    "from_nodes": "--from-nodes",
+    "operation": "--operation",
+    "max_pods": "--max-pods",
+    "version": "--version",
+    "to_version": "--to-version",
+    "from_version": "--from-version",
+    "kube_version": "--kube-version",
+    "image_prefix": "--repo",
+    "role": "--role",
+    "dialect": "--dialect",
+}
+
+
+def flag_worded(exc: CalicoRenderError) -> str:
+    """``exc`` as one line, its key naming the flag when it is one of :data:`FLAGS`
+    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)."""
+    name, sep, rest = (exc.key or "").partition(" ")
+    if name not in FLAGS:
+        return str(exc)
+    worded = copy.copy(exc)
+    worded.key = FLAGS[name] + sep + rest
+    return str(worded)
 
 
 def emit(text: str) -> None:
