@@ -851,3 +851,20 @@ def image_warnings(result: images_mod.ImageList) -> list[str]:
     if result.version is None:
         return []
     return images_mod.tag_mismatches(result.version, result.images)
+
+
+def set_render_timeout(seconds: float) -> None:
+    """The wall-clock limit of one template render, for this process."""
+    from renderer.engine import limits
+
+    limits.set_render_timeout(seconds)
+
+
+def disable_cache() -> None:
+    """Neither read nor write the persistent result cache, for this process."""
+    cache.disable()
+
+
+def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
+    """The advice report of a cluster without Calico: nothing to advise on."""
+    return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from renderer import api
-from renderer.calico import advise as advise_mod
+from renderer.calico.advise import KUBERNETES_MAX_PODS
 from renderer.cli.app import cli
 from renderer.cli.common import context_inputs, given_params, note, origins_for, show
 from renderer.cli.options import (
@@ -45,7 +45,7 @@ from renderer.output.documents import AdviceDocument
 @click.option(
     "--max-pods",
     type=click.IntRange(min=1),
-    default=advise_mod.KUBERNETES_MAX_PODS,
+    default=KUBERNETES_MAX_PODS,
     show_default=True,
     metavar="N",
     help="Pods per node (kubelet maxPods).",
@@ -70,8 +70,7 @@ def advise(
     for message in args.notes:
         note(message)
     if args.skip:
-        report = advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(args.notes))
-        show(fmt, AdviceDocument(report, skipped=True))
+        show(fmt, AdviceDocument(api.no_advice(root, args.notes), skipped=True))
         return
     if args.version is None or args.nodes is None:
         raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")

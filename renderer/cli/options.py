@@ -9,10 +9,9 @@ from typing import Any
 import click
 
 from renderer import output
-from renderer.engine import limits
+from renderer.engine.limits import DEFAULT_RENDER_TIMEOUT
 from renderer.k8s.schema import DEFAULT_COUNT
 from renderer.output import Document
-from renderer.store import cache
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -92,7 +91,9 @@ upstream_option = click.option(
 
 def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        cache.disable()
+        from renderer import api
+
+        api.disable_cache()
 
 
 no_cache_option = click.option(
@@ -132,7 +133,9 @@ def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:
 
 def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
     if value is not None:
-        limits.set_render_timeout(value)
+        from renderer import api
+
+        api.set_render_timeout(value)
 
 
 render_timeout_option = click.option(
@@ -142,5 +145,5 @@ render_timeout_option = click.option(
     expose_value=False,
     callback=_set_render_timeout,
     metavar="SECONDS",
-    help=f"Wall-clock limit of one template render (default {limits.DEFAULT_RENDER_TIMEOUT:g}).",
+    help=f"Wall-clock limit of one template render (default {DEFAULT_RENDER_TIMEOUT:g}).",
 )
