@@ -3,8 +3,11 @@
 text a command prints.
 
 A new format is one module that defines a :class:`Format` and calls :func:`register`
-(imported below), plus one table-driven test. Every command's ``--format`` choices are
-the registered formats its document supports (:func:`names`).
+(listed in :data:`BUILTIN` below, or imported by the command that needs it), plus one
+table-driven test. A format for some documents only (JUnit for the check report, say)
+answers ``supports`` for the document classes that carry what it needs (a mixin with a
+``testsuites()`` method, for instance). Every command's ``--format`` choices are the
+registered formats its document supports (:func:`names`).
 """
 
 from __future__ import annotations
