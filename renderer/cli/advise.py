@@ -9,7 +9,14 @@ import click
 from renderer import api
 from renderer.calico.advise import KUBERNETES_MAX_PODS
 from renderer.cli.app import cli
-from renderer.cli.common import context_inputs, given_params, note, origins_for, show
+from renderer.cli.common import (
+    context_inputs,
+    given_params,
+    note,
+    origins_for,
+    show,
+    version_or_config,
+)
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -66,6 +73,7 @@ def advise(
     strict: bool,
     fmt: str,
 ) -> None:
+    version_or_config(version, config)
     args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root)
     for message in args.notes:
         note(message)

@@ -34,6 +34,7 @@ FLAGS = {
     "image_prefix": "--repo",
     "role": "--role",
     "dialect": "--dialect",
+    "set": "--set",
 }
 
 
@@ -46,6 +47,12 @@ def flag_worded(exc: CalicoRenderError) -> str:
     worded = copy.copy(exc)
     worded.key = FLAGS[name] + sep + rest
     return str(worded)
+
+
+def version_or_config(version: str | None, config: str | None) -> None:
+    """A version comes from ``--version`` or from ``--config``, not both."""
+    if version is not None and config is not None:
+        raise InputError("give --version or --config, not both", key="--config")
 
 
 def emit(text: str) -> None:

@@ -17,6 +17,7 @@ from renderer.cli.common import (
     given_params,
     note,
     origins_for,
+    version_or_config,
     warn,
 )
 from renderer.cli.options import (
@@ -116,6 +117,7 @@ def render(
     from renderer import api
 
     gc.freeze()  # see :func:`renderer.cli.main`
+    version_or_config(version, config)
     args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)

@@ -17,7 +17,8 @@ from renderer.errors import CalicoRenderError, InputError, RefusedError
         (InputError("unknown", file="d", key="version"), "d: --version: unknown"),
         (InputError("bad", key="image_prefix"), "--repo: bad"),
         (InputError("unsafe", file="f", key="ClusterCidr.Ipv6"), "f: ClusterCidr.Ipv6: unsafe"),
-        (InputError("x", key="--set a"), "--set a: x"),
+        (InputError("x", key="set a"), "--set a: x"),
+        (InputError("x", key="--upstream"), "--upstream: x"),
         (InputError("no key"), "no key"),
     ],
 )
