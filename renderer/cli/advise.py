@@ -14,8 +14,8 @@ from renderer.cli.common import (
     given_params,
     note,
     origins_for,
-    show,
     version_or_config,
+    write_document,
 )
 from renderer.cli.options import (
     config_option,
@@ -78,7 +78,7 @@ def advise(
     for message in args.notes:
         note(message)
     if args.skip:
-        show(fmt, AdviceDocument(api.no_advice(root, args.notes), skipped=True))
+        write_document(fmt, AdviceDocument(api.no_advice(root, args.notes), skipped=True))
         return
     if args.version is None or args.nodes is None:
         raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")
@@ -103,7 +103,7 @@ def advise(
         origins=origins,
         sources=context_inputs(args, None, values_file, sets),
     )
-    show(fmt, AdviceDocument(report))
+    write_document(fmt, AdviceDocument(report))
     given_params(report.param_warnings, strict, show=False)
     if not report.passed:
         ctx.exit(EXIT_CHECK_FAILED)

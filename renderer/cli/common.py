@@ -77,7 +77,7 @@ def _escapable(text: str) -> bool:
     return True
 
 
-def show(fmt: str, document: Document) -> None:
+def write_document(fmt: str, document: Document) -> None:
     """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`)."""
     from renderer import output
 

@@ -11,7 +11,7 @@ import click
 from renderer import api
 from renderer.bke.cluster import RenderArgs
 from renderer.cli.app import cli
-from renderer.cli.common import context_inputs, given_params, note, show, warn
+from renderer.cli.common import context_inputs, given_params, note, warn, write_document
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -85,5 +85,5 @@ def explain_context(
     if fmt == "text":
         for message in result.warnings:
             warn(message)
-    show(fmt, ExplainDocument(result))
+    write_document(fmt, ExplainDocument(result))
     given_params(result.param_warnings, strict, show=False)

@@ -9,7 +9,7 @@ import click
 from renderer import api
 from renderer.calico.images import ROLES
 from renderer.cli.app import cli
-from renderer.cli.common import given_params, note, show, warn
+from renderer.cli.common import given_params, note, warn, write_document
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -76,4 +76,4 @@ def images(
         warn(message)
     if fmt == "text" and result.note:
         note(result.note)
-    show(fmt, doc)
+    write_document(fmt, doc)

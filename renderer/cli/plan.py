@@ -8,7 +8,7 @@ import click
 
 from renderer import api
 from renderer.cli.app import cli
-from renderer.cli.common import context_inputs, given_params, note, show, warn
+from renderer.cli.common import context_inputs, given_params, note, warn, write_document
 from renderer.cli.options import (
     PathType,
     format_option,
@@ -78,7 +78,7 @@ def plan(
     if fmt == "text" and unchanged:
         for message in data["warnings"]:
             warn(message)
-        show(fmt, PlanDocument(result, unchanged=True))
+        write_document(fmt, PlanDocument(result, unchanged=True))
         return
     if output_dir is not None:
         for path in api.write_files(output_dir, result.files()):
@@ -86,4 +86,4 @@ def plan(
     if fmt == "text":
         for message in data["warnings"]:
             warn(message)
-    show(fmt, PlanDocument(result))
+    write_document(fmt, PlanDocument(result))

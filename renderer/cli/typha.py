@@ -6,7 +6,7 @@ import click
 
 from renderer import api
 from renderer.cli.app import cli
-from renderer.cli.common import show, warn
+from renderer.cli.common import warn, write_document
 from renderer.cli.options import format_option
 from renderer.output.documents import TyphaDocument
 
@@ -19,4 +19,4 @@ def typha(nodes: int | None, fmt: str) -> None:
     if fmt == "text":
         for message in doc.warnings:
             warn(message)
-    show(fmt, doc)
+    write_document(fmt, doc)

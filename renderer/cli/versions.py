@@ -8,7 +8,7 @@ import click
 
 from renderer import api
 from renderer.cli.app import cli
-from renderer.cli.common import show, warn
+from renderer.cli.common import warn, write_document
 from renderer.cli.options import (
     format_option,
     manifests_option,
@@ -29,4 +29,4 @@ def versions(root: Path | None, keys: bool, fmt: str) -> None:
     if fmt == "text":
         for message in doc.warnings:
             warn(message)
-    show(fmt, doc)
+    write_document(fmt, doc)
