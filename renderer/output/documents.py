@@ -200,6 +200,37 @@ def validate_doc(
     }
 
 
+@dataclass(frozen=True)
+class ValidateDocument(Document):
+    """Strict schema findings of manifest files: one line each in text; ``summary`` is
+    the count line for stderr."""
+
+    schema = VALIDATE
+    sort_keys = True
+    ensure_ascii = False
+
+    files: tuple[str, ...]
+    kube_versions: tuple[str, ...]
+    objects: int
+    findings: tuple[SchemaFinding, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    def summary(self) -> str:
+        return (
+            f"{self.objects} object(s) in {len(self.files)} file(s) on Kubernetes "
+            f"{', '.join(self.kube_versions)}: {self.errors} error(s)"
+        )
+
+    def data(self) -> dict[str, Any]:
+        return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
+
+    def text(self) -> str:
+        return "".join(f"{f}\n" for f in self.findings)
+
+
 # --- images, plan, advise, explain-context -------------------------------------------------
 
 

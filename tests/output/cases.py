@@ -16,6 +16,7 @@ from renderer.output.documents import (
     ImagesDocument,
     PlanDocument,
     TyphaDocument,
+    ValidateDocument,
     VersionsDocument,
 )
 
@@ -45,6 +46,16 @@ def _versions() -> Document:
     )
 
 
+def _validate() -> Document:
+    from renderer.k8s.parse import parse_stream
+    from renderer.k8s.schema import SchemaValidator
+
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndatta: {}\n"
+    objects = parse_stream(text, "cm.yaml")
+    findings = SchemaValidator(("1.33", "1.34")).validate_all(objects)
+    return ValidateDocument(("cm.yaml",), ("1.33", "1.34"), len(objects), tuple(findings))
+
+
 def _images() -> Document:
     images = ("r/calico/cni:v3.28.2", "r/calico/node:v3.28.2")
     return ImagesDocument(ImageList("v3.28.2", "worker", "r/", images))
@@ -55,6 +66,7 @@ DOCUMENTS: dict[str, Callable[[], Document]] = {
     "typha-table": lambda: TyphaDocument.of(None),
     "typha-one": lambda: TyphaDocument.of(4001),
     "versions": _versions,
+    "validate": _validate,
     "images": _images,
     "images-none": lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon")),
     "advise-skipped": lambda: AdviceDocument(

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from renderer.output.documents import TyphaDocument, VersionsDocument, nothing_to_change
+from renderer.output.documents import (
+    TyphaDocument,
+    ValidateDocument,
+    VersionsDocument,
+    nothing_to_change,
+)
 from tests.output.cases import DOCUMENTS
 
 
@@ -30,3 +35,11 @@ def test_nothing_to_change(change: str, same: bool, expected: bool) -> None:
     side = {"version": "v3.28.2", "nodes": 3}
     other = side if same else {**side, "nodes": 4}
     assert nothing_to_change({"change": change, "from": side, "to": other}) is expected
+
+
+def test_validate_counts_errors_for_its_summary_line() -> None:
+    doc = DOCUMENTS["validate"]()
+    assert isinstance(doc, ValidateDocument)
+    # text counts a finding per Kubernetes version, JSON one per problem
+    assert (doc.errors, doc.data()["errors"]) == (2, 1)
+    assert doc.summary() == "1 object(s) in 1 file(s) on Kubernetes 1.33, 1.34: 2 error(s)"
