@@ -23,7 +23,7 @@ from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.engine.compile import template_digest
 from renderer.engine.render import RenderedFile, join_stream, render_version, version_keys
-from renderer.errors import InputError, RefusedError
+from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.schema import SchemaFinding, SchemaValidator, errors
 from renderer.manifests.tree import VersionDir, resolve_version
@@ -31,7 +31,10 @@ from renderer.store import cache
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
+    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
+    from renderer.calico import importer
     from renderer.calico import plan as plan_mod
+    from renderer.output.documents import TyphaDocument, VersionsDocument
 
 
 @dataclass
@@ -96,7 +99,7 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     return RenderCheck(validator.kube_versions, tuple(findings))
 
 
-def check_nodes(nodes: object, key: str = "--nodes") -> int:
+def check_nodes(nodes: object, key: str = "nodes") -> int:
     """A node count as the policy takes it: a positive int (not a bool), else InputError."""
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
         raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
@@ -107,7 +110,7 @@ def check_operation(operation: object) -> str:
     if operation not in policy.OPERATIONS:
         raise InputError(
             f"the operation must be one of {', '.join(policy.OPERATIONS)}, got {operation!r}",
-            key="--operation",
+            key="operation",
         )
     return str(operation)
 
@@ -254,7 +257,7 @@ def render(
     :func:`renderer.bke.context.for_config`); without them :func:`default_inputs` of
     ``user`` and ``repo``. Raises RefusedError when a first install above 50 nodes
     targets a version that is not Typha-capable; nothing is rendered then. A bad
-    ``nodes`` or ``operation`` is an InputError (key ``--nodes``/``--operation``).
+    ``nodes`` or ``operation`` is an InputError (key ``nodes``/``operation``).
     """
     check_nodes(nodes)
     check_operation(operation)
@@ -263,7 +266,7 @@ def render(
         inputs = default_inputs(user, repo)
     route = plan_route(vdir, nodes, operation)
     if route.refused:
-        raise RefusedError(route.message, key="--nodes")
+        raise RefusedError(route.message, key="nodes")
     contexts = file_contexts(vdir, inputs, route.decision)
     warnings = [
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
@@ -357,13 +360,13 @@ def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
 
 
 def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
-    """:func:`resolve_version`, its errors naming the flag the version came from."""
+    """:func:`resolve_version`, its errors naming the argument the version came from."""
     try:
         return resolve_version(version, root)
     except InputError as exc:
-        # keep a quoted value: ``--version '../x'`` becomes ``--to-version '../x'``
+        # keep a quoted value: ``version '../x'`` becomes ``to_version '../x'``
         given = exc.key or ""
-        key += given[len("--version") :] if given.startswith("--version") else ""
+        key += given[len("version") :] if given.startswith("version") else ""
         raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
 
 
@@ -388,10 +391,10 @@ def plan(
 
     check_nodes(nodes)
     if from_nodes is not None:
-        check_nodes(from_nodes, "--from-nodes")
+        check_nodes(from_nodes, "from_nodes")
     assess = capability or typha_capability
-    target_dir = _resolve_as(to_version, root, "--to-version")
-    source_dir = _resolve_as(from_version, root, "--from-version") if from_version else target_dir
+    target_dir = _resolve_as(to_version, root, "to_version")
+    source_dir = _resolve_as(from_version, root, "from_version") if from_version else target_dir
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
     if inputs is None:
@@ -464,7 +467,7 @@ def advise(
     check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
         raise InputError(
-            f"max pods per node must be a positive integer, got {max_pods!r}", key="--max-pods"
+            f"max pods per node must be a positive integer, got {max_pods!r}", key="max_pods"
         )
     user = dict(user or {})
     vdir = resolve_version(version, root)
@@ -534,7 +537,7 @@ def explain_context(
     inputs = inputs if inputs is not None else default_inputs()
     route = plan_route(vdir, nodes, operation)
     if route.refused:
-        raise RefusedError(route.message, key="--nodes")
+        raise RefusedError(route.message, key="nodes")
     contexts = file_contexts(vdir, inputs, route.decision)
     given = tuple(unread.inputs_warnings(vdir, inputs))
     warnings = (
@@ -544,3 +547,276 @@ def explain_context(
         *(str(w) for w in given),
     )
     return ExplainResult(contexts, route, warnings, given)
+
+
+# --- what the commands of the CLI call -----------------------------------------------------
+# Each takes what a caller holds (paths, KEY=VALUE strings, counts) and returns a result or
+# an :class:`renderer.output.Document`; the CLI only parses flags and prints.
+
+
+def request_args(
+    config: str | Path | None,
+    nodes_file: str | Path | None,
+    *,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None = None,
+    repo: str | None = None,
+) -> RenderArgs:
+    """Version, node count and params of a request: from a BKECluster/BKEConfig and
+    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
+    from renderer.bke.cluster import render_args
+
+    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+
+
+def cluster_inputs(
+    config: str | Path,
+    *,
+    nodes_file: str | Path | None = None,
+    nodes: int | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    check_version: bool = True,
+) -> ClusterInputs:
+    """What a BKECluster/BKEConfig (and its BKENodes) give a request."""
+    from renderer.bke.cluster import resolve_inputs
+
+    return resolve_inputs(
+        config,
+        nodes_file=nodes_file,
+        nodes=nodes,
+        root=root,
+        repo=repo,
+        check_version=check_version,
+    )
+
+
+def node_inventory(nodes_file: str | Path) -> NodeInventory:
+    """The BKENodes of one cluster in ``nodes_file``."""
+    from renderer.bke.cluster import load_nodes
+
+    return load_nodes(nodes_file).single_cluster()
+
+
+def config_context(
+    inputs: ClusterInputs, repo: str | None = None
+) -> bke_context.ContextInputs | None:
+    """The context's sources of a config with a calico addon (None: none)."""
+    if inputs.addon is None:
+        return None
+    nodes = inputs.inventory.nodes if inputs.inventory is not None else None
+    return bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
+
+
+def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
+    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
+    from renderer.bke.values import user_values as values
+
+    return values(values_file, sets)
+
+
+def request_inputs(
+    args: RenderArgs,
+    *,
+    repo: str | None = None,
+    values_file: str | Path | None = None,
+    sets: Sequence[str] = (),
+) -> bke_context.ContextInputs:
+    """The context's sources of a request: the config's (``repo`` wins over its
+    imageRepo) or the defaults, then the values file and settings as addon params."""
+    from renderer.bke.values import user_params
+
+    params, nested = user_params(values_file, sets)
+    cluster = args.cluster
+    if cluster is None or cluster.addon is None:
+        return bke_context.without_config(repo=repo, params=params, nested=nested)
+    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+    return bke_context.for_config(
+        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+    )
+
+
+def kube_versions(
+    requested: Sequence[str] = (), cluster_kube: str = ""
+) -> tuple[tuple[str, ...], str]:
+    """The Kubernetes versions to validate a render against, and a note when they were
+    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
+    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
+
+    kube = resolve_kube_versions(requested)
+    if kube and not requested and cluster_kube:
+        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
+        if chosen is not None:
+            return (chosen,), why
+    return kube, ""
+
+
+def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
+    """Write ``files`` into ``directory``, removing the files of our previous write there."""
+    from renderer.store.files import write_owned_tree
+
+    return write_owned_tree(directory, dict(files))
+
+
+def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
+    """One file per template of a render into ``directory`` (see :func:`write_files`)."""
+    return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
+
+
+def template(
+    file: str,
+    *,
+    values_file: str | Path | None = None,
+    sets: Sequence[str] = (),
+    name: str = "calico",
+    dialect: str | None = None,
+) -> str:
+    """Render one template file (``-``: stdin) with exactly the given values: no policy,
+    no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
+    from renderer.bke.values import user_values as values
+    from renderer.engine.compile import compile_source
+    from renderer.k8s.yamlio import read_text
+    from renderer.manifests.tree import DIALECTS
+
+    context = values(values_file, sets, key_rules=False)
+    chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
+    return compile_source(read_text(file), file, chosen, template_name=name).render(context)
+
+
+def typha(nodes: int | None = None) -> TyphaDocument:
+    """The Typha decision for ``nodes``, or the boundary table when None."""
+    from renderer.output.documents import TyphaDocument
+
+    if nodes is not None:
+        check_nodes(nodes)
+    return TyphaDocument.of(nodes)
+
+
+def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocument:
+    """The versions under ``root`` with their Typha capability (a version that fails to
+    render is listed with its error) and, with ``keys``, the context keys each reads."""
+    from renderer.calico.capability import assess_capability
+    from renderer.manifests.tree import list_versions
+    from renderer.output.documents import VersionsDocument, version_entry
+
+    entries = []
+    for v in list_versions(root):
+        try:
+            cap, error = assess_capability(v), None
+        except CalicoRenderError as exc:
+            cap, error = None, str(exc)
+        entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
+    return VersionsDocument(str(root) if root is not None else None, entries)
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A version derived from upstream: its directory, files and, for a check, the
+    difference from the directory on disk ("" when none)."""
+
+    target: Path
+    files: dict[str, str]
+    diff: str = ""
+
+
+def import_version(
+    source: Path,
+    *,
+    root: Path = Path("."),
+    options: importer.Options | None = None,
+    check: bool = False,
+    replace: bool = False,
+) -> Imported:
+    """Derive ``root``/kubernetes/calico/<version>/ from upstream Calico's manifests in
+    ``source``; write it (``replace``: over an existing one) or, with ``check``, only
+    compare it with what is on disk."""
+    from renderer.calico import importer as importer_mod
+    from renderer.manifests.tree import COMPONENT
+    from renderer.store.files import replace_dir
+
+    options = options or importer_mod.Options()
+    if options.default_registry is not None and not options.default_registry.endswith("/"):
+        raise InputError("must end with '/'", key="default registry")
+    texts = _read_upstream(source, options.typha)
+    try:
+        derived = importer_mod.derive(texts, options)
+    except InputError as exc:  # name the file as the user can find it
+        file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
+        raise InputError(exc.message, file=file, line=exc.line, key=exc.key) from None
+    target = root / COMPONENT / derived.version
+    files = dict(derived.files)
+    if check:
+        on_disk = _read_version_dir(target)
+        return Imported(target, files, importer_mod.compare(files, on_disk, str(target)))
+    replace_dir(target, files, replace=replace)
+    return Imported(target, files)
+
+
+_UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
+
+
+def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
+    """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
+    ``typha`` is False) and calico-vxlan.yaml when present."""
+    from renderer.k8s.yamlio import read_text
+
+    if not source.is_dir():
+        raise InputError("not a directory holding calico.yaml", file=str(source))
+    _, typha_file, vxlan = _UPSTREAM_FILES
+    texts: dict[str, str] = {}
+    for name in _UPSTREAM_FILES:
+        path = source / name
+        if (name == typha_file and not typha) or (name == vxlan and not path.exists()):
+            continue
+        if not path.is_file():
+            raise InputError("missing", file=str(path))
+        texts[name] = read_text(path)
+    return texts
+
+
+def _read_version_dir(directory: Path) -> dict[str, str]:
+    """Every file of a version directory on disk (the controller renders them all)."""
+    from renderer.k8s.yamlio import read_text
+
+    if not directory.is_dir():
+        return {}
+    return {p.name: read_text(p) for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def config_images(
+    config: str | Path, *, root: Path | None = None, repo: str | None = None, role: str = "worker"
+) -> tuple[images_mod.ImageList, list[unread.ParamWarning]]:
+    """What every node of a configured cluster pre-pulls (an empty list with a note
+    without a calico addon), and the config's params its version ignores."""
+    inputs = cluster_inputs(config, root=root, repo=repo)
+    context = config_context(inputs, repo)
+    if inputs.version is None or context is None:
+        return images_mod.no_calico(role, inputs.repo), []
+    result = prepull_images(inputs.version.name, root=root, repo=repo, role=role, inputs=context)
+    return result, param_warnings(inputs.version.name, context, root)
+
+
+def image_warnings(result: images_mod.ImageList) -> list[str]:
+    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
+    for another)."""
+    if result.version is None:
+        return []
+    return images_mod.tag_mismatches(result.version, result.images)
+
+
+def set_render_timeout(seconds: float) -> None:
+    """The wall-clock limit of one template render, for this process."""
+    from renderer.engine import limits
+
+    limits.set_render_timeout(seconds)
+
+
+def disable_cache() -> None:
+    """Neither read nor write the persistent result cache, for this process."""
+    cache.disable()
+
+
+def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
+    """The advice report of a cluster without Calico: nothing to advise on."""
+    return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))

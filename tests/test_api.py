@@ -42,21 +42,21 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
 def test_bad_node_count_is_input_error_naming_nodes(nodes: object) -> None:
     with pytest.raises(InputError) as exc:
         api.render("v3.28", nodes)  # type: ignore[arg-type]
-    assert exc.value.key == "--nodes"
+    assert exc.value.key == "nodes"
     with pytest.raises(InputError) as exc:
         api.plan("v3.28", nodes)  # type: ignore[arg-type]
-    assert exc.value.key == "--nodes"
+    assert exc.value.key == "nodes"
     if nodes is not None:  # from_nodes=None means "the same as nodes"
         with pytest.raises(InputError) as exc:
             api.plan("v3.28", 3, from_nodes=nodes)  # type: ignore[arg-type]
-        assert exc.value.key == "--from-nodes"
+        assert exc.value.key == "from_nodes"
 
 
 @pytest.mark.parametrize("operation", ["bogus", "", None, 3])
 def test_bad_operation_is_input_error_naming_operation(operation: object) -> None:
     with pytest.raises(InputError) as exc:
         api.render("v3.28", 3, operation=operation)  # type: ignore[arg-type]
-    assert exc.value.key == "--operation" and "install" in exc.value.message
+    assert exc.value.key == "operation" and "install" in exc.value.message
 
 
 def test_render_objects_are_parsed_once_and_validated_from_the_result(

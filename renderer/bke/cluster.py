@@ -650,7 +650,7 @@ def render_args(
                 nodes = inventory.count
         return RenderArgs(version, nodes, repo, {}, inventory=inventory)
     if version is not None:
-        raise InputError("give --version or --config, not both", key="--config")
+        raise InputError("give a version or a config, not both", key="config")
     inputs = resolve_inputs(config, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo)
     if inputs.addon is None or inputs.version is None:
         return RenderArgs(None, inputs.nodes, inputs.repo, {}, inputs.notes, skip=True)

@@ -84,7 +84,7 @@ def check_repo(repo: str) -> str:
         raise InputError(
             f"{repo!r} is not an image prefix: use e.g. registry.example.com/openfuyao/ "
             "(trailing slash, no spaces) or an empty string",
-            key="--repo",
+            key="image_prefix",
         )
     return repo
 
@@ -131,7 +131,7 @@ def no_calico(role: str, repo: str = "") -> ImageList:
 
 def check_role(role: str) -> str:
     if role not in ROLES:
-        raise InputError(f"role must be one of {', '.join(ROLES)}, got {role!r}", key="--role")
+        raise InputError(f"role must be one of {', '.join(ROLES)}, got {role!r}", key="role")
     return role
 
 

@@ -8,7 +8,7 @@ the upstream text, so either branch renders byte for byte as upstream. Nothing i
 and re-serialised: comments, order and indentation stay. A difference or anchor it does
 not recognise is an error naming file and line, never a guess.
 
-Pure functions from texts to texts; the CLI (:mod:`renderer.cli.importcmd`) does the I/O.
+Pure functions from texts to texts; :func:`renderer.api.import_version` does the I/O.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from types import FrameType
 import click
 
 from renderer.cli.app import cli
+from renderer.cli.common import flag_worded
 from renderer.errors import EXIT_BAD_INPUT, CalicoRenderError
 
 #: Subcommand -> the module of this package that defines it, imported on first use (so a
@@ -28,14 +29,14 @@ LAZY_COMMANDS = {
     "advise": ".advise",
     "capability": ".gate",
     "check": ".checkcmd",
-    "explain-context": ".explain",
-    "images": ".cluster",
-    "import": ".importcmd",
-    "plan": ".cluster",
-    "template": ".commands",
-    "typha": ".commands",
+    "explain-context": ".explain_context",
+    "images": ".images",
+    "import": ".import_",
+    "plan": ".plan",
+    "template": ".template",
+    "typha": ".typha",
     "validate": ".gate",
-    "versions": ".commands",
+    "versions": ".versions",
 }
 cli.lazy.update(LAZY_COMMANDS)
 
@@ -106,7 +107,7 @@ def _main(argv: list[str] | None) -> None:
     except CalicoRenderError as exc:
         if debug:
             traceback.print_exc()
-        click.echo(f"calico-render: error: {exc}", err=True)
+        click.echo(f"calico-render: error: {flag_worded(exc)}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

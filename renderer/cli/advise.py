@@ -7,10 +7,16 @@ from pathlib import Path
 import click
 
 from renderer import api
-from renderer.bke.cluster import render_args
-from renderer.bke.values import user_values
-from renderer.calico import advise as advise_mod
-from renderer.cli.app import cli, context_inputs, given_params, note, origins_for
+from renderer.calico.advise import KUBERNETES_MAX_PODS
+from renderer.cli.app import cli
+from renderer.cli.common import (
+    context_inputs,
+    given_params,
+    note,
+    origins_for,
+    version_or_config,
+    write_document,
+)
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -21,6 +27,7 @@ from renderer.cli.options import (
     values_option,
 )
 from renderer.errors import EXIT_CHECK_FAILED
+from renderer.output.documents import AdviceDocument
 
 
 @cli.command(
@@ -45,13 +52,13 @@ from renderer.errors import EXIT_CHECK_FAILED
 @click.option(
     "--max-pods",
     type=click.IntRange(min=1),
-    default=advise_mod.KUBERNETES_MAX_PODS,
+    default=KUBERNETES_MAX_PODS,
     show_default=True,
     metavar="N",
     help="Pods per node (kubelet maxPods).",
 )
 @strict_option
-@format_option()
+@format_option(AdviceDocument)
 @click.pass_context
 def advise(
     ctx: click.Context,
@@ -66,17 +73,16 @@ def advise(
     strict: bool,
     fmt: str,
 ) -> None:
-    args = render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=None)
+    version_or_config(version, config)
+    args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root)
     for message in args.notes:
         note(message)
     if args.skip:
-        report = advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(args.notes))
-        if fmt == "json":
-            click.echo(advise_mod.render_json(report), nl=False)
+        write_document(fmt, AdviceDocument(api.no_advice(root, args.notes), skipped=True))
         return
     if args.version is None or args.nodes is None:
         raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")
-    flags = user_values(values_file, sets)
+    flags = api.user_values(values_file, sets)
     origins = origins_for(
         config=config,
         config_values=args.user,
@@ -97,10 +103,7 @@ def advise(
         origins=origins,
         sources=context_inputs(args, None, values_file, sets),
     )
-    if fmt == "json":
-        click.echo(advise_mod.render_json(report), nl=False)
-    else:
-        click.echo(advise_mod.render_text(report), nl=False)
+    write_document(fmt, AdviceDocument(report))
     given_params(report.param_warnings, strict, show=False)
     if not report.passed:
         ctx.exit(EXIT_CHECK_FAILED)

@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from renderer.engine import limits
+from renderer import output
+from renderer.engine.limits import DEFAULT_RENDER_TIMEOUT
 from renderer.k8s.schema import DEFAULT_COUNT
-from renderer.store import cache
+from renderer.output import Document
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -90,7 +91,9 @@ upstream_option = click.option(
 
 def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        cache.disable()
+        from renderer import api
+
+        api.disable_cache()
 
 
 no_cache_option = click.option(
@@ -113,11 +116,15 @@ exceptions_option = click.option(
 )
 
 
-def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
+def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:
+    """``--format``: the registered output formats that the command's document (a
+    :class:`renderer.output.Document` subclass) supports, or explicit ``choices``."""
+    if isinstance(choices, type):
+        choices = output.names(choices)
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(list(choices)),
+        type=click.Choice(list(choices or output.names())),
         default="text",
         show_default=True,
         help="Output format.",
@@ -126,7 +133,9 @@ def format_option(choices: Sequence[str] = ("text", "json")) -> Decorator:
 
 def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
     if value is not None:
-        limits.set_render_timeout(value)
+        from renderer import api
+
+        api.set_render_timeout(value)
 
 
 render_timeout_option = click.option(
@@ -136,5 +145,5 @@ render_timeout_option = click.option(
     expose_value=False,
     callback=_set_render_timeout,
     metavar="SECONDS",
-    help=f"Wall-clock limit of one template render (default {limits.DEFAULT_RENDER_TIMEOUT:g}).",
+    help=f"Wall-clock limit of one template render (default {DEFAULT_RENDER_TIMEOUT:g}).",
 )

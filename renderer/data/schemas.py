@@ -6,12 +6,13 @@ import json
 import re
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from renderer.data.bundled import schema_path
 from renderer.errors import InputError
+
+if TYPE_CHECKING:  # imported when first used: a command printing text never loads it
+    import jsonschema
 
 RENDER_CONTEXT = "render-context.schema.json"
 CAPABILITY_REPORT = "capability-report.schema.json"
@@ -26,6 +27,8 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -81,12 +84,16 @@ def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:
 
     Deterministic: errors are sorted by path and message before ``best_match``.
     """
+    import jsonschema
+
     errors = sorted(validator(name).iter_errors(data), key=lambda e: (_path(e), e.message))
     return jsonschema.exceptions.best_match(errors) if errors else None
 
 
 def best_error_in(schema: dict[str, Any], data: Any) -> jsonschema.ValidationError | None:
     """Like :func:`best_error` for a sub-schema (one property of a published schema)."""
+    import jsonschema
+
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     errors = sorted(cls(schema).iter_errors(data), key=lambda e: (_path(e), e.message))
     return jsonschema.exceptions.best_match(errors) if errors else None

@@ -73,7 +73,7 @@ def compile_source(
     elif dialect == "jinja2":
         compiled = JinjaTemplate(source, name)
     else:
-        raise InputError(f"unknown dialect {dialect!r}; use go or jinja2", key="--dialect")
+        raise InputError(f"unknown dialect {dialect!r}; use go or jinja2", key="dialect")
     with _LOCK:
         _CACHE[cache_key] = compiled
     return compiled

@@ -135,7 +135,7 @@ def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
     if not spec or not _SAFE_NAME.match(spec) or ".." in spec:
         raise InputError(
             "a version is a directory name such as v3.28.2 or v3.28 (no path separators, no '..')",
-            key=f"--version {spec!r}",
+            key=f"version {spec!r}",
         )
     versions = list_versions(root)
     by_name = {v.name: v for v in versions}
@@ -155,5 +155,5 @@ def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
     raise InputError(
         f"unknown Calico version {spec!r}; available: {known}",
         file=str(component_dir(root)),
-        key="--version",
+        key="version",
     )

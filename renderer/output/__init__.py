@@ -1,1 +1,89 @@
-"""Output formats of every command."""
+"""Output formats as plugins: a command's result is a :class:`Document`, and a format
+(one module each: :mod:`.text`, :mod:`.json`) turns any document it supports into the
+text a command prints.
+
+A new format is one module that defines a :class:`Format` and calls :func:`register`
+(listed in :data:`BUILTIN` below, or imported by the command that needs it), plus one
+table-driven test. A format for some documents only (JUnit for the check report, say)
+answers ``supports`` for the document classes that carry what it needs (a mixin with a
+``testsuites()`` method, for instance). Every command's ``--format`` choices are the
+registered formats its document supports (:func:`names`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Protocol
+
+
+class Document(ABC):
+    """The result of a command, in every form a format may need.
+
+    ``data`` is the JSON document, checked against the published schema ``schema``
+    before it is printed; ``text`` is the human form, exactly as printed (trailing
+    newline included, empty for nothing).
+    """
+
+    #: File name of the JSON Schema (``renderer/data/schemas``) the data meets.
+    schema: ClassVar[str]
+    #: How the JSON form is spelled (kept per document: published outputs stay as they are).
+    sort_keys: ClassVar[bool] = False
+    ensure_ascii: ClassVar[bool] = True
+
+    @abstractmethod
+    def data(self) -> Any:
+        """The JSON form."""
+
+    @abstractmethod
+    def text(self) -> str:
+        """The text form."""
+
+
+class Format(Protocol):
+    """One output format: its name, which documents it can render, and how."""
+
+    name: str
+
+    def supports(self, kind: type[Document]) -> bool: ...
+
+    def render(self, document: Document) -> str: ...
+
+
+_FORMATS: dict[str, Format] = {}
+
+
+def register(fmt: Format) -> Format:
+    """Add ``fmt`` under its name (a second format of one name is a bug)."""
+    if fmt.name in _FORMATS:
+        raise ValueError(f"output format {fmt.name!r} is registered twice")
+    _FORMATS[fmt.name] = fmt
+    return fmt
+
+
+def get(name: str) -> Format:
+    """The format called ``name``; KeyError for an unknown one (click's choices keep
+    users from reaching it)."""
+    return _FORMATS[name]
+
+
+def names(kind: type[Document] | None = None) -> list[str]:
+    """Registered format names in registration order, only those supporting ``kind``
+    when given."""
+    return [n for n, f in _FORMATS.items() if kind is None or f.supports(kind)]
+
+
+def render(name: str, document: Document) -> str:
+    """``document`` in format ``name``."""
+    fmt = get(name)
+    if not fmt.supports(type(document)):
+        raise ValueError(f"output format {name!r} cannot render {type(document).__name__}")
+    return fmt.render(document)
+
+
+#: The formats every document has, registered in this order (``--format`` lists them so).
+BUILTIN = ("text", "json")
+for _name in BUILTIN:
+    importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = ["BUILTIN", "Document", "Format", "get", "names", "register", "render"]

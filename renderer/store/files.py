@@ -214,7 +214,7 @@ def replace_dir(directory: str | Path, files: dict[str, str], *, replace: bool) 
     """
     target = Path(directory)
     if target.exists() and not replace:
-        raise InputError("already exists (use --force to replace it)", file=str(target))
+        raise InputError("already exists", file=str(target))
     tag = secrets.token_hex(6)
     staging = target.with_name(f".{target.name}.{tag}.tmp")
     old = target.with_name(f".{target.name}.{tag}.old")

@@ -613,7 +613,7 @@ def test_report_legacy_version_takes_the_compatibility_path() -> None:
 def test_advise_bad_max_pods() -> None:
     with pytest.raises(InputError) as exc:
         api.advise("v1.0.0", 10, root=FIXTURE, max_pods=0)
-    assert exc.value.key == "--max-pods"
+    assert exc.value.key == "max_pods"
 
 
 def test_schema_names_every_source_and_rule() -> None:

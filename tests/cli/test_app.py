@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from renderer.cli import LAZY_COMMANDS, cli
+from tests.clihelp import run
 
 HEAVY = (
     "renderer.checks.gate",
@@ -77,3 +78,19 @@ def test_a_command_registered_the_usual_way_still_works(monkeypatch: pytest.Monk
 def test_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(cli, ["no-such-command"])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--manifests", "/tmp", "check"], "--manifests"),
+        (["--nodes", "601", "typha"], "--nodes"),
+        (["--kube-version", "1.25", "validate", "-"], "--kube-version"),
+    ],
+)
+def test_options_before_a_command_are_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], args: list[str], named: str
+) -> None:
+    r = run(capsys, *args)
+    assert r.code == 2 and named in r.err and "after its name" in r.err
+    assert r.out == ""

@@ -692,3 +692,14 @@ def test_legacy_says_the_same_in_check_and_capability(
     assert LEGACY_RULES in text and "0 error(s), 0 warning(s)" not in text.split("Schema")[0]
     data = json.loads(run(capsys, *base, "--format", "json").out)
     assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}
+
+
+def test_check_output_to_dev_null_keeps_the_device(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import os
+    import stat
+
+    r = run(capsys, "check", "--kube-version", "1.34", "--output", "/dev/null")
+    assert r.code in (0, 1) and r.out == ""
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

@@ -248,3 +248,44 @@ def test_cli_validate_files_and_stdin(
 def test_cli_validate_bad_yaml_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(capsys, "validate", str(BROKEN / "bad.yaml"))
     assert r.code == 2 and "bad.yaml:5" in r.err and "Traceback" not in r.err
+
+
+def test_schema_messages_spell_values_as_yaml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from renderer.data.schemas import yaml_repr, yaml_spelling
+
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: true\n")
+    r = run(capsys, "validate", str(path))
+    assert r.code == 1 and "true is not of type 'string'" in r.err + r.out
+    assert "True" not in r.err + r.out
+    assert yaml_spelling("None is not 'None'") == "null is not 'None'"
+    assert (yaml_repr(None), yaml_repr(False), yaml_repr("x")) == ("null", "false", "'x'")
+
+
+def test_validate_json_names_object_field_and_kube_version(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from renderer.output.documents import VALIDATE
+    from tests.cli.jsondoc import json_doc
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: kube-system\n"
+        "datta: {}\n",
+        encoding="utf-8",
+    )
+    code, data = json_doc(capsys, VALIDATE, "validate", str(bad), "--kube-version", "1.34")
+    assert code == 1 and data["errors"] == 1 and data["objects"] == 1
+    (f,) = data["findings"]
+    assert (f["rule"], f["kube_versions"], f["severity"], f["object"], f["file"], f["line"]) == (
+        "schema-invalid", ["1.34"], "error", "ConfigMap kube-system/x", str(bad), 1,
+    )  # fmt: skip
+    code, data = json_doc(capsys, VALIDATE, "validate", str(bad))
+    (f,) = data["findings"]  # one finding for every Kubernetes version it holds for
+    assert f["kube_versions"] == data["kube_versions"] and len(f["kube_versions"]) > 1
+    good = tmp_path / "good.yaml"
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", encoding="utf-8")
+    code, data = json_doc(capsys, VALIDATE, "validate", str(good), "--kube-version", "1.34")
+    assert code == 0 and data["findings"] == [] and data["errors"] == 0

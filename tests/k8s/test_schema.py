@@ -34,7 +34,7 @@ def test_default_versions_are_the_newest_shipped() -> None:
 def test_unknown_kube_version_lists_shipped() -> None:
     with pytest.raises(InputError) as exc:
         kubeschema.resolve_kube_versions(["1.99"])
-    assert exc.value.key == "--kube-version" and "1.25" in exc.value.message
+    assert exc.value.key == "kube_version" and "1.25" in exc.value.message
     assert kubeschema.resolve_kube_versions(["v1.30", "1.26", "1.30"]) == ("1.26", "1.30")
 
 

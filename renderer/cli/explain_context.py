@@ -4,14 +4,14 @@ param, bkeadm default, user ``--set``/``--values``/``--repo``, Typha policy)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from renderer import api
-from renderer.bke.cluster import RenderArgs, load_nodes, resolve_inputs
-from renderer.cli.app import cli, context_inputs, given_params, note, warn
+from renderer.bke.cluster import RenderArgs
+from renderer.cli.app import cli
+from renderer.cli.common import context_inputs, given_params, note, warn, write_document
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -23,40 +23,7 @@ from renderer.cli.options import (
     values_option,
 )
 from renderer.errors import InputError
-
-SOURCE_NAMES = {
-    "controller-default": "controller default",
-    "bkecluster": "BKECluster",
-    "bkenodes": "BKENodes",
-    "addon-param": "addon param",
-    "file-param": "per-file addon param",
-    "bkeadm-default": "bkeadm default",
-    "user": "user",
-    "user-file": "user, per file",
-    "policy": "Typha policy",
-}
-
-
-def format_text(data: dict[str, object]) -> str:
-    """One block per file: key, value as the template prints it (JSON), origin."""
-    d = data["decision"]
-    assert isinstance(d, dict) and isinstance(data["files"], list)
-    lines = [
-        f"Calico {data['version']} for {data['nodes']} nodes ({data['operation']}): "
-        f"allowTypha={d['allowTypha']} typhaReplicas={d['typhaReplicas']}"
-    ]
-    for f in data["files"]:
-        if f["verbatim"]:
-            lines.append(f"\n{f['file']}: path contains noexecute, applied verbatim (no context)")
-            continue
-        lines.append(f"\n{f['file']} (params of {f['base']!r}):")
-        width = max((len(k) for k in f["values"]), default=0)
-        for key, v in f["values"].items():
-            origin = SOURCE_NAMES.get(v["source"], v["source"])
-            detail = f": {v['detail']}" if v["detail"] else ""
-            value = json.dumps(v["value"], sort_keys=True)
-            lines.append(f"  {key:<{width}}  {value}  [{origin}{detail}]")
-    return "\n".join(lines)
+from renderer.output.documents import ExplainDocument
 
 
 @cli.command(
@@ -73,7 +40,7 @@ def format_text(data: dict[str, object]) -> str:
 @set_option
 @values_option
 @strict_option
-@format_option()
+@format_option(ExplainDocument)
 def explain_context(
     version: str | None,
     config: str | None,
@@ -89,11 +56,11 @@ def explain_context(
     if config is None:
         if version is None:
             raise InputError("give --version (or --config)", key="--version")
-        inventory = load_nodes(nodes_file).single_cluster() if nodes_file else None
+        inventory = api.node_inventory(nodes_file) if nodes_file else None
         count = nodes if nodes is not None else (inventory.count if inventory else None)
         args = RenderArgs(version, count, repo, {}, inventory=inventory)
     else:
-        inputs = resolve_inputs(
+        inputs = api.cluster_inputs(
             config, nodes_file=nodes_file, nodes=nodes, root=root, check_version=version is None
         )
         for message in inputs.notes:
@@ -115,11 +82,8 @@ def explain_context(
         root=root,
         inputs=context_inputs(args, repo, values_file, sets),
     )
-    data = result.to_dict()
-    if fmt == "json":
-        click.echo(json.dumps(data, indent=2))
-    else:
+    if fmt == "text":
         for message in result.warnings:
             warn(message)
-        click.echo(format_text(data))
+    write_document(fmt, ExplainDocument(result))
     given_params(result.param_warnings, strict, show=False)

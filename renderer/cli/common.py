@@ -1,0 +1,159 @@
+"""What every command shares: writing to stdout and stderr, printing a document in the
+chosen format, and turning flags into the library's context inputs."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, BinaryIO
+
+import click
+
+from renderer.errors import CalicoRenderError, InputError
+
+if TYPE_CHECKING:
+    from renderer.bke import context as bke_context
+    from renderer.bke.cluster import NodeInventory, RenderArgs
+    from renderer.bke.unread import ParamWarning
+    from renderer.calico import advise as advise_mod
+    from renderer.output import Document
+
+
+#: The library's argument names (the key of an error about an argument) -> the flag that
+#: sets it, so errors name what the user typed; the library itself never names flags.
+FLAGS = {
+    "nodes": "--nodes",
+    "from_nodes": "--from-nodes",
+    "operation": "--operation",
+    "max_pods": "--max-pods",
+    "version": "--version",
+    "to_version": "--to-version",
+    "from_version": "--from-version",
+    "kube_version": "--kube-version",
+    "image_prefix": "--repo",
+    "role": "--role",
+    "dialect": "--dialect",
+    "set": "--set",
+}
+
+
+def flag_worded(exc: CalicoRenderError) -> str:
+    """``exc`` as one line, its key naming the flag when it is one of :data:`FLAGS`
+    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)."""
+    name, sep, rest = (exc.key or "").partition(" ")
+    if name not in FLAGS:
+        return str(exc)
+    worded = copy.copy(exc)
+    worded.key = FLAGS[name] + sep + rest
+    return str(worded)
+
+
+def version_or_config(version: str | None, config: str | None) -> None:
+    """A version comes from ``--version`` or from ``--config``, not both."""
+    if version is not None and config is not None:
+        raise InputError("give --version or --config, not both", key="--config")
+
+
+def emit(text: str) -> None:
+    """Write ``text`` to stdout as UTF-8 bytes: PYTHONIOENCODING cannot change or break
+    a manifest, and a lone byte of a Go template (a surrogate escape) is written as is."""
+    data = text.encode("utf-8", "surrogateescape" if _escapable(text) else "backslashreplace")
+    stream = sys.stdout
+    stream.flush()
+    buffer: BinaryIO | None = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (an embedding application)
+        stream.write(data.decode("utf-8", "replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
+
+
+def _escapable(text: str) -> bool:
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def write_document(fmt: str, document: Document) -> None:
+    """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`)."""
+    from renderer import output
+
+    emit(output.render(fmt, document))
+
+
+def warn(message: str) -> None:
+    click.echo(f"calico-render: warning: {message}", err=True)
+
+
+def note(message: str) -> None:
+    click.echo(f"calico-render: {message}", err=True)
+
+
+def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:
+    """Print the warnings about given params; with ``--strict`` they are exit 2."""
+    if show:
+        for w in found:
+            warn(str(w))
+    if strict and found:
+        keys = ", ".join(sorted({w.key for w in found}))
+        raise InputError(
+            f"{len(found)} given param(s) change nothing or take no branch: {keys}",
+            key="--strict",
+        )
+
+
+def context_inputs(
+    args: RenderArgs, repo: str | None, values_file: str | None, sets: tuple[str, ...]
+) -> bke_context.ContextInputs:
+    """The context's sources: the config's (``--repo`` wins over its imageRepo) or the
+    defaults, then ``--values``/``--set`` as addon params."""
+    from renderer import api
+
+    return api.request_inputs(args, repo=repo, values_file=values_file, sets=sets)
+
+
+def origins_for(
+    *,
+    config: str | None,
+    config_values: dict[str, str],
+    flag_values: dict[str, object],
+    values_file: str | None,
+    nodes_flag: bool,
+    nodes_file: str | None,
+    max_pods_flag: bool,
+) -> advise_mod.Origins:
+    """Where each value of a request came from: config file, flags, or a default."""
+    from renderer.calico import advise as advise_mod
+
+    flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
+    if nodes_flag or nodes_file is None:
+        nodes = (advise_mod.FLAG, "--nodes")
+    else:
+        nodes = (advise_mod.CONFIG, f"BKENodes of {nodes_file}")
+    max_pods = (
+        (advise_mod.FLAG, "--max-pods")
+        if max_pods_flag
+        else (advise_mod.KUBERNETES_DEFAULT, "kubelet maxPods")
+    )
+    return advise_mod.Origins.of(
+        config=config_values,
+        config_file=config or "",
+        flags=flag_values,
+        flags_where=flags_where,
+        nodes=nodes,
+        max_pods=max_pods,
+    )
+
+
+def dedicated_note(inventory: NodeInventory | None) -> str:
+    """Part of the decision line: BKENodes that may run no calico-node yet count."""
+    if inventory is None or not inventory.dedicated:
+        return ""
+    return (
+        f"; {inventory.dedicated} of {inventory.count} BKENodes are dedicated etcd/"
+        "control-plane nodes without the node/master roles (they may run no calico-node; "
+        "the controller counts every BKENode)"
+    )

@@ -1,0 +1,220 @@
+"""The default command: render ``--version`` for ``--nodes`` to stdout or a directory,
+with the Typha decision on stderr, after a strict schema check of what it renders."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from renderer.calico.policy import OPERATIONS
+from renderer.cli.common import (
+    context_inputs,
+    dedicated_note,
+    emit,
+    given_params,
+    note,
+    origins_for,
+    version_or_config,
+    warn,
+)
+from renderer.cli.options import (
+    Decorator,
+    PathType,
+    config_option,
+    kube_version_option,
+    manifests_option,
+    no_cache_option,
+    nodes_file_option,
+    render_timeout_option,
+    repo_option,
+    set_option,
+    strict_option,
+    values_option,
+)
+from renderer.errors import EXIT_CHECK_FAILED
+
+if TYPE_CHECKING:
+    from renderer.api import RenderResult
+    from renderer.bke.cluster import RenderArgs
+
+RENDER_HELP = (
+    "Render and gate BKE's Calico manifests.\n\n"
+    "Without a command, renders --version for --nodes to stdout (or --output-dir), "
+    "with the Typha decision on stderr. Rendered objects are schema-checked (strict) "
+    "first; invalid output is not written and exits 1."
+)
+
+#: The render's options, in the order ``--help`` lists them.
+_OPTIONS: tuple[Decorator, ...] = (
+    click.option(
+        "--version",
+        "version",
+        metavar="V",
+        help="Calico version: v3.28.2, or v3.28 for the newest patch.",
+    ),
+    click.option(
+        "--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster."
+    ),
+    manifests_option,
+    render_timeout_option,
+    repo_option,
+    set_option,
+    values_option,
+    click.option(
+        "--operation",
+        type=click.Choice(OPERATIONS),
+        default="install",
+        show_default=True,
+        help="install, or upgrade/rollback of an existing cluster.",
+    ),
+    click.option(
+        "--output-dir",
+        type=PathType(file_okay=False, path_type=Path),
+        help="Write one file per template into DIR.",
+    ),
+    click.option(
+        "--no-validate",
+        is_flag=True,
+        help="Skip strict schema validation of the rendered objects.",
+    ),
+    kube_version_option,
+    no_cache_option,
+    config_option(
+        "BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon."
+    ),
+    nodes_file_option("BKENode objects (multi-document or a List): the node count (--nodes wins)."),
+    strict_option,
+)
+
+
+def render_options(f: Any) -> Any:
+    """Declare the render's options on the group (it renders without a subcommand)."""
+    for option in reversed(_OPTIONS):
+        f = option(f)
+    return f
+
+
+def render(
+    ctx: click.Context,
+    *,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None,
+    repo: str | None,
+    sets: tuple[str, ...],
+    values_file: str | None,
+    operation: str,
+    output_dir: Path | None,
+    no_validate: bool,
+    kube_versions: tuple[str, ...],
+    config: str | None,
+    nodes_file: str | None,
+    strict: bool,
+) -> None:
+    from renderer import api
+
+    gc.freeze()  # see :func:`renderer.cli.main`
+    version_or_config(version, config)
+    args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    for message in args.notes:
+        note(message)
+    if args.skip:
+        return
+    if args.version is None or args.nodes is None:
+        if args.version is None and args.nodes is None and not sets and values_file is None:
+            click.echo(ctx.get_help())
+            return
+        raise click.UsageError(
+            "rendering needs --version (or --config) and --nodes (or --nodes-file)"
+        )
+    kube = () if no_validate else _kube_versions(args, kube_versions)
+    flags = api.user_values(values_file, sets)
+    result = api.render(
+        args.version,
+        args.nodes,
+        root=root,
+        operation=operation,
+        inputs=context_inputs(args, repo, values_file, sets),
+    )
+    _report(result, args, strict)
+    if config is not None:  # a real cluster's numbers: say which limits it meets
+        nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
+        _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
+    if kube:
+        _validate(ctx, result, kube)
+    if output_dir is not None:
+        for path in api.write_render(output_dir, result):
+            note(f"wrote {path}")
+    else:
+        emit(result.stream())
+
+
+def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
+    """The requested Kubernetes versions, else the config's own minor (with a note)."""
+    from renderer import api
+
+    cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
+    kube, why = api.kube_versions(requested, cluster_kube)
+    if why:
+        note(why)
+    return kube
+
+
+def _report(result: RenderResult, args: RenderArgs, strict: bool) -> None:
+    """The render's warnings, then the Typha decision line, on stderr."""
+    from renderer import api
+
+    for message in result.warnings:
+        warn(message)
+    given_params(result.param_warnings, strict)
+    readiness = api.readiness_warning(result.version, assess=False)
+    if readiness:
+        warn(readiness)
+    d = result.decision
+    note(
+        f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
+        f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
+        + dedicated_note(args.inventory)
+    )
+
+
+def _scale_warnings(
+    result: RenderResult,
+    args: RenderArgs,
+    config: str,
+    flags: dict[str, Any],
+    values_file: str | None,
+    nodes_flag: bool,
+    nodes_file: str | None,
+) -> None:
+    """The scale limits a configured cluster exceeds (or nears), as warnings."""
+    from renderer import api
+
+    origins = origins_for(
+        config=config,
+        config_values=args.user,
+        flag_values=flags,
+        values_file=values_file,
+        nodes_flag=nodes_flag,
+        nodes_file=nodes_file,
+        max_pods_flag=False,
+    )
+    _, scale = api.scale_findings(result, origins=origins)
+    for finding in scale:
+        if finding.severity != "info":
+            warn(finding.one_line())
+
+
+def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
+    """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
+    from renderer import api
+
+    check = api.validate_render(result, kube)
+    for f in check.findings:
+        note(str(f))
+    if not check.ok:
+        note(check.summary())
+        ctx.exit(EXIT_CHECK_FAILED)

@@ -1,0 +1,372 @@
+"""The documents commands print: each knows its JSON data, the published schema that
+data meets, and its text form (see :class:`renderer.output.Document`).
+
+Building a document does no I/O; warnings meant for stderr are kept on the document
+(``warnings``) for the command to print. Unset values in the JSON forms are null.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from renderer.calico import policy
+from renderer.output import Document
+
+if TYPE_CHECKING:
+    from renderer.api import ExplainResult, PlanResult
+    from renderer.calico.advise import AdviceReport
+    from renderer.calico.capability import CapabilityReport
+    from renderer.calico.images import ImageList
+    from renderer.k8s.schema import SchemaFinding
+    from renderer.manifests.tree import VersionDir
+
+VERSIONS = "versions.schema.json"
+TYPHA = "typha.schema.json"
+VALIDATE = "validate.schema.json"
+IMAGES = "images.schema.json"
+PLAN = "plan.schema.json"
+ADVISE = "advise-report.schema.json"
+EXPLAIN = "explain-context.schema.json"
+
+
+# --- versions ------------------------------------------------------------------------------
+
+
+def version_entry(
+    version: VersionDir,
+    cap: CapabilityReport | None,
+    error: str | None = None,
+    keys: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """One version of ``versions``: ``cap`` None when it failed to render (``error``)."""
+    typha = "error" if cap is None else ("capable" if cap.capable else "not capable")
+    return {
+        "version": version.name,
+        "dialect": "/".join(version.dialects),
+        "files": [f.name for f in version.files],
+        "typha": typha,
+        "legacy": None if cap is None else cap.legacy,
+        "verdict": None if cap is None or cap.capable else cap.verdict,
+        "keys": None if keys is None else sorted(keys),
+        "error": error,
+    }
+
+
+def versions_doc(manifests: str | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"tool": "calico-render versions", "manifests": manifests, "versions": entries}
+
+
+@dataclass(frozen=True)
+class VersionsDocument(Document):
+    """The versions under a tree with their Typha capability (and context keys)."""
+
+    schema = VERSIONS
+    sort_keys = True
+    ensure_ascii = False
+
+    manifests: str | None
+    entries: list[dict[str, Any]]
+
+    def data(self) -> dict[str, Any]:
+        return versions_doc(self.manifests, self.entries)
+
+    @property
+    def warnings(self) -> list[str]:
+        """A version that failed to render, or is not capable and not a legacy one."""
+        out = []
+        for e in self.entries:
+            if e["error"] is not None:
+                out.append(f"{e['version']}: {e['error']}")
+            elif e["verdict"] is not None and not e["legacy"]:
+                out.append(f"{e['version']}: {e['verdict']}")
+        return out
+
+    def text(self) -> str:
+        lines = [f"{'version':<10} {'dialect':<7} {'typha':<11} files"]
+        for e in self.entries:
+            line = f"{e['version']:<10} {e['dialect']:<7} {e['typha']:<11} {', '.join(e['files'])}"
+            if e["keys"] is not None:
+                line += "\n    keys: " + ", ".join(e["keys"])
+            lines.append(line)
+        return "".join(f"{line}\n" for line in lines)
+
+
+# --- typha ---------------------------------------------------------------------------------
+
+
+def _decision(d: policy.TyphaDecision) -> dict[str, Any]:
+    return {
+        "nodes": d.nodes,
+        **d.context(),
+        "reason": d.reason,
+        "warnings": list(d.warnings),
+        "capped": bool(d.warnings),
+    }
+
+
+def typha_doc(nodes: int | None) -> dict[str, Any]:
+    """The decision for ``nodes``, or the boundary table when None."""
+    return TyphaDocument.of(nodes).data()
+
+
+@dataclass(frozen=True)
+class TyphaDocument(Document):
+    """The Typha decision for one node count, or (``nodes`` None) the boundary table."""
+
+    schema = TYPHA
+    sort_keys = True
+    ensure_ascii = False
+
+    nodes: int | None
+    decisions: tuple[policy.TyphaDecision, ...]
+
+    @classmethod
+    def of(cls, nodes: int | None) -> TyphaDocument:
+        counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
+        return cls(nodes, tuple(policy.decide_typha(n) for n in counts))
+
+    @property
+    def warnings(self) -> list[str]:
+        """The one decision's warnings (the table marks capped rows instead)."""
+        return [] if self.nodes is None else list(self.decisions[0].warnings)
+
+    def data(self) -> dict[str, Any]:
+        table = [_decision(d) for d in self.decisions]
+        return {
+            "tool": "calico-render typha",
+            "decision": None if self.nodes is None else table[0],
+            "table": None if self.nodes is not None else table,
+        }
+
+    def text(self) -> str:
+        if self.nodes is not None:
+            d = self.decisions[0]
+            lines = [
+                f"nodes:         {d.nodes}",
+                f"allowTypha:    {d.context()['allowTypha']}",
+                f"typhaReplicas: {d.context()['typhaReplicas']}",
+                f"why:           {d.reason}",
+            ]
+        else:
+            lines = [f"{'nodes':>6}  {'allowTypha':<10}  typhaReplicas"]
+            for d in self.decisions:
+                mark = "  (capped: capacity assessment needed)" if d.warnings else ""
+                lines.append(f"{d.nodes:>6}  {d.context()['allowTypha']:<10}  {d.replicas}{mark}")
+        return "".join(f"{line}\n" for line in lines)
+
+
+# --- validate ------------------------------------------------------------------------------
+
+
+def validate_doc(
+    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[SchemaFinding]
+) -> dict[str, Any]:
+    """The findings with the keys every report uses (``rule``, ``field``, ``file`` and
+    ``line``, ``kube_versions``), one per problem whatever the Kubernetes versions it
+    holds for."""
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for f in findings:
+        key = (f.severity, f.object, f.path, f.message, f.file, f.line)
+        if key in merged:
+            merged[key]["kube_versions"].append(f.kube_version)
+            continue
+        error = f.severity == "error"
+        merged[key] = {
+            "stage": "schema",
+            "rule": "schema-invalid" if error else f"schema-{f.severity}",
+            "severity": f.severity,
+            "message": f.message,
+            "object": f.object,
+            "kind": f.kind,
+            "api_version": f.api_version,
+            "namespace": f.namespace or None,
+            "name": f.name,
+            "field": f.path or None,
+            "file": f.file or None,
+            "line": f.line or None,
+            "kube_versions": [f.kube_version],
+        }
+    out = list(merged.values())
+    return {
+        "tool": "calico-render validate",
+        "files": list(files),
+        "kube_versions": list(kube),
+        "objects": objects,
+        "errors": sum(1 for f in out if f["severity"] == "error"),
+        "findings": out,
+    }
+
+
+@dataclass(frozen=True)
+class ValidateDocument(Document):
+    """Strict schema findings of manifest files: one line each in text; ``summary`` is
+    the count line for stderr."""
+
+    schema = VALIDATE
+    sort_keys = True
+    ensure_ascii = False
+
+    files: tuple[str, ...]
+    kube_versions: tuple[str, ...]
+    objects: int
+    findings: tuple[SchemaFinding, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    def summary(self) -> str:
+        return (
+            f"{self.objects} object(s) in {len(self.files)} file(s) on Kubernetes "
+            f"{', '.join(self.kube_versions)}: {self.errors} error(s)"
+        )
+
+    def data(self) -> dict[str, Any]:
+        return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
+
+    def text(self) -> str:
+        return "".join(f"{f}\n" for f in self.findings)
+
+
+# --- images, plan, advise, explain-context -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImagesDocument(Document):
+    """What a node pre-pulls: one image a line."""
+
+    schema = IMAGES
+
+    result: ImageList
+
+    def data(self) -> dict[str, Any]:
+        return self.result.to_dict()
+
+    def text(self) -> str:
+        return "".join(f"{image}\n" for image in self.result.images)
+
+
+_CHANGE = {"scale": "scale change"}
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node" if count == 1 else f"{count} nodes"
+
+
+def _describe_side(side: dict[str, Any]) -> str:
+    typha = f"Typha x{side['typhaReplicas']}" if side["typha"] else "no Typha"
+    return f"{side['version']} ({_nodes(side['nodes'])}, {typha})"
+
+
+def nothing_to_change(data: dict[str, Any]) -> bool:
+    """Same version, node count and Typha on both sides: the plan would re-apply what
+    runs."""
+    return bool(data["change"] == "reconfigure" and data["from"] == data["to"])
+
+
+@dataclass(frozen=True)
+class PlanDocument(Document):
+    """A phased plan; ``unchanged``: its text is the one line saying there is nothing
+    to change."""
+
+    schema = PLAN
+
+    result: PlanResult
+    unchanged: bool = False
+
+    def data(self) -> dict[str, Any]:
+        return self.result.to_dict()
+
+    def text(self) -> str:
+        data = self.data()
+        if self.unchanged:
+            return (
+                f"nothing to change: {_describe_side(data['to'])} is already what runs "
+                "(same version, node count and Typha); no phases\n"
+            )
+        change = _CHANGE.get(data["change"], data["change"])
+        lines = [
+            f"{change} {_describe_side(data['from'])} -> {_describe_side(data['to'])}: "
+            f"{data['shape']}"
+        ]
+        numbers = [number for number, _ in self.result.plan.numbered()]
+        for number, phase in zip(numbers, data["phases"], strict=True):
+            lines.append(f"\nphase {number}: {phase['name']}: {phase['description']}")
+            for verb in ("apply", "delete"):
+                for ref in phase[verb]:
+                    ns = f"{ref['namespace']}/" if ref["namespace"] else ""
+                    lines.append(f"  {verb:<6} {ref['kind']} {ns}{ref['name']}")
+            lines.append(f"  gate:  {phase['gate']['description']}")
+            lines.append(f"         $ {phase['gate']['command']}")
+        return "".join(f"{line}\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class AdviceDocument(Document):
+    """A scale advice report; ``skipped`` (no Calico to advise on): no text."""
+
+    schema = ADVISE
+    ensure_ascii = False
+
+    report: AdviceReport
+    skipped: bool = False
+
+    def data(self) -> dict[str, Any]:
+        return self.report.to_dict()
+
+    def text(self) -> str:
+        from renderer.calico.advise import render_text
+
+        return "" if self.skipped else render_text(self.report)
+
+
+SOURCE_NAMES = {
+    "controller-default": "controller default",
+    "bkecluster": "BKECluster",
+    "bkenodes": "BKENodes",
+    "addon-param": "addon param",
+    "file-param": "per-file addon param",
+    "bkeadm-default": "bkeadm default",
+    "user": "user",
+    "user-file": "user, per file",
+    "policy": "Typha policy",
+}
+
+
+def explain_text(data: dict[str, Any]) -> str:
+    """One block per file: key, value as the template prints it (JSON), origin."""
+    d = data["decision"]
+    lines = [
+        f"Calico {data['version']} for {data['nodes']} nodes ({data['operation']}): "
+        f"allowTypha={d['allowTypha']} typhaReplicas={d['typhaReplicas']}"
+    ]
+    for f in data["files"]:
+        if f["verbatim"]:
+            lines.append(f"\n{f['file']}: path contains noexecute, applied verbatim (no context)")
+            continue
+        lines.append(f"\n{f['file']} (params of {f['base']!r}):")
+        width = max((len(k) for k in f["values"]), default=0)
+        for key, v in f["values"].items():
+            origin = SOURCE_NAMES.get(v["source"], v["source"])
+            detail = f": {v['detail']}" if v["detail"] else ""
+            value = json.dumps(v["value"], sort_keys=True)
+            lines.append(f"  {key:<{width}}  {value}  [{origin}{detail}]")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class ExplainDocument(Document):
+    """Each file's context and every value's origin."""
+
+    schema = EXPLAIN
+
+    result: ExplainResult
+
+    def data(self) -> dict[str, Any]:
+        return self.result.to_dict()
+
+    def text(self) -> str:
+        return explain_text(self.data())

@@ -1,0 +1,68 @@
+"""The default command: render a version for a node count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.clihelp import run
+
+
+def test_render_needs_version_and_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version", "v3.28")
+    assert r.code == 2 and "--nodes" in r.err
+
+
+def test_unknown_version_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "kubernetes" / "calico" / "v3.28.2").mkdir(parents=True)
+    (tmp_path / "kubernetes" / "calico" / "v3.28.2" / "calico.yaml").write_text("a: 1\n")
+    r = run(capsys, "--manifests", str(tmp_path), "--version", "v9.9", "--nodes", "3")
+    assert r.code == 2
+    assert len(r.err.strip().splitlines()) == 1
+    assert "v3.28.2" in r.err and "--version" in r.err
+
+
+def test_a_bad_version_is_quoted(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version", "../../etc", "--nodes", "3")
+    assert r.code == 2 and "--version '../../etc': " in r.err
+
+
+def test_capital_v_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "--version", "V3.28", "--nodes", "3", "--no-validate")
+    assert r.code == 0 and "Calico v3.28.2" in r.err
+
+
+def test_no_arguments_print_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys)
+    assert r.code == 0 and r.out.startswith("Usage: calico-render ")
+
+
+def test_output_dir_holds_a_file_per_template_of_the_stream(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    r = run(capsys, "--version", "v3.28.2", "--nodes", "60")
+    assert r.code == 0
+    out = tmp_path / "out"
+    assert run(capsys, "--version", "v3.28.2", "--nodes", "60", "--output-dir", str(out)).code == 0
+    written = sorted(p for p in out.iterdir() if p.suffix == ".yaml")
+    assert [p.name for p in written] == ["000-crds.yaml", "001-typha.yaml", "002-calico.yaml"]
+    sources = {line.split("/")[-1] for line in r.out.splitlines() if line.startswith("# Source:")}
+    assert {p.name for p in written} <= sources
+
+
+def test_output_dir_of_another_version_leaves_no_file_of_the_first(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``kubectl apply -f DIR`` must not mix two Calico versions; other files stay."""
+    out = tmp_path / "out"
+    assert run(capsys, "--version", "v3.28.2", "--nodes", "60", "--output-dir", str(out)).code == 0
+    (out / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
+    assert run(capsys, "--version", "v3.27.3", "--nodes", "10", "--output-dir", str(out)).code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".calico-render-files",
+        "calico.yaml",
+        "kustomization.yaml",
+    ]

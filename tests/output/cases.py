@@ -1,0 +1,79 @@
+"""Documents of every kind for the format tests: small ones built by hand, the plan and
+explain-context ones from the bundled tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from renderer import api
+from renderer.calico.advise import AdviceReport
+from renderer.calico.images import ImageList
+from renderer.output import Document
+from renderer.output.documents import (
+    AdviceDocument,
+    ExplainDocument,
+    ImagesDocument,
+    PlanDocument,
+    TyphaDocument,
+    ValidateDocument,
+    VersionsDocument,
+)
+
+
+def _entry(version: str, typha: str, **extra: Any) -> dict[str, Any]:
+    entry = {
+        "version": version,
+        "dialect": "go",
+        "files": ["calico.yaml"],
+        "typha": typha,
+        "legacy": None,
+        "verdict": None,
+        "keys": None,
+        "error": None,
+    }
+    return {**entry, **extra}
+
+
+def _versions() -> Document:
+    return VersionsDocument(
+        "tree",
+        [
+            _entry("v3.28.2", "capable", legacy=False, keys=["allowTypha", "repo"]),
+            _entry("v3.27.3", "not capable", legacy=True, verdict="no Typha templates"),
+            _entry("v9.9.9", "error", error="bad.yaml:3: unexpected “}”"),
+        ],
+    )
+
+
+def _validate() -> Document:
+    from renderer.k8s.parse import parse_stream
+    from renderer.k8s.schema import SchemaValidator
+
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndatta: {}\n"
+    objects = parse_stream(text, "cm.yaml")
+    findings = SchemaValidator(("1.33", "1.34")).validate_all(objects)
+    return ValidateDocument(("cm.yaml",), ("1.33", "1.34"), len(objects), tuple(findings))
+
+
+def _images() -> Document:
+    images = ("r/calico/cni:v3.28.2", "r/calico/node:v3.28.2")
+    return ImagesDocument(ImageList("v3.28.2", "worker", "r/", images))
+
+
+#: id -> a document; each test of a format renders every one.
+DOCUMENTS: dict[str, Callable[[], Document]] = {
+    "typha-table": lambda: TyphaDocument.of(None),
+    "typha-one": lambda: TyphaDocument.of(4001),
+    "versions": _versions,
+    "validate": _validate,
+    "images": _images,
+    "images-none": lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon")),
+    "advise-skipped": lambda: AdviceDocument(
+        AdviceReport(None, "(bundled)", None, [], ["no calico addon"]), skipped=True
+    ),
+    "advise": lambda: AdviceDocument(api.advise("v3.28.2", 300)),
+    "plan": lambda: PlanDocument(api.plan("v3.28.2", 60, from_nodes=10)),
+    "plan-unchanged": lambda: PlanDocument(api.plan("v3.28.2", 60), unchanged=True),
+    "explain-context": lambda: ExplainDocument(api.explain_context("v3.28.2", 3)),
+}

@@ -1,0 +1,84 @@
+"""The registry of output formats: names, lookup, and what ``--format`` offers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import click
+import pytest
+
+from renderer import output
+from renderer.cli.options import format_option
+from renderer.output.documents import TyphaDocument
+
+
+@dataclass(frozen=True)
+class Marked(output.Document):
+    """A document only the test format below supports."""
+
+    schema = "typha.schema.json"
+
+    def data(self) -> Any:
+        return {}
+
+    def text(self) -> str:
+        return ""
+
+
+class UpperFormat:
+    """A format for :class:`Marked` documents only."""
+
+    name = "upper"
+
+    def supports(self, kind: type[output.Document]) -> bool:
+        return issubclass(kind, Marked)
+
+    def render(self, document: output.Document) -> str:
+        return document.text().upper()
+
+
+@pytest.fixture
+def upper(monkeypatch: pytest.MonkeyPatch) -> UpperFormat:
+    monkeypatch.setattr(output, "_FORMATS", dict(output._FORMATS))
+    fmt = UpperFormat()
+    output.register(fmt)
+    return fmt
+
+
+def test_builtin_formats_in_order() -> None:
+    assert output.names() == list(output.BUILTIN) == ["text", "json"]
+    assert [output.get(n).name for n in output.names()] == ["text", "json"]
+
+
+def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) -> None:
+    assert output.names() == ["text", "json", "upper"]
+    assert output.names(TyphaDocument) == ["text", "json"]
+    assert output.names(Marked) == ["text", "json", "upper"]
+    with pytest.raises(ValueError, match="cannot render"):
+        output.render("upper", TyphaDocument.of(3))
+
+
+def test_format_option_takes_its_choices_from_the_document(upper: UpperFormat) -> None:
+    def choices(decorator: Any) -> list[str]:
+        command = click.command()(decorator(lambda fmt: None))
+        (param,) = command.params
+        assert isinstance(param.type, click.Choice)
+        return list(param.type.choices)
+
+    assert choices(format_option(TyphaDocument)) == ["text", "json"]
+    assert choices(format_option(Marked)) == ["text", "json", "upper"]
+    assert choices(format_option(["text", "json", "junit"])) == ["text", "json", "junit"]
+
+
+@pytest.mark.parametrize(
+    ("action", "error"),
+    [
+        (lambda: output.get("xml"), KeyError),
+        (lambda: output.register(output.get("text")), ValueError),
+    ],
+    ids=["unknown-name", "registered-twice"],
+)
+def test_registry_errors(action: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        action()
