@@ -29,7 +29,7 @@ def test_each_dialect_compiles_to_its_engine(dialect: str, source: str, kind: ty
 def test_an_unknown_dialect_is_an_input_error() -> None:
     with pytest.raises(InputError) as err:
         compile_source("x", "v/t.yaml", "mustache")
-    assert err.value.key == "--dialect"
+    assert err.value.key == "dialect"
 
 
 def test_the_same_source_compiles_once() -> None:
