@@ -9,14 +9,15 @@ reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
+from renderer.checks.finding import ERROR, WARNING, Finding, blocking
 from renderer.k8s.parse import K8sObject
 
-ERROR = "error"
-WARNING = "warning"
 SEVERITIES = (ERROR, WARNING)
+#: The stage rule findings belong to.
+STAGE = "rules"
 
 
 @dataclass(frozen=True)
@@ -27,32 +28,6 @@ class RuleInput:
     version: str
     context: Mapping[str, Any] = field(default_factory=dict)
     nodes: int = 51
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One rule violation, located on an object and a field."""
-
-    rule: str
-    severity: str
-    message: str
-    object: str = ""
-    field: str = ""
-    file: str = ""
-    #: The template line that produced the field (the object when it has no field, or the
-    #: field's deepest existing key); the rendered line when the text has no source map.
-    line: int = 0
-    #: The object's line in the rendered file, as secondary context.
-    rendered_line: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file else ""
-        at = f"{self.object} " if self.object else ""
-        fld = f"{self.field}: " if self.field else ""
-        return f"{where}{self.severity}: [{self.rule}] {at}{fld}{self.message}"
 
 
 @dataclass(frozen=True)
@@ -80,6 +55,7 @@ class Rule:
             yield Finding(
                 rule=self.id,
                 severity=self.severity,
+                stage=STAGE,
                 message=f"{self.message}: {v.detail}" if v.detail else self.message,
                 object=obj.ref if obj else "",
                 field=v.field,
@@ -113,10 +89,6 @@ def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Find
     chosen = REGISTRY.values() if rules is None else rules
     findings = [f for r in chosen for f in r.run(data)]
     return sorted(findings, key=lambda f: (f.rule, f.object, f.field, f.message))
-
-
-def blocking(findings: Iterable[Finding]) -> list[Finding]:
-    return [f for f in findings if f.severity == ERROR]
 
 
 from renderer.calico.rules import images, typha  # noqa: E402  (registers the rules)

@@ -26,15 +26,15 @@ from renderer.errors import EXIT_BAD_INPUT, CalicoRenderError
 #: click way, registers its commands as before.
 LAZY_COMMANDS = {
     "advise": ".advise",
-    "capability": ".gate",
-    "check": ".checkcmd",
+    "capability": ".capability",
+    "check": ".check",
     "explain-context": ".explain",
     "images": ".cluster",
     "import": ".importcmd",
     "plan": ".cluster",
     "template": ".commands",
     "typha": ".commands",
-    "validate": ".gate",
+    "validate": ".validate",
     "versions": ".commands",
 }
 cli.lazy.update(LAZY_COMMANDS)

@@ -303,14 +303,18 @@ def cli(
             nodes_file=nodes_file,
             max_pods_flag=False,
         )
+        from renderer.calico.advise import one_line
+
         _, scale = api.scale_findings(result, origins=origins)
         for finding in scale:
             if finding.severity != "info":
-                warn(finding.one_line())
+                warn(one_line(finding))
     if kube:
+        from renderer.k8s.schema import finding_text
+
         check = api.validate_render(result, kube)
         for f in check.findings:
-            note(str(f))
+            note(finding_text(f))
         if not check.ok:
             note(check.summary())
             ctx.exit(EXIT_CHECK_FAILED)

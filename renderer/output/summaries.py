@@ -12,8 +12,8 @@ from typing import Any
 
 from renderer.calico import policy
 from renderer.calico.capability import CapabilityReport
+from renderer.checks.finding import Finding
 from renderer.data import schemas
-from renderer.k8s.schema import SchemaFinding
 from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -72,32 +72,31 @@ def typha_doc(nodes: int | None) -> dict[str, Any]:
 
 
 def validate_doc(
-    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[SchemaFinding]
+    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[Finding]
 ) -> dict[str, Any]:
     """The findings with the keys every report uses (``rule``, ``field``, ``file`` and
     ``line``, ``kube_versions``), one per problem whatever the Kubernetes versions it
     holds for."""
     merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     for f in findings:
-        key = (f.severity, f.object, f.path, f.message, f.file, f.line)
+        key = (f.severity, f.object, f.field, f.message, f.file, f.line)
         if key in merged:
-            merged[key]["kube_versions"].append(f.kube_version)
+            merged[key]["kube_versions"].extend(f.kube_versions)
             continue
-        error = f.severity == "error"
         merged[key] = {
-            "stage": "schema",
-            "rule": "schema-invalid" if error else f"schema-{f.severity}",
+            "stage": f.stage,
+            "rule": f.rule,
             "severity": f.severity,
             "message": f.message,
             "object": f.object,
-            "kind": f.kind,
-            "api_version": f.api_version,
-            "namespace": f.namespace or None,
-            "name": f.name,
-            "field": f.path or None,
+            "kind": f.details["kind"],
+            "api_version": f.details["api_version"],
+            "namespace": f.details["namespace"] or None,
+            "name": f.details["name"],
+            "field": f.field or None,
             "file": f.file or None,
             "line": f.line or None,
-            "kube_versions": [f.kube_version],
+            "kube_versions": list(f.kube_versions),
         }
     out = list(merged.values())
     return {

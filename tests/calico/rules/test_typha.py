@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from renderer.checks.rules import ERROR, REGISTRY, WARNING, Finding, RuleInput, rule, run_rules
+from renderer.checks.finding import Finding, rule_dict
+from renderer.checks.rules import ERROR, REGISTRY, WARNING, RuleInput, rule, run_rules
 from renderer.k8s.parse import K8sObject
 from tests.gatehelp import REPO, typha_on_objects
 
@@ -198,8 +199,17 @@ def test_adding_a_rule_is_one_function() -> None:
 def test_finding_dict_is_its_fields_as_the_capability_schema_wants() -> None:
     from renderer.data import schemas
 
-    f = Finding("typha-probes", ERROR, "m", TYPHA, "spec.x", "v/001-typha.yaml", 3, 9)
-    assert f.to_dict() == {
+    f = Finding(
+        "typha-probes",
+        ERROR,
+        "m",
+        object=TYPHA,
+        field="spec.x",
+        file="v/001-typha.yaml",
+        line=3,
+        rendered_line=9,
+    )
+    assert rule_dict(f) == {
         "rule": "typha-probes",
         "severity": "error",
         "message": "m",
@@ -210,5 +220,5 @@ def test_finding_dict_is_its_fields_as_the_capability_schema_wants() -> None:
         "rendered_line": 9,
     }
     ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
-    assert sorted(ref["properties"]) == sorted(f.to_dict())
-    assert set(ref["required"]) == set(f.to_dict()) - {"rendered_line"}
+    assert sorted(ref["properties"]) == sorted(rule_dict(f))
+    assert set(ref["required"]) == set(rule_dict(f)) - {"rendered_line"}
