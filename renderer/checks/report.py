@@ -420,6 +420,106 @@ def _diffs(v: VersionResult, scenario: str | None) -> str:
     ).rstrip("\n")
 
 
+def _exception_properties(suite: ET.Element, v: VersionResult) -> None:
+    if not v.exceptions:
+        return
+    props = ET.SubElement(suite, "properties")
+    for rule, severity, reason, n in v.exceptions:
+        action = "skipped" if severity is None else f"downgraded to {severity}"
+        ET.SubElement(
+            props,
+            "property",
+            name=f"exception {rule}",
+            value=f"{action} ({n} finding(s)): {reason}",
+        )
+
+
+def _version_case(suite: ET.Element, v: VersionResult) -> None:
+    """The version's testcase: its failed stages, non-rule errors and orphan changes."""
+    bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
+    errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+    orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
+    orphan_diff = _diffs(v, None)
+    body = "\n".join(
+        [f"stage {s}: {v.stages[s]}" for s in bad]
+        + errors
+        + ([v.golden.command] if v.golden.status == MISSING else [])
+        + orphans
+        + (["", orphan_diff] if orphan_diff else [])
+    )
+    _case(
+        suite,
+        f"calico.{v.version}",
+        v.version,
+        body if bad else None,
+        message="failed stages: " + ", ".join(bad) if bad else "",
+        seconds=v.seconds,
+    )
+
+
+def _scenario_cases(suite: ET.Element, v: VersionResult) -> None:
+    """A testcase per scenario, failing with the diffs of the golden files it renders."""
+    for s in v.scenarios:
+        scen_fail = s.golden in (FAIL, MISSING)
+        text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
+        if s.golden == MISSING:
+            text += "\ncreate them with: " + v.golden.command
+        elif scen_fail:
+            diff = _diffs(v, s.name)
+            if diff:
+                text += "\n\n" + diff
+        _case(
+            suite,
+            f"calico.{v.version}",
+            f"{v.version} {s.name}",
+            text if scen_fail else None,
+            message=f"golden {s.golden}",
+        )
+
+
+def _rule_cases(suite: ET.Element, v: VersionResult) -> None:
+    """A failing testcase per rule error."""
+    for f in v.findings:
+        if f.stage == "rules" and f.severity == "error":
+            _case(
+                suite,
+                f"calico.{v.version}",
+                f"{v.version} rule {f.rule}"
+                + (f" {f.object}" if f.object else "")
+                + (f" {f.field}" if f.field else ""),
+                f.describe(),
+                message=f.message,
+            )
+
+
+def _count(suite: ET.Element, seconds: float) -> tuple[int, int, int]:
+    """Set the suite's totals; returns (tests, failures, skipped)."""
+    cases = suite.findall("testcase")
+    n_fail = sum(1 for c in cases if c.find("failure") is not None)
+    n_skip = sum(1 for c in cases if c.find("skipped") is not None)
+    for key, value in (("tests", len(cases)), ("failures", n_fail), ("errors", 0)):
+        suite.set(key, str(value))
+    suite.set("skipped", str(n_skip))
+    suite.set("time", _seconds(seconds))
+    return len(cases), n_fail, n_skip
+
+
+def _stale_suite(root: ET.Element, stale: StaleGolden) -> tuple[int, int, int]:
+    suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
+    failed = stale.status == FAIL
+    body = "\n".join(
+        [f"{STALE_MESSAGE}: {stale.directory}", *stale.files, f"remove them with: {stale.command}"]
+    )
+    _case(
+        suite,
+        f"calico.{stale.version}",
+        f"{stale.version} goldens",
+        body if failed else None,
+        message=STALE_MESSAGE,
+    )
+    return _count(suite, 0.0)
+
+
 def render_junit(report: CheckReport) -> str:
     """One testsuite per version: a testcase for the version, each scenario, each failed rule.
 
@@ -428,107 +528,20 @@ def render_junit(report: CheckReport) -> str:
     no scenario renders go to the version's testcase.
     """
     root = ET.Element("testsuites", name="calico-render check")
-    total = failures = skipped = 0
-    elapsed = 0.0
+    totals = [0, 0, 0]
     for v in report.versions:
         suite = ET.SubElement(root, "testsuite", name=f"calico {v.version}")
-        if v.exceptions:
-            props = ET.SubElement(suite, "properties")
-            for rule, severity, reason, n in v.exceptions:
-                action = "skipped" if severity is None else f"downgraded to {severity}"
-                ET.SubElement(
-                    props,
-                    "property",
-                    name=f"exception {rule}",
-                    value=f"{action} ({n} finding(s)): {reason}",
-                )
-        cls = f"calico.{v.version}"
-        bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
-        errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
-        orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
-        orphan_diff = _diffs(v, None)
-        body = "\n".join(
-            [f"stage {s}: {v.stages[s]}" for s in bad]
-            + errors
-            + ([v.golden.command] if v.golden.status == MISSING else [])
-            + orphans
-            + (["", orphan_diff] if orphan_diff else [])
-        )
-        _case(
-            suite,
-            cls,
-            v.version,
-            body if bad else None,
-            message="failed stages: " + ", ".join(bad) if bad else "",
-            seconds=v.seconds,
-        )
-        for s in v.scenarios:
-            scen_fail = s.golden in (FAIL, MISSING)
-            text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
-            if s.golden == MISSING:
-                text += "\ncreate them with: " + v.golden.command
-            elif scen_fail:
-                diff = _diffs(v, s.name)
-                if diff:
-                    text += "\n\n" + diff
-            _case(
-                suite,
-                cls,
-                f"{v.version} {s.name}",
-                text if scen_fail else None,
-                message=f"golden {s.golden}",
-            )
-        for f in v.findings:
-            if f.stage == "rules" and f.severity == "error":
-                _case(
-                    suite,
-                    cls,
-                    f"{v.version} rule {f.rule}"
-                    + (f" {f.object}" if f.object else "")
-                    + (f" {f.field}" if f.field else ""),
-                    f.describe(),
-                    message=f.message,
-                )
-        cases = suite.findall("testcase")
-        n_fail = sum(1 for c in cases if c.find("failure") is not None)
-        n_skip = sum(1 for c in cases if c.find("skipped") is not None)
-        suite.set("tests", str(len(cases)))
-        suite.set("failures", str(n_fail))
-        suite.set("errors", "0")
-        suite.set("skipped", str(n_skip))
-        suite.set("time", _seconds(v.seconds))
-        elapsed += v.seconds
-        total += len(cases)
-        failures += n_fail
-        skipped += n_skip
+        _exception_properties(suite, v)
+        _version_case(suite, v)
+        _scenario_cases(suite, v)
+        _rule_cases(suite, v)
+        totals = [a + b for a, b in zip(totals, _count(suite, v.seconds), strict=True)]
     for stale in report.stale:
-        suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
-        failed = stale.status == FAIL
-        body = "\n".join(
-            [
-                f"{STALE_MESSAGE}: {stale.directory}",
-                *stale.files,
-                f"remove them with: {stale.command}",
-            ]
-        )
-        _case(
-            suite,
-            f"calico.{stale.version}",
-            f"{stale.version} goldens",
-            body if failed else None,
-            message=STALE_MESSAGE,
-        )
-        n_fail = int(failed)
-        for key, value in (("tests", 1), ("failures", n_fail), ("errors", 0), ("skipped", 0)):
-            suite.set(key, str(value))
-        suite.set("time", _seconds(0.0))
-        total += 1
-        failures += n_fail
-    root.set("tests", str(total))
-    root.set("failures", str(failures))
-    root.set("errors", "0")
-    root.set("skipped", str(skipped))
-    root.set("time", _seconds(elapsed))
+        totals = [a + b for a, b in zip(totals, _stale_suite(root, stale), strict=True)]
+    for key, value in (("tests", totals[0]), ("failures", totals[1]), ("errors", 0)):
+        root.set(key, str(value))
+    root.set("skipped", str(totals[2]))
+    root.set("time", _seconds(sum(v.seconds for v in report.versions)))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
