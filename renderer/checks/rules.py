@@ -1,18 +1,25 @@
 """Release rules: small registered checks over the Typha-on render of a version.
 
-Each rule is one decorated function taking a :class:`RuleInput` and yielding
-:class:`Finding` objects that name the object (``Kind namespace/name``) and field path,
-so adding a rule is one function plus its test. Errors block a release; warnings are
-reported.
+Each rule is one function registered with an id, a default severity and a message by
+:func:`rule`; it takes a :class:`RuleInput` and yields :class:`Violation` objects that the
+registry turns into :class:`~renderer.checks.finding.Finding` objects naming the object
+(``Kind namespace/name``), field path and template line, so adding a rule is one
+function plus its test. The inputs several rules share (the Typha Deployment, its
+container, its budgets, every image) are computed once per input. Errors block a
+release; warnings are reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from renderer.checks.finding import ERROR, WARNING, Finding, blocking
+from renderer.calico.capability import TYPHA_NAME, typha_deployment, typha_pdbs
+from renderer.checks.finding import ERROR, WARNING, Finding
+from renderer.k8s import objects as k8s_objects
+from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
 
 SEVERITIES = (ERROR, WARNING)
@@ -28,6 +35,28 @@ class RuleInput:
     version: str
     context: Mapping[str, Any] = field(default_factory=dict)
     nodes: int = 51
+
+    @cached_property
+    def typha(self) -> K8sObject | None:
+        """The Typha Deployment, if the render has one."""
+        return typha_deployment(self.objects)
+
+    @cached_property
+    def typha_container(self) -> tuple[str, dict[str, Any]] | None:
+        """The Typha container of :attr:`typha` and its field path."""
+        return None if self.typha is None else container(self.typha, TYPHA_NAME)
+
+    @cached_property
+    def typha_pdbs(self) -> list[K8sObject]:
+        """The PodDisruptionBudgets that select the Typha pods."""
+        return typha_pdbs(self.objects)
+
+    @cached_property
+    def images(self) -> list[tuple[K8sObject, str, str]]:
+        """Every container image of the render: (object, field path, image)."""
+        return [
+            (obj, path, image) for obj in self.objects for path, image in k8s_objects.images(obj)
+        ]
 
 
 @dataclass(frozen=True)
@@ -97,11 +126,9 @@ __all__ = [
     "ERROR",
     "REGISTRY",
     "WARNING",
-    "Finding",
     "Rule",
     "RuleInput",
     "Violation",
-    "blocking",
     "images",
     "rule",
     "run_rules",

@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterator
 
 from renderer.checks.rules import ERROR, RuleInput, Violation, rule
-from renderer.k8s.objects import images
 from renderer.k8s.parse import K8sObject
 
 #: ``<prefix>calico/<name>:<tag>``: the prefix is empty or ends at a ``/`` (so
@@ -18,11 +17,10 @@ COMPONENTS = ("typha", "node", "cni", "kube-controllers")
 
 
 def calico_images(data: RuleInput) -> Iterator[tuple[K8sObject, str, str, re.Match[str]]]:
-    for obj in data.objects:
-        for path, image in images(obj):
-            m = CALICO_IMAGE.match(image)
-            if m:
-                yield obj, path, image, m
+    for obj, path, image in data.images:
+        m = CALICO_IMAGE.match(image)
+        if m:
+            yield obj, path, image, m
 
 
 @rule(

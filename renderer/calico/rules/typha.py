@@ -5,26 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from renderer.calico.capability import TYPHA_NAME, typha_deployment, typha_pdbs
+from renderer.calico.capability import TYPHA_NAME
 from renderer.checks.rules import ERROR, WARNING, RuleInput, Violation, rule
-from renderer.k8s.objects import (
-    as_dict,
-    as_list,
-    container,
-    dig,
-    env_var,
-    pod_labels,
-    selector_matches,
-)
+from renderer.k8s.objects import as_dict, as_list, dig, env_var, pod_labels, selector_matches
 from renderer.k8s.parse import K8sObject
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 GRACE_SECONDS = 300
 POD = "spec.template.spec"
-
-
-def _typha(data: RuleInput) -> K8sObject | None:
-    return typha_deployment(data.objects)
 
 
 @rule(
@@ -33,7 +21,7 @@ def _typha(data: RuleInput) -> K8sObject | None:
     message="the Typha Deployment must update with strategy RollingUpdate",
 )
 def rolling_update(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
+    dep = data.typha
     if dep is None:
         return
     kind = dig(dep.data, "spec", "strategy", "type")
@@ -48,7 +36,7 @@ def rolling_update(data: RuleInput) -> Iterator[Violation]:
     f"(podAntiAffinity on {HOSTNAME_KEY}, required or preferred)",
 )
 def anti_affinity(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
+    dep = data.typha
     if dep is None:
         return
     labels = pod_labels(dep)
@@ -76,7 +64,7 @@ def anti_affinity(data: RuleInput) -> Iterator[Violation]:
     f"{GRACE_SECONDS} equal to TYPHA_SHUTDOWNTIMEOUTSECS",
 )
 def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
+    dep = data.typha
     if dep is None:
         return
     grace = dig(dep.data, "spec", "template", "spec", "terminationGracePeriodSeconds")
@@ -86,7 +74,7 @@ def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
             dep,
             f"{POD}.terminationGracePeriodSeconds",
         )
-    found = container(dep, TYPHA_NAME)
+    found = data.typha_container
     if found is None:
         yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
         return
@@ -104,10 +92,10 @@ def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
     message="the Typha container needs liveness and readiness probes",
 )
 def probes(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
+    dep = data.typha
     if dep is None:
         return
-    found = container(dep, TYPHA_NAME)
+    found = data.typha_container
     if found is None:
         yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
         return
@@ -139,11 +127,11 @@ def _allowed_down(pdb: K8sObject, replicas: int) -> tuple[int | None, str]:
 
 
 def _pdb_budgets(data: RuleInput) -> Iterator[tuple[K8sObject, int | None, str, int]]:
-    dep = _typha(data)
+    dep = data.typha
     replicas = dig(dep.data, "spec", "replicas") if dep else None
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         return
-    for pdb in typha_pdbs(data.objects):
+    for pdb in data.typha_pdbs:
         down, path = _allowed_down(pdb, replicas)
         yield pdb, down, path, replicas
 
@@ -178,7 +166,7 @@ def pdb_allows_drain(data: RuleInput) -> Iterator[Violation]:
     message="Typha replicas must be fewer than the nodes, or a rolling update can block",
 )
 def replicas_below_nodes(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
+    dep = data.typha
     if dep is None:
         return
     replicas = dig(dep.data, "spec", "replicas")
