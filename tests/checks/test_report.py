@@ -225,30 +225,3 @@ def test_json_keys_are_snake_case_like_the_capability_report() -> None:
     assert all(k == k.lower() and "-" not in k for k in found), sorted(found)
     capability = schemas.load_schema("capability-report.schema.json")
     assert "kube_versions" in capability["required"]
-
-
-def test_identical_findings_merge_keeping_every_kube_version_and_scenario() -> None:
-    from renderer.checks.finding import check_dict, locate, merge_findings
-
-    def f(kube: str, scen: str, file: str = "a.yaml:3", msg: str = "bad") -> Finding:
-        where, line = locate(file)
-        return Finding(
-            "schema-invalid",
-            "error",
-            msg,
-            stage="schema",
-            object="Kind ns/n",
-            file=where,
-            line=line,
-            scenarios=(scen,),
-            kube_versions=(kube,),
-        )
-
-    merged = merge_findings(
-        [f("1.34", "s1"), f("1.35", "s1"), f("1.34", "s2", "a.yaml:9"), f("1.34", "s1", msg="x")]
-    )
-    assert [(m.message, m.location, m.kube_versions, m.scenarios) for m in merged] == [
-        ("bad", "a.yaml:3", ("1.34", "1.35"), ("s1", "s2")),
-        ("x", "a.yaml:3", ("1.34",), ("s1",)),
-    ]
-    assert check_dict(merged[0])["field"] is None and check_dict(merged[0])["exception"] is None
