@@ -610,6 +610,14 @@ def check(
     return run_check(options, progress)
 
 
+def refused_update(error: InputError) -> bool:
+    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
+    without versions (which would remove them all)."""
+    from renderer.checks.runner import NothingToUpdate
+
+    return isinstance(error, NothingToUpdate)
+
+
 def default_jobs() -> int:
     """How many versions :func:`check` checks at once by default: the CPU count."""
     from renderer.checks.runner import default_jobs as jobs

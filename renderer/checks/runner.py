@@ -39,6 +39,10 @@ from renderer.store.files import exclusive_lock
 Prepared = tuple[VersionResult, list[SchemaInput]]
 
 
+class NothingToUpdate(InputError):
+    """Goldens to update for a tree without versions: refused, it would remove them all."""
+
+
 def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
     """:func:`prepare_version`, timed; a version that fails outright fails its templates."""
     start = time.monotonic()
@@ -115,10 +119,9 @@ def run_check(
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
     if options.update and not list_versions(options.root):
         # An update of a tree without versions would remove every golden as stale.
-        raise InputError(
+        raise NothingToUpdate(
             "no Calico versions found; refusing to update goldens (it would remove them all)",
             file=options.manifests_arg,
-            key="--update-golden",
         )
     if options.update:  # two updates of one golden directory would interleave
         with exclusive_lock(options.golden, "update-golden"):

@@ -110,7 +110,12 @@ def check(
     def progress(result: report.VersionResult) -> None:
         click.echo(report.progress_line(result), err=True)
 
-    result = api.check(options, progress if show_progress else None)
+    try:
+        result = api.check(options, progress if show_progress else None)
+    except InputError as exc:
+        if not api.refused_update(exc):
+            raise
+        raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     text = report.render(result, fmt)  # JSON is validated against its schema there
     if output is not None:
         try:

@@ -692,3 +692,14 @@ def test_legacy_says_the_same_in_check_and_capability(
     assert LEGACY_RULES in text and "0 error(s), 0 warning(s)" not in text.split("Schema")[0]
     data = json.loads(run(capsys, *base, "--format", "json").out)
     assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}
+
+
+def test_update_of_a_tree_without_versions_is_refused_naming_the_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "tree" / CALICO).mkdir(parents=True)
+    golden = tmp_path / "tree" / "golden" / "calico" / "v1.0.0"
+    golden.mkdir(parents=True)
+    r = run(capsys, "check", "--manifests", str(tmp_path / "tree"), "--update-golden")
+    assert r.code == 2 and ": --update-golden: " in r.err
+    assert golden.is_dir()
