@@ -96,9 +96,16 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     are not errors (custom resources not checked) are reported and do not block.
     ``kube_versions`` empty means the default (newest shipped) versions.
     """
+    return RenderCheck(*schema_check(result.objects, kube_versions))
+
+
+def schema_check(
+    objects: Sequence[K8sObject], kube_versions: Sequence[str] = ()
+) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
+    """Strict schema findings of rendered objects, as (Kubernetes versions, findings),
+    sorted by version, file and line: what ``validate`` and a render's check report."""
     validator = SchemaValidator(kube_versions)
-    findings = validator.validate_all(result.objects)
-    return RenderCheck(validator.kube_versions, tuple(findings))
+    return validator.kube_versions, tuple(validator.validate_all(objects))
 
 
 def check_nodes(nodes: object, key: str = "--nodes") -> int:
@@ -650,8 +657,8 @@ class Validation:
 
     files: tuple[str, ...]
     kube_versions: tuple[str, ...]
-    objects: int
     findings: tuple[Finding, ...]
+    objects: int
 
     @property
     def errors(self) -> list[Finding]:
@@ -662,7 +669,6 @@ def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validat
     """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
     from renderer.k8s.yamlio import read_text
 
-    kube = resolve_kube_versions(kube_versions)
+    kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
-    findings = SchemaValidator(kube).validate_all(objects)
-    return Validation(tuple(files), kube, len(objects), tuple(findings))
+    return Validation(tuple(files), *schema_check(objects, kube), objects=len(objects))
