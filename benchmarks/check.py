@@ -21,10 +21,12 @@ from typing import Any
 import kubernetes_validate
 from ruamel.yaml import YAML
 
+from renderer import api
 from renderer.bke.values import build_context
 from renderer.calico import capability
 from renderer.calico.scenarios import route_scenario, scenarios_for
-from renderer.checks import gate
+from renderer.checks import pipeline
+from renderer.checks.options import CheckOptions
 from renderer.data.bundled import bundled_golden
 from renderer.engine import compile
 from renderer.engine.render import render_version
@@ -45,7 +47,7 @@ def naive(kube_versions: tuple[str, ...]) -> Verdicts:
     verdicts: Verdicts = {}
     for version in list_versions():
         compile._CACHE.clear()
-        capable = gate.assess(gate.Renders(version)).capable
+        capable = pipeline.assess(pipeline.Renders(version)).capable
         for scenario in scenarios_for(capable):
             route = route_scenario(scenario, capable, version.name)
             ctx = build_context({}, typha=route.decision.context(), repo=capability.CHECK_REPO)
@@ -68,20 +70,21 @@ def naive(kube_versions: tuple[str, ...]) -> Verdicts:
 
 def fast(kube_versions: tuple[str, ...], jobs: int) -> tuple[Verdicts, bool]:
     """The gate's verdicts, expanded to every (version, scenario, object, kube) it covers."""
-    options = gate.CheckOptions(
+    options = CheckOptions(
         root=None, golden=bundled_golden(), kube_versions=kube_versions, jobs=jobs
     )
-    report = gate.run_check(options)
+    report = api.check(options)
     failing = {
-        (v.version, s, f.object, f.kube_version)
+        (v.version, s, f.object, k)
         for v in report.versions
         for f in v.findings
         if f.stage == "schema" and f.severity == "error"
-        for s in f.scenario.split(", ")
+        for s in f.scenarios
+        for k in f.kube_versions
     }
     verdicts: Verdicts = {}
     for v in report.versions:
-        renders = gate.Renders(next(x for x in list_versions() if x.name == v.version))
+        renders = pipeline.Renders(next(x for x in list_versions() if x.name == v.version))
         for s in v.scenarios:
             d = s.decision
             _, _, objects = renders.get(
@@ -105,13 +108,13 @@ def timed(label: str, func: Any, *args: Any) -> tuple[Any, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kube-version", action="append", default=[])
-    parser.add_argument("--jobs", type=int, default=gate.default_jobs())
+    parser.add_argument("--jobs", type=int, default=api.default_jobs())
     parser.add_argument("--min-ratio", type=float, default=20.0)
     args = parser.parse_args()
     kube = kubeschema.resolve_kube_versions(args.kube_version)
     print(f"bundled tree, Kubernetes {', '.join(kube)}, --jobs {args.jobs}")
     start = time.perf_counter()
-    gate.run_check(gate.CheckOptions(None, bundled_golden(), kube_versions=kube, jobs=args.jobs))
+    api.check(CheckOptions(None, bundled_golden(), kube_versions=kube, jobs=args.jobs))
     fast_time = time.perf_counter() - start
     print(f"fast    {fast_time:8.2f} s  (calico-render check, all stages)", flush=True)
     naive_verdicts, naive_time = timed("naive", naive, kube)

@@ -19,13 +19,14 @@ from renderer.bke.values import default_context
 from renderer.calico import advise as advise_mod
 from renderer.calico import images as images_mod
 from renderer.calico import names, policy
+from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.engine.compile import template_digest
 from renderer.engine.render import RenderedFile, join_stream, render_version, version_keys
 from renderer.errors import CalicoRenderError, InputError, RefusedError
-from renderer.k8s.parse import K8sObject, parse_rendered
-from renderer.k8s.schema import SchemaFinding, SchemaValidator, errors
+from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
+from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version
 from renderer.store import cache
 from renderer.store.memo import Memo
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
+    from renderer.checks.options import CheckOptions
+    from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.output.documents import TyphaDocument, VersionsDocument
 
 
@@ -69,10 +72,10 @@ class RenderCheck:
     """Strict schema findings for a render; ``ok`` says whether it may be written."""
 
     kube_versions: tuple[str, ...]
-    findings: tuple[SchemaFinding, ...]
+    findings: tuple[Finding, ...]
 
     @property
-    def errors(self) -> list[SchemaFinding]:
+    def errors(self) -> list[Finding]:
         return errors(self.findings)
 
     @property
@@ -94,9 +97,16 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     are not errors (custom resources not checked) are reported and do not block.
     ``kube_versions`` empty means the default (newest shipped) versions.
     """
+    return RenderCheck(*schema_check(result.objects, kube_versions))
+
+
+def schema_check(
+    objects: Sequence[K8sObject], kube_versions: Sequence[str] = ()
+) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
+    """Strict schema findings of rendered objects, as (Kubernetes versions, findings),
+    sorted by version, file and line: what ``validate`` and a render's check report."""
     validator = SchemaValidator(kube_versions)
-    findings = validator.validate_all(result.objects)
-    return RenderCheck(validator.kube_versions, tuple(findings))
+    return validator.kube_versions, tuple(validator.validate_all(objects))
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
@@ -166,8 +176,8 @@ def verdict(version: VersionDir) -> Verdict:
 
 def _judge(version: VersionDir) -> Verdict:
     from renderer.calico.capability import assess_capability
-    from renderer.checks.release import release_rules
-    from renderer.checks.rules import blocking
+    from renderer.checks.finding import blocking
+    from renderer.checks.pipeline import release_rules
 
     report = assess_capability(version)
     rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
@@ -434,7 +444,7 @@ def scale_findings(
     *,
     max_pods: int = advise_mod.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
-) -> tuple[advise_mod.ScaleInputs, list[advise_mod.ScaleFinding]]:
+) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
     """The scale advice for a render: its numbers and the findings on them."""
     inputs = advise_mod.request_inputs(
         result.objects,
@@ -820,3 +830,73 @@ def disable_cache() -> None:
 def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
     """The advice report of a cluster without Calico: nothing to advise on."""
     return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))
+
+
+# --- checks ---------------------------------------------------------------------------
+
+
+def check(
+    options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
+) -> CheckReport:
+    """Check every version of a tree (``check``): templates, capability, rules, schema,
+    context, goldens (and fidelity); ``progress`` sees each version as it finishes."""
+    from renderer.checks.runner import run_check
+
+    return run_check(options, progress)
+
+
+def refused_update(error: InputError) -> bool:
+    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
+    without versions (which would remove them all)."""
+    from renderer.checks.runner import NothingToUpdate
+
+    return isinstance(error, NothingToUpdate)
+
+
+def default_jobs() -> int:
+    """How many versions :func:`check` checks at once by default: the CPU count."""
+    from renderer.checks.runner import default_jobs as jobs
+
+    return jobs()
+
+
+def capability(
+    version: str,
+    *,
+    root: Path | None = None,
+    kube_versions: Sequence[str] = (),
+    exceptions_file: Path | None = None,
+    upstream: Path | None = None,
+) -> ReleaseReport:
+    """Check one version for release (``capability``): the Typha contract, release rules,
+    strict schemas, context (and fidelity to ``upstream``), reviewed exceptions applied."""
+    from renderer.checks import exceptions as excepts
+    from renderer.checks.pipeline import release_check
+
+    kube = resolve_kube_versions(kube_versions)
+    vdir = resolve_version(version, root)
+    reviewed = excepts.load(excepts.find_file(root, exceptions_file))
+    return release_check(vdir, kube, reviewed, upstream)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Strict schema findings for the objects of some rendered files."""
+
+    files: tuple[str, ...]
+    kube_versions: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    objects: int
+
+    @property
+    def errors(self) -> list[Finding]:
+        return errors(self.findings)
+
+
+def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validation:
+    """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
+    from renderer.k8s.yamlio import read_text
+
+    kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
+    objects = [o for name in files for o in parse_stream(read_text(name), name)]
+    return Validation(tuple(files), *schema_check(objects, kube), objects=len(objects))

@@ -90,7 +90,7 @@ def test_validate_render_reports_errors_and_nothing_is_to_be_written(tmp_path: P
     check = api.validate_render(api.render("v3.28.2", 3, root=tmp_path), ["1.30"])
     assert not check.ok
     [bad] = check.errors
-    assert bad.path == "dta" and bad.file == "v3.28.2/999-bad.yaml"
+    assert bad.field == "dta" and bad.file == "v3.28.2/999-bad.yaml"
     assert check.summary() == "1 schema error(s) on Kubernetes 1.30; nothing written"
 
 
@@ -147,3 +147,27 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
     ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
     assert ok.code == 0 and "release-ready" not in ok.err
+
+
+def test_validate_reports_schema_findings_of_files() -> None:
+    from tests.gatehelp import BROKEN
+
+    result = api.validate([str(BROKEN / "removed-api.yaml")], ["1.30"])
+    assert (result.objects, result.kube_versions) == (1, ("1.30",))
+    assert [(f.stage, f.rule, f.object, f.field) for f in result.errors] == [
+        ("schema", "schema-invalid", "PodDisruptionBudget kube-system/calico-typha", "apiVersion")
+    ]
+
+
+def test_validate_refuses_an_unknown_kube_version_before_reading_files() -> None:
+    with pytest.raises(InputError) as err:
+        api.validate(["/nonexistent.yaml"], ["0.1"])
+    assert err.value.file is None
+
+
+def test_capability_is_the_release_check_of_one_version() -> None:
+    from tests.gatehelp import TREE
+
+    report = api.capability("v9.4.0", root=TREE, kube_versions=["1.30"])
+    assert [(f.rule, f.severity) for f in report.rules] == [("typha-anti-affinity", "error")]
+    assert report.kube_versions == ("1.30",) and not report.release_ready

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from renderer.calico import policy
-from renderer.checks.report import Finding
+from renderer.checks.finding import Finding, check_dict, locate
 from renderer.data import schemas
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
@@ -233,32 +233,25 @@ class Fact:
         return f"{text} ({loc})" if loc else text
 
 
-@dataclass
-class ScaleFinding(Finding):
-    """A :class:`Finding` of stage "scale" that carries its numbers.
+def one_line(f: Finding) -> str:
+    """A scale finding as one line (the render command's warnings), advice included."""
+    head = f"{f.rule}: " + ("limit exceeded: " if f.severity == "error" else "")
+    advice = f.details.get("advice", "")
+    return head + f.message + (f"; advice: {advice}" if advice else "")
 
-    ``inputs`` are the facts it used, ``computed`` what it derived from them, ``advice``
-    what to change and ``suggestions`` the same as data (CIDRs, block sizes, counts).
-    """
 
-    inputs: dict[str, Fact] = field(default_factory=dict)
-    computed: dict[str, Any] = field(default_factory=dict)
-    advice: str = ""
-    suggestions: list[dict[str, Any]] = field(default_factory=list)
-
-    def one_line(self) -> str:
-        """The finding as one line (the render command's warnings), advice included."""
-        head = f"{self.id}: " + ("limit exceeded: " if self.severity == "error" else "")
-        return head + self.message + (f"; advice: {self.advice}" if self.advice else "")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **super().to_dict(),
-            "inputs": {k: v.to_dict() for k, v in self.inputs.items()},
-            "computed": dict(self.computed),
-            "advice": self.advice,
-            "suggestions": [dict(s) for s in self.suggestions],
-        }
+def finding_dict(f: Finding) -> dict[str, Any]:
+    """A scale finding as the advise report carries it: the check report's keys, then
+    its numbers (``inputs`` the facts it used, ``computed`` what it derived from them,
+    ``advice`` what to change and ``suggestions`` the same as data)."""
+    d = f.details
+    return {
+        **check_dict(f),
+        "inputs": {k: v.to_dict() for k, v in d.get("inputs", {}).items()},
+        "computed": dict(d.get("computed", {})),
+        "advice": d.get("advice", ""),
+        "suggestions": [dict(s) for s in d.get("suggestions", [])],
+    }
 
 
 def _finding(
@@ -271,18 +264,22 @@ def _finding(
     computed: dict[str, Any] | None = None,
     advice: str = "",
     suggestions: list[dict[str, Any]] | None = None,
-) -> ScaleFinding:
-    return ScaleFinding(
-        STAGE,
+) -> Finding:
+    file, line = locate(at.file if at else "")
+    return Finding(
         rule,
         severity,
         message,
+        stage=STAGE,
         object=at.object if at else "",
-        file=at.file if at else "",
-        inputs=inputs,
-        computed=computed or {},
-        advice=advice,
-        suggestions=suggestions or [],
+        file=file,
+        line=line,
+        details={
+            "inputs": inputs,
+            "computed": computed or {},
+            "advice": advice,
+            "suggestions": suggestions or [],
+        },
     )
 
 
@@ -350,7 +347,7 @@ class Pool:
         return net if net.version == self.family else None
 
 
-def _bad_cidr(pool: Pool, rule: str, inputs: dict[str, Fact]) -> ScaleFinding:
+def _bad_cidr(pool: Pool, rule: str, inputs: dict[str, Fact]) -> Finding:
     return _finding(
         rule,
         "error",
@@ -381,7 +378,7 @@ def _wider(net: Network, prefix: int) -> Network:
     return net if prefix >= net.prefixlen else net.supernet(new_prefix=prefix)
 
 
-def pod_addresses(nodes: Fact, max_pods: Fact, pool: Pool) -> ScaleFinding:
+def pod_addresses(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     """The pool against nodes x max pods: error when it cannot hold them, warning above 80 %."""
     n, m = _int(nodes, "nodes"), _int(max_pods, "max_pods")
     inputs = {"nodes": nodes, "max_pods": max_pods, "pool_cidr": pool.cidr, "warn_above": WARN_FACT}
@@ -510,7 +507,7 @@ def _block_use(block: int, bits: int) -> str:
     return ""
 
 
-def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> ScaleFinding:
+def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     """Blocks the nodes claim (nodes x ceil(max pods / block addresses)) against the pool's
     blocks: a warning when nodes must borrow, with a block size and CIDR that fit."""
     n, m = _int(nodes, "nodes"), _int(max_pods, "max_pods")
@@ -590,7 +587,7 @@ def route_reflectors(nodes: int) -> int:
     return max(ROUTE_REFLECTORS_MIN, math.ceil(nodes / NODES_PER_ROUTE_REFLECTOR))
 
 
-def bgp_mesh(nodes: Fact, backend: Fact) -> ScaleFinding:
+def bgp_mesh(nodes: Fact, backend: Fact) -> Finding:
     """BIRD's node-to-node mesh: n(n-1)/2 sessions; a warning above 100 nodes with seed 003's
     route-reflector topology. No BIRD (VXLAN) means no BGP sessions."""
     n = _int(nodes, "nodes")
@@ -643,7 +640,7 @@ def bgp_mesh(nodes: Fact, backend: Fact) -> ScaleFinding:
 # --- Typha and Felix -----------------------------------------------------------------------
 
 
-def typha_replicas(nodes: Fact, rendered: Fact) -> ScaleFinding:
+def typha_replicas(nodes: Fact, rendered: Fact) -> Finding:
     """The policy's replicas against the rendered Deployment, and calico-nodes per replica
     (seed 003: at most 200 per replica)."""
     n = _int(nodes, "nodes")
@@ -757,7 +754,7 @@ class Requests:
 
 def resources(
     rule: str, component: str, nodes: Fact, requests: Requests | None, typha: bool
-) -> ScaleFinding:
+) -> Finding:
     """Rendered requests against the lower end of seed 003's range for the cluster size:
     a warning when a request is missing or below it."""
     n = _int(nodes, "nodes")
@@ -854,10 +851,10 @@ class ScaleInputs:
         return {k: v.to_dict() for k, v in out.items()}
 
 
-def advise(inputs: ScaleInputs) -> list[ScaleFinding]:
+def advise(inputs: ScaleInputs) -> list[Finding]:
     """Every rule over ``inputs``, in a fixed order: per pool addresses then blocks, BGP,
     Typha replicas, Typha requests, calico-node (Felix) requests."""
-    out: list[ScaleFinding] = []
+    out: list[Finding] = []
     for pool in inputs.pools:
         out.append(pod_addresses(inputs.nodes, inputs.max_pods, pool))
         out.append(ipam_blocks(inputs.nodes, inputs.max_pods, pool))
@@ -1170,7 +1167,7 @@ class AdviceReport:
     version: str | None
     manifests: str
     inputs: ScaleInputs | None
-    findings: list[ScaleFinding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     #: User-given params the version ignores (also in ``notes``), for ``--strict``.
     param_warnings: Sequence[Any] = ()
@@ -1195,7 +1192,7 @@ class AdviceReport:
             "passed": self.passed,
             "summary": self.counts(),
             "inputs": self.inputs.to_dict() if self.inputs else {},
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [finding_dict(f) for f in self.findings],
             "notes": list(self.notes),
         }
 
@@ -1223,13 +1220,14 @@ def render_text(report: AdviceReport) -> str:
     for f in report.findings:
         lines.append("")
         lines.append(f.describe())
-        if f.advice:
-            lines.append(f"  advice: {f.advice}")
-        if f.inputs:
+        advice, inputs = f.details.get("advice"), f.details.get("inputs", {})
+        if advice:
+            lines.append(f"  advice: {advice}")
+        if inputs:
             lines.append("  inputs:")
-            width = max(len(k) for k in f.inputs)
-            vwidth = max(len(_value(v)) for v in f.inputs.values())
-            for key, fact in f.inputs.items():
+            width = max(len(k) for k in inputs)
+            vwidth = max(len(_value(v)) for v in inputs.values())
+            for key, fact in inputs.items():
                 lines.append(f"    {key:<{width}}  {_value(fact):<{vwidth}}  {fact.origin()}")
     for note in report.notes:
         lines.append("")

@@ -17,13 +17,13 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from renderer.bke.values import build_context
 from renderer.calico import names
-from renderer.checks.report import Finding
+from renderer.checks.finding import Finding, check_dict, locate, merge_findings
 from renderer.engine.render import render_version
 from renderer.errors import InputError
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
@@ -300,14 +300,16 @@ class _Out:
     def add(
         self, rule: str, severity: str, message: str, obj: str, fld: str = "", file: str = ""
     ) -> None:
+        where, line = locate(file)
         self.findings.append(
             Finding(
-                STAGE,
                 rule,
                 severity,
                 f"{message} (upstream {self.version})",
+                stage=STAGE,
                 object=obj,
-                file=file,
+                file=where,
+                line=line,
                 scenarios=(self.scenario,) if self.scenario else (),
                 field=fld,
             )
@@ -613,24 +615,6 @@ def compare_objects(
     return out.findings
 
 
-def merge_findings(findings: Sequence[Finding], order: Sequence[str] = ()) -> list[Finding]:
-    """Findings equal but for their scenario (and line, which moves between renders)
-    become one naming every scenario (in ``order``, then first-seen), located where it
-    was first seen."""
-    merged: dict[tuple[str, ...], tuple[Finding, list[str]]] = {}
-    for f in findings:
-        key = (f.id, f.severity, f.message, f.object, f.field)
-        if key not in merged:
-            merged[key] = (f, [])
-        merged[key][1].extend(s for s in f.scenarios if s not in merged[key][1])
-    rank = {name: i for i, name in enumerate(order)}
-    out = []
-    for f, scen in merged.values():
-        scen.sort(key=lambda s: rank.get(s, len(rank)))
-        out.append(replace(f, scenarios=tuple(scen)))
-    return out
-
-
 # --- upstream input -------------------------------------------------------------------
 
 
@@ -714,7 +698,7 @@ class FidelityResult:
             "note": self.note or None,
         }
         if findings:
-            data["findings"] = [f.to_dict() for f in self.findings]
+            data["findings"] = [check_dict(f) for f in self.findings]
         return data
 
 

@@ -10,10 +10,11 @@ one that matches nothing is a warning, so a stale entry does not linger unnotice
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.yamlio import load_all, locate, read_text
@@ -122,6 +123,26 @@ def load(path: Path | None) -> ExceptionSet:
 def match(exceptions: Sequence[RuleException], rule: str, version: str) -> RuleException | None:
     """The first exception that holds for ``rule`` on ``version``, or None."""
     return next((e for e in exceptions if e.holds_for(rule, version)), None)
+
+
+def apply(
+    findings: Sequence[Finding], exceptions: Sequence[RuleException], version: str
+) -> tuple[list[Finding], dict[int, int]]:
+    """``findings`` with the reviewed ``exceptions`` applied: those an exception names
+    (in a stage of :data:`STAGES`) are skipped, or downgraded with its reason. Returns
+    the findings kept and how many each exception (by index) matched."""
+    counts: dict[int, int] = {}
+    kept: list[Finding] = []
+    for f in findings:
+        found = match(exceptions, f.rule, version) if f.stage in STAGES else None
+        if found is None:
+            kept.append(f)
+            continue
+        index = exceptions.index(found)
+        counts[index] = counts.get(index, 0) + 1
+        if found.severity is not None:
+            kept.append(replace(f, severity=found.severity, exception=found.reason))
+    return kept, counts
 
 
 def applied_list(

@@ -21,15 +21,21 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import secrets
+import shlex
+import shutil
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from renderer.checks.finding import ERROR, Finding, locate
+from renderer.checks.options import CheckOptions
+from renderer.checks.report import FAIL, MISSING, PASS, UPDATED, StaleGolden, VersionResult
 from renderer.errors import CalicoRenderError, InputError
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.yamlio import MAX_INPUT_BYTES, read_text
-from renderer.manifests.tree import contained, refuse_name
+from renderer.manifests.tree import contained, refuse_name, semver_key
 from renderer.store.files import write_tree
 
 COMMON = "common"
@@ -192,13 +198,6 @@ def file_diffs(
             )
         )
     return out
-
-
-def unified_diff(
-    old: Mapping[str, str], new: Mapping[str, str], label: str, unreadable: Collection[str] = ()
-) -> str:
-    """A unified diff of every differing golden file (see :func:`file_diffs`)."""
-    return "".join(file_diffs(old, new, label, unreadable).values())
 
 
 def diff_label(directory: Path) -> str:
@@ -515,3 +514,155 @@ def _decision_changes(old: str | None, new: str | None) -> list[Change]:
     except ValueError:
         return [(DECISION_FILE, "", None, None, "render is not valid JSON")]
     return [(DECISION_FILE, p, o, n, "") for p, o, n in diff_values(a, b)]
+
+
+# --- the goldens stage of a check -----------------------------------------------------
+
+
+def update_command(options: CheckOptions) -> str:
+    """The command that (re)creates goldens for the checked tree."""
+    parts = ["calico-render", "check"]
+    if options.manifests_arg is not None:
+        parts += ["--manifests", options.manifests_arg]
+    if options.golden_arg is not None:
+        parts += ["--golden", options.golden_arg]
+    if options.kube_args:
+        for k in options.kube_versions:
+            parts += ["--kube-version", k]
+    return shlex.join([*parts, "--update-golden"])
+
+
+def golden_label(options: CheckOptions) -> str:
+    """How the report names the golden directory."""
+    if options.golden_arg is not None:
+        return options.golden_arg
+    return "(bundled goldens)" if options.root is None else str(options.golden)
+
+
+def _failed(result: VersionResult, error: CalicoRenderError) -> None:
+    file, line = locate(error.location())
+    result.findings.append(
+        Finding("goldens-error", ERROR, error.message, stage="goldens", file=file, line=line)
+    )
+    result.golden.status = result.stages["goldens"] = FAIL
+
+
+def _set_all(result: VersionResult, status: str) -> None:
+    result.golden.status = result.stages["goldens"] = status
+    for s in result.scenarios:
+        s.golden = status
+
+
+def compare_stage(
+    result: VersionResult,
+    outputs: Sequence[ScenarioOutput],
+    parsed: Mapping[tuple[str, str], Sequence[K8sObject]],
+    options: CheckOptions,
+) -> None:
+    """The goldens stage: the version's scenario renders against its golden directory."""
+    new = golden_files(outputs)
+    result.rendered = new
+    directory = options.golden / result.version
+    g = result.golden
+    g.directory = str(directory)
+    g.command = update_command(options)
+    try:
+        loaded = read_golden(directory)
+    except CalicoRenderError as exc:
+        return _failed(result, exc)
+    except OSError as exc:
+        return _failed(
+            result, InputError(f"cannot read: {exc.strerror or exc}", file=str(directory))
+        )
+    if loaded is None:
+        return _set_all(result, MISSING)
+    old, unreadable = loaded
+    result.findings.extend(
+        Finding(
+            "golden-unreadable",
+            ERROR,
+            f"golden file {why}; it counts as changed",
+            stage="goldens",
+            file=str(directory / path),
+        )
+        for path, why in unreadable.items()
+    )
+    g.files = file_changes(old, new, unreadable)
+    if not g.files:
+        return _set_all(result, PASS)
+    g.status = result.stages["goldens"] = FAIL
+    names = [o.name for o in outputs]
+    g.file_diffs = file_diffs(old, new, diff_label(directory), unreadable)
+    g.diff = "".join(g.file_diffs.values())
+    g.changes = object_changes(old, new, names, parsed, unreadable)
+    for s in result.scenarios:
+        mine = [c.describe() for c in g.changes if s.name in c.scenarios]
+        owned = any(s.name in owners(f.path, names) for f in g.files)
+        s.changes = mine
+        s.golden = FAIL if mine or owned else PASS
+
+
+def apply_update(result: VersionResult, options: CheckOptions) -> None:
+    """Write the version's rendered goldens and record what changed."""
+    if result.rendered is None or result.golden.status not in (FAIL, MISSING):
+        return
+    directory = options.golden / result.version
+    if result.golden.status == FAIL:
+        changes = result.golden.files  # what the comparison found
+    else:  # MISSING: there are no goldens, every file is new
+        changes = file_changes({}, result.rendered)
+    result.golden.files = write_golden(directory, result.rendered, changes)
+    result.golden.status = result.stages["goldens"] = UPDATED
+    for s in result.scenarios:
+        s.golden = UPDATED if s.golden in (FAIL, MISSING) else s.golden
+
+
+def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGolden]:
+    """Golden directories named like a version that is not in the tree, in version order.
+
+    Only directories whose name is a version (``v3.28.2``) count, so a golden root
+    pointing at the wrong place never makes unrelated directories "stale".
+    """
+    root = options.golden
+    if not root.is_dir():
+        return []
+    dirs = [
+        p
+        for p in root.iterdir()
+        if p.is_dir()
+        and not p.name.startswith(".")
+        and p.name not in versions
+        and semver_key(p.name)[0] == 0
+    ]
+    out = []
+    for d in sorted(dirs, key=lambda p: semver_key(p.name)):
+        try:
+            files = sorted(
+                f.relative_to(d).as_posix()
+                for f in d.rglob("*")
+                if f.is_file() and not any(x.startswith(".") for x in f.relative_to(d).parts)
+            )
+        except FileNotFoundError:  # removed while listed (a concurrent update)
+            continue
+        out.append(StaleGolden(d.name, str(d), files, update_command(options)))
+    return out
+
+
+def remove_stale(stale: StaleGolden) -> None:
+    """Remove a stale golden directory: renamed aside first (one atomic step, so it is
+    gone or whole), then deleted."""
+    directory = Path(stale.directory)
+    aside = directory.with_name(f".{directory.name}.removed-{secrets.token_hex(6)}")
+    try:
+        try:
+            os.replace(directory, aside)
+        except FileNotFoundError:  # removed meanwhile by someone else: gone is the goal
+            stale.status = UPDATED
+            return
+        if aside.is_symlink():
+            aside.unlink()
+        else:
+            shutil.rmtree(aside)
+    except OSError as exc:
+        raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(directory)) from None
+    stale.status = UPDATED

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
-from renderer.checks.golden import FileChange, ObjectChange, owners
+from renderer.checks.finding import Finding, blocking, check_dict, rule_dict
 from renderer.data import schemas
+
+if TYPE_CHECKING:
+    from renderer.calico.capability import CapabilityReport
+    from renderer.calico.fidelity import FidelityResult
+    from renderer.checks.golden import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
@@ -23,89 +28,6 @@ FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
 CHECK_REPORT_SCHEMA = "check-report.schema.json"
-
-
-@dataclass
-class Finding:
-    """One problem (or note) a stage found; ``severity`` "error" fails the version.
-
-    One finding stands for every scenario and Kubernetes version it holds for (see
-    :func:`merge_findings`), so a typo'd field is one error, not one per render.
-    """
-
-    stage: str
-    id: str
-    severity: str
-    message: str
-    object: str = ""
-    file: str = ""
-    scenarios: tuple[str, ...] = ()
-    kube_versions: tuple[str, ...] = ()
-    #: The field path the finding is about (fidelity findings).
-    field: str = ""
-    #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
-    exception: str = ""
-
-    def describe(self) -> str:
-        where = [x for x in (self.object, self.file) if x]
-        extra = [
-            f"{k} {', '.join(v)}"
-            for k, v in (("kube", self.kube_versions), ("scenarios", self.scenarios))
-            if v
-        ]
-        if self.exception:
-            extra.append(f"excepted: {self.exception}")
-        tail = f" ({'; '.join(where + extra)})" if where or extra else ""
-        return f"[{self.severity}] {self.id}: {self.message}{tail}"
-
-    def to_dict(self) -> dict[str, Any]:
-        file, line = split_location(self.file)
-        return {
-            "stage": self.stage,
-            "rule": self.id,
-            "severity": self.severity,
-            "message": self.message,
-            "object": self.object or None,
-            "file": file,
-            "line": line,
-            "field": self.field or None,
-            "scenarios": list(self.scenarios),
-            "kube_versions": list(self.kube_versions),
-            "exception": self.exception or None,
-        }
-
-
-def split_location(where: str) -> tuple[str | None, int | None]:
-    """``file:line`` as JSON reports carry it (the same keys in every report): the file
-    and the template line apart, null for what is unknown."""
-    if not where:
-        return None, None
-    file, sep, line = where.rpartition(":")
-    if sep and file and line.isdigit():
-        return file, int(line)
-    return where, None
-
-
-def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
-    return a + tuple(x for x in b if x not in a)
-
-
-def merge_findings(findings: list[Finding]) -> list[Finding]:
-    """Identical findings (but for scenario, Kubernetes version and location) become one
-    listing every scenario and Kubernetes version, located where first seen."""
-    merged: dict[tuple[str, ...], Finding] = {}
-    for f in findings:
-        key = (f.stage, f.id, f.severity, f.message, f.object, f.field, f.exception)
-        if key in merged:
-            m = merged[key]
-            merged[key] = replace(
-                m,
-                scenarios=_union(m.scenarios, f.scenarios),
-                kube_versions=_union(m.kube_versions, f.kube_versions),
-            )
-        else:
-            merged[key] = f
-    return list(merged.values())
 
 
 @dataclass
@@ -199,7 +121,7 @@ class VersionResult:
             "missing": list(self.missing),
             "passed": self.passed,
             "stages": {s: self.stages[s] for s in self.stage_names},
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [check_dict(f) for f in self.findings],
             "exceptions": [
                 {"rule": r, "severity": sev, "reason": why, "findings": n}
                 for r, sev, why, n in self.exceptions
@@ -488,12 +410,114 @@ def _case(
 
 def _diffs(v: VersionResult, scenario: str | None) -> str:
     """The diffs of the golden files ``scenario`` renders (None: that no scenario renders)."""
+    from renderer.checks.golden import owners
+
     names = [s.name for s in v.scenarios]
     return "".join(
         diff
         for path, diff in v.golden.file_diffs.items()
         if (scenario in owners(path, names) if scenario else not owners(path, names))
     ).rstrip("\n")
+
+
+def _exception_properties(suite: ET.Element, v: VersionResult) -> None:
+    if not v.exceptions:
+        return
+    props = ET.SubElement(suite, "properties")
+    for rule, severity, reason, n in v.exceptions:
+        action = "skipped" if severity is None else f"downgraded to {severity}"
+        ET.SubElement(
+            props,
+            "property",
+            name=f"exception {rule}",
+            value=f"{action} ({n} finding(s)): {reason}",
+        )
+
+
+def _version_case(suite: ET.Element, v: VersionResult) -> None:
+    """The version's testcase: its failed stages, non-rule errors and orphan changes."""
+    bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
+    errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+    orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
+    orphan_diff = _diffs(v, None)
+    body = "\n".join(
+        [f"stage {s}: {v.stages[s]}" for s in bad]
+        + errors
+        + ([v.golden.command] if v.golden.status == MISSING else [])
+        + orphans
+        + (["", orphan_diff] if orphan_diff else [])
+    )
+    _case(
+        suite,
+        f"calico.{v.version}",
+        v.version,
+        body if bad else None,
+        message="failed stages: " + ", ".join(bad) if bad else "",
+        seconds=v.seconds,
+    )
+
+
+def _scenario_cases(suite: ET.Element, v: VersionResult) -> None:
+    """A testcase per scenario, failing with the diffs of the golden files it renders."""
+    for s in v.scenarios:
+        scen_fail = s.golden in (FAIL, MISSING)
+        text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
+        if s.golden == MISSING:
+            text += "\ncreate them with: " + v.golden.command
+        elif scen_fail:
+            diff = _diffs(v, s.name)
+            if diff:
+                text += "\n\n" + diff
+        _case(
+            suite,
+            f"calico.{v.version}",
+            f"{v.version} {s.name}",
+            text if scen_fail else None,
+            message=f"golden {s.golden}",
+        )
+
+
+def _rule_cases(suite: ET.Element, v: VersionResult) -> None:
+    """A failing testcase per rule error."""
+    for f in v.findings:
+        if f.stage == "rules" and f.severity == "error":
+            _case(
+                suite,
+                f"calico.{v.version}",
+                f"{v.version} rule {f.rule}"
+                + (f" {f.object}" if f.object else "")
+                + (f" {f.field}" if f.field else ""),
+                f.describe(),
+                message=f.message,
+            )
+
+
+def _count(suite: ET.Element, seconds: float) -> tuple[int, int, int]:
+    """Set the suite's totals; returns (tests, failures, skipped)."""
+    cases = suite.findall("testcase")
+    n_fail = sum(1 for c in cases if c.find("failure") is not None)
+    n_skip = sum(1 for c in cases if c.find("skipped") is not None)
+    for key, value in (("tests", len(cases)), ("failures", n_fail), ("errors", 0)):
+        suite.set(key, str(value))
+    suite.set("skipped", str(n_skip))
+    suite.set("time", _seconds(seconds))
+    return len(cases), n_fail, n_skip
+
+
+def _stale_suite(root: ET.Element, stale: StaleGolden) -> tuple[int, int, int]:
+    suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
+    failed = stale.status == FAIL
+    body = "\n".join(
+        [f"{STALE_MESSAGE}: {stale.directory}", *stale.files, f"remove them with: {stale.command}"]
+    )
+    _case(
+        suite,
+        f"calico.{stale.version}",
+        f"{stale.version} goldens",
+        body if failed else None,
+        message=STALE_MESSAGE,
+    )
+    return _count(suite, 0.0)
 
 
 def render_junit(report: CheckReport) -> str:
@@ -504,107 +528,20 @@ def render_junit(report: CheckReport) -> str:
     no scenario renders go to the version's testcase.
     """
     root = ET.Element("testsuites", name="calico-render check")
-    total = failures = skipped = 0
-    elapsed = 0.0
+    totals = [0, 0, 0]
     for v in report.versions:
         suite = ET.SubElement(root, "testsuite", name=f"calico {v.version}")
-        if v.exceptions:
-            props = ET.SubElement(suite, "properties")
-            for rule, severity, reason, n in v.exceptions:
-                action = "skipped" if severity is None else f"downgraded to {severity}"
-                ET.SubElement(
-                    props,
-                    "property",
-                    name=f"exception {rule}",
-                    value=f"{action} ({n} finding(s)): {reason}",
-                )
-        cls = f"calico.{v.version}"
-        bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
-        errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
-        orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
-        orphan_diff = _diffs(v, None)
-        body = "\n".join(
-            [f"stage {s}: {v.stages[s]}" for s in bad]
-            + errors
-            + ([v.golden.command] if v.golden.status == MISSING else [])
-            + orphans
-            + (["", orphan_diff] if orphan_diff else [])
-        )
-        _case(
-            suite,
-            cls,
-            v.version,
-            body if bad else None,
-            message="failed stages: " + ", ".join(bad) if bad else "",
-            seconds=v.seconds,
-        )
-        for s in v.scenarios:
-            scen_fail = s.golden in (FAIL, MISSING)
-            text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
-            if s.golden == MISSING:
-                text += "\ncreate them with: " + v.golden.command
-            elif scen_fail:
-                diff = _diffs(v, s.name)
-                if diff:
-                    text += "\n\n" + diff
-            _case(
-                suite,
-                cls,
-                f"{v.version} {s.name}",
-                text if scen_fail else None,
-                message=f"golden {s.golden}",
-            )
-        for f in v.findings:
-            if f.stage == "rules" and f.severity == "error":
-                _case(
-                    suite,
-                    cls,
-                    f"{v.version} rule {f.id}"
-                    + (f" {f.object}" if f.object else "")
-                    + (f" {f.field}" if f.field else ""),
-                    f.describe(),
-                    message=f.message,
-                )
-        cases = suite.findall("testcase")
-        n_fail = sum(1 for c in cases if c.find("failure") is not None)
-        n_skip = sum(1 for c in cases if c.find("skipped") is not None)
-        suite.set("tests", str(len(cases)))
-        suite.set("failures", str(n_fail))
-        suite.set("errors", "0")
-        suite.set("skipped", str(n_skip))
-        suite.set("time", _seconds(v.seconds))
-        elapsed += v.seconds
-        total += len(cases)
-        failures += n_fail
-        skipped += n_skip
+        _exception_properties(suite, v)
+        _version_case(suite, v)
+        _scenario_cases(suite, v)
+        _rule_cases(suite, v)
+        totals = [a + b for a, b in zip(totals, _count(suite, v.seconds), strict=True)]
     for stale in report.stale:
-        suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
-        failed = stale.status == FAIL
-        body = "\n".join(
-            [
-                f"{STALE_MESSAGE}: {stale.directory}",
-                *stale.files,
-                f"remove them with: {stale.command}",
-            ]
-        )
-        _case(
-            suite,
-            f"calico.{stale.version}",
-            f"{stale.version} goldens",
-            body if failed else None,
-            message=STALE_MESSAGE,
-        )
-        n_fail = int(failed)
-        for key, value in (("tests", 1), ("failures", n_fail), ("errors", 0), ("skipped", 0)):
-            suite.set(key, str(value))
-        suite.set("time", _seconds(0.0))
-        total += 1
-        failures += n_fail
-    root.set("tests", str(total))
-    root.set("failures", str(failures))
-    root.set("errors", "0")
-    root.set("skipped", str(skipped))
-    root.set("time", _seconds(elapsed))
+        totals = [a + b for a, b in zip(totals, _stale_suite(root, stale), strict=True)]
+    for key, value in (("tests", totals[0]), ("failures", totals[1]), ("errors", 0)):
+        root.set(key, str(value))
+    root.set("skipped", str(totals[2]))
+    root.set("time", _seconds(sum(v.seconds for v in report.versions)))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -614,3 +551,96 @@ RENDERERS = {"text": render_text, "json": render_json, "junit": render_junit}
 
 def render(report: CheckReport, fmt: str) -> str:
     return RENDERERS[fmt](report)
+
+
+# --- the release report (``capability``) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReleaseReport:
+    """One version checked for release: the Typha contract, the rules on its Typha-on
+    render, strict schemas per Kubernetes version, context, fidelity and exceptions.
+
+    A version without Typha is never release-ready: it cannot serve clusters above 50
+    nodes.
+    """
+
+    capability: CapabilityReport
+    rules: tuple[Finding, ...]
+    schema: tuple[Finding, ...]
+    kube_versions: tuple[str, ...]
+    nodes: int
+    #: The comparison with upstream; its errors block the release.
+    fidelity: FidelityResult | None = None
+    #: Keys the templates read that no BKE config can set (warnings, never blocking).
+    context: tuple[Finding, ...] = ()
+    #: The exceptions file read (None: none) and every exception with its matches.
+    exceptions_file: str | None = None
+    exceptions: tuple[Applied, ...] = field(default=())
+
+    @property
+    def release_ready(self) -> bool:
+        faithful = self.fidelity is None or self.fidelity.errors == 0
+        return (
+            self.capability.capable
+            and not blocking(self.rules)
+            and not blocking(self.schema)
+            and faithful
+        )
+
+    @property
+    def exception_warnings(self) -> list[str]:
+        """One warning per exception that matched no finding."""
+        return [
+            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        from renderer.k8s.schema import finding_dict
+
+        out = self.capability.to_dict()
+        out["contract"] = [_nulls(item, ("detail",)) for item in out["contract"]]
+        out["rules"] = {
+            "nodes": self.nodes,
+            "applied": not self.capability.legacy,
+            "findings": [rule_dict(f) for f in self.rules],
+        }
+        out["schema"] = {
+            v: {
+                "errors": sum(1 for f in blocking(self.schema) if f.kube_versions[0] == v),
+                "findings": [
+                    _nulls(finding_dict(f), ("namespace", "path", "file", "line"))
+                    for f in self.schema
+                    if f.kube_versions[0] == v
+                ],
+            }
+            for v in self.kube_versions
+        }
+        out["context"] = {"findings": [context_dict(f) for f in self.context]}
+        out["kube_versions"] = list(self.kube_versions)
+        if self.fidelity is not None:
+            out["fidelity"] = self.fidelity.to_dict(findings=True)
+        out["exceptions"] = {
+            "file": self.exceptions_file,
+            "entries": [a.to_dict() for a in self.exceptions],
+            "warnings": self.exception_warnings,
+        }
+        out["release_ready"] = self.release_ready
+        schemas.validate_output(schemas.CAPABILITY_REPORT, out)
+        return out
+
+
+def _nulls(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``data`` with the unset values of ``keys`` ("" or line 0) as null."""
+    return {k: (None if k in keys and v in ("", 0) else v) for k, v in data.items()}
+
+
+def context_dict(f: Finding) -> dict[str, Any]:
+    """A context finding as the capability report carries it."""
+    return {
+        "rule": f.rule,
+        "severity": f.severity,
+        "file": f.location,
+        "key": f.details["key"],
+        "message": f.message,
+    }

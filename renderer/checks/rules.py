@@ -1,22 +1,30 @@
 """Release rules: small registered checks over the Typha-on render of a version.
 
-Each rule is one decorated function taking a :class:`RuleInput` and yielding
-:class:`Finding` objects that name the object (``Kind namespace/name``) and field path,
-so adding a rule is one function plus its test. Errors block a release; warnings are
-reported.
+Each rule is one function registered with an id, a default severity and a message by
+:func:`rule`; it takes a :class:`RuleInput` and yields :class:`Violation` objects that the
+registry turns into :class:`~renderer.checks.finding.Finding` objects naming the object
+(``Kind namespace/name``), field path and template line, so adding a rule is one
+function plus its test. The inputs several rules share (the Typha Deployment, its
+container, its budgets, every image) are computed once per input. Errors block a
+release; warnings are reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from renderer.calico.capability import TYPHA_NAME, typha_deployment, typha_pdbs
+from renderer.checks.finding import ERROR, WARNING, Finding
+from renderer.k8s import objects as k8s_objects
+from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
 
-ERROR = "error"
-WARNING = "warning"
 SEVERITIES = (ERROR, WARNING)
+#: The stage rule findings belong to.
+STAGE = "rules"
 
 
 @dataclass(frozen=True)
@@ -28,31 +36,27 @@ class RuleInput:
     context: Mapping[str, Any] = field(default_factory=dict)
     nodes: int = 51
 
+    @cached_property
+    def typha(self) -> K8sObject | None:
+        """The Typha Deployment, if the render has one."""
+        return typha_deployment(self.objects)
 
-@dataclass(frozen=True)
-class Finding:
-    """One rule violation, located on an object and a field."""
+    @cached_property
+    def typha_container(self) -> tuple[str, dict[str, Any]] | None:
+        """The Typha container of :attr:`typha` and its field path."""
+        return None if self.typha is None else container(self.typha, TYPHA_NAME)
 
-    rule: str
-    severity: str
-    message: str
-    object: str = ""
-    field: str = ""
-    file: str = ""
-    #: The template line that produced the field (the object when it has no field, or the
-    #: field's deepest existing key); the rendered line when the text has no source map.
-    line: int = 0
-    #: The object's line in the rendered file, as secondary context.
-    rendered_line: int = 0
+    @cached_property
+    def typha_pdbs(self) -> list[K8sObject]:
+        """The PodDisruptionBudgets that select the Typha pods."""
+        return typha_pdbs(self.objects)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file else ""
-        at = f"{self.object} " if self.object else ""
-        fld = f"{self.field}: " if self.field else ""
-        return f"{where}{self.severity}: [{self.rule}] {at}{fld}{self.message}"
+    @cached_property
+    def images(self) -> list[tuple[K8sObject, str, str]]:
+        """Every container image of the render: (object, field path, image)."""
+        return [
+            (obj, path, image) for obj in self.objects for path, image in k8s_objects.images(obj)
+        ]
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class Rule:
             yield Finding(
                 rule=self.id,
                 severity=self.severity,
+                stage=STAGE,
                 message=f"{self.message}: {v.detail}" if v.detail else self.message,
                 object=obj.ref if obj else "",
                 field=v.field,
@@ -115,21 +120,15 @@ def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Find
     return sorted(findings, key=lambda f: (f.rule, f.object, f.field, f.message))
 
 
-def blocking(findings: Iterable[Finding]) -> list[Finding]:
-    return [f for f in findings if f.severity == ERROR]
-
-
 from renderer.calico.rules import images, typha  # noqa: E402  (registers the rules)
 
 __all__ = [
     "ERROR",
     "REGISTRY",
     "WARNING",
-    "Finding",
     "Rule",
     "RuleInput",
     "Violation",
-    "blocking",
     "images",
     "rule",
     "run_rules",

@@ -27,15 +27,15 @@ from renderer.errors import EXIT_BAD_INPUT, CalicoRenderError
 #: click way, registers its commands as before.
 LAZY_COMMANDS = {
     "advise": ".advise",
-    "capability": ".gate",
-    "check": ".checkcmd",
+    "capability": ".capability",
+    "check": ".check",
     "explain-context": ".explain_context",
     "images": ".images",
     "import": ".import_",
     "plan": ".plan",
     "template": ".template",
     "typha": ".typha",
-    "validate": ".gate",
+    "validate": ".validate",
     "versions": ".versions",
 }
 cli.lazy.update(LAZY_COMMANDS)

@@ -20,11 +20,12 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from renderer.checks.finding import Finding
 from renderer.errors import InputError
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
@@ -121,46 +122,60 @@ def is_builtin_group(group: str) -> bool:
     return group == "" or "." not in group or group.endswith(".k8s.io")
 
 
-@dataclass(frozen=True)
-class SchemaFinding:
-    """A schema problem (or a skipped custom resource) of one object on one Kubernetes version."""
+#: The stage schema findings belong to, and the rule id of a schema error.
+STAGE = "schema"
+INVALID = "schema-invalid"
 
-    kube_version: str
-    severity: str
-    kind: str
-    api_version: str
-    namespace: str
-    name: str
-    path: str
-    message: str
-    file: str = ""
-    line: int = 0
 
-    @property
-    def object(self) -> str:
-        ns = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind} {ns}{self.name}"
+def schema_finding(
+    kube_version: str,
+    severity: str,
+    kind: str,
+    api_version: str,
+    namespace: str,
+    name: str,
+    path: str,
+    message: str,
+) -> Finding:
+    """A schema problem (or a skipped custom resource) of one object on one Kubernetes
+    version; the object's identity is kept apart for the validate report."""
+    ns = f"{namespace}/" if namespace else ""
+    return Finding(
+        INVALID if severity == ERROR else f"schema-{severity}",
+        severity,
+        message,
+        stage=STAGE,
+        object=f"{kind} {ns}{name}",
+        field=path,
+        kube_versions=(kube_version,),
+        details={"kind": kind, "api_version": api_version, "namespace": namespace, "name": name},
+    )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kube_version": self.kube_version,
-            "severity": self.severity,
-            "object": self.object,
-            "kind": self.kind,
-            "api_version": self.api_version,
-            "namespace": self.namespace,
-            "name": self.name,
-            "path": self.path,
-            "message": self.message,
-            "file": self.file,
-            "line": self.line,
-        }
 
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file else ""
-        path = f" {self.path}:" if self.path else ""
-        head = f"{where}{self.severity}: Kubernetes {self.kube_version}: {self.object}"
-        return f"{head}{path} {self.message}"
+def finding_dict(f: Finding) -> dict[str, Any]:
+    """A schema finding as the capability report carries it (one Kubernetes version)."""
+    d = f.details
+    return {
+        "kube_version": f.kube_versions[0],
+        "severity": f.severity,
+        "object": f.object,
+        "kind": d["kind"],
+        "api_version": d["api_version"],
+        "namespace": d["namespace"],
+        "name": d["name"],
+        "path": f.field,
+        "message": f.message,
+        "file": f.file,
+        "line": f.line,
+    }
+
+
+def finding_text(f: Finding) -> str:
+    """A schema finding as one line of text (``validate``, ``capability``)."""
+    where = f"{f.file}:{f.line}: " if f.file else ""
+    path = f" {f.field}:" if f.field else ""
+    head = f"{where}{f.severity}: Kubernetes {f.kube_versions[0]}: {f.object}"
+    return f"{head}{path} {f.message}"
 
 
 def schema_dir(kube_version: str) -> str:
@@ -405,12 +420,12 @@ def _strip(obj: dict[str, Any]) -> tuple[str, str, str, str]:
     )
 
 
-def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]:
+def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
     """Uncached check of one object on one Kubernetes version (no file/line)."""
     kind, api_version, namespace, name = _strip(data)
 
-    def finding(severity: str, path: str, message: str) -> SchemaFinding:
-        return SchemaFinding(
+    def finding(severity: str, path: str, message: str) -> Finding:
+        return schema_finding(
             kube_version, severity, kind, api_version, namespace, name, path, message
         )
 
@@ -448,7 +463,7 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
         ]
     from renderer.data.schemas import yaml_spelling  # here: jsonschema loads only when validating
 
-    out: list[SchemaFinding] = []
+    out: list[Finding] = []
     for e in validator.iter_errors(data):
         unknown = _unknown_fields(e)
         if unknown:
@@ -459,7 +474,7 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[SchemaFinding]
             )
         else:
             out.append(finding(ERROR, _path(e), yaml_spelling(e.message)))
-    return sorted(out, key=lambda f: (f.path, f.message))
+    return sorted(out, key=lambda f: (f.field, f.message))
 
 
 # --- verdicts shared across Kubernetes versions and runs ---------------------------------
@@ -599,7 +614,7 @@ def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
             shared = _SHARED.get((closure, digest))
         rows = list(shared) if shared is not None else None
     if rows is None:
-        rows = [[f.severity, f.path, f.message] for f in check_object(data, kube_version)]
+        rows = [[f.severity, f.field, f.message] for f in check_object(data, kube_version)]
         if closure is not None:
             with _LOCK:
                 _SHARED[(closure, digest)] = list(rows)
@@ -639,10 +654,10 @@ class SchemaValidator:
 
     def __init__(self, kube_versions: Sequence[str] | None = None) -> None:
         self.kube_versions = resolve_kube_versions(kube_versions or ())
-        self._results: dict[str, tuple[SchemaFinding, ...]] = {}
+        self._results: dict[str, tuple[Finding, ...]] = {}
         self._lock = threading.Lock()
 
-    def validate(self, obj: K8sObject | dict[str, Any]) -> list[SchemaFinding]:
+    def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
         data = obj.data if isinstance(obj, K8sObject) else obj
         digest = canonical_hash(data)
@@ -651,7 +666,7 @@ class SchemaValidator:
         if cached is None:
             kind, api_version, namespace, name = _strip(data)
             cached = tuple(
-                SchemaFinding(v, severity, kind, api_version, namespace, name, path, message)
+                schema_finding(v, severity, kind, api_version, namespace, name, path, message)
                 for v, severity, path, message in verdict_rows(data, digest, self.kube_versions)
             )
             with self._lock:
@@ -659,18 +674,19 @@ class SchemaValidator:
                 if len(self._results) > _RESULTS_PER_VALIDATOR:  # oldest first
                     del self._results[next(iter(self._results))]
         if isinstance(obj, K8sObject):
-            return [replace(f, file=obj.file, line=obj.field_line(f.path)) for f in cached]
+            return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in cached]
         return list(cached)
 
-    def validate_all(self, objects: Iterable[K8sObject]) -> list[SchemaFinding]:
+    def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
         """Findings for many objects, sorted by Kubernetes version, file and line."""
         out = [f for o in objects for f in self.validate(o)]
         return sorted(out, key=schema_sort_key)
 
 
-def schema_sort_key(f: SchemaFinding) -> tuple[tuple[int, ...], str, int, str, str]:
-    return (tuple(int(p) for p in f.kube_version.split(".")), f.file, f.line, f.path, f.message)
+def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:
+    version = tuple(int(p) for p in f.kube_versions[0].split("."))
+    return (version, f.file, f.line, f.field, f.message)
 
 
-def errors(findings: Iterable[SchemaFinding]) -> list[SchemaFinding]:
+def errors(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == ERROR]

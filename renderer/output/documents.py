@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from renderer.calico.advise import AdviceReport
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
-    from renderer.k8s.schema import SchemaFinding
+    from renderer.checks.finding import Finding
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -162,32 +162,31 @@ class TyphaDocument(Document):
 
 
 def validate_doc(
-    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[SchemaFinding]
+    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[Finding]
 ) -> dict[str, Any]:
     """The findings with the keys every report uses (``rule``, ``field``, ``file`` and
     ``line``, ``kube_versions``), one per problem whatever the Kubernetes versions it
     holds for."""
     merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     for f in findings:
-        key = (f.severity, f.object, f.path, f.message, f.file, f.line)
+        key = (f.severity, f.object, f.field, f.message, f.file, f.line)
         if key in merged:
-            merged[key]["kube_versions"].append(f.kube_version)
+            merged[key]["kube_versions"].extend(f.kube_versions)
             continue
-        error = f.severity == "error"
         merged[key] = {
-            "stage": "schema",
-            "rule": "schema-invalid" if error else f"schema-{f.severity}",
+            "stage": f.stage,
+            "rule": f.rule,
             "severity": f.severity,
             "message": f.message,
             "object": f.object,
-            "kind": f.kind,
-            "api_version": f.api_version,
-            "namespace": f.namespace or None,
-            "name": f.name,
-            "field": f.path or None,
+            "kind": f.details["kind"],
+            "api_version": f.details["api_version"],
+            "namespace": f.details["namespace"] or None,
+            "name": f.details["name"],
+            "field": f.field or None,
             "file": f.file or None,
             "line": f.line or None,
-            "kube_versions": [f.kube_version],
+            "kube_versions": list(f.kube_versions),
         }
     out = list(merged.values())
     return {
@@ -212,7 +211,7 @@ class ValidateDocument(Document):
     files: tuple[str, ...]
     kube_versions: tuple[str, ...]
     objects: int
-    findings: tuple[SchemaFinding, ...]
+    findings: tuple[Finding, ...]
 
     @property
     def errors(self) -> int:
@@ -228,7 +227,9 @@ class ValidateDocument(Document):
         return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
 
     def text(self) -> str:
-        return "".join(f"{f}\n" for f in self.findings)
+        from renderer.k8s.schema import finding_text
+
+        return "".join(f"{finding_text(f)}\n" for f in self.findings)
 
 
 # --- images, plan, advise, explain-context -------------------------------------------------

@@ -30,7 +30,7 @@ from renderer.calico.advise import (
     Pool,
     Requests,
 )
-from renderer.checks.report import Finding
+from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.parse import K8sObject, parse_stream
@@ -68,19 +68,19 @@ def requests(cpu: str | None, memory: str | None) -> Requests:
 )
 def test_pod_addresses_boundaries(nodes: int, severity: str) -> None:
     f = adv.pod_addresses(n(nodes), PODS, pool("10.250.0.0/16"))
-    assert (f.stage, f.id, f.severity) == ("scale", POD_ADDRESSES, severity)
-    assert f.computed["pool_addresses"] == 65_536
-    assert f.computed["pod_addresses"] == nodes * 110
-    assert set(f.inputs) == {"nodes", "max_pods", "pool_cidr", "warn_above"}
-    assert f.inputs["nodes"].source == FLAG
-    assert f.inputs["warn_above"].source == adv.POLICY
+    assert (f.stage, f.rule, f.severity) == ("scale", POD_ADDRESSES, severity)
+    assert f.details["computed"]["pool_addresses"] == 65_536
+    assert f.details["computed"]["pod_addresses"] == nodes * 110
+    assert set(f.details["inputs"]) == {"nodes", "max_pods", "pool_cidr", "warn_above"}
+    assert f.details["inputs"]["nodes"].source == FLAG
+    assert f.details["inputs"]["warn_above"].source == adv.POLICY
     assert isinstance(f, Finding)
 
 
 def test_pod_addresses_advice_for_601_nodes() -> None:
     f = adv.pod_addresses(n(601), PODS, pool("10.250.0.0/16"))
     assert f.severity == "error"
-    assert f.suggestions == [
+    assert f.details["suggestions"] == [
         {"cidr": "10.250.0.0/15", "pool_addresses": 131_072, "used_percent": 50.4},
         {"max_pods": 87},  # floor(65,536 x 0.8 / 601)
     ]
@@ -89,22 +89,23 @@ def test_pod_addresses_advice_for_601_nodes() -> None:
 def test_pod_addresses_no_ipv4_pool_is_large_enough() -> None:
     f = adv.pod_addresses(n(10**9), PODS, pool("10.0.0.0/8"))
     assert f.severity == "error"
-    assert f.suggestions == []
+    assert f.details["suggestions"] == []
 
 
 @pytest.mark.parametrize("cidr", ["<no value>", "", "fd00::/64", "10.0.0.0/33"])
 def test_pod_addresses_bad_cidr_is_an_error(cidr: str) -> None:
     f = adv.pod_addresses(n(10), PODS, pool(cidr))
-    assert (f.id, f.severity) == (POD_ADDRESSES, "error")
-    assert f.computed == {"family": "IPv4"}
+    assert (f.rule, f.severity) == (POD_ADDRESSES, "error")
+    assert f.details["computed"] == {"family": "IPv4"}
 
 
 def test_pod_addresses_ipv6() -> None:
     f = adv.pod_addresses(n(601), PODS, pool("fd00:10:244::/56", 122, family=6))
-    assert (f.severity, f.computed["family"]) == ("info", "IPv6")
-    assert f.computed["pool_addresses"] == 2**72
+    assert (f.severity, f.details["computed"]["family"]) == ("info", "IPv6")
+    assert f.details["computed"]["pool_addresses"] == 2**72
     small = adv.pod_addresses(n(601), PODS, pool("fd00:10:244::/112", 122, family=6))
-    assert small.severity == "error" and small.suggestions[0]["cidr"] == "fd00:10:244::/111"
+    assert small.severity == "error"
+    assert small.details["suggestions"][0]["cidr"] == "fd00:10:244::/111"
 
 
 # --- IPAM blocks ---------------------------------------------------------------------------
@@ -123,24 +124,28 @@ def test_ipam_blocks_boundaries(
     block: int, nodes: int, severity: str, per_node: int, pool_blocks: int
 ) -> None:
     f = adv.ipam_blocks(n(nodes), PODS, pool("10.250.0.0/16", block))
-    assert (f.stage, f.id, f.severity) == ("scale", IPAM_BLOCKS, severity)
-    assert f.computed["blocks_per_node"] == per_node
-    assert f.computed["pool_blocks"] == pool_blocks
-    assert f.computed["blocks_needed"] == nodes * per_node
-    assert set(f.inputs) == {"nodes", "max_pods", "pool_cidr", "block_size"}
+    assert (f.stage, f.rule, f.severity) == ("scale", IPAM_BLOCKS, severity)
+    assert f.details["computed"]["blocks_per_node"] == per_node
+    assert f.details["computed"]["pool_blocks"] == pool_blocks
+    assert f.details["computed"]["blocks_needed"] == nodes * per_node
+    assert set(f.details["inputs"]) == {"nodes", "max_pods", "pool_cidr", "block_size"}
 
 
 def test_ipam_blocks_2000_nodes_need_a_wider_pool() -> None:
     f = adv.ipam_blocks(n(2000), PODS, pool("10.250.0.0/16"))
     assert f.severity == "warning"
     # 4,000 /26 blocks fit a /14, but 220,000 pods would use 84 % of it: a /13
-    assert [(s["cidr"], s["block_size"]) for s in f.suggestions] == [("10.248.0.0/13", 26)]
-    assert f.suggestions[0]["blocks_needed"] <= f.suggestions[0]["pool_blocks"]
+    assert [(s["cidr"], s["block_size"]) for s in f.details["suggestions"]] == [
+        ("10.248.0.0/13", 26)
+    ]
+    assert (
+        f.details["suggestions"][0]["blocks_needed"] <= f.details["suggestions"][0]["pool_blocks"]
+    )
 
 
 def test_ipam_blocks_601_nodes_keep_the_default_block_in_a_15() -> None:
     f = adv.ipam_blocks(n(601), PODS, pool("10.250.0.0/16"))
-    assert f.suggestions == [
+    assert f.details["suggestions"] == [
         {
             "cidr": "10.250.0.0/15",
             "block_size": 26,
@@ -156,28 +161,33 @@ def test_ipam_blocks_smaller_block_keeps_the_pool() -> None:
     """520 nodes: 1,040 /26 blocks > 1,024; /28 (7 per node) fits the /16, or /26 in a /15."""
     f = adv.ipam_blocks(n(520), PODS, pool("10.250.0.0/16"))
     assert f.severity == "warning"
-    assert [(s["cidr"], s["block_size"], s["blocks_per_node"]) for s in f.suggestions] == [
+    assert [
+        (s["cidr"], s["block_size"], s["blocks_per_node"]) for s in f.details["suggestions"]
+    ] == [
         ("10.250.0.0/16", 28, 7),
         ("10.250.0.0/15", 26, 2),
     ]
-    for s in f.suggestions:
+    for s in f.details["suggestions"]:
         assert s["blocks_needed"] <= s["pool_blocks"]
 
 
 @pytest.mark.parametrize("block", ["abc", 19, 33, 24])
 def test_ipam_blocks_bad_block_size_is_an_error(block: int | str) -> None:
     f = adv.ipam_blocks(n(10), PODS, pool("10.250.0.0/25", block))  # /24 is wider than a /25
-    assert (f.id, f.severity) == (IPAM_BLOCKS, "error")
+    assert (f.rule, f.severity) == (IPAM_BLOCKS, "error")
 
 
 def test_ipam_blocks_ipv6() -> None:
     f = adv.ipam_blocks(n(601), PODS, pool("fd00:10:244::/56", 122, family=6))
     assert f.severity == "info"
-    assert (f.computed["block_addresses"], f.computed["blocks_per_node"]) == (64, 2)
+    assert (f.details["computed"]["block_addresses"], f.details["computed"]["blocks_per_node"]) == (
+        64,
+        2,
+    )
     tight = adv.ipam_blocks(n(601), PODS, pool("fd00:10:244::/112", 122, family=6))
     assert tight.severity == "warning"
-    assert all(s["blocks_needed"] <= s["pool_blocks"] for s in tight.suggestions)
-    assert all(116 <= s["block_size"] <= 128 for s in tight.suggestions)
+    assert all(s["blocks_needed"] <= s["pool_blocks"] for s in tight.details["suggestions"])
+    assert all(116 <= s["block_size"] <= 128 for s in tight.details["suggestions"])
 
 
 # --- BGP -----------------------------------------------------------------------------------
@@ -186,26 +196,26 @@ def test_ipam_blocks_ipv6() -> None:
 @pytest.mark.parametrize(("nodes", "severity"), [(100, "info"), (101, "warning")])
 def test_bgp_mesh_boundary(nodes: int, severity: str) -> None:
     f = adv.bgp_mesh(n(nodes), Fact("bird", RENDERED, "calico_backend"))
-    assert (f.id, f.severity) == (BGP_MESH, severity)
-    assert f.computed["bgp_sessions"] == nodes * (nodes - 1) // 2
+    assert (f.rule, f.severity) == (BGP_MESH, severity)
+    assert f.details["computed"]["bgp_sessions"] == nodes * (nodes - 1) // 2
 
 
 def test_bgp_mesh_601_nodes_route_reflectors() -> None:
     f = adv.bgp_mesh(n(601), Fact("bird", RENDERED, "calico_backend"))
-    assert f.computed == {
+    assert f.details["computed"] == {
         "bgp_sessions": 180_300,
         "sessions_per_node": 600,
         "route_reflectors": 3,
         "sessions_with_route_reflectors": 601,
     }
-    assert f.suggestions == [{"route_reflectors": 3, "bgp_sessions": 601}]
+    assert f.details["suggestions"] == [{"route_reflectors": 3, "bgp_sessions": 601}]
     assert adv.route_reflectors(2000) == 6
 
 
 @pytest.mark.parametrize("backend", ["vxlan", "none"])
 def test_bgp_mesh_without_bird(backend: str) -> None:
     f = adv.bgp_mesh(n(5000), Fact(backend, RENDERED, "calico_backend"))
-    assert (f.severity, f.computed) == ("info", {"bgp_sessions": 0})
+    assert (f.severity, f.details["computed"]) == ("info", {"bgp_sessions": 0})
 
 
 # --- Typha ---------------------------------------------------------------------------------
@@ -213,21 +223,24 @@ def test_bgp_mesh_without_bird(backend: str) -> None:
 
 def test_typha_replicas_off_at_50() -> None:
     f = adv.typha_replicas(n(50), Fact(None, RENDERED, "none"))
-    assert (f.id, f.severity, f.computed) == (TYPHA_REPLICAS, "info", {"typha": False})
-    assert f.inputs["policy_replicas"].value == 0
+    assert (f.rule, f.severity, f.details["computed"]) == (TYPHA_REPLICAS, "info", {"typha": False})
+    assert f.details["inputs"]["policy_replicas"].value == 0
 
 
 def test_typha_replicas_on_at_51() -> None:
     f = adv.typha_replicas(n(51), Fact(3, RENDERED, "spec.replicas"))
     assert f.severity == "info"
-    assert f.computed["connections_per_replica"] == 17
-    assert f.computed["connections_per_replica_one_down"] == 26
-    assert (f.inputs["policy_replicas"].value, f.inputs["policy_replicas"].source) == (3, "policy")
+    assert f.details["computed"]["connections_per_replica"] == 17
+    assert f.details["computed"]["connections_per_replica_one_down"] == 26
+    assert (
+        f.details["inputs"]["policy_replicas"].value,
+        f.details["inputs"]["policy_replicas"].source,
+    ) == (3, "policy")
 
 
 def test_typha_replicas_missing_deployment_is_an_error() -> None:
     f = adv.typha_replicas(n(51), Fact(None, RENDERED, "no Deployment"))
-    assert (f.id, f.severity) == (TYPHA_REPLICAS, "error")
+    assert (f.rule, f.severity) == (TYPHA_REPLICAS, "error")
 
 
 @pytest.mark.parametrize(
@@ -237,7 +250,7 @@ def test_typha_replicas_missing_deployment_is_an_error() -> None:
 def test_typha_replicas_warnings(nodes: int, rendered: int, per_replica: int) -> None:
     f = adv.typha_replicas(n(nodes), Fact(rendered, RENDERED, "spec.replicas"))
     assert f.severity == "warning"
-    assert f.computed["connections_per_replica"] == per_replica
+    assert f.details["computed"]["connections_per_replica"] == per_replica
 
 
 @pytest.mark.parametrize("rendered", [0, "x", True])
@@ -308,15 +321,15 @@ def test_quantity(text: object, value: Fraction | None) -> None:
 )
 def test_typha_resources_at_51(cpu: str | None, memory: str | None, severity: str) -> None:
     f = adv.resources(TYPHA_RESOURCES, "calico-typha", n(51), requests(cpu, memory), typha=True)
-    assert (f.id, f.severity) == (TYPHA_RESOURCES, severity)
-    assert f.inputs["cpu_minimum"] == Fact("100m", SEED, "资源分配指南: 100m-250m")
-    assert f.inputs["memory_minimum"].value == "128Mi"
-    assert f.inputs["size_row"].value == "51-200 nodes"
+    assert (f.rule, f.severity) == (TYPHA_RESOURCES, severity)
+    assert f.details["inputs"]["cpu_minimum"] == Fact("100m", SEED, "资源分配指南: 100m-250m")
+    assert f.details["inputs"]["memory_minimum"].value == "128Mi"
+    assert f.details["inputs"]["size_row"].value == "51-200 nodes"
 
 
 def test_typha_resources_not_checked_when_typha_is_off() -> None:
     f = adv.resources(TYPHA_RESOURCES, "calico-typha", n(50), requests(None, None), typha=True)
-    assert f.severity == "info" and "cpu_request" not in f.inputs
+    assert f.severity == "info" and "cpu_request" not in f.details["inputs"]
 
 
 @pytest.mark.parametrize(
@@ -327,7 +340,7 @@ def test_felix_resources_by_size(nodes: int, severity: str) -> None:
     """Calico's manifests request cpu 250m for calico-node: enough up to 50 nodes only
     (memory 128Mi given here)."""
     f = adv.resources(FELIX_RESOURCES, "calico-node", n(nodes), requests("250m", "128Mi"), False)
-    assert (f.id, f.severity) == (FELIX_RESOURCES, severity)
+    assert (f.rule, f.severity) == (FELIX_RESOURCES, severity)
 
 
 # --- extraction ------------------------------------------------------------------------------
@@ -486,7 +499,7 @@ def test_extract_without_calico_node() -> None:
     assert i.felix is None
     assert (i.backend.value, i.backend.source) == ("bird", CALICO_DEFAULT)
     findings = adv.advise(i)
-    felix = [f for f in findings if f.id == FELIX_RESOURCES]
+    felix = [f for f in findings if f.rule == FELIX_RESOURCES]
     assert [f.severity for f in felix] == ["info"]
 
 
@@ -495,7 +508,7 @@ def test_advise_rule_order() -> None:
             - {name: CALICO_IPV4POOL_CIDR, value: 10.0.0.0/12}
             - {name: CALICO_IPV6POOL_CIDR, value: "fd00::/48"}"""
     i = extract(objects(env, TYPHA % "replicas: 4"), Fact("dual", FLAG, "--set"))
-    assert [(f.id, f.computed.get("family")) for f in adv.advise(i)] == [
+    assert [(f.rule, f.details["computed"].get("family")) for f in adv.advise(i)] == [
         (POD_ADDRESSES, "IPv4"),
         (IPAM_BLOCKS, "IPv4"),
         (POD_ADDRESSES, "IPv6"),
@@ -573,9 +586,9 @@ def test_report_text_regression(file_regression: Any) -> None:
 )
 def test_report_backend_by_mode(mode: str, bgp: str) -> None:
     report = _report(601, calicoMode=mode)
-    (f,) = [f for f in report.findings if f.id == BGP_MESH]
+    (f,) = [f for f in report.findings if f.rule == BGP_MESH]
     assert f.severity == bgp
-    assert f.inputs["backend"].value == ("vxlan" if mode == "vxlan" else "bird")
+    assert f.details["inputs"]["backend"].value == ("vxlan" if mode == "vxlan" else "bird")
 
 
 @pytest.mark.parametrize(("nodes", "passed"), [(50, True), (51, True), (595, True), (596, False)])
@@ -587,9 +600,16 @@ def test_report_passed(nodes: int, passed: bool) -> None:
 
 def test_report_block_size_from_the_render() -> None:
     report = _report(601, blockSize="24", podSubnet="10.248.0.0/14")
-    (f,) = [f for f in report.findings if f.id == IPAM_BLOCKS]
-    assert (f.inputs["block_size"].value, f.inputs["block_size"].source) == (24, RENDERED)
-    assert (f.severity, f.computed["blocks_per_node"], f.computed["pool_blocks"]) == (
+    (f,) = [f for f in report.findings if f.rule == IPAM_BLOCKS]
+    assert (f.details["inputs"]["block_size"].value, f.details["inputs"]["block_size"].source) == (
+        24,
+        RENDERED,
+    )
+    assert (
+        f.severity,
+        f.details["computed"]["blocks_per_node"],
+        f.details["computed"]["pool_blocks"],
+    ) == (
         "info",
         1,
         1024,
@@ -601,7 +621,7 @@ def test_report_legacy_version_takes_the_compatibility_path() -> None:
     error, and its pool (no CALICO_IPV4POOL_CIDR rendered) is the controller's default."""
     report = api.advise("v9.0.0", 601, root=LEGACY)
     assert not report.passed
-    assert [f.id for f in report.findings if f.severity == "error"] == [
+    assert [f.rule for f in report.findings if f.severity == "error"] == [
         POD_ADDRESSES,
         TYPHA_REPLICAS,
     ]

@@ -127,7 +127,7 @@ def test_fixture_good_version_is_capable() -> None:
 
 def test_render_is_the_callers_and_each_context_renders_once() -> None:
     from renderer.calico.capability import render_objects
-    from renderer.checks import gate, release
+    from renderer.checks import pipeline
 
     version = resolve_version("v9.4.0", TREE)
     asked: list[dict[str, str]] = []
@@ -153,17 +153,19 @@ def test_render_is_the_callers_and_each_context_renders_once() -> None:
     on = report.typha_on(3)
     assert on.context["typhaReplicas"] == "3"
     # The gate's shared renders give the same verdict, and its scenarios reuse them.
-    shared = gate.Renders(version)
-    cap = gate.assess(shared)
+    shared = pipeline.Renders(version)
+    cap = pipeline.assess(shared)
     assert (cap.items, cap.typha) == (report.items, report.typha)
-    gate.render_scenarios(shared, cap)
+    pipeline.render_scenarios(shared, cap)
     assert len(shared._cache) == 3
     with pytest.raises(ValueError, match=r"renders of v9\.4\.0 asked for v9\.1\.0"):
         shared.render(resolve_version("v9.1.0", TREE), {})
     # Release rules judge the 3-replica render of the report they are given.
-    found = release.release_rules(report)
+    found = pipeline.release_rules(report)
     assert [f.rule for f in found] == ["typha-anti-affinity"]
-    assert [(f.stage, f.id) for f in gate.rule_findings(cap)] == [("rules", "typha-anti-affinity")]
+    assert [(f.stage, f.rule) for f in pipeline.rule_findings(cap)] == [
+        ("rules", "typha-anti-affinity")
+    ]
 
 
 def test_text_search_trap_is_not_capable() -> None:

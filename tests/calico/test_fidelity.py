@@ -16,7 +16,7 @@ import pytest
 from renderer.calico import fidelity
 from renderer.calico.capability import assess_capability
 from renderer.calico.fidelity import compare_objects
-from renderer.checks.report import Finding
+from renderer.checks.finding import Finding
 from renderer.engine.render import version_keys
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
@@ -382,7 +382,7 @@ CASES: list[tuple[str, Callable[[list[Data]], None], list[tuple[str, str, str, s
 
 
 def _key(f: Finding) -> tuple[str, str, str, str]:
-    return (f.id, f.severity, f.object, f.field)
+    return (f.rule, f.severity, f.object, f.field)
 
 
 @pytest.mark.parametrize(("edit", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

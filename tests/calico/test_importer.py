@@ -14,7 +14,8 @@ import pytest
 
 from renderer.calico import importer
 from renderer.calico.capability import assess_capability
-from renderer.checks.release import assess_release
+from renderer.checks.exceptions import ExceptionSet
+from renderer.checks.pipeline import release_check
 from renderer.engine.compile import compile_source
 from renderer.errors import InputError
 from renderer.k8s.objects import dig
@@ -277,7 +278,7 @@ def test_imported_versions_are_capable_and_release_ready(tag: str, tmp_path: Pat
     [version] = list_versions(tmp_path)
     report = assess_capability(version)
     assert report.capable, report.missing
-    release = assess_release(report)
+    release = release_check(version, (), ExceptionSet())
     assert release.release_ready, [str(f) for f in release.rules]
 
 

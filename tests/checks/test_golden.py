@@ -165,7 +165,7 @@ def test_summary_lines_name_an_object_the_decision_or_a_whole_file() -> None:
 def test_unified_diff_shows_both_lines() -> None:
     old = golden_files(outputs(mtu="0"))
     new = golden_files(outputs(mtu="1440"))
-    diff = compare.unified_diff(old, new, "golden/v1")
+    diff = "".join(compare.file_diffs(old, new, "golden/v1").values())
     assert "--- a/golden/v1/off/002-calico.yaml" in diff
     assert '-  veth_mtu: "0"\n' in diff and '+  veth_mtu: "1440"\n' in diff
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
-from renderer.checks import gate
 from renderer.checks import golden as compare
+from renderer.checks import pipeline
 from renderer.data.bundled import bundled_golden
 from renderer.manifests.tree import list_versions, resolve_version
 
@@ -24,7 +24,11 @@ def test_bundled_goldens_match_the_renders(
     name: str, file_regression: FileRegressionFixture
 ) -> None:
     version = resolve_version(name)
-    expected = gate.golden_tree(version)
+    shared = pipeline.Renders(version)
+    renders = pipeline.render_scenarios(shared, pipeline.assess(shared))
+    expected = compare.golden_files(
+        [compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
+    )
     directory = bundled_golden() / version.name
     on_disk = compare.load_golden(directory) or {}
     for path, text in expected.items():

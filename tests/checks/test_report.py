@@ -9,6 +9,7 @@ import jsonschema
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
+from renderer.checks.finding import Finding
 from renderer.checks.golden import FileChange, ObjectChange
 from renderer.data import schemas
 
@@ -39,7 +40,7 @@ def sample() -> report.CheckReport:
         "schema": "pass",
         "goldens": "fail",
     }
-    bad.findings = [report.Finding("rules", "r1", "error", "broken", object="Deployment ns/d")]
+    bad.findings = [Finding("r1", "error", "broken", stage="rules", object="Deployment ns/d")]
     change = ObjectChange("ConfigMap ns/c", "data.k", '"a"', '"b"', ["nodes-51"])
     bad.golden = report.GoldenResult(
         "fail",
@@ -110,11 +111,11 @@ def incomplete() -> report.VersionResult:
     v.stages["templates"] = "pass"
     v.stages["capability"] = "fail"
     v.findings = [
-        report.Finding(
-            "capability",
+        Finding(
             "typha-replicas",
             "error",
             "Typha templates incomplete: missing Deployment x replicas",
+            stage="capability",
         )
     ]
     return v
@@ -224,21 +225,3 @@ def test_json_keys_are_snake_case_like_the_capability_report() -> None:
     assert all(k == k.lower() and "-" not in k for k in found), sorted(found)
     capability = schemas.load_schema("capability-report.schema.json")
     assert "kube_versions" in capability["required"]
-
-
-def test_identical_findings_merge_keeping_every_kube_version_and_scenario() -> None:
-    from renderer.checks.report import Finding, merge_findings
-
-    def f(kube: str, scen: str, file: str = "a.yaml:3", msg: str = "bad") -> Finding:
-        return Finding(
-            "schema", "schema-invalid", "error", msg, "Kind ns/n", file, (scen,), (kube,)
-        )
-
-    merged = merge_findings(
-        [f("1.34", "s1"), f("1.35", "s1"), f("1.34", "s2", "a.yaml:9"), f("1.34", "s1", msg="x")]
-    )
-    assert [(m.message, m.file, m.kube_versions, m.scenarios) for m in merged] == [
-        ("bad", "a.yaml:3", ("1.34", "1.35"), ("s1", "s2")),
-        ("x", "a.yaml:3", ("1.34",), ("s1",)),
-    ]
-    assert merged[0].to_dict()["field"] is None and merged[0].to_dict()["exception"] is None

@@ -14,7 +14,7 @@ from renderer.cli import LAZY_COMMANDS, cli
 from tests.clihelp import run
 
 HEAVY = (
-    "renderer.checks.gate",
+    "renderer.checks.runner",
     "renderer.calico.plan",
     "concurrent.futures.process",
     "kubernetes_validate",
@@ -44,8 +44,8 @@ def test_a_light_command_imports_nothing_heavy() -> None:
 
 
 def test_the_gate_is_imported_by_check_only() -> None:
-    assert "renderer.checks.gate" not in _modules_after("validate", "--help")
-    assert "renderer.checks.gate" in _modules_after("check", "--help")
+    assert "renderer.checks.runner" not in _modules_after("validate", "--help")
+    assert "renderer.checks.report" in _modules_after("check", "--help")
 
 
 def test_every_listed_command_resolves() -> None:

@@ -255,7 +255,7 @@ def test_bundled_tree_passes_against_bundled_goldens(capsys: pytest.CaptureFixtu
 def test_progress_line_per_version_on_a_terminal_only_for_text(
     capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.cli import checkcmd
+    from renderer.cli import check as checkcmd
 
     monkeypatch.setattr(checkcmd, "interactive", lambda: True)
     r = check(capsys, tree)
@@ -380,11 +380,11 @@ def test_incomplete_typha_templates_fail_in_junit(
 def test_the_tree_is_scanned_once_and_json_built_once(
     capsys: pytest.CaptureFixture[str], fixtures: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.checks import gate, report
+    from renderer.checks import report, runner
     from renderer.manifests import tree
 
     scans: list[object] = []
-    real = gate.list_versions
+    real = runner.list_versions
 
     def listing(root: Path | None = None) -> list[tree.VersionDir]:
         scans.append(root)
@@ -400,7 +400,7 @@ def test_the_tree_is_scanned_once_and_json_built_once(
         built.append(self)
         return to_dict(self)
 
-    monkeypatch.setattr(gate, "list_versions", listing)
+    monkeypatch.setattr(runner, "list_versions", listing)
     monkeypatch.setattr(tree, "resolve_version", no_resolve)
     monkeypatch.setattr(report.CheckReport, "to_dict", counted)
     r = run(
@@ -609,7 +609,7 @@ def test_update_golden_on_a_tree_without_versions_deletes_nothing(
 
 
 def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Path) -> None:
-    from renderer.checks.gate import remove_stale
+    from renderer.checks.golden import remove_stale
     from renderer.checks.report import UPDATED, StaleGolden
 
     stale = StaleGolden("v3.1.0", str(tmp_path / "v3.1.0"), ["a.yaml"], "calico-render check")
@@ -703,3 +703,14 @@ def test_check_output_to_dev_null_keeps_the_device(
     r = run(capsys, "check", "--kube-version", "1.34", "--output", "/dev/null")
     assert r.code in (0, 1) and r.out == ""
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_update_of_a_tree_without_versions_is_refused_naming_the_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "tree" / CALICO).mkdir(parents=True)
+    golden = tmp_path / "tree" / "golden" / "calico" / "v1.0.0"
+    golden.mkdir(parents=True)
+    r = run(capsys, "check", "--manifests", str(tmp_path / "tree"), "--update-golden")
+    assert r.code == 2 and ": --update-golden: " in r.err
+    assert golden.is_dir()

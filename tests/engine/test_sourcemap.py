@@ -10,7 +10,7 @@ import pytest
 
 from renderer import api
 from renderer.calico.capability import assess_capability
-from renderer.checks.release import release_rules
+from renderer.checks.pipeline import release_rules
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile
@@ -184,7 +184,7 @@ def test_schema_error_names_the_field_template_line(tmp_path: Path) -> None:
     copy.write_text("".join(lines))
     check = api.validate_render(_render(tmp_path), ["1.34"])
     (error,) = check.errors
-    assert (error.path, error.file, error.line) == (
+    assert (error.field, error.file, error.line) == (
         "spec.template.spec.terminationGracePeriodSeconds",
         "v3.31.3/calico.yaml",
         7511,

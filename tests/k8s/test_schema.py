@@ -11,6 +11,7 @@ import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
 
 from renderer.calico.capability import assess_capability
+from renderer.checks.finding import Finding
 from renderer.errors import InputError
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_stream
@@ -41,13 +42,13 @@ def test_unknown_kube_version_lists_shipped() -> None:
 def test_removed_api_is_an_error_naming_the_object() -> None:
     [f] = SchemaValidator(["1.25"]).validate(_broken("removed-api.yaml")[0])
     assert f.severity == "error" and f.object == "PodDisruptionBudget kube-system/calico-typha"
-    assert f.path == "apiVersion" and "policy/v1beta1" in f.message
+    assert f.field == "apiVersion" and "policy/v1beta1" in f.message
     assert f.file.endswith("removed-api.yaml") and f.line == 1
 
 
 def test_misspelled_fields_name_the_field() -> None:
     findings = SchemaValidator(["1.37"]).validate(_broken("misspelled.yaml")[0])
-    assert [(f.object, f.path) for f in findings] == [
+    assert [(f.object, f.field) for f in findings] == [
         ("Deployment kube-system/calico-typha", "spec.replica"),
         ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].imagePullPolcy"),
     ]
@@ -63,14 +64,14 @@ def test_custom_resource_is_not_checked() -> None:
 
 def test_missing_kind_is_an_error() -> None:
     [f] = SchemaValidator(["1.30"]).validate({"apiVersion": "v1", "metadata": {"name": "x"}})
-    assert f.severity == "error" and f.path == "kind"
+    assert f.severity == "error" and f.field == "kind"
 
 
 def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     real = kubeschema.check_object
 
-    def counting(data: dict[str, Any], version: str) -> list[kubeschema.SchemaFinding]:
+    def counting(data: dict[str, Any], version: str) -> list[Finding]:
         calls.append(version)
         return real(data, version)
 
@@ -110,7 +111,7 @@ def _library_verdict(data: dict[str, Any], version: str) -> str:
 
 def _our_verdict(data: dict[str, Any], version: str) -> str:
     findings = kubeschema.check_object(data, version)
-    if any(f.path == "apiVersion" and "serves no" in f.message for f in findings) or any(
+    if any(f.field == "apiVersion" and "serves no" in f.message for f in findings) or any(
         f.severity == kubeschema.NOT_CHECKED for f in findings
     ):
         return "no-schema"
@@ -174,7 +175,7 @@ def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
 def test_kind_and_api_version_never_reach_a_path(kind: str, api_version: str, path: str) -> None:
     data = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
     [f] = kubeschema.check_object(data, "1.30")
-    assert f.severity == "error" and f.path == path and "not a valid" in f.message
+    assert f.severity == "error" and f.field == path and "not a valid" in f.message
 
 
 def test_library_errors_reading_a_schema_are_findings(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from renderer import api
+from renderer.checks.finding import Finding
 from renderer.cli import cli
 from renderer.k8s import schema as kubeschema
 from renderer.manifests.tree import resolve_version
@@ -149,7 +150,7 @@ def _deployment() -> dict[str, Any]:
     }
 
 
-def _uncached(data: dict[str, Any], versions: tuple[str, ...]) -> list[kubeschema.SchemaFinding]:
+def _uncached(data: dict[str, Any], versions: tuple[str, ...]) -> list[Finding]:
     return [f for v in versions for f in kubeschema.check_object(data, v)]
 
 

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from renderer.calico import names
 from renderer.checks.rules import ERROR, RuleInput, Violation, rule
-from renderer.k8s.objects import images
 from renderer.k8s.parse import K8sObject
 
 #: ``<prefix>calico/<name>:<tag>``: the prefix is empty or ends at a ``/`` (so
@@ -19,11 +18,10 @@ COMPONENTS = names.IMAGE_COMPONENTS
 
 
 def calico_images(data: RuleInput) -> Iterator[tuple[K8sObject, str, str, re.Match[str]]]:
-    for obj in data.objects:
-        for path, image in images(obj):
-            m = CALICO_IMAGE.match(image)
-            if m:
-                yield obj, path, image, m
+    for obj, path, image in data.images:
+        m = CALICO_IMAGE.match(image)
+        if m:
+            yield obj, path, image, m
 
 
 @rule(

@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from renderer.calico.capability import TYPHA_NAME, typha_deployment, typha_pdbs
-from renderer.checks.rules import ERROR, WARNING, RuleInput, Violation, rule
-from renderer.k8s.objects import (
-    as_dict,
-    as_list,
-    container,
-    dig,
-    env_var,
-    pod_labels,
-    selector_matches,
-)
+from renderer.calico.capability import TYPHA_NAME
+from renderer.checks.rules import ERROR, WARNING, RuleFunc, RuleInput, Violation, rule
+from renderer.k8s.objects import as_dict, as_list, dig, env_var, pod_labels, selector_matches
 from renderer.k8s.parse import K8sObject
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 GRACE_SECONDS = 300
 POD = "spec.template.spec"
 
+TyphaRule = Callable[[RuleInput, K8sObject], Iterator[Violation]]
 
-def _typha(data: RuleInput) -> K8sObject | None:
-    return typha_deployment(data.objects)
+
+def on_typha(func: TyphaRule) -> RuleFunc:
+    """A rule about the Typha Deployment, given it: without one there is nothing to judge
+    (the capability contract reports a missing Deployment)."""
+
+    @functools.wraps(func)
+    def run(data: RuleInput) -> Iterator[Violation]:
+        if data.typha is not None:
+            yield from func(data, data.typha)
+
+    return run
 
 
 @rule(
@@ -32,10 +35,8 @@ def _typha(data: RuleInput) -> K8sObject | None:
     severity=ERROR,
     message="the Typha Deployment must update with strategy RollingUpdate",
 )
-def rolling_update(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
-    if dep is None:
-        return
+@on_typha
+def rolling_update(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
     kind = dig(dep.data, "spec", "strategy", "type")
     if kind != "RollingUpdate":
         yield Violation(f"strategy.type is {kind!r}", dep, "spec.strategy.type")
@@ -47,10 +48,8 @@ def rolling_update(data: RuleInput) -> Iterator[Violation]:
     message="Typha pods must repel each other across hostnames "
     f"(podAntiAffinity on {HOSTNAME_KEY}, required or preferred)",
 )
-def anti_affinity(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
-    if dep is None:
-        return
+@on_typha
+def anti_affinity(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
     labels = pod_labels(dep)
     anti = as_dict(dig(dep.data, "spec", "template", "spec", "affinity", "podAntiAffinity"))
     terms = [
@@ -75,10 +74,8 @@ def anti_affinity(data: RuleInput) -> Iterator[Violation]:
     message=f"Typha must get {GRACE_SECONDS}s to shut down: terminationGracePeriodSeconds "
     f"{GRACE_SECONDS} equal to TYPHA_SHUTDOWNTIMEOUTSECS",
 )
-def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
-    if dep is None:
-        return
+@on_typha
+def graceful_shutdown(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
     grace = dig(dep.data, "spec", "template", "spec", "terminationGracePeriodSeconds")
     if grace != GRACE_SECONDS:
         yield Violation(
@@ -86,7 +83,7 @@ def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
             dep,
             f"{POD}.terminationGracePeriodSeconds",
         )
-    found = container(dep, TYPHA_NAME)
+    found = data.typha_container
     if found is None:
         yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
         return
@@ -103,11 +100,9 @@ def graceful_shutdown(data: RuleInput) -> Iterator[Violation]:
     severity=ERROR,
     message="the Typha container needs liveness and readiness probes",
 )
-def probes(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
-    if dep is None:
-        return
-    found = container(dep, TYPHA_NAME)
+@on_typha
+def probes(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
+    found = data.typha_container
     if found is None:
         yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
         return
@@ -139,11 +134,11 @@ def _allowed_down(pdb: K8sObject, replicas: int) -> tuple[int | None, str]:
 
 
 def _pdb_budgets(data: RuleInput) -> Iterator[tuple[K8sObject, int | None, str, int]]:
-    dep = _typha(data)
+    dep = data.typha
     replicas = dig(dep.data, "spec", "replicas") if dep else None
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         return
-    for pdb in typha_pdbs(data.objects):
+    for pdb in data.typha_pdbs:
         down, path = _allowed_down(pdb, replicas)
         yield pdb, down, path, replicas
 
@@ -177,10 +172,8 @@ def pdb_allows_drain(data: RuleInput) -> Iterator[Violation]:
     severity=ERROR,
     message="Typha replicas must be fewer than the nodes, or a rolling update can block",
 )
-def replicas_below_nodes(data: RuleInput) -> Iterator[Violation]:
-    dep = _typha(data)
-    if dep is None:
-        return
+@on_typha
+def replicas_below_nodes(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
     replicas = dig(dep.data, "spec", "replicas")
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         yield Violation(f"replicas is {replicas!r}, not an integer", dep, "spec.replicas")

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from renderer.checks.rules import ERROR, REGISTRY, WARNING, Finding, RuleInput, rule, run_rules
+from renderer.checks.finding import Finding
+from renderer.checks.rules import ERROR, REGISTRY, WARNING, RuleInput, run_rules
 from renderer.k8s.parse import K8sObject
 from tests.gatehelp import REPO, typha_on_objects
 
@@ -175,40 +176,3 @@ def test_non_calico_images_are_ignored() -> None:
         _pod(d)["containers"].append({"name": "sidecar", "image": "busybox:1.36"})
 
     assert run_rules(_input(other, "DaemonSet", "calico-node")) == []
-
-
-def test_adding_a_rule_is_one_function() -> None:
-    @rule(id="test-only-rule", severity=WARNING, message="every object is suspicious")
-    def suspicious(data: RuleInput):  # type: ignore[no-untyped-def]
-        from renderer.checks.rules import Violation
-
-        yield Violation("", data.objects[0], "metadata")
-
-    try:
-        findings = run_rules(_input(), [REGISTRY["test-only-rule"]])
-        assert [(f.rule, f.severity, f.field) for f in findings] == [
-            ("test-only-rule", WARNING, "metadata")
-        ]
-        with pytest.raises(ValueError, match="registered twice"):
-            rule(id="test-only-rule", severity=WARNING, message="x")(suspicious)
-    finally:
-        del REGISTRY["test-only-rule"]
-
-
-def test_finding_dict_is_its_fields_as_the_capability_schema_wants() -> None:
-    from renderer.data import schemas
-
-    f = Finding("typha-probes", ERROR, "m", TYPHA, "spec.x", "v/001-typha.yaml", 3, 9)
-    assert f.to_dict() == {
-        "rule": "typha-probes",
-        "severity": "error",
-        "message": "m",
-        "object": TYPHA,
-        "field": "spec.x",
-        "file": "v/001-typha.yaml",
-        "line": 3,
-        "rendered_line": 9,
-    }
-    ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
-    assert sorted(ref["properties"]) == sorted(f.to_dict())
-    assert set(ref["required"]) == set(f.to_dict()) - {"rendered_line"}

@@ -1,17 +1,17 @@
-"""Gate commands: ``capability`` (release check of a version) and ``validate`` (schemas)."""
+"""``calico-render capability``: the release check of one version."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from renderer import api
+from renderer.checks.finding import blocking
 from renderer.cli.app import cli
 from renderer.cli.options import (
-    PathType,
     exceptions_option,
     format_option,
     kube_version_option,
@@ -20,12 +20,10 @@ from renderer.cli.options import (
     render_timeout_option,
     upstream_option,
 )
-from renderer.k8s.parse import parse_stream
-from renderer.k8s.schema import NOT_CHECKED, SchemaValidator, errors, resolve_kube_versions
-from renderer.k8s.yamlio import read_text
+from renderer.k8s.schema import NOT_CHECKED, finding_text
 
 if TYPE_CHECKING:
-    from renderer.checks.release import ReleaseReport
+    from renderer.checks.report import ReleaseReport
 
 
 def _mark(ok: bool) -> str:
@@ -57,12 +55,12 @@ def format_report(report: ReleaseReport) -> str:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
         lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
     for v in report.kube_versions:
-        found = [f for f in report.schema if f.kube_version == v]
-        n = len(errors(found))
+        found = [f for f in report.schema if f.kube_versions[0] == v]
+        n = len(blocking(found))
         skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
         extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
         lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
-        lines.extend(f"  {f}" for f in found)
+        lines.extend(f"  {finding_text(f)}" for f in found)
     fid = report.fidelity
     if fid is not None and fid.note:
         lines.append(f"Upstream fidelity: {fid.note}")
@@ -116,66 +114,15 @@ def capability(
     upstream: Path | None,
     exceptions_file: Path | None,
 ) -> None:
-    # the gate's modules are imported here, so `validate` never loads them
-    from renderer.calico import fidelity
-    from renderer.calico.capability import assess_capability
-    from renderer.checks import exceptions as excepts
-    from renderer.checks.gate import context_findings
-    from renderer.checks.release import apply_exceptions, assess_release
-    from renderer.engine.render import version_keys
-    from renderer.manifests.tree import resolve_version
-
-    kube = resolve_kube_versions(kube_versions)
-    vdir = resolve_version(version, root)
-    reviewed = excepts.load(excepts.find_file(root, exceptions_file))
-    if upstream is not None:
-        fidelity.check_upstream_dir(upstream)
-    cap = assess_capability(vdir)
-    report = assess_release(cap, kube, context_findings(vdir))
-    if upstream is not None:
-        found = fidelity.assess_fidelity(
-            vdir.name,
-            upstream,
-            fidelity.renderer(vdir),
-            capable=cap.capable,
-            keys=version_keys(vdir),
-        )
-        report = replace(report, fidelity=found)
-    report = apply_exceptions(report, reviewed)
+    report = api.capability(
+        version,
+        root=root,
+        kube_versions=kube_versions,
+        exceptions_file=exceptions_file,
+        upstream=upstream,
+    )
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
         click.echo(format_report(report))
     ctx.exit(0 if report.release_ready else 1)
-
-
-@cli.command(
-    help="Schema-check rendered manifest FILEs (or - for stdin) in strict mode. "
-    "Exit 1 on findings, 2 on unreadable or invalid YAML."
-)
-@click.argument("files", nargs=-1, required=True, type=PathType(dir_okay=False, allow_dash=True))
-@kube_version_option
-@no_cache_option
-@format_option()
-@click.pass_context
-def validate(
-    ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...], fmt: str
-) -> None:
-    kube = resolve_kube_versions(kube_versions)
-    objects = [o for name in files for o in parse_stream(read_text(name), name)]
-    findings = SchemaValidator(kube).validate_all(objects)
-    if fmt == "json":
-        from renderer.output import summaries
-
-        doc = summaries.validate_doc(files, kube, len(objects), findings)
-        click.echo(summaries.dumps(summaries.VALIDATE, doc))
-        ctx.exit(1 if doc["errors"] else 0)
-    for f in findings:
-        click.echo(str(f))
-    bad = errors(findings)
-    click.echo(
-        f"{len(objects)} object(s) in {len(files)} file(s) on Kubernetes {', '.join(kube)}: "
-        f"{len(bad)} error(s)",
-        err=True,
-    )
-    ctx.exit(1 if bad else 0)

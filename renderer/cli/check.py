@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from renderer.checks import exceptions, gate, report
+from renderer import api
+from renderer.checks import exceptions, report
+from renderer.checks.options import TREE_GOLDEN, CheckOptions
 from renderer.cli.app import cli, emit
 from renderer.cli.options import (
     PathType,
@@ -29,7 +31,7 @@ def default_golden(root: Path | None) -> Path:
     """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
     bundled tree only, so a real tree is never compared with them."""
     if root is not None:
-        return root / gate.TREE_GOLDEN
+        return root / TREE_GOLDEN
     try:
         return bundled_golden()
     except FileNotFoundError:
@@ -90,13 +92,13 @@ def check(
 ) -> None:
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="--golden")
-    options = gate.CheckOptions(
+    options = CheckOptions(
         root=root,
         golden=golden if golden is not None else default_golden(root),
         kube_versions=kubeschema.resolve_kube_versions(kube_versions),
         kube_args=bool(kube_versions),
         update=update_golden,
-        jobs=jobs if jobs is not None else gate.default_jobs(),
+        jobs=jobs if jobs is not None else api.default_jobs(),
         manifests_arg=str(root) if root is not None else None,
         golden_arg=str(golden) if golden is not None else None,
         upstream=upstream,
@@ -108,7 +110,12 @@ def check(
     def progress(result: report.VersionResult) -> None:
         click.echo(report.progress_line(result), err=True)
 
-    result = gate.run_check(options, progress if show_progress else None)
+    try:
+        result = api.check(options, progress if show_progress else None)
+    except InputError as exc:
+        if not api.refused_update(exc):
+            raise
+        raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     text = report.render(result, fmt)  # JSON is validated against its schema there
     if output is not None:
         try:

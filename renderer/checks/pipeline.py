@@ -1,0 +1,506 @@
+"""The version check: every stage for one version, as ``check`` and ``capability`` run it.
+
+Stages: templates (compile), capability (the Typha contract), rules, schema, context,
+fidelity (with an upstream directory), goldens, then the reviewed exceptions, applied
+in one place (:func:`renderer.checks.exceptions.apply`). Each distinct Typha context
+renders once (:class:`Renders`) and each distinct object is schema-validated once.
+:func:`check_version` runs them all for one version; the runner
+(:mod:`renderer.checks.runner`) splits it around schema validation to share that work
+across versions and processes. :func:`release_check` is the ``capability`` view: the
+same stages on the contract's renders, without goldens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from renderer.bke import context as bke_context
+from renderer.bke.values import build_context
+from renderer.calico import capability, fidelity, policy
+from renderer.calico.policy import TYPHA_KEYS
+from renderer.calico.scenarios import Scenario, decision_record, route_scenario, scenarios_for
+from renderer.checks import exceptions as excepts
+from renderer.checks import golden
+from renderer.checks.finding import ERROR, INFO, Finding, locate, merge_findings
+from renderer.checks.options import CheckOptions
+from renderer.checks.report import (
+    FAIL,
+    LEGACY,
+    PASS,
+    SKIP,
+    ReleaseReport,
+    ScenarioResult,
+    VersionResult,
+)
+from renderer.checks.rules import RuleInput, run_rules
+from renderer.engine.compile import compile_file
+from renderer.engine.render import (
+    is_verbatim,
+    render_version,
+    version_keys,
+    version_nested_keys,
+    version_nested_lines,
+)
+from renderer.engine.sourcemap import SourceMap
+from renderer.errors import CalicoRenderError
+from renderer.k8s import schema as kubeschema
+from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.manifests.tree import VersionDir
+from renderer.store.memo import Memo
+
+#: The node count rules judge: the smallest cluster that gets Typha (3 replicas).
+RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
+
+Rendered = tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]]
+
+
+@dataclass
+class ScenarioRender:
+    scenario: Scenario
+    decision: dict[str, Any]
+    files: list[tuple[str, str]]
+    objects: list[K8sObject]
+
+
+class Renders:
+    """Renders of one version keyed by their Typha context: each distinct one renders once.
+
+    The capability contract (off, on at 3 and at 4 replicas) and the scenarios ask for
+    the same contexts, so the scenarios reuse the contract's renders; a file that
+    renders alike in several contexts is parsed once. Objects name their file relative
+    to the version directory (as goldens do), or with it when ``qualified``.
+    """
+
+    def __init__(self, version: VersionDir, *, qualified: bool = False) -> None:
+        self.version = version
+        self.qualified = qualified
+        self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
+        self._cache: dict[tuple[Any, ...], Rendered] = {}
+
+    def get(
+        self,
+        typha: Mapping[str, str],
+        values: Mapping[str, str] | None = None,
+        repo: str = capability.CHECK_REPO,
+    ) -> Rendered:
+        """The render with ``typha`` (and other context ``values``) on the defaults."""
+        key: tuple[Any, ...] = tuple(sorted(typha.items()))
+        if values or repo != capability.CHECK_REPO:
+            key = (key, tuple(sorted((values or {}).items())), repo)
+        if key not in self._cache:
+            ctx = build_context(dict(values or {}), typha=typha, repo=repo)
+            rendered = render_version(self.version, ctx)
+            files = [(f.name.split("/", 1)[1], f.text) for f in rendered]
+            objects = [
+                o
+                for (name, text), f in zip(files, rendered, strict=True)
+                for o in self._parse(f.name if self.qualified else name, text, f.lines)
+            ]
+            self._cache[key] = (ctx, files, objects)
+        return self._cache[key]
+
+    def render(
+        self, version: VersionDir, typha: Mapping[str, str]
+    ) -> tuple[dict[str, Any], list[K8sObject]]:
+        """:data:`capability.Render` over these renders (``version`` must be theirs)."""
+        if version != self.version:
+            raise ValueError(f"renders of {self.version.name} asked for {version.name}")
+        ctx, _, objects = self.get(typha)
+        return ctx, objects
+
+    @property
+    def parsed(self) -> Mapping[tuple[str, str], list[K8sObject]]:
+        """Every rendered file parsed so far, keyed by (file name, text)."""
+        return self._parsed
+
+    def _parse(self, name: str, text: str, lines: SourceMap | None = None) -> list[K8sObject]:
+        """Parse a rendered file once even when several contexts render it alike (CRDs)."""
+        key = (name, text)
+        if key not in self._parsed:
+            self._parsed[key] = parse_stream(text, name, lines=lines)
+        return self._parsed[key]
+
+
+# --- stages ---------------------------------------------------------------------------
+
+
+def assess(renders: Renders) -> capability.CapabilityReport:
+    """The Typha contract judged on the shared renders (off, on at two replica counts)."""
+    return capability.assess_capability(renders.version, render=renders.render)
+
+
+def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
+    """A capability failure per contract item that incomplete Typha templates miss."""
+    return [
+        Finding(
+            item.id,
+            ERROR,
+            f"Typha templates incomplete: missing {item.description}"
+            + (f" ({item.detail})" if item.detail else ""),
+            stage="capability",
+        )
+        for item in cap.items
+        if not item.ok
+    ]
+
+
+def release_rules(report: capability.CapabilityReport) -> list[Finding]:
+    """The release rules on the contract's Typha-on render for :data:`RULE_NODES`."""
+    on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)
+    return run_rules(RuleInput(on.objects, report.version, on.context, RULE_NODES))
+
+
+def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
+    """The release rules as the check report shows them (the field leads the message)."""
+    return [
+        replace(f, message=f"{f.field}: {f.message}" if f.field else f.message)
+        for f in release_rules(cap)
+    ]
+
+
+def context_findings(version: VersionDir) -> list[Finding]:
+    """Keys the version's templates read that no BKE config can set (warnings); the
+    file is relative to the version directory."""
+    keys = bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
+    out = []
+    for u in keys:
+        file, line = locate(u.file)
+        out.append(
+            Finding(
+                u.rule,
+                u.severity,
+                u.message,
+                stage=bke_context.CONTEXT_STAGE,
+                file=file,
+                line=line,
+                details={"key": u.key},
+            )
+        )
+    return out
+
+
+def error_finding(stage: str, error: CalicoRenderError) -> Finding:
+    """A stage that failed with ``error``, located where the error is."""
+    file, line = locate(error.location())
+    return Finding(f"{stage}-error", ERROR, error.message, stage=stage, file=file, line=line)
+
+
+def render_scenarios(shared: Renders, cap: capability.CapabilityReport) -> list[ScenarioRender]:
+    """The version's scenarios (chosen by capability), each from the shared renders."""
+    out = []
+    for scenario in scenarios_for(cap.capable):
+        route = route_scenario(scenario, cap.capable, shared.version.name, tuple(cap.missing))
+        _, files, objects = shared.get(route.decision.context())
+        out.append(ScenarioRender(scenario, decision_record(scenario, route), files, objects))
+    return out
+
+
+def fidelity_render(shared: Renders) -> fidelity.RenderFn:
+    """Fidelity's renders of a version (empty repo) through the shared renders, so a
+    file that renders alike (the CRDs) is parsed once for every stage."""
+
+    def render(values: Mapping[str, str]) -> list[K8sObject]:
+        typha = {k: v for k, v in values.items() if k in TYPHA_KEYS}
+        rest = {k: v for k, v in values.items() if k not in TYPHA_KEYS}
+        return shared.get(typha, rest, repo="")[2]
+
+    return render
+
+
+def assess_fidelity(shared: Renders, upstream: Path, capable: bool) -> fidelity.FidelityResult:
+    """The version against upstream's manifests of its tag."""
+    return fidelity.assess_fidelity(
+        shared.version.name,
+        upstream,
+        fidelity_render(shared),
+        capable=capable,
+        keys=version_keys(shared.version),
+    )
+
+
+# --- schema ---------------------------------------------------------------------------
+
+_VALIDATORS: Memo[tuple[str, ...], kubeschema.SchemaValidator] = Memo("checks.validators", 8)
+
+
+def schema_validator(kube_versions: Sequence[str]) -> kubeschema.SchemaValidator:
+    """One validator per process and Kubernetes versions, so its per-object cache spans
+    every version this process checks (CRDs repeat across Calico releases)."""
+    key = tuple(kube_versions)
+    return _VALIDATORS.setdefault(key, lambda: kubeschema.SchemaValidator(key))
+
+
+@dataclass(frozen=True)
+class SchemaInput:
+    """A distinct rendered object of a version (first occurrence) and its scenarios."""
+
+    digest: str
+    obj: K8sObject
+    scenarios: tuple[str, ...]
+
+
+SchemaResults = dict[str, tuple[Finding, ...]]
+
+
+def schema_inputs(renders: Sequence[tuple[str, Sequence[K8sObject]]]) -> list[SchemaInput]:
+    """The distinct objects of (scenario name, objects) renders, in first-seen order."""
+    distinct: dict[str, tuple[K8sObject, list[str]]] = {}
+    for name, objects in renders:
+        for obj in objects:
+            digest = kubeschema.canonical_hash(obj.data)
+            if digest not in distinct:
+                distinct[digest] = (obj, [])
+            if name not in distinct[digest][1]:
+                distinct[digest][1].append(name)
+    return [SchemaInput(d, obj, tuple(scen)) for d, (obj, scen) in distinct.items()]
+
+
+def validate_objects(
+    kube_versions: Sequence[str], items: Sequence[tuple[str, dict[str, Any]]]
+) -> SchemaResults:
+    """Schema findings per object digest, on every Kubernetes version (no location)."""
+    validator = schema_validator(kube_versions)
+    return {digest: tuple(validator.validate(data)) for digest, data in items}
+
+
+def located(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Finding]:
+    """The schema findings of ``inputs``, located at each object's first occurrence."""
+    return [
+        replace(f, file=item.obj.file, line=item.obj.field_line(f.field), scenarios=item.scenarios)
+        for item in inputs
+        for f in results[item.digest]
+    ]
+
+
+def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Finding]:
+    """The schema findings as the check report shows them: errors, the rest as info,
+    the field leading the message."""
+    return [
+        replace(
+            f,
+            severity=ERROR if f.severity == kubeschema.ERROR else INFO,
+            message=f"{f.field}: {f.message}" if f.field else f.message,
+            field="",
+            details={},
+        )
+        for f in located(inputs, results)
+    ]
+
+
+def finish_schema(
+    result: VersionResult, inputs: Sequence[SchemaInput], results: SchemaResults
+) -> None:
+    """Record the schema stage of a prepared version once its objects are validated."""
+    if result.stages["templates"] != PASS or result.stages["capability"] == FAIL:
+        return
+    found = schema_findings(inputs, results)
+    result.findings.extend(found)
+    result.stages["schema"] = FAIL if any(f.severity == ERROR for f in found) else PASS
+
+
+# --- one version ----------------------------------------------------------------------
+
+
+def _fidelity_stage(result: VersionResult, shared: Renders, capable: bool, upstream: Path) -> None:
+    try:
+        found = assess_fidelity(shared, upstream, capable)
+    except fidelity.UpstreamError:
+        raise
+    except CalicoRenderError as exc:  # a scenario the other stages never render
+        result.stages[fidelity.STAGE] = FAIL
+        result.findings.append(error_finding(fidelity.STAGE, exc))
+        note = f"not compared: a scenario failed to render: {exc.message}"
+        result.fidelity = fidelity.FidelityResult("", FAIL, note=note).to_dict()
+        return
+    result.fidelity = found.to_dict()
+    result.findings.extend(found.findings)
+    result.stages[fidelity.STAGE] = found.status
+
+
+def _templates_stage(result: VersionResult, version: VersionDir) -> bool:
+    """Compile every template (verbatim files are applied as is, as the controller does)."""
+    try:
+        for tf in version.files:
+            if not is_verbatim(version, tf):
+                compile_file(tf)
+    except CalicoRenderError as exc:
+        result.stages["templates"] = FAIL
+        result.findings.append(error_finding("templates", exc))
+        return False
+    result.stages["templates"] = PASS
+    return True
+
+
+def _capability_stage(
+    result: VersionResult, shared: Renders
+) -> tuple[capability.CapabilityReport, list[ScenarioRender]] | None:
+    """The Typha contract and the scenarios it chooses; None when the version stops here."""
+    st = result.stages
+    try:
+        cap = assess(shared)
+        result.missing = cap.missing
+        if not cap.capable and not cap.legacy:
+            st["capability"] = FAIL
+            result.findings.extend(incomplete_findings(cap))
+            return None
+        st["capability"] = PASS if cap.capable else LEGACY
+        renders = render_scenarios(shared, cap)
+    except CalicoRenderError as exc:
+        st["templates"] = FAIL
+        result.findings.append(error_finding("templates", exc))
+        return None
+    result.scenarios = [
+        ScenarioResult(r.scenario.name, r.scenario.nodes, r.scenario.operation, r.decision)
+        for r in renders
+    ]
+    return cap, renders
+
+
+def prepare_version(
+    version: VersionDir, options: CheckOptions
+) -> tuple[VersionResult, list[SchemaInput]]:
+    """Every stage but schema validation, and the distinct objects left to validate.
+
+    Validation is left to the caller so objects repeated across versions (and worker
+    processes) are validated once. A failing stage never raises.
+    """
+    result = VersionResult(
+        version.name, [f.name for f in version.files], "/".join(version.dialects)
+    )
+    if options.upstream is not None:
+        result.stages[fidelity.STAGE] = SKIP
+    if not _templates_stage(result, version):
+        return result, []
+    result.findings.extend(
+        replace(f, file=f"{version.name}/{f.file}", details={}) for f in context_findings(version)
+    )
+    shared = Renders(version)
+    judged = _capability_stage(result, shared)
+    if judged is None:
+        return result, []
+    cap, renders = judged
+    if cap.capable:
+        found = rule_findings(cap)
+        result.findings.extend(found)
+        result.stages["rules"] = FAIL if any(f.severity == ERROR for f in found) else PASS
+    else:
+        result.stages["rules"] = LEGACY
+    outputs = [golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
+    golden.compare_stage(result, outputs, shared.parsed, options)
+    if options.upstream is not None:
+        _fidelity_stage(result, shared, cap.capable, options.upstream)
+    return result, schema_inputs([(r.scenario.name, r.objects) for r in renders])
+
+
+def finish_version(
+    result: VersionResult,
+    inputs: Sequence[SchemaInput],
+    results: SchemaResults,
+    exceptions: Sequence[excepts.RuleException],
+) -> list[tuple[int, str, int]]:
+    """The schema stage, merged findings and the reviewed exceptions of a prepared
+    version; returns the exceptions' (index, version, count) matches."""
+    finish_schema(result, inputs, results)
+    result.findings = merge_findings(result.findings)
+    return apply_exceptions(result, exceptions)
+
+
+def check_version(version: VersionDir, options: CheckOptions) -> VersionResult:
+    """Every stage for one version, in this process."""
+    result, inputs = prepare_version(version, options)
+    results = validate_objects(options.kube_versions, [(i.digest, i.obj.data) for i in inputs])
+    finish_version(result, inputs, results, options.exceptions.items)
+    return result
+
+
+def apply_exceptions(
+    result: VersionResult, exceptions: Sequence[excepts.RuleException]
+) -> list[tuple[int, str, int]]:
+    """Apply reviewed exceptions to the version's findings, then re-judge the stages
+    whose failures were all excepted; returns (exception index, version, count) matches."""
+    kept, counts = excepts.apply(result.findings, exceptions, result.version)
+    result.findings = kept
+    for stage in ("rules", "schema", fidelity.STAGE):
+        if result.stages.get(stage) != FAIL:
+            continue
+        if any(f.stage == stage and f.severity == ERROR for f in kept):
+            continue
+        if stage == fidelity.STAGE and result.fidelity is not None:
+            if result.fidelity.get("note"):
+                continue
+            mine = [f for f in kept if f.stage == stage]
+            result.fidelity["errors"] = 0
+            result.fidelity["warnings"] = sum(1 for f in mine if f.severity == "warning")
+            result.fidelity["status"] = PASS
+        result.stages[stage] = PASS
+    result.exceptions = [
+        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n)
+        for i, n in sorted(counts.items())
+    ]
+    return [(i, result.version, n) for i, n in sorted(counts.items())]
+
+
+# --- the capability view --------------------------------------------------------------
+
+
+def release_schema(cap: capability.CapabilityReport, kube_versions: Sequence[str]) -> list[Finding]:
+    """Every object of every render ``cap`` holds, schema-checked once per Kubernetes
+    version; one finding per object, field and message, sorted by version and place."""
+    inputs = schema_inputs([(s.name, s.objects) for s in cap.scenarios])
+    results = validate_objects(kube_versions, [(i.digest, i.obj.data) for i in inputs])
+    seen: set[tuple[str, ...]] = set()
+    out: list[Finding] = []
+    for f in located(inputs, results):
+        key = (f.kube_versions[0], f.object, f.field, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(replace(f, scenarios=()))
+    return sorted(out, key=kubeschema.schema_sort_key)
+
+
+def release_check(
+    version: VersionDir,
+    kube_versions: Sequence[str],
+    exceptions: excepts.ExceptionSet,
+    upstream: Path | None = None,
+) -> ReleaseReport:
+    """The ``capability`` view of the pipeline: contract, rules (on the Typha-on render,
+    3 replicas), schema on every contract render, context and fidelity, with the reviewed
+    exceptions applied; no goldens."""
+    if upstream is not None:
+        fidelity.check_upstream_dir(upstream)
+    kube_versions = kubeschema.resolve_kube_versions(kube_versions)
+    shared = Renders(version, qualified=True)
+    cap = assess(shared)
+    # A legacy version passes check as legacy with the rules not applied; say the same.
+    rules = [] if cap.legacy else release_rules(cap)
+    schema = release_schema(cap, kube_versions)
+    context = context_findings(version)
+    fid = None if upstream is None else assess_fidelity(shared, upstream, cap.capable)
+    stages = [rules, context, schema, [] if fid is None else fid.findings]
+    counts: dict[int, int] = {}
+    kept = []
+    for found in stages:
+        mine, matched = excepts.apply(found, exceptions.items, version.name)
+        kept.append(mine)
+        for i, n in matched.items():
+            counts[i] = counts.get(i, 0) + n
+    if fid is not None:
+        fid = replace(fid, findings=kept[3])
+    applied = excepts.applied_list(
+        exceptions, [[(i, version.name, n) for i, n in sorted(counts.items())]]
+    )
+    return ReleaseReport(
+        cap,
+        tuple(kept[0]),
+        tuple(kept[2]),
+        tuple(kube_versions),
+        nodes=RULE_NODES,
+        fidelity=fid,
+        context=tuple(kept[1]),
+        exceptions_file=exceptions.file,
+        exceptions=tuple(applied),
+    )

@@ -1,0 +1,190 @@
+"""The check of a whole tree: every version through the pipeline, in parallel.
+
+Versions are independent, so they are prepared (rendered, ruled, compared) in worker
+processes; each object not seen before is sent for schema validation as soon as its
+version is prepared, and versions are merged back in version order, which keeps every
+report byte-identical whatever the number of jobs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import replace
+from typing import Any
+
+from renderer.calico import fidelity
+from renderer.checks import exceptions as excepts
+from renderer.checks import golden
+from renderer.checks.options import CheckOptions
+from renderer.checks.pipeline import (
+    SchemaInput,
+    SchemaResults,
+    error_finding,
+    finish_version,
+    prepare_version,
+    validate_objects,
+)
+from renderer.checks.report import FAIL, SKIP, CheckReport, VersionResult
+from renderer.engine import limits
+from renderer.errors import CalicoRenderError, InputError
+from renderer.k8s import schema as kubeschema
+from renderer.k8s.yamlio import C_LOADER
+from renderer.manifests.tree import VersionDir, list_versions
+from renderer.store.files import exclusive_lock
+
+Prepared = tuple[VersionResult, list[SchemaInput]]
+
+
+class NothingToUpdate(InputError):
+    """Goldens to update for a tree without versions: refused, it would remove them all."""
+
+
+def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
+    """:func:`prepare_version`, timed; a version that fails outright fails its templates."""
+    start = time.monotonic()
+    try:
+        result, inputs = prepare_version(version, options)
+        result.seconds = time.monotonic() - start
+        return result, inputs
+    except fidelity.UpstreamError:
+        raise  # bad upstream input stops the whole check (exit 2)
+    except CalicoRenderError as exc:
+        result = VersionResult(version.name, [], "")
+        if options.upstream is not None:
+            result.stages[fidelity.STAGE] = SKIP
+        result.stages["templates"] = FAIL
+        result.findings.append(error_finding("templates", exc))
+        return result, []
+
+
+def chunks(items: list[Any], parts: int) -> list[list[Any]]:
+    """``items`` in at most ``parts`` consecutive chunks of equal size (the last shorter)."""
+    size = max(1, -(-len(items) // parts))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+class Merger:
+    """Collects prepared versions and validation results; finishes a version when every
+    object it rendered has been validated, whichever version's task validated it."""
+
+    def __init__(
+        self, options: CheckOptions, progress: Callable[[VersionResult], None] | None
+    ) -> None:
+        self.options = options
+        self.progress = progress
+        self.results: dict[str, VersionResult] = {}
+        self.inputs: dict[str, list[SchemaInput]] = {}
+        self.known: SchemaResults = {}
+        self.submitted: set[str] = set()
+        self.done: set[str] = set()
+        self.matches: list[list[tuple[int, str, int]]] = []
+
+    def add(self, name: str, prepared: Prepared) -> list[Any]:
+        """Record a prepared version; return the objects nobody has validated yet."""
+        self.results[name], self.inputs[name] = prepared
+        new = [(i.digest, i.obj.data) for i in prepared[1] if i.digest not in self.submitted]
+        self.submitted.update(d for d, _ in new)
+        return new
+
+    def validated(self, found: SchemaResults) -> None:
+        self.known.update(found)
+        for name, result in self.results.items():
+            if name in self.done or any(i.digest not in self.known for i in self.inputs[name]):
+                continue
+            items = self.options.exceptions.items
+            self.matches.append(finish_version(result, self.inputs[name], self.known, items))
+            self.done.add(name)
+            if self.progress is not None:
+                self.progress(result)
+
+
+def _init_worker(render_timeout: float) -> None:
+    """Workers leave Ctrl-C to the main process, which reports it once, and render
+    under the main process's time limit (not inherited by spawned processes)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limits.set_render_timeout(render_timeout)
+
+
+def run_check(
+    options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
+) -> CheckReport:
+    """Check every version under ROOT; ``progress`` sees each version as it finishes."""
+    if not C_LOADER:
+        raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
+    if not options.kube_versions:
+        options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
+    if options.update and not list_versions(options.root):
+        # An update of a tree without versions would remove every golden as stale.
+        raise NothingToUpdate(
+            "no Calico versions found; refusing to update goldens (it would remove them all)",
+            file=options.manifests_arg,
+        )
+    if options.update:  # two updates of one golden directory would interleave
+        with exclusive_lock(options.golden, "update-golden"):
+            return _run_check(options, progress)
+    return _run_check(options, progress)
+
+
+def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOptions) -> None:
+    """Prepare every version and validate its new objects, in ``options.jobs`` processes."""
+    kube = options.kube_versions
+    jobs = max(1, min(options.jobs, len(versions) or 1))
+    if jobs == 1:
+        for version in versions:
+            new = merger.add(version.name, prepare(version, options))
+            merger.validated(validate_objects(kube, new))
+        return
+    with ProcessPoolExecutor(
+        max_workers=jobs, initializer=_init_worker, initargs=(limits.render_timeout(),)
+    ) as pool:
+        prepared = {pool.submit(prepare, v, options): v.name for v in versions}
+        pending: set[Future[Any]] = set(prepared)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                if fut in prepared:
+                    new = merger.add(prepared[fut], fut.result())
+                    for chunk in chunks(new, jobs):
+                        pending.add(pool.submit(validate_objects, kube, chunk))
+                    merger.validated({})
+                else:
+                    merger.validated(fut.result())
+
+
+def _run_check(
+    options: CheckOptions, progress: Callable[[VersionResult], None] | None
+) -> CheckReport:
+    versions = list_versions(options.root)
+    names = [v.name for v in versions]
+    if options.upstream is not None:  # refuse a bad upstream directory before any work
+        fidelity.check_upstream_dir(options.upstream)
+        for name in names:
+            fidelity.upstream_files(options.upstream, name)
+    merger = Merger(options, progress)
+    _run_versions(versions, merger, options)
+    ordered = [merger.results[n] for n in names]
+    stale = golden.find_stale(options, names)
+    if options.update:
+        for r in ordered:
+            golden.apply_update(r, options)
+        for s in stale:  # only once every new golden is in place
+            golden.remove_stale(s)
+    return CheckReport(
+        manifests=options.manifests_arg or "(bundled manifests)",
+        golden=golden.golden_label(options),
+        kube_versions=list(options.kube_versions),
+        versions=ordered,
+        update=options.update,
+        stale=stale,
+        upstream=options.upstream_arg if options.upstream is not None else None,
+        exceptions_file=options.exceptions.file,
+        exceptions=excepts.applied_list(options.exceptions, merger.matches),
+    )
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,109 @@
+"""The one finding model: location, merging and each report's keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderer.checks.finding import (
+    Finding,
+    blocking,
+    check_dict,
+    locate,
+    merge_findings,
+    rule_dict,
+    split_location,
+)
+
+
+def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad") -> Finding:
+    return Finding(
+        "schema-invalid",
+        "error",
+        msg,
+        stage="schema",
+        object="Kind ns/n",
+        file="a.yaml",
+        line=line,
+        scenarios=(scen,),
+        kube_versions=(kube,),
+    )
+
+
+def test_identical_findings_merge_keeping_every_kube_version_and_scenario() -> None:
+    merged = merge_findings(
+        [
+            _schema("1.34", "s1"),
+            _schema("1.35", "s1"),
+            _schema("1.34", "s2", 9),
+            _schema("1.34", "s1", msg="x"),
+        ]
+    )
+    assert [(m.message, m.location, m.kube_versions, m.scenarios) for m in merged] == [
+        ("bad", "a.yaml:3", ("1.34", "1.35"), ("s1", "s2")),
+        ("x", "a.yaml:3", ("1.34",), ("s1",)),
+    ]
+
+
+def test_merge_orders_scenarios_as_asked_then_first_seen() -> None:
+    found = [_schema("1.34", s) for s in ("c", "x", "a")]
+    (merged,) = merge_findings(found, ["a", "b", "c"])
+    assert merged.scenarios == ("a", "c", "x")
+
+
+@pytest.mark.parametrize(
+    ("where", "split", "located"),
+    [
+        ("", (None, None), ("", 0)),
+        ("a.yaml", ("a.yaml", None), ("a.yaml", 0)),
+        ("a.yaml:3", ("a.yaml", 3), ("a.yaml", 3)),
+        ("a.yaml:3:5", ("a.yaml:3", 5), ("a.yaml:3", 5)),
+        ("a:x", ("a:x", None), ("a:x", 0)),
+    ],
+)
+def test_locations_split_into_file_and_line(
+    where: str, split: tuple[str | None, int | None], located: tuple[str, int]
+) -> None:
+    assert split_location(where) == split
+    assert locate(where) == located
+    assert Finding("r", "error", "m", file=located[0], line=located[1]).location == where
+
+
+def test_each_report_keeps_its_keys_and_nulls() -> None:
+    f = Finding("r", "warning", "m", stage="rules", field="spec.x", rendered_line=4)
+    assert list(check_dict(f)) == [
+        "stage",
+        "rule",
+        "severity",
+        "message",
+        "object",
+        "file",
+        "line",
+        "field",
+        "scenarios",
+        "kube_versions",
+        "exception",
+    ]
+    assert (check_dict(f)["object"], check_dict(f)["line"], check_dict(f)["field"]) == (
+        None,
+        None,
+        "spec.x",
+    )
+    assert rule_dict(f) == {
+        "rule": "r",
+        "severity": "warning",
+        "message": "m",
+        "object": None,
+        "field": "spec.x",
+        "file": None,
+        "line": None,
+        "rendered_line": 4,
+    }
+
+
+def test_blocking_is_the_errors() -> None:
+    found = [Finding("a", "error", "m"), Finding("b", "warning", "m"), Finding("c", "info", "m")]
+    assert [f.rule for f in blocking(found)] == ["a"]
+
+
+def test_details_do_not_change_equality() -> None:
+    assert Finding("r", "error", "m", details={"k": 1}) == Finding("r", "error", "m")

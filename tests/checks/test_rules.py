@@ -1,0 +1,93 @@
+"""The rule registry: a rule is one registered function; shared inputs computed once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from renderer.checks.finding import Finding, rule_dict
+from renderer.checks.rules import (
+    ERROR,
+    REGISTRY,
+    WARNING,
+    RuleInput,
+    Violation,
+    rule,
+    run_rules,
+)
+from tests.gatehelp import typha_on_objects
+
+TYPHA = "Deployment kube-system/calico-typha"
+
+
+def _input() -> RuleInput:
+    return RuleInput(typha_on_objects(), "v9.1.0")
+
+
+def test_adding_a_rule_is_one_function() -> None:
+    @rule(id="test-only-rule", severity=WARNING, message="the Typha Deployment is suspicious")
+    def suspicious(data: RuleInput) -> Iterator[Violation]:
+        yield Violation("", data.typha, "metadata")
+
+    try:
+        findings = run_rules(_input(), [REGISTRY["test-only-rule"]])
+        assert [(f.stage, f.rule, f.severity, f.object, f.field) for f in findings] == [
+            ("rules", "test-only-rule", WARNING, TYPHA, "metadata")
+        ]
+        assert findings[0].file.endswith("-typha.yaml") and findings[0].line > 0
+        with pytest.raises(ValueError, match="registered twice"):
+            rule(id="test-only-rule", severity=WARNING, message="x")(suspicious)
+    finally:
+        del REGISTRY["test-only-rule"]
+
+
+def test_a_rule_has_a_known_severity() -> None:
+    with pytest.raises(ValueError, match="severity"):
+        rule(id="test-bad-severity", severity="fatal", message="x")
+    assert "test-bad-severity" not in REGISTRY
+
+
+def test_shared_inputs_are_computed_once() -> None:
+    data = _input()
+    assert data.typha is not None and data.typha.ref == TYPHA
+    assert data.typha is data.typha
+    assert data.typha_container is not None
+    assert data.typha_container[1]["name"] == "calico-typha"
+    assert [p.ref for p in data.typha_pdbs] == ["PodDisruptionBudget kube-system/calico-typha"]
+    assert data.images is data.images
+    assert {image for _, _, image in data.images} >= {data.typha_container[1]["image"]}
+
+
+def test_every_registered_rule_has_an_id_severity_and_message() -> None:
+    assert REGISTRY
+    for rule_id, r in REGISTRY.items():
+        assert r.id == rule_id and r.severity in (ERROR, WARNING) and r.message
+
+
+def test_rule_dict_is_its_fields_as_the_capability_schema_wants() -> None:
+    from renderer.data import schemas
+
+    f = Finding(
+        "typha-probes",
+        ERROR,
+        "m",
+        object=TYPHA,
+        field="spec.x",
+        file="v/001-typha.yaml",
+        line=3,
+        rendered_line=9,
+    )
+    assert rule_dict(f) == {
+        "rule": "typha-probes",
+        "severity": "error",
+        "message": "m",
+        "object": TYPHA,
+        "field": "spec.x",
+        "file": "v/001-typha.yaml",
+        "line": 3,
+        "rendered_line": 9,
+    }
+    ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
+    assert sorted(ref["properties"]) == sorted(rule_dict(f))
+    assert set(ref["required"]) == set(rule_dict(f)) - {"rendered_line"}

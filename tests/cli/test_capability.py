@@ -1,0 +1,90 @@
+"""``calico-render capability``: the release check of one version."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from renderer.data import schemas
+from tests.clihelp import run
+from tests.gatehelp import TREE
+
+ROOT = str(TREE)
+
+
+@pytest.mark.parametrize(
+    ("version", "code", "capable", "legacy"),
+    [
+        ("v9.1.0", 0, True, False),
+        ("v9.4.0", 1, True, False),
+        ("v9.0.0", 1, False, True),
+        ("v9.2.0", 1, False, True),
+        ("v9.3.0", 1, False, False),
+    ],
+)
+def test_cli_capability_json(
+    capsys: pytest.CaptureFixture[str], version: str, code: int, capable: bool, legacy: bool
+) -> None:
+    r = run(
+        capsys,
+        "capability",
+        "--version",
+        version,
+        "--manifests",
+        ROOT,
+        "--format",
+        "json",
+        "--kube-version",
+        "1.30",
+    )
+    assert r.code == code
+    report = json.loads(r.out)
+    schemas.validate_output(schemas.CAPABILITY_REPORT, report)
+    assert report["capable"] is capable and report["release_ready"] is (code == 0)
+    assert report["legacy"] is legacy
+    assert list(report["schema"]) == ["1.30"] and report["version"] == version
+
+
+def test_cli_capability_no_anti_affinity_names_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "capability", "--version", "v9.4.0", "--manifests", ROOT)
+    assert r.code == 1
+    assert "[typha-anti-affinity] Deployment kube-system/calico-typha" in r.out
+    assert "Typha-capable: yes" in r.out and "Release-ready: no" in r.out
+
+
+def test_cli_capability_report_regression(
+    capsys: pytest.CaptureFixture[str], data_regression: object
+) -> None:
+    r = run(
+        capsys,
+        "capability",
+        "--version",
+        "v9.4.0",
+        "--manifests",
+        ROOT,
+        "--format",
+        "json",
+        "--kube-version",
+        "1.37",
+    )
+    data_regression.check(json.loads(r.out))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("version", ["v3.28.2", "v3.29.3", "v3.31.3"])
+def test_bundled_typha_versions_release_ready(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    r = run(capsys, "capability", "--version", version)
+    assert r.code == 0, r.out
+    assert "Release-ready: yes" in r.out
+
+
+@pytest.mark.parametrize("version", ["v3.25.0", "v3.27.3"])
+def test_bundled_legacy_versions_not_ready(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    r = run(capsys, "capability", "--version", version, "--format", "json")
+    report = json.loads(r.out)
+    assert r.code == 1 and not report["capable"] and not report["release_ready"]
+    assert report["legacy"] is True
