@@ -3,13 +3,14 @@ objects, and whole reports (on the fixture tree under tests/fixtures/advise)."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from renderer import api
+from renderer import api, output
 from renderer.calico import advise as adv
 from renderer.calico.advise import (
     BGP_MESH,
@@ -34,6 +35,7 @@ from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.output.documents import AdviceDocument
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "advise"
 LEGACY = Path(__file__).parents[1] / "fixtures" / "tree"
@@ -578,7 +580,7 @@ def test_report_601_nodes_ipip_dual_regression(data_regression: Any) -> None:
 
 def test_report_text_regression(file_regression: Any) -> None:
     report = _report(601, calicoMode="ipip")
-    file_regression.check(adv.render_text(report), extension=".txt")
+    file_regression.check(output.render("text", AdviceDocument(report)), extension=".txt")
 
 
 @pytest.mark.parametrize(
@@ -595,7 +597,9 @@ def test_report_backend_by_mode(mode: str, bgp: str) -> None:
 def test_report_passed(nodes: int, passed: bool) -> None:
     report = _report(nodes)
     assert report.passed is passed
-    assert adv.render_json(report).endswith("\n")
+    data = json.loads(output.render("json", AdviceDocument(report)))
+    assert data["passed"] is passed
+    assert data["summary"]["error"] == (0 if passed else 1)
 
 
 def test_report_block_size_from_the_render() -> None:

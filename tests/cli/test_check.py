@@ -682,7 +682,7 @@ def test_every_suggested_command_is_accepted_by_the_cli(
 def test_legacy_says_the_same_in_check_and_capability(
     capsys: pytest.CaptureFixture[str], tree: Path
 ) -> None:
-    from renderer.checks.report import LEGACY_RULES
+    from renderer.output.check_text import LEGACY_RULES
 
     r = check(capsys, tree)
     legacy = [line for line in r.out.splitlines() if line.startswith("  legacy:")]
