@@ -13,7 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.report import FAIL, MISSING, CheckReport, StaleGolden, VersionResult
+from renderer.checks.report import (
+    FAIL,
+    MISSING,
+    CheckReport,
+    ScenarioResult,
+    StaleGolden,
+    VersionResult,
+)
 from renderer.output import Document, check_text
 from renderer.output.junit import Suites, TestCase, TestSuite
 
@@ -65,9 +72,8 @@ def _version_case(v: VersionResult) -> TestCase:
     )
 
 
-def _scenario_case(v: VersionResult, index: int) -> TestCase:
+def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
     """The scenario's testcase, failing with the diffs of the golden files it renders."""
-    s = v.scenarios[index]
     failed = s.golden in (FAIL, MISSING)
     text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
     if s.golden == MISSING:
@@ -101,7 +107,8 @@ def _rule_cases(v: VersionResult) -> list[TestCase]:
 
 
 def version_suite(v: VersionResult) -> TestSuite:
-    cases = [_version_case(v), *(_scenario_case(v, i) for i in range(len(v.scenarios)))]
+    """The version's suite: its own case, a case per scenario, one per rule error."""
+    cases = [_version_case(v), *(_scenario_case(v, s) for s in v.scenarios)]
     return TestSuite(
         f"calico {v.version}",
         (*cases, *_rule_cases(v)),
