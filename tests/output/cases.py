@@ -4,6 +4,7 @@ hand, the plan, explain-context and capability ones from the bundled and fixture
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from renderer import api
@@ -71,6 +72,17 @@ def _capability(version: str) -> Document:
     return CapabilityDocument(report)
 
 
+def _capability_exceptions() -> Document:
+    """v9.4.0 with an exception that matched and one that matched nothing."""
+    from renderer.checks.exceptions import Applied, RuleException
+
+    report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
+    matched = Applied(RuleException("typha-pdb", "reviewed", severity="warning"), {"v9.4.0": 1})
+    unmatched = Applied(RuleException("typha-replicas", "gone", line=4))
+    exceptions = (matched, unmatched)
+    return CapabilityDocument(replace(report, exceptions_file="x.yaml", exceptions=exceptions))
+
+
 #: id -> a document; each test of a format renders every one.
 DOCUMENTS: dict[str, Callable[[], Document]] = {
     "typha-table": lambda: TyphaDocument.of(None),
@@ -93,6 +105,7 @@ DOCUMENTS: dict[str, Callable[[], Document]] = {
     "check-stale-and-exceptions": lambda: CheckDocument(stale()),
     "capability": lambda: _capability("v9.4.0"),
     "capability-legacy": lambda: _capability("v9.0.0"),
+    "capability-exceptions": _capability_exceptions,
     "capability-incomplete": lambda: _capability("v9.3.0"),
     "capability-bundled": lambda: CapabilityDocument(api.capability("v3.28.2")),
 }
