@@ -13,7 +13,6 @@ cites its section.
 from __future__ import annotations
 
 import ipaddress
-import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -23,7 +22,6 @@ from typing import Any
 
 from renderer.calico import policy
 from renderer.checks.finding import Finding, check_dict, locate
-from renderer.data import schemas
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
 
@@ -1195,45 +1193,3 @@ class AdviceReport:
             "findings": [finding_dict(f) for f in self.findings],
             "notes": list(self.notes),
         }
-
-
-def render_json(report: AdviceReport) -> str:
-    """The report as JSON, checked against ``schemas/advise-report.schema.json``."""
-    data = report.to_dict()
-    schemas.validate_output(ADVISE_REPORT_SCHEMA, data)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def _value(fact: Fact) -> str:
-    return "unset" if fact.value is None else str(fact.value)
-
-
-def render_text(report: AdviceReport) -> str:
-    """Findings, most severe first within the fixed rule order, each with advice and inputs."""
-    if report.inputs is None:
-        return "".join(f"{n}\n" for n in report.notes)
-    i = report.inputs
-    lines = [
-        f"calico-render advise: Calico {report.version}, {_value(i.nodes)} nodes "
-        f"({i.nodes.origin()}), {_value(i.max_pods)} max pods per node ({i.max_pods.origin()})"
-    ]
-    for f in report.findings:
-        lines.append("")
-        lines.append(f.describe())
-        advice, inputs = f.details.get("advice"), f.details.get("inputs", {})
-        if advice:
-            lines.append(f"  advice: {advice}")
-        if inputs:
-            lines.append("  inputs:")
-            width = max(len(k) for k in inputs)
-            vwidth = max(len(_value(v)) for v in inputs.values())
-            for key, fact in inputs.items():
-                lines.append(f"    {key:<{width}}  {_value(fact):<{vwidth}}  {fact.origin()}")
-    for note in report.notes:
-        lines.append("")
-        lines.append(f"note: {note}")
-    c = report.counts()
-    lines.append("")
-    verdict = "PASS" if report.passed else "FAIL"
-    lines.append(f"{verdict}: {c['error']} error(s), {c['warning']} warning(s), {c['info']} ok")
-    return "\n".join(lines) + "\n"

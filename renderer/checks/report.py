@@ -1,20 +1,18 @@
-"""The check report: plain dataclasses and their text, JSON and JUnit renderings.
+"""The check and release reports: plain dataclasses and their JSON data.
 
-Renderers are pure functions of the report, so every format says the same thing and
-the text and JSON output is byte-identical across runs (sorted, no times). JUnit carries
-each version's measured time, as CI tools expect; nothing else in it varies.
+Their text, JSON and JUnit forms are documents of :mod:`renderer.output`
+(:mod:`renderer.output.check`, :mod:`renderer.output.capability`), pure functions of
+these reports, so every format says the same thing and text and JSON are byte-identical
+across runs (sorted, no times). Only JUnit carries each version's measured time.
 """
 
 from __future__ import annotations
 
-import json
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
 from renderer.checks.finding import Finding, blocking, check_dict, rule_dict
-from renderer.data import schemas
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -27,7 +25,6 @@ STAGES = ("templates", "capability", "rules", "schema", "goldens")
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
-CHECK_REPORT_SCHEMA = "check-report.schema.json"
 
 
 @dataclass
@@ -110,6 +107,11 @@ class VersionResult:
     @property
     def passed(self) -> bool:
         return all(status in _GOOD for status in self.stages.values())
+
+    @property
+    def failed_stages(self) -> list[str]:
+        """The stages that did not pass (nor pass as legacy, skip or update), in order."""
+        return [s for s in self.stage_names if self.stages.get(s) not in _GOOD]
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -220,339 +222,6 @@ class CheckReport:
         return data
 
 
-# --- text ---------------------------------------------------------------------------
-
-
-def _cell(v: VersionResult, stage: str) -> str:
-    status = v.stages.get(stage, SKIP)
-    if stage == "capability":
-        if status == FAIL:
-            return "FAIL"
-        return "-" if v.capable is None else ("yes" if v.capable else "legacy")
-    return {
-        PASS: "ok",
-        FAIL: "FAIL",
-        LEGACY: "legacy",
-        SKIP: "-",
-        MISSING: "MISSING",
-        UPDATED: "updated",
-    }.get(status, status)
-
-
-def progress_line(v: VersionResult) -> str:
-    """The one line a terminal sees as each version finishes."""
-    return f"checked {v.version}: {'pass' if v.passed else 'FAIL'}"
-
-
-def render_text(report: CheckReport) -> str:
-    """One row per version, then details of failures, legacy versions and updates."""
-    stages = (*STAGES, FIDELITY) if report.upstream is not None else STAGES
-    titles = ("TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS", "FIDELITY")
-    headers = ("VERSION", "DIALECT", *titles[: len(stages)], "RESULT")
-    rows = [
-        (v.version, v.dialect, *(_cell(v, s) for s in stages), "pass" if v.passed else "FAIL")
-        for v in report.versions
-    ]
-    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
-    against = f" and upstream {report.upstream}" if report.upstream is not None else ""
-    lines = [
-        f"calico-render check: {report.manifests} against goldens {report.golden}{against} "
-        f"(Kubernetes {', '.join(report.kube_versions)})",
-        "",
-    ]
-    for row in [headers, *rows]:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    for v in report.versions:
-        details = _details(v)
-        if details:
-            lines.append("")
-            lines.extend(details)
-    for stale in report.stale:
-        lines.append("")
-        lines.extend(_stale_details(stale))
-    lines.extend(_exception_lines(report))
-    failed = [v.version for v in report.versions if not v.passed]
-    problems = []
-    if failed:
-        problems.append(
-            f"{len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
-        )
-    if report.stale_failed:
-        problems.append(f"{STALE_MESSAGE}: " + ", ".join(report.stale_failed))
-    lines.append("")
-    if not report.versions:
-        lines.append("FAIL: no Calico versions found")
-    elif problems:
-        lines.append("FAIL: " + "; ".join(problems))
-    else:
-        lines.append(f"PASS: {len(report.versions)} versions")
-    return "\n".join(lines) + "\n"
-
-
-def _exception_lines(report: CheckReport) -> list[str]:
-    """Every exception of the file: what it matched, or a warning that it matched nothing."""
-    if not report.exceptions:
-        return []
-    out = ["", f"Exceptions ({report.exceptions_file}):"]
-    for a in report.exceptions:
-        e = a.exception
-        if a.matches:
-            where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
-            out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
-    out.extend(f"  warning: {w}" for w in report.exception_warnings)
-    return out
-
-
-STALE_MESSAGE = "goldens for a version not in the tree"
-#: What check and capability both say of the release rules on a legacy version.
-LEGACY_RULES = "release rules not applied"
-
-
-def _stale_details(stale: StaleGolden) -> list[str]:
-    if stale.status == UPDATED:
-        return [
-            f"{stale.version}:",
-            f"  goldens removed from {stale.directory} (a version not in the tree):",
-            *(f"    removed: {f}" for f in stale.files),
-        ]
-    return [
-        f"{stale.version}:",
-        f"  goldens: FAIL: {stale.directory} holds {STALE_MESSAGE} "
-        f"({len(stale.files)} file(s)); remove them, after review, with:",
-        f"    {stale.command}",
-    ]
-
-
-def _details(v: VersionResult) -> list[str]:
-    out: list[str] = []
-    if v.legacy:
-        out.append(f"  legacy: not Typha-capable; passes as legacy, {LEGACY_RULES}; missing:")
-        out.extend(f"    - {item}" for item in v.missing or ["no Typha templates"])
-        for s in v.scenarios:
-            if s.decision.get("compatibility"):
-                out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
-    if v.stages["capability"] == FAIL:
-        out.append(
-            "  capability: Typha templates present but incomplete; neither capable nor "
-            "legacy, so rules, schema and goldens are not checked"
-        )
-    fid = v.fidelity
-    if fid is not None and fid["note"]:
-        out.append(f"  {FIDELITY}: {fid['note']}")
-    elif fid is not None and (fid["errors"] or fid["warnings"]):
-        out.append(
-            f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s) against "
-            f"{fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
-        )
-    for f in v.findings:
-        if f.severity != "info":
-            out.append(f"  {f.stage}: {f.describe()}")
-    g = v.golden
-    if g.status == MISSING:
-        out.append(f"  goldens: none in {g.directory}; create them with:")
-        out.append(f"    {g.command}")
-    elif g.status == FAIL and not g.files:
-        out.append(f"  goldens: could not be compared with {g.directory} (see above)")
-    elif g.status == FAIL:
-        out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
-        for c in g.changes:
-            scen = f" [{', '.join(c.scenarios)}]" if c.scenarios else ""
-            at = f"{c.file}: " if c.file else ""
-            out.append(f"    {at}{c.describe()}{scen}")
-        out.append(f"  update them, after review, with: {g.command}")
-        out.extend("    " + line if line else "" for line in g.diff.splitlines())
-    elif g.status == UPDATED:
-        out.append(f"  goldens updated in {g.directory}:")
-        out.extend(f"    {f.change}: {f.path}" for f in g.files)
-    return [f"{v.version}:", *out] if out else []
-
-
-# --- JSON ---------------------------------------------------------------------------
-
-
-def render_json(report: CheckReport) -> str:
-    """The report as JSON, checked against ``schemas/check-report.schema.json``."""
-    data = report.to_dict()
-    schemas.validate_output(CHECK_REPORT_SCHEMA, data)
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-# --- JUnit --------------------------------------------------------------------------
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.3f}"
-
-
-def _case(
-    suite: ET.Element,
-    classname: str,
-    name: str,
-    failure: str | None,
-    message: str = "",
-    skipped: str | None = None,
-    seconds: float = 0.0,
-) -> None:
-    taken = {c.get("name") for c in suite.findall("testcase")}
-    unique, n = name, 1
-    while unique in taken:  # CI tools key test history on the name
-        n += 1
-        unique = f"{name} #{n}"
-    case = ET.SubElement(
-        suite, "testcase", classname=classname, name=unique, time=_seconds(seconds)
-    )
-    if failure is not None:
-        el = ET.SubElement(case, "failure", message=message or "failed", type="failure")
-        el.text = failure
-    elif skipped is not None:
-        ET.SubElement(case, "skipped", message=skipped)
-
-
-def _diffs(v: VersionResult, scenario: str | None) -> str:
-    """The diffs of the golden files ``scenario`` renders (None: that no scenario renders)."""
-    from renderer.checks.golden import owners
-
-    names = [s.name for s in v.scenarios]
-    return "".join(
-        diff
-        for path, diff in v.golden.file_diffs.items()
-        if (scenario in owners(path, names) if scenario else not owners(path, names))
-    ).rstrip("\n")
-
-
-def _exception_properties(suite: ET.Element, v: VersionResult) -> None:
-    if not v.exceptions:
-        return
-    props = ET.SubElement(suite, "properties")
-    for rule, severity, reason, n in v.exceptions:
-        action = "skipped" if severity is None else f"downgraded to {severity}"
-        ET.SubElement(
-            props,
-            "property",
-            name=f"exception {rule}",
-            value=f"{action} ({n} finding(s)): {reason}",
-        )
-
-
-def _version_case(suite: ET.Element, v: VersionResult) -> None:
-    """The version's testcase: its failed stages, non-rule errors and orphan changes."""
-    bad = [s for s in v.stage_names if v.stages.get(s) not in _GOOD]
-    errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
-    orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
-    orphan_diff = _diffs(v, None)
-    body = "\n".join(
-        [f"stage {s}: {v.stages[s]}" for s in bad]
-        + errors
-        + ([v.golden.command] if v.golden.status == MISSING else [])
-        + orphans
-        + (["", orphan_diff] if orphan_diff else [])
-    )
-    _case(
-        suite,
-        f"calico.{v.version}",
-        v.version,
-        body if bad else None,
-        message="failed stages: " + ", ".join(bad) if bad else "",
-        seconds=v.seconds,
-    )
-
-
-def _scenario_cases(suite: ET.Element, v: VersionResult) -> None:
-    """A testcase per scenario, failing with the diffs of the golden files it renders."""
-    for s in v.scenarios:
-        scen_fail = s.golden in (FAIL, MISSING)
-        text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
-        if s.golden == MISSING:
-            text += "\ncreate them with: " + v.golden.command
-        elif scen_fail:
-            diff = _diffs(v, s.name)
-            if diff:
-                text += "\n\n" + diff
-        _case(
-            suite,
-            f"calico.{v.version}",
-            f"{v.version} {s.name}",
-            text if scen_fail else None,
-            message=f"golden {s.golden}",
-        )
-
-
-def _rule_cases(suite: ET.Element, v: VersionResult) -> None:
-    """A failing testcase per rule error."""
-    for f in v.findings:
-        if f.stage == "rules" and f.severity == "error":
-            _case(
-                suite,
-                f"calico.{v.version}",
-                f"{v.version} rule {f.rule}"
-                + (f" {f.object}" if f.object else "")
-                + (f" {f.field}" if f.field else ""),
-                f.describe(),
-                message=f.message,
-            )
-
-
-def _count(suite: ET.Element, seconds: float) -> tuple[int, int, int]:
-    """Set the suite's totals; returns (tests, failures, skipped)."""
-    cases = suite.findall("testcase")
-    n_fail = sum(1 for c in cases if c.find("failure") is not None)
-    n_skip = sum(1 for c in cases if c.find("skipped") is not None)
-    for key, value in (("tests", len(cases)), ("failures", n_fail), ("errors", 0)):
-        suite.set(key, str(value))
-    suite.set("skipped", str(n_skip))
-    suite.set("time", _seconds(seconds))
-    return len(cases), n_fail, n_skip
-
-
-def _stale_suite(root: ET.Element, stale: StaleGolden) -> tuple[int, int, int]:
-    suite = ET.SubElement(root, "testsuite", name=f"calico {stale.version}")
-    failed = stale.status == FAIL
-    body = "\n".join(
-        [f"{STALE_MESSAGE}: {stale.directory}", *stale.files, f"remove them with: {stale.command}"]
-    )
-    _case(
-        suite,
-        f"calico.{stale.version}",
-        f"{stale.version} goldens",
-        body if failed else None,
-        message=STALE_MESSAGE,
-    )
-    return _count(suite, 0.0)
-
-
-def render_junit(report: CheckReport) -> str:
-    """One testsuite per version: a testcase for the version, each scenario, each failed rule.
-
-    A scenario's failure carries only the diffs of the golden files it renders
-    (``common/`` is every scenario's, ``a+b/`` is a's and b's); changes to golden files
-    no scenario renders go to the version's testcase.
-    """
-    root = ET.Element("testsuites", name="calico-render check")
-    totals = [0, 0, 0]
-    for v in report.versions:
-        suite = ET.SubElement(root, "testsuite", name=f"calico {v.version}")
-        _exception_properties(suite, v)
-        _version_case(suite, v)
-        _scenario_cases(suite, v)
-        _rule_cases(suite, v)
-        totals = [a + b for a, b in zip(totals, _count(suite, v.seconds), strict=True)]
-    for stale in report.stale:
-        totals = [a + b for a, b in zip(totals, _stale_suite(root, stale), strict=True)]
-    for key, value in (("tests", totals[0]), ("failures", totals[1]), ("errors", 0)):
-        root.set(key, str(value))
-    root.set("skipped", str(totals[2]))
-    root.set("time", _seconds(sum(v.seconds for v in report.versions)))
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
-
-
-RENDERERS = {"text": render_text, "json": render_json, "junit": render_junit}
-
-
-def render(report: CheckReport, fmt: str) -> str:
-    return RENDERERS[fmt](report)
-
-
 # --- the release report (``capability``) ---------------------------------------------
 
 
@@ -626,7 +295,6 @@ class ReleaseReport:
             "warnings": self.exception_warnings,
         }
         out["release_ready"] = self.release_ready
-        schemas.validate_output(schemas.CAPABILITY_REPORT, out)
         return out
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from renderer import api
+from renderer import output as formats
 from renderer.checks import exceptions, report
 from renderer.checks.options import TREE_GOLDEN, CheckOptions
 from renderer.cli.app import cli, emit
@@ -24,6 +25,8 @@ from renderer.cli.options import (
 from renderer.data.bundled import bundled_golden
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.k8s import schema as kubeschema
+from renderer.output import check_text
+from renderer.output.check import CheckDocument
 from renderer.store.files import write_output
 
 
@@ -63,7 +66,7 @@ def interactive() -> bool:
 @kube_version_option
 @no_cache_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
-@format_option(sorted(report.RENDERERS))
+@format_option(sorted(formats.names(CheckDocument)))  # check has always listed them sorted
 @click.option(
     "--output",
     type=PathType(dir_okay=False, path_type=Path),
@@ -108,7 +111,7 @@ def check(
     show_progress = fmt == "text" and interactive()
 
     def progress(result: report.VersionResult) -> None:
-        click.echo(report.progress_line(result), err=True)
+        click.echo(check_text.progress_line(result), err=True)
 
     try:
         result = api.check(options, progress if show_progress else None)
@@ -116,7 +119,7 @@ def check(
         if not api.refused_update(exc):
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
-    text = report.render(result, fmt)  # JSON is validated against its schema there
+    text = formats.render(fmt, CheckDocument(result))  # JSON is checked against its schema
     if output is not None:
         try:
             write_output(output, text)

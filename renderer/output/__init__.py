@@ -1,13 +1,13 @@
 """Output formats as plugins: a command's result is a :class:`Document`, and a format
-(one module each: :mod:`.text`, :mod:`.json`) turns any document it supports into the
-text a command prints.
+(one module each: :mod:`.text`, :mod:`.json`, :mod:`.junit`) turns any document it
+supports into the text a command prints.
 
 A new format is one module that defines a :class:`Format` and calls :func:`register`
 (listed in :data:`BUILTIN` below, or imported by the command that needs it), plus one
-table-driven test. A format for some documents only (JUnit for the check report, say)
-answers ``supports`` for the document classes that carry what it needs (a mixin with a
-``testsuites()`` method, for instance). Every command's ``--format`` choices are the
-registered formats its document supports (:func:`names`).
+table-driven test. A format for some documents only answers ``supports`` for the
+document classes that carry what it needs: JUnit renders documents with test suites
+(:class:`renderer.output.junit.Suites`), the check report's. Every command's
+``--format`` choices are the registered formats its document supports (:func:`names`).
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def render(name: str, document: Document) -> str:
     return fmt.render(document)
 
 
-#: The formats every document has, registered in this order (``--format`` lists them so).
-BUILTIN = ("text", "json")
+#: The built-in formats, registered in this order (``--format`` lists them so).
+BUILTIN = ("text", "json", "junit")
 for _name in BUILTIN:
     importlib.import_module(f"{__name__}.{_name}")
 

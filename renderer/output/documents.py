@@ -17,7 +17,7 @@ from renderer.output import Document
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult
-    from renderer.calico.advise import AdviceReport
+    from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
     from renderer.checks.finding import Finding
@@ -305,6 +305,42 @@ class PlanDocument(Document):
         return "".join(f"{line}\n" for line in lines)
 
 
+def _value(fact: Fact) -> str:
+    """A fact's value as the advice text prints it."""
+    return "unset" if fact.value is None else str(fact.value)
+
+
+def advice_text(report: AdviceReport) -> str:
+    """Findings, most severe first within the fixed rule order, each with advice and inputs."""
+    if report.inputs is None:
+        return "".join(f"{n}\n" for n in report.notes)
+    i = report.inputs
+    lines = [
+        f"calico-render advise: Calico {report.version}, {_value(i.nodes)} nodes "
+        f"({i.nodes.origin()}), {_value(i.max_pods)} max pods per node ({i.max_pods.origin()})"
+    ]
+    for f in report.findings:
+        lines.append("")
+        lines.append(f.describe())
+        advice, inputs = f.details.get("advice"), f.details.get("inputs", {})
+        if advice:
+            lines.append(f"  advice: {advice}")
+        if inputs:
+            lines.append("  inputs:")
+            width = max(len(k) for k in inputs)
+            vwidth = max(len(_value(v)) for v in inputs.values())
+            for key, fact in inputs.items():
+                lines.append(f"    {key:<{width}}  {_value(fact):<{vwidth}}  {fact.origin()}")
+    for note in report.notes:
+        lines.append("")
+        lines.append(f"note: {note}")
+    c = report.counts()
+    lines.append("")
+    verdict = "PASS" if report.passed else "FAIL"
+    lines.append(f"{verdict}: {c['error']} error(s), {c['warning']} warning(s), {c['info']} ok")
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class AdviceDocument(Document):
     """A scale advice report; ``skipped`` (no Calico to advise on): no text."""
@@ -319,9 +355,7 @@ class AdviceDocument(Document):
         return self.report.to_dict()
 
     def text(self) -> str:
-        from renderer.calico.advise import render_text
-
-        return "" if self.skipped else render_text(self.report)
+        return "" if self.skipped else advice_text(self.report)
 
 
 SOURCE_NAMES = {

@@ -3,13 +3,14 @@ objects, and whole reports (on the fixture tree under tests/fixtures/advise)."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from renderer import api
+from renderer import api, output
 from renderer.calico import advise as adv
 from renderer.calico.advise import (
     BGP_MESH,
@@ -34,6 +35,7 @@ from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.output.documents import AdviceDocument
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "advise"
 LEGACY = Path(__file__).parents[1] / "fixtures" / "tree"
@@ -399,7 +401,7 @@ def test_extract_defaults_when_the_templates_set_nothing() -> None:
     i = extract(objects())
     (p,) = i.pools
     assert (p.family, p.cidr.value, p.cidr.source) == (4, "10.250.0.0/16", CONTROLLER_DEFAULT)
-    assert "CALICO_IPV4POOL_CIDR not rendered" in p.cidr.where
+    assert p.cidr.where == "CALICO_IPV4POOL_CIDR not rendered; BKE controller default podSubnet"
     assert (p.block_size.value, p.block_size.source) == (26, CALICO_DEFAULT)
     # no CALICO_NETWORKING_BACKEND env: calico-config's calico_backend
     assert (i.backend.value, i.backend.source, i.backend.object) == (
@@ -457,7 +459,7 @@ def test_extract_ipv6_only_and_dual() -> None:
     assert [(p.family, p.cidr.value, p.block_size.value) for p in i.pools] == [
         (6, "fd00::/48", 120)
     ]
-    assert any("IP is none" in note for note in i.notes)
+    assert i.notes == ("IPv4 pool not checked: calico-node env IP is none (IPv6 only)",)
     dual = extract(objects(env.replace("none", "autodetect")), Fact("dual", CONFIG, "c.yaml"))
     assert [p.family for p in dual.pools] == [4, 6]
     # ipv4: an IPv6 pool in the render is not the cluster's
@@ -467,7 +469,9 @@ def test_extract_ipv6_only_and_dual() -> None:
 def test_extract_dual_without_ipv6_pool_is_a_note() -> None:
     i = extract(objects(), Fact("dual", FLAG, "--set"))
     assert [p.family for p in i.pools] == [4]
-    assert any("no CALICO_IPV6POOL_CIDR" in note for note in i.notes)
+    assert i.notes == (
+        "IPv6 pool not checked: ipModVersion is dual but the render sets no CALICO_IPV6POOL_CIDR",
+    )
 
 
 def test_extract_typha() -> None:
@@ -531,7 +535,7 @@ def test_request_inputs_pod_subnet_origins() -> None:
     )
     cidr = from_config.pools[0].cidr
     assert (cidr.value, cidr.source) == ("10.50.0.0/16", CONFIG)
-    assert "c.yaml" in cidr.where
+    assert cidr.where == "CALICO_IPV4POOL_CIDR not rendered; podSubnet from c.yaml"
     unset = adv.request_inputs(objs, context, nodes=10)
     assert (unset.pools[0].cidr.value, unset.pools[0].cidr.source) == (
         "10.250.0.0/16",
@@ -550,7 +554,10 @@ def test_request_inputs_traces_a_rendered_pod_subnet() -> None:
     # the render context's own default, not the controller's: a note says so
     untraced = adv.request_inputs(objs, context, nodes=10)
     assert untraced.pools[0].cidr.where == "env CALICO_IPV4POOL_CIDR"
-    assert any("10.250.0.0/16" in note for note in untraced.notes)
+    assert untraced.notes == (
+        "podSubnet is not set: the render used the render context's default 10.50.0.0/16, "
+        "while BKE's controller passes 10.250.0.0/16",
+    )
 
 
 # --- whole reports -------------------------------------------------------------------------
@@ -578,7 +585,7 @@ def test_report_601_nodes_ipip_dual_regression(data_regression: Any) -> None:
 
 def test_report_text_regression(file_regression: Any) -> None:
     report = _report(601, calicoMode="ipip")
-    file_regression.check(adv.render_text(report), extension=".txt")
+    file_regression.check(output.render("text", AdviceDocument(report)), extension=".txt")
 
 
 @pytest.mark.parametrize(
@@ -595,7 +602,9 @@ def test_report_backend_by_mode(mode: str, bgp: str) -> None:
 def test_report_passed(nodes: int, passed: bool) -> None:
     report = _report(nodes)
     assert report.passed is passed
-    assert adv.render_json(report).endswith("\n")
+    data = json.loads(output.render("json", AdviceDocument(report)))
+    assert data["passed"] is passed
+    assert data["summary"]["error"] == (0 if passed else 1)
 
 
 def test_report_block_size_from_the_render() -> None:
@@ -625,7 +634,10 @@ def test_report_legacy_version_takes_the_compatibility_path() -> None:
         POD_ADDRESSES,
         TYPHA_REPLICAS,
     ]
-    assert any("compatibility path" in note for note in report.notes)
+    assert report.notes == [
+        "a first install of v9.0.0 on 601 nodes is refused (not Typha-capable); advised on "
+        "the compatibility path, Typha off"
+    ]
     assert report.inputs is not None
     assert report.inputs.pools[0].cidr.source == CONTROLLER_DEFAULT
 

@@ -1,11 +1,12 @@
-"""Report renderers on hand-made reports: every format says the same thing, stably."""
+"""The check report model on hand-made reports: verdicts, summaries and JSON data.
+
+Its text and JUnit forms are tested with the other documents in ``tests/output``, on
+the reports built here."""
 
 from __future__ import annotations
 
-import json
-import xml.etree.ElementTree as ET
-
 import jsonschema
+import pytest
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
@@ -63,22 +64,8 @@ def sample() -> report.CheckReport:
     return report.CheckReport("root", "golden", ["1.30"], [ok, bad])
 
 
-def test_text_has_a_row_per_version_and_details() -> None:
-    text = report.render_text(sample())
-    rows = [line.split() for line in text.splitlines() if line.startswith("v")]
-    assert rows[0] == ["v1.0.0", "go", "ok", "legacy", "legacy", "ok", "MISSING", "FAIL"]
-    assert rows[1] == ["v2.0.0", "go", "ok", "yes", "FAIL", "ok", "FAIL", "FAIL"]
-    assert "calico-render check --up" in text
-    assert 'ConfigMap ns/c: data.k "a" -> "b" [nodes-51]' in text
-    assert "[error] r1: broken (Deployment ns/d)" in text
-    assert text.endswith("FAIL: 2 of 2 versions failed: v1.0.0, v2.0.0\n")
-
-
-def test_json_is_schema_valid_sorted_and_stable() -> None:
-    out = report.render_json(sample())
-    assert out == report.render_json(sample())
-    data = json.loads(out)
-    assert list(data) == sorted(data)
+def test_summary_counts_every_version_and_the_data_meets_its_schema() -> None:
+    data = sample().to_dict()
     assert data["summary"] == {
         "versions": 2,
         "passed": 0,
@@ -86,23 +73,42 @@ def test_json_is_schema_valid_sorted_and_stable() -> None:
         "legacy": 1,
         "stale_goldens": 0,
     }
+    assert (data["passed"], [v["passed"] for v in data["versions"]]) == (False, [False, False])
     jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
 
 
-def test_junit_counts_and_cases() -> None:
-    root = ET.fromstring(report.render_junit(sample()))
-    cases = [(c.get("name"), c.find("failure") is not None) for c in root.iter("testcase")]
-    assert cases == [
-        ("v1.0.0", True),
-        ("v1.0.0 nodes-50", True),
-        ("v2.0.0", True),
-        ("v2.0.0 nodes-50", False),
-        ("v2.0.0 nodes-51", True),
-        ("v2.0.0 rule r1 Deployment ns/d", True),
-    ]
-    assert (root.get("tests"), root.get("failures"), root.get("time")) == ("6", "5", "0.000")
-    missing = next(c for c in root.iter("testcase") if c.get("name") == "v1.0.0 nodes-50")
-    assert "calico-render check --up" in (missing.findtext("failure") or "")
+def stale() -> report.CheckReport:
+    """A passing legacy version with two applied exceptions (one matched nothing) and
+    goldens left for a version not in the tree."""
+    from renderer.checks.exceptions import Applied, RuleException
+
+    v = report.VersionResult("v1.0.0", ["calico.yaml"], "go")
+    v.stages.update(templates="pass", capability="legacy", rules="legacy", schema="pass")
+    v.exceptions = [("r1", None, "known", 2), ("r2", "warning", "accepted", 1)]
+    matched = Applied(RuleException("r1", "known"), {"v1.0.0": 2})
+    unmatched = Applied(RuleException("r3", "gone", line=7))
+    left = report.StaleGolden("v0.9.0", "g/v0.9.0", ["nodes-50/decision.json"], "cmd --up")
+    return report.CheckReport(
+        "root",
+        "golden",
+        ["1.30"],
+        [v],
+        stale=[left],
+        exceptions_file="exceptions.yaml",
+        exceptions=[matched, unmatched],
+    )
+
+
+def test_stale_goldens_fail_the_report_until_removed() -> None:
+    r = stale()
+    assert (r.passed, r.stale_failed, r.versions[0].passed) == (False, ["v0.9.0"], True)
+    data = r.to_dict()
+    assert data["summary"]["stale_goldens"] == 1
+    assert [e["rule"] for e in data["exceptions"]["entries"]] == ["r1", "r3"]
+    assert len(data["exceptions"]["warnings"]) == 1
+    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    r.stale[0].status = report.UPDATED
+    assert (r.passed, r.stale_failed) == (True, [])
 
 
 def incomplete() -> report.VersionResult:
@@ -131,18 +137,10 @@ def test_capable_and_legacy_follow_the_capability_stage() -> None:
     assert (v.capable, v.legacy, v.passed) == (False, False, False)
 
 
-def test_capability_failure_in_every_format() -> None:
+def test_capability_failure_is_neither_capable_nor_legacy() -> None:
     r = report.CheckReport("root", "golden", ["1.30"], [incomplete()])
-    text = report.render_text(r)
-    row = next(line.split() for line in text.splitlines() if line.startswith("v3"))
-    assert row == ["v3.0.0", "go", "ok", "FAIL", "-", "-", "-", "FAIL"]
-    assert "Typha templates present but incomplete" in text
-    assert "passes as legacy" not in text
-    assert (
-        "capability: [error] typha-replicas: Typha templates incomplete: missing "
-        "Deployment x replicas" in text
-    )
-    data = json.loads(report.render_json(r))
+    assert r.versions[0].failed_stages == ["capability"]
+    data = r.to_dict()
     jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
     v = data["versions"][0]
     assert (v["capable"], v["legacy"], v["passed"], v["stages"]["capability"]) == (
@@ -151,6 +149,9 @@ def test_capability_failure_in_every_format() -> None:
         False,
         "fail",
     )
+    assert [(f["stage"], f["rule"], f["severity"]) for f in v["findings"]] == [
+        ("capability", "typha-replicas", "error")
+    ]
     assert data["summary"] == {
         "versions": 1,
         "passed": 0,
@@ -158,57 +159,28 @@ def test_capability_failure_in_every_format() -> None:
         "legacy": 0,
         "stale_goldens": 0,
     }
-    root = ET.fromstring(report.render_junit(r))
-    (case,) = root.iter("testcase")
-    failure = case.find("failure")
-    assert failure is not None and failure.get("message") == "failed stages: capability"
-    assert failure.text == (
-        "stage capability: fail\n[error] typha-replicas: Typha templates incomplete: "
-        "missing Deployment x replicas"
-    )
 
 
-def test_junit_scenario_failures_carry_only_the_diffs_of_files_they_render() -> None:
-    v = report.VersionResult("v4.0.0", ["a.yaml"], "go")
-    v.stages.update(templates="pass", capability="pass", rules="pass", schema="pass")
-    v.stages["goldens"] = "fail"
-    paths = [
-        "common/crds.yaml",
-        "nodes-50/a.yaml",
-        "nodes-51+nodes-601/a.yaml",
-        "nodes-601/decision.json",
-        "nodes-99/a.yaml",
-    ]
-    v.golden = report.GoldenResult(
-        "fail",
-        "g/v4.0.0",
-        files=[FileChange(p, "modified") for p in paths],
-        changes=[ObjectChange("nodes-99/a.yaml", "", "present", None)],
-        file_diffs={p: f"--- a/g/v4.0.0/{p}\n+++ b/g/v4.0.0/{p}\n" for p in paths},
-    )
-    v.scenarios = [
-        report.ScenarioResult(n, nodes, "install", dec(n, nodes), golden="fail")
-        for n, nodes in (("nodes-50", 50), ("nodes-51", 51), ("nodes-601", 601))
-    ]
-    root = ET.fromstring(report.render_junit(report.CheckReport("r", "g", ["1.30"], [v])))
-    texts = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
-
-    def shown(name: str) -> list[str]:
-        return [p for p in paths if f"--- a/g/v4.0.0/{p}\n" in texts[name] + "\n"]
-
-    assert shown("v4.0.0 nodes-50") == ["common/crds.yaml", "nodes-50/a.yaml"]
-    assert shown("v4.0.0 nodes-51") == ["common/crds.yaml", "nodes-51+nodes-601/a.yaml"]
-    assert shown("v4.0.0 nodes-601") == [
-        "common/crds.yaml",
-        "nodes-51+nodes-601/a.yaml",
-        "nodes-601/decision.json",
-    ]
-    assert shown("v4.0.0") == ["nodes-99/a.yaml"]
-    assert "nodes-99/a.yaml: removed" in texts["v4.0.0"]
+@pytest.mark.parametrize(
+    ("statuses", "failed"),
+    [
+        ({}, []),
+        ({"capability": "legacy", "rules": "legacy", "goldens": "updated"}, []),
+        ({"rules": "fail", "goldens": "missing"}, ["rules", "goldens"]),
+        ({"fidelity": "fail"}, ["fidelity"]),
+    ],
+)
+def test_failed_stages_are_those_not_passing_in_stage_order(
+    statuses: dict[str, str], failed: list[str]
+) -> None:
+    v = report.VersionResult("v0", [], "go")
+    v.stages = {**dict.fromkeys(report.STAGES, "pass"), **statuses}
+    assert v.failed_stages == failed
+    assert v.passed is (not failed)
 
 
 def test_json_keys_are_snake_case_like_the_capability_report() -> None:
-    data = json.loads(report.render_json(sample()))
+    data = sample().to_dict()
 
     def keys(value: object, under: str = "") -> set[str]:
         if isinstance(value, dict):

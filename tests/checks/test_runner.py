@@ -8,7 +8,8 @@ import pytest
 
 from renderer.checks import runner
 from renderer.checks.options import CheckOptions
-from renderer.checks.report import render_json
+from renderer.output import render
+from renderer.output.check import CheckDocument
 from tests.gatehelp import TREE
 
 
@@ -26,7 +27,7 @@ def test_chunks_are_consecutive_and_at_most_parts(n: int, parts: int, sizes: lis
 def test_the_report_is_the_same_whatever_the_jobs(tmp_path: Path) -> None:
     def report(jobs: int) -> str:
         options = CheckOptions(TREE, tmp_path / "golden", kube_versions=("1.34",), jobs=jobs)
-        return render_json(runner.run_check(options))
+        return render("json", CheckDocument(runner.run_check(options)))
 
     assert report(1) == report(3)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.data import schemas
 from tests.clihelp import run
@@ -46,11 +47,29 @@ def test_cli_capability_json(
     assert list(report["schema"]) == ["1.30"] and report["version"] == version
 
 
-def test_cli_capability_no_anti_affinity_names_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    r = run(capsys, "capability", "--version", "v9.4.0", "--manifests", ROOT)
+def test_cli_capability_no_anti_affinity_names_rule(
+    capsys: pytest.CaptureFixture[str], file_regression: FileRegressionFixture
+) -> None:
+    r = run(capsys, "capability", "--version", "v9.4.0", "--manifests", ROOT, "--format", "json")
     assert r.code == 1
-    assert "[typha-anti-affinity] Deployment kube-system/calico-typha" in r.out
-    assert "Typha-capable: yes" in r.out and "Release-ready: no" in r.out
+    report = json.loads(r.out)
+    assert (report["capable"], report["release_ready"]) == (True, False)
+    found = [
+        (f["rule"], f["object"], f["field"], f["severity"]) for f in report["rules"]["findings"]
+    ]
+    assert found == [
+        (
+            "typha-anti-affinity",
+            "Deployment kube-system/calico-typha",
+            "spec.template.spec.affinity.podAntiAffinity",
+            "error",
+        )
+    ]
+    text = run(
+        capsys, "capability", "--version", "v9.4.0", "--manifests", ROOT, "--kube-version", "1.30"
+    )
+    assert text.code == 1
+    file_regression.check(text.out, extension=".txt")
 
 
 def test_cli_capability_report_regression(
@@ -75,9 +94,10 @@ def test_cli_capability_report_regression(
 def test_bundled_typha_versions_release_ready(
     capsys: pytest.CaptureFixture[str], version: str
 ) -> None:
-    r = run(capsys, "capability", "--version", version)
+    r = run(capsys, "capability", "--version", version, "--format", "json")
     assert r.code == 0, r.out
-    assert "Release-ready: yes" in r.out
+    report = json.loads(r.out)
+    assert (report["capable"], report["legacy"], report["release_ready"]) == (True, False, True)
 
 
 @pytest.mark.parametrize("version", ["v3.25.0", "v3.27.3"])

@@ -1,15 +1,19 @@
-"""Documents of every kind for the format tests: small ones built by hand, the plan and
-explain-context ones from the bundled tree."""
+"""Documents of every kind for the format tests: small ones and check reports built by
+hand, the plan, explain-context and capability ones from the bundled and fixture trees."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from renderer import api
 from renderer.calico.advise import AdviceReport
 from renderer.calico.images import ImageList
+from renderer.checks.report import CheckReport
 from renderer.output import Document
+from renderer.output.capability import CapabilityDocument
+from renderer.output.check import CheckDocument
 from renderer.output.documents import (
     AdviceDocument,
     ExplainDocument,
@@ -19,6 +23,8 @@ from renderer.output.documents import (
     ValidateDocument,
     VersionsDocument,
 )
+from tests.checks.test_report import incomplete, sample, stale
+from tests.gatehelp import TREE
 
 
 def _entry(version: str, typha: str, **extra: Any) -> dict[str, Any]:
@@ -61,6 +67,22 @@ def _images() -> Document:
     return ImagesDocument(ImageList("v3.28.2", "worker", "r/", images))
 
 
+def _capability(version: str) -> Document:
+    report = api.capability(version, root=TREE, kube_versions=("1.30",))
+    return CapabilityDocument(report)
+
+
+def _capability_exceptions() -> Document:
+    """v9.4.0 with an exception that matched and one that matched nothing."""
+    from renderer.checks.exceptions import Applied, RuleException
+
+    report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
+    matched = Applied(RuleException("typha-pdb", "reviewed", severity="warning"), {"v9.4.0": 1})
+    unmatched = Applied(RuleException("typha-replicas", "gone", line=4))
+    exceptions = (matched, unmatched)
+    return CapabilityDocument(replace(report, exceptions_file="x.yaml", exceptions=exceptions))
+
+
 #: id -> a document; each test of a format renders every one.
 DOCUMENTS: dict[str, Callable[[], Document]] = {
     "typha-table": lambda: TyphaDocument.of(None),
@@ -76,4 +98,14 @@ DOCUMENTS: dict[str, Callable[[], Document]] = {
     "plan": lambda: PlanDocument(api.plan("v3.28.2", 60, from_nodes=10)),
     "plan-unchanged": lambda: PlanDocument(api.plan("v3.28.2", 60), unchanged=True),
     "explain-context": lambda: ExplainDocument(api.explain_context("v3.28.2", 3)),
+    "check": lambda: CheckDocument(sample()),
+    "check-capability-failure": lambda: CheckDocument(
+        CheckReport("root", "golden", ["1.30"], [incomplete()])
+    ),
+    "check-stale-and-exceptions": lambda: CheckDocument(stale()),
+    "capability": lambda: _capability("v9.4.0"),
+    "capability-legacy": lambda: _capability("v9.0.0"),
+    "capability-exceptions": _capability_exceptions,
+    "capability-incomplete": lambda: _capability("v9.3.0"),
+    "capability-bundled": lambda: CapabilityDocument(api.capability("v3.28.2")),
 }

@@ -10,7 +10,9 @@ import pytest
 
 from renderer import output
 from renderer.cli.options import format_option
-from renderer.output.documents import TyphaDocument
+from renderer.output.capability import CapabilityDocument
+from renderer.output.check import CheckDocument
+from renderer.output.documents import AdviceDocument, TyphaDocument
 
 
 @dataclass(frozen=True)
@@ -47,12 +49,27 @@ def upper(monkeypatch: pytest.MonkeyPatch) -> UpperFormat:
 
 
 def test_builtin_formats_in_order() -> None:
-    assert output.names() == list(output.BUILTIN) == ["text", "json"]
-    assert [output.get(n).name for n in output.names()] == ["text", "json"]
+    assert output.names() == list(output.BUILTIN) == ["text", "json", "junit"]
+    assert [output.get(n).name for n in output.names()] == ["text", "json", "junit"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "names"),
+    [
+        (TyphaDocument, ["text", "json"]),
+        (CapabilityDocument, ["text", "json"]),
+        (AdviceDocument, ["text", "json"]),
+        (CheckDocument, ["text", "json", "junit"]),
+    ],
+)
+def test_junit_only_for_documents_with_test_suites(
+    kind: type[output.Document], names: list[str]
+) -> None:
+    assert output.names(kind) == names
 
 
 def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) -> None:
-    assert output.names() == ["text", "json", "upper"]
+    assert output.names() == ["text", "json", "junit", "upper"]
     assert output.names(TyphaDocument) == ["text", "json"]
     assert output.names(Marked) == ["text", "json", "upper"]
     with pytest.raises(ValueError, match="cannot render"):

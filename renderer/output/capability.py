@@ -1,0 +1,94 @@
+"""The release check of one version (``capability``) as a document: JSON
+(``capability-report.schema.json``) and text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from renderer.checks.finding import blocking
+from renderer.checks.report import ReleaseReport
+from renderer.data import schemas
+from renderer.k8s.schema import NOT_CHECKED, finding_text
+from renderer.output import Document
+from renderer.output.check_text import LEGACY_RULES
+
+
+def _mark(ok: bool) -> str:
+    return "ok     " if ok else "MISSING"
+
+
+def render(report: ReleaseReport) -> str:
+    """The capability report as people read it: the contract, then a block per stage,
+    then the verdict line."""
+    cap = report.capability
+    lines = [
+        f"Calico {cap.version} ({cap.dialect}: {', '.join(cap.files)})",
+        f"Typha-capable: {'yes' if cap.capable else f'no ({cap.verdict})'}",
+    ]
+    for item in cap.items:
+        detail = f" -- {item.detail}" if item.detail and not item.ok else ""
+        lines.append(f"  {_mark(item.ok)} {item.description}{detail}")
+    errs = sum(1 for f in report.rules if f.severity == "error")
+    warns = len(report.rules) - errs
+    if cap.legacy:
+        lines.append(f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)")
+    else:
+        lines.append(
+            f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
+        )
+    lines.extend(f"  {f}" for f in report.rules)
+    if report.context:
+        lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
+        lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
+    for v in report.kube_versions:
+        found = [f for f in report.schema if f.kube_versions[0] == v]
+        n = len(blocking(found))
+        skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
+        extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
+        lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
+        lines.extend(f"  {finding_text(f)}" for f in found)
+    fid = report.fidelity
+    if fid is not None and fid.note:
+        lines.append(f"Upstream fidelity: {fid.note}")
+    elif fid is not None:
+        fid_warns = len(fid.findings) - fid.errors
+        scen = ", ".join(s["name"] for s in fid.scenarios)
+        lines.append(
+            f"Upstream fidelity ({fid.upstream}; {scen}): {fid.errors} error(s), "
+            f"{fid_warns} warning(s)"
+        )
+        lines.extend(f"  {f.describe()}" for f in fid.findings)
+    if report.exceptions:
+        lines.append(f"Exceptions ({report.exceptions_file}):")
+        for a in report.exceptions:
+            if a.matches:
+                e = a.exception
+                n = sum(a.matches.values())
+                lines.append(f"  {e.rule}: {e.action} ({n} finding(s)): {e.reason}")
+        lines.extend(f"  warning: {w}" for w in report.exception_warnings)
+    ready = report.release_ready
+    if ready or cap.capable:
+        why = "" if fid is None or not fid.errors else " (deviates from upstream)"
+    elif cap.legacy:
+        why = " (not Typha-capable: unusable above 50 nodes)"
+    else:
+        why = " (Typha templates incomplete)"
+    lines.append(f"Release-ready: {'yes' if ready else 'no'}{why}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class CapabilityDocument(Document):
+    """One version's Typha contract, release rules, schemas, fidelity and verdict."""
+
+    schema = schemas.CAPABILITY_REPORT
+    sort_keys = True
+
+    report: ReleaseReport
+
+    def data(self) -> dict[str, Any]:
+        return self.report.to_dict()
+
+    def text(self) -> str:
+        return render(self.report)

@@ -1,0 +1,159 @@
+"""The check report as a document: JSON (``check-report.schema.json``), text
+(:mod:`.check_text`) and JUnit test suites.
+
+In JUnit each version is a suite: a testcase for the version (its failed stages, errors
+outside the rules, golden changes no scenario owns), one per scenario (failing with the
+diffs of the golden files it renders: ``common/`` is every scenario's, ``a+b/`` is a's
+and b's) and one per rule error; goldens of a version not in the tree are a suite of
+their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from renderer.checks.report import (
+    FAIL,
+    MISSING,
+    CheckReport,
+    ScenarioResult,
+    StaleGolden,
+    VersionResult,
+)
+from renderer.output import Document, check_text
+from renderer.output.junit import Suites, TestCase, TestSuite
+
+CHECK_REPORT = "check-report.schema.json"
+
+
+def _diffs(v: VersionResult, scenario: str | None) -> str:
+    """The diffs of the golden files ``scenario`` renders (None: that no scenario renders)."""
+    from renderer.checks.golden import owners
+
+    names = [s.name for s in v.scenarios]
+    return "".join(
+        diff
+        for path, diff in v.golden.file_diffs.items()
+        if (scenario in owners(path, names) if scenario else not owners(path, names))
+    ).rstrip("\n")
+
+
+def _exception_properties(v: VersionResult) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (
+            f"exception {rule}",
+            f"{'skipped' if severity is None else f'downgraded to {severity}'} "
+            f"({n} finding(s)): {reason}",
+        )
+        for rule, severity, reason, n in v.exceptions
+    )
+
+
+def _version_case(v: VersionResult) -> TestCase:
+    """The version's testcase: its failed stages, non-rule errors and orphan changes."""
+    bad = v.failed_stages
+    errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+    orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
+    orphan_diff = _diffs(v, None)
+    body = "\n".join(
+        [f"stage {s}: {v.stages[s]}" for s in bad]
+        + errors
+        + ([v.golden.command] if v.golden.status == MISSING else [])
+        + orphans
+        + (["", orphan_diff] if orphan_diff else [])
+    )
+    return TestCase(
+        f"calico.{v.version}",
+        v.version,
+        body if bad else None,
+        message="failed stages: " + ", ".join(bad) if bad else "",
+        seconds=v.seconds,
+    )
+
+
+def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
+    """The scenario's testcase, failing with the diffs of the golden files it renders."""
+    failed = s.golden in (FAIL, MISSING)
+    text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
+    if s.golden == MISSING:
+        text += "\ncreate them with: " + v.golden.command
+    elif failed:
+        diff = _diffs(v, s.name)
+        if diff:
+            text += "\n\n" + diff
+    return TestCase(
+        f"calico.{v.version}",
+        f"{v.version} {s.name}",
+        text if failed else None,
+        message=f"golden {s.golden}",
+    )
+
+
+def _rule_cases(v: VersionResult) -> list[TestCase]:
+    """A failing testcase per rule error."""
+    return [
+        TestCase(
+            f"calico.{v.version}",
+            f"{v.version} rule {f.rule}"
+            + (f" {f.object}" if f.object else "")
+            + (f" {f.field}" if f.field else ""),
+            f.describe(),
+            message=f.message,
+        )
+        for f in v.findings
+        if f.stage == "rules" and f.severity == "error"
+    ]
+
+
+def version_suite(v: VersionResult) -> TestSuite:
+    """The version's suite: its own case, a case per scenario, one per rule error."""
+    cases = [_version_case(v), *(_scenario_case(v, s) for s in v.scenarios)]
+    return TestSuite(
+        f"calico {v.version}",
+        (*cases, *_rule_cases(v)),
+        properties=_exception_properties(v),
+        seconds=v.seconds,
+    )
+
+
+def stale_suite(stale: StaleGolden) -> TestSuite:
+    """Goldens of a version not in the tree: one case, failing until they are removed."""
+    body = "\n".join(
+        [
+            f"{check_text.STALE_MESSAGE}: {stale.directory}",
+            *stale.files,
+            f"remove them with: {stale.command}",
+        ]
+    )
+    case = TestCase(
+        f"calico.{stale.version}",
+        f"{stale.version} goldens",
+        body if stale.status == FAIL else None,
+        message=check_text.STALE_MESSAGE,
+    )
+    return TestSuite(f"calico {stale.version}", (case,))
+
+
+@dataclass(frozen=True)
+class CheckDocument(Document, Suites):
+    """The release gate over every version of a tree, in text, JSON and JUnit."""
+
+    schema = CHECK_REPORT
+    sort_keys = True
+    ensure_ascii = False
+    suites_name = "calico-render check"
+
+    report: CheckReport
+
+    def data(self) -> dict[str, Any]:
+        return self.report.to_dict()
+
+    def text(self) -> str:
+        return check_text.render(self.report)
+
+    def testsuites(self) -> list[TestSuite]:
+        return [
+            *(version_suite(v) for v in self.report.versions),
+            *(stale_suite(s) for s in self.report.stale),
+        ]

@@ -1,0 +1,139 @@
+"""The check report's document: its text table and JUnit cases, by structure (the whole
+forms are regressions in test_text, test_json and test_junit)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+
+import pytest
+
+from renderer import output
+from renderer.checks import report
+from renderer.checks.golden import FileChange, ObjectChange
+from renderer.output import check_text
+from renderer.output.check import CheckDocument
+from tests.checks.test_report import dec, incomplete, sample
+
+
+def rows(text: str) -> list[list[str]]:
+    """The table's version rows, split into cells."""
+    return [line.split() for line in text.splitlines() if line.startswith("v") and " " in line]
+
+
+def cases(r: report.CheckReport) -> dict[str, ET.Element]:
+    root = ET.fromstring(output.render("junit", CheckDocument(r)))
+    return {c.get("name", ""): c for c in root.iter("testcase")}
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (
+            sample,
+            [
+                ["v1.0.0", "go", "ok", "legacy", "legacy", "ok", "MISSING", "FAIL"],
+                ["v2.0.0", "go", "ok", "yes", "FAIL", "ok", "FAIL", "FAIL"],
+            ],
+        ),
+        (
+            lambda: report.CheckReport("root", "golden", ["1.30"], [incomplete()]),
+            [["v3.0.0", "go", "ok", "FAIL", "-", "-", "-", "FAIL"]],
+        ),
+    ],
+    ids=["legacy-and-failed", "capability-failure"],
+)
+def test_text_has_a_row_per_version(
+    make: Callable[[], report.CheckReport], expected: list[list[str]]
+) -> None:
+    assert rows(output.render("text", CheckDocument(make()))) == expected
+
+
+def test_text_shows_fidelity_only_when_upstream_ran() -> None:
+    r = sample()
+    header = output.render("text", CheckDocument(r)).splitlines()[2].split()
+    assert header[-2:] == ["GOLDENS", "RESULT"]
+    r.upstream = "upstream/calico"
+    for v in r.versions:
+        v.stages[report.FIDELITY] = report.SKIP
+    header = output.render("text", CheckDocument(r)).splitlines()[2].split()
+    assert header[-3:] == ["GOLDENS", "FIDELITY", "RESULT"]
+
+
+@pytest.mark.parametrize(
+    ("status", "line"), [("pass", "checked v0: pass"), ("fail", "checked v0: FAIL")]
+)
+def test_progress_line(status: str, line: str) -> None:
+    v = report.VersionResult("v0", [], "go")
+    v.stages["templates"] = status
+    assert check_text.progress_line(v) == line
+
+
+def test_junit_a_case_per_version_scenario_and_rule_error() -> None:
+    found = cases(sample())
+    assert [(n, c.find("failure") is not None) for n, c in found.items()] == [
+        ("v1.0.0", True),
+        ("v1.0.0 nodes-50", True),
+        ("v2.0.0", True),
+        ("v2.0.0 nodes-50", False),
+        ("v2.0.0 nodes-51", True),
+        ("v2.0.0 rule r1 Deployment ns/d", True),
+    ]
+    failures = {n: c.find("failure") for n, c in found.items()}
+    messages = {n: f.get("message") for n, f in failures.items() if f is not None}
+    assert messages == {
+        "v1.0.0": "failed stages: goldens",
+        "v1.0.0 nodes-50": "golden missing",
+        "v2.0.0": "failed stages: rules, goldens",
+        "v2.0.0 nodes-51": "golden fail",
+        "v2.0.0 rule r1 Deployment ns/d": "broken",
+    }
+    # the command creating missing goldens is in the failing scenario's body
+    assert (found["v1.0.0 nodes-50"].findtext("failure") or "").endswith("calico-render check --up")
+
+
+def test_junit_capability_failure_names_the_stage() -> None:
+    found = cases(report.CheckReport("root", "golden", ["1.30"], [incomplete()]))
+    failure = found["v3.0.0"].find("failure")
+    assert failure is not None and failure.get("message") == "failed stages: capability"
+    assert (failure.text or "").splitlines()[0] == "stage capability: fail"
+
+
+def test_junit_scenario_failures_carry_only_the_diffs_of_files_they_render() -> None:
+    v = report.VersionResult("v4.0.0", ["a.yaml"], "go")
+    v.stages.update(templates="pass", capability="pass", rules="pass", schema="pass")
+    v.stages["goldens"] = "fail"
+    paths = [
+        "common/crds.yaml",
+        "nodes-50/a.yaml",
+        "nodes-51+nodes-601/a.yaml",
+        "nodes-601/decision.json",
+        "nodes-99/a.yaml",
+    ]
+    v.golden = report.GoldenResult(
+        "fail",
+        "g/v4.0.0",
+        files=[FileChange(p, "modified") for p in paths],
+        changes=[ObjectChange("nodes-99/a.yaml", "", "present", None)],
+        file_diffs={p: f"--- a/g/v4.0.0/{p}\n+++ b/g/v4.0.0/{p}\n" for p in paths},
+    )
+    v.scenarios = [
+        report.ScenarioResult(n, nodes, "install", dec(n, nodes), golden="fail")
+        for n, nodes in (("nodes-50", 50), ("nodes-51", 51), ("nodes-601", 601))
+    ]
+    found = cases(report.CheckReport("r", "g", ["1.30"], [v]))
+    texts = {name: c.findtext("failure") or "" for name, c in found.items()}
+
+    def shown(name: str) -> list[str]:
+        return [p for p in paths if f"--- a/g/v4.0.0/{p}\n" in texts[name] + "\n"]
+
+    assert shown("v4.0.0 nodes-50") == ["common/crds.yaml", "nodes-50/a.yaml"]
+    assert shown("v4.0.0 nodes-51") == ["common/crds.yaml", "nodes-51+nodes-601/a.yaml"]
+    assert shown("v4.0.0 nodes-601") == [
+        "common/crds.yaml",
+        "nodes-51+nodes-601/a.yaml",
+        "nodes-601/decision.json",
+    ]
+    assert shown("v4.0.0") == ["nodes-99/a.yaml"]
+    # the orphan change itself is listed on the version's case, before the diffs
+    assert v.golden.changes[0].describe() in texts["v4.0.0"].splitlines()
