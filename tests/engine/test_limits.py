@@ -151,22 +151,6 @@ def test_cli_render_timeout_names_the_flag(
     assert "--render-timeout" in message and "0.3 s" in message
 
 
-def test_version_output_is_bounded_across_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from renderer.engine.render import render_version
-    from renderer.manifests.tree import resolve_version
-
-    version = tmp_path / "kubernetes" / "calico" / "v3.28.2"
-    version.mkdir(parents=True)
-    for name in ("001-a.yaml", "002-b.yaml"):
-        (version / name).write_text("x" * 600 + "\n")
-    monkeypatch.setattr(limits, "MAX_OUTPUT_CHARS", 1000)
-    with pytest.raises(TemplateError) as err:
-        render_version(resolve_version("v3.28.2", tmp_path), {})
-    assert "output limit" in str(err.value) and err.value.file == "v3.28.2/002-b.yaml"
-
-
 @pytest.mark.slow
 def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) -> None:
     """In a process limited to 1 GiB of address space, every bomb of both dialects
