@@ -16,7 +16,7 @@ import pytest
 from renderer.calico.advise import ADVISE_REPORT_SCHEMA, RULES
 from renderer.data import schemas
 from renderer.manifests.tree import list_versions
-from tests.clihelp import run
+from tests.clihelp import one_error, run
 
 FIXTURE = str(Path(__file__).parents[1] / "fixtures" / "advise")
 NEWEST = list_versions(None)[-1].name
@@ -222,7 +222,7 @@ def test_config_and_version_exclude_each_other(
         "--nodes",
         "3",
     )
-    assert r.code == 2 and "--config" in r.err
+    one_error(r, key="--config")
 
 
 def test_config_without_calico(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -21,10 +21,12 @@ def test_compile_once_render_many() -> None:
 
 
 def test_bad_context_is_a_template_error() -> None:
-    with pytest.raises(TemplateError, match="not a string"):
+    with pytest.raises(TemplateError) as err:
         compile_go("{{ . }}", "x").render({1: "a"})  # type: ignore[dict-item]
-    with pytest.raises(TemplateError, match="unsupported type"):
+    assert err.value.file == "x" and "key 1 at . " in err.value.message  # the key, where
+    with pytest.raises(TemplateError) as err:
         compile_go("{{ . }}", "x").render({"a": object()})
+    assert err.value.file == "x" and "value at .a " in err.value.message  # the path
 
 
 _FRAGMENTS = [

@@ -12,6 +12,8 @@ from renderer.checks.golden import diff_values
 from renderer.errors import InputError
 from renderer.k8s.parse import parse_stream
 from renderer.k8s.schema import SchemaValidator, canonical_hash
+from renderer.output.documents import VALIDATE
+from tests.cli.jsondoc import json_doc
 from tests.clihelp import run
 
 MIXED_KEYS = """\
@@ -76,9 +78,9 @@ def test_validate_cli_on_mixed_keys_is_not_a_traceback(
 ) -> None:
     path = tmp_path / "mixed.yaml"
     path.write_text(body)
-    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
-    assert r.code in (0, 1) and "Traceback" not in r.err and "internal error" not in r.err
-    assert "1 object(s)" in r.err
+    code, data = json_doc(capsys, VALIDATE, "validate", "--kube-version", "1.30", str(path))
+    assert code in (0, 1) and data["objects"] == 1
+    assert run(capsys, "validate", "--kube-version", "1.30", str(path)).code == code
 
 
 def test_validate_cli_on_a_date_value_is_clean(
@@ -106,6 +108,8 @@ def test_validate_cli_on_odd_identity_is_a_finding(
 ) -> None:
     path = tmp_path / "odd.yaml"
     path.write_text(head + "metadata: {name: x}\n")
-    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
-    assert r.code == 1 and "Traceback" not in r.err and "internal error" not in r.err
-    assert f"{path}:1: error:" in r.out
+    code, data = json_doc(capsys, VALIDATE, "validate", "--kube-version", "1.30", str(path))
+    assert code == 1  # a finding on the document, not a crash (no JSON then)
+    assert [(f["file"], f["line"], f["severity"]) for f in data["findings"]] == [
+        (str(path), 1, "error")
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,8 @@ def test_error_line_is_absolute_in_stream() -> None:
 def test_scalar_document_is_not_an_object() -> None:
     with pytest.raises(InputError) as err:
         parse_stream("just text\n", "f.yaml")
-    assert "not a Kubernetes object" in str(err.value)
+    assert (err.value.file, err.value.line) == ("f.yaml", 1)
+    assert re.search(r"\bstr\b", err.value.message)  # names what the document is instead
 
 
 LOCATE_TEXT = """\

@@ -40,7 +40,8 @@ def test_failure_while_staging_leaves_old_files_and_no_temp(
     monkeypatch.setattr(fsutil, "_stage", failing)
     with pytest.raises(InputError) as err:
         fsutil.write_tree(tmp_path, {"a.yaml": "new a\n", "b.yaml": "new b\n"})
-    assert "No space left" in str(err.value) and "b.yaml" in str(err.value)
+    assert err.value.file is not None and Path(err.value.file).name == "b.yaml"
+    assert "No space left" in err.value.message  # the OS's reason, passed on
     assert (tmp_path / "a.yaml").read_text() == "old a\n"
     assert (tmp_path / "b.yaml").read_text() == "old b\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]
@@ -124,7 +125,7 @@ def test_lock_refuses_a_second_holder_after_waiting(tmp_path: Path) -> None:
             fsutil.exclusive_lock(tmp_path, "update-golden", wait=0.3),
         ):
             pass
-        assert "another update-golden" in err.value.message
+        assert err.value.file == str(tmp_path) and "update-golden" in err.value.message
     finally:
         holder.kill()
         holder.wait()

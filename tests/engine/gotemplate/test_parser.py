@@ -43,5 +43,6 @@ def test_deeply_nested_source_is_a_template_error() -> None:
 
 def test_nesting_beyond_the_parser_is_a_template_error() -> None:
     source = "{{ " + "print (" * 400 + ".x" + ")" * 400 + " }}"
-    with pytest.raises(TemplateError, match="nests too deeply"):
+    with pytest.raises(TemplateError, match="nests too deeply") as err:
         compile_go(source, "deep")
+    assert err.value.file == "deep"

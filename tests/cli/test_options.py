@@ -1,0 +1,63 @@
+"""Options several commands share: empty paths refused, formats offered per document,
+the render timeout set before the command runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from renderer import output
+from renderer.cli.options import PathType, format_option, render_timeout_option
+from renderer.engine import limits
+from renderer.output.documents import TyphaDocument
+
+
+@pytest.mark.parametrize("value", ["", b""])
+def test_an_empty_path_is_refused(value: str | bytes) -> None:
+    with pytest.raises(click.BadParameter):
+        PathType(dir_okay=False, allow_dash=True).convert(value, None, None)
+
+
+def test_dash_and_real_paths_pass(tmp_path: Path) -> None:
+    assert PathType(dir_okay=False, allow_dash=True).convert("-", None, None) == "-"
+    converted = PathType(file_okay=False, path_type=Path).convert(str(tmp_path), None, None)
+    assert converted == tmp_path
+
+
+def _echo_format(option: object) -> click.Command:
+    @click.command()
+    @option  # type: ignore[operator]
+    def show(fmt: str) -> None:
+        click.echo(fmt)
+
+    return show
+
+
+def test_format_offers_what_the_document_supports_text_by_default() -> None:
+    command = _echo_format(format_option(TyphaDocument))
+    assert CliRunner().invoke(command, []).output == "text\n"
+    assert CliRunner().invoke(command, ["--format", "json"]).output == "json\n"
+    for name in output.names(TyphaDocument):
+        assert CliRunner().invoke(command, ["--format", name]).output == f"{name}\n"
+    assert CliRunner().invoke(command, ["--format", "xml"]).exit_code == 2
+
+
+def test_explicit_format_choices_limit_the_flag() -> None:
+    command = _echo_format(format_option(["text"]))
+    assert CliRunner().invoke(command, ["--format", "json"]).exit_code == 2
+
+
+def test_render_timeout_is_set_before_the_command_and_must_be_positive() -> None:
+    @click.command()
+    @render_timeout_option
+    def show() -> None:
+        click.echo(limits.render_timeout())
+
+    try:
+        assert CliRunner().invoke(show, ["--render-timeout", "2.5"]).output == "2.5\n"
+        assert CliRunner().invoke(show, ["--render-timeout", "0"]).exit_code == 2
+    finally:
+        limits.set_render_timeout(limits.DEFAULT_RENDER_TIMEOUT)

@@ -1,0 +1,85 @@
+"""Stage 3, render: a version's files in name order, verbatim files as they are, and
+the stream ``helm template`` would print."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderer.engine import limits
+from renderer.engine.render import (
+    RenderedFile,
+    documents,
+    join_stream,
+    render_version,
+    version_keys,
+)
+from renderer.errors import TemplateError
+from renderer.manifests.tree import VersionDir, resolve_version
+
+VERSION = "v3.28.2"
+
+
+def tree(tmp_path: Path, files: dict[str, str]) -> VersionDir:
+    version = tmp_path / "kubernetes" / "calico" / VERSION
+    version.mkdir(parents=True)
+    for name, text in files.items():
+        (version / name).write_text(text, encoding="utf-8")
+    return resolve_version(VERSION, tmp_path)
+
+
+def test_files_render_in_name_order_each_with_its_own_context(tmp_path: Path) -> None:
+    vdir = tree(tmp_path, {"002-b.yaml": "b: {{ .x }}\n", "001-a.yaml": "a: {{ .x }}\n"})
+    shared = render_version(vdir, {"x": "1"})
+    assert [(f.name, f.text) for f in shared] == [
+        (f"{VERSION}/001-a.yaml", "a: 1\n"),
+        (f"{VERSION}/002-b.yaml", "b: 1\n"),
+    ]
+    own = render_version(vdir, {}, {"001-a.yaml": {"x": "A"}, "002-b.yaml": {"x": "B"}})
+    assert [f.text for f in own] == ["a: A\n", "b: B\n"]
+
+
+def test_a_noexecute_file_is_applied_verbatim_and_reads_no_key(tmp_path: Path) -> None:
+    alert = "expr: up == 0\nsummary: {{ $labels.instance }}\n"
+    vdir = tree(tmp_path, {"001-a.yaml": "a: {{ .x }}\n", "noexecute-rules.yaml": alert})
+    rendered = {f.name: f for f in render_version(vdir, {"x": "1"})}
+    verbatim = rendered[f"{VERSION}/noexecute-rules.yaml"]
+    assert verbatim.text == alert
+    assert verbatim.lines is not None and verbatim.lines.line(2) == 2
+    assert version_keys(vdir) == frozenset({"x"})
+
+
+def test_version_output_is_bounded_across_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vdir = tree(tmp_path, {"001-a.yaml": "x" * 600 + "\n", "002-b.yaml": "x" * 600 + "\n"})
+    monkeypatch.setattr(limits, "MAX_OUTPUT_CHARS", 1000)
+    with pytest.raises(TemplateError) as err:
+        render_version(vdir, {})
+    assert err.value.file == f"{VERSION}/002-b.yaml"  # the file that crossed the limit
+
+
+@pytest.mark.parametrize(
+    ("text", "docs"),
+    [
+        ("a: 1\n---\nb: 2", ["a: 1\n", "b: 2\n"]),
+        ("---\n\n---\na: 1\n---\n   \n", ["a: 1\n"]),  # whitespace-only documents dropped
+        ("--- # note\na: 1\n", ["# note\na: 1\n"]),  # the rest of a separator line stays
+        ("a: '---'\n----\n", ["a: '---'\n----\n"]),  # only a whole --- line separates
+    ],
+)
+def test_documents_split_at_separator_lines(text: str, docs: list[str]) -> None:
+    assert documents(text) == docs
+
+
+def test_stream_names_the_source_of_every_document_and_skips_empty_files() -> None:
+    files = [
+        RenderedFile(f"{VERSION}/001-a.yaml", "a: 1\n---\nb: 2\n"),
+        RenderedFile(f"{VERSION}/002-off.yaml", "# Typha off\n---\n"),
+    ]
+    assert RenderedFile("x", "# only a comment\n---\n\n").empty
+    assert join_stream(files) == (
+        f"---\n# Source: calico/{VERSION}/001-a.yaml\na: 1\n"
+        f"---\n# Source: calico/{VERSION}/001-a.yaml\nb: 2\n"
+    )
