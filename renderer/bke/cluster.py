@@ -188,7 +188,7 @@ class NodeInventory:
         if len(clusters) > 1:
             named = ", ".join(f"{name} ({count})" for name, count in clusters.items())
             raise InputError(
-                f"BKENodes of {len(clusters)} clusters: {named}; give --config to count "
+                f"BKENodes of {len(clusters)} clusters: {named}; give a config to count "
                 "the nodes of one cluster",
                 file=self.file,
             )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
+from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
 from renderer.errors import CalicoRenderError, InputError
 
 if TYPE_CHECKING:
@@ -35,17 +36,29 @@ FLAGS = {
     "role": "--role",
     "dialect": "--dialect",
     "set": "--set",
+    "upstream": "--upstream",
+    "exceptions": "--exceptions",
+}
+
+
+#: How the library says a setting is changed (or cannot be) -> the CLI's words for it.
+PHRASES = {
+    RENDER_TIMEOUT_REMEDY: "--render-timeout SECONDS",
+    "; not configurable)": "; no flag)",
+    "; give a config to count": "; give --config to count",
 }
 
 
 def flag_worded(exc: CalicoRenderError) -> str:
     """``exc`` as one line, its key naming the flag when it is one of :data:`FLAGS`
-    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)."""
-    name, sep, rest = (exc.key or "").partition(" ")
-    if name not in FLAGS:
-        return str(exc)
+    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)
+    and its message in the CLI's words (:data:`PHRASES`)."""
     worded = copy.copy(exc)
-    worded.key = FLAGS[name] + sep + rest
+    name, sep, rest = (exc.key or "").partition(" ")
+    if name in FLAGS:
+        worded.key = FLAGS[name] + sep + rest
+    for phrase, flag in PHRASES.items():
+        worded.message = worded.message.replace(phrase, flag)
     return str(worded)
 
 
