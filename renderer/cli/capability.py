@@ -10,16 +10,8 @@ import click
 
 from renderer import api
 from renderer.checks.finding import blocking
+from renderer.cli import options as opts
 from renderer.cli.app import cli
-from renderer.cli.options import (
-    exceptions_option,
-    format_option,
-    kube_version_option,
-    manifests_option,
-    no_cache_option,
-    render_timeout_option,
-    upstream_option,
-)
 from renderer.k8s.schema import NOT_CHECKED, finding_text
 
 if TYPE_CHECKING:
@@ -97,13 +89,12 @@ def format_report(report: ReleaseReport) -> str:
     "Exit 0 when release-ready, 1 when not."
 )
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
-@manifests_option
-@render_timeout_option
-@kube_version_option
-@no_cache_option
-@format_option()
-@upstream_option
-@exceptions_option
+@opts.manifests_option
+@opts.render_timeout_option
+@opts.kube_version_option
+@opts.no_cache_option
+@opts.format_option()
+@opts.pipeline_options
 @click.pass_context
 def capability(
     ctx: click.Context,
