@@ -40,10 +40,6 @@ CLASSIC_ROLES = ("master", "node", "master/node")
 CONTROL_PLANE_ROLES = ("apiserver", "controller-manager", "scheduler")
 ETCD_ROLES = ("etcd", "etcd-event", "etcd-pod")
 ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES, *ETCD_ROLES)
-#: Roles that need a kubelet on the node: BKE runs the control plane as static pods,
-#: so a split apiserver/controller-manager/scheduler node runs one (and calico-node);
-#: etcd alone may run outside Kubernetes, with no kubelet and no calico-node.
-KUBELET_ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES)
 
 
 @dataclass(frozen=True)
@@ -138,11 +134,6 @@ class Node:
     @property
     def is_worker(self) -> bool:
         return "node" in self.roles or "master/node" in self.roles
-
-    @property
-    def runs_kubelet(self) -> bool:
-        """Whether the node joins as a kubelet (so runs calico-node), see :data:`KUBELET_ROLES`."""
-        return any(role in KUBELET_ROLES for role in self.roles)
 
     @property
     def dedicated(self) -> bool:
@@ -549,10 +540,6 @@ class ClusterInputs:
     repo: str
     #: The BKENodes of the cluster (None: no nodes file), for the common parameters.
     inventory: NodeInventory | None = None
-
-    @property
-    def has_calico(self) -> bool:
-        return self.addon is not None
 
 
 def resolve_inputs(

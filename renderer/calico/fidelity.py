@@ -71,7 +71,6 @@ TYPHA_ON = FidelityScenario(
 VXLAN = FidelityScenario(
     "vxlan", VXLAN_FILE, {"calicoMode": "vxlan", "allowTypha": "false", "typhaReplicas": "0"}
 )
-SCENARIOS = (TYPHA_OFF, TYPHA_ON, VXLAN)
 
 
 def scenarios_for(

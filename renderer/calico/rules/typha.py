@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from renderer.calico.capability import TYPHA_NAME
+from renderer.calico.names import TYPHA_CONTAINER
 from renderer.checks.rules import ERROR, WARNING, RuleFunc, RuleInput, Violation, rule
 from renderer.k8s.objects import as_dict, as_list, dig, env_var, pod_labels, selector_matches
 from renderer.k8s.parse import K8sObject
@@ -42,7 +42,7 @@ def in_container(func: ContainerRule) -> TyphaRule:
     def run(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
         found = data.typha_container
         if found is None:
-            yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
+            yield Violation(f"no container {TYPHA_CONTAINER}", dep, f"{POD}.containers")
             return
         yield from func(dep, *found)
 
