@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from renderer.calico.policy import TYPHA_KEYS
 from renderer.data import schemas
 from renderer.errors import InputError
@@ -324,6 +322,8 @@ def _param_validator(key: str) -> Any:
     """A validator for the render-context schema's subschema of ``key`` (None: not defined)."""
 
     def make() -> Any:
+        import jsonschema  # here, not at import: the API loads this module for every command
+
         full = schemas.load_schema(schemas.RENDER_CONTEXT)
         sub = full["properties"].get(key)
         if sub is None:
@@ -345,6 +345,8 @@ def _check_params(addon: Addon, file: str, text: str, index: int, path: list[Pat
         errors = list(check.iter_errors(value))
         if not errors:
             continue
+        import jsonschema
+
         _, message = schemas.describe(jsonschema.exceptions.best_match(errors))
         raise InputError(
             message,

@@ -86,10 +86,6 @@ class BlockSize:
     prefix: int
     use: str
 
-    @property
-    def addresses(self) -> int:
-        return 1 << (32 - self.prefix)
-
 
 #: Seed 003, "IPAM 深入解析 › 块大小配置" (块大小选择指南): block sizes and their use.
 #: /29 is the smallest the seed recommends; /30 it advises against.
