@@ -223,7 +223,7 @@ def test_node_fields_are_plain() -> None:
 
 def test_unreachable_keys_are_the_map_reads_but_node_selector() -> None:
     found = bc.unreachable_keys({"b.yaml": {"ClusterCidr", "nodeSelector"}, "a.yaml": {"X"}})
-    assert [(u.file, u.key, u.rule, u.severity) for u in found] == [
+    assert [(f.file, f.details["key"], f.rule, f.severity) for f in found] == [
         ("a.yaml", "X", "context-unreachable-key", "warning"),
         ("b.yaml", "ClusterCidr", "context-unreachable-key", "warning"),
     ]
