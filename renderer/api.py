@@ -198,18 +198,16 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
 
 
 def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
-    """One line when ``version`` is not release-ready (Typha contract, release rules).
-    ``assess`` False: only from a verdict already judged (no renders for it)."""
+    """One line when ``version`` is not release-ready (Typha contract, release rules);
+    :func:`verdict` says more. ``assess`` False: only from a verdict already judged (no
+    renders for it)."""
     if not assess and _key(version) not in _VERDICTS:
         return None
     v = verdict(version)
     if v.release_ready:
         return None
     why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
-    return (
-        f"{version.name} is not release-ready ({why}); "
-        f"see calico-render capability --version {version.name}"
-    )
+    return f"{version.name} is not release-ready ({why})"
 
 
 def _valid_verdict(value: Any) -> bool:

@@ -654,7 +654,7 @@ def kube_version_for(kubernetes_version: str, shipped: Sequence[str]) -> tuple[s
         chosen = minors[want]
         return chosen, (
             f"schema check on Kubernetes {chosen}, the config's kubernetesVersion "
-            f"{kubernetes_version} (--kube-version to choose)"
+            f"{kubernetes_version} (unless versions are requested)"
         )
     nearest = min(minors, key=lambda v: (abs(v[0] - want[0]) * 1000 + abs(v[1] - want[1]), v))
     chosen = minors[nearest]

@@ -46,6 +46,7 @@ PHRASES = {
     RENDER_TIMEOUT_REMEDY: "--render-timeout SECONDS",
     "; not configurable)": "; no flag)",
     "; give a config to count": "; give --config to count",
+    " (unless versions are requested)": " (--kube-version to choose)",
 }
 
 
@@ -57,9 +58,15 @@ def flag_worded(exc: CalicoRenderError) -> str:
     name, sep, rest = (exc.key or "").partition(" ")
     if name in FLAGS:
         worded.key = FLAGS[name] + sep + rest
-    for phrase, flag in PHRASES.items():
-        worded.message = worded.message.replace(phrase, flag)
+    worded.message = cli_worded(exc.message)
     return str(worded)
+
+
+def cli_worded(text: str) -> str:
+    """``text`` with each of the library's :data:`PHRASES` in the CLI's words."""
+    for phrase, flag in PHRASES.items():
+        text = text.replace(phrase, flag)
+    return text
 
 
 def version_or_config(version: str | None, config: str | None) -> None:
@@ -102,7 +109,8 @@ def warn(message: str) -> None:
 
 
 def note(message: str) -> None:
-    click.echo(f"calico-render: {message}", err=True)
+    """A line on stderr, in the CLI's words (:data:`PHRASES`)."""
+    click.echo(f"calico-render: {cli_worded(message)}", err=True)
 
 
 def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:

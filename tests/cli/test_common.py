@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import renderer
-from renderer.cli.common import FLAGS, PHRASES, flag_worded
+from renderer.cli.common import FLAGS, PHRASES, cli_worded, flag_worded
 from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
 from renderer.errors import CalicoRenderError, InputError, RefusedError, TemplateError
 
@@ -52,3 +52,10 @@ def test_phrases_are_the_library_s() -> None:
     library = [p for p in Path(renderer.__file__).parent.rglob("*.py") if "cli" not in p.parts]
     source = "".join(p.read_text(encoding="utf-8") for p in library)
     assert all(phrase in source for phrase in PHRASES if phrase != RENDER_TIMEOUT_REMEDY)
+
+
+def test_notes_name_the_flags() -> None:
+    line = "schema check on Kubernetes 1.28, the config's kubernetesVersion v1.28.8"
+    assert cli_worded(f"{line} (unless versions are requested)") == (
+        f"{line} (--kube-version to choose)"
+    )
