@@ -15,6 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.bke import context as bke_context
 from renderer.bke import unread
+from renderer.bke.cluster import (
+    ClusterInputs,
+    NodeInventory,
+    RenderArgs,
+    load_nodes,
+    render_args,
+    resolve_inputs,
+)
 from renderer.bke.values import default_context
 from renderer.calico import advise as advise_mod
 from renderer.calico import images as images_mod
@@ -32,7 +40,6 @@ from renderer.store import cache
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
-    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
     from renderer.checks.options import CheckOptions
@@ -191,18 +198,16 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
 
 
 def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
-    """One line when ``version`` is not release-ready (Typha contract, release rules).
-    ``assess`` False: only from a verdict already judged (no renders for it)."""
+    """One line when ``version`` is not release-ready (Typha contract, release rules);
+    :func:`verdict` says more. ``assess`` False: only from a verdict already judged (no
+    renders for it)."""
     if not assess and _key(version) not in _VERDICTS:
         return None
     v = verdict(version)
     if v.release_ready:
         return None
     why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
-    return (
-        f"{version.name} is not release-ready ({why}); "
-        f"see calico-render capability --version {version.name}"
-    )
+    return f"{version.name} is not release-ready ({why})"
 
 
 def _valid_verdict(value: Any) -> bool:
@@ -575,37 +580,15 @@ def request_args(
 ) -> RenderArgs:
     """Version, node count and params of a request: from a BKECluster/BKEConfig and
     BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
-    from renderer.bke.cluster import render_args
-
     return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
 
 
-def cluster_inputs(
-    config: str | Path,
-    *,
-    nodes_file: str | Path | None = None,
-    nodes: int | None = None,
-    root: Path | None = None,
-    repo: str | None = None,
-    check_version: bool = True,
-) -> ClusterInputs:
-    """What a BKECluster/BKEConfig (and its BKENodes) give a request."""
-    from renderer.bke.cluster import resolve_inputs
-
-    return resolve_inputs(
-        config,
-        nodes_file=nodes_file,
-        nodes=nodes,
-        root=root,
-        repo=repo,
-        check_version=check_version,
-    )
+#: What a BKECluster/BKEConfig (and its BKENodes) give a request.
+cluster_inputs = resolve_inputs
 
 
 def node_inventory(nodes_file: str | Path) -> NodeInventory:
     """The BKENodes of one cluster in ``nodes_file``."""
-    from renderer.bke.cluster import load_nodes
-
     return load_nodes(nodes_file).single_cluster()
 
 

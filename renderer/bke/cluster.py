@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from renderer.calico.policy import TYPHA_KEYS
 from renderer.data import schemas
 from renderer.errors import InputError
@@ -40,10 +38,6 @@ CLASSIC_ROLES = ("master", "node", "master/node")
 CONTROL_PLANE_ROLES = ("apiserver", "controller-manager", "scheduler")
 ETCD_ROLES = ("etcd", "etcd-event", "etcd-pod")
 ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES, *ETCD_ROLES)
-#: Roles that need a kubelet on the node: BKE runs the control plane as static pods,
-#: so a split apiserver/controller-manager/scheduler node runs one (and calico-node);
-#: etcd alone may run outside Kubernetes, with no kubelet and no calico-node.
-KUBELET_ROLES = (*CLASSIC_ROLES, *CONTROL_PLANE_ROLES)
 
 
 @dataclass(frozen=True)
@@ -140,11 +134,6 @@ class Node:
         return "node" in self.roles or "master/node" in self.roles
 
     @property
-    def runs_kubelet(self) -> bool:
-        """Whether the node joins as a kubelet (so runs calico-node), see :data:`KUBELET_ROLES`."""
-        return any(role in KUBELET_ROLES for role in self.roles)
-
-    @property
     def dedicated(self) -> bool:
         """A split control-plane or etcd node (seed 001) without ``master``/``node`` roles."""
         return not any(role in CLASSIC_ROLES for role in self.roles)
@@ -188,7 +177,7 @@ class NodeInventory:
         if len(clusters) > 1:
             named = ", ".join(f"{name} ({count})" for name, count in clusters.items())
             raise InputError(
-                f"BKENodes of {len(clusters)} clusters: {named}; give --config to count "
+                f"BKENodes of {len(clusters)} clusters: {named}; give a config to count "
                 "the nodes of one cluster",
                 file=self.file,
             )
@@ -333,6 +322,8 @@ def _param_validator(key: str) -> Any:
     """A validator for the render-context schema's subschema of ``key`` (None: not defined)."""
 
     def make() -> Any:
+        import jsonschema  # here, not at import: the API loads this module for every command
+
         full = schemas.load_schema(schemas.RENDER_CONTEXT)
         sub = full["properties"].get(key)
         if sub is None:
@@ -354,6 +345,8 @@ def _check_params(addon: Addon, file: str, text: str, index: int, path: list[Pat
         errors = list(check.iter_errors(value))
         if not errors:
             continue
+        import jsonschema
+
         _, message = schemas.describe(jsonschema.exceptions.best_match(errors))
         raise InputError(
             message,
@@ -549,10 +542,6 @@ class ClusterInputs:
     repo: str
     #: The BKENodes of the cluster (None: no nodes file), for the common parameters.
     inventory: NodeInventory | None = None
-
-    @property
-    def has_calico(self) -> bool:
-        return self.addon is not None
 
 
 def resolve_inputs(

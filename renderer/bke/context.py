@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico.policy import TYPHA_KEYS
+from renderer.checks.finding import WARNING, Finding
 from renderer.errors import InputError
 from renderer.manifests.tree import VersionDir
 
@@ -608,29 +609,9 @@ UNREACHABLE_RULE = "context-unreachable-key"
 CONTEXT_STAGE = "context"
 
 
-@dataclass(frozen=True)
-class UnreachableKey:
-    """A key a template reads that the controller never sets and no config can."""
-
-    file: str
-    key: str
-    message: str
-    rule: str = UNREACHABLE_RULE
-    severity: str = "warning"
-
-    def to_dict(self) -> dict[str, str]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "file": self.file,
-            "key": self.key,
-            "message": self.message,
-        }
-
-
 def unreachable_keys(
     nested: Mapping[str, Iterable[str]], lines: Mapping[str, Mapping[str, int]] | None = None
-) -> list[UnreachableKey]:
+) -> list[Finding]:
     """Keys read as maps (``.ClusterCidr.Ipv6``), per file, that production cannot fill:
     the controller's common parameters are scalars and a config's params are strings (a
     dotted ``ClusterCidr.Ipv6`` goes to a file named ClusterCidr instead), so the key is
@@ -642,12 +623,16 @@ def unreachable_keys(
         for key in sorted(set(nested[file]) - MAP_PARAMS):
             line = (lines or {}).get(file, {}).get(key)
             out.append(
-                UnreachableKey(
-                    f"{file}:{line}" if line else file,
-                    key,
+                Finding(
+                    UNREACHABLE_RULE,
+                    WARNING,
                     f"{file} reads .{key}.<field>, but the controller never sets {key} and a "
                     f"config cannot: its params are strings and a dotted {key}.<field> param "
                     f"only reaches a file named {key}; where it runs, it renders <no value>",
+                    stage=CONTEXT_STAGE,
+                    file=file,
+                    line=line or 0,
+                    details={"key": key},
                 )
             )
     return out
@@ -669,7 +654,7 @@ def kube_version_for(kubernetes_version: str, shipped: Sequence[str]) -> tuple[s
         chosen = minors[want]
         return chosen, (
             f"schema check on Kubernetes {chosen}, the config's kubernetesVersion "
-            f"{kubernetes_version} (--kube-version to choose)"
+            f"{kubernetes_version} (unless versions are requested)"
         )
     nearest = min(minors, key=lambda v: (abs(v[0] - want[0]) * 1000 + abs(v[1] - want[1]), v))
     chosen = minors[nearest]

@@ -84,10 +84,6 @@ class BlockSize:
     prefix: int
     use: str
 
-    @property
-    def addresses(self) -> int:
-        return 1 << (32 - self.prefix)
-
 
 #: Seed 003, "IPAM 深入解析 › 块大小配置" (块大小选择指南): block sizes and their use.
 #: /29 is the smallest the seed recommends; /30 it advises against.
@@ -707,23 +703,15 @@ def typha_replicas(nodes: Fact, rendered: Fact) -> Finding:
 
 
 _QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))([eE][+-]?[0-9]+|[A-Za-z]*)$")
+#: A quantity's suffix -> its factor: the small decimal ones, then k..E (powers of 1000)
+#: and Ki..Ei (powers of 1024), as Kubernetes defines them.
 _SUFFIX = {
     "": Fraction(1),
     "n": Fraction(1, 10**9),
     "u": Fraction(1, 10**6),
     "m": Fraction(1, 1000),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-    "Ki": Fraction(2**10),
-    "Mi": Fraction(2**20),
-    "Gi": Fraction(2**30),
-    "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50),
-    "Ei": Fraction(2**60),
+    **{s: Fraction(1000**power) for power, s in enumerate("kMGTPE", start=1)},
+    **{f"{s}i": Fraction(1024**power) for power, s in enumerate("KMGTPE", start=1)},
 }
 
 

@@ -71,7 +71,6 @@ TYPHA_ON = FidelityScenario(
 VXLAN = FidelityScenario(
     "vxlan", VXLAN_FILE, {"calicoMode": "vxlan", "allowTypha": "false", "typhaReplicas": "0"}
 )
-SCENARIOS = (TYPHA_OFF, TYPHA_ON, VXLAN)
 
 
 def scenarios_for(
@@ -621,9 +620,9 @@ def compare_objects(
 def check_upstream_dir(directory: Path) -> None:
     """Refuse an upstream DIR that is missing or not a directory."""
     if not directory.exists():
-        raise UpstreamError("no such directory", file=str(directory), key="--upstream")
+        raise UpstreamError("no such directory", file=str(directory), key="upstream")
     if not directory.is_dir():
-        raise UpstreamError("not a directory", file=str(directory), key="--upstream")
+        raise UpstreamError("not a directory", file=str(directory), key="upstream")
 
 
 def upstream_files(directory: Path, version: str) -> dict[str, Path] | None:

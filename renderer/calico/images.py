@@ -29,7 +29,9 @@ from renderer.calico import names
 from renderer.errors import InputError
 from renderer.k8s.objects import as_list, dig
 
-#: Roles that run a kubelet (so calico-node) and those that may not (etcd only).
+#: Roles that run a kubelet (so calico-node) and those that may not (etcd only): BKE
+#: runs the control plane as static pods, so a split apiserver/controller-manager/
+#: scheduler node runs a kubelet; etcd alone may run outside Kubernetes.
 KUBELET_ROLES = (
     "master",
     "worker",
@@ -42,7 +44,6 @@ KUBELET_ROLES = (
 ETCD_ONLY_ROLES = ("etcd", "etcd-event", "etcd-pod")
 ROLES = (*KUBELET_ROLES, *ETCD_ONLY_ROLES)
 PREPULLED = names.PREPULLED_COMPONENTS
-IMAGES_SCHEMA = "images.schema.json"
 SAME_FOR_EVERY_ROLE = (
     "every node with a kubelet (master, worker, split control-plane) pre-pulls the same "
     "Calico images (calico/cni, calico/node); Typha and kube-controllers are pulled where "

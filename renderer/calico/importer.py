@@ -560,10 +560,10 @@ def _version(sources: Sequence[Source], wanted: str | None) -> str:
     version = next(iter(tags))
     if wanted is not None and wanted != version:
         _fail(
-            f"--version {wanted} disagrees with the image tag {version}",
+            f"{wanted} disagrees with the image tag {version}",
             sources[0].name,
             None,
-            "--version",
+            "version",
         )
     return version
 
@@ -580,7 +580,7 @@ def derive(sources: Mapping[str, str], options: Options = Options()) -> Imported
     if BASE not in sources:
         _fail("missing", BASE)
     if options.typha and TYPHA not in sources:
-        _fail("missing (or import with --no-typha)", TYPHA)
+        _fail("missing", TYPHA)
     used = [Source(BASE, sources[BASE])]
     if options.typha:
         used.append(Source(TYPHA, sources[TYPHA]))

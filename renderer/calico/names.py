@@ -39,7 +39,6 @@ NODE_CONTAINER = NODE
 CONFIG_MAP = "calico-config"
 #: calico-config's key naming the Typha Service (empty or ``none``: Typha off).
 CONFIG_TYPHA_KEY = "typha_service_name"
-KUBE_CONTROLLERS = "calico-kube-controllers"
 
 #: calico-node's env naming the Typha Service (from calico-config's key).
 FELIX_TYPHA_SERVICE_ENV = "FELIX_TYPHAK8SSERVICENAME"
@@ -58,8 +57,6 @@ KUBE_CONTROLLERS_COMPONENT = "kube-controllers"
 IMAGE_COMPONENTS = (TYPHA_COMPONENT, NODE_COMPONENT, CNI_COMPONENT, KUBE_CONTROLLERS_COMPONENT)
 #: The components on every node (calico-node's DaemonSet), so worth pre-pulling.
 PREPULLED_COMPONENTS = (CNI_COMPONENT, NODE_COMPONENT)
-CNI_IMAGE = f"{IMAGE_ORG}/{CNI_COMPONENT}"
-NODE_IMAGE = f"{IMAGE_ORG}/{NODE_COMPONENT}"
 
 
 def image(component: str) -> str:

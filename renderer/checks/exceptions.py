@@ -1,6 +1,6 @@
 """Reviewed exceptions: the one place a gate finding is skipped or downgraded.
 
-A tree keeps them in ``ROOT/.calico-render.yaml`` (``--exceptions FILE`` overrides it),
+A tree keeps them in ``ROOT/.calico-render.yaml`` (an explicit file overrides it),
 validated by ``schemas/exceptions.schema.json``. Each names a rule id, optionally the
 versions it holds for, the severity a finding is downgraded to (absent: skipped) and a
 required reason. Matching is a pure function; every applied exception is reported, and
@@ -74,11 +74,11 @@ class Applied:
 
 
 def find_file(root: Path | None, explicit: Path | None) -> Path | None:
-    """``--exceptions FILE`` when given, else ``ROOT/.calico-render.yaml`` if present
+    """``explicit`` when given, else ``ROOT/.calico-render.yaml`` if present
     (which, like every file of the tree, must stay inside ROOT)."""
     if explicit is not None:
         if not explicit.is_file():
-            raise InputError("no such file", file=str(explicit), key="--exceptions")
+            raise InputError("no such file", file=str(explicit), key="exceptions")
         return explicit
     path = None if root is None else root / FILE_NAME
     if path is None or not (path.is_file() or path.is_symlink()):

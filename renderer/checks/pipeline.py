@@ -164,22 +164,7 @@ def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
 def context_findings(version: VersionDir) -> list[Finding]:
     """Keys the version's templates read that no BKE config can set (warnings); the
     file is relative to the version directory."""
-    keys = bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
-    out = []
-    for u in keys:
-        file, line = locate(u.file)
-        out.append(
-            Finding(
-                u.rule,
-                u.severity,
-                u.message,
-                stage=bke_context.CONTEXT_STAGE,
-                file=file,
-                line=line,
-                details={"key": u.key},
-            )
-        )
-    return out
+    return bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
 
 
 def error_finding(stage: str, error: CalicoRenderError) -> Finding:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from renderer.calico.capability import TYPHA_NAME, typha_deployment, typha_pdbs
+from renderer.calico.capability import typha_deployment, typha_pdbs
+from renderer.calico.names import TYPHA_CONTAINER
 from renderer.checks.finding import ERROR, WARNING, Finding
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
@@ -44,7 +45,7 @@ class RuleInput:
     @cached_property
     def typha_container(self) -> tuple[str, dict[str, Any]] | None:
         """The Typha container of :attr:`typha` and its field path."""
-        return None if self.typha is None else container(self.typha, TYPHA_NAME)
+        return None if self.typha is None else container(self.typha, TYPHA_CONTAINER)
 
     @cached_property
     def typha_pdbs(self) -> list[K8sObject]:

@@ -10,13 +10,12 @@ from renderer import api
 from renderer.cli.app import cli
 from renderer.cli.common import write_document
 from renderer.cli.options import (
-    exceptions_option,
     format_option,
     kube_version_option,
     manifests_option,
     no_cache_option,
+    pipeline_options,
     render_timeout_option,
-    upstream_option,
 )
 from renderer.output.capability import CapabilityDocument
 
@@ -32,8 +31,7 @@ from renderer.output.capability import CapabilityDocument
 @kube_version_option
 @no_cache_option
 @format_option(CapabilityDocument)
-@upstream_option
-@exceptions_option
+@pipeline_options
 @click.pass_context
 def capability(
     ctx: click.Context,

@@ -14,13 +14,12 @@ from renderer.checks.options import TREE_GOLDEN, CheckOptions
 from renderer.cli.app import cli, emit
 from renderer.cli.options import (
     PathType,
-    exceptions_option,
     format_option,
     kube_version_option,
     manifests_option,
     no_cache_option,
+    pipeline_options,
     render_timeout_option,
-    upstream_option,
 )
 from renderer.data.bundled import bundled_golden
 from renderer.errors import EXIT_CHECK_FAILED, InputError
@@ -80,8 +79,7 @@ def interactive() -> bool:
     metavar="N",
     help="Versions checked in parallel (default: the CPU count).",
 )
-@upstream_option
-@exceptions_option
+@pipeline_options
 def check(
     root: Path | None,
     golden: Path | None,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
+from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
 from renderer.errors import CalicoRenderError, InputError
 
 if TYPE_CHECKING:
@@ -35,18 +36,37 @@ FLAGS = {
     "role": "--role",
     "dialect": "--dialect",
     "set": "--set",
+    "upstream": "--upstream",
+    "exceptions": "--exceptions",
+}
+
+
+#: How the library says a setting is changed (or cannot be) -> the CLI's words for it.
+PHRASES = {
+    RENDER_TIMEOUT_REMEDY: "--render-timeout SECONDS",
+    "; not configurable)": "; no flag)",
+    "; give a config to count": "; give --config to count",
+    " (unless versions are requested)": " (--kube-version to choose)",
 }
 
 
 def flag_worded(exc: CalicoRenderError) -> str:
     """``exc`` as one line, its key naming the flag when it is one of :data:`FLAGS`
-    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)."""
-    name, sep, rest = (exc.key or "").partition(" ")
-    if name not in FLAGS:
-        return str(exc)
+    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)
+    and its message in the CLI's words (:data:`PHRASES`)."""
     worded = copy.copy(exc)
-    worded.key = FLAGS[name] + sep + rest
+    name, sep, rest = (exc.key or "").partition(" ")
+    if name in FLAGS:
+        worded.key = FLAGS[name] + sep + rest
+    worded.message = cli_worded(exc.message)
     return str(worded)
+
+
+def cli_worded(text: str) -> str:
+    """``text`` with each of the library's :data:`PHRASES` in the CLI's words."""
+    for phrase, flag in PHRASES.items():
+        text = text.replace(phrase, flag)
+    return text
 
 
 def version_or_config(version: str | None, config: str | None) -> None:
@@ -89,7 +109,8 @@ def warn(message: str) -> None:
 
 
 def note(message: str) -> None:
-    click.echo(f"calico-render: {message}", err=True)
+    """A line on stderr, in the CLI's words (:data:`PHRASES`)."""
+    click.echo(f"calico-render: {cli_worded(message)}", err=True)
 
 
 def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:

@@ -23,6 +23,8 @@ def _import(
     except InputError as exc:
         if exc.key == "default registry":
             raise InputError(exc.message, key="--default-registry") from None
+        if exc.key == "version":  # the expected tag disagrees with the images'
+            raise InputError(f"--version {exc.message}", file=exc.file, key="--version") from None
         if exc.message == "missing" and exc.file and Path(exc.file).name == TYPHA:
             raise InputError("missing (or import with --no-typha)", file=exc.file) from None
         if exc.message == "already exists":

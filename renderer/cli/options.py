@@ -26,11 +26,31 @@ class PathType(click.Path):
         return super().convert(value, param, ctx)
 
 
-manifests_option = click.option(
+def path_option(
+    flag: str, dest: str | None = None, *, help: str, metavar: str | None = None, **path: Any
+) -> Decorator:
+    """An option naming a file or directory (``path`` as for :class:`click.Path`), never
+    an empty string."""
+    names = (flag,) if dest is None else (flag, dest)
+    return click.option(*names, type=PathType(**path), metavar=metavar, help=help)
+
+
+def stacked(*options: Decorator) -> Decorator:
+    """Several options as one decorator, listed by ``--help`` in the order given."""
+
+    def apply(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return apply
+
+
+manifests_option = path_option(
     "--manifests",
     "root",
-    type=PathType(file_okay=False, path_type=Path),
-    default=None,
+    file_okay=False,
+    path_type=Path,
     help="ROOT holding kubernetes/calico/<version>/ (default: the bundled tree).",
 )
 repo_option = click.option(
@@ -44,22 +64,23 @@ set_option = click.option(
     help="Set an addon param (repeatable; F.K=V reaches only the file named F, as the "
     "controller does; for 'template', A.B=V nests).",
 )
-values_option = click.option(
+values_option = path_option(
     "--values",
     "values_file",
-    type=PathType(dir_okay=False, allow_dash=True),
+    dir_okay=False,
+    allow_dash=True,
     help="YAML/JSON file of context values.",
 )
 
 
 def config_option(help: str) -> Decorator:
     """``--config FILE|-``: a BKECluster/BKEConfig (what the command takes from it varies)."""
-    return click.option("--config", type=PathType(dir_okay=False, allow_dash=True), help=help)
+    return path_option("--config", dir_okay=False, allow_dash=True, help=help)
 
 
 def nodes_file_option(help: str) -> Decorator:
     """``--nodes-file FILE|-``: BKENode objects."""
-    return click.option("--nodes-file", type=PathType(dir_okay=False, allow_dash=True), help=help)
+    return path_option("--nodes-file", dir_okay=False, allow_dash=True, help=help)
 
 
 strict_option = click.option(
@@ -105,15 +126,19 @@ no_cache_option = click.option(
 )
 
 
-exceptions_option = click.option(
+exceptions_option = path_option(
     "--exceptions",
     "exceptions_file",
-    type=PathType(dir_okay=False, path_type=Path),
-    default=None,
+    dir_okay=False,
+    path_type=Path,
     metavar="FILE",
     help="Reviewed exceptions (default: ROOT/.calico-render.yaml when present; this "
     "file overrides it).",
 )
+
+#: What the version-check pipeline takes beside the tree, for ``check`` and
+#: ``capability`` alike: upstream manifests (the fidelity stage) and reviewed exceptions.
+pipeline_options = stacked(upstream_option, exceptions_option)
 
 
 def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:

@@ -172,7 +172,7 @@ def _report(result: RenderResult, args: RenderArgs, strict: bool) -> None:
     given_params(result.param_warnings, strict)
     readiness = api.readiness_warning(result.version, assess=False)
     if readiness:
-        warn(readiness)
+        warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision
     note(
         f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "

@@ -48,7 +48,7 @@ def _check_size(size: int, what: str) -> None:
     if size > MAX_RESULT_SIZE:
         raise SecurityError(
             f"{what} would produce {size} items, over {MAX_RESULT_SIZE} (result size limit "
-            "for untrusted templates; no flag)"
+            "for untrusted templates; not configurable)"
         )
 
 
@@ -98,7 +98,7 @@ def _check_width(number: int, what: str) -> None:
     if number > MAX_FORMAT_WIDTH:
         raise LimitExceeded(
             f"{what} width or precision {number} is over {MAX_FORMAT_WIDTH} (format width "
-            "limit for untrusted templates; no flag)"
+            "limit for untrusted templates; not configurable)"
         )
 
 
@@ -245,7 +245,7 @@ def _check_items(count: Any, what: str) -> None:
     if _is_int(count) and count > MAX_ITEMS:
         raise LimitExceeded(
             f"{what} of {count} is over {MAX_ITEMS} items (item limit for untrusted "
-            "templates; no flag)"
+            "templates; not configurable)"
         )
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from jinja2 import nodes as j
 
-#: Default wall-clock limit of one template render (``--render-timeout``).
+#: Default wall-clock limit of one template render (:func:`set_render_timeout`).
 DEFAULT_RENDER_TIMEOUT = 10.0
 #: Loop iterations one render may run, all loops together.
 MAX_LOOP_ITERATIONS = 10_000_000
@@ -37,8 +37,12 @@ MAX_GO_TEMPLATE_ACTIONS = 200_000
 _timeout = DEFAULT_RENDER_TIMEOUT
 
 
+#: How a message says the render time limit is raised (the CLI names its flag instead).
+RENDER_TIMEOUT_REMEDY = "set_render_timeout(seconds)"
+
+
 class LimitExceeded(Exception):
-    """A render went over a limit; the message names it (and its flag, if any)."""
+    """A render went over a limit; the message names it (and how to raise it, if it can be)."""
 
 
 def set_render_timeout(seconds: float) -> None:
@@ -82,7 +86,7 @@ def _overtime(b: _Budget) -> None:
     if time.monotonic() > b.deadline:
         raise LimitExceeded(
             f"render took longer than {b.timeout:g} s (render time limit; raise it with "
-            "--render-timeout SECONDS)"
+            f"{RENDER_TIMEOUT_REMEDY})"
         )
 
 
@@ -108,7 +112,7 @@ def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
             if b.iterations > MAX_LOOP_ITERATIONS:
                 raise LimitExceeded(
                     f"more than {MAX_LOOP_ITERATIONS} loop iterations (loop iteration "
-                    "limit for untrusted templates; no flag)"
+                    "limit for untrusted templates; not configurable)"
                 )
             _overtime(b)
         yield item
@@ -125,7 +129,7 @@ def check_actions(source: str, file: str, dialect: str) -> None:
         return
     positions = sorted(i for m in marks for i in _find_all(source, m, limit + 1))[: limit + 1]
     raise TemplateError(
-        f"more than {limit} actions (action limit for untrusted templates; no flag)",
+        f"more than {limit} actions (action limit for untrusted templates; not configurable)",
         file=file,
         line=source.count("\n", 0, positions[-1]) + 1,
     )
@@ -157,5 +161,5 @@ MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 def output_message() -> str:
     return (
         f"output longer than {MAX_OUTPUT_CHARS} characters (output limit for untrusted "
-        "templates; no flag)"
+        "templates; not configurable)"
     )

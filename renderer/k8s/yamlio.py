@@ -211,10 +211,6 @@ def load_all(text: str, file: str) -> list[Any]:
     return [doc for _, doc in load_all_lines(text, file)]
 
 
-def load_documents_file(path: str | Path) -> list[Any]:
-    return load_all(read_text(path), str(path))
-
-
 def load_mapping_file(path: str | Path) -> dict[str, Any]:
     """A file holding one mapping (values files); an empty file is an empty mapping.
 

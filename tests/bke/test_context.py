@@ -198,7 +198,7 @@ def test_nodes_with_split_roles_are_accepted_and_counted(
     roles = ["[master, etcd]", "[apiserver]", "[etcd-event, etcd-pod]", "[node]", "[scheduler]"]
     nodes = load_nodes(write_nodes(tmp_path, roles))
     assert nodes.count == 5 and nodes.dedicated == 3
-    assert [n.runs_kubelet for n in nodes.nodes] == [True, True, False, True, True]
+    assert [n.dedicated for n in nodes.nodes] == [False, True, True, False, True]
     config = write_config(tmp_path, {})
     r = run(
         capsys,
@@ -217,12 +217,12 @@ def test_nodes_with_split_roles_are_accepted_and_counted(
 
 
 def test_node_fields_are_plain() -> None:
-    assert Node("a", ("etcd",)).dedicated and not Node("a", ("etcd",)).runs_kubelet
+    assert Node("a", ("etcd",)).dedicated and not Node("a", ("node",)).dedicated
 
 
 def test_unreachable_keys_are_the_map_reads_but_node_selector() -> None:
     found = bc.unreachable_keys({"b.yaml": {"ClusterCidr", "nodeSelector"}, "a.yaml": {"X"}})
-    assert [(u.file, u.key, u.rule, u.severity) for u in found] == [
+    assert [(f.file, f.details["key"], f.rule, f.severity) for f in found] == [
         ("a.yaml", "X", "context-unreachable-key", "warning"),
         ("b.yaml", "ClusterCidr", "context-unreachable-key", "warning"),
     ]

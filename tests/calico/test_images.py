@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from renderer import api
-from renderer.calico.images import IMAGES_SCHEMA, node_images, prepull_images, repository
+from renderer.calico.images import node_images, prepull_images, repository
 from renderer.data.schemas import validate_output
 from renderer.errors import InputError
+from renderer.output.documents import IMAGES as IMAGES_SCHEMA
 from tests.clihelp import one_error, run
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "tree"

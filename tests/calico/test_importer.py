@@ -370,7 +370,7 @@ def test_other_image_is_an_error() -> None:
 
 
 def test_version_must_agree() -> None:
-    assert _err(upstream("v3.31.3"), version="v3.31.7").key == "--version"
+    assert _err(upstream("v3.31.3"), version="v3.31.7").key == "version"
 
 
 @pytest.mark.parametrize(

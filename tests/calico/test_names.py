@@ -79,6 +79,6 @@ def test_calico_config_is_the_configmap_by_name() -> None:
 
 
 def test_images_are_under_the_calico_org() -> None:
-    assert names.image(names.CNI_COMPONENT) == names.CNI_IMAGE == "calico/cni"
-    assert names.NODE_IMAGE == "calico/node"
+    assert names.image(names.CNI_COMPONENT) == "calico/cni"
+    assert names.image(names.NODE_COMPONENT) == "calico/node"
     assert set(names.PREPULLED_COMPONENTS) <= set(names.IMAGE_COMPONENTS)

@@ -14,7 +14,7 @@ from renderer.calico.plan import PLAN_SCHEMA
 from renderer.data.schemas import validate_output
 from renderer.errors import TemplateError
 from renderer.k8s.parse import parse_files
-from renderer.k8s.yamlio import load_documents_file
+from renderer.k8s.yamlio import load_all
 from renderer.manifests.tree import VersionDir
 from renderer.store.files import OWNED_FILES
 from tests.clihelp import one_error, run
@@ -94,7 +94,8 @@ def test_cli_plan_json_and_output_dir(capsys: pytest.CaptureFixture[str], tmp_pa
     assert [p["name"] for p in data["phases"]][:2] == ["typha", "calico-node"]
     written = sorted(p.name for p in out.iterdir() if p.name != OWNED_FILES)
     assert written[0].startswith("01-typha") and written[1].startswith("02-calico-node")
-    docs = load_documents_file(out / "01-typha.apply.yaml")
+    path = out / "01-typha.apply.yaml"
+    docs = load_all(path.read_text(encoding="utf-8"), str(path))
     assert {d["kind"] for d in docs if d} >= {"Deployment", "Service", "PodDisruptionBudget"}
     typha = next(d for d in docs if d and d["kind"] == "Deployment")
     assert typha["spec"]["replicas"] == 4

@@ -218,7 +218,7 @@ def test_schema_errors_are_excepted_alike_by_check_and_capability(
 def test_the_file_must_exist_and_stay_inside_root(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         excepts.find_file(None, tmp_path / "missing.yaml")
-    assert err.value.key == "--exceptions"
+    assert err.value.key == "exceptions"
     outside = tmp_path / "elsewhere.yaml"
     outside.write_text("exceptions: []\n", encoding="utf-8")
     root = tmp_path / "root"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from renderer.cli.common import FLAGS, flag_worded
-from renderer.errors import CalicoRenderError, InputError, RefusedError
+import renderer
+from renderer.cli.common import FLAGS, PHRASES, cli_worded, flag_worded
+from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
+from renderer.errors import CalicoRenderError, InputError, RefusedError, TemplateError
 
 
 @pytest.mark.parametrize(
@@ -18,8 +22,20 @@ from renderer.errors import CalicoRenderError, InputError, RefusedError
         (InputError("bad", key="image_prefix"), "--repo: bad"),
         (InputError("unsafe", file="f", key="ClusterCidr.Ipv6"), "f: ClusterCidr.Ipv6: unsafe"),
         (InputError("x", key="set a"), "--set a: x"),
-        (InputError("x", key="--upstream"), "--upstream: x"),
+        (InputError("x", key="upstream"), "--upstream: x"),
+        (InputError("gone", file="e", key="exceptions"), "e: --exceptions: gone"),
         (InputError("no key"), "no key"),
+        (
+            TemplateError(
+                "render took longer than 1 s (raise it with set_render_timeout(seconds))"
+            ),
+            "render took longer than 1 s (raise it with --render-timeout SECONDS)",
+        ),
+        (TemplateError("over 9 (item limit; not configurable)"), "over 9 (item limit; no flag)"),
+        (
+            InputError("BKENodes of 2 clusters: a, b; give a config to count them", file="n"),
+            "n: BKENodes of 2 clusters: a, b; give --config to count them",
+        ),
     ],
 )
 def test_flag_worded(error: CalicoRenderError, line: str) -> None:
@@ -29,3 +45,17 @@ def test_flag_worded(error: CalicoRenderError, line: str) -> None:
 
 def test_flags_are_flags() -> None:
     assert all(flag.startswith("--") and " " not in flag for flag in FLAGS.values())
+
+
+def test_phrases_are_the_library_s() -> None:
+    """Each phrase the CLI re-words is one the library still writes."""
+    library = [p for p in Path(renderer.__file__).parent.rglob("*.py") if "cli" not in p.parts]
+    source = "".join(p.read_text(encoding="utf-8") for p in library)
+    assert all(phrase in source for phrase in PHRASES if phrase != RENDER_TIMEOUT_REMEDY)
+
+
+def test_notes_name_the_flags() -> None:
+    line = "schema check on Kubernetes 1.28, the config's kubernetesVersion v1.28.8"
+    assert cli_worded(f"{line} (unless versions are requested)") == (
+        f"{line} (--kube-version to choose)"
+    )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator
+from typing import Any
 
-from renderer.calico.capability import TYPHA_NAME
+from renderer.calico.names import TYPHA_CONTAINER
 from renderer.checks.rules import ERROR, WARNING, RuleFunc, RuleInput, Violation, rule
 from renderer.k8s.objects import as_dict, as_list, dig, env_var, pod_labels, selector_matches
 from renderer.k8s.parse import K8sObject
@@ -26,6 +27,24 @@ def on_typha(func: TyphaRule) -> RuleFunc:
     def run(data: RuleInput) -> Iterator[Violation]:
         if data.typha is not None:
             yield from func(data, data.typha)
+
+    return run
+
+
+ContainerRule = Callable[[K8sObject, str, dict[str, Any]], Iterator[Violation]]
+
+
+def in_container(func: ContainerRule) -> TyphaRule:
+    """A check of the Typha container, given the Deployment, the container's path and the
+    container; without one, a single violation saying so."""
+
+    @functools.wraps(func)
+    def run(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
+        found = data.typha_container
+        if found is None:
+            yield Violation(f"no container {TYPHA_CONTAINER}", dep, f"{POD}.containers")
+            return
+        yield from func(dep, *found)
 
     return run
 
@@ -83,11 +102,11 @@ def graceful_shutdown(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
             dep,
             f"{POD}.terminationGracePeriodSeconds",
         )
-    found = data.typha_container
-    if found is None:
-        yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
-        return
-    path, c = found
+    yield from _shutdown_timeout(data, dep)
+
+
+@in_container
+def _shutdown_timeout(dep: K8sObject, path: str, c: dict[str, Any]) -> Iterator[Violation]:
     env = env_var(c, "TYPHA_SHUTDOWNTIMEOUTSECS")
     value = env[1].get("value") if env else None
     if str(value) != str(GRACE_SECONDS):
@@ -101,12 +120,8 @@ def graceful_shutdown(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
     message="the Typha container needs liveness and readiness probes",
 )
 @on_typha
-def probes(data: RuleInput, dep: K8sObject) -> Iterator[Violation]:
-    found = data.typha_container
-    if found is None:
-        yield Violation(f"no container {TYPHA_NAME}", dep, f"{POD}.containers")
-        return
-    path, c = found
+@in_container
+def probes(dep: K8sObject, path: str, c: dict[str, Any]) -> Iterator[Violation]:
     for probe in ("livenessProbe", "readinessProbe"):
         if not isinstance(c.get(probe), dict) or not c[probe]:
             yield Violation(f"{probe} is missing", dep, f"{path}.{probe}")
