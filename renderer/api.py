@@ -828,6 +828,64 @@ def check(
     return run_check(options, progress)
 
 
+def check_options(
+    *,
+    root: Path | None = None,
+    golden: Path | None = None,
+    kube_versions: Sequence[str] = (),
+    update: bool = False,
+    jobs: int | None = None,
+    upstream: Path | None = None,
+    exceptions_file: Path | None = None,
+) -> CheckOptions:
+    """What :func:`check` checks, from what a caller holds: a tree (None: the bundled
+    one), its goldens (default: ROOT/golden/calico, or the bundled goldens for the
+    bundled tree), Kubernetes versions (default: the newest four), parallelism (default:
+    the CPU count), an upstream directory and an exceptions file (default: ROOT's)."""
+    from renderer.checks import exceptions as excepts
+    from renderer.checks.options import CheckOptions
+    from renderer.checks.runner import default_jobs as cpus
+
+    if golden is not None and golden.exists() and not golden.is_dir():
+        raise InputError("not a directory", file=str(golden), key="golden")
+    return CheckOptions(
+        root=root,
+        golden=golden if golden is not None else default_golden(root),
+        kube_versions=resolve_kube_versions(kube_versions),
+        kube_args=bool(kube_versions),
+        update=update,
+        jobs=jobs if jobs is not None else cpus(),
+        manifests_arg=str(root) if root is not None else None,
+        golden_arg=str(golden) if golden is not None else None,
+        upstream=upstream,
+        upstream_arg=str(upstream) if upstream is not None else None,
+        exceptions=excepts.load(excepts.find_file(root, exceptions_file)),
+    )
+
+
+def default_golden(root: Path | None) -> Path:
+    """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
+    bundled tree only, so a real tree is never compared with them."""
+    from renderer.checks.options import TREE_GOLDEN
+    from renderer.data.bundled import bundled_golden
+
+    if root is not None:
+        return root / TREE_GOLDEN
+    try:
+        return bundled_golden()
+    except FileNotFoundError:
+        # A checkout whose goldens were never generated: updating the goldens creates them.
+        return Path(__file__).resolve().parents[1] / "golden"
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a report to ``path`` atomically (a device, FIFO or symlink target is
+    written in place)."""
+    from renderer.store.files import write_output
+
+    write_output(path, text)
+
+
 def refused_update(error: InputError) -> bool:
     """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
     without versions (which would remove them all)."""

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from renderer import api
 from renderer import output as formats
-from renderer.checks import exceptions, report
-from renderer.checks.options import TREE_GOLDEN, CheckOptions
 from renderer.cli.app import cli, emit
+from renderer.cli.common import cli_worded
 from renderer.cli.options import (
     PathType,
     format_option,
@@ -21,24 +21,12 @@ from renderer.cli.options import (
     pipeline_options,
     render_timeout_option,
 )
-from renderer.data.bundled import bundled_golden
 from renderer.errors import EXIT_CHECK_FAILED, InputError
-from renderer.k8s import schema as kubeschema
 from renderer.output import check_text
 from renderer.output.check import CheckDocument
-from renderer.store.files import write_output
 
-
-def default_golden(root: Path | None) -> Path:
-    """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
-    bundled tree only, so a real tree is never compared with them."""
-    if root is not None:
-        return root / TREE_GOLDEN
-    try:
-        return bundled_golden()
-    except FileNotFoundError:
-        # A checkout whose goldens were never generated: --update-golden creates them here.
-        return Path(__file__).resolve().parents[2] / "golden"
+if TYPE_CHECKING:
+    from renderer.checks.report import VersionResult
 
 
 def interactive() -> bool:
@@ -91,24 +79,18 @@ def check(
     upstream: Path | None,
     exceptions_file: Path | None,
 ) -> None:
-    if golden is not None and golden.exists() and not golden.is_dir():
-        raise InputError("not a directory", file=str(golden), key="--golden")
-    options = CheckOptions(
+    options = api.check_options(
         root=root,
-        golden=golden if golden is not None else default_golden(root),
-        kube_versions=kubeschema.resolve_kube_versions(kube_versions),
-        kube_args=bool(kube_versions),
+        golden=golden,
+        kube_versions=kube_versions,
         update=update_golden,
-        jobs=jobs if jobs is not None else api.default_jobs(),
-        manifests_arg=str(root) if root is not None else None,
-        golden_arg=str(golden) if golden is not None else None,
+        jobs=jobs,
         upstream=upstream,
-        upstream_arg=str(upstream) if upstream is not None else None,
-        exceptions=exceptions.load(exceptions.find_file(root, exceptions_file)),
+        exceptions_file=exceptions_file,
     )
     show_progress = fmt == "text" and interactive()
 
-    def progress(result: report.VersionResult) -> None:
+    def progress(result: VersionResult) -> None:
         click.echo(check_text.progress_line(result), err=True)
 
     try:
@@ -117,10 +99,11 @@ def check(
         if not api.refused_update(exc):
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
-    text = formats.render(fmt, CheckDocument(result))  # JSON is checked against its schema
+    # JSON is checked against its schema; library wording becomes the CLI's
+    text = cli_worded(formats.render(fmt, CheckDocument(result)))
     if output is not None:
         try:
-            write_output(output, text)
+            api.write_report(output, text)
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:

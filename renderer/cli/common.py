@@ -38,6 +38,7 @@ FLAGS = {
     "set": "--set",
     "upstream": "--upstream",
     "exceptions": "--exceptions",
+    "golden": "--golden",
 }
 
 
@@ -98,10 +99,11 @@ def _escapable(text: str) -> bool:
 
 
 def write_document(fmt: str, document: Document) -> None:
-    """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`)."""
+    """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`), the library's
+    wording of a remedy in the CLI's (:data:`PHRASES`)."""
     from renderer import output
 
-    emit(output.render(fmt, document))
+    emit(cli_worded(output.render(fmt, document)))
 
 
 def warn(message: str) -> None:

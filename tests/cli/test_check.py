@@ -764,3 +764,26 @@ def test_update_of_a_tree_without_versions_is_refused_naming_the_flag(
     r = run(capsys, "check", "--manifests", str(tmp_path / "tree"), "--update-golden")
     assert r.code == 2 and ": --update-golden: " in r.err
     assert golden.is_dir()
+
+
+def test_a_render_over_its_time_limit_names_the_flag_in_the_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The library says how to raise the limit in its own terms; the report the CLI
+    prints names the flag, in every format."""
+    from renderer.engine import limits
+    from tests.engine.test_limits import JINJA_BOMBS
+
+    version = tmp_path / CALICO / "v1.0.0"
+    version.mkdir(parents=True)
+    (version / "calico.yaml.j2").write_text(JINJA_BOMBS["exponential_macro"])
+    args = ["check", "--manifests", str(tmp_path), "--render-timeout", "0.3", "--no-cache"]
+    try:
+        r = run(capsys, *args, "--format", "json")
+    finally:
+        limits.set_render_timeout(limits.DEFAULT_RENDER_TIMEOUT)
+    assert r.code == 1
+    (result,) = json.loads(r.out)["versions"]
+    messages = [f["message"] for f in result["findings"] if f["stage"] == "templates"]
+    assert messages and all("--render-timeout SECONDS" in m for m in messages)
+    assert limits.RENDER_TIMEOUT_REMEDY not in r.out
