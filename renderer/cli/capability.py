@@ -7,16 +7,9 @@ from pathlib import Path
 import click
 
 from renderer import api
+from renderer.cli import options as opts
 from renderer.cli.app import cli
 from renderer.cli.common import write_document
-from renderer.cli.options import (
-    format_option,
-    kube_version_option,
-    manifests_option,
-    no_cache_option,
-    pipeline_options,
-    render_timeout_option,
-)
 from renderer.output.capability import CapabilityDocument
 
 
@@ -26,12 +19,12 @@ from renderer.output.capability import CapabilityDocument
     "Exit 0 when release-ready, 1 when not."
 )
 @click.option("--version", "version", required=True, metavar="V", help="Calico version.")
-@manifests_option
-@render_timeout_option
-@kube_version_option
-@no_cache_option
-@format_option(CapabilityDocument)
-@pipeline_options
+@opts.manifests_option
+@opts.render_timeout_option
+@opts.kube_version_option
+@opts.no_cache_option
+@opts.format_option(CapabilityDocument)
+@opts.pipeline_options
 @click.pass_context
 def capability(
     ctx: click.Context,

@@ -10,17 +10,9 @@ import click
 
 from renderer import api
 from renderer import output as formats
+from renderer.cli import options as opts
 from renderer.cli.app import cli, emit
 from renderer.cli.common import cli_worded
-from renderer.cli.options import (
-    PathType,
-    format_option,
-    kube_version_option,
-    manifests_option,
-    no_cache_option,
-    pipeline_options,
-    render_timeout_option,
-)
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import check_text
 from renderer.output.check import CheckDocument
@@ -41,22 +33,22 @@ def interactive() -> bool:
     "--upstream, also compare each version with upstream Calico's manifests of its tag. "
     "Exit 0 when all pass, 1 on any failure, 2 on bad input."
 )
-@manifests_option
-@render_timeout_option
+@opts.manifests_option
+@opts.render_timeout_option
 @click.option(
     "--golden",
-    type=PathType(file_okay=False, path_type=Path),
+    type=opts.PathType(file_okay=False, path_type=Path),
     default=None,
     help="Golden directory holding <version>/ (default: ROOT/golden/calico with "
     "--manifests, else the bundled goldens).",
 )
-@kube_version_option
-@no_cache_option
+@opts.kube_version_option
+@opts.no_cache_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
-@format_option(sorted(formats.names(CheckDocument)))  # check has always listed them sorted
+@opts.format_option(sorted(formats.names(CheckDocument)))  # check has always listed them sorted
 @click.option(
     "--output",
-    type=PathType(dir_okay=False, path_type=Path),
+    type=opts.PathType(dir_okay=False, path_type=Path),
     default=None,
     help="Write the report to FILE instead of stdout.",
 )
@@ -67,7 +59,7 @@ def interactive() -> bool:
     metavar="N",
     help="Versions checked in parallel (default: the CPU count).",
 )
-@pipeline_options
+@opts.pipeline_options
 def check(
     root: Path | None,
     golden: Path | None,
