@@ -13,25 +13,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from renderer.bke import context as bke_context
-from renderer.bke import unread
-from renderer.bke.cluster import (
-    ClusterInputs,
-    NodeInventory,
-    RenderArgs,
-    load_nodes,
-    render_args,
-    resolve_inputs,
-)
-from renderer.bke.values import default_context
-from renderer.calico import advise as advise_mod
-from renderer.calico import images as images_mod
 from renderer.calico import names, policy
+from renderer.calico.advise import KUBERNETES_MAX_PODS
 from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
-from renderer.engine.compile import template_digest
-from renderer.engine.render import RenderedFile, join_stream, render_version, version_keys
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
@@ -40,10 +26,16 @@ from renderer.store import cache
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
+    from renderer.bke import context as bke_context
+    from renderer.bke import unread
+    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
+    from renderer.calico import advise as advise_mod
+    from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
     from renderer.checks.options import CheckOptions
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
+    from renderer.engine.render import RenderedFile
     from renderer.output.documents import TyphaDocument, VersionsDocument
 
 
@@ -66,6 +58,8 @@ class RenderResult:
         return self.route.decision
 
     def stream(self) -> str:
+        from renderer.engine.render import join_stream
+
         return join_stream(self.files)
 
     @cached_property
@@ -154,6 +148,8 @@ _VERDICTS: Memo[tuple[tuple[str, str], ...], Verdict] = Memo("api.verdicts", 64)
 
 
 def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
+    from renderer.engine.compile import template_digest
+
     return tuple((tf.name, template_digest(tf)) for tf in version.files)
 
 
@@ -240,6 +236,8 @@ def file_contexts(
     vdir: VersionDir, inputs: bke_context.ContextInputs, decision: policy.TyphaDecision
 ) -> bke_context.VersionContexts:
     """Each file's context by the controller's rules, validated like a single context."""
+    from renderer.bke import context as bke_context
+
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
@@ -252,6 +250,8 @@ def default_inputs(
 ) -> bke_context.ContextInputs:
     """The context's sources without a config: ``user`` values are addon params (maps
     are nested values), after the controller's defaults and bkeadm's calico params."""
+    from renderer.bke import context as bke_context
+
     params, nested = bke_context.from_mapping(dict(user or {}))
     return bke_context.without_config(repo=repo, params=params, nested=nested)
 
@@ -274,6 +274,10 @@ def render(
     targets a version that is not Typha-capable; nothing is rendered then. A bad
     ``nodes`` or ``operation`` is an InputError (key ``nodes``/``operation``).
     """
+    from renderer.bke import context as bke_context
+    from renderer.bke import unread
+    from renderer.engine.render import render_version
+
     check_nodes(nodes)
     check_operation(operation)
     vdir = resolve_version(version, root)
@@ -299,6 +303,8 @@ def param_warnings(
     version: str, inputs: bke_context.ContextInputs, root: Path | None = None
 ) -> list[unread.ParamWarning]:
     """User-given params of ``inputs`` that ``version`` never reads or branches on."""
+    from renderer.bke import unread
+
     return unread.inputs_warnings(resolve_version(version, root), inputs)
 
 
@@ -319,6 +325,9 @@ def prepull_images(
     then the calico/cni and calico/node images of the calico-node DaemonSet are taken.
     A render without either is an InputError (exit 2) naming the version.
     """
+    from renderer.calico import images as images_mod
+    from renderer.engine.render import render_version
+
     images_mod.check_role(role)
     if repo is not None:
         images_mod.check_repo(repo)
@@ -402,7 +411,9 @@ def plan(
     Each side is rendered as the policy routes it for an existing cluster; the target
     render is what the phases apply. ``capability`` defaults to the render-based check.
     """
+    from renderer.bke.values import default_context
     from renderer.calico import plan as plan_mod
+    from renderer.engine.render import render_version, version_keys
 
     check_nodes(nodes)
     if from_nodes is not None:
@@ -447,10 +458,12 @@ def plan(
 def scale_findings(
     result: RenderResult,
     *,
-    max_pods: int = advise_mod.KUBERNETES_MAX_PODS,
+    max_pods: int = KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
 ) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
     """The scale advice for a render: its numbers and the findings on them."""
+    from renderer.calico import advise as advise_mod
+
     inputs = advise_mod.request_inputs(
         result.objects,
         result.context,
@@ -468,7 +481,7 @@ def advise(
     root: Path | None = None,
     user: Mapping[str, Any] | None = None,
     repo: str | None = None,
-    max_pods: int = advise_mod.KUBERNETES_MAX_PODS,
+    max_pods: int = KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
     sources: bke_context.ContextInputs | None = None,
 ) -> advise_mod.AdviceReport:
@@ -479,6 +492,8 @@ def advise(
     ``origins`` says where the user's values came from (default: flags); ``sources``
     are a config's context inputs, as for :func:`render` (default: ``user``/``repo``).
     """
+    from renderer.calico import advise as advise_mod
+
     check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
         raise InputError(
@@ -546,6 +561,9 @@ def explain_context(
     operation: str = "install",
 ) -> ExplainResult:
     """The contexts :func:`render` would render ``version`` with, without rendering."""
+    from renderer.bke import context as bke_context
+    from renderer.bke import unread
+
     check_nodes(nodes)
     check_operation(operation)
     vdir = resolve_version(version, root)
@@ -580,15 +598,23 @@ def request_args(
 ) -> RenderArgs:
     """Version, node count and params of a request: from a BKECluster/BKEConfig and
     BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
+    from renderer.bke.cluster import render_args
+
     return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
 
 
-#: What a BKECluster/BKEConfig (and its BKENodes) give a request.
-cluster_inputs = resolve_inputs
+def cluster_inputs(*args: Any, **kwargs: Any) -> ClusterInputs:
+    """What a BKECluster/BKEConfig (and its BKENodes) give a request: the arguments of
+    :func:`renderer.bke.cluster.resolve_inputs`, loaded when first called."""
+    from renderer.bke.cluster import resolve_inputs
+
+    return resolve_inputs(*args, **kwargs)
 
 
 def node_inventory(nodes_file: str | Path) -> NodeInventory:
     """The BKENodes of one cluster in ``nodes_file``."""
+    from renderer.bke.cluster import load_nodes
+
     return load_nodes(nodes_file).single_cluster()
 
 
@@ -596,6 +622,8 @@ def config_context(
     inputs: ClusterInputs, repo: str | None = None
 ) -> bke_context.ContextInputs | None:
     """The context's sources of a config with a calico addon (None: none)."""
+    from renderer.bke import context as bke_context
+
     if inputs.addon is None:
         return None
     nodes = inputs.inventory.nodes if inputs.inventory is not None else None
@@ -618,6 +646,7 @@ def request_inputs(
 ) -> bke_context.ContextInputs:
     """The context's sources of a request: the config's (``repo`` wins over its
     imageRepo) or the defaults, then the values file and settings as addon params."""
+    from renderer.bke import context as bke_context
     from renderer.bke.values import user_params
 
     params, nested = user_params(values_file, sets)
@@ -635,6 +664,7 @@ def kube_versions(
 ) -> tuple[tuple[str, ...], str]:
     """The Kubernetes versions to validate a render against, and a note when they were
     chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
+    from renderer.bke import context as bke_context
     from renderer.k8s.schema import resolve_kube_versions, shipped_versions
 
     kube = resolve_kube_versions(requested)
@@ -690,6 +720,7 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocumen
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
     from renderer.calico.capability import assess_capability
+    from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
     from renderer.output.documents import VersionsDocument, version_entry
 
@@ -782,6 +813,8 @@ def config_images(
 ) -> tuple[images_mod.ImageList, list[unread.ParamWarning]]:
     """What every node of a configured cluster pre-pulls (an empty list with a note
     without a calico addon), and the config's params its version ignores."""
+    from renderer.calico import images as images_mod
+
     inputs = cluster_inputs(config, root=root, repo=repo)
     context = config_context(inputs, repo)
     if inputs.version is None or context is None:
@@ -793,6 +826,8 @@ def config_images(
 def image_warnings(result: images_mod.ImageList) -> list[str]:
     """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
     for another)."""
+    from renderer.calico import images as images_mod
+
     if result.version is None:
         return []
     return images_mod.tag_mismatches(result.version, result.images)
@@ -812,6 +847,8 @@ def disable_cache() -> None:
 
 def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
     """The advice report of a cluster without Calico: nothing to advise on."""
+    from renderer.calico import advise as advise_mod
+
     return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -94,3 +95,15 @@ def test_options_before_a_command_are_refused_not_ignored(
     r = run(capsys, *args)
     message = one_error(r)  # a usage error: the option, and where it belongs
     assert named in message and "after its name" in message and r.out == ""
+
+
+def test_validate_loads_no_template_engine(tmp_path: Path) -> None:
+    """Validating rendered files needs YAML and schemas, not the engines or BKE's
+    context rules: the library API loads those when a render asks for them."""
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    loaded = _modules_after("validate", str(manifest))
+    assert "renderer.api" in loaded and "renderer.k8s.schema" in loaded
+    assert not [
+        m for m in ("jinja2", "renderer.engine.compile", "renderer.bke.context") if m in loaded
+    ]

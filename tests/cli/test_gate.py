@@ -35,7 +35,9 @@ def test_api_route_capable(nodes: int, replicas: int | None) -> None:
 
 def test_api_install_refused_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     rendered: list[object] = []
-    monkeypatch.setattr(api, "render_version", lambda *a: rendered.append(a) or [])
+    monkeypatch.setattr(
+        "renderer.engine.render.render_version", lambda *a: rendered.append(a) or []
+    )
     with pytest.raises(RefusedError) as exc:
         api.render("v9.0.0", 51, root=TREE)
     assert rendered == []
