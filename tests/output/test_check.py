@@ -1,72 +1,20 @@
-"""The check report's document: its text table and JUnit cases, by structure (the whole
-forms are regressions in test_text, test_json and test_junit)."""
+"""The check report's document (output/check.py): its JUnit cases, by structure (the
+whole forms are regressions in test_text, test_json and test_junit)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
-
-import pytest
 
 from renderer import output
 from renderer.checks import report
 from renderer.checks.golden import FileChange, ObjectChange
-from renderer.output import check_text
 from renderer.output.check import CheckDocument
 from tests.checks.test_report import dec, incomplete, sample
-
-
-def rows(text: str) -> list[list[str]]:
-    """The table's version rows, split into cells."""
-    return [line.split() for line in text.splitlines() if line.startswith("v") and " " in line]
 
 
 def cases(r: report.CheckReport) -> dict[str, ET.Element]:
     root = ET.fromstring(output.render("junit", CheckDocument(r)))
     return {c.get("name", ""): c for c in root.iter("testcase")}
-
-
-@pytest.mark.parametrize(
-    ("make", "expected"),
-    [
-        (
-            sample,
-            [
-                ["v1.0.0", "go", "ok", "legacy", "legacy", "ok", "MISSING", "FAIL"],
-                ["v2.0.0", "go", "ok", "yes", "FAIL", "ok", "FAIL", "FAIL"],
-            ],
-        ),
-        (
-            lambda: report.CheckReport("root", "golden", ["1.30"], [incomplete()]),
-            [["v3.0.0", "go", "ok", "FAIL", "-", "-", "-", "FAIL"]],
-        ),
-    ],
-    ids=["legacy-and-failed", "capability-failure"],
-)
-def test_text_has_a_row_per_version(
-    make: Callable[[], report.CheckReport], expected: list[list[str]]
-) -> None:
-    assert rows(output.render("text", CheckDocument(make()))) == expected
-
-
-def test_text_shows_fidelity_only_when_upstream_ran() -> None:
-    r = sample()
-    header = output.render("text", CheckDocument(r)).splitlines()[2].split()
-    assert header[-2:] == ["GOLDENS", "RESULT"]
-    r.upstream = "upstream/calico"
-    for v in r.versions:
-        v.stages[report.FIDELITY] = report.SKIP
-    header = output.render("text", CheckDocument(r)).splitlines()[2].split()
-    assert header[-3:] == ["GOLDENS", "FIDELITY", "RESULT"]
-
-
-@pytest.mark.parametrize(
-    ("status", "line"), [("pass", "checked v0: pass"), ("fail", "checked v0: FAIL")]
-)
-def test_progress_line(status: str, line: str) -> None:
-    v = report.VersionResult("v0", [], "go")
-    v.stages["templates"] = status
-    assert check_text.progress_line(v) == line
 
 
 def test_junit_a_case_per_version_scenario_and_rule_error() -> None:

@@ -1,0 +1,32 @@
+"""The capability document (output/capability.py): its text lists the contract item by
+item and a schema block per Kubernetes version; its JSON is the report's data (whole
+forms are regressions in test_text and test_json)."""
+
+from __future__ import annotations
+
+from renderer import api, output
+from renderer.output.capability import CapabilityDocument
+from tests.gatehelp import TREE
+
+
+def test_text_has_a_line_per_contract_item_in_order() -> None:
+    report = api.capability("v9.3.0", root=TREE, kube_versions=("1.30",))
+    lines = output.render("text", CapabilityDocument(report)).splitlines()
+    items = report.capability.items
+    marks = [line.split()[0] for line in lines[2 : 2 + len(items)]]
+    assert marks == ["ok" if item.ok else "MISSING" for item in items]
+    assert "MISSING" in marks  # v9.3.0's contract is incomplete
+
+
+def test_text_has_a_schema_block_per_kubernetes_version() -> None:
+    report = api.capability("v9.4.0", root=TREE, kube_versions=("1.29", "1.30"))
+    lines = output.render("text", CapabilityDocument(report)).splitlines()
+    blocks = [line.split(",")[1].split()[1] for line in lines if line.startswith("Schema,")]
+    assert blocks == ["1.29", "1.30"]
+
+
+def test_json_is_the_report_data_and_offers_no_junit() -> None:
+    report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
+    doc = CapabilityDocument(report)
+    assert doc.data() == report.to_dict()
+    assert output.names(CapabilityDocument) == ["text", "json"]
