@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from renderer.calico import policy
+from renderer.calico import names, policy
 from renderer.checks.finding import Finding, check_dict, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
@@ -850,13 +850,13 @@ def advise(inputs: ScaleInputs) -> list[Finding]:
     out.append(
         resources(
             TYPHA_RESOURCES,
-            "calico-typha",
+            names.TYPHA,
             inputs.nodes,
             inputs.typha if typha_on else None,
             typha=True,
         )
     )
-    out.append(resources(FELIX_RESOURCES, "calico-node", inputs.nodes, inputs.felix, typha=False))
+    out.append(resources(FELIX_RESOURCES, names.NODE, inputs.nodes, inputs.felix, typha=False))
     return out
 
 
@@ -962,9 +962,9 @@ def request_inputs(
 
 # --- extraction from rendered objects ------------------------------------------------------
 
-NODE = "calico-node"
-TYPHA = "calico-typha"
-CONFIG_MAP = "calico-config"
+NODE = names.NODE
+TYPHA = names.TYPHA
+CONFIG_MAP = names.CONFIG_MAP
 
 
 def calico_node(objects: Sequence[K8sObject]) -> K8sObject | None:
@@ -974,7 +974,7 @@ def calico_node(objects: Sequence[K8sObject]) -> K8sObject | None:
         if obj.name == NODE:
             return obj
     for obj in daemonsets:
-        if as_dict(dig(obj.data, "metadata", "labels")).get("k8s-app") == NODE:
+        if names.app_label(obj.data) == NODE:
             return obj
     return None
 
