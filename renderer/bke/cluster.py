@@ -29,6 +29,8 @@ LIST_KINDS = ("List", "BKENodeList")
 #: The label naming a BKENode's cluster (Cluster API's; BKE's examples carry it).
 CLUSTER_LABEL = "cluster.x-k8s.io/cluster-name"
 CALICO = "calico"
+#: How a note names a node count given beside BKENodes (the CLI says ``--nodes``).
+NODES_GIVEN = "a given node count of "
 
 PathItem = str | int
 
@@ -582,7 +584,9 @@ def resolve_inputs(
             file=everyone.file,
         )
     if nodes is not None and inventory is not None and inventory.count != nodes:
-        notes.append(f"--nodes {nodes} overrides the {inventory.count} BKENodes of {nodes_file}")
+        notes.append(
+            f"{NODES_GIVEN}{nodes} overrides the {inventory.count} BKENodes of {nodes_file}"
+        )
     count = nodes if nodes is not None else (inventory.count if inventory else None)
     if addon is None:
         notes.append(f"{config.file}: no addon named calico: no Calico images, no Typha parameters")

@@ -39,6 +39,8 @@ FILE_PARAM = "file-param"
 BKEADM_DEFAULT = "bkeadm-default"
 USER = "user"
 USER_FILE = "user-file"
+#: How the repo warning says the prefix is set (the CLI names its ``--repo`` flag).
+REPO_REMEDY = "set the image prefix argument or imageRepo.prefix"
 POLICY = "policy"
 SOURCES = (
     CONTROLLER_DEFAULT,
@@ -501,7 +503,7 @@ def overridden_params(params: Iterable[Param]) -> list[str]:
         if key == "repo":
             out.append(
                 f"param {p.key!r} ({p.detail}) never reaches a template: the controller sets "
-                "repo last, from cluster.imageRepo (use --repo or imageRepo.prefix)"
+                f"repo last, from cluster.imageRepo ({REPO_REMEDY})"
             )
     return out
 

@@ -48,6 +48,8 @@ PHRASES = {
     "; not configurable)": "; no flag)",
     "; give a config to count": "; give --config to count",
     " (unless versions are requested)": " (--kube-version to choose)",
+    "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
+    "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
 }
 
 
@@ -107,7 +109,8 @@ def write_document(fmt: str, document: Document) -> None:
 
 
 def warn(message: str) -> None:
-    click.echo(f"calico-render: warning: {message}", err=True)
+    """A warning on stderr, in the CLI's words (:data:`PHRASES`)."""
+    click.echo(f"calico-render: warning: {cli_worded(message)}", err=True)
 
 
 def note(message: str) -> None:

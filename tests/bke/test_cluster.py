@@ -171,7 +171,9 @@ def test_nodes_flag_wins_over_nodes_file(tmp_path: Path) -> None:
         root=ROOT,
         repo=None,
     )
-    assert args.nodes == 75 and any("--nodes 75 overrides the 2 BKENodes" in n for n in args.notes)
+    assert args.nodes == 75 and any(
+        "a given node count of 75 overrides the 2 BKENodes" in n for n in args.notes
+    )
     args = render_args(
         cluster(tmp_path, "v9.1.0"),
         BKE / "nodes-list.yaml",

@@ -227,3 +227,42 @@ def test_the_file_must_exist_and_stay_inside_root(tmp_path: Path) -> None:
     (root / excepts.FILE_NAME).symlink_to(outside)
     with pytest.raises(InputError, match="outside"):
         excepts.find_file(root, None)
+
+
+def test_custom_resources_not_schema_checked_are_excepted_alike_by_check_and_capability(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A ``schema-not-checked`` exception matches in ``capability`` as it does in
+    ``check`` (capability once matched only schema errors, so it "matched nothing")."""
+    from renderer.data.bundled import bundled_manifests
+
+    root = tmp_path / "tree"
+    dest = root / "kubernetes" / "calico" / "v3.28.2"
+    shutil.copytree(bundled_manifests() / "kubernetes" / "calico" / "v3.28.2", dest)
+    (dest / "003-pool.yaml").write_text(
+        "apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata:\n  name: pool\n"
+        "spec:\n  cidr: 10.250.0.0/16\n",
+        encoding="utf-8",
+    )
+    capability = ["capability", "--manifests", str(root), "--version", "v3.28.2", *KUBE]
+
+    def not_checked() -> tuple[list[str], list[str]]:
+        _, data = _check(capsys, root, "--format", "json")
+        (v,) = data["versions"]
+        cap = json.loads(run(capsys, *capability, "--format", "json").out)
+        return (
+            [f["rule"] for f in v["findings"] if f["severity"] == "info"],
+            [f["object"] for f in cap["schema"]["1.34"]["findings"]],
+        )
+
+    run(capsys, "check", "--manifests", str(root), *KUBE, "--update-golden")
+    assert not_checked() == (["schema-not-checked"], ["IPPool pool"])
+    (root / excepts.FILE_NAME).write_text(
+        "exceptions:\n  - rule: schema-not-checked\n    reason: IPPool has no schema here\n",
+        encoding="utf-8",
+    )
+    assert not_checked() == ([], [])
+    cap = json.loads(run(capsys, *capability, "--format", "json").out)
+    (entry,) = cap["exceptions"]["entries"]
+    assert entry["matched"] == [{"version": "v3.28.2", "findings": 1}]
+    assert cap["exceptions"]["warnings"] == []
