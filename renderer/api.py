@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import names, policy
-from renderer.calico.advise import KUBERNETES_MAX_PODS
 from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
@@ -458,7 +457,7 @@ def plan(
 def scale_findings(
     result: RenderResult,
     *,
-    max_pods: int = KUBERNETES_MAX_PODS,
+    max_pods: int = policy.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
 ) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
     """The scale advice for a render: its numbers and the findings on them."""
@@ -481,7 +480,7 @@ def advise(
     root: Path | None = None,
     user: Mapping[str, Any] | None = None,
     repo: str | None = None,
-    max_pods: int = KUBERNETES_MAX_PODS,
+    max_pods: int = policy.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
     sources: bke_context.ContextInputs | None = None,
 ) -> advise_mod.AdviceReport:

@@ -57,8 +57,7 @@ SOURCES = (
     SEED,
 )
 
-#: kubelet's default ``maxPods``.
-KUBERNETES_MAX_PODS = 110
+KUBERNETES_MAX_PODS = policy.KUBERNETES_MAX_PODS
 #: BKE's controller passes this ``podSubnet`` when the BKECluster sets none.
 CONTROLLER_POD_SUBNET = "10.250.0.0/16"
 #: BKE's controller passes this ``ipModVersion`` when nothing sets it.

@@ -10,6 +10,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+#: kubelet's default ``maxPods``: the pods per node the scale advice assumes unless told.
+KUBERNETES_MAX_PODS = 110
+
 TYPHA_NODE_THRESHOLD = 50
 MIN_REPLICAS = 3
 MAX_REPLICAS = 20

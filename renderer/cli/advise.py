@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from renderer import api
-from renderer.calico.advise import KUBERNETES_MAX_PODS
+from renderer.calico.policy import KUBERNETES_MAX_PODS
 from renderer.cli.app import cli
 from renderer.cli.common import (
     context_inputs,
