@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
 from renderer.output import Document
+from renderer.output.findings import schema_text
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult
@@ -105,11 +106,6 @@ def _decision(d: policy.TyphaDecision) -> dict[str, Any]:
         "warnings": list(d.warnings),
         "capped": bool(d.warnings),
     }
-
-
-def typha_doc(nodes: int | None) -> dict[str, Any]:
-    """The decision for ``nodes``, or the boundary table when None."""
-    return TyphaDocument.of(nodes).data()
 
 
 @dataclass(frozen=True)
@@ -227,9 +223,7 @@ class ValidateDocument(Document):
         return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
 
     def text(self) -> str:
-        from renderer.k8s.schema import finding_text
-
-        return "".join(f"{finding_text(f)}\n" for f in self.findings)
+        return "".join(f"{schema_text(f)}\n" for f in self.findings)
 
 
 # --- images, plan, advise, explain-context -------------------------------------------------
