@@ -27,7 +27,6 @@ from renderer.k8s.parse import K8sObject
 from renderer.output.findings import scale_dict
 
 STAGE = "scale"
-ADVISE_REPORT_SCHEMA = "advise-report.schema.json"
 REPORT_VERSION = 1
 
 POD_ADDRESSES = "scale-pod-addresses"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
+from renderer.data import schemas
 from renderer.output import Document
 from renderer.output.findings import schema_text
 
@@ -28,9 +29,6 @@ VERSIONS = "versions.schema.json"
 TYPHA = "typha.schema.json"
 VALIDATE = "validate.schema.json"
 IMAGES = "images.schema.json"
-PLAN = "plan.schema.json"
-ADVISE = "advise-report.schema.json"
-EXPLAIN = "explain-context.schema.json"
 
 
 # --- versions ------------------------------------------------------------------------------
@@ -267,7 +265,7 @@ class PlanDocument(Document):
     """A phased plan; ``unchanged``: its text is the one line saying there is nothing
     to change."""
 
-    schema = PLAN
+    schema = schemas.PLAN
 
     result: PlanResult
     unchanged: bool = False
@@ -339,7 +337,7 @@ def advice_text(report: AdviceReport) -> str:
 class AdviceDocument(Document):
     """A scale advice report; ``skipped`` (no Calico to advise on): no text."""
 
-    schema = ADVISE
+    schema = schemas.ADVISE_REPORT
     ensure_ascii = False
 
     report: AdviceReport
@@ -390,7 +388,7 @@ def explain_text(data: dict[str, Any]) -> str:
 class ExplainDocument(Document):
     """Each file's context and every value's origin."""
 
-    schema = EXPLAIN
+    schema = schemas.EXPLAIN_CONTEXT
 
     result: ExplainResult
 
