@@ -356,10 +356,9 @@ class PlanResult:
 
     @cached_property
     def _data(self) -> dict[str, Any]:
-        from renderer.calico import plan as plan_mod
 
         data = self.plan.to_dict()
-        validate_output(plan_mod.PLAN_SCHEMA, data)
+        validate_output(schemas.PLAN, data)
         return data
 
     def to_dict(self) -> dict[str, Any]:
@@ -525,8 +524,6 @@ def advise(
 
 # --- what each file receives --------------------------------------------------------------
 
-EXPLAIN_SCHEMA = "explain-context.schema.json"
-
 
 @dataclass(frozen=True)
 class ExplainResult:
@@ -547,7 +544,7 @@ class ExplainResult:
             "files": self.contexts.to_dict()["files"],
             "warnings": list(self.warnings),
         }
-        validate_output(EXPLAIN_SCHEMA, out)
+        validate_output(schemas.EXPLAIN_CONTEXT, out)
         return out
 
 

@@ -21,12 +21,12 @@ from fractions import Fraction
 from typing import Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding, check_dict, locate
+from renderer.checks.finding import Finding, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
+from renderer.output.findings import scale_dict
 
 STAGE = "scale"
-ADVISE_REPORT_SCHEMA = "advise-report.schema.json"
 REPORT_VERSION = 1
 
 POD_ADDRESSES = "scale-pod-addresses"
@@ -224,27 +224,6 @@ class Fact:
         loc = ", ".join(x for x in (self.object, self.file) if x)
         text = f"{self.source}: {self.where}" if self.where else self.source
         return f"{text} ({loc})" if loc else text
-
-
-def one_line(f: Finding) -> str:
-    """A scale finding as one line (the render command's warnings), advice included."""
-    head = f"{f.rule}: " + ("limit exceeded: " if f.severity == "error" else "")
-    advice = f.details.get("advice", "")
-    return head + f.message + (f"; advice: {advice}" if advice else "")
-
-
-def finding_dict(f: Finding) -> dict[str, Any]:
-    """A scale finding as the advise report carries it: the check report's keys, then
-    its numbers (``inputs`` the facts it used, ``computed`` what it derived from them,
-    ``advice`` what to change and ``suggestions`` the same as data)."""
-    d = f.details
-    return {
-        **check_dict(f),
-        "inputs": {k: v.to_dict() for k, v in d.get("inputs", {}).items()},
-        "computed": dict(d.get("computed", {})),
-        "advice": d.get("advice", ""),
-        "suggestions": [dict(s) for s in d.get("suggestions", [])],
-    }
 
 
 def _finding(
@@ -1177,6 +1156,6 @@ class AdviceReport:
             "passed": self.passed,
             "summary": self.counts(),
             "inputs": self.inputs.to_dict() if self.inputs else {},
-            "findings": [finding_dict(f) for f in self.findings],
+            "findings": [scale_dict(f) for f in self.findings],
             "notes": list(self.notes),
         }

@@ -23,7 +23,7 @@ from typing import Any
 
 from renderer.bke.values import build_context
 from renderer.calico import names
-from renderer.checks.finding import Finding, check_dict, locate, merge_findings
+from renderer.checks.finding import Finding, locate, merge_findings
 from renderer.engine.render import render_version
 from renderer.errors import InputError
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
@@ -31,6 +31,7 @@ from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import VersionDir
+from renderer.output.findings import check_dict
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"

@@ -5,8 +5,8 @@ A finding names its rule, severity and stage, the object (``Kind namespace/name`
 field path it is about, where it is (file and template line), and the scenarios and
 Kubernetes versions it holds for (see :func:`merge_findings`). What one stage alone
 needs (the advice's numbers, a schema finding's apiVersion) is in ``details``. Each
-report serialises findings with its own function over this one class, so the JSON
-of every report keeps its keys.
+report serialises findings with its own function over this one class
+(:mod:`renderer.output.findings`), so the JSON of every report keeps its keys.
 """
 
 from __future__ import annotations
@@ -85,41 +85,6 @@ def split_location(where: str) -> tuple[str | None, int | None]:
     return where, None
 
 
-def check_dict(f: Finding) -> dict[str, Any]:
-    """A finding as the check and advise reports carry it (unset values null)."""
-    return {
-        "stage": f.stage,
-        "rule": f.rule,
-        "severity": f.severity,
-        "message": f.message,
-        "object": f.object or None,
-        "file": f.file or None,
-        "line": f.line or None,
-        "field": f.field or None,
-        "scenarios": list(f.scenarios),
-        "kube_versions": list(f.kube_versions),
-        "exception": f.exception or None,
-    }
-
-
-def rule_dict(f: Finding) -> dict[str, Any]:
-    """A rule finding as the capability report carries it (unset values null)."""
-    data = {
-        "rule": f.rule,
-        "severity": f.severity,
-        "message": f.message,
-        "object": f.object,
-        "field": f.field,
-        "file": f.file,
-        "line": f.line,
-        "rendered_line": f.rendered_line,
-    }
-    return {k: (None if k in _NULLABLE and v in ("", 0) else v) for k, v in data.items()}
-
-
-_NULLABLE = ("object", "field", "file", "line")
-
-
 def _union(a: tuple[str, ...], b: Iterable[str]) -> tuple[str, ...]:
     return a + tuple(x for x in b if x not in a)
 
@@ -161,9 +126,7 @@ __all__ = [
     "WARNING",
     "Finding",
     "blocking",
-    "check_dict",
     "locate",
     "merge_findings",
-    "rule_dict",
     "split_location",
 ]

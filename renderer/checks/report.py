@@ -12,7 +12,14 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
-from renderer.checks.finding import Finding, blocking, check_dict, rule_dict
+from renderer.checks.finding import Finding, blocking
+from renderer.output.findings import (
+    capability_rule_dict,
+    check_dict,
+    context_dict,
+    nulls,
+    schema_dict,
+)
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -265,23 +272,17 @@ class ReleaseReport:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        from renderer.k8s.schema import finding_dict
-
         out = self.capability.to_dict()
-        out["contract"] = [_nulls(item, ("detail",)) for item in out["contract"]]
+        out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {
             "nodes": self.nodes,
             "applied": not self.capability.legacy,
-            "findings": [rule_dict(f) for f in self.rules],
+            "findings": [capability_rule_dict(f) for f in self.rules],
         }
         out["schema"] = {
             v: {
                 "errors": sum(1 for f in blocking(self.schema) if f.kube_versions[0] == v),
-                "findings": [
-                    _nulls(finding_dict(f), ("namespace", "path", "file", "line"))
-                    for f in self.schema
-                    if f.kube_versions[0] == v
-                ],
+                "findings": [schema_dict(f) for f in self.schema if f.kube_versions[0] == v],
             }
             for v in self.kube_versions
         }
@@ -296,19 +297,3 @@ class ReleaseReport:
         }
         out["release_ready"] = self.release_ready
         return out
-
-
-def _nulls(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    """``data`` with the unset values of ``keys`` ("" or line 0) as null."""
-    return {k: (None if k in keys and v in ("", 0) else v) for k, v in data.items()}
-
-
-def context_dict(f: Finding) -> dict[str, Any]:
-    """A context finding as the capability report carries it."""
-    return {
-        "rule": f.rule,
-        "severity": f.severity,
-        "file": f.location,
-        "key": f.details["key"],
-        "message": f.message,
-    }

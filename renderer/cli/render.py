@@ -202,22 +202,22 @@ def _scale_warnings(
         nodes_file=nodes_file,
         max_pods_flag=False,
     )
-    from renderer.calico.advise import one_line
+    from renderer.output.findings import scale_line
 
     _, scale = api.scale_findings(result, origins=origins)
     for finding in scale:
         if finding.severity != "info":
-            warn(one_line(finding))
+            warn(scale_line(finding))
 
 
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
-    from renderer.k8s.schema import finding_text
+    from renderer.output.findings import schema_text
 
     check = api.validate_render(result, kube)
     for f in check.findings:
-        note(finding_text(f))
+        note(schema_text(f))
     if not check.ok:
         note(check.summary())
         ctx.exit(EXIT_CHECK_FAILED)

@@ -14,8 +14,13 @@ from renderer.errors import InputError
 if TYPE_CHECKING:  # imported when first used: a command printing text never loads it
     import jsonschema
 
+#: Schemas more than one module names: the library checks its output against them and
+#: the documents of :mod:`renderer.output` declare them.
 RENDER_CONTEXT = "render-context.schema.json"
 CAPABILITY_REPORT = "capability-report.schema.json"
+PLAN = "plan.schema.json"
+ADVISE_REPORT = "advise-report.schema.json"
+EXPLAIN_CONTEXT = "explain-context.schema.json"
 
 
 @cache

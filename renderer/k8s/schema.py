@@ -152,32 +152,6 @@ def schema_finding(
     )
 
 
-def finding_dict(f: Finding) -> dict[str, Any]:
-    """A schema finding as the capability report carries it (one Kubernetes version)."""
-    d = f.details
-    return {
-        "kube_version": f.kube_versions[0],
-        "severity": f.severity,
-        "object": f.object,
-        "kind": d["kind"],
-        "api_version": d["api_version"],
-        "namespace": d["namespace"],
-        "name": d["name"],
-        "path": f.field,
-        "message": f.message,
-        "file": f.file,
-        "line": f.line,
-    }
-
-
-def finding_text(f: Finding) -> str:
-    """A schema finding as one line of text (``validate``, ``capability``)."""
-    where = f"{f.file}:{f.line}: " if f.file else ""
-    path = f" {f.field}:" if f.field else ""
-    head = f"{where}{f.severity}: Kubernetes {f.kube_versions[0]}: {f.object}"
-    return f"{head}{path} {f.message}"
-
-
 def schema_dir(kube_version: str) -> str:
     """The strict schema directory the library uses for ``X.Y``."""
     version = [v for v in _all_versions() if _major_minor(v) == kube_version][-1]

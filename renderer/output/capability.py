@@ -9,9 +9,10 @@ from typing import Any
 from renderer.checks.finding import blocking
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
-from renderer.k8s.schema import NOT_CHECKED, finding_text
+from renderer.k8s.schema import NOT_CHECKED
 from renderer.output import Document
 from renderer.output.check_text import LEGACY_RULES
+from renderer.output.findings import schema_text
 
 
 def _mark(ok: bool) -> str:
@@ -47,7 +48,7 @@ def render(report: ReleaseReport) -> str:
         skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
         extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
         lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
-        lines.extend(f"  {finding_text(f)}" for f in found)
+        lines.extend(f"  {schema_text(f)}" for f in found)
     fid = report.fidelity
     if fid is not None and fid.note:
         lines.append(f"Upstream fidelity: {fid.note}")

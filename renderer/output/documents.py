@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
+from renderer.data import schemas
 from renderer.output import Document
+from renderer.output.findings import schema_text
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult
@@ -27,9 +29,6 @@ VERSIONS = "versions.schema.json"
 TYPHA = "typha.schema.json"
 VALIDATE = "validate.schema.json"
 IMAGES = "images.schema.json"
-PLAN = "plan.schema.json"
-ADVISE = "advise-report.schema.json"
-EXPLAIN = "explain-context.schema.json"
 
 
 # --- versions ------------------------------------------------------------------------------
@@ -105,11 +104,6 @@ def _decision(d: policy.TyphaDecision) -> dict[str, Any]:
         "warnings": list(d.warnings),
         "capped": bool(d.warnings),
     }
-
-
-def typha_doc(nodes: int | None) -> dict[str, Any]:
-    """The decision for ``nodes``, or the boundary table when None."""
-    return TyphaDocument.of(nodes).data()
 
 
 @dataclass(frozen=True)
@@ -227,9 +221,7 @@ class ValidateDocument(Document):
         return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
 
     def text(self) -> str:
-        from renderer.k8s.schema import finding_text
-
-        return "".join(f"{finding_text(f)}\n" for f in self.findings)
+        return "".join(f"{schema_text(f)}\n" for f in self.findings)
 
 
 # --- images, plan, advise, explain-context -------------------------------------------------
@@ -273,7 +265,7 @@ class PlanDocument(Document):
     """A phased plan; ``unchanged``: its text is the one line saying there is nothing
     to change."""
 
-    schema = PLAN
+    schema = schemas.PLAN
 
     result: PlanResult
     unchanged: bool = False
@@ -345,7 +337,7 @@ def advice_text(report: AdviceReport) -> str:
 class AdviceDocument(Document):
     """A scale advice report; ``skipped`` (no Calico to advise on): no text."""
 
-    schema = ADVISE
+    schema = schemas.ADVISE_REPORT
     ensure_ascii = False
 
     report: AdviceReport
@@ -396,7 +388,7 @@ def explain_text(data: dict[str, Any]) -> str:
 class ExplainDocument(Document):
     """Each file's context and every value's origin."""
 
-    schema = EXPLAIN
+    schema = schemas.EXPLAIN_CONTEXT
 
     result: ExplainResult
 

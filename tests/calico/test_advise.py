@@ -570,7 +570,7 @@ def _report(nodes: int, **kw: Any) -> adv.AdviceReport:
 
 def _data(report: adv.AdviceReport) -> dict[str, Any]:
     data = report.to_dict()
-    schemas.validate_output(adv.ADVISE_REPORT_SCHEMA, data)
+    schemas.validate_output(schemas.ADVISE_REPORT, data)
     data["manifests"] = "tests/fixtures/advise"
     return data
 
@@ -649,6 +649,6 @@ def test_advise_bad_max_pods() -> None:
 
 
 def test_schema_names_every_source_and_rule() -> None:
-    defs = schemas.load_schema(adv.ADVISE_REPORT_SCHEMA)["$defs"]
+    defs = schemas.load_schema(schemas.ADVISE_REPORT)["$defs"]
     assert tuple(defs["fact"]["properties"]["source"]["enum"]) == adv.SOURCES
     assert tuple(defs["finding"]["properties"]["rule"]["enum"]) == adv.RULES

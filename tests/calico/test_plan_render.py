@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from renderer import api
-from renderer.calico.plan import PLAN_SCHEMA
+from renderer.data.schemas import PLAN as PLAN_SCHEMA
 from renderer.data.schemas import validate_output
 from renderer.errors import TemplateError
 from renderer.k8s.parse import parse_files

@@ -7,12 +7,12 @@ import pytest
 from renderer.checks.finding import (
     Finding,
     blocking,
-    check_dict,
     locate,
     merge_findings,
-    rule_dict,
     split_location,
 )
+from renderer.output.findings import capability_rule_dict as rule_dict
+from renderer.output.findings import check_dict
 
 
 def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad") -> Finding:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from renderer.checks.finding import Finding, rule_dict
+from renderer.checks.finding import Finding
 from renderer.checks.rules import (
     ERROR,
     REGISTRY,
@@ -16,6 +16,7 @@ from renderer.checks.rules import (
     rule,
     run_rules,
 )
+from renderer.output.findings import capability_rule_dict as rule_dict
 from tests.gatehelp import typha_on_objects
 
 TYPHA = "Deployment kube-system/calico-typha"

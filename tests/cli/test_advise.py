@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from renderer.calico.advise import ADVISE_REPORT_SCHEMA, RULES
+from renderer.calico.advise import RULES
 from renderer.data import schemas
+from renderer.data.schemas import ADVISE_REPORT as ADVISE_REPORT_SCHEMA
 from renderer.manifests.tree import list_versions
 from tests.clihelp import one_error, run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from renderer.output.documents import EXPLAIN
+from renderer.data.schemas import EXPLAIN_CONTEXT as EXPLAIN
 from tests.cli.jsondoc import json_doc
 from tests.clihelp import run
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from renderer.output.documents import PLAN
+from renderer.data.schemas import PLAN
 from tests.cli.jsondoc import json_doc
 from tests.clihelp import run
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from renderer.calico.plan.files import delete_stub, objects_with_text, plan_files
 from renderer.calico.plan.model import (
     KIND_ORDER,
-    PLAN_SCHEMA,
     PREREQUISITES,
     SHAPES,
     ObjectRef,
@@ -34,7 +33,6 @@ from renderer.calico.plan.split import rbac_fingerprint, split_objects
 __all__ = [
     "BUILDERS",
     "KIND_ORDER",
-    "PLAN_SCHEMA",
     "PREREQUISITES",
     "SHAPES",
     "ObjectRef",

@@ -9,8 +9,6 @@ from typing import Any
 
 from renderer.calico import policy
 
-PLAN_SCHEMA = "plan.schema.json"
-
 #: The plan shapes (``shape`` in plan.schema.json), one builder each in :mod:`.phases`.
 INTRODUCE_TYPHA = "introduce-typha"
 REMOVE_TYPHA = "remove-typha"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.calico.plan import PLAN_SCHEMA, Side, split_objects
+from renderer.calico.plan import Side, split_objects
+from renderer.data.schemas import PLAN as PLAN_SCHEMA
 from renderer.data.schemas import validate_output
 
 NS = "kube-system"

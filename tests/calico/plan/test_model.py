@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from renderer.calico.plan import (
-    PLAN_SCHEMA,
     SHAPES,
     ObjectRef,
     apply_order,
@@ -13,6 +12,7 @@ from renderer.calico.plan import (
     make_plan,
     ref_of,
 )
+from renderer.data.schemas import PLAN as PLAN_SCHEMA
 from renderer.data.schemas import load_schema
 from tests.calico.plan.objects import NS, checked, side
 
