@@ -11,8 +11,6 @@ from renderer.checks.finding import (
     merge_findings,
     split_location,
 )
-from renderer.output.findings import capability_rule_dict as rule_dict
-from renderer.output.findings import check_dict
 
 
 def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad") -> Finding:
@@ -66,38 +64,6 @@ def test_locations_split_into_file_and_line(
     assert split_location(where) == split
     assert locate(where) == located
     assert Finding("r", "error", "m", file=located[0], line=located[1]).location == where
-
-
-def test_each_report_keeps_its_keys_and_nulls() -> None:
-    f = Finding("r", "warning", "m", stage="rules", field="spec.x", rendered_line=4)
-    assert list(check_dict(f)) == [
-        "stage",
-        "rule",
-        "severity",
-        "message",
-        "object",
-        "file",
-        "line",
-        "field",
-        "scenarios",
-        "kube_versions",
-        "exception",
-    ]
-    assert (check_dict(f)["object"], check_dict(f)["line"], check_dict(f)["field"]) == (
-        None,
-        None,
-        "spec.x",
-    )
-    assert rule_dict(f) == {
-        "rule": "r",
-        "severity": "warning",
-        "message": "m",
-        "object": None,
-        "field": "spec.x",
-        "file": None,
-        "line": None,
-        "rendered_line": 4,
-    }
 
 
 def test_blocking_is_the_errors() -> None:

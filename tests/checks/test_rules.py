@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from renderer.checks.finding import Finding
 from renderer.checks.rules import (
     ERROR,
     REGISTRY,
@@ -16,7 +15,6 @@ from renderer.checks.rules import (
     rule,
     run_rules,
 )
-from renderer.output.findings import capability_rule_dict as rule_dict
 from tests.gatehelp import typha_on_objects
 
 TYPHA = "Deployment kube-system/calico-typha"
@@ -64,31 +62,3 @@ def test_every_registered_rule_has_an_id_severity_and_message() -> None:
     assert REGISTRY
     for rule_id, r in REGISTRY.items():
         assert r.id == rule_id and r.severity in (ERROR, WARNING) and r.message
-
-
-def test_rule_dict_is_its_fields_as_the_capability_schema_wants() -> None:
-    from renderer.data import schemas
-
-    f = Finding(
-        "typha-probes",
-        ERROR,
-        "m",
-        object=TYPHA,
-        field="spec.x",
-        file="v/001-typha.yaml",
-        line=3,
-        rendered_line=9,
-    )
-    assert rule_dict(f) == {
-        "rule": "typha-probes",
-        "severity": "error",
-        "message": "m",
-        "object": TYPHA,
-        "field": "spec.x",
-        "file": "v/001-typha.yaml",
-        "line": 3,
-        "rendered_line": 9,
-    }
-    ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
-    assert sorted(ref["properties"]) == sorted(rule_dict(f))
-    assert set(ref["required"]) == set(rule_dict(f)) - {"rendered_line"}
