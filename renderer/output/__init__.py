@@ -40,6 +40,14 @@ class Document(ABC):
         """The text form."""
 
 
+class SortedDocument(Document):
+    """A document whose JSON has sorted keys and keeps non-ASCII text as it is (the
+    spelling ``check``, ``versions``, ``typha`` and ``validate`` have always had)."""
+
+    sort_keys = True
+    ensure_ascii = False
+
+
 class Format(Protocol):
     """One output format: its name, which documents it can render, and how."""
 
@@ -86,4 +94,4 @@ BUILTIN = ("text", "json", "junit")
 for _name in BUILTIN:
     importlib.import_module(f"{__name__}.{_name}")
 
-__all__ = ["BUILTIN", "Document", "Format", "get", "names", "register", "render"]
+__all__ = ["BUILTIN", "Document", "Format", "SortedDocument", "get", "names", "register", "render"]

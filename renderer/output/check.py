@@ -21,7 +21,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.output import Document, check_text
+from renderer.output import SortedDocument, check_text
 from renderer.output.junit import Suites, TestCase, TestSuite
 
 CHECK_REPORT = "check-report.schema.json"
@@ -136,12 +136,10 @@ def stale_suite(stale: StaleGolden) -> TestSuite:
 
 
 @dataclass(frozen=True)
-class CheckDocument(Document, Suites):
+class CheckDocument(SortedDocument, Suites):
     """The release gate over every version of a tree, in text, JSON and JUnit."""
 
     schema = CHECK_REPORT
-    sort_keys = True
-    ensure_ascii = False
     suites_name = "calico-render check"
 
     report: CheckReport

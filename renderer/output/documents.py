@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
 from renderer.data import schemas
-from renderer.output import Document
+from renderer.output import Document, SortedDocument
 from renderer.output.findings import schema_text
 
 if TYPE_CHECKING:
@@ -59,12 +59,10 @@ def versions_doc(manifests: str | None, entries: list[dict[str, Any]]) -> dict[s
 
 
 @dataclass(frozen=True)
-class VersionsDocument(Document):
+class VersionsDocument(SortedDocument):
     """The versions under a tree with their Typha capability (and context keys)."""
 
     schema = VERSIONS
-    sort_keys = True
-    ensure_ascii = False
 
     manifests: str | None
     entries: list[dict[str, Any]]
@@ -107,12 +105,10 @@ def _decision(d: policy.TyphaDecision) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class TyphaDocument(Document):
+class TyphaDocument(SortedDocument):
     """The Typha decision for one node count, or (``nodes`` None) the boundary table."""
 
     schema = TYPHA
-    sort_keys = True
-    ensure_ascii = False
 
     nodes: int | None
     decisions: tuple[policy.TyphaDecision, ...]
@@ -194,13 +190,11 @@ def validate_doc(
 
 
 @dataclass(frozen=True)
-class ValidateDocument(Document):
+class ValidateDocument(SortedDocument):
     """Strict schema findings of manifest files: one line each in text; ``summary`` is
     the count line for stderr."""
 
     schema = VALIDATE
-    sort_keys = True
-    ensure_ascii = False
 
     files: tuple[str, ...]
     kube_versions: tuple[str, ...]
