@@ -24,8 +24,8 @@ from ruamel.yaml import YAML
 from renderer import api
 from renderer.bke.values import build_context
 from renderer.calico import capability
-from renderer.calico.scenarios import route_scenario, scenarios_for
-from renderer.checks import pipeline
+from renderer.calico.scenarios import route_scenario
+from renderer.checks import coverage, pipeline
 from renderer.checks.options import CheckOptions
 from renderer.data.bundled import bundled_golden
 from renderer.engine import compile
@@ -47,10 +47,12 @@ def naive(kube_versions: tuple[str, ...]) -> Verdicts:
     verdicts: Verdicts = {}
     for version in list_versions():
         compile._CACHE.clear()
-        capable = pipeline.assess(pipeline.Renders(version)).capable
-        for scenario in scenarios_for(capable):
-            route = route_scenario(scenario, capable, version.name)
+        cap = pipeline.assess(pipeline.Renders(version))
+        chosen = coverage.derive(version, cap.capable, cap.legacy, cap.missing).scenarios
+        for scenario in chosen:
+            route = route_scenario(scenario, cap.capable, version.name, tuple(cap.missing))
             ctx = build_context({}, typha=route.decision.context(), repo=capability.CHECK_REPO)
+            ctx = coverage.scenario_context(ctx, scenario.values)
             for f in render_version(version, ctx):
                 for doc in YAML().load_all(io.StringIO(f.text)):
                     if not doc:
@@ -88,7 +90,8 @@ def fast(kube_versions: tuple[str, ...], jobs: int) -> tuple[Verdicts, bool]:
         for s in v.scenarios:
             d = s.decision
             _, _, objects = renders.get(
-                {"allowTypha": d["allowTypha"], "typhaReplicas": d["typhaReplicas"]}
+                {"allowTypha": d["allowTypha"], "typhaReplicas": d["typhaReplicas"]},
+                overrides=tuple(d.get("values", {}).items()),
             )
             for obj in objects:
                 for kube in kube_versions:

@@ -872,11 +872,13 @@ def check_options(
     jobs: int | None = None,
     upstream: Path | None = None,
     exceptions_file: Path | None = None,
+    strict: bool = False,
 ) -> CheckOptions:
     """What :func:`check` checks, from what a caller holds: a tree (None: the bundled
     one), its goldens (default: ROOT/golden/calico, or the bundled goldens for the
     bundled tree), Kubernetes versions (default: the newest four), parallelism (default:
-    the CPU count), an upstream directory and an exceptions file (default: ROOT's)."""
+    the CPU count), an upstream directory and an exceptions file (default: ROOT's);
+    ``strict``: template branches no scenario renders fail the check."""
     from renderer.checks import exceptions as excepts
     from renderer.checks.options import CheckOptions
     from renderer.checks.runner import default_jobs as cpus
@@ -895,6 +897,7 @@ def check_options(
         upstream=upstream,
         upstream_arg=str(upstream) if upstream is not None else None,
         exceptions=excepts.load(excepts.find_file(root, exceptions_file)),
+        strict=strict,
     )
 
 
@@ -943,16 +946,18 @@ def capability(
     kube_versions: Sequence[str] = (),
     exceptions_file: Path | None = None,
     upstream: Path | None = None,
+    strict: bool = False,
 ) -> ReleaseReport:
     """Check one version for release (``capability``): the Typha contract, release rules,
-    strict schemas, context (and fidelity to ``upstream``), reviewed exceptions applied."""
+    strict schemas, context, branch coverage (errors with ``strict``; and fidelity to
+    ``upstream``), reviewed exceptions applied, on the scenarios :func:`check` renders."""
     from renderer.checks import exceptions as excepts
     from renderer.checks.pipeline import release_check
 
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
-    return release_check(vdir, kube, reviewed, upstream)
+    return release_check(vdir, kube, reviewed, upstream, strict)
 
 
 @dataclass(frozen=True)

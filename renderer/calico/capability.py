@@ -11,7 +11,7 @@ parsed objects, so keywords in comments or unrelated objects do not count.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from renderer.bke.values import build_context
@@ -60,6 +60,19 @@ CONTRACT_ITEMS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class Problem:
+    """One way a render breaks a contract item, located: ``text`` is the item's detail
+    (``typhaReplicas=4: rendered replicas 3``), ``message`` the finding's
+    (``3, typhaReplicas=4``, after the field ``path``), ``obj``/``path`` what it is about (a
+    missing object is told at the object that needs it)."""
+
+    text: str
+    message: str
+    obj: K8sObject | None = None
+    path: str = ""
+
+
+@dataclass(frozen=True)
 class ContractItem:
     """One item of the Typha contract and whether the renders satisfy it."""
 
@@ -67,9 +80,15 @@ class ContractItem:
     description: str
     ok: bool
     detail: str = ""
+    problems: tuple[Problem, ...] = field(default=(), repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "id": self.id,
+            "description": self.description,
+            "ok": self.ok,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -144,8 +163,23 @@ class CapabilityReport:
         }
 
 
-def _item(item_id: str, problems: list[str]) -> ContractItem:
-    return ContractItem(item_id, CONTRACT_ITEMS[item_id], not problems, "; ".join(problems))
+def _item(item_id: str, problems: list[Problem]) -> ContractItem:
+    detail = "; ".join(p.text for p in problems if p.text)
+    return ContractItem(item_id, CONTRACT_ITEMS[item_id], not problems, detail, tuple(problems))
+
+
+def _anchor(objects: Sequence[K8sObject], *candidates: tuple[str, str]) -> K8sObject | None:
+    """The first of ``candidates`` (kind, name) the render has: where a missing object
+    is reported (the object that needs it)."""
+    for kind, name in candidates:
+        found = find(objects, kind, name)
+        if found:
+            return found[0]
+    return None
+
+
+def _problem(text: str, message: str = "", obj: K8sObject | None = None, fld: str = "") -> Problem:
+    return Problem(text, message or text.partition(": ")[2] or text, obj, fld)
 
 
 def is_typha_pdb(obj: K8sObject, typha_pods: Sequence[Mapping[str, Any]]) -> bool:
@@ -267,43 +301,83 @@ def _unreachable_target(svc: K8sObject, dep: K8sObject | None) -> str:
     return ""
 
 
-def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str, list[str]]:
+def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str, list[Problem]]:
     """Problems per contract item for one Typha-on render asking for ``replicas``."""
-    problems: dict[str, list[str]] = {k: [] for k in CONTRACT_ITEMS if not k.startswith("off-")}
+    problems: dict[str, list[Problem]] = {k: [] for k in CONTRACT_ITEMS if not k.startswith("off-")}
+    dep = typha_deployment(objects)
+    config = _anchor(objects, ("ConfigMap", CONFIG_MAP))
+    node = _anchor(objects, ("DaemonSet", NODE_NAME))
     services = find(objects, "Service", TYPHA_NAME)
     if not services:
-        problems["typha-service"].append(f"{tag}: no Service {TYPHA_NAME}")
+        problems["typha-service"].append(
+            _problem(
+                f"{tag}: no Service {TYPHA_NAME}",
+                f"no Service {TYPHA_NAME}",
+                dep or config or node,
+            )
+        )
     for svc in services:
         spec = as_dict(svc.data.get("spec"))
         sel = as_dict(spec.get("selector"))
         if str(sel.get(names.APP_LABEL)) != TYPHA_LABEL[names.APP_LABEL]:
-            problems["typha-service"].append(f"{tag}: selector is {sel}")
+            problems["typha-service"].append(
+                _problem(f"{tag}: selector is {sel}", f"{sel}, {tag}", svc, "spec.selector")
+            )
         ports = [as_dict(p).get("port") for p in as_list(spec.get("ports"))]
         if TYPHA_PORT not in ports:
-            problems["typha-service"].append(f"{tag}: ports are {ports}, not {TYPHA_PORT}")
+            problems["typha-service"].append(
+                _problem(
+                    f"{tag}: ports are {ports}, not {TYPHA_PORT}",
+                    f"{ports}, not {TYPHA_PORT}, {tag}",
+                    svc,
+                    "spec.ports",
+                )
+            )
         namespace = _typha_namespace(objects)
         if svc.namespace != namespace:
             problems["typha-service"].append(
-                f"{tag}: in namespace {svc.namespace or '(none)'!r}; calico-node looks in "
-                f"{namespace!r}"
+                _problem(
+                    f"{tag}: in namespace {svc.namespace or '(none)'!r}; calico-node looks in "
+                    f"{namespace!r}",
+                    obj=svc,
+                    fld="metadata.namespace",
+                )
             )
-    dep = typha_deployment(objects)
     for svc in services:
         unreachable = _unreachable_target(svc, dep)
         if unreachable:
-            problems["typha-service"].append(f"{tag}: {unreachable}")
+            problems["typha-service"].append(
+                _problem(f"{tag}: {unreachable}", obj=svc, fld="spec.ports")
+            )
     if dep is None:
-        problems["typha-deployment"].append(f"{tag}: no Deployment {TYPHA_NAME}")
-        problems["typha-replicas"].append(f"{tag}: no Deployment {TYPHA_NAME}")
+        where = services[0] if services else config or node
+        for item in ("typha-deployment", "typha-replicas"):
+            problems[item].append(
+                _problem(
+                    f"{tag}: no Deployment {TYPHA_NAME}",
+                    f"no Deployment {TYPHA_NAME}",
+                    where,
+                )
+            )
     else:
         got = dig(dep.data, "spec", "replicas")
         if got != replicas or isinstance(got, bool):
             problems["typha-replicas"].append(
-                f"{tag}: typhaReplicas={replicas} rendered replicas {got!r}"
+                _problem(
+                    f"{tag}: typhaReplicas={replicas} rendered replicas {got!r}",
+                    f"{got!r}, {tag}",
+                    dep,
+                    "spec.replicas",
+                )
             )
     pdbs = typha_pdbs(objects)
     if dep is None:
-        problems["typha-pdb"].append(f"{tag}: no Typha Deployment whose pods a PDB could select")
+        problems["typha-pdb"].append(
+            _problem(
+                f"{tag}: no Typha Deployment whose pods a PDB could select",
+                obj=services[0] if services else config or node,
+            )
+        )
     elif not any(
         p.api_version == PDB_API
         and selector_matches(dig(p.data, "spec", "selector"), pod_labels(dep))
@@ -311,36 +385,69 @@ def _check_on(objects: Sequence[K8sObject], replicas: int, tag: str) -> dict[str
     ):
         others = ", ".join(sorted(f"{p.ref} ({p.api_version})" for p in pdbs))
         problems["typha-pdb"].append(
-            f"{tag}: no {PDB_API} PodDisruptionBudget selecting the Deployment's pods"
-            + (f"; found {others}" if others else "")
+            _problem(
+                f"{tag}: no {PDB_API} PodDisruptionBudget selecting the Deployment's pods"
+                + (f"; found {others}" if others else ""),
+                obj=dep,
+                fld="spec.selector",
+            )
         )
     value = _config_value(objects, CONFIG_MAP, CONFIG_KEY)
     if value != TYPHA_NAME:
-        problems["config-service-name"].append(f"{tag}: {CONFIG_KEY} is {value!r}")
+        problems["config-service-name"].append(
+            _problem(
+                f"{tag}: {CONFIG_KEY} is {value!r}",
+                f"{value!r}, {tag}",
+                config or node,
+                f"data.{CONFIG_KEY}" if config is not None else "",
+            )
+        )
     env, why = _felix_env(objects)
     if env is None:
-        problems["node-felix-env"].append(f"{tag}: {why}")
+        problems["node-felix-env"].append(_problem(f"{tag}: {why}", obj=node or config))
     else:
         ref = as_dict(dig(env, "valueFrom", "configMapKeyRef"))
         if ref.get("name") != CONFIG_MAP or ref.get("key") != CONFIG_KEY:
             problems["node-felix-env"].append(
-                f"{tag}: {FELIX_ENV} is not from {CONFIG_MAP} key {CONFIG_KEY}"
+                _problem(
+                    f"{tag}: {FELIX_ENV} is not from {CONFIG_MAP} key {CONFIG_KEY}",
+                    obj=node,
+                    fld=_env_path(node, FELIX_ENV),
+                )
             )
     return problems
 
 
-def _check_off(objects: Sequence[K8sObject]) -> dict[str, list[str]]:
-    typha = sorted(o.ref for o in _typha_objects(objects))
+def _env_path(node: K8sObject | None, env: str) -> str:
+    """The field path of calico-node's env entry ``env`` ("" when it has none)."""
+    found = container(node, NODE_NAME) if node is not None else None
+    entry = env_var(found[1], env) if found else None
+    return f"{found[0]}.env[{entry[0]}]" if found and entry else ""
+
+
+def _check_off(objects: Sequence[K8sObject]) -> dict[str, list[Problem]]:
+    typha = sorted(_typha_objects(objects), key=lambda o: o.ref)
     pointed = _env_points_at_typha(objects)
     value = _config_value(objects, CONFIG_MAP, CONFIG_KEY)
-    direct: list[str] = []
+    config = _anchor(objects, ("ConfigMap", CONFIG_MAP))
+    node = _anchor(objects, ("DaemonSet", NODE_NAME))
+    direct: list[Problem] = []
     if value is not None and str(value).strip().lower() not in OFF_VALUES:
-        direct.append(f"{CONFIG_KEY} is {value!r}")
+        text = f"{CONFIG_KEY} is {value!r}"
+        direct.append(
+            _problem(
+                f"off render: {text}", f"{value!r} with Typha off", config, f"data.{CONFIG_KEY}"
+            )
+        )
     if pointed:
-        direct.append(pointed)
+        direct.append(_problem(f"off render: {pointed}", f"{pointed} with Typha off", node))
+    listed = ", ".join(o.ref for o in typha)
     return {
-        "off-no-typha": [f"off render has {', '.join(typha)}"] if typha else [],
-        "off-node-direct": [f"off render: {p}" for p in direct],
+        "off-no-typha": [
+            Problem(f"off render has {listed}" if i == 0 else "", "rendered with Typha off", o)
+            for i, o in enumerate(typha)
+        ],
+        "off-node-direct": direct,
     }
 
 
@@ -372,7 +479,7 @@ def check_contract(
     """
     if len(set(on)) < 2:
         raise ValueError("the contract needs Typha-on renders at two different replica counts")
-    problems: dict[str, list[str]] = {k: [] for k in CONTRACT_ITEMS}
+    problems: dict[str, list[Problem]] = {k: [] for k in CONTRACT_ITEMS}
     for replicas in sorted(on):
         for key, found in _check_on(on[replicas], replicas, f"typhaReplicas={replicas}").items():
             problems[key].extend(found)

@@ -42,6 +42,9 @@ COMMON = "common"
 SHARED = "+"
 DECISION_FILE = "decision.json"
 _MAX_VALUE = 120
+#: The longest ``s1+s2`` directory name; beyond it each scenario holds its own copy
+#: (file systems refuse names over 255 bytes, and derived scenario names are long).
+MAX_SHARED_NAME = 200
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,13 @@ def golden_files(outputs: Sequence[ScenarioOutput]) -> dict[str, str]:
             if name in rendered:
                 groups.setdefault(rendered[name], []).append(out.name)
         for text, members in groups.items():
-            shared = len(members) == len(outputs)
-            files[f"{COMMON if shared else SHARED.join(members)}/{name}"] = text
+            if len(members) == len(outputs):
+                files[f"{COMMON}/{name}"] = text
+            elif len(SHARED.join(members)) <= MAX_SHARED_NAME:
+                files[f"{SHARED.join(members)}/{name}"] = text
+            else:  # a directory name the file system may refuse: a copy per scenario
+                for member in members:
+                    files[f"{member}/{name}"] = text
     for out in outputs:
         files[f"{out.name}/{DECISION_FILE}"] = dump_decision(out.decision)
     return dict(sorted(files.items()))

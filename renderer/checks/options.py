@@ -31,3 +31,5 @@ class CheckOptions:
     upstream_arg: str | None = None
     #: Reviewed exceptions (ROOT/.calico-render.yaml or a named file).
     exceptions: excepts.ExceptionSet = field(default_factory=excepts.ExceptionSet)
+    #: Branches no scenario renders are errors, not warnings.
+    strict: bool = False

@@ -22,8 +22,9 @@ from renderer.bke.values import build_context
 from renderer.calico import capability, fidelity, policy
 from renderer.calico.policy import TYPHA_KEYS
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario, scenarios_for
+from renderer.checks import coverage, golden
 from renderer.checks import exceptions as excepts
-from renderer.checks import golden
+from renderer.checks.coverage import scenario_context
 from renderer.checks.finding import ERROR, INFO, Finding, locate, merge_findings
 from renderer.checks.options import CheckOptions
 from renderer.checks.report import (
@@ -63,6 +64,7 @@ class ScenarioRender:
     decision: dict[str, Any]
     files: list[tuple[str, str]]
     objects: list[K8sObject]
+    context: Mapping[str, Any]
 
 
 class Renders:
@@ -85,13 +87,16 @@ class Renders:
         typha: Mapping[str, str],
         values: Mapping[str, str] | None = None,
         repo: str = capability.CHECK_REPO,
+        overrides: Sequence[tuple[str, str | None]] = (),
     ) -> Rendered:
-        """The render with ``typha`` (and other context ``values``) on the defaults."""
+        """The render with ``typha`` (and other context ``values``) on the defaults;
+        ``overrides`` are a derived scenario's values, set last (None: unset)."""
         key: tuple[Any, ...] = tuple(sorted(typha.items()))
-        if values or repo != capability.CHECK_REPO:
-            key = (key, tuple(sorted((values or {}).items())), repo)
+        if values or repo != capability.CHECK_REPO or overrides:
+            key = (key, tuple(sorted((values or {}).items())), repo, tuple(overrides))
         if key not in self._cache:
-            ctx = build_context(dict(values or {}), typha=typha, repo=repo)
+            base = build_context(dict(values or {}), typha=typha, repo=repo)
+            ctx = scenario_context(base, overrides)
             rendered = render_version(self.version, ctx)
             files = [(f.name.split("/", 1)[1], f.text) for f in rendered]
             objects = [
@@ -133,18 +138,33 @@ def assess(renders: Renders) -> capability.CapabilityReport:
 
 
 def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
-    """A capability failure per contract item that incomplete Typha templates miss."""
-    return [
-        Finding(
-            item.id,
-            ERROR,
-            f"Typha templates incomplete: missing {item.description}"
-            + (f" ({item.detail})" if item.detail else ""),
-            stage="capability",
-        )
-        for item in cap.items
-        if not item.ok
-    ]
+    """A capability failure per problem of each contract item incomplete Typha templates
+    miss (none for a legacy version), located at the object it is about, or the object
+    that needs a missing one: ``typha-replicas: spec.replicas: 3, typhaReplicas=4``
+    about ``Deployment kube-system/calico-typha`` at its template line."""
+    if cap.legacy:
+        return []
+    out: dict[tuple[str, str, str, str], Finding] = {}
+    for item in cap.items:
+        if item.ok:
+            continue
+        for p in item.problems or (capability.Problem(item.detail, item.detail),):
+            obj = p.obj
+            f = Finding(
+                item.id,
+                ERROR,
+                (f"{p.path}: " if p.path else "") + p.message,
+                stage="capability",
+                object=obj.ref if obj is not None else "",
+                field=p.path,
+                file=obj.file if obj is not None else "",
+                line=(obj.field_line(p.path) if p.path else obj.source_line or obj.line)
+                if obj is not None
+                else 0,
+                rendered_line=obj.line if obj is not None else 0,
+            )
+            out.setdefault((f.rule, f.message, f.object, f.field), f)
+    return list(out.values())
 
 
 def release_rules(report: capability.CapabilityReport) -> list[Finding]:
@@ -161,6 +181,27 @@ def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
     ]
 
 
+def check_view(findings: Sequence[Finding]) -> list[Finding]:
+    """Rule findings as the check report shows them: the field leads the message."""
+    return [
+        replace(f, message=f"{f.field}: {f.message}" if f.field else f.message) for f in findings
+    ]
+
+
+def scenario_rules(renders: Sequence[ScenarioRender], version: str) -> list[Finding]:
+    """The release rules on every scenario's render (each finding naming the scenarios
+    it holds in, merged), as both ``check`` and ``capability`` report them."""
+    found = [
+        replace(f, scenarios=(r.scenario.name,))
+        for r in renders
+        for f in run_rules(RuleInput(r.objects, version, r.context, r.scenario.nodes))
+    ]
+    order = [r.scenario.name for r in renders]
+    return sorted(
+        merge_findings(found, order), key=lambda f: (f.rule, f.object, f.field, f.message)
+    )
+
+
 def context_findings(version: VersionDir) -> list[Finding]:
     """Keys the version's templates read that no BKE config can set (warnings); the
     file is relative to the version directory."""
@@ -173,14 +214,32 @@ def error_finding(stage: str, error: CalicoRenderError) -> Finding:
     return Finding(f"{stage}-error", ERROR, error.message, stage=stage, file=file, line=line)
 
 
-def render_scenarios(shared: Renders, cap: capability.CapabilityReport) -> list[ScenarioRender]:
-    """The version's scenarios (chosen by capability), each from the shared renders."""
+def render_scenarios(
+    shared: Renders,
+    cap: capability.CapabilityReport,
+    chosen: Sequence[Scenario] | None = None,
+) -> list[ScenarioRender]:
+    """The version's scenarios (``chosen``, by default routing's), each from the shared
+    renders. Incomplete Typha templates render the capable scenarios: routing refuses
+    their installs above 50 nodes (the decision says so), but their Typha-on renders are
+    what needs checking."""
     out = []
-    for scenario in scenarios_for(cap.capable):
+    for scenario in scenarios_for(not cap.legacy) if chosen is None else chosen:
         route = route_scenario(scenario, cap.capable, shared.version.name, tuple(cap.missing))
-        _, files, objects = shared.get(route.decision.context())
-        out.append(ScenarioRender(scenario, decision_record(scenario, route), files, objects))
+        ctx, files, objects = shared.get(route.decision.context(), overrides=scenario.values)
+        decision = decision_record(scenario, route)
+        out.append(ScenarioRender(scenario, decision, files, objects, ctx))
     return out
+
+
+def gate_renders(
+    shared: Renders,
+) -> tuple[capability.CapabilityReport, coverage.Coverage, list[ScenarioRender]]:
+    """The contract, the scenarios derived from the templates (and what they cover), and
+    their renders: what both ``check`` and ``capability`` judge."""
+    cap = assess(shared)
+    cov = coverage.derive(shared.version, cap.capable, cap.legacy, cap.missing)
+    return cap, cov, render_scenarios(shared, cap, cov.scenarios)
 
 
 def fidelity_render(shared: Renders) -> fidelity.RenderFn:
@@ -279,7 +338,7 @@ def finish_schema(
     result: VersionResult, inputs: Sequence[SchemaInput], results: SchemaResults
 ) -> None:
     """Record the schema stage of a prepared version once its objects are validated."""
-    if result.stages["templates"] != PASS or result.stages["capability"] == FAIL:
+    if result.stages["templates"] != PASS or result.stages["capability"] == SKIP:
         return
     found = schema_findings(inputs, results)
     result.findings.extend(found)
@@ -320,19 +379,18 @@ def _templates_stage(result: VersionResult, version: VersionDir) -> bool:
 
 
 def _capability_stage(
-    result: VersionResult, shared: Renders
+    result: VersionResult, shared: Renders, strict: bool = False
 ) -> tuple[capability.CapabilityReport, list[ScenarioRender]] | None:
-    """The Typha contract and the scenarios it chooses; None when the version stops here."""
+    """The Typha contract and the scenarios it chooses; None when a render fails."""
     st = result.stages
     try:
         cap = assess(shared)
         result.missing = cap.missing
-        if not cap.capable and not cap.legacy:
-            st["capability"] = FAIL
-            result.findings.extend(incomplete_findings(cap))
-            return None
-        st["capability"] = PASS if cap.capable else LEGACY
-        renders = render_scenarios(shared, cap)
+        # Incomplete Typha templates fail here; every other stage still runs on them.
+        st["capability"] = PASS if cap.capable else LEGACY if cap.legacy else FAIL
+        result.findings.extend(incomplete_findings(cap))
+        cov = coverage.derive(shared.version, cap.capable, cap.legacy, cap.missing)
+        renders = render_scenarios(shared, cap, cov.scenarios)
     except CalicoRenderError as exc:
         st["templates"] = FAIL
         result.findings.append(error_finding("templates", exc))
@@ -341,6 +399,10 @@ def _capability_stage(
         ScenarioResult(r.scenario.name, r.scenario.nodes, r.scenario.operation, r.decision)
         for r in renders
     ]
+    found = cov.findings(strict)
+    result.findings.extend(found)
+    result.coverage = cov.to_dict()
+    st[coverage.STAGE] = FAIL if any(f.severity == ERROR for f in found) else PASS
     return cap, renders
 
 
@@ -363,16 +425,16 @@ def prepare_version(
         replace(f, file=f"{version.name}/{f.file}", details={}) for f in context_findings(version)
     )
     shared = Renders(version)
-    judged = _capability_stage(result, shared)
+    judged = _capability_stage(result, shared, options.strict)
     if judged is None:
         return result, []
     cap, renders = judged
-    if cap.capable:
-        found = rule_findings(cap)
+    if cap.legacy:
+        result.stages["rules"] = LEGACY
+    else:
+        found = check_view(scenario_rules(renders, version.name))
         result.findings.extend(found)
         result.stages["rules"] = FAIL if any(f.severity == ERROR for f in found) else PASS
-    else:
-        result.stages["rules"] = LEGACY
     outputs = [golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
     golden.compare_stage(result, outputs, shared.parsed, options)
     if options.upstream is not None:
@@ -408,7 +470,7 @@ def apply_exceptions(
     whose failures were all excepted; returns (exception index, version, count) matches."""
     kept, counts = excepts.apply(result.findings, exceptions, result.version)
     result.findings = kept
-    for stage in ("rules", "schema", fidelity.STAGE):
+    for stage in ("rules", "schema", coverage.STAGE, fidelity.STAGE):
         if result.stages.get(stage) != FAIL:
             continue
         if any(f.stage == stage and f.severity == ERROR for f in kept):
@@ -431,10 +493,13 @@ def apply_exceptions(
 # --- the capability view --------------------------------------------------------------
 
 
-def release_schema(cap: capability.CapabilityReport, kube_versions: Sequence[str]) -> list[Finding]:
-    """Every object of every render ``cap`` holds, schema-checked once per Kubernetes
-    version; one finding per object, field and message, sorted by version and place."""
-    inputs = schema_inputs([(s.name, s.objects) for s in cap.scenarios])
+def release_schema(
+    renders: Sequence[ScenarioRender], kube_versions: Sequence[str]
+) -> list[Finding]:
+    """Every object of every scenario render, schema-checked once per Kubernetes version
+    (the objects ``check`` validates); one finding per object, field and message,
+    sorted by version and place."""
+    inputs = schema_inputs([(r.scenario.name, r.objects) for r in renders])
     results = validate_objects(kube_versions, [(i.digest, i.obj.data) for i in inputs])
     seen: set[tuple[str, ...]] = set()
     out: list[Finding] = []
@@ -451,21 +516,22 @@ def release_check(
     kube_versions: Sequence[str],
     exceptions: excepts.ExceptionSet,
     upstream: Path | None = None,
+    strict: bool = False,
 ) -> ReleaseReport:
-    """The ``capability`` view of the pipeline: contract, rules (on the Typha-on render,
-    3 replicas), schema on every contract render, context and fidelity, with the reviewed
-    exceptions applied; no goldens."""
+    """The ``capability`` view of the pipeline: the contract (its failures located),
+    rules and schemas on every scenario ``check`` renders, context and fidelity, with
+    the reviewed exceptions applied; no goldens. A contract failure stops nothing."""
     if upstream is not None:
         fidelity.check_upstream_dir(upstream)
     kube_versions = kubeschema.resolve_kube_versions(kube_versions)
     shared = Renders(version, qualified=True)
-    cap = assess(shared)
+    cap, cov, renders = gate_renders(shared)
     # A legacy version passes check as legacy with the rules not applied; say the same.
-    rules = [] if cap.legacy else release_rules(cap)
-    schema = release_schema(cap, kube_versions)
+    rules = [] if cap.legacy else scenario_rules(renders, version.name)
+    schema = release_schema(renders, kube_versions)
     context = context_findings(version)
     fid = None if upstream is None else assess_fidelity(shared, upstream, cap.capable)
-    stages = [rules, context, schema, [] if fid is None else fid.findings]
+    stages = [rules, context, schema, [] if fid is None else fid.findings, cov.findings(strict)]
     counts: dict[int, int] = {}
     kept = []
     for found in stages:
@@ -488,4 +554,8 @@ def release_check(
         context=tuple(kept[1]),
         exceptions_file=exceptions.file,
         exceptions=tuple(applied),
+        contract=tuple(incomplete_findings(cap)),
+        scenarios=() if cap.legacy else tuple(r.scenario.name for r in renders),
+        coverage=tuple(kept[4]),
+        coverage_counts=cov.to_dict(),
     )

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from renderer.checks.golden import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
-STAGES = ("templates", "capability", "rules", "schema", "goldens")
+STAGES = ("templates", "capability", "rules", "schema", "coverage", "goldens")
 #: The stage ``--upstream`` adds; without it a report has no trace of it.
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
@@ -90,6 +90,8 @@ class VersionResult:
     rendered: dict[str, str] | None = field(default=None, repr=False, compare=False)
     #: The fidelity comparison (upstream folder, status, scenarios, counts), when run.
     fidelity: dict[str, Any] | None = None
+    #: Scenarios, template branches, and those no scenario renders (counts), when run.
+    coverage: dict[str, Any] | None = None
     #: Exceptions applied to this version: (rule, severity or None, reason, findings).
     exceptions: list[tuple[str, str | None, str, int]] = field(default_factory=list)
     #: Wall-clock seconds the version took; JUnit only (text and JSON stay deterministic).
@@ -118,7 +120,7 @@ class VersionResult:
     @property
     def failed_stages(self) -> list[str]:
         """The stages that did not pass (nor pass as legacy, skip or update), in order."""
-        return [s for s in self.stage_names if self.stages.get(s) not in _GOOD]
+        return [s for s in self.stage_names if self.stages.get(s, SKIP) not in _GOOD]
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -129,13 +131,14 @@ class VersionResult:
             "legacy": self.legacy,
             "missing": list(self.missing),
             "passed": self.passed,
-            "stages": {s: self.stages[s] for s in self.stage_names},
+            "stages": {s: self.stages.get(s, SKIP) for s in self.stage_names},
             "findings": [check_dict(f) for f in self.findings],
             "exceptions": [
                 {"rule": r, "severity": sev, "reason": why, "findings": n}
                 for r, sev, why, n in self.exceptions
             ],
             "scenarios": [s.to_dict() for s in self.scenarios],
+            "coverage": self.coverage,
             "golden": self.golden.to_dict(),
         }
         if FIDELITY in self.stages:
@@ -253,6 +256,13 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    #: The contract's failures, located (what check reports in its capability stage).
+    contract: tuple[Finding, ...] = ()
+    #: The scenarios rendered (as check renders them): rules and schemas ran on each.
+    scenarios: tuple[str, ...] = ()
+    #: Template branches no scenario renders (the coverage stage), and the counts.
+    coverage: tuple[Finding, ...] = ()
+    coverage_counts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def release_ready(self) -> bool:
@@ -261,6 +271,7 @@ class ReleaseReport:
             self.capability.capable
             and not blocking(self.rules)
             and not blocking(self.schema)
+            and not blocking(self.coverage)
             and faithful
         )
 
@@ -273,12 +284,27 @@ class ReleaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
-        out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
+        out["contract"] = [
+            {
+                **nulls(item, ("detail",)),
+                "findings": [
+                    capability_rule_dict(f) for f in self.contract if f.rule == item["id"]
+                ],
+            }
+            for item in out["contract"]
+        ]
         out["rules"] = {
             "nodes": self.nodes,
             "applied": not self.capability.legacy,
             "findings": [capability_rule_dict(f) for f in self.rules],
         }
+        if self.scenarios:
+            out["rules"]["scenarios"] = list(self.scenarios)
+        if self.coverage_counts:
+            out["coverage"] = {
+                **self.coverage_counts,
+                "findings": [capability_rule_dict(f) for f in self.coverage],
+            }
         out["schema"] = {
             v: {
                 "errors": sum(1 for f in blocking(self.schema) if f.kube_versions[0] == v),

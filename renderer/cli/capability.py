@@ -25,6 +25,7 @@ from renderer.output.capability import CapabilityDocument
 @opts.no_cache_option
 @opts.format_option(CapabilityDocument)
 @opts.pipeline_options
+@opts.coverage_strict_option
 @click.pass_context
 def capability(
     ctx: click.Context,
@@ -34,6 +35,7 @@ def capability(
     fmt: str,
     upstream: Path | None,
     exceptions_file: Path | None,
+    strict: bool,
 ) -> None:
     report = api.capability(
         version,
@@ -41,6 +43,7 @@ def capability(
         kube_versions=kube_versions,
         exceptions_file=exceptions_file,
         upstream=upstream,
+        strict=strict,
     )
     write_document(fmt, CapabilityDocument(report))
     ctx.exit(0 if report.release_ready else 1)

@@ -60,6 +60,7 @@ def interactive() -> bool:
     help="Versions checked in parallel (default: the CPU count).",
 )
 @opts.pipeline_options
+@opts.coverage_strict_option
 def check(
     root: Path | None,
     golden: Path | None,
@@ -70,6 +71,7 @@ def check(
     jobs: int | None,
     upstream: Path | None,
     exceptions_file: Path | None,
+    strict: bool,
 ) -> None:
     options = api.check_options(
         root=root,
@@ -79,6 +81,7 @@ def check(
         jobs=jobs,
         upstream=upstream,
         exceptions_file=exceptions_file,
+        strict=strict,
     )
     show_progress = fmt == "text" and interactive()
 

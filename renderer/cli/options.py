@@ -89,6 +89,11 @@ strict_option = click.option(
     help="Exit 2 when a given param is read by no template of the version, or its value "
     "takes none of the branches the templates have (for CI).",
 )
+coverage_strict_option = click.option(
+    "--strict",
+    is_flag=True,
+    help="A template branch no scenario renders is an error, not a warning.",
+)
 kube_version_option = click.option(
     "--kube-version",
     "kube_versions",

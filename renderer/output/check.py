@@ -57,7 +57,7 @@ def _version_case(v: VersionResult) -> TestCase:
     orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
     orphan_diff = _diffs(v, None)
     body = "\n".join(
-        [f"stage {s}: {v.stages[s]}" for s in bad]
+        [f"stage {s}: {v.stages.get(s)}" for s in bad]
         + errors
         + ([v.golden.command] if v.golden.status == MISSING else [])
         + orphans

@@ -25,6 +25,10 @@ LEGACY_RULES = "release rules not applied"
 
 def _cell(v: VersionResult, stage: str) -> str:
     status = v.stages.get(stage, SKIP)
+    if stage == "coverage" and v.coverage is not None:
+        # branches rendered of the branches the templates hold
+        counts = f"{v.coverage['covered']}/{v.coverage['branches']}"
+        return f"FAIL {counts}" if status == FAIL else counts
     if stage == "capability":
         if status == FAIL:
             return "FAIL"
@@ -47,7 +51,7 @@ def progress_line(v: VersionResult) -> str:
 def render(report: CheckReport) -> str:
     """One row per version, then details of failures, legacy versions and updates."""
     stages = (*STAGES, FIDELITY) if report.upstream is not None else STAGES
-    titles = ("TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "GOLDENS", "FIDELITY")
+    titles = ("TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "COVERAGE", "GOLDENS", "FIDELITY")
     headers = ("VERSION", "DIALECT", *titles[: len(stages)], "RESULT")
     rows = [
         (v.version, v.dialect, *(_cell(v, s) for s in stages), "pass" if v.passed else "FAIL")
@@ -128,8 +132,8 @@ def _details(v: VersionResult) -> list[str]:
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
     if v.stages["capability"] == FAIL:
         out.append(
-            "  capability: Typha templates present but incomplete; neither capable nor "
-            "legacy, so rules, schema and goldens are not checked"
+            "  capability: Typha templates present but incomplete: neither capable nor "
+            "legacy, so installs above 50 nodes are refused; every other stage still ran"
         )
     fid = v.fidelity
     if fid is not None and fid["note"]:

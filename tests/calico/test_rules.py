@@ -13,6 +13,7 @@ PACKAGE = "renderer.calico.rules."
 def test_registered_rule_ids() -> None:
     assert sorted(REGISTRY) == [
         "calico-image-tag",
+        "calico-one-registry",
         "calico-one-version",
         "typha-anti-affinity",
         "typha-graceful-shutdown",

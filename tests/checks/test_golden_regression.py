@@ -25,7 +25,7 @@ def test_bundled_goldens_match_the_renders(
 ) -> None:
     version = resolve_version(name)
     shared = pipeline.Renders(version)
-    renders = pipeline.render_scenarios(shared, pipeline.assess(shared))
+    _, _, renders = pipeline.gate_renders(shared)
     expected = compare.golden_files(
         [compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
     )

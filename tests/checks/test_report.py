@@ -27,8 +27,10 @@ def sample() -> report.CheckReport:
         "capability": "legacy",
         "rules": "legacy",
         "schema": "pass",
+        "coverage": "pass",
         "goldens": "missing",
     }
+    ok.coverage = {"scenarios": 1, "branches": 2, "covered": 2, "uncovered": 0, "not_analysed": []}
     ok.golden = report.GoldenResult("missing", "g/v1.0.0", command="calico-render check --up")
     ok.scenarios = [
         report.ScenarioResult("nodes-50", 50, "install", dec("nodes-50", 50), golden="missing")
@@ -39,9 +41,21 @@ def sample() -> report.CheckReport:
         "capability": "pass",
         "rules": "fail",
         "schema": "pass",
+        "coverage": "pass",
         "goldens": "fail",
     }
-    bad.findings = [Finding("r1", "error", "broken", stage="rules", object="Deployment ns/d")]
+    bad.coverage = {"scenarios": 2, "branches": 3, "covered": 2, "uncovered": 1, "not_analysed": []}
+    bad.findings = [
+        Finding("r1", "error", "broken", stage="rules", object="Deployment ns/d"),
+        Finding(
+            "branch-not-rendered",
+            "warning",
+            "the else body at line 7 is rendered by no scenario",
+            stage="coverage",
+            file="a.yaml",
+            line=7,
+        ),
+    ]
     change = ObjectChange("ConfigMap ns/c", "data.k", '"a"', '"b"', ["nodes-51"])
     bad.golden = report.GoldenResult(
         "fail",

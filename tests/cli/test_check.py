@@ -99,21 +99,35 @@ def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
     assert {"path": "common/000-crds.yaml", "change": "added"} in added["files"]
     golden = tree.parent / "golden"
     layout = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file())
+    # routing's scenarios, then those derived from the templates, named after what they set
     assert layout == [
-        "v3.27.3/common/calico.yaml",
+        "v3.27.3/nodes-50+upgrade-51/calico.yaml",
+        "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
+        "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/decision.json",
+        "v3.27.3/nodes-50-calicoMode-ipip/calico.yaml",
+        "v3.27.3/nodes-50-calicoMode-ipip/decision.json",
         "v3.27.3/nodes-50/decision.json",
         "v3.27.3/upgrade-51/decision.json",
         "v3.28.2/common/000-crds.yaml",
         "v3.28.2/nodes-50/001-typha.yaml",
         "v3.28.2/nodes-50/002-calico.yaml",
         "v3.28.2/nodes-50/decision.json",
+        "v3.28.2/nodes-51+nodes-51-calicoMode-ipip/001-typha.yaml",
         "v3.28.2/nodes-51+nodes-601/002-calico.yaml",
-        "v3.28.2/nodes-51/001-typha.yaml",
+        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/001-typha.yaml",
+        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml",
+        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/decision.json",
+        "v3.28.2/nodes-51-calicoMode-ipip/002-calico.yaml",
+        "v3.28.2/nodes-51-calicoMode-ipip/decision.json",
         "v3.28.2/nodes-51/decision.json",
         "v3.28.2/nodes-601/001-typha.yaml",
         "v3.28.2/nodes-601/decision.json",
         "v3.31.3/nodes-50/calico.yaml",
         "v3.31.3/nodes-50/decision.json",
+        "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/calico.yaml",
+        "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/decision.json",
+        "v3.31.3/nodes-51-calicoMode-ipip/calico.yaml",
+        "v3.31.3/nodes-51-calicoMode-ipip/decision.json",
         "v3.31.3/nodes-51/calico.yaml",
         "v3.31.3/nodes-51/decision.json",
         "v3.31.3/nodes-601/calico.yaml",
@@ -155,6 +169,8 @@ def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
     assert by_version(u.out)["v3.28.2"]["golden"]["files"] == [
         {"path": "nodes-50/002-calico.yaml", "change": "modified"},
         {"path": "nodes-51+nodes-601/002-calico.yaml", "change": "modified"},
+        {"path": "nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml", "change": "modified"},
+        {"path": "nodes-51-calicoMode-ipip/002-calico.yaml", "change": "modified"},
     ]
     assert check(capsys, tree).code == 0
 
@@ -224,7 +240,13 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     )
     assert rule in names and len(set(names)) == len(names)
     legacy = [c.get("name") for c in suites["calico v3.27.3"].findall("testcase")]
-    assert legacy == ["v3.27.3", "v3.27.3 nodes-50", "v3.27.3 upgrade-51"]
+    assert legacy == [
+        "v3.27.3",
+        "v3.27.3 nodes-50",
+        "v3.27.3 upgrade-51",
+        "v3.27.3 nodes-50-calicoMode-bgp-repo-empty",
+        "v3.27.3 nodes-50-calicoMode-ipip",
+    ]
     failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert rule in failed
     for suite in root.iter("testsuite"):  # measured, not a constant
@@ -232,8 +254,11 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
     by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
     # each scenario's failure carries the diff of its own golden file, no other's
-    for scenario in ("nodes-51", "nodes-601"):
-        assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{scenario}/001-typha.yaml"]
+    for scenario, directory in (
+        ("nodes-51", "nodes-51+nodes-51-calicoMode-ipip"),
+        ("nodes-601", "nodes-601"),
+    ):
+        assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{directory}/001-typha.yaml"]
     (change,) = by_version(check(capsys, tree, "--format", "json").out)["v3.28.2"]["golden"][
         "object_changes"
     ]
@@ -241,7 +266,7 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
         "Deployment kube-system/calico-typha",
         "spec.strategy.type",
         '"Recreate"',
-        ["nodes-51", "nodes-601"],
+        ["nodes-51", "nodes-601", "nodes-51-calicoMode-bgp-repo-empty", "nodes-51-calicoMode-ipip"],
     )
     assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
     total = sum(int(s.get("tests", "0")) for s in suites.values())
@@ -331,21 +356,22 @@ def test_fixture_verdicts_per_version_in_text(
     assert r.code == 1
     rows = {line.split()[0]: line.split() for line in r.out.splitlines() if line[:2] == "v9"}
     # VERSION DIALECT TEMPLATES CAPABLE RULES SCHEMA GOLDENS RESULT
-    assert rows["v9.0.0"][2:] == ["ok", "legacy", "legacy", "ok", "ok", "pass"]
-    assert rows["v9.1.0"][2:] == ["ok", "yes", "ok", "ok", "ok", "pass"]
-    assert rows["v9.2.0"][2:] == ["ok", "legacy", "legacy", "ok", "ok", "pass"]
-    assert rows["v9.3.0"][2:] == ["ok", "FAIL", "-", "-", "-", "FAIL"]
-    assert rows["v9.4.0"][2:] == ["ok", "yes", "FAIL", "ok", "ok", "FAIL"]
+    assert rows["v9.0.0"][2:] == ["ok", "legacy", "legacy", "ok", "0/0", "ok", "pass"]
+    assert rows["v9.1.0"][2:] == ["ok", "yes", "ok", "ok", "4/4", "ok", "pass"]
+    assert rows["v9.2.0"][2:] == ["ok", "legacy", "legacy", "ok", "0/0", "ok", "pass"]
+    # a contract failure stops no stage: rules, schema and goldens still ran
+    assert rows["v9.3.0"][2:] == ["ok", "FAIL", "ok", "ok", "4/4", "ok", "FAIL"]
+    assert rows["v9.4.0"][2:] == ["ok", "yes", "FAIL", "ok", "4/4", "ok", "FAIL"]
     file_regression.check(whole(r.out, fixtures.parent), extension=".txt")
 
 
-def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
+def test_incomplete_typha_templates_fail_in_json_and_every_stage_runs(
     capsys: pytest.CaptureFixture[str], fixtures: Path
 ) -> None:
     u = check(capsys, fixtures, "--update-golden", "--format", "json")
     assert u.code == 1
     golden = fixtures.parent / "golden"
-    assert not (golden / "v9.3.0").exists() and (golden / "v9.2.0").is_dir()
+    assert (golden / "v9.3.0").is_dir() and (golden / "v9.2.0").is_dir()
     r = check(capsys, fixtures, "--format", "json")
     assert r.code == 1
     data = json.loads(r.out)
@@ -356,22 +382,43 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
     assert bad["stages"] == {
         "templates": "pass",
         "capability": "fail",
-        "rules": "skip",
-        "schema": "skip",
-        "goldens": "skip",
+        "rules": "pass",
+        "schema": "pass",
+        "coverage": "pass",
+        "goldens": "pass",
     }
     assert bad["missing"] == ["Deployment calico-typha replicas following typhaReplicas"]
-    assert [(f["stage"], f["rule"], f["severity"]) for f in bad["findings"]] == [
-        ("capability", "typha-replicas", "error")
+    assert [
+        (f["stage"], f["rule"], f["severity"], f["object"], f["field"], f["file"], f["line"])
+        for f in bad["findings"]
+        if f["severity"] == "error"
+    ] == [
+        (
+            "capability",
+            "typha-replicas",
+            "error",
+            "Deployment kube-system/calico-typha",
+            "spec.replicas",
+            "001-typha.yaml",
+            12,
+        )
     ]
-    assert bad["findings"][0]["message"].startswith(
-        "Typha templates incomplete: missing Deployment calico-typha replicas"
-    )
-    assert bad["scenarios"] == []
+    assert bad["findings"][0]["message"] == "spec.replicas: 3, typhaReplicas=4"
+    assert bad["findings"][0]["stage"] == "capability"
+    assert [s["name"] for s in bad["scenarios"]] == [
+        "nodes-50",
+        "nodes-51",
+        "nodes-601",
+        "nodes-51-repo-empty",
+    ]
     trap = by["v9.2.0"]
     assert (trap["capable"], trap["legacy"], trap["passed"]) == (False, True, True)
     assert trap["stages"]["capability"] == trap["stages"]["rules"] == "legacy"
-    assert [s["name"] for s in trap["scenarios"]] == ["nodes-50", "upgrade-51"]
+    assert [s["name"] for s in trap["scenarios"]] == [
+        "nodes-50",
+        "upgrade-51",
+        "nodes-50-repo-empty",
+    ]
     rules = by["v9.4.0"]
     assert (rules["capable"], rules["legacy"], rules["passed"]) == (True, False, False)
     assert rules["stages"]["capability"] == "pass" and rules["stages"]["rules"] == "fail"
@@ -396,12 +443,18 @@ def test_incomplete_typha_templates_fail_in_junit(
     root = ET.fromstring(r.out)
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     cases = suites["calico v9.3.0"].findall("testcase")
-    assert [c.get("name") for c in cases] == ["v9.3.0"]
+    assert [c.get("name") for c in cases] == [
+        "v9.3.0",
+        "v9.3.0 nodes-50",
+        "v9.3.0 nodes-51",
+        "v9.3.0 nodes-601",
+        "v9.3.0 nodes-51-repo-empty",
+    ]
     failure = cases[0].find("failure")
     assert failure is not None and failure.get("message") == "failed stages: capability"
     assert (failure.text or "").splitlines()[0] == "stage capability: fail"
     trap = suites["calico v9.2.0"]
-    assert trap.get("failures") == "0" and trap.get("tests") == "3"
+    assert trap.get("failures") == "0" and trap.get("tests") == "4"  # with nodes-50-repo-empty
     failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert failed == [
         "v9.3.0",
@@ -471,7 +524,13 @@ def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
     assert by["v3.28.2"]["golden"]["files"] == [
         {"path": "nodes-50/002-calico.yaml", "change": "modified"}
     ]
-    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == ["fail", "pass", "pass"]
+    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == [
+        "fail",
+        "pass",
+        "pass",
+        "pass",
+        "pass",
+    ]
     (change,) = by["v3.28.2"]["golden"]["object_changes"]
     assert (change["object"], change["path"], change["scenarios"]) == (
         "002-calico.yaml",
@@ -530,7 +589,11 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
     (stale,) = data["stale_goldens"]
     assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
     assert stale["files"] == [
-        "common/calico.yaml",
+        "nodes-50+upgrade-51/calico.yaml",
+        "nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
+        "nodes-50-calicoMode-bgp-repo-empty/decision.json",
+        "nodes-50-calicoMode-ipip/calico.yaml",
+        "nodes-50-calicoMode-ipip/decision.json",
         "nodes-50/decision.json",
         "upgrade-51/decision.json",
     ]
@@ -688,7 +751,13 @@ def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
         ("schema-invalid", "DaemonSet kube-system/calico-node")
     ]
     assert found[0]["kube_versions"] == ["1.34", "1.35"]
-    assert found[0]["scenarios"] == ["nodes-50", "nodes-51", "nodes-601"]
+    assert found[0]["scenarios"] == [
+        "nodes-50",
+        "nodes-51",
+        "nodes-601",
+        "nodes-51-calicoMode-bgp-repo-empty",
+        "nodes-51-calicoMode-ipip",
+    ]
 
 
 def _suggested(text: str) -> list[str]:

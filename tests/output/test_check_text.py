@@ -25,13 +25,13 @@ def rows(text: str) -> list[list[str]]:
         (
             sample,
             [
-                ["v1.0.0", "go", "ok", "legacy", "legacy", "ok", "MISSING", "FAIL"],
-                ["v2.0.0", "go", "ok", "yes", "FAIL", "ok", "FAIL", "FAIL"],
+                ["v1.0.0", "go", "ok", "legacy", "legacy", "ok", "2/2", "MISSING", "FAIL"],
+                ["v2.0.0", "go", "ok", "yes", "FAIL", "ok", "2/3", "FAIL", "FAIL"],
             ],
         ),
         (
             lambda: report.CheckReport("root", "golden", ["1.30"], [incomplete()]),
-            [["v3.0.0", "go", "ok", "FAIL", "-", "-", "-", "FAIL"]],
+            [["v3.0.0", "go", "ok", "FAIL", "-", "-", "-", "-", "FAIL"]],
         ),
     ],
     ids=["legacy-and-failed", "capability-failure"],

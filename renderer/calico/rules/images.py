@@ -1,4 +1,5 @@
-"""Release rules for Calico images: one version, the directory's, behind ``repo``."""
+"""Release rules for Calico images: one version, the directory's, from one registry,
+``repo`` when it is set."""
 
 from __future__ import annotations
 
@@ -27,15 +28,39 @@ def calico_images(data: RuleInput) -> Iterator[tuple[K8sObject, str, str, re.Mat
 @rule(
     id="calico-image-tag",
     severity=ERROR,
-    message="every Calico image must be tagged with the version directory and honour repo",
+    message="every Calico image must be tagged with the version directory",
 )
 def image_tag(data: RuleInput) -> Iterator[Violation]:
-    repo = str(data.context.get("repo") or "")
     for obj, path, image, m in calico_images(data):
         if m.group("tag") != data.version:
             yield Violation(f"{image} is not tagged {data.version}", obj, path)
-        if repo and m.group("prefix") != repo:
-            yield Violation(f"{image} does not start with repo {repo!r}", obj, path)
+
+
+@rule(
+    id="calico-one-registry",
+    severity=ERROR,
+    message="every Calico image of a render must come from one registry prefix, repo when set",
+)
+def one_registry(data: RuleInput) -> Iterator[Violation]:
+    """A node pre-pulls every image from the registry the cluster was given: with ``repo``
+    set each image must start with it; without it (the templates' default registry
+    applies) they must still agree, so a typo in one default is caught without goldens."""
+    repo = str(data.context.get("repo") or "")
+    found = list(calico_images(data))
+    if repo:
+        expected = repo
+    else:
+        counts: dict[str, int] = {}
+        for _obj, _path, _image, m in found:
+            counts[m.group("prefix")] = counts.get(m.group("prefix"), 0) + 1
+        if len(counts) < 2:
+            return
+        # the prefix most images use (the first seen on a tie) is the registry
+        expected = max(counts, key=lambda p: counts[p])
+    for obj, path, image, m in found:
+        if m.group("prefix") != expected:
+            why = f"not repo {repo!r}" if repo else f"the other Calico images use {expected!r}"
+            yield Violation(f"{image} has prefix {m.group('prefix')!r}, {why}", obj, path)
 
 
 @rule(

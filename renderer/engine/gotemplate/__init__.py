@@ -32,7 +32,15 @@ from typing import Any
 
 from renderer.engine import limits
 from renderer.engine.gotemplate import nodes
-from renderer.engine.gotemplate.analysis import Branches, key_reads, value_branches
+from renderer.engine.gotemplate.analysis import (
+    Arm,
+    Branches,
+    Conditions,
+    branch_arms,
+    branch_conditions,
+    key_reads,
+    value_branches,
+)
 from renderer.engine.gotemplate.interp import InterpError, Interpreter, Marks, OutputLimit
 from renderer.engine.gotemplate.parser import line_col
 from renderer.engine.gotemplate.parser import parse as _parse
@@ -94,11 +102,37 @@ class GoTemplate(MappedRender):
         """Literals each root key is compared with (for warnings on unmatched values)."""
         return value_branches(self.tree)
 
-    def _interpret(self, data: Any, lines: SourceMap | None) -> str:
+    @functools.cached_property
+    def arms(self) -> tuple[Arm, ...]:
+        """Every arm of every branch: what a traced render can take."""
+        return tuple(branch_arms(self.tree))
+
+    @functools.cached_property
+    def conditions(self) -> Conditions:
+        """The root keys the branches test and the strings they compare them with."""
+        return branch_conditions(self.tree)
+
+    def line_of(self, offset: int) -> int:
+        """The template line of a source offset (an arm's)."""
+        return line_col(self.tree.source, offset)[0]
+
+    def render_traced(
+        self, context: Mapping[str, Any]
+    ) -> tuple[str, SourceMap, frozenset[tuple[int, int]]]:
+        """Like :meth:`render_mapped`, with the branch arms the render took."""
+        lines = SourceMap()
+        taken: set[tuple[int, int]] = set()
+        text = self._execute(context, lines, taken)
+        return text, lines, frozenset(taken)
+
+    def _interpret(
+        self, data: Any, lines: SourceMap | None, taken: set[tuple[int, int]] | None = None
+    ) -> str:
         """Render by walking the tree (see :mod:`.interp`) within the render budget."""
         with limits.budget():
             try:
                 interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
+                interpreter.taken = taken
                 return interpreter.run(data)
             except OutputLimit:
                 raise TemplateError(limits.output_message(), file=self.name) from None
@@ -107,8 +141,14 @@ class GoTemplate(MappedRender):
                 text = f'executing "{exc.template}" at <{exc.where()}>: {exc.message}'
                 raise TemplateError(text, file=self.name, line=line, column=col) from None
 
-    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
-        """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
+    def _execute(
+        self,
+        context: Mapping[str, Any],
+        lines: SourceMap | None,
+        taken: set[tuple[int, int]] | None = None,
+    ) -> str:
+        """Execute with ``context`` as dot (and ``$``), adding the branch arms it takes to
+        ``taken`` when given; raises TemplateError on failure."""
         try:
             data = normalize(context)
         except ValueError as exc:
@@ -116,7 +156,7 @@ class GoTemplate(MappedRender):
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._interpret(data, lines)
+            return self._interpret(data, lines, taken)
         except limits.LimitExceeded as exc:
             raise TemplateError(str(exc), file=self.name) from None
         except RecursionError:

@@ -196,3 +196,114 @@ def value_branches(tree: n.Tree) -> dict[str, Branches]:
     for name, template in tree.templates.items():
         body(template, name == tree.name)
     return {k: Branches(frozenset(v), k in dead) for k, v in values.items()}
+
+
+# --- branches: what the gate must render ------------------------------------------------
+
+#: The arms of a branch node: its body, and its else (explicit, or the empty path of an
+#: ``if``/``with`` without one, or a ``range`` over nothing).
+BODY, ELSE = 0, 1
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of an ``if``/``with``/``range`` of a template: ``key`` is what a traced
+    render records when it takes the arm (the branch node's offset and :data:`BODY` or
+    :data:`ELSE`); ``explicit`` says whether it is a body the template wrote (an
+    ``else`` that only holds an ``else if`` is not: that ``if``'s arms stand for it);
+    ``compares`` whether the branch compares a root key with a string, so its empty
+    else is the no-match path the gate must render too."""
+
+    key: tuple[int, int]
+    kind: str
+    offset: int
+    explicit: bool
+    compares: bool
+
+
+def _is_else_if(source: str, node: n.BranchNode) -> bool:
+    """Whether ``node``'s else holds only the ``if`` of an ``{{else if}}`` (the parser
+    places that else list at the ``else`` keyword)."""
+    body = node.else_body
+    return (
+        body is not None
+        and len(body.nodes) == 1
+        and isinstance(body.nodes[0], n.IfNode)
+        and source.startswith("else", body.pos)
+    )
+
+
+def branch_arms(tree: n.Tree) -> list[Arm]:
+    """Every arm of every ``if``/``with``/``range`` of ``tree`` (its ``define``s too), in
+    source order."""
+    out: list[Arm] = []
+
+    def walk(body: n.ListNode, dot_root: bool) -> None:
+        for node in body.nodes:
+            if not isinstance(node, n.BranchNode):
+                continue
+            compares = _reads_comparison(node.pipe, dot_root)
+            kind = node.keyword
+            out.append(Arm((node.pos, BODY), kind, node.pos, True, compares))
+            if node.else_body is None:
+                out.append(Arm((node.pos, ELSE), "else", node.pos, False, compares))
+            else:
+                explicit = not _is_else_if(tree.source, node)
+                out.append(Arm((node.pos, ELSE), "else", node.else_body.pos, explicit, compares))
+            walk(node.body, dot_root and isinstance(node, n.IfNode))
+            if node.else_body is not None:
+                walk(node.else_body, dot_root)
+
+    for name, template in tree.templates.items():
+        walk(template, name == tree.name)
+    return sorted(out, key=lambda a: a.key)
+
+
+def _reads_comparison(pipe: n.PipeNode, dot_root: bool) -> bool:
+    """Whether ``pipe`` compares a root key with a string literal, at any depth."""
+    for cmd in pipe.cmds:
+        if _comparison(n.PipeNode(pipe.pos, 0, cmds=[cmd]), dot_root):
+            return True
+        if any(isinstance(a, n.PipeNode) and _reads_comparison(a, dot_root) for a in cmd.args):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """What the branches of a template test about root keys: the string literals each
+    key is compared with (``eq``/``ne``), and the keys tested for truth alone
+    (``{{ if .repo }}``, ``{{ with .x }}``, ``{{ range .x }}``)."""
+
+    compared: dict[str, frozenset[str]]
+    truthy: frozenset[str]
+
+
+def branch_conditions(tree: n.Tree) -> Conditions:
+    """The root keys the branch conditions of ``tree`` test (see :class:`Conditions`)."""
+    compared: dict[str, set[str]] = {}
+    truthy: set[str] = set()
+
+    def pipes(pipe: n.PipeNode, dot_root: bool) -> None:
+        for cmd in pipe.cmds:
+            found = _comparison(n.PipeNode(pipe.pos, 0, cmds=[cmd]), dot_root)
+            if found:
+                compared.setdefault(found[0], set()).update(found[2])
+            args = cmd.args
+            if dot_root and len(args) == 1 and isinstance(args[0], n.FieldNode):
+                truthy.add(args[0].idents[0])
+            for arg in args:
+                if isinstance(arg, n.PipeNode):
+                    pipes(arg, dot_root)
+
+    def walk(body: n.ListNode, dot_root: bool) -> None:
+        for node in body.nodes:
+            if isinstance(node, n.BranchNode):
+                pipes(node.pipe, dot_root)
+                walk(node.body, dot_root and isinstance(node, n.IfNode))
+                if node.else_body is not None:
+                    walk(node.else_body, dot_root)
+
+    for name, template in tree.templates.items():
+        walk(template, name == tree.name)
+    return Conditions({k: frozenset(v) for k, v in compared.items()}, frozenset(truthy))

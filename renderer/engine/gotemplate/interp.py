@@ -130,6 +130,8 @@ class Interpreter:
         self.origin = 0
         self.newlines = -1
         self.marks = marks
+        #: the branch arms taken, (node offset, 0 body | 1 else), when traced
+        self.taken: set[tuple[int, int]] | None = None
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -204,7 +206,10 @@ class Interpreter:
         mark = len(frame.scope)
         value = self.pipeline_stmt(node.pipe, dot, dot_iface, frame)
         try:
-            if is_true(value):
+            truth = is_true(value)
+            if self.taken is not None:
+                self.taken.add((node.pos, 0 if truth else 1))
+            if truth:
                 if is_with:
                     self.walk(node.body, value, False, frame)
                 else:
@@ -245,6 +250,8 @@ class Interpreter:
                 items: list[tuple[Any, Any]] = range_items(value)
             except ExecError as exc:
                 raise self.fail(node, frame, exc.message, str(pipe)) from None
+            if self.taken is not None:
+                self.taken.add((node.pos, 0 if items else 1))
             if items:
                 assign = pipe.is_assign
                 nvars = len(cells)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from renderer.calico.rules.images import CALICO_IMAGE
-from renderer.checks.rules import run_rules
+from renderer.checks.rules import RuleInput, run_rules
+from renderer.k8s.parse import K8sObject
 from tests.calico.rules.inputs import pod_spec, rule_input
+from tests.gatehelp import REPO
 
 
 @pytest.mark.parametrize(
@@ -47,7 +51,11 @@ def test_image_tag_and_repo() -> None:
     assert {f.object for f in tags} == {"DaemonSet kube-system/calico-node"}
     assert {f.field for f in tags} == {"spec.template.spec.containers[0].image"}
     assert any("not tagged v9.1.0" in f.message for f in tags)
-    assert any("does not start with repo" in f.message for f in tags)
+    [registry] = [f for f in findings if f.rule == "calico-one-registry"]
+    assert (registry.object, registry.field) == (
+        "DaemonSet kube-system/calico-node",
+        "spec.template.spec.containers[0].image",
+    )
     [mixed] = [f for f in findings if f.rule == "calico-one-version"]
     assert (
         "v9.0.9: node" in mixed.message and "v9.1.0: cni, kube-controllers, typha" in mixed.message
@@ -59,3 +67,25 @@ def test_non_calico_images_are_ignored() -> None:
         pod_spec(d)["containers"].append({"name": "sidecar", "image": "busybox:1.36"})
 
     assert run_rules(rule_input(other, "DaemonSet", "calico-node")) == []
+
+
+def test_one_registry_without_repo() -> None:
+    """With ``repo`` empty the templates' default registry applies: one image with a
+    misspelled default stands out from the others."""
+
+    def typo(d: dict[str, Any]) -> None:
+        c = pod_spec(d)["containers"][0]
+        c["image"] = "hub.oepkgs.nte/openfuyao/calico/" + c["image"].rpartition("/")[2]
+
+    def strip(data: RuleInput) -> RuleInput:
+        objects = []
+        for o in data.objects:
+            text = json.dumps(o.data).replace(REPO, "hub.oepkgs.net/openfuyao/")
+            objects.append(K8sObject(o.file, o.index, o.line, json.loads(text)))
+        return replace(data, objects=objects, context={"repo": ""})
+
+    assert [f for f in run_rules(strip(rule_input())) if f.rule == "calico-one-registry"] == []
+    found = [f for f in run_rules(strip(rule_input(typo))) if f.rule == "calico-one-registry"]
+    assert [(f.object, f.field, f.severity) for f in found] == [
+        ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].image", "error")
+    ]
