@@ -488,4 +488,5 @@ def release_check(
         context=tuple(kept[1]),
         exceptions_file=exceptions.file,
         exceptions=tuple(applied),
+        exceptions_notes=exceptions.notes,
     )

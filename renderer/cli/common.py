@@ -50,6 +50,7 @@ PHRASES = {
     " (unless versions are requested)": " (--kube-version to choose)",
     "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
     "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
+    "the rule catalogue lists every rule id": "'calico-render rules' lists every rule id",
 }
 
 
