@@ -9,6 +9,7 @@ decides Typha starts without loading them.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,7 +23,7 @@ from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
-from renderer.manifests.tree import VersionDir, resolve_version
+from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import cache
 from renderer.store.memo import Memo
 
@@ -729,7 +730,7 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocumen
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
         entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
-    return VersionsDocument(str(root) if root is not None else None, entries)
+    return VersionsDocument(tree_label(root), entries)
 
 
 @dataclass(frozen=True)
@@ -878,11 +879,13 @@ def check_options(
     bundled tree), Kubernetes versions (default: the newest four), parallelism (default:
     the CPU count), an upstream directory and an exceptions file (default: ROOT's)."""
     from renderer.checks import exceptions as excepts
-    from renderer.checks.options import CheckOptions
+    from renderer.checks.options import CheckOptions, refuse_misplaced
     from renderer.checks.runner import default_jobs as cpus
 
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="golden")
+    if golden is not None:
+        refuse_misplaced(golden)
     return CheckOptions(
         root=root,
         golden=golden if golden is not None else default_golden(root),
@@ -900,11 +903,12 @@ def check_options(
 
 def default_golden(root: Path | None) -> Path:
     """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
-    bundled tree only, so a real tree is never compared with them."""
+    bundled tree only (also when it is named as ROOT, in a checkout), so a real tree is
+    never compared with them."""
     from renderer.checks.options import TREE_GOLDEN
-    from renderer.data.bundled import bundled_golden
+    from renderer.data.bundled import bundled_golden, bundled_manifests
 
-    if root is not None:
+    if root is not None and root.resolve() != bundled_manifests().resolve():
         return root / TREE_GOLDEN
     try:
         return bundled_golden()
@@ -952,7 +956,8 @@ def capability(
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
-    return release_check(vdir, kube, reviewed, upstream)
+    report = release_check(vdir, kube, reviewed, upstream)
+    return dataclasses.replace(report, manifests=tree_label(root))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
 from renderer.checks.finding import Finding, blocking
+from renderer.manifests.tree import BUNDLED_TREE
 from renderer.output.findings import (
     capability_rule_dict,
     check_dict,
@@ -257,6 +258,8 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
+    manifests: str = BUNDLED_TREE
     #: Each template's text by file name (the lines around a finding); not in the JSON.
     sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -279,6 +282,7 @@ class ReleaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
+        out["manifests"] = self.manifests
         out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {
             "nodes": self.nodes,
