@@ -8,6 +8,7 @@ across runs (sorted, no times). Only JUnit carries each version's measured time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -95,6 +96,9 @@ class VersionResult:
     exceptions: list[tuple[str, str | None, str, int]] = field(default_factory=list)
     #: Wall-clock seconds the version took; JUnit only (text and JSON stay deterministic).
     seconds: float = field(default=0.0, compare=False)
+    #: Each template's text by file name, so a report can show the lines around a
+    #: finding (HTML); not part of the JSON.
+    sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def stage_names(self) -> tuple[str, ...]:
@@ -270,6 +274,8 @@ class ReleaseReport:
     exceptions_notes: tuple[str, ...] = ()
     #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
     manifests: str = BUNDLED_TREE
+    #: Each template's text by file name (the lines around a finding); not in the JSON.
+    sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def release_ready(self) -> bool:

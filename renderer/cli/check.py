@@ -15,6 +15,7 @@ from renderer.cli.app import cli, emit
 from renderer.cli.common import cli_worded
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import check_text
+from renderer.output import html as _html  # noqa: F401  (registers --format html)
 from renderer.output.check import CheckDocument
 
 if TYPE_CHECKING:

@@ -39,6 +39,9 @@ FLAGS = {
     "upstream": "--upstream",
     "exceptions": "--exceptions",
     "golden": "--golden",
+    "registry": "--registry",
+    "platform": "--platform",
+    "ca_file": "--ca-file",
 }
 
 
@@ -51,6 +54,8 @@ PHRASES = {
     "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
     "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
     "the rule catalogue lists every rule id": "'calico-render rules' lists every rule id",
+    "give the CA file argument": "give --ca-file",
+    "with the insecure registry argument": "with --insecure-registry HOST",
 }
 
 

@@ -604,7 +604,7 @@ def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
     assert run(capsys, *argv, *KUBE).code == 0
 
 
-def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_source() -> None:
     jobs = [
         b["calico-gate"]
         for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
@@ -618,7 +618,14 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         text = next(i for i, s in enumerate(script) if "--format text" in s)
         assert junit < text and script[junit].endswith("|| true")
         assert "--output calico-check.xml" in script[junit]
-        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+        html = next(i for i, s in enumerate(script) if "--format html" in s)
+        assert html < text and script[html].endswith("--output calico-check.html || true")
+        assert job["artifacts"] == {
+            "when": "always",
+            "expose_as": "calico-render report",
+            "paths": ["calico-check.html"],
+            "reports": {"junit": "calico-check.xml"},
+        }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
