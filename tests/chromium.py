@@ -27,6 +27,9 @@ from typing import Any
 #: Where Debian installs the browser; PATH is searched as well.
 CANDIDATES = ("chromium", "chromium-browser", "/usr/bin/chromium")
 TIMEOUT = 60.0
+#: Screenshots and pages the browser tests kept, listed at the end of the run
+#: (tests/output/conftest.py).
+ARTIFACTS: list[Path] = []
 
 
 def find_chromium() -> str | None:
@@ -160,6 +163,17 @@ class Browser:
             elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
                 out.append(str(params["entry"].get("text")))
         return out
+
+    def emulate_print(self, on: bool = True) -> None:
+        """Lay the page out for paper (CSS ``@media print``), or back for the screen."""
+        self.send("Emulation.setEmulatedMedia", {"media": "print" if on else ""})
+
+    def pdf(self) -> bytes:
+        """The page printed to PDF, as a reviewer printing it gets it (A4)."""
+        shot = self.send(
+            "Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "printBackground": True}
+        )
+        return base64.b64decode(shot["data"])
 
     def screenshot(self, path: Path) -> Path:
         """The whole page as a PNG at ``path``."""

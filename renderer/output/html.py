@@ -175,8 +175,9 @@ class Entry:
     finding: Finding
 
 
-def finding_article(entry: Entry, sources: Mapping[str, str]) -> str:
-    """One finding: rule, severity, object, field, where, what it holds for, the lines."""
+def finding_article(entry: Entry, sources: Mapping[str, str], level: int = 4) -> str:
+    """One finding: rule, severity, object, field, where, what it holds for, the lines;
+    its heading one level below the section it is in."""
     f = entry.finding
     rows = [
         ("Stage", f.stage),
@@ -191,8 +192,9 @@ def finding_article(entry: Entry, sources: Mapping[str, str]) -> str:
     return (
         f'<article class="finding sev-{e(slug(f.severity))}" id="{entry.anchor}" '
         f'data-rule="{e(f.rule)}" data-severity="{e(f.severity)}">'
-        f"<h4>{severity_badge(f.severity)} <code>{e(f.rule)}</code> "
-        f'<a class="self" href="#{entry.anchor}" aria-label="link to this finding">#</a></h4>'
+        f"<h{level}>{severity_badge(f.severity)} <code>{e(f.rule)}</code> "
+        f'<a class="self" href="#{entry.anchor}" aria-label="link to this finding">#</a>'
+        f"</h{level}>"
         f'<p class="msg">{e(f.message)}</p>'
         f"<dl>{facts}</dl>{excerpt(sources, f)}</article>"
     )
@@ -515,11 +517,12 @@ col.c-field{width:24%}col.c-side{width:27%}col.c-where{width:18%}
 .st,.sev{display:inline-block;padding:0 6px;border-radius:4px;font-weight:600;
 white-space:nowrap;border:1px solid currentColor}
 .st-pass,.st-updated{color:var(--ok);background:var(--okbg)}
-.st-fail,.st-MISSING,.st-missing,.sev-error>h4 .sev,.sev.sev-error{color:var(--bad);
+.st-fail,.st-MISSING,.st-missing,.sev.sev-error{color:var(--bad);
 background:var(--badbg)}
 .st-legacy,.st-skip{color:var(--muted);background:var(--soft)}
 .sev.sev-warning{color:var(--warn);background:var(--warnbg)}
 .sev.sev-info{color:var(--info);background:var(--infobg)}
+article.finding h3,article.finding h4{margin:.2em 0;font-size:1em}
 article.finding{border:1px solid var(--line);border-left:6px solid var(--muted);
 padding:8px 12px;margin:10px 0;break-inside:avoid}
 article.sev-error{border-left-color:var(--bad)}
@@ -563,7 +566,9 @@ footer{color:var(--muted);margin-top:2em;padding-bottom:2em;font-size:.9em}
 table.src th.ln{width:3.2em;padding:0 4px}
 dl.facts,article.finding dl{grid-template-columns:1fr}dl dd{margin-bottom:4px}}
 @media print{nav,a.self{display:none}body{font-size:11pt}a{color:inherit}
-article.finding,figure,table{break-inside:avoid}.scroll{overflow:visible}
+article.finding,figure,tr{break-inside:avoid}.scroll{overflow:visible}
+table.fixed,svg.chart{min-width:0}thead th{white-space:normal}table{font-size:9pt}
+td,th,code{overflow-wrap:anywhere}
 h2{break-after:avoid}}
 """
 
@@ -874,7 +879,7 @@ def render_capability(report: ReleaseReport) -> str:
         + "</section>",
         _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
-        "".join(finding_article(x, report.sources) for x in entries),
+        "".join(finding_article(x, report.sources, 3) for x in entries),
         "</section>",
         '<section id="typha"><h2>Typha scale: the renders checked</h2>'
         + typha_chart(release_marks(report))

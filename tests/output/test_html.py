@@ -27,7 +27,7 @@ from renderer.checks.report import CheckReport
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
-from tests.chromium import Browser, find_chromium
+from tests.chromium import ARTIFACTS, Browser, find_chromium
 from tests.gatehelp import TREE
 
 #: Markup planted in the tree; it must reach the page as text, never as elements.
@@ -185,9 +185,11 @@ def browser() -> Iterator[Browser]:
 
 
 def _artifact(path: Path) -> None:
-    """Print where an artifact (screenshot, page) is; copy it where CI collects them, if
-    asked (pytest keeps only its last few temporary directories)."""
-    print(f"artifact: {path}")
+    """Keep an artifact (screenshot, page): listed at the end of the run, copied where
+    CI collects them if asked (pytest keeps only its last few temporary directories)."""
+    if path in ARTIFACTS:
+        return
+    ARTIFACTS.append(path)
     where = os.environ.get("CALICO_RENDER_TEST_ARTIFACTS")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
@@ -298,3 +300,25 @@ def test_browser_capability_page(browser: Browser, tmp_path: Path) -> None:
     )
     assert browser.console_errors() == []
     _artifact(browser.screenshot(tmp_path / "capability-1280.png"))
+
+
+@needs_chromium
+def test_browser_prints(browser: Browser, page: Path) -> None:
+    """On paper: no navigation, nothing wider than an A4 page, every finding there."""
+    browser.open(page.as_uri(), 794)  # A4's width in CSS pixels
+    browser.emulate_print()
+    try:
+        assert browser.evaluate("getComputedStyle(document.querySelector('nav')).display") == (
+            "none"
+        )
+        sizes = browser.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert sizes[0] <= sizes[1]
+        pdf = browser.pdf()
+        assert pdf.startswith(b"%PDF")
+        (page.parent / "report.pdf").write_bytes(pdf)
+        _artifact(page.parent / "report.pdf")
+    finally:
+        browser.emulate_print(False)
+    assert browser.console_errors() == []
