@@ -575,10 +575,18 @@ h2{break-after:avoid}}
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
+#: Block-level end tags a line break follows, so the page reads (and diffs) line by line;
+#: text from a tree never holds one (it is escaped).
+_BREAK_AFTER = re.compile(
+    r"(</(?:tr|thead|tbody|table|div|section|article|dl|h[1-6]|p|ul|li|g|svg|figure"
+    r"|header|nav|main|footer|title|style)>)(?!\n)"
+)
+
+
 def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> str:
     """The whole document: head, header, contents, sections, footer."""
     links = "".join(f'<li><a href="#{a}">{t}</a></li>' for a, t in nav)
-    return (
+    return _lines(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
@@ -591,6 +599,10 @@ def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> 
         f"<footer>calico-render {e(__version__)}</footer>"
         "</body></html>\n"
     )
+
+
+def _lines(text: str) -> str:
+    return _BREAK_AFTER.sub("\\1\n", text)
 
 
 def facts(rows: Iterable[tuple[str, str]]) -> str:
@@ -645,7 +657,12 @@ def render_check(report: CheckReport) -> str:
     nav += [(version_ids[v.version], e(v.version)) for v in report.versions]
     body = [
         _summary_table(report, stages, version_ids, entries),
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
     ]
     if report.stale:
         rows = "".join(
@@ -708,7 +725,9 @@ def _summary_table(
     return '<section id="summary"><h2>Summary</h2>' + table(headers, "".join(rows)) + "</section>"
 
 
-def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequence[str]) -> str:
+def _exceptions_section(
+    file: str | None, applied: Sequence[Any], warnings: Sequence[str], notes: Sequence[str] = ()
+) -> str:
     if not file and not applied:
         return '<section id="exceptions"><h2>Exceptions</h2><p>No exceptions file.</p></section>'
     rows = "".join(
@@ -718,6 +737,7 @@ def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequ
         for a in applied
     )
     warn = "".join(f"<li>{severity_badge('warning')} {e(w)}</li>" for w in warnings)
+    warn += "".join(f"<li>{severity_badge('info')} {e(n)}</li>" for n in notes)
     return (
         f'<section id="exceptions"><h2>Exceptions</h2><p>From <code>{e(file or "")}</code></p>'
         + table(("Rule", "Action", "Findings matched", "Reason"), rows)
@@ -877,7 +897,12 @@ def render_capability(report: ReleaseReport) -> str:
         '<section id="contract"><h2>Typha contract</h2>'
         + table(("Item", "Status", "Detail"), contract)
         + "</section>",
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
         "".join(finding_article(x, report.sources, 3) for x in entries),
         "</section>",
