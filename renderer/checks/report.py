@@ -8,11 +8,13 @@ across runs (sorted, no times). Only JUnit carries each version's measured time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
 from renderer.checks.finding import Finding, blocking
+from renderer.manifests.tree import BUNDLED_TREE
 from renderer.output.findings import (
     capability_rule_dict,
     check_dict,
@@ -94,6 +96,9 @@ class VersionResult:
     exceptions: list[tuple[str, str | None, str, int]] = field(default_factory=list)
     #: Wall-clock seconds the version took; JUnit only (text and JSON stay deterministic).
     seconds: float = field(default=0.0, compare=False)
+    #: Each template's text by file name, so a report can show the lines around a
+    #: finding (HTML); not part of the JSON.
+    sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def stage_names(self) -> tuple[str, ...]:
@@ -253,6 +258,10 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
+    manifests: str = BUNDLED_TREE
+    #: Each template's text by file name (the lines around a finding); not in the JSON.
+    sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def release_ready(self) -> bool:
@@ -273,6 +282,7 @@ class ReleaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
+        out["manifests"] = self.manifests
         out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {
             "nodes": self.nodes,
