@@ -22,14 +22,18 @@ from renderer.data.bundled import bundled_manifests
 COMPONENT = Path("kubernetes") / "calico"
 #: The addon name: BKE's controller parses every file as a template of this name.
 ADDON = COMPONENT.name
-DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
+#: Template files by how their name ends. The controller renders every file whose path ends
+#: in ``.yaml`` (so not ``.yml``, and ``.YAML`` neither); ``.j2`` is this tool's Jinja2
+#: dialect, which the controller never sees.
+DIALECTS = {".yaml": "go", ".j2": "jinja2"}
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
 @dataclass(frozen=True)
 class TemplateFile:
-    """One template of a version directory; ``dialect`` comes from its suffix."""
+    """One template of a version directory; ``name`` is its path below the version
+    directory (``sub/x.yaml`` in a subdirectory), ``dialect`` comes from its suffix."""
 
     name: str
     path: Path
@@ -37,7 +41,8 @@ class TemplateFile:
 
     @property
     def display(self) -> str:
-        return f"{self.path.parent.name}/{self.name}"
+        """``<version>/<name>``."""
+        return f"{self.path.parts[-len(self.name.split('/')) - 1]}/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -119,15 +124,32 @@ def component_dir(root: Path | None) -> Path:
     return path
 
 
-def _load_version(path: Path, real_root: Path) -> VersionDir:
-    """Templates of one directory; every entry must stay inside ROOT (see the module)."""
-    files = []
+def _dialect(name: str) -> str | None:
+    return next((d for suffix, d in DIALECTS.items() if name.endswith(suffix)), None)
+
+
+def _walk(path: Path, real_root: Path, prefix: str, out: list[TemplateFile]) -> None:
+    """The controller's walk (``filepath.Walk``): into subdirectories, never through a
+    link to a directory; every file whose name has a template suffix."""
     for p in _entries(path):
         refuse_name(p)
         contained(p, real_root)
-        if p.suffix not in DIALECTS or not p.is_file():
+        name = prefix + p.name
+        if p.is_dir():
+            if not p.is_symlink():
+                _walk(p, real_root, name + "/", out)
             continue
-        files.append(TemplateFile(p.name, p, DIALECTS[p.suffix]))
+        dialect = _dialect(p.name)
+        if dialect is not None and p.is_file():
+            out.append(TemplateFile(name, p, dialect))
+
+
+def _load_version(path: Path, real_root: Path) -> VersionDir:
+    """Templates of one directory and its subdirectories, in the controller's order (by
+    path, byte for byte); every entry must stay inside ROOT (see the module)."""
+    files: list[TemplateFile] = []
+    _walk(path, real_root, "", files)
+    files.sort(key=lambda f: f.name.encode("utf-8", "surrogateescape"))
     return VersionDir(path.name, path, tuple(files))
 
 
