@@ -280,7 +280,7 @@ metadata:
 spec:
   cluster:
     imageRepo:
-      ip: 127.0.0.1
+      domain: 127.0.0.1
       port: "{port}"
       prefix: {prefix}
     networking:
