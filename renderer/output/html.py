@@ -575,10 +575,18 @@ h2{break-after:avoid}}
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
+#: Block-level end tags a line break follows, so the page reads (and diffs) line by line;
+#: text from a tree never holds one (it is escaped).
+_BREAK_AFTER = re.compile(
+    r"(</(?:tr|thead|tbody|table|div|section|article|dl|h[1-6]|p|ul|li|g|svg|figure"
+    r"|header|nav|main|footer|title|style)>)(?!\n)"
+)
+
+
 def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> str:
     """The whole document: head, header, contents, sections, footer."""
     links = "".join(f'<li><a href="#{a}">{t}</a></li>' for a, t in nav)
-    return (
+    return _lines(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
@@ -591,6 +599,10 @@ def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> 
         f"<footer>calico-render {e(__version__)}</footer>"
         "</body></html>\n"
     )
+
+
+def _lines(text: str) -> str:
+    return _BREAK_AFTER.sub("\\1\n", text)
 
 
 def facts(rows: Iterable[tuple[str, str]]) -> str:

@@ -20,15 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer import api, output
 from renderer.calico import policy
+from renderer.checks.finding import Finding
 from renderer.checks.report import CheckReport
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 from tests.chromium import ARTIFACTS, Browser, find_chromium
 from tests.gatehelp import TREE
+from tests.output.cases import DOCUMENTS
 
 #: Markup planted in the tree; it must reach the page as text, never as elements.
 SCRIPT = '<script>document.title="owned"</script>'
@@ -322,3 +325,57 @@ def test_browser_prints(browser: Browser, page: Path) -> None:
     finally:
         browser.emulate_print(False)
     assert browser.console_errors() == []
+
+
+# --- whole pages and the pieces they are built from ------------------------------
+
+HTML_DOCUMENTS = [n for n, make in DOCUMENTS.items() if "html" in output.names(type(make()))]
+
+
+def test_html_offered_for_check_and_capability_only() -> None:
+    kinds = {type(DOCUMENTS[n]()) for n in HTML_DOCUMENTS}
+    assert kinds == {CheckDocument, CapabilityDocument}
+
+
+@pytest.mark.parametrize("name", HTML_DOCUMENTS)
+def test_html(name: str, file_regression: FileRegressionFixture) -> None:
+    text = output.render("html", DOCUMENTS[name]())
+    assert text.startswith("<!DOCTYPE html>\n") and text.endswith("</html>\n")
+    file_regression.check(text, basename=f"html-{name}", extension=".html")
+
+
+def test_two_runs_of_one_tree_give_the_same_bytes(planted: tuple[CheckReport, Path]) -> None:
+    report, base = planted
+    opts = api.check_options(
+        root=base / "tree", golden=base / "golden", kube_versions=("1.30",), jobs=2
+    )
+    again = api.check(opts)
+    assert output.render("html", CheckDocument(again)) == output.render(
+        "html", CheckDocument(report)
+    )
+
+
+@pytest.mark.parametrize(
+    ("file", "found"),
+    [
+        ("002-calico.yaml", True),
+        ("v9.4.0/002-calico.yaml", True),
+        ("kubernetes/calico/v9.4.0/002-calico.yaml", True),
+        ("x002-calico.yaml", False),
+        ("", False),
+    ],
+)
+def test_a_finding_finds_its_template_however_its_file_is_spelled(file: str, found: bool) -> None:
+    sources = {"002-calico.yaml": "a\n", "001-typha.yaml": "b\n"}
+    assert (html.source_of(sources, file) == "a\n") is found
+
+
+def test_excerpt_lines_around_the_finding_with_it_highlighted() -> None:
+    sources = {"t.yaml": "".join(f"line {n}\n" for n in range(1, 11)) + "x" * 1000 + "\n"}
+    rows = elements(html.excerpt(sources, Finding("r", "error", "m", file="t.yaml", line=5)))
+    numbered = [a for t, a in rows if t == "tr"]
+    assert len(numbered) == 5 and [a.get("class") for a in numbered].count("hl") == 1
+    long = html.excerpt(sources, Finding("r", "error", "m", file="t.yaml", line=11))
+    assert "x" * html.MAX_LINE not in long and "…" in long
+    for line in (0, 12):  # unknown, or past the end (the template changed since)
+        assert html.excerpt(sources, Finding("r", "error", "m", file="t.yaml", line=line)) == ""
