@@ -599,10 +599,34 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 #: text from a tree never holds one (it is escaped).
 _BREAK_AFTER = tuple(
     f"</{tag}>"
-    for tag in (
-        "tr thead tbody table div section article dl h1 h2 h3 h4 h5 h6 p ul li g svg figure "
-        "header nav main footer title style"
-    ).split()
+    for tag in [
+        "tr",
+        "thead",
+        "tbody",
+        "table",
+        "div",
+        "section",
+        "article",
+        "dl",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "p",
+        "ul",
+        "li",
+        "g",
+        "svg",
+        "figure",
+        "header",
+        "nav",
+        "main",
+        "footer",
+        "title",
+        "style",
+    ]
 )
 
 
