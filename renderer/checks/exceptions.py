@@ -9,6 +9,7 @@ one that matches nothing is a warning, so a stale entry does not linger unnotice
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.yamlio import load_all, locate, read_text
-from renderer.manifests.tree import contained
+from renderer.store import contain
 
 FILE_NAME = ".calico-render.yaml"
 SCHEMA = "exceptions.schema.json"
@@ -77,13 +78,17 @@ def find_file(root: Path | None, explicit: Path | None) -> Path | None:
     """``explicit`` when given, else ``ROOT/.calico-render.yaml`` if present
     (which, like every file of the tree, must stay inside ROOT)."""
     if explicit is not None:
-        if not explicit.is_file():
-            raise InputError("no such file", file=str(explicit), key="exceptions")
+        found = contain.kind(explicit)
+        if found != contain.FILE:
+            why = "no such file" if found is None else "not a regular file"
+            raise InputError(why, file=str(explicit), key="exceptions")
         return explicit
-    path = None if root is None else root / FILE_NAME
-    if path is None or not (path.is_file() or path.is_symlink()):
+    if root is None:
         return None
-    contained(path, root.resolve() if root is not None else path.parent)
+    path = root / FILE_NAME
+    if not os.path.lexists(path):
+        return None
+    contain.regular_file(path, root, "the manifest tree")  # a FIFO or directory: exit 2
     return path
 
 
