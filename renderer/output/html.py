@@ -711,7 +711,12 @@ def render_check(report: CheckReport) -> str:
     ]
     body = [
         _summary_table(report, stages, version_ids, entries),
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
     ]
     if report.stale:
         rows = "".join(
@@ -774,7 +779,9 @@ def _summary_table(
     return '<section id="summary"><h2>Summary</h2>' + table(headers, "".join(rows)) + "</section>"
 
 
-def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequence[str]) -> str:
+def _exceptions_section(
+    file: str | None, applied: Sequence[Any], warnings: Sequence[str], notes: Sequence[str] = ()
+) -> str:
     if not file and not applied:
         return '<section id="exceptions"><h2>Exceptions</h2><p>No exceptions file.</p></section>'
     rows = "".join(
@@ -784,6 +791,7 @@ def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequ
         for a in applied
     )
     warn = "".join(f"<li>{severity_badge('warning')} {e(w)}</li>" for w in warnings)
+    warn += "".join(f"<li>{severity_badge('info')} {e(n)}</li>" for n in notes)
     return (
         f'<section id="exceptions"><h2>Exceptions</h2><p>From <code>{e(file or "")}</code></p>'
         + table(("Rule", "Action", "Findings matched", "Reason"), rows)
@@ -945,7 +953,12 @@ def render_capability(report: ReleaseReport) -> str:
         '<section id="contract"><h2>Typha contract</h2>'
         + table(("Item", "Status", "Detail"), contract)
         + "</section>",
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
         "".join(finding_article(x, templates, 3) for x in entries),
         "</section>",
