@@ -416,6 +416,8 @@ def _scenario_key(s: ScenarioResult) -> tuple[str, int, str, int, bool, str]:
     except (TypeError, ValueError):
         replicas = 0
     note = "compatibility path" if d.get("compatibility") else ""
+    if d.get("refused"):  # rendered all the same, so the gate judged it
+        note = f"refused: {d['refused']}"
     return (s.name, s.nodes, s.operation, replicas, typha, note)
 
 
@@ -703,7 +705,10 @@ def render_check(report: CheckReport) -> str:
         ]
     )
     nav = [("summary", "Summary"), ("findings", "Findings"), ("typha", "Typha scale")]
-    nav += [(version_ids[v.version], e(v.version)) for v in report.versions]
+    nav += [
+        (version_ids[v.version], f"{e(v.version)} {'✓' if v.passed else '✗'}")
+        for v in report.versions
+    ]
     body = [
         _summary_table(report, stages, version_ids, entries),
         _exceptions_section(
@@ -838,7 +843,7 @@ def _version_section(
             f"<tr><td>{e(s.name)}</td><td>{s.nodes:,}</td><td>{e(s.operation)}</td>"
             f"<td>{e(s.decision.get('allowTypha', ''))}</td>"
             f"<td>{e(s.decision.get('typhaReplicas', ''))}</td>"
-            f"<td>{'compatibility path' if s.decision.get('compatibility') else ''}</td>"
+            f"<td>{e(_scenario_key(s)[5])}</td>"
             f"<td>{status_badge(s.golden)}</td></tr>"
             for s in v.scenarios
         )
