@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
     from renderer.output.documents import TyphaDocument, VersionsDocument
+    from renderer.output.rules import RulesDocument
 
 
 @dataclass
@@ -1000,6 +1001,15 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
 
 
 # --- checks ---------------------------------------------------------------------------
+
+
+def rules() -> RulesDocument:
+    """Every rule id a finding can carry, its stage and severity, and whether a reviewed
+    exception may name it."""
+    from renderer.checks.catalogue import catalogue
+    from renderer.output.rules import RulesDocument
+
+    return RulesDocument(tuple(catalogue().values()))
 
 
 def check(

@@ -502,5 +502,6 @@ def release_check(
         context=tuple(kept[1]),
         exceptions_file=exceptions.file,
         exceptions=tuple(applied),
+        exceptions_notes=exceptions.notes,
         sources=template_sources(version),
     )

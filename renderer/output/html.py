@@ -14,6 +14,7 @@ golden values, exception reasons) is untrusted and escaped with :func:`html.esca
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,9 +70,12 @@ def e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
 def slug(text: str) -> str:
     """An id fragment safe in ``id`` and ``href`` alike (names are untrusted)."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text) or "_"
+    return text if text.isalnum() and text.isascii() else (_UNSAFE.sub("_", text) or "_")
 
 
 def status_badge(status: str) -> str:
@@ -117,14 +121,29 @@ def _cut(line: str) -> str:
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
-def excerpt(sources: Mapping[str, str], f: Finding) -> str:
+class Templates:
+    """A version's template texts, each split into lines once (a page may show many
+    excerpts of one file)."""
+
+    def __init__(self, sources: Mapping[str, str]) -> None:
+        self.sources = sources
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, file: str) -> list[str] | None:
+        """The lines of the template ``file`` names (None: not at hand)."""
+        text = source_of(self.sources, file)
+        if text is None:
+            return None
+        if file not in self._lines:
+            self._lines[file] = text.splitlines()
+        return self._lines[file]
+
+
+def excerpt(templates: Templates, f: Finding) -> str:
     """The template lines around the finding's line, that line highlighted ("" when the
     finding has no line or the template is not at hand)."""
-    text = source_of(sources, f.file)
-    if text is None or f.line < 1:
-        return ""
-    lines = text.splitlines()
-    if f.line > len(lines):
+    lines = templates.lines(f.file) if f.line > 0 else None
+    if lines is None or f.line > len(lines):
         return ""
     first = max(1, f.line - CONTEXT_LINES)
     last = min(len(lines), f.line + CONTEXT_LINES)
@@ -175,7 +194,7 @@ class Entry:
     finding: Finding
 
 
-def finding_article(entry: Entry, sources: Mapping[str, str], level: int = 4) -> str:
+def finding_article(entry: Entry, templates: Templates, level: int = 4) -> str:
     """One finding: rule, severity, object, field, where, what it holds for, the lines;
     its heading one level below the section it is in."""
     f = entry.finding
@@ -196,7 +215,7 @@ def finding_article(entry: Entry, sources: Mapping[str, str], level: int = 4) ->
         f'<a class="self" href="#{entry.anchor}" aria-label="link to this finding">#</a>'
         f"</h{level}>"
         f'<p class="msg">{e(f.message)}</p>'
-        f"<dl>{facts}</dl>{excerpt(sources, f)}</article>"
+        f"<dl>{facts}</dl>{excerpt(templates, f)}</article>"
     )
 
 
@@ -258,18 +277,19 @@ def chart_y(replicas: float) -> float:
     return round(PLOT_BOTTOM - (PLOT_BOTTOM - PLOT_TOP) * replicas / CHART_REPLICAS, 2)
 
 
-def policy_steps(limit: int = CHART_NODES) -> list[tuple[int, int]]:
+@functools.cache
+def policy_steps() -> tuple[tuple[int, int], ...]:
     """The replica curve as (nodes, replicas) corners, from the policy itself: where
-    the replicas change, the last count before and the first after."""
+    the replicas change, the last count before and the first after (computed once)."""
     points = [(0, 0)]
     last = 0
-    for n in range(1, limit + 1):
+    for n in range(1, CHART_NODES + 1):
         r = policy.decide_typha(n).replicas
         if r != last:
             points += [(n - 1, last), (n - 1, r)]
             last = r
-    points.append((limit, last))
-    return points
+    points.append((CHART_NODES, last))
+    return tuple(points)
 
 
 @dataclass(frozen=True)
@@ -396,6 +416,8 @@ def _scenario_key(s: ScenarioResult) -> tuple[str, int, str, int, bool, str]:
     except (TypeError, ValueError):
         replicas = 0
     note = "compatibility path" if d.get("compatibility") else ""
+    if d.get("refused"):  # rendered all the same, so the gate judged it
+        note = f"refused: {d['refused']}"
     return (s.name, s.nodes, s.operation, replicas, typha, note)
 
 
@@ -577,9 +599,36 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 #: Block-level end tags a line break follows, so the page reads (and diffs) line by line;
 #: text from a tree never holds one (it is escaped).
-_BREAK_AFTER = re.compile(
-    r"(</(?:tr|thead|tbody|table|div|section|article|dl|h[1-6]|p|ul|li|g|svg|figure"
-    r"|header|nav|main|footer|title|style)>)(?!\n)"
+_BREAK_AFTER = tuple(
+    f"</{tag}>"
+    for tag in [
+        "tr",
+        "thead",
+        "tbody",
+        "table",
+        "div",
+        "section",
+        "article",
+        "dl",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "p",
+        "ul",
+        "li",
+        "g",
+        "svg",
+        "figure",
+        "header",
+        "nav",
+        "main",
+        "footer",
+        "title",
+        "style",
+    ]
 )
 
 
@@ -602,7 +651,9 @@ def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> 
 
 
 def _lines(text: str) -> str:
-    return _BREAK_AFTER.sub("\\1\n", text)
+    for tag in _BREAK_AFTER:
+        text = text.replace(tag, tag + "\n")
+    return text
 
 
 def facts(rows: Iterable[tuple[str, str]]) -> str:
@@ -654,10 +705,18 @@ def render_check(report: CheckReport) -> str:
         ]
     )
     nav = [("summary", "Summary"), ("findings", "Findings"), ("typha", "Typha scale")]
-    nav += [(version_ids[v.version], e(v.version)) for v in report.versions]
+    nav += [
+        (version_ids[v.version], f"{e(v.version)} {'✓' if v.passed else '✗'}")
+        for v in report.versions
+    ]
     body = [
         _summary_table(report, stages, version_ids, entries),
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
     ]
     if report.stale:
         rows = "".join(
@@ -720,7 +779,9 @@ def _summary_table(
     return '<section id="summary"><h2>Summary</h2>' + table(headers, "".join(rows)) + "</section>"
 
 
-def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequence[str]) -> str:
+def _exceptions_section(
+    file: str | None, applied: Sequence[Any], warnings: Sequence[str], notes: Sequence[str] = ()
+) -> str:
     if not file and not applied:
         return '<section id="exceptions"><h2>Exceptions</h2><p>No exceptions file.</p></section>'
     rows = "".join(
@@ -730,6 +791,7 @@ def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequ
         for a in applied
     )
     warn = "".join(f"<li>{severity_badge('warning')} {e(w)}</li>" for w in warnings)
+    warn += "".join(f"<li>{severity_badge('info')} {e(n)}</li>" for n in notes)
     return (
         f'<section id="exceptions"><h2>Exceptions</h2><p>From <code>{e(file or "")}</code></p>'
         + table(("Rule", "Action", "Findings matched", "Reason"), rows)
@@ -772,15 +834,16 @@ def _version_section(
         items = "".join(f"<li>{e(m)}</li>" for m in v.missing)
         parts.append(f"<h3>Contract items missing</h3><ul>{items}</ul>")
     parts.append(f"<h3>Findings ({len(entries)})</h3>")
+    templates = Templates(v.sources)
     parts.append(
-        "".join(finding_article(x, v.sources) for x in entries) if entries else "<p>None.</p>"
+        "".join(finding_article(x, templates) for x in entries) if entries else "<p>None.</p>"
     )
     if v.scenarios:
         rows = "".join(
             f"<tr><td>{e(s.name)}</td><td>{s.nodes:,}</td><td>{e(s.operation)}</td>"
             f"<td>{e(s.decision.get('allowTypha', ''))}</td>"
             f"<td>{e(s.decision.get('typhaReplicas', ''))}</td>"
-            f"<td>{'compatibility path' if s.decision.get('compatibility') else ''}</td>"
+            f"<td>{e(_scenario_key(s)[5])}</td>"
             f"<td>{status_badge(s.golden)}</td></tr>"
             for s in v.scenarios
         )
@@ -844,6 +907,7 @@ def render_capability(report: ReleaseReport) -> str:
         for i, f in enumerate(found, 1)
     ]
     ready = report.release_ready
+    templates = Templates(report.sources)
     errs, warns, _ = counts(x.finding for x in entries)
     typha = "yes" if cap.capable else f"no ({cap.verdict})"
     header = (
@@ -889,9 +953,14 @@ def render_capability(report: ReleaseReport) -> str:
         '<section id="contract"><h2>Typha contract</h2>'
         + table(("Item", "Status", "Detail"), contract)
         + "</section>",
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
-        "".join(finding_article(x, report.sources, 3) for x in entries),
+        "".join(finding_article(x, templates, 3) for x in entries),
         "</section>",
         '<section id="typha"><h2>Typha scale: the renders checked</h2>'
         + typha_chart(release_marks(report))

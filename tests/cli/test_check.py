@@ -833,3 +833,14 @@ def test_goldens_laid_out_for_another_location_are_refused(
     message = one_error(r, file=f"{root}/golden/calico/v3.28.2", key="--golden")
     assert f"the goldens are in {root}/golden/calico " in message
     assert run(capsys, "check", root, "--golden", f"{root}/golden/calico", "--jobs", "1").code == 0
+
+
+def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("exceptions:\n  - rule: typha-probe\n    reason: x\n", encoding="utf-8")
+    message = one_error(
+        run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
+    )
+    assert "did you mean typha-probes?" in message and "'calico-render rules'" in message

@@ -150,7 +150,7 @@ def test_chart_coordinates_follow_the_axes() -> None:
     assert (html.chart_x(0), html.chart_x(html.CHART_NODES)) == (html.PLOT_LEFT, html.PLOT_RIGHT)
     assert html.chart_y(0) == html.PLOT_BOTTOM
     assert html.chart_y(html.CHART_REPLICAS) == html.PLOT_TOP
-    steps = html.policy_steps()
+    steps = list(html.policy_steps())
     assert steps[:4] == [(0, 0), (50, 0), (50, 3), (600, 3)]
     assert steps[-1] == (5000, 20) and max(r for _, r in steps) == policy.MAX_REPLICAS
 
@@ -372,10 +372,11 @@ def test_a_finding_finds_its_template_however_its_file_is_spelled(file: str, fou
 
 def test_excerpt_lines_around_the_finding_with_it_highlighted() -> None:
     sources = {"t.yaml": "".join(f"line {n}\n" for n in range(1, 11)) + "x" * 1000 + "\n"}
-    rows = elements(html.excerpt(sources, Finding("r", "error", "m", file="t.yaml", line=5)))
+    templates = html.Templates(sources)
+    rows = elements(html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=5)))
     numbered = [a for t, a in rows if t == "tr"]
     assert len(numbered) == 5 and [a.get("class") for a in numbered].count("hl") == 1
-    long = html.excerpt(sources, Finding("r", "error", "m", file="t.yaml", line=11))
+    long = html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=11))
     assert "x" * html.MAX_LINE not in long and "…" in long
     for line in (0, 12):  # unknown, or past the end (the template changed since)
-        assert html.excerpt(sources, Finding("r", "error", "m", file="t.yaml", line=line)) == ""
+        assert html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=line)) == ""
