@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version
@@ -179,11 +179,10 @@ def verdict(version: VersionDir) -> Verdict:
 
 
 def _judge(version: VersionDir) -> Verdict:
-    from renderer.calico.capability import assess_capability
-    from renderer.checks.finding import blocking
-    from renderer.checks.pipeline import release_rules
+    from renderer.checks.pipeline import capability_of, release_rules
+    from renderer.finding import blocking
 
-    report = assess_capability(version)
+    report = capability_of(version)
     rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
     return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
 
@@ -717,7 +716,7 @@ def typha(nodes: int | None = None) -> TyphaDocument:
 def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocument:
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
-    from renderer.calico.capability import assess_capability
+    from renderer.checks.pipeline import capability_of
     from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
     from renderer.output.documents import VersionsDocument, version_entry
@@ -725,7 +724,7 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocumen
     entries = []
     for v in list_versions(root):
         try:
-            cap, error = assess_capability(v), None
+            cap, error = capability_of(v), None
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
         entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from renderer.calico.policy import TYPHA_KEYS
+from renderer.bke import TYPHA_KEYS
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.objects import key_path

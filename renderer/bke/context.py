@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.calico.policy import TYPHA_KEYS
-from renderer.checks.finding import WARNING, Finding
+from renderer.bke import TYPHA_KEYS
 from renderer.errors import InputError
+from renderer.finding import WARNING, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:

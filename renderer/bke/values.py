@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from renderer.calico.policy import TYPHA_KEYS
+from renderer.bke import TYPHA_KEYS
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.yamlio import load_mapping_file, locate, read_text

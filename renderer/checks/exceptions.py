@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
+from renderer.finding import Finding
 from renderer.k8s.yamlio import load_all, locate, read_text
 from renderer.manifests.tree import contained
 

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from renderer.checks.finding import ERROR, Finding, locate
 from renderer.checks.options import CheckOptions
 from renderer.checks.report import FAIL, MISSING, PASS, UPDATED, StaleGolden, VersionResult
 from renderer.errors import CalicoRenderError, InputError
+from renderer.finding import ERROR, Finding, locate
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.yamlio import MAX_INPUT_BYTES, read_text
 from renderer.manifests.tree import contained, refuse_name, semver_key

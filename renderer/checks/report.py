@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
-from renderer.checks.finding import Finding, blocking
+from renderer.finding import Finding, blocking
 from renderer.output.findings import (
     capability_rule_dict,
     check_dict,

@@ -25,8 +25,8 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.finding import Finding
 from renderer.errors import InputError
+from renderer.finding import Finding
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
 from renderer.store import cache as result_cache

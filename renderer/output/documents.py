@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"

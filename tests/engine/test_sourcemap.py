@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from renderer import api
-from renderer.calico.capability import assess_capability
-from renderer.checks.pipeline import release_rules
+from renderer.checks.pipeline import capability_of, release_rules
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile
@@ -82,7 +81,7 @@ def test_image_bump_is_located_at_its_template_line(tmp_path: Path) -> None:
     assert "calico/node:v3.31.3" in lines[7175]
     lines[7175] = lines[7175].replace("calico/node:v3.31.3", "calico/node:v3.31.4")
     copy.write_text("".join(lines))
-    report = assess_capability(resolve_version("v3.31.3", tmp_path))
+    report = capability_of(resolve_version("v3.31.3", tmp_path))
     findings = [
         f for f in release_rules(report) if f.rule in ("calico-one-version", "calico-image-tag")
     ]

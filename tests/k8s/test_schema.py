@@ -10,9 +10,9 @@ import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
 
-from renderer.calico.capability import assess_capability
-from renderer.checks.finding import Finding
+from renderer.checks.pipeline import capability_of
 from renderer.errors import InputError
+from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.schema import SchemaValidator
@@ -150,7 +150,7 @@ def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
 def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
     seen: dict[str, dict[str, Any]] = {}
     for vdir in list_versions():
-        for scenario in assess_capability(vdir).scenarios:
+        for scenario in capability_of(vdir).scenarios:
             for o in scenario.objects:
                 seen.setdefault(kubeschema.canonical_hash(o.data), o.data)
     for data in seen.values():
@@ -227,7 +227,7 @@ def test_odd_identity_gives_findings_not_exceptions(data: dict[str, Any]) -> Non
 def test_shared_closures_give_the_uncached_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Verdicts shared across Kubernetes versions by schema closure equal validating on
     each version alone, for every object the bundled versions render."""
-    from renderer.calico.capability import assess_capability
+    from renderer.checks.pipeline import capability_of
     from renderer.manifests.tree import list_versions
 
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
@@ -235,7 +235,7 @@ def test_shared_closures_give_the_uncached_verdicts(monkeypatch: pytest.MonkeyPa
     versions = ("1.25", "1.30", "1.34", "1.35", "1.36", "1.37")
     seen: dict[str, dict[str, Any]] = {}
     for vdir in list_versions():
-        for scenario in assess_capability(vdir).scenarios:
+        for scenario in capability_of(vdir).scenarios:
             for obj in scenario.objects:
                 seen.setdefault(kubeschema.canonical_hash(obj.data), obj.data)
     validator = SchemaValidator(versions)

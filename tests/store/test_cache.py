@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from renderer import api
-from renderer.checks.finding import Finding
 from renderer.cli import cli
+from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
 from renderer.manifests.tree import resolve_version
 from renderer.store import cache
