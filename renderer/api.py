@@ -34,10 +34,11 @@ if TYPE_CHECKING:
     from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
+    from renderer.calico.capability import CapabilityReport
+    from renderer.calico.policy import TyphaDecision
     from renderer.checks.options import CheckOptions
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.engine.render import RenderedFile
-    from renderer.output.documents import TyphaDocument, VersionsDocument
 
 
 @dataclass
@@ -696,30 +697,55 @@ def template(
     no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
-    from renderer.k8s.yamlio import read_text
     from renderer.manifests.tree import DIALECTS
+    from renderer.store.read import read_text
 
     context = values(values_file, sets, key_rules=False)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
 
-def typha(nodes: int | None = None) -> TyphaDocument:
-    """The Typha decision for ``nodes``, or the boundary table when None."""
-    from renderer.output.documents import TyphaDocument
+@dataclass(frozen=True)
+class TyphaResult:
+    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
 
+    nodes: int | None
+    decisions: tuple[TyphaDecision, ...]
+
+
+def typha(nodes: int | None = None) -> TyphaResult:
+    """The Typha decision for ``nodes``, or the boundary table when None."""
     if nodes is not None:
         check_nodes(nodes)
-    return TyphaDocument.of(nodes)
+    counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
+    return TyphaResult(nodes, tuple(policy.decide_typha(n) for n in counts))
 
 
-def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocument:
+@dataclass(frozen=True)
+class VersionEntry:
+    """One version of a tree: its capability, or the error that stopped its render."""
+
+    version: VersionDir
+    capability: CapabilityReport | None
+    error: str | None = None
+    #: The context keys its templates read, when asked for.
+    keys: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class VersionsResult:
+    """The versions under a tree (``root`` None: the bundled one)."""
+
+    root: Path | None
+    versions: tuple[VersionEntry, ...]
+
+
+def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
     from renderer.checks.pipeline import capability_of
     from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
-    from renderer.output.documents import VersionsDocument, version_entry
 
     entries = []
     for v in list_versions(root):
@@ -727,8 +753,10 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocumen
             cap, error = capability_of(v), None
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
-        entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
-    return VersionsDocument(str(root) if root is not None else None, entries)
+        entries.append(
+            VersionEntry(v, cap, error, tuple(sorted(version_keys(v))) if keys else None)
+        )
+    return VersionsResult(root, tuple(entries))
 
 
 @dataclass(frozen=True)
@@ -780,7 +808,7 @@ _UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
 def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
     """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
     ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     if not source.is_dir():
         raise InputError("not a directory holding calico.yaml", file=str(source))
@@ -798,7 +826,7 @@ def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
 
 def _read_version_dir(directory: Path) -> dict[str, str]:
     """Every file of a version directory on disk (the controller renders them all)."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     if not directory.is_dir():
         return {}
@@ -970,7 +998,7 @@ class Validation:
 
 def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validation:
     """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     objects = [o for name in files for o in parse_stream(read_text(name), name)]

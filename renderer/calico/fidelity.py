@@ -27,8 +27,8 @@ from renderer.finding import Finding, locate, merge_findings
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
 from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
-from renderer.k8s.yamlio import read_text
 from renderer.output.findings import check_dict
+from renderer.store.read import read_text
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"

@@ -17,8 +17,9 @@ from typing import Any
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.finding import Finding
-from renderer.k8s.yamlio import load_all, locate, read_text
+from renderer.k8s.yamlio import load_all, locate
 from renderer.manifests.tree import contained
+from renderer.store.read import read_text
 
 FILE_NAME = ".calico-render.yaml"
 SCHEMA = "exceptions.schema.json"

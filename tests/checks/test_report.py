@@ -10,7 +10,7 @@ import pytest
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
-from renderer.checks.golden import FileChange, ObjectChange
+from renderer.checks.report import FileChange, ObjectChange
 from renderer.data import schemas
 from renderer.finding import Finding
 

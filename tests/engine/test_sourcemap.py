@@ -13,8 +13,9 @@ from renderer.checks.pipeline import capability_of, release_rules
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile
-from renderer.engine.sourcemap import SourceMap, field_line, template_line
+from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
+from renderer.k8s.locate import field_line
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 import pytest
 
-from renderer import output
+from renderer import api, output
 from renderer.cli.options import format_option
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
@@ -73,7 +73,7 @@ def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) 
     assert output.names(TyphaDocument) == ["text", "json"]
     assert output.names(Marked) == ["text", "json", "upper"]
     with pytest.raises(ValueError, match="cannot render"):
-        output.render("upper", TyphaDocument.of(3))
+        output.render("upper", TyphaDocument.of(api.typha(3)))
 
 
 def test_format_option_takes_its_choices_from_the_document(upper: UpperFormat) -> None:
