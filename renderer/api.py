@@ -9,6 +9,8 @@ decides Typha starts without loading them.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,7 +24,7 @@ from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
-from renderer.manifests.tree import VersionDir, resolve_version
+from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import cache
 from renderer.store.memo import Memo
 
@@ -37,8 +39,10 @@ if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.policy import TyphaDecision
     from renderer.checks.options import CheckOptions
+    from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.engine.render import RenderedFile
+    from renderer.oci.client import Settings as RegistrySettings
 
 
 @dataclass
@@ -734,9 +738,9 @@ class VersionEntry:
 
 @dataclass(frozen=True)
 class VersionsResult:
-    """The versions under a tree (``root`` None: the bundled one)."""
+    """The versions under a tree; ``manifests`` names the tree as reports do."""
 
-    root: Path | None
+    manifests: str
     versions: tuple[VersionEntry, ...]
 
 
@@ -756,7 +760,7 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
         entries.append(
             VersionEntry(v, cap, error, tuple(sorted(version_keys(v))) if keys else None)
         )
-    return VersionsResult(root, tuple(entries))
+    return VersionsResult(tree_label(root), tuple(entries))
 
 
 @dataclass(frozen=True)
@@ -848,6 +852,134 @@ def config_images(
     return result, param_warnings(inputs.version.name, context, root)
 
 
+# --- images against their registry --------------------------------------------------------
+
+#: The platforms OpenFuyao installs on (x86_64 and aarch64 nodes).
+DEFAULT_PLATFORMS = "linux/amd64,linux/arm64"
+
+
+def version_image_uses(
+    version: str,
+    *,
+    root: Path | None = None,
+    repo: str | None = None,
+    role: str | None = None,
+    inputs: bke_context.ContextInputs | None = None,
+) -> tuple[VersionDir, list[ImageUse]]:
+    """Every image any scenario of ``version`` renders, where it is rendered; with a
+    ``role``, only what that role's nodes pre-pull (nothing for a dedicated etcd node)."""
+    from renderer.calico import images as images_mod
+    from renderer.calico.scenarios import route_scenario, scenarios_for
+    from renderer.checks.registry import image_uses
+    from renderer.engine.render import render_version
+
+    if role is not None:
+        images_mod.check_role(role)
+    if repo is not None:
+        images_mod.check_repo(repo)
+    vdir = resolve_version(version, root)
+    if inputs is None:
+        inputs = default_inputs(None, repo)
+    capable, missing = typha_capability(vdir)
+    renders = []
+    for scenario in scenarios_for(capable):
+        route = route_scenario(scenario, capable, vdir.name, missing)
+        contexts = file_contexts(vdir, inputs, route.decision)
+        files = render_version(vdir, {}, contexts.contexts())
+        renders.append((scenario.name, parse_rendered(files)))
+    uses = image_uses(renders)
+    if role in images_mod.ETCD_ONLY_ROLES:
+        return vdir, []
+    if role is not None:
+        uses = [u for u in uses if images_mod.prepulled_kind(u.image)]
+    return vdir, uses
+
+
+def check_registry(
+    version: str | None = None,
+    *,
+    config: str | Path | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    role: str | None = None,
+    platforms: str = DEFAULT_PLATFORMS,
+    registry: str | None = None,
+    settings: RegistrySettings | None = None,
+    jobs: int = 4,
+    verify_lock: str | Path | None = None,
+) -> RegistryReport:
+    """Resolve every image ``version`` (or ``config``'s calico addon) renders against its
+    registry (``registry``, ``host[:port][/namespace]``, serving them instead) for each
+    of ``platforms`` (comma-separated ``os/arch[/variant]``); with ``verify_lock``, the
+    digests are compared with that lock file too.
+
+    Missing repositories, tags and platforms (and changed digests) are error findings;
+    a bad platform, an unreachable registry or a malformed answer is an InputError.
+    """
+    from renderer.checks import registry as stage
+    from renderer.oci.client import Client
+    from renderer.oci.reference import parse_platforms, parse_registry
+
+    chosen = parse_platforms(platforms)
+    if registry is not None:
+        parse_registry(registry)
+    lock = read_lock(verify_lock) if verify_lock is not None else None
+    client = Client(settings)
+    if (version is None) == (config is None):
+        raise InputError("give exactly one of a version or a config", key="version")
+    if config is not None:
+        inputs = cluster_inputs(config, root=root, repo=repo)
+        context = config_context(inputs, repo)
+        if inputs.version is None or context is None:
+            uses: list[ImageUse] = []
+            name = None
+        else:
+            vdir, uses = version_image_uses(
+                inputs.version.name, root=root, repo=repo, role=role, inputs=context
+            )
+            name = vdir.name
+    else:
+        assert version is not None
+        vdir, uses = version_image_uses(version, root=root, repo=repo, role=role)
+        name = vdir.name
+    report = stage.check_registry(uses, chosen, client, registry=registry, version=name, jobs=jobs)
+    if lock is not None:
+        found = stage.verify_lock(report, lock, str(verify_lock))
+        report = dataclasses.replace(
+            report, findings=(*report.findings, *found), lock=str(verify_lock)
+        )
+    return report
+
+
+def read_lock(path: str | Path) -> dict[str, Any]:
+    """A lock file written by ``images --lock``, checked against its schema."""
+    from renderer.store.read import read_text
+
+    text = read_text(Path(path))
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"not JSON: {exc}", file=str(path)) from None
+    schemas.check(schemas.IMAGE_LOCK, data, file=str(path))
+    return dict(data)
+
+
+def lock_text(report: RegistryReport) -> str:
+    """The lock file of ``report`` (``image-lock.schema.json``), as written."""
+    from renderer.checks.registry import lock_document
+
+    data = lock_document(report)
+    validate_output(schemas.IMAGE_LOCK, data)
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def write_lock(path: str | Path, report: RegistryReport) -> None:
+    """Write ``report``'s lock atomically (a device or FIFO is written through)."""
+    from renderer.store.files import write_output
+
+    write_output(path, lock_text(report))
+
+
 def image_warnings(result: images_mod.ImageList) -> list[str]:
     """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
     for another)."""
@@ -905,11 +1037,13 @@ def check_options(
     bundled tree), Kubernetes versions (default: the newest four), parallelism (default:
     the CPU count), an upstream directory and an exceptions file (default: ROOT's)."""
     from renderer.checks import exceptions as excepts
-    from renderer.checks.options import CheckOptions
+    from renderer.checks.options import CheckOptions, refuse_misplaced
     from renderer.checks.runner import default_jobs as cpus
 
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="golden")
+    if golden is not None:
+        refuse_misplaced(golden)
     return CheckOptions(
         root=root,
         golden=golden if golden is not None else default_golden(root),
@@ -927,11 +1061,12 @@ def check_options(
 
 def default_golden(root: Path | None) -> Path:
     """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
-    bundled tree only, so a real tree is never compared with them."""
+    bundled tree only (also when it is named as ROOT, in a checkout), so a real tree is
+    never compared with them."""
     from renderer.checks.options import TREE_GOLDEN
-    from renderer.data.bundled import bundled_golden
+    from renderer.data.bundled import bundled_golden, bundled_manifests
 
-    if root is not None:
+    if root is not None and root.resolve() != bundled_manifests().resolve():
         return root / TREE_GOLDEN
     try:
         return bundled_golden()
@@ -979,7 +1114,8 @@ def capability(
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
-    return release_check(vdir, kube, reviewed, upstream)
+    report = release_check(vdir, kube, reviewed, upstream)
+    return dataclasses.replace(report, manifests=tree_label(root))
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
 from renderer.finding import Finding, blocking
+from renderer.manifests.tree import BUNDLED_TREE
 from renderer.output.findings import (
     capability_rule_dict,
     check_dict,
@@ -309,6 +310,8 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
+    manifests: str = BUNDLED_TREE
 
     @property
     def release_ready(self) -> bool:
@@ -329,6 +332,7 @@ class ReleaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
+        out["manifests"] = self.manifests
         out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {
             "nodes": self.nodes,

@@ -26,12 +26,27 @@ def interactive() -> bool:
     return sys.stderr.isatty()
 
 
+def _root(ctx: click.Context, tree: Path | None, root: Path | None) -> Path | None:
+    """ROOT given positionally or as ``--manifests`` (both: they must agree)."""
+    if tree is None:
+        return root
+    given = ctx.get_parameter_source("root") is not click.core.ParameterSource.DEFAULT
+    if given and root is not None and root.resolve() != tree.resolve():
+        raise click.UsageError(f"ROOT {tree} and --manifests {root} name different trees")
+    return tree
+
+
 @cli.command(
     help="The release gate: for every version under ROOT, parse the templates, check the "
     "Typha capability contract and release rules, validate the rendered objects against "
     "the Kubernetes schemas, and compare each scenario's render with its golden; with "
     "--upstream, also compare each version with upstream Calico's manifests of its tag. "
+    "ROOT (or --manifests ROOT) defaults to the current directory when it holds "
+    "kubernetes/calico/, else the bundled tree. "
     "Exit 0 when all pass, 1 on any failure, 2 on bad input."
+)
+@click.argument(
+    "tree", metavar="[ROOT]", required=False, type=opts.PathType(file_okay=False, path_type=Path)
 )
 @opts.manifests_option
 @opts.render_timeout_option
@@ -39,8 +54,8 @@ def interactive() -> bool:
     "--golden",
     type=opts.PathType(file_okay=False, path_type=Path),
     default=None,
-    help="Golden directory holding <version>/ (default: ROOT/golden/calico with "
-    "--manifests, else the bundled goldens).",
+    help="Golden directory holding <version>/ (default: ROOT/golden/calico; the bundled "
+    "tree's own goldens for the bundled tree).",
 )
 @opts.kube_version_option
 @opts.no_cache_option
@@ -60,7 +75,10 @@ def interactive() -> bool:
     help="Versions checked in parallel (default: the CPU count).",
 )
 @opts.pipeline_options
+@click.pass_context
 def check(
+    ctx: click.Context,
+    tree: Path | None,
     root: Path | None,
     golden: Path | None,
     kube_versions: tuple[str, ...],
@@ -71,6 +89,7 @@ def check(
     upstream: Path | None,
     exceptions_file: Path | None,
 ) -> None:
+    root = _root(ctx, tree, root)
     options = api.check_options(
         root=root,
         golden=golden,

@@ -39,6 +39,9 @@ FLAGS = {
     "upstream": "--upstream",
     "exceptions": "--exceptions",
     "golden": "--golden",
+    "registry": "--registry",
+    "platform": "--platform",
+    "ca_file": "--ca-file",
 }
 
 
@@ -50,6 +53,8 @@ PHRASES = {
     " (unless versions are requested)": " (--kube-version to choose)",
     "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
     "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
+    "give the CA file argument": "give --ca-file",
+    "with the insecure registry argument": "with --insecure-registry HOST",
 }
 
 

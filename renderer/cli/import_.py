@@ -11,6 +11,7 @@ from renderer import api
 from renderer.calico.importer import LAYOUTS, TYPHA, Options
 from renderer.cli.app import cli
 from renderer.cli.common import note
+from renderer.cli.options import TREE_DEFAULT, PathType, tree_root
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 
 
@@ -32,6 +33,24 @@ def _import(
         raise
 
 
+def _import_root(root: Path | None, *, write: bool) -> Path:
+    """ROOT as given; else the current directory when it holds a tree; else the bundled
+    tree (in a checkout: an installed package's data is never written)."""
+    from renderer.data.bundled import bundled_manifests
+
+    chosen = tree_root(root)
+    if chosen is not None:
+        return chosen
+    bundled = bundled_manifests()
+    if write and bundled.parent.name == "_data":
+        raise InputError(
+            "the current directory holds no kubernetes/calico/ and the bundled tree is "
+            "part of the installed package; name the tree",
+            key="--manifests",
+        )
+    return bundled
+
+
 @cli.command(
     "import",
     help="Derive kubernetes/calico/<version>/ under ROOT from upstream Calico: SOURCE holds "
@@ -43,9 +62,9 @@ def _import(
 @click.option(
     "--manifests",
     "root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    help="ROOT to write kubernetes/calico/<version>/ under (default: the current directory).",
+    type=PathType(file_okay=False, path_type=Path),
+    default=None,
+    help=f"ROOT to write kubernetes/calico/<version>/ under (default: {TREE_DEFAULT}).",
 )
 @click.option(
     "--layout",
@@ -65,7 +84,7 @@ def _import(
 def import_(
     source: Path,
     version: str | None,
-    root: Path,
+    root: Path | None,
     layout: str,
     default_registry: str | None,
     no_typha: bool,
@@ -75,7 +94,9 @@ def import_(
     options = Options(
         layout=layout, default_registry=default_registry, typha=not no_typha, version=version
     )
-    imported = _import(source, root, options, check=check, force=force)
+    imported = _import(
+        source, _import_root(root, write=not check), options, check=check, force=force
+    )
     target = imported.target
     if not check:
         note(f"wrote {target}: {', '.join(imported.files)}")

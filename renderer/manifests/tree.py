@@ -90,6 +90,21 @@ def _entries(path: Path) -> list[Path]:
         raise InputError(f"cannot read directory: {exc.strerror or exc}", file=str(path)) from None
 
 
+#: How reports name the tree the package carries (ROOT None).
+BUNDLED_TREE = "bundled tree"
+
+
+def holds_tree(directory: Path) -> bool:
+    """Whether ``directory`` is a ROOT: it holds ``kubernetes/calico/``."""
+    return (directory / COMPONENT).is_dir()
+
+
+def tree_label(root: Path | None) -> str:
+    """How every report's header names the tree it checked: ROOT as given, or
+    :data:`BUNDLED_TREE`."""
+    return BUNDLED_TREE if root is None else str(root)
+
+
 def _root_of(root: Path | None) -> Path:
     return bundled_manifests() if root is None else Path(root)
 

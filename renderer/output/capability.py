@@ -24,6 +24,7 @@ def render(report: ReleaseReport) -> str:
     then the verdict line."""
     cap = report.capability
     lines = [
+        f"calico-render capability: {report.manifests}",
         f"Calico {cap.version} ({cap.dialect}: {', '.join(cap.files)})",
         f"Typha-capable: {'yes' if cap.capable else f'no ({cap.verdict})'}",
     ]

@@ -54,7 +54,7 @@ def version_entry(
     }
 
 
-def versions_doc(manifests: str | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def versions_doc(manifests: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"tool": "calico-render versions", "manifests": manifests, "versions": entries}
 
 
@@ -64,7 +64,7 @@ class VersionsDocument(SortedDocument):
 
     schema = VERSIONS
 
-    manifests: str | None
+    manifests: str
     entries: list[dict[str, Any]]
 
     def data(self) -> dict[str, Any]:
@@ -73,7 +73,7 @@ class VersionsDocument(SortedDocument):
     @classmethod
     def of(cls, result: VersionsResult) -> VersionsDocument:
         entries = [version_entry(e.version, e.capability, e.error, e.keys) for e in result.versions]
-        return cls(str(result.root) if result.root is not None else None, entries)
+        return cls(result.manifests, entries)
 
     @property
     def warnings(self) -> list[str]:
@@ -87,7 +87,10 @@ class VersionsDocument(SortedDocument):
         return out
 
     def text(self) -> str:
-        lines = [f"{'version':<10} {'dialect':<7} {'typha':<11} files"]
+        lines = [
+            f"calico-render versions: {self.manifests}",
+            f"{'version':<10} {'dialect':<7} {'typha':<11} files",
+        ]
         for e in self.entries:
             line = f"{e['version']:<10} {e['dialect']:<7} {e['typha']:<11} {', '.join(e['files'])}"
             if e["keys"] is not None:

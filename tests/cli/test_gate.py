@@ -156,8 +156,9 @@ def test_cli_render_unknown_kube_version(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_cli_versions_capability_column(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(capsys, "versions", "--manifests", ROOT)
-    rows = {line.split()[0]: line for line in r.out.splitlines()[1:]}
-    assert r.code == 0 and r.out.split()[:4] == ["version", "dialect", "typha", "files"]
+    rows = {line.split()[0]: line for line in r.out.splitlines()[2:]}
+    assert r.code == 0 and r.out.splitlines()[0] == f"calico-render versions: {ROOT}"
+    assert r.out.split()[3:7] == ["version", "dialect", "typha", "files"]
     assert " capable " in rows["v9.1.0"] and " capable " in rows["v9.4.0"]
     for legacy in ("v9.0.0", "v9.2.0", "v9.3.0"):
         assert "not capable" in rows[legacy]

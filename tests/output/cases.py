@@ -69,7 +69,7 @@ def _images() -> Document:
 
 def _capability(version: str) -> Document:
     report = api.capability(version, root=TREE, kube_versions=("1.30",))
-    return CapabilityDocument(report)
+    return CapabilityDocument(replace(report, manifests="tests/fixtures/tree"))  # any machine
 
 
 def _capability_exceptions() -> Document:
@@ -80,7 +80,11 @@ def _capability_exceptions() -> Document:
     matched = Applied(RuleException("typha-pdb", "reviewed", severity="warning"), {"v9.4.0": 1})
     unmatched = Applied(RuleException("typha-replicas", "gone", line=4))
     exceptions = (matched, unmatched)
-    return CapabilityDocument(replace(report, exceptions_file="x.yaml", exceptions=exceptions))
+    return CapabilityDocument(
+        replace(
+            report, exceptions_file="x.yaml", exceptions=exceptions, manifests="tests/fixtures/tree"
+        )
+    )
 
 
 #: id -> a document; each test of a format renders every one.
