@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +42,11 @@ class UpperFormat:
 
 
 @pytest.fixture
-def upper(monkeypatch: pytest.MonkeyPatch) -> UpperFormat:
-    monkeypatch.setattr(output, "_FORMATS", dict(output._FORMATS))
+def upper() -> Iterator[UpperFormat]:
     fmt = UpperFormat()
     output.register(fmt)
-    return fmt
+    yield fmt
+    output.unregister(fmt.name)
 
 
 def test_builtin_formats_in_order() -> None:
