@@ -25,7 +25,7 @@ from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
-from renderer.store import cache
+from renderer.store import cache, contain
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from renderer.calico import plan as plan_mod
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.policy import TyphaDecision
+    from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
@@ -685,7 +686,11 @@ def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
 
 
 def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
-    """One file per template of a render into ``directory`` (see :func:`write_files`)."""
+    """One file per template of a render into ``directory`` (see :func:`write_files`),
+    never inside the tree of templates it rendered."""
+    from renderer.store import contain
+
+    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
     return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
 
 
@@ -798,10 +803,13 @@ def import_version(
         file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
         raise InputError(exc.message, file=file, line=exc.line, key=exc.key) from None
     target = root / COMPONENT / derived.version
+    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
+        contain.directory(directory, root, "the manifest tree", missing_ok=True)
     files = dict(derived.files)
     if check:
-        on_disk = _read_version_dir(target)
+        on_disk = _read_version_dir(target, root)
         return Imported(target, files, importer_mod.compare(files, on_disk, str(target)))
+    contain.not_a_link(target)
     replace_dir(target, files, replace=replace)
     return Imported(target, files)
 
@@ -814,27 +822,37 @@ def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
     ``typha`` is False) and calico-vxlan.yaml when present."""
     from renderer.store.read import read_text
 
-    if not source.is_dir():
+    if contain.kind(source) != contain.DIRECTORY:
         raise InputError("not a directory holding calico.yaml", file=str(source))
     _, typha_file, vxlan = _UPSTREAM_FILES
     texts: dict[str, str] = {}
     for name in _UPSTREAM_FILES:
         path = source / name
-        if (name == typha_file and not typha) or (name == vxlan and not path.exists()):
+        found = contain.entry(path, source, "the upstream directory")
+        if (name == typha_file and not typha) or (name == vxlan and found is None):
             continue
-        if not path.is_file():
+        if found is None:
             raise InputError("missing", file=str(path))
+        contain.regular_file(path, source, "the upstream directory")
         texts[name] = read_text(path)
     return texts
 
 
-def _read_version_dir(directory: Path) -> dict[str, str]:
-    """Every file of a version directory on disk (the controller renders them all)."""
+def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
+    """Every file of a version directory on disk (the controller renders them all);
+    each must stay inside ``root`` and be a regular file or a directory (skipped)."""
     from renderer.store.read import read_text
 
-    if not directory.is_dir():
+    if contain.kind(directory) is None:
         return {}
-    return {p.name: read_text(p) for p in sorted(directory.iterdir()) if p.is_file()}
+    try:
+        entries = sorted(directory.iterdir())
+    except OSError as exc:
+        raise InputError(
+            f"cannot read directory: {exc.strerror or exc}", file=str(directory)
+        ) from None
+    found = {p: contain.entry(p, root, "the manifest tree") for p in entries}
+    return {p.name: read_text(p) for p, kind in found.items() if kind == contain.FILE}
 
 
 def config_images(
@@ -1012,6 +1030,14 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
 # --- checks ---------------------------------------------------------------------------
 
 
+def rules() -> tuple[RuleInfo, ...]:
+    """Every rule id a finding can carry, its stage and severity, and whether a reviewed
+    exception may name it."""
+    from renderer.checks.catalogue import catalogue
+
+    return tuple(catalogue().values())
+
+
 def check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
@@ -1075,12 +1101,27 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def write_report(path: Path, text: str) -> None:
+def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
     """Write a report to ``path`` atomically (a device, FIFO or symlink target is
-    written in place)."""
+    written in place); with the ``options`` it reports on, never inside the tree's
+    templates, its goldens, its upstream directory or onto its exceptions file."""
     from renderer.store.files import write_output
 
-    write_output(path, text)
+    write_output(path, text, protected=protected_paths(options) if options else ())
+
+
+def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
+    """What a check reads and its report must not overwrite."""
+    from renderer.data.bundled import bundled_manifests
+    from renderer.manifests.tree import COMPONENT
+
+    root = options.root if options.root is not None else bundled_manifests()
+    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
+    if options.upstream is not None:
+        out.append((options.upstream, "the upstream directory"))
+    if options.exceptions.file:
+        out.append((Path(options.exceptions.file), "the exceptions file"))
+    return out
 
 
 def refused_update(error: InputError) -> bool:

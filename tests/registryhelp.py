@@ -20,8 +20,10 @@ import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+import urllib.parse
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,8 @@ class Registry:
     ca: Path | None = None
     basic: str | None = None
     pushed: dict[str, str] = field(default_factory=dict)
+    #: For a token registry: a token granting pull and push on a repository.
+    mint: Callable[[str], str] | None = None
 
     def _conn(self) -> http.client.HTTPConnection:
         if self.ca is not None:
@@ -105,6 +109,9 @@ class Registry:
         hdrs = dict(headers or {})
         if self.basic:
             hdrs["Authorization"] = self.basic
+        repo = path[4:].split("/blobs/")[0].split("/manifests/")[0]
+        if self.mint is not None and path.startswith("/v2/") and repo:
+            hdrs["Authorization"] = f"Bearer {self.mint(repo)}"
         try:
             conn.request(method, path, body=body or None, headers=hdrs)
             r = conn.getresponse()
@@ -193,7 +200,94 @@ class Registry:
             self.process.wait(5)
 
 
-def start_registry(directory: Path, *, tls: bool = False, basic_auth: bool = False) -> Registry:
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class TokenServer:
+    """A token service on 127.0.0.1 (what a registry's ``auth: token`` realm points
+    at): it answers a request with valid basic credentials by a JWT granting the
+    requested scope, signed (RS256, ``openssl dgst``) by a key whose certificate the
+    registry trusts (``x5c``); anything else is 401."""
+
+    SERVICE = "calico-render-test"
+    ISSUER = "calico-render-test-issuer"
+
+    def __init__(self, directory: Path) -> None:
+        if shutil.which("openssl") is None:
+            pytest.skip("openssl is not installed (Debian package openssl)")
+        self.key, self.cert = directory / "token.key", directory / "token.pem"
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+             str(self.key), "-out", str(self.cert), "-days", "2", "-subj", "/CN=token signer"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        der = subprocess.run(
+            ["openssl", "x509", "-in", str(self.cert), "-outform", "DER"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        self.x5c = base64.b64encode(der).decode()
+        self.requests: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.requests.append(self.path)
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                expected = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+                if self.headers.get("Authorization") != expected:
+                    self.send_response(401)
+                    self.end_headers()
+                    return
+                scope = query.get("scope", [""])[0]
+                repo = scope.split(":")[1] if scope.count(":") == 2 else ""
+                body = json.dumps({"token": server.mint(repo, ["pull"]), "expires_in": 300})
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.host = f"127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def realm(self) -> str:
+        return f"http://{self.host}/token"
+
+    def mint(self, repo: str, actions: list[str]) -> str:
+        now = int(time.time())
+        header = {"typ": "JWT", "alg": "RS256", "x5c": [self.x5c]}
+        claims = {
+            "iss": self.ISSUER, "sub": USER, "aud": self.SERVICE, "exp": now + 300,
+            "nbf": now - 10, "iat": now, "jti": f"{repo}-{now}-{time.monotonic_ns()}",
+            "access": [{"type": "repository", "name": repo, "actions": actions}] if repo else [],
+        }  # fmt: skip
+        signing = f"{_b64url(json.dumps(header).encode())}.{_b64url(json.dumps(claims).encode())}"
+        signature = subprocess.run(
+            ["openssl", "dgst", "-sha256", "-sign", str(self.key)],
+            input=signing.encode(),
+            check=True,
+            capture_output=True,
+        ).stdout
+        return f"{signing}.{_b64url(signature)}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def start_registry(
+    directory: Path,
+    *,
+    tls: bool = False,
+    basic_auth: bool = False,
+    token: TokenServer | None = None,
+) -> Registry:
     """A registry on 127.0.0.1 (a free port), storage under ``directory``."""
     binary = need_registry()
     directory.mkdir(parents=True, exist_ok=True)
@@ -218,13 +312,23 @@ def start_registry(directory: Path, *, tls: bool = False, basic_auth: bool = Fal
         htpasswd(path, USER, PASSWORD)
         lines += ["auth:", f"  htpasswd: {{realm: calico-render-test, path: {path}}}"]
         basic = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    if token is not None:
+        lines += [
+            "auth:",
+            "  token:",
+            f"    realm: {token.realm}",
+            f"    service: {token.SERVICE}",
+            f"    issuer: {token.ISSUER}",
+            f"    rootcertbundle: {token.cert}",
+        ]
     config = directory / "config.yml"
     config.write_text("\n".join(lines) + "\n")
     log = (directory / "registry.log").open("wb")
     process = subprocess.Popen(
         [binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT, cwd=directory
     )
-    registry = Registry(f"127.0.0.1:{port}", process, ca, basic)
+    mint = None if token is None else (lambda repo: token.mint(repo, ["pull", "push"]))
+    registry = Registry(f"127.0.0.1:{port}", process, ca, basic, mint=mint)
     deadline = time.monotonic() + 15
     while True:
         try:
@@ -313,6 +417,25 @@ def auth_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry
         yield reg
     finally:
         reg.stop()
+
+
+@pytest.fixture(scope="session")
+def token_registry(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Registry, TokenServer]]:
+    """A plain-HTTP registry with bearer-token auth (its token service beside it),
+    holding ``full``."""
+    directory = tmp_path_factory.mktemp("token-registry")
+    tokens = TokenServer(directory)
+    try:
+        reg = start_registry(directory, token=tokens)
+        try:
+            push_release(reg, "full")
+            yield reg, tokens
+        finally:
+            reg.stop()
+    finally:
+        tokens.close()
 
 
 @pytest.fixture

@@ -31,11 +31,23 @@ def dns_ip(service_subnet: str, key: str = "serviceSubnet") -> str:
             f"{service_subnet!r} is not a CIDR; the controller cannot derive dnsIP from it",
             key=key,
         ) from None
+    if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None:
+        # Go keeps an IPv4-mapped network's IPv4 form: its mask's last 32 bits count and
+        # the address prints as IPv4 (::ffff:10.96.0.0/112 gives 10.96.0.10)
+        mapped = ipaddress.IPv4Network((net.network_address.ipv4_mapped, net.prefixlen - 96))
+        if mapped.num_addresses <= DNS_IP_INDEX:
+            raise InputError(
+                f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
+            )
+        return str(mapped.network_address + DNS_IP_INDEX)
     if net.num_addresses <= DNS_IP_INDEX:
         raise InputError(
             f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
         )
-    return str(net.network_address + DNS_IP_INDEX)
+    address = net.network_address + DNS_IP_INDEX
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
 
 
 def _str(value: Any) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, image_prefix
+from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError
 from renderer.finding import WARNING, Finding
 from renderer.manifests.tree import VersionDir
@@ -44,6 +45,7 @@ REPO_REMEDY = "set the image prefix argument or imageRepo.prefix"
 POLICY = "policy"
 SOURCES = (
     CONTROLLER_DEFAULT,
+    ADMISSION_DEFAULT,
     BKECLUSTER,
     BKENODES,
     ADDON_PARAM,
@@ -208,12 +210,35 @@ def common_params(
     namespace: str | None = None,
     nodes: Sequence[Node] | None = None,
     where: str = "spec",
+    admitted: Iterable[str] = (),
 ) -> dict[str, Entry]:
     """The controller's common parameters: its defaults, then (with an install config)
     the values it derives from the BKECluster (``install`` is ``cluster``/``addons``/
     ``customExtra``, ``spec`` the object's spec) and its BKENodes (objects with ``roles``
     and ``ip``; None: not given, the defaults stand). The steps run in the controller's
-    order, which is the order of the keys they add."""
+    order, which is the order of the keys they add. ``admitted``: the paths BKE's
+    admission webhook filled; a value read from one has that origin."""
+    out = _common_params(install, spec=spec, namespace=namespace, nodes=nodes, where=where)
+    filled = tuple(admitted)
+    for key, entry in out.items():
+        if entry.source == BKECLUSTER and any(
+            path == entry.detail or path.startswith(entry.detail + ".") for path in filled
+        ):
+            out[key] = Entry(entry.value, ADMISSION_DEFAULT, entry.detail)
+    if "dnsIP" in out and out["dnsIP"].source != CONTROLLER_DEFAULT:
+        dns = out["dnsIP"]
+        out["dnsIP"] = Entry(dns.value, out["serviceSubnet"].source, dns.detail)
+    return out
+
+
+def _common_params(
+    install: Mapping[str, Any] | None,
+    *,
+    spec: Mapping[str, Any] | None,
+    namespace: str | None,
+    nodes: Sequence[Node] | None,
+    where: str,
+) -> dict[str, Entry]:
     out = controller_defaults()
     if install is None:
         return out
@@ -330,8 +355,9 @@ def _host_params(out: dict[str, Entry], cluster: Mapping[str, Any], at: str) -> 
 
 
 def file_base(name: str) -> str:
-    """The controller's key for a file's params: its name up to the first dot."""
-    return name.split(".")[0]
+    """The controller's key for a file's params: its base name (``sub/x.yaml`` is
+    ``x.yaml``) up to the first dot. Files of the same base share one set of params."""
+    return name.rsplit("/", 1)[-1].split(".")[0]
 
 
 def split_params(
@@ -519,6 +545,7 @@ def for_config(
         namespace=config.namespace or "default",
         nodes=nodes,
         where=config.config_path,
+        admitted=config.admitted,
     )
     if not config.namespace:
         ns = common["namespace"]
@@ -527,10 +554,16 @@ def for_config(
         Param(k, v, ADDON_PARAM, f"{addon.where}.param.{k}") for k, v in addon.params.items()
     )
     image_repo = _map(_map(config.install.get("cluster")).get("imageRepo"))
+    repo_path = f"{config.config_path}.cluster.imageRepo"
+    repo_source = (
+        ADMISSION_DEFAULT
+        if any(p.startswith(repo_path + ".") for p in config.admitted)
+        else BKECLUSTER
+    )
     repo_entry = (
         Entry(repo, USER, "--repo")
         if repo is not None
-        else Entry(image_prefix(image_repo), BKECLUSTER, f"{config.config_path}.cluster.imageRepo")
+        else Entry(image_prefix(image_repo), repo_source, repo_path)
     )
     return ContextInputs(
         common,

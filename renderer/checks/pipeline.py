@@ -50,6 +50,7 @@ from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.manifests.tree import VersionDir
 from renderer.store.memo import Memo
+from renderer.store.read import read_text
 
 #: The node count rules judge: the smallest cluster that gets Typha (3 replicas).
 RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
@@ -335,6 +336,18 @@ def _fidelity_stage(result: VersionResult, shared: Renders, capable: bool, upstr
     result.stages[fidelity.STAGE] = found.status
 
 
+def template_sources(version: VersionDir) -> dict[str, str]:
+    """Each readable template's text by name (a report shows the lines around a
+    finding); a file that cannot be read is left out, the templates stage reports it."""
+    out = {}
+    for tf in version.files:
+        try:
+            out[tf.name] = read_text(tf.path)
+        except CalicoRenderError:
+            continue
+    return out
+
+
 def _templates_stage(result: VersionResult, version: VersionDir) -> bool:
     """Compile every template (verbatim files are applied as is, as the controller does)."""
     try:
@@ -387,6 +400,7 @@ def prepare_version(
     )
     if options.upstream is not None:
         result.stages[fidelity.STAGE] = SKIP
+    result.sources = template_sources(version)
     if not _templates_stage(result, version):
         return result, []
     result.findings.extend(
@@ -518,4 +532,6 @@ def release_check(
         context=tuple(kept[1]),
         exceptions_file=exceptions.file,
         exceptions=tuple(applied),
+        exceptions_notes=exceptions.notes,
+        sources=template_sources(version),
     )

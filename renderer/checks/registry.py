@@ -133,7 +133,7 @@ def _finding(rule: str, message: str, use: ImageUse, platform: str, **details: A
     )
 
 
-def _findings(image: str, reference: str, uses: tuple[ImageUse, ...], r: Resolution,
+def resolution_findings(image: str, reference: str, uses: tuple[ImageUse, ...], r: Resolution,
               platforms: Sequence[oci_ref.Platform]) -> list[Finding]:  # fmt: skip
     first = uses[0]
     if r.missing == "repository":
@@ -217,7 +217,7 @@ def check_registry(
             message = answer.message.removeprefix(f"{refs[image].api_host}: ")
             raise type(answer)(f"{reference}: {message}") from None
         its = tuple(by_image[image])
-        findings += _findings(image, reference, its, answer, platforms)
+        findings += resolution_findings(image, reference, its, answer, platforms)
         results.append(
             ImageResult(
                 image,
@@ -304,7 +304,6 @@ def verify_lock(report: RegistryReport, lock: Mapping[str, Any], lock_file: str)
                 f"{key[0]} ({key[1]}) is in the lock {lock_file} but the version no longer "
                 "renders it for the platforms checked",
                 stage=STAGE,
-                file=lock_file,
                 details={"image": key[0], "platform": key[1]},
             )
         )

@@ -8,10 +8,11 @@ across runs (sorted, no times). Only JUnit carries each version's measured time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.exceptions import Applied, unmatched_message
+from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
 from renderer.finding import Finding, blocking
 from renderer.manifests.tree import BUNDLED_TREE
 from renderer.output.findings import (
@@ -151,6 +152,9 @@ class VersionResult:
     exceptions: list[tuple[str, str | None, str, int]] = field(default_factory=list)
     #: Wall-clock seconds the version took; JUnit only (text and JSON stay deterministic).
     seconds: float = field(default=0.0, compare=False)
+    #: Each template's text by file name, so a report can show the lines around a
+    #: finding (HTML); not part of the JSON.
+    sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def stage_names(self) -> tuple[str, ...]:
@@ -238,13 +242,25 @@ class CheckReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: list[Applied] = field(default_factory=list)
+    #: Notes on the exceptions file itself (an empty file).
+    exceptions_notes: tuple[str, ...] = ()
+
+    def _verdicts(self) -> tuple[list[str], list[str]]:
+        excepts = ExceptionSet(
+            self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
+        )
+        stages = {v.version: v.stages for v in self.versions}
+        return verdicts(excepts, self.exceptions, stages)
 
     @property
     def exception_warnings(self) -> list[str]:
-        """One warning per exception that matched no finding."""
-        return [
-            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
-        ]
+        """One warning per exception that matched nothing where its stage ran."""
+        return self._verdicts()[0]
+
+    @property
+    def exception_notes(self) -> list[str]:
+        """Exceptions whose stage ran on none of their versions, and an empty file."""
+        return self._verdicts()[1]
 
     @property
     def stale_failed(self) -> list[str]:
@@ -279,6 +295,7 @@ class CheckReport:
                 "file": self.exceptions_file,
                 "entries": [a.to_dict() for a in self.exceptions],
                 "warnings": self.exception_warnings,
+                "notes": self.exception_notes,
             },
         }
         if self.upstream is not None:
@@ -310,8 +327,11 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    exceptions_notes: tuple[str, ...] = ()
     #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
     manifests: str = BUNDLED_TREE
+    #: Each template's text by file name (the lines around a finding); not in the JSON.
+    sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def release_ready(self) -> bool:
@@ -323,12 +343,31 @@ class ReleaseReport:
             and faithful
         )
 
+    def _verdicts(self) -> tuple[list[str], list[str]]:
+        cap = self.capability
+        excepts = ExceptionSet(
+            self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
+        )
+        statuses = {
+            "capability": LEGACY if cap.legacy else (PASS if cap.capable else FAIL),
+            "rules": SKIP if cap.legacy else PASS,
+            "schema": PASS,
+            "context": PASS,
+        }
+        if self.fidelity is not None:
+            statuses[FIDELITY] = PASS
+        stages = {cap.version: statuses}
+        return verdicts(excepts, self.exceptions, stages, "not the version checked")
+
     @property
     def exception_warnings(self) -> list[str]:
-        """One warning per exception that matched no finding."""
-        return [
-            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
-        ]
+        """One warning per exception that matched nothing where its stage ran."""
+        return self._verdicts()[0]
+
+    @property
+    def exception_notes(self) -> list[str]:
+        """Exceptions whose stage did not run on this version, and an empty file."""
+        return self._verdicts()[1]
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
@@ -354,6 +393,7 @@ class ReleaseReport:
             "file": self.exceptions_file,
             "entries": [a.to_dict() for a in self.exceptions],
             "warnings": self.exception_warnings,
+            "notes": self.exception_notes,
         }
         out["release_ready"] = self.release_ready
         return out

@@ -15,6 +15,7 @@ from renderer.cli.app import cli, emit
 from renderer.cli.common import cli_worded
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import check_text
+from renderer.output import html as _html  # noqa: F401  (registers --format html)
 from renderer.output.check import CheckDocument
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ def check(
     text = cli_worded(formats.render(fmt, CheckDocument(result)))
     if output is not None:
         try:
-            api.write_report(output, text)
+            api.write_report(output, text, options)
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:

@@ -53,6 +53,7 @@ PHRASES = {
     " (unless versions are requested)": " (--kube-version to choose)",
     "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
     "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
+    "the rule catalogue lists every rule id": "'calico-render rules' lists every rule id",
     "give the CA file argument": "give --ca-file",
     "with the insecure registry argument": "with --insecure-registry HOST",
 }

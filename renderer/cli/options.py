@@ -92,9 +92,31 @@ values_option = path_option(
 )
 
 
+def _no_admission_defaults(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        from renderer.bke import admission
+
+        ctx.call_on_close(admission.disable())
+
+
 def config_option(help: str) -> Decorator:
-    """``--config FILE|-``: a BKECluster/BKEConfig (what the command takes from it varies)."""
-    return path_option("--config", dir_okay=False, allow_dash=True, help=help)
+    """``--config FILE|-``: a BKECluster/BKEConfig (what the command takes from it
+    varies), and ``--no-admission-defaults`` to read it as written."""
+    config = path_option("--config", dir_okay=False, allow_dash=True, help=help)
+    as_written = click.option(
+        "--no-admission-defaults",
+        is_flag=True,
+        expose_value=False,
+        callback=_no_admission_defaults,
+        help="Read --config as written: without the defaults BKE's admission webhook "
+        "fills in before the controller reads it (imageRepo deploy.bocloud.k8s:40443/"
+        "kubernetes, httpRepo, networking, versions, control plane endpoint).",
+    )
+
+    def decorate(f: Any) -> Any:
+        return config(as_written(f))
+
+    return decorate
 
 
 def nodes_file_option(help: str) -> Decorator:

@@ -353,6 +353,7 @@ class AdviceDocument(Document):
 
 SOURCE_NAMES = {
     "controller-default": "controller default",
+    "admission-default": "admission default",
     "bkecluster": "BKECluster",
     "bkenodes": "BKENodes",
     "addon-param": "addon param",

@@ -110,8 +110,8 @@ class RegistryDocument(SortedDocument, Suites):
                 errors = [f for f in found if f.severity == ERROR]
                 cases.append(
                     TestCase(
-                        image.reference,
-                        platform,
+                        "registry",
+                        f"{image.reference} {platform}",
                         failure="\n".join(str(f) for f in errors) if errors else None,
                         message=errors[0].message if errors else "",
                     )

@@ -608,7 +608,7 @@ def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
     assert run(capsys, *argv, *KUBE).code == 0
 
 
-def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_source() -> None:
     jobs = [
         b["calico-gate"]
         for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
@@ -622,7 +622,14 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         text = next(i for i, s in enumerate(script) if "--format text" in s)
         assert junit < text and script[junit].endswith("|| true")
         assert "--output calico-check.xml" in script[junit]
-        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+        html = next(i for i, s in enumerate(script) if "--format html" in s)
+        assert html < text and script[html].endswith("--output calico-check.html || true")
+        assert job["artifacts"] == {
+            "when": "always",
+            "expose_as": "calico-render report",
+            "paths": ["calico-check.html"],
+            "reports": {"junit": "calico-check.xml"},
+        }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
@@ -830,3 +837,14 @@ def test_goldens_laid_out_for_another_location_are_refused(
     message = one_error(r, file=f"{root}/golden/calico/v3.28.2", key="--golden")
     assert f"the goldens are in {root}/golden/calico " in message
     assert run(capsys, "check", root, "--golden", f"{root}/golden/calico", "--jobs", "1").code == 0
+
+
+def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("exceptions:\n  - rule: typha-probe\n    reason: x\n", encoding="utf-8")
+    message = one_error(
+        run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
+    )
+    assert "did you mean typha-probes?" in message and "'calico-render rules'" in message

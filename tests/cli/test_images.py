@@ -193,8 +193,8 @@ def test_junit_has_a_case_per_image_and_platform(
     root = ET.fromstring(r.out)
     cases = root.findall(".//testcase")
     assert r.code == 1 and len(cases) == 8
-    failed = [(c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None]
-    assert failed == [(f"{registry.host}/noarm/calico/cni:{CALICO_VERSION}", "linux/arm64")]
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert failed == [f"{registry.host}/noarm/calico/cni:{CALICO_VERSION} linux/arm64"]
 
 
 @pytest.mark.parametrize(("role", "count"), [("worker", 2), ("etcd", 0)])
@@ -271,3 +271,43 @@ def test_bad_registry_flags_are_exit_2_naming_the_flag(
     capsys: pytest.CaptureFixture[str], args: tuple[str, ...], key: str
 ) -> None:
     one_error(run(capsys, "images", "--version", "v3.28", *args), key=key)
+
+
+CONFIG = """apiVersion: bke.bocloud.com/v1beta1
+kind: BKEConfig
+metadata:
+  name: release
+spec:
+  cluster:
+    imageRepo:
+      domain: 127.0.0.1
+      port: "{port}"
+      prefix: {prefix}
+    networking:
+      podSubnet: 10.244.0.0/16
+  addons:
+    - name: calico
+      version: v3.28.2
+"""
+
+
+@pytest.mark.parametrize(("prefix", "code"), [("full", 0), ("noarm", 1)])
+def test_a_config_checks_its_own_image_repo(
+    capsys: pytest.CaptureFixture[str], registry: Registry, tmp_path: Path, prefix: str, code: int
+) -> None:
+    config = tmp_path / "cluster.yaml"
+    config.write_text(CONFIG.format(port=registry.host.split(":")[1], prefix=prefix))
+    args = ["images", "--config", str(config), "--check-registry",
+            "--insecure-registry", registry.host, "--retries", "0"]  # fmt: skip
+    got, data = json_doc(capsys, IMAGES_REGISTRY, *args)
+    assert got == code and data["registry"] is None and len(data["images"]) == 4
+    assert all(i["image"].startswith(f"{registry.host}/{prefix}/calico/") for i in data["images"])
+
+
+def test_the_repo_prefix_is_where_images_are_checked(
+    capsys: pytest.CaptureFixture[str], registry: Registry
+) -> None:
+    args = ["images", "--version", "v3.28", "--repo", f"{registry.host}/full/",
+            "--check-registry", "--insecure-registry", registry.host]  # fmt: skip
+    r = run(capsys, *args)
+    assert r.code == 0 and r.out.count("\nok ") + r.out.startswith("ok ") == 4

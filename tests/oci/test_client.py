@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from renderer.oci.client import Client, RegistryError, Settings
+from renderer.oci.client import Answer, Client, RegistryError, Settings
 from renderer.oci.manifest import BadAnswer
 from renderer.oci.reference import Platform, parse
 from tests.registryhelp import (
@@ -17,13 +17,15 @@ from tests.registryhelp import (
     USER,
     Registry,
     SilentServer,
+    TokenServer,
     auth_registry,
     docker_config,
     registry,
     silent,
+    token_registry,
 )
 
-__all__ = ["auth_registry", "registry", "silent"]  # fixtures used by name
+__all__ = ["auth_registry", "registry", "silent", "token_registry"]  # fixtures used by name
 
 AMD64, ARM64 = Platform("linux", "amd64"), Platform("linux", "arm64")
 BOTH = (AMD64, ARM64)
@@ -196,3 +198,70 @@ def _closed_port() -> int:
     from tests.registryhelp import free_port
 
     return free_port()
+
+
+def _scripted(answers: list[Answer | Exception], pauses: list[float]) -> Client:
+    """A client whose exchanges return ``answers`` in order: the retry policy alone,
+    without any HTTP (the registry tests above exercise the exchange itself)."""
+    client = Client(Settings(env={}, retries=3, backoff=0.5), sleep=pauses.append)
+
+    def once(method: str, url: str, headers: object, max_bytes: int) -> Answer:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    client._once = once  # type: ignore[method-assign]
+    return client
+
+
+def test_429_and_5xx_are_retried_with_a_doubling_backoff() -> None:
+    pauses: list[float] = []
+    answers: list[Answer | Exception] = [
+        Answer(503, {}, b""),
+        Answer(429, {"retry-after": "2"}, b""),
+        ConnectionResetError(),
+        Answer(200, {}, b"ok"),
+    ]
+    got = _scripted(answers, pauses)._retrying("GET", "https://r.io/v2/", {}, 10)
+    assert got.status == 200 and pauses == [0.5, 2.0, 2.0]
+
+
+def test_retries_are_bounded_and_retry_after_is_capped() -> None:
+    pauses: list[float] = []
+    answers: list[Answer | Exception] = [Answer(429, {"retry-after": "3600"}, b"")] * 4
+    got = _scripted(list(answers), pauses)._retrying("GET", "https://r.io/v2/", {}, 10)
+    assert got.status == 429 and pauses == [8.0, 8.0, 8.0]
+
+
+def test_a_client_error_is_not_retried() -> None:
+    pauses: list[float] = []
+    got = _scripted([Answer(404, {}, b"")], pauses)._retrying("GET", "https://r.io/v2/", {}, 10)
+    assert got.status == 404 and pauses == []
+
+
+def test_bearer_token_auth_answers_the_registry_challenge(
+    token_registry: tuple[Registry, TokenServer], tmp_path: Path
+) -> None:
+    reg, tokens = token_registry
+    env = docker_config(tmp_path / "docker", reg.host, USER, PASSWORD)
+    insecure = frozenset({reg.host, tokens.host})
+    client = Client(Settings(insecure=insecure, env=env))
+    before = len(tokens.requests)
+    for name in ("cni", "node"):
+        got = client.resolve(parse(f"{reg.host}/full/calico/{name}:{CALICO_VERSION}"), BOTH)
+        assert all(got.platforms.values())
+    asked = tokens.requests[before:]
+    # one token per repository, asked for its pull scope and the registry's service
+    assert len(asked) == 2 and all("service=calico-render-test" in q for q in asked)
+    assert "scope=repository%3Afull%2Fcalico%2Fcni%3Apull" in asked[0]
+
+
+def test_a_token_service_refusing_the_credential_is_exit_2(
+    token_registry: tuple[Registry, TokenServer], tmp_path: Path
+) -> None:
+    reg, tokens = token_registry
+    env = docker_config(tmp_path / "docker", reg.host, USER, "wrong")
+    client = Client(Settings(insecure=frozenset({reg.host, tokens.host}), env=env))
+    with pytest.raises(RegistryError, match="refused the credential for token"):
+        client.resolve(parse(f"{reg.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
