@@ -265,3 +265,13 @@ def test_a_token_service_refusing_the_credential_is_exit_2(
     client = Client(Settings(insecure=frozenset({reg.host, tokens.host}), env=env))
     with pytest.raises(RegistryError, match="refused the credential for token"):
         client.resolve(parse(f"{reg.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
+
+
+def test_an_answer_larger_than_its_bound_is_refused(
+    registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import renderer.oci.client as client_mod
+
+    monkeypatch.setattr(client_mod, "MAX_MANIFEST", 200)
+    with pytest.raises(BadAnswer, match="more than 200"):
+        plain(registry).resolve(parse(f"{registry.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
