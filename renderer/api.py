@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -776,6 +776,9 @@ class Imported:
     target: Path
     files: dict[str, str]
     diff: str = ""
+    #: For a check: each choice given that differs from the one the directory records,
+    #: and each upstream file whose checksum differs from the recorded one (one line each).
+    differences: tuple[str, ...] = ()
 
 
 def import_version(
@@ -785,10 +788,13 @@ def import_version(
     options: importer.Options | None = None,
     check: bool = False,
     replace: bool = False,
+    given: Collection[str] | None = None,
 ) -> Imported:
     """Derive ``root``/kubernetes/calico/<version>/ from upstream Calico's manifests in
     ``source``; write it (``replace``: over an existing one) or, with ``check``, only
-    compare it with what is on disk."""
+    compare it with what is on disk. With ``given`` (the names of the ``options`` fields
+    the caller chose), a check takes every other choice (layout, Typha, default
+    registry) from the directory's generated header, so it needs no flags."""
     from renderer.calico import importer as importer_mod
     from renderer.manifests.tree import COMPONENT
     from renderer.store.files import replace_dir
@@ -796,6 +802,12 @@ def import_version(
     options = options or importer_mod.Options()
     if options.default_registry is not None and not options.default_registry.endswith("/"):
         raise InputError("must end with '/'", key="default registry")
+    record = importer_mod.Recorded(None, {})
+    if check and given is not None:
+        record = _recorded(source, root, options)
+        if record.options is not None:
+            chosen = {k: getattr(options, k) for k in given}
+            options = dataclasses.replace(record.options, version=options.version, **chosen)
     texts = _read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)
@@ -808,13 +820,59 @@ def import_version(
     files = dict(derived.files)
     if check:
         on_disk = _read_version_dir(target, root)
-        return Imported(target, files, importer_mod.compare(files, on_disk, str(target)))
+        differences = _differences(record, options, texts, source, target)
+        diff = importer_mod.compare(files, on_disk, str(target))
+        return Imported(target, files, diff, differences)
     contain.not_a_link(target)
     replace_dir(target, files, replace=replace)
     return Imported(target, files)
 
 
 _UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
+
+
+def _recorded(source: Path, root: Path, options: importer.Options) -> importer.Recorded:
+    """What the version directory ``source`` derives to records of its import (nothing
+    when the tag cannot be read: the derivation then says why)."""
+    from renderer.calico import importer as importer_mod
+    from renderer.manifests.tree import COMPONENT
+
+    base = _read_upstream(source, typha=False)[_UPSTREAM_FILES[0]]
+    try:
+        version = importer_mod.tag(base, options.version)
+    except InputError:
+        return importer_mod.Recorded(None, {})
+    target = root / COMPONENT / version
+    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
+        contain.directory(directory, root, "the manifest tree", missing_ok=True)
+    return importer_mod.recorded(_read_version_dir(target, root))
+
+
+def _differences(
+    record: importer.Recorded,
+    options: importer.Options,
+    texts: Mapping[str, str],
+    source: Path,
+    target: Path,
+) -> tuple[str, ...]:
+    """One line per choice that differs from the recorded one, one per upstream file
+    whose checksum differs."""
+    from renderer.calico import importer as importer_mod
+
+    out = []
+    if record.options is not None:
+        changed = importer_mod.choice_differences(options, record.options)
+        if changed:
+            out.append(f"{target}: imported with other choices: {'; '.join(changed)}")
+    for name, sha in sorted(record.sources.items()):
+        now = importer_mod.Source(name, texts[name]).sha256 if name in texts else None
+        if now is None:
+            out.append(f"{source / name}: recorded at import (sha256 {sha[:12]}), not read now")
+        elif now != sha:
+            out.append(
+                f"{source / name}: sha256 {now[:12]} differs from {sha[:12]} recorded at import"
+            )
+    return tuple(out)
 
 
 def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
