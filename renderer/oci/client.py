@@ -56,6 +56,9 @@ USER_AGENT = "calico-render"
 _CHALLENGE = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 
 
+Exchange = Callable[[str, str, Mapping[str, str], int], "Answer"]
+
+
 class RegistryError(InputError):
     """The registry could not be asked, or its answer cannot be judged (exit 2)."""
 
@@ -131,10 +134,15 @@ class Client:
     """Resolves references against their registries; safe to share between threads."""
 
     def __init__(
-        self, settings: Settings | None = None, *, sleep: Callable[[float], None] = time.sleep
+        self,
+        settings: Settings | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        exchange: Exchange | None = None,
     ):
         self.settings = settings or Settings()
         self._sleep = sleep
+        self._exchange: Exchange = exchange or self.exchange
         try:
             self._tls = ssl.create_default_context(cafile=self.settings.ca_file)
         except (OSError, ssl.SSLError) as exc:
@@ -159,7 +167,9 @@ class Client:
             return http.client.HTTPConnection(host, timeout=timeout)
         return http.client.HTTPSConnection(host, timeout=timeout, context=self._tls)
 
-    def _once(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
+    def exchange(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
+        """One HTTP request and its answer, the body read to ``max_bytes`` (another
+        exchange may be given to the constructor: the retry policy over scripted answers)."""
         parts = urllib.parse.urlsplit(url)
         conn = self._connection(parts.scheme, parts.netloc)
         deadline = time.monotonic() + self.settings.timeout * 3
@@ -192,9 +202,7 @@ class Client:
         finally:
             conn.close()
 
-    def _retrying(
-        self, method: str, url: str, headers: Mapping[str, str], max_bytes: int
-    ) -> Answer:
+    def request(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
         """One request with the bounded retries; RegistryError when no answer comes."""
         host = urllib.parse.urlsplit(url).netloc
         tries = self.settings.retries + 1
@@ -202,7 +210,7 @@ class Client:
             last = attempt == tries - 1
             pause = min(MAX_BACKOFF, self.settings.backoff * (2**attempt))
             try:
-                answer = self._once(method, url, headers, max_bytes)
+                answer = self._exchange(method, url, headers, max_bytes)
             except ssl.SSLCertVerificationError as exc:
                 raise RegistryError(
                     f"{host}: TLS certificate not trusted ({exc.verify_message}); give the CA "
@@ -254,7 +262,7 @@ class Client:
         credential = self._credential(host)
         if credential is not None:
             headers["Authorization"] = credential.basic()
-        answer = self._retrying("GET", url, headers, MAX_TOKEN)
+        answer = self.request("GET", url, headers, MAX_TOKEN)
         if answer.status in (401, 403):
             raise RegistryError(self._refused(host, answer.status, credential, "token"))
         if answer.status != 200:
@@ -314,7 +322,7 @@ class Client:
         credential is not sent to another host."""
         origin = urllib.parse.urlsplit(url).netloc
         for _ in range(MAX_REDIRECTS + 1):
-            answer = self._retrying("GET", url, headers, max_bytes)
+            answer = self.request("GET", url, headers, max_bytes)
             if answer.status not in (301, 302, 303, 307, 308):
                 return answer
             url = urllib.parse.urljoin(url, answer.headers.get("location", ""))

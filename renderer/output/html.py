@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import __version__, output
 from renderer.calico import policy
-from renderer.checks.finding import Finding
 from renderer.checks.report import (
     FAIL,
     LEGACY,
@@ -36,11 +35,12 @@ from renderer.checks.report import (
     ScenarioResult,
     VersionResult,
 )
+from renderer.finding import Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 
 if TYPE_CHECKING:
-    from renderer.checks.golden import ObjectChange
+    from renderer.checks.report import ObjectChange
 
 #: Template lines shown before and after a finding's line.
 CONTEXT_LINES = 2

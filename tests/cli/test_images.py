@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -311,3 +313,31 @@ def test_the_repo_prefix_is_where_images_are_checked(
             "--check-registry", "--insecure-registry", registry.host]  # fmt: skip
     r = run(capsys, *args)
     assert r.code == 0 and r.out.count("\nok ") + r.out.startswith("ok ") == 4
+
+
+def _parses(command: str) -> None:
+    """``command`` (a calico-render line of the docs) parses with the CLI's own flags."""
+    from renderer.cli import cli
+
+    args = shlex.split(command.replace("\\\n", " ").split(" > ")[0])[1:]
+    with cli.make_context("calico-render", list(args), resilient_parsing=False) as ctx:
+        name, sub, rest = cli.resolve_command(ctx, args)
+        assert sub is not None and name == "images"
+        sub.make_context(name, rest, parent=ctx)  # raises on an unknown flag
+
+
+def test_the_release_validation_job_keeps_the_lock_and_its_commands_parse() -> None:
+    from ruamel.yaml import YAML
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text(encoding="utf-8")
+    section = doc.split("## Release validation (installer-service)", 1)[1].split("\n## ", 1)[0]
+    blocks = [YAML(typ="safe").load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    (job,) = [b["calico-release-images"] for b in blocks if "calico-release-images" in b]
+    (command,) = [s for s in job["script"] if s.startswith("calico-render ")]
+    assert "--check-registry" in command and '--lock "calico-$CALICO_VERSION.lock.json"' in command
+    assert job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["paths"] == ["calico-$CALICO_VERSION.lock.json"]
+    assert job["artifacts"]["reports"] == {"junit": "calico-images.xml"}
+    _parses(command)
+    for sh in re.findall(r"```sh\n(.*?)```", section, re.S):
+        _parses(sh.strip())

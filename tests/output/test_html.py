@@ -24,8 +24,8 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer import api, output
 from renderer.calico import policy
-from renderer.checks.finding import Finding
 from renderer.checks.report import CheckReport
+from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
