@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
@@ -36,13 +36,14 @@ if TYPE_CHECKING:
     from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
+    from renderer.calico.capability import CapabilityReport
+    from renderer.calico.policy import TyphaDecision
+    from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
-    from renderer.output.documents import TyphaDocument, VersionsDocument
-    from renderer.output.rules import RulesDocument
 
 
 @dataclass
@@ -184,11 +185,10 @@ def verdict(version: VersionDir) -> Verdict:
 
 
 def _judge(version: VersionDir) -> Verdict:
-    from renderer.calico.capability import assess_capability
-    from renderer.checks.finding import blocking
-    from renderer.checks.pipeline import release_rules
+    from renderer.checks.pipeline import capability_of, release_rules
+    from renderer.finding import blocking
 
-    report = assess_capability(version)
+    report = capability_of(version)
     rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
     return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
 
@@ -714,39 +714,66 @@ def template(
     no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
-    from renderer.k8s.yamlio import read_text
     from renderer.manifests.tree import DIALECTS
+    from renderer.store.read import read_text
 
     context = values(values_file, sets, key_rules=False)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
 
-def typha(nodes: int | None = None) -> TyphaDocument:
-    """The Typha decision for ``nodes``, or the boundary table when None."""
-    from renderer.output.documents import TyphaDocument
+@dataclass(frozen=True)
+class TyphaResult:
+    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
 
+    nodes: int | None
+    decisions: tuple[TyphaDecision, ...]
+
+
+def typha(nodes: int | None = None) -> TyphaResult:
+    """The Typha decision for ``nodes``, or the boundary table when None."""
     if nodes is not None:
         check_nodes(nodes)
-    return TyphaDocument.of(nodes)
+    counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
+    return TyphaResult(nodes, tuple(policy.decide_typha(n) for n in counts))
 
 
-def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocument:
+@dataclass(frozen=True)
+class VersionEntry:
+    """One version of a tree: its capability, or the error that stopped its render."""
+
+    version: VersionDir
+    capability: CapabilityReport | None
+    error: str | None = None
+    #: The context keys its templates read, when asked for.
+    keys: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class VersionsResult:
+    """The versions under a tree; ``manifests`` names the tree as reports do."""
+
+    manifests: str
+    versions: tuple[VersionEntry, ...]
+
+
+def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
-    from renderer.calico.capability import assess_capability
+    from renderer.checks.pipeline import capability_of
     from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
-    from renderer.output.documents import VersionsDocument, version_entry
 
     entries = []
     for v in list_versions(root):
         try:
-            cap, error = assess_capability(v), None
+            cap, error = capability_of(v), None
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
-        entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
-    return VersionsDocument(tree_label(root), entries)
+        entries.append(
+            VersionEntry(v, cap, error, tuple(sorted(version_keys(v))) if keys else None)
+        )
+    return VersionsResult(tree_label(root), tuple(entries))
 
 
 @dataclass(frozen=True)
@@ -859,7 +886,7 @@ def _differences(
 def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
     """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
     ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     if contain.kind(source) != contain.DIRECTORY:
         raise InputError("not a directory holding calico.yaml", file=str(source))
@@ -880,7 +907,7 @@ def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
 def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
     """Every file of a version directory on disk (the controller renders them all);
     each must stay inside ``root`` and be a regular file or a directory (skipped)."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     if contain.kind(directory) is None:
         return {}
@@ -1010,7 +1037,7 @@ def check_registry(
 
 def read_lock(path: str | Path) -> dict[str, Any]:
     """A lock file written by ``images --lock``, checked against its schema."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     text = read_text(Path(path))
     try:
@@ -1069,13 +1096,12 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
 # --- checks ---------------------------------------------------------------------------
 
 
-def rules() -> RulesDocument:
+def rules() -> tuple[RuleInfo, ...]:
     """Every rule id a finding can carry, its stage and severity, and whether a reviewed
     exception may name it."""
     from renderer.checks.catalogue import catalogue
-    from renderer.output.rules import RulesDocument
 
-    return RulesDocument(tuple(catalogue().values()))
+    return tuple(catalogue().values())
 
 
 def check(
@@ -1215,7 +1241,7 @@ class Validation:
 
 def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validation:
     """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     objects = [o for name in files for o in parse_stream(read_text(name), name)]

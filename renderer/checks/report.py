@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
-from renderer.checks.finding import Finding, blocking
+from renderer.finding import Finding, blocking
 from renderer.manifests.tree import BUNDLED_TREE
 from renderer.output.findings import (
     capability_rule_dict,
@@ -26,7 +26,6 @@ from renderer.output.findings import (
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.fidelity import FidelityResult
-    from renderer.checks.golden import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
@@ -34,6 +33,63 @@ STAGES = ("templates", "capability", "rules", "schema", "goldens")
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
+
+
+# --- golden differences (:mod:`renderer.checks.golden` finds them) ---------------------
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One golden file that would be added, modified or removed."""
+
+    path: str
+    change: str  # "added" | "modified" | "removed"
+
+
+@dataclass
+class ObjectChange:
+    """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
+    object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
+
+    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
+    why a file could not be compared object by object (unreadable, unparsable).
+    """
+
+    ref: str
+    path: str
+    old: str | None
+    new: str | None
+    scenarios: list[str] = field(default_factory=list)
+    note: str = ""
+    #: ``file:line`` of the template that renders the object now ("" when not rendered).
+    file: str = ""
+
+    def describe(self) -> str:
+        if self.note:
+            return f"{self.ref}: {self.note}"
+        if not self.path:
+            if self.old is None:
+                return f"{self.ref}: added"
+            if self.new is None:
+                return f"{self.ref}: removed"
+            return f"{self.ref}: {self.old} -> {self.new}"
+        where = f"{self.ref}: {self.path}"
+        if self.old is None:
+            return f"{where} added {self.new}"
+        if self.new is None:
+            return f"{where} removed (was {self.old})"
+        return f"{where} {self.old} -> {self.new}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "object": self.ref,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "scenarios": list(self.scenarios),
+            "summary": self.describe(),
+            "file": self.file,
+        }
 
 
 @dataclass

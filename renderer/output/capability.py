@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.finding import blocking
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
+from renderer.finding import blocking
 from renderer.k8s.schema import NOT_CHECKED
 from renderer.output import Document
 from renderer.output.check_text import LEGACY_RULES

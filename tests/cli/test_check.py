@@ -7,6 +7,7 @@ Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -558,11 +559,14 @@ def test_unwritable_output_names_the_target_not_the_temporary_file(
 ) -> None:
     from renderer.store import files as fsutil
 
-    def denied(target: Path, data: str) -> Path:
-        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
-        raise OSError(13, "Permission denied", str(tmp))
+    real = os.open
 
-    monkeypatch.setattr(fsutil, "_stage", denied)
+    def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name.startswith(".check.xml.") and str(path).endswith(".tmp"):
+            raise OSError(13, "Permission denied", str(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fsutil.os, "open", denied)
     out = tree.parent / "reports" / "check.xml"
     r = check(capsys, tree, "--format", "junit", "--output", str(out))
     assert r.code == 2
