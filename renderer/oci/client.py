@@ -269,7 +269,7 @@ class Client:
                     ) from None
             except (OSError, http.client.HTTPException) as exc:
                 if last:
-                    reason = getattr(exc, "strerror", None) or type(exc).__name__
+                    reason = getattr(exc, "strerror", None) or str(exc)[:200] or type(exc).__name__
                     raise RegistryError(
                         f"{host}: unreachable ({reason}; {_tries(tries)})"
                     ) from None
