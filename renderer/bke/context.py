@@ -14,16 +14,17 @@ Pure: data in, data out; files are read by the callers.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.calico.policy import TYPHA_KEYS
-from renderer.checks.finding import WARNING, Finding
+from renderer.bke import TYPHA_KEYS
+from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, image_prefix
+from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError
+from renderer.finding import WARNING, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ REPO_REMEDY = "set the image prefix argument or imageRepo.prefix"
 POLICY = "policy"
 SOURCES = (
     CONTROLLER_DEFAULT,
+    ADMISSION_DEFAULT,
     BKECLUSTER,
     BKENODES,
     ADDON_PARAM,
@@ -81,9 +83,6 @@ CONTROLLER_DEFAULTS: tuple[tuple[str, Any], ...] = (
     ("clusterNetworkMode", ""),
     ("product", "boc"),
 )
-DEFAULT_SERVICE_SUBNET = "10.96.0.0/16"
-DEFAULT_DNS_IP = "10.96.0.10"
-DNS_IP_INDEX = 10
 #: The calico params bkeadm writes into a new config; a render without ``--config``
 #: starts from them, as a cluster installed from bkeadm's defaults would.
 BKEADM_CALICO_PARAMS: tuple[tuple[str, str], ...] = (
@@ -194,43 +193,6 @@ def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def dns_ip(service_subnet: str, key: str = "serviceSubnet") -> str:
-    """The 10th address of the service subnet, as the controller derives ``dnsIP``; a
-    subnet it cannot parse (or too small) fails the controller, so it is exit 2 here."""
-    if service_subnet == DEFAULT_SERVICE_SUBNET:
-        return DEFAULT_DNS_IP
-    try:
-        net = ipaddress.ip_network(service_subnet, strict=False)
-    except ValueError:
-        raise InputError(
-            f"{service_subnet!r} is not a CIDR; the controller cannot derive dnsIP from it",
-            key=key,
-        ) from None
-    if net.num_addresses <= DNS_IP_INDEX:
-        raise InputError(
-            f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
-        )
-    return str(net.network_address + DNS_IP_INDEX)
-
-
-def image_repo_address(repo: Mapping[str, Any]) -> str:
-    """The registry address as the controller joins it from domain, ip and port: port 443
-    is left out; a domain (or ip) alone is the address; domain and ip without a port give
-    no address at all."""
-    domain, ip, port = _str(repo.get("domain")), _str(repo.get("ip")), _str(repo.get("port"))
-    host = domain or ip
-    if port:
-        return "" if not host else (host if port == "443" else f"{host}:{port}")
-    return domain if domain and not ip else (ip if ip and not domain else "")
-
-
-def image_prefix(repo: Mapping[str, Any]) -> str:
-    """``repo`` as the controller sets it: ``<address>/<prefix>/`` when a prefix is set,
-    else "" (the templates' own registry applies)."""
-    prefix = _str(repo.get("prefix"))
-    return f"{image_repo_address(repo)}/{prefix}/" if prefix else ""
-
-
 def _role_count(nodes: Sequence[Node], role: str) -> int:
     return sum(1 for n in nodes if role in n.roles)
 
@@ -248,12 +210,35 @@ def common_params(
     namespace: str | None = None,
     nodes: Sequence[Node] | None = None,
     where: str = "spec",
+    admitted: Iterable[str] = (),
 ) -> dict[str, Entry]:
     """The controller's common parameters: its defaults, then (with an install config)
     the values it derives from the BKECluster (``install`` is ``cluster``/``addons``/
     ``customExtra``, ``spec`` the object's spec) and its BKENodes (objects with ``roles``
     and ``ip``; None: not given, the defaults stand). The steps run in the controller's
-    order, which is the order of the keys they add."""
+    order, which is the order of the keys they add. ``admitted``: the paths BKE's
+    admission webhook filled; a value read from one has that origin."""
+    out = _common_params(install, spec=spec, namespace=namespace, nodes=nodes, where=where)
+    filled = tuple(admitted)
+    for key, entry in out.items():
+        if entry.source == BKECLUSTER and any(
+            path == entry.detail or path.startswith(entry.detail + ".") for path in filled
+        ):
+            out[key] = Entry(entry.value, ADMISSION_DEFAULT, entry.detail)
+    if "dnsIP" in out and out["dnsIP"].source != CONTROLLER_DEFAULT:
+        dns = out["dnsIP"]
+        out["dnsIP"] = Entry(dns.value, out["serviceSubnet"].source, dns.detail)
+    return out
+
+
+def _common_params(
+    install: Mapping[str, Any] | None,
+    *,
+    spec: Mapping[str, Any] | None,
+    namespace: str | None,
+    nodes: Sequence[Node] | None,
+    where: str,
+) -> dict[str, Entry]:
     out = controller_defaults()
     if install is None:
         return out
@@ -370,8 +355,9 @@ def _host_params(out: dict[str, Entry], cluster: Mapping[str, Any], at: str) -> 
 
 
 def file_base(name: str) -> str:
-    """The controller's key for a file's params: its name up to the first dot."""
-    return name.split(".")[0]
+    """The controller's key for a file's params: its base name (``sub/x.yaml`` is
+    ``x.yaml``) up to the first dot. Files of the same base share one set of params."""
+    return name.rsplit("/", 1)[-1].split(".")[0]
 
 
 def split_params(
@@ -559,6 +545,7 @@ def for_config(
         namespace=config.namespace or "default",
         nodes=nodes,
         where=config.config_path,
+        admitted=config.admitted,
     )
     if not config.namespace:
         ns = common["namespace"]
@@ -567,10 +554,16 @@ def for_config(
         Param(k, v, ADDON_PARAM, f"{addon.where}.param.{k}") for k, v in addon.params.items()
     )
     image_repo = _map(_map(config.install.get("cluster")).get("imageRepo"))
+    repo_path = f"{config.config_path}.cluster.imageRepo"
+    repo_source = (
+        ADMISSION_DEFAULT
+        if any(p.startswith(repo_path + ".") for p in config.admitted)
+        else BKECLUSTER
+    )
     repo_entry = (
         Entry(repo, USER, "--repo")
         if repo is not None
-        else Entry(image_prefix(image_repo), BKECLUSTER, f"{config.config_path}.cluster.imageRepo")
+        else Entry(image_prefix(image_repo), repo_source, repo_path)
     )
     return ContextInputs(
         common,

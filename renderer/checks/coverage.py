@@ -20,12 +20,12 @@ from renderer.bke.context import controller_defaults
 from renderer.bke.values import build_context, default_context
 from renderer.calico import capability, scenarios
 from renderer.calico.scenarios import Scenario, Target, route_scenario
-from renderer.checks.finding import ERROR, WARNING, Finding
 from renderer.data import schemas
 from renderer.engine.compile import compile_file
 from renderer.engine.gotemplate import GoTemplate
 from renderer.engine.render import is_verbatim
 from renderer.errors import CalicoRenderError
+from renderer.finding import ERROR, WARNING, Finding
 from renderer.manifests.tree import VersionDir
 
 STAGE = "coverage"

@@ -21,6 +21,8 @@ CAPABILITY_REPORT = "capability-report.schema.json"
 PLAN = "plan.schema.json"
 ADVISE_REPORT = "advise-report.schema.json"
 EXPLAIN_CONTEXT = "explain-context.schema.json"
+IMAGE_LOCK = "image-lock.schema.json"
+IMAGES_REGISTRY = "images-registry.schema.json"
 
 
 @cache

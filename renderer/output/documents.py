@@ -18,11 +18,11 @@ from renderer.output import Document, SortedDocument
 from renderer.output.findings import schema_text
 
 if TYPE_CHECKING:
-    from renderer.api import ExplainResult, PlanResult
+    from renderer.api import ExplainResult, PlanResult, TyphaResult, VersionsResult
     from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -54,7 +54,7 @@ def version_entry(
     }
 
 
-def versions_doc(manifests: str | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def versions_doc(manifests: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"tool": "calico-render versions", "manifests": manifests, "versions": entries}
 
 
@@ -64,11 +64,16 @@ class VersionsDocument(SortedDocument):
 
     schema = VERSIONS
 
-    manifests: str | None
+    manifests: str
     entries: list[dict[str, Any]]
 
     def data(self) -> dict[str, Any]:
         return versions_doc(self.manifests, self.entries)
+
+    @classmethod
+    def of(cls, result: VersionsResult) -> VersionsDocument:
+        entries = [version_entry(e.version, e.capability, e.error, e.keys) for e in result.versions]
+        return cls(result.manifests, entries)
 
     @property
     def warnings(self) -> list[str]:
@@ -82,7 +87,10 @@ class VersionsDocument(SortedDocument):
         return out
 
     def text(self) -> str:
-        lines = [f"{'version':<10} {'dialect':<7} {'typha':<11} files"]
+        lines = [
+            f"calico-render versions: {self.manifests}",
+            f"{'version':<10} {'dialect':<7} {'typha':<11} files",
+        ]
         for e in self.entries:
             line = f"{e['version']:<10} {e['dialect']:<7} {e['typha']:<11} {', '.join(e['files'])}"
             if e["keys"] is not None:
@@ -114,9 +122,8 @@ class TyphaDocument(SortedDocument):
     decisions: tuple[policy.TyphaDecision, ...]
 
     @classmethod
-    def of(cls, nodes: int | None) -> TyphaDocument:
-        counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
-        return cls(nodes, tuple(policy.decide_typha(n) for n in counts))
+    def of(cls, result: TyphaResult) -> TyphaDocument:
+        return cls(result.nodes, result.decisions)
 
     @property
     def warnings(self) -> list[str]:
@@ -346,6 +353,7 @@ class AdviceDocument(Document):
 
 SOURCE_NAMES = {
     "controller-default": "controller default",
+    "admission-default": "admission default",
     "bkecluster": "BKECluster",
     "bkenodes": "BKENodes",
     "addon-param": "addon param",

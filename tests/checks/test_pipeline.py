@@ -10,9 +10,9 @@ import pytest
 from renderer import api
 from renderer.checks import pipeline
 from renderer.checks.exceptions import ExceptionSet, RuleException
-from renderer.checks.finding import Finding
 from renderer.checks.options import CheckOptions
 from renderer.checks.report import ReleaseReport, VersionResult
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.manifests.tree import resolve_version
 from tests.gatehelp import BROKEN, TREE

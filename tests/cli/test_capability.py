@@ -47,6 +47,13 @@ def test_cli_capability_json(
     assert list(report["schema"]) == ["1.30"] and report["version"] == version
 
 
+def test_cli_capability_html(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("capability", "--version", "v9.4.0", "--manifests", ROOT, "--kube-version", "1.30")
+    r = run(capsys, *args, "--format", "html")
+    assert r.code == 1 and r.out.startswith("<!DOCTYPE html>")
+    assert 'data-rule="typha-anti-affinity"' in r.out and "not release-ready" in r.out
+
+
 def test_cli_capability_no_anti_affinity_names_rule(
     capsys: pytest.CaptureFixture[str], file_regression: FileRegressionFixture
 ) -> None:
@@ -69,7 +76,9 @@ def test_cli_capability_no_anti_affinity_names_rule(
         capsys, "capability", "--version", "v9.4.0", "--manifests", ROOT, "--kube-version", "1.30"
     )
     assert text.code == 1
-    file_regression.check(text.out, extension=".txt")
+    header, rest = text.out.split("\n", 1)
+    assert header == f"calico-render capability: {ROOT}"  # the tree it checked
+    file_regression.check(rest, extension=".txt")
 
 
 def test_cli_capability_report_regression(
@@ -87,7 +96,9 @@ def test_cli_capability_report_regression(
         "--kube-version",
         "1.37",
     )
-    data_regression.check(json.loads(r.out))  # type: ignore[attr-defined]
+    data = json.loads(r.out)
+    assert data.pop("manifests") == ROOT  # the tree it checked
+    data_regression.check(data)  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("version", ["v3.28.2", "v3.29.3", "v3.31.3"])

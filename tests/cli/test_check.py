@@ -7,6 +7,7 @@ Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -21,7 +22,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
 from renderer.output.check_text import STALE_MESSAGE
-from tests.clihelp import Result, run
+from tests.clihelp import Result, one_error, run
 
 CALICO = Path("kubernetes") / "calico"
 KUBE = ("--kube-version", "1.30")
@@ -218,6 +219,25 @@ def diffed(text: str) -> list[str]:
     """The golden files whose diffs ``text`` carries (from their ``--- a/`` headers),
     relative to the golden directory."""
     return [p.split("/golden/", 1)[-1] for p in re.findall(r"^--- a/(\S+)", text, re.M)]
+
+
+def test_html_report_written_with_every_rule_failure_linked(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
+    typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
+    out = tree.parent / "report.html"
+    r = check(capsys, tree, "--format", "html", "--output", str(out))
+    assert r.code == 1 and r.out == "" and r.err == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    found = re.findall(r'<article class="finding[^"]*" id="([^"]+)" data-rule="([^"]+)"', page)
+    rolling = [a for a, rule in found if rule == "typha-rolling-update"]
+    assert len(rolling) == 1 and rolling[0].startswith("f-v3.28.2-")
+    assert all(f'href="#{anchor}"' in page for anchor, _ in found)
+    # the changed template line is shown, highlighted
+    assert re.search(r'<tr class="hl">.*type: Recreate', page)
 
 
 def test_junit_has_a_case_per_version_scenario_and_failed_rule(
@@ -621,11 +641,14 @@ def test_unwritable_output_names_the_target_not_the_temporary_file(
 ) -> None:
     from renderer.store import files as fsutil
 
-    def denied(target: Path, data: str) -> Path:
-        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
-        raise OSError(13, "Permission denied", str(tmp))
+    real = os.open
 
-    monkeypatch.setattr(fsutil, "_stage", denied)
+    def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name.startswith(".check.xml.") and str(path).endswith(".tmp"):
+            raise OSError(13, "Permission denied", str(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fsutil.os, "open", denied)
     out = tree.parent / "reports" / "check.xml"
     r = check(capsys, tree, "--format", "junit", "--output", str(out))
     assert r.code == 2
@@ -653,20 +676,21 @@ def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
     from ruamel.yaml import YAML
 
     (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["entry"] == "calico-render check --manifests . --golden golden"
+    assert hook["entry"] == "calico-render check --manifests ."
     files = re.compile(hook["files"])
     assert files.search("kubernetes/calico/v3.28.2/002-calico.yaml")
-    assert files.search("golden/v3.28.2/common/000-crds.yaml")
+    assert files.search("golden/calico/v3.28.2/common/000-crds.yaml")
+    assert files.search(".calico-render.yaml")
     assert not files.search("docs/golden/x") and hook["pass_filenames"] is False
-    # The entry, run from a bke-manifests checkout keeping its goldens in golden/.
+    # The entry, run from a bke-manifests checkout keeping its goldens in golden/calico/.
     monkeypatch.chdir(tree)
     argv = shlex.split(hook["entry"])[1:]
     assert run(capsys, *argv, *KUBE, "--update-golden").code == 0
-    assert (tree / "golden" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
+    assert (tree / "golden" / "calico" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
     assert run(capsys, *argv, *KUBE).code == 0
 
 
-def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_source() -> None:
     jobs = [
         b["calico-gate"]
         for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
@@ -680,7 +704,14 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         text = next(i for i, s in enumerate(script) if "--format text" in s)
         assert junit < text and script[junit].endswith("|| true")
         assert "--output calico-check.xml" in script[junit]
-        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+        html = next(i for i, s in enumerate(script) if "--format html" in s)
+        assert html < text and script[html].endswith("--output calico-check.html || true")
+        assert job["artifacts"] == {
+            "when": "always",
+            "expose_as": "calico-render report",
+            "paths": ["calico-check.html"],
+            "reports": {"junit": "calico-check.xml"},
+        }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
@@ -856,3 +887,52 @@ def test_a_render_over_its_time_limit_names_the_flag_in_the_report(
     messages = [f["message"] for f in result["findings"] if f["stage"] == "templates"]
     assert messages and all("--render-timeout SECONDS" in m for m in messages)
     assert limits.RENDER_TIMEOUT_REMEDY not in r.out
+
+
+def test_root_is_taken_positionally_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``check ROOT`` is ``check --manifests ROOT``; both naming different trees is usage."""
+    from tests.gatehelp import bke_tree
+
+    bke_tree(tmp_path)
+    r = run(capsys, "check", str(tmp_path), "--format", "json", "--jobs", "1")
+    data = json.loads(r.out)
+    assert (data["manifests"], [v["version"] for v in data["versions"]]) == (
+        str(tmp_path),
+        ["v3.28.2"],
+    )
+    assert (
+        run(capsys, "check", str(tmp_path), "--manifests", str(tmp_path), "--jobs", "1").code == 1
+    )
+    other = tmp_path / "kubernetes"
+    r = run(capsys, "check", str(tmp_path), "--manifests", str(other))
+    assert r.code == 2 and "name different trees" in r.err
+
+
+def test_goldens_laid_out_for_another_location_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--golden golden`` on a tree whose goldens are in golden/calico/ would report every
+    version MISSING and suggest writing a second set: exit 2 naming where they are."""
+    from tests.gatehelp import bke_tree
+
+    bke_tree(tmp_path)
+    root = str(tmp_path)
+    assert run(capsys, "check", root, "--update-golden", "--jobs", "1").code == 0
+    r = run(capsys, "check", root, "--golden", f"{root}/golden")
+    message = one_error(r, file=f"{root}/golden", key="--golden")
+    assert f"the goldens are in {root}/golden/calico " in message
+    r = run(capsys, "check", root, "--golden", f"{root}/golden/calico/v3.28.2")
+    message = one_error(r, file=f"{root}/golden/calico/v3.28.2", key="--golden")
+    assert f"the goldens are in {root}/golden/calico " in message
+    assert run(capsys, "check", root, "--golden", f"{root}/golden/calico", "--jobs", "1").code == 0
+
+
+def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("exceptions:\n  - rule: typha-probe\n    reason: x\n", encoding="utf-8")
+    message = one_error(
+        run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
+    )
+    assert "did you mean typha-probes?" in message and "'calico-render rules'" in message

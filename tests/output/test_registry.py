@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import click
 import pytest
 
-from renderer import output
+from renderer import api, output
 from renderer.cli.options import format_option
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 from renderer.output.documents import AdviceDocument, TyphaDocument
+from renderer.output.html import HtmlFormat
+
+# The commands that offer HTML (check, capability) import it; so does this module, so
+# the registry holds it whichever test module ran first.
+assert isinstance(output.get("html"), HtmlFormat)
 
 
 @dataclass(frozen=True)
@@ -41,25 +47,26 @@ class UpperFormat:
 
 
 @pytest.fixture
-def upper(monkeypatch: pytest.MonkeyPatch) -> UpperFormat:
-    monkeypatch.setattr(output, "_FORMATS", dict(output._FORMATS))
+def upper() -> Iterator[UpperFormat]:
     fmt = UpperFormat()
     output.register(fmt)
-    return fmt
+    yield fmt
+    output.unregister(fmt.name)
 
 
 def test_builtin_formats_in_order() -> None:
-    assert output.names() == list(output.BUILTIN) == ["text", "json", "junit"]
-    assert [output.get(n).name for n in output.names()] == ["text", "json", "junit"]
+    assert list(output.BUILTIN) == ["text", "json", "junit"]
+    assert output.names() == [*output.BUILTIN, "html"]
+    assert [output.get(n).name for n in output.names()] == ["text", "json", "junit", "html"]
 
 
 @pytest.mark.parametrize(
     ("kind", "names"),
     [
         (TyphaDocument, ["text", "json"]),
-        (CapabilityDocument, ["text", "json"]),
+        (CapabilityDocument, ["text", "json", "html"]),
         (AdviceDocument, ["text", "json"]),
-        (CheckDocument, ["text", "json", "junit"]),
+        (CheckDocument, ["text", "json", "junit", "html"]),
     ],
 )
 def test_junit_only_for_documents_with_test_suites(
@@ -69,11 +76,11 @@ def test_junit_only_for_documents_with_test_suites(
 
 
 def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) -> None:
-    assert output.names() == ["text", "json", "junit", "upper"]
+    assert output.names() == ["text", "json", "junit", "html", "upper"]
     assert output.names(TyphaDocument) == ["text", "json"]
     assert output.names(Marked) == ["text", "json", "upper"]
     with pytest.raises(ValueError, match="cannot render"):
-        output.render("upper", TyphaDocument.of(3))
+        output.render("upper", TyphaDocument.of(api.typha(3)))
 
 
 def test_format_option_takes_its_choices_from_the_document(upper: UpperFormat) -> None:

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from renderer.calico.rules import run_rules
 from renderer.calico.rules.images import CALICO_IMAGE
-from renderer.checks.rules import RuleInput, run_rules
+from renderer.calico.rules.registry import RuleInput
 from renderer.k8s.parse import K8sObject
 from tests.calico.rules.inputs import pod_spec, rule_input
 from tests.gatehelp import REPO
