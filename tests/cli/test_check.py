@@ -205,6 +205,25 @@ def diffed(text: str) -> list[str]:
     return [p.split("/golden/", 1)[-1] for p in re.findall(r"^--- a/(\S+)", text, re.M)]
 
 
+def test_html_report_written_with_every_rule_failure_linked(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
+    typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
+    out = tree.parent / "report.html"
+    r = check(capsys, tree, "--format", "html", "--output", str(out))
+    assert r.code == 1 and r.out == "" and r.err == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    found = re.findall(r'<article class="finding[^"]*" id="([^"]+)" data-rule="([^"]+)"', page)
+    rolling = [a for a, rule in found if rule == "typha-rolling-update"]
+    assert len(rolling) == 1 and rolling[0].startswith("f-v3.28.2-")
+    assert all(f'href="#{anchor}"' in page for anchor, _ in found)
+    # the changed template line is shown, highlighted
+    assert re.search(r'<tr class="hl">.*type: Recreate', page)
+
+
 def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     capsys: pytest.CaptureFixture[str], tree: Path
 ) -> None:
