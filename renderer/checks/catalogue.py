@@ -17,7 +17,7 @@ from renderer.finding import ERROR, WARNING
 
 #: Stages whose findings an exception may touch; template, capability-contract and
 #: golden failures are never excepted (they are fixed, or goldens regenerated).
-EXCEPTABLE_STAGES = ("rules", "schema", "fidelity", "context")
+EXCEPTABLE_STAGES = ("rules", "schema", "coverage", "fidelity", "context")
 
 #: Why a contract rule cannot be excepted.
 CONTRACT_WHY = (
@@ -52,6 +52,11 @@ OTHER_RULES = {
     "schema-invalid": ("schema", ERROR, "an object fails the strict Kubernetes schema"),
     "schema-not-checked": ("schema", "not-checked", "a custom resource without a schema"),
     "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
+    "branch-not-rendered": (
+        "coverage",
+        f"{WARNING}/{ERROR}",
+        "a template branch no scenario renders (an error with --strict)",
+    ),
     "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
     "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
 }
@@ -93,7 +98,16 @@ def catalogue() -> dict[str, RuleInfo]:
         found.append(RuleInfo(rule, "fidelity", severity, True, description))
     for rule, (stage, severity, description) in OTHER_RULES.items():
         found.append(RuleInfo(rule, stage, severity, stage in EXCEPTABLE_STAGES, description))
-    order = ("templates", "capability", "rules", "schema", "context", "fidelity", "goldens")
+    order = (
+        "templates",
+        "capability",
+        "rules",
+        "schema",
+        "coverage",
+        "context",
+        "fidelity",
+        "goldens",
+    )
     found.sort(key=lambda r: (order.index(r.stage) if r.stage in order else len(order), r.id))
     return {r.id: r for r in found}
 

@@ -296,6 +296,7 @@ class ReleaseReport:
             "capability": LEGACY if cap.legacy else (PASS if cap.capable else FAIL),
             "rules": SKIP if cap.legacy else PASS,
             "schema": PASS,
+            "coverage": PASS,
             "context": PASS,
         }
         if self.fidelity is not None:
