@@ -46,7 +46,7 @@ from renderer.engine.render import (
 )
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import CalicoRenderError
-from renderer.finding import ERROR, INFO, Finding, locate, merge_findings
+from renderer.finding import ERROR, INFO, Finding, merge_findings
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.manifests.tree import VersionDir
@@ -240,8 +240,9 @@ def context_findings(version: VersionDir) -> list[Finding]:
 
 
 def error_finding(stage: str, error: CalicoRenderError) -> Finding:
-    """A stage that failed with ``error``, located where the error is."""
-    file, line = locate(error.location())
+    """A stage that failed with ``error``, located where the error is (its file and line;
+    a column is not a line)."""
+    file, line = error.file or "", error.line or 0
     return Finding(f"{stage}-error", ERROR, error.message, stage=stage, file=file, line=line)
 
 

@@ -89,6 +89,7 @@ def test_own_renders_as_upstream_pass_with_a_fidelity_column(
         "CAPABLE",
         "RULES",
         "SCHEMA",
+        "COVERAGE",
         "GOLDENS",
         "FIDELITY",
         "RESULT",
@@ -323,14 +324,16 @@ def test_bke_real_v3_31_3_passes_fidelity_in_the_gate(
     assert [f for f in v["findings"] if f["stage"] == "fidelity"] == []
 
 
-def test_a_scenario_that_fails_to_render_fails_the_stage_with_a_note(
+def test_a_reachable_value_that_fails_to_render_fails_the_gate(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    """calicoMode=ipip breaks the render: the gate's scenarios, derived from what the
+    templates compare, render it too, so the templates stage fails there, naming the
+    template line, before fidelity compares anything."""
     root = tmp_path / "tree"
     dest = root / CALICO / VERSION
     shutil.copytree(HANDWRITTEN / CALICO / VERSION, dest)
     crds = dest / "000-crds.yaml"
-    # Only the fidelity stage renders calicoMode=ipip; make that render fail.
     crds.write_text(
         '{{ if eq .calicoMode "ipip" }}{{ index .calicoMode 99 }}{{ end }}\n'
         + crds.read_text(encoding="utf-8"),
@@ -339,9 +342,13 @@ def test_a_scenario_that_fails_to_render_fails_the_stage_with_a_note(
     r = check(capsys, root, tmp_path / "golden", "--upstream", str(UPSTREAM), "--format", "json")
     assert r.code == 1
     (v,) = json.loads(r.out)["versions"]
-    assert v["stages"]["fidelity"] == "fail"
-    assert v["fidelity"]["note"].startswith("not compared: a scenario failed to render")
-    assert [f["rule"] for f in v["findings"] if f["stage"] == "fidelity"] == ["fidelity-error"]
+    assert v["stages"]["templates"] == "fail"
+    [error] = [f for f in v["findings"] if f["stage"] == "templates"]
+    assert (error["rule"], error["file"], error["line"]) == (
+        "templates-error",
+        f"{VERSION}/000-crds.yaml",
+        1,
+    )
 
 
 def test_an_exception_downgrades_a_fidelity_error(
