@@ -11,37 +11,39 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
-from renderer.store import cache
+from renderer.store import cache, contain
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import unread
+    from renderer.bke import crdkeys, unread
     from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
+    from renderer.calico.capability import CapabilityReport
+    from renderer.calico.policy import TyphaDecision
+    from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
-    from renderer.output.documents import TyphaDocument, VersionsDocument
 
 
 @dataclass
@@ -186,11 +188,10 @@ def verdict(version: VersionDir) -> Verdict:
 
 
 def _judge(version: VersionDir) -> Verdict:
-    from renderer.calico.capability import assess_capability
-    from renderer.checks.finding import blocking
-    from renderer.checks.pipeline import release_rules
+    from renderer.checks.pipeline import capability_of, release_rules
+    from renderer.finding import blocking
 
-    report = assess_capability(version)
+    report = capability_of(version)
     rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
     return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
 
@@ -593,6 +594,14 @@ def explain_context(
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
 
 
+def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
+    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
+    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
+    from renderer.bke.crdkeys import file_unknown_keys
+
+    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
+
+
 def request_args(
     config: str | Path | None,
     nodes_file: str | Path | None,
@@ -692,7 +701,11 @@ def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
 
 
 def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
-    """One file per template of a render into ``directory`` (see :func:`write_files`)."""
+    """One file per template of a render into ``directory`` (see :func:`write_files`),
+    never inside the tree of templates it rendered."""
+    from renderer.store import contain
+
+    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
     return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
 
 
@@ -710,39 +723,66 @@ def template(
     values file go to ``warnings``."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
-    from renderer.k8s.yamlio import read_text
     from renderer.manifests.tree import DIALECTS
+    from renderer.store.read import read_text
 
     context = values(values_file, sets, key_rules=False, warnings=warnings)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
 
-def typha(nodes: int | None = None) -> TyphaDocument:
-    """The Typha decision for ``nodes``, or the boundary table when None."""
-    from renderer.output.documents import TyphaDocument
+@dataclass(frozen=True)
+class TyphaResult:
+    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
 
+    nodes: int | None
+    decisions: tuple[TyphaDecision, ...]
+
+
+def typha(nodes: int | None = None) -> TyphaResult:
+    """The Typha decision for ``nodes``, or the boundary table when None."""
     if nodes is not None:
         check_nodes(nodes)
-    return TyphaDocument.of(nodes)
+    counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
+    return TyphaResult(nodes, tuple(policy.decide_typha(n) for n in counts))
 
 
-def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocument:
+@dataclass(frozen=True)
+class VersionEntry:
+    """One version of a tree: its capability, or the error that stopped its render."""
+
+    version: VersionDir
+    capability: CapabilityReport | None
+    error: str | None = None
+    #: The context keys its templates read, when asked for.
+    keys: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class VersionsResult:
+    """The versions under a tree; ``manifests`` names the tree as reports do."""
+
+    manifests: str
+    versions: tuple[VersionEntry, ...]
+
+
+def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
-    from renderer.calico.capability import assess_capability
+    from renderer.checks.pipeline import capability_of
     from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
-    from renderer.output.documents import VersionsDocument, version_entry
 
     entries = []
     for v in list_versions(root):
         try:
-            cap, error = assess_capability(v), None
+            cap, error = capability_of(v), None
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
-        entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
-    return VersionsDocument(tree_label(root), entries)
+        entries.append(
+            VersionEntry(v, cap, error, tuple(sorted(version_keys(v))) if keys else None)
+        )
+    return VersionsResult(tree_label(root), tuple(entries))
 
 
 @dataclass(frozen=True)
@@ -753,6 +793,9 @@ class Imported:
     target: Path
     files: dict[str, str]
     diff: str = ""
+    #: For a check: each choice given that differs from the one the directory records,
+    #: and each upstream file whose checksum differs from the recorded one (one line each).
+    differences: tuple[str, ...] = ()
 
 
 def import_version(
@@ -762,10 +805,13 @@ def import_version(
     options: importer.Options | None = None,
     check: bool = False,
     replace: bool = False,
+    given: Collection[str] | None = None,
 ) -> Imported:
     """Derive ``root``/kubernetes/calico/<version>/ from upstream Calico's manifests in
     ``source``; write it (``replace``: over an existing one) or, with ``check``, only
-    compare it with what is on disk."""
+    compare it with what is on disk. With ``given`` (the names of the ``options`` fields
+    the caller chose), a check takes every other choice (layout, Typha, default
+    registry) from the directory's generated header, so it needs no flags."""
     from renderer.calico import importer as importer_mod
     from renderer.manifests.tree import COMPONENT
     from renderer.store.files import replace_dir
@@ -773,6 +819,12 @@ def import_version(
     options = options or importer_mod.Options()
     if options.default_registry is not None and not options.default_registry.endswith("/"):
         raise InputError("must end with '/'", key="default registry")
+    record = importer_mod.Recorded(None, {})
+    if check and given is not None:
+        record = _recorded(source, root, options)
+        if record.options is not None:
+            chosen = {k: getattr(options, k) for k in given}
+            options = dataclasses.replace(record.options, version=options.version, **chosen)
     texts = _read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)
@@ -780,10 +832,15 @@ def import_version(
         file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
         raise InputError(exc.message, file=file, line=exc.line, key=exc.key) from None
     target = root / COMPONENT / derived.version
+    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
+        contain.directory(directory, root, "the manifest tree", missing_ok=True)
     files = dict(derived.files)
     if check:
-        on_disk = _read_version_dir(target)
-        return Imported(target, files, importer_mod.compare(files, on_disk, str(target)))
+        on_disk = _read_version_dir(target, root)
+        differences = _differences(record, options, texts, source, target)
+        diff = importer_mod.compare(files, on_disk, str(target))
+        return Imported(target, files, diff, differences)
+    contain.not_a_link(target)
     replace_dir(target, files, replace=replace)
     return Imported(target, files)
 
@@ -791,32 +848,86 @@ def import_version(
 _UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
 
 
+def _recorded(source: Path, root: Path, options: importer.Options) -> importer.Recorded:
+    """What the version directory ``source`` derives to records of its import (nothing
+    when the tag cannot be read: the derivation then says why)."""
+    from renderer.calico import importer as importer_mod
+    from renderer.manifests.tree import COMPONENT
+
+    base = _read_upstream(source, typha=False)[_UPSTREAM_FILES[0]]
+    try:
+        version = importer_mod.tag(base, options.version)
+    except InputError:
+        return importer_mod.Recorded(None, {})
+    target = root / COMPONENT / version
+    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
+        contain.directory(directory, root, "the manifest tree", missing_ok=True)
+    return importer_mod.recorded(_read_version_dir(target, root))
+
+
+def _differences(
+    record: importer.Recorded,
+    options: importer.Options,
+    texts: Mapping[str, str],
+    source: Path,
+    target: Path,
+) -> tuple[str, ...]:
+    """One line per choice that differs from the recorded one, one per upstream file
+    whose checksum differs."""
+    from renderer.calico import importer as importer_mod
+
+    out = []
+    if record.options is not None:
+        changed = importer_mod.choice_differences(options, record.options)
+        if changed:
+            out.append(f"{target}: imported with other choices: {'; '.join(changed)}")
+    for name, sha in sorted(record.sources.items()):
+        now = importer_mod.Source(name, texts[name]).sha256 if name in texts else None
+        if now is None:
+            out.append(f"{source / name}: recorded at import (sha256 {sha[:12]}), not read now")
+        elif now != sha:
+            out.append(
+                f"{source / name}: sha256 {now[:12]} differs from {sha[:12]} recorded at import"
+            )
+    return tuple(out)
+
+
 def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
     """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
     ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
-    if not source.is_dir():
+    if contain.kind(source) != contain.DIRECTORY:
         raise InputError("not a directory holding calico.yaml", file=str(source))
     _, typha_file, vxlan = _UPSTREAM_FILES
     texts: dict[str, str] = {}
     for name in _UPSTREAM_FILES:
         path = source / name
-        if (name == typha_file and not typha) or (name == vxlan and not path.exists()):
+        found = contain.entry(path, source, "the upstream directory")
+        if (name == typha_file and not typha) or (name == vxlan and found is None):
             continue
-        if not path.is_file():
+        if found is None:
             raise InputError("missing", file=str(path))
+        contain.regular_file(path, source, "the upstream directory")
         texts[name] = read_text(path)
     return texts
 
 
-def _read_version_dir(directory: Path) -> dict[str, str]:
-    """Every file of a version directory on disk (the controller renders them all)."""
-    from renderer.k8s.yamlio import read_text
+def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
+    """Every file of a version directory on disk (the controller renders them all);
+    each must stay inside ``root`` and be a regular file or a directory (skipped)."""
+    from renderer.store.read import read_text
 
-    if not directory.is_dir():
+    if contain.kind(directory) is None:
         return {}
-    return {p.name: read_text(p) for p in sorted(directory.iterdir()) if p.is_file()}
+    try:
+        entries = sorted(directory.iterdir())
+    except OSError as exc:
+        raise InputError(
+            f"cannot read directory: {exc.strerror or exc}", file=str(directory)
+        ) from None
+    found = {p: contain.entry(p, root, "the manifest tree") for p in entries}
+    return {p.name: read_text(p) for p, kind in found.items() if kind == contain.FILE}
 
 
 def config_images(
@@ -935,7 +1046,7 @@ def check_registry(
 
 def read_lock(path: str | Path) -> dict[str, Any]:
     """A lock file written by ``images --lock``, checked against its schema."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     text = read_text(Path(path))
     try:
@@ -992,6 +1103,14 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
 
 
 # --- checks ---------------------------------------------------------------------------
+
+
+def rules() -> tuple[RuleInfo, ...]:
+    """Every rule id a finding can carry, its stage and severity, and whether a reviewed
+    exception may name it."""
+    from renderer.checks.catalogue import catalogue
+
+    return tuple(catalogue().values())
 
 
 def check(
@@ -1057,12 +1176,27 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def write_report(path: Path, text: str) -> None:
+def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
     """Write a report to ``path`` atomically (a device, FIFO or symlink target is
-    written in place)."""
+    written in place); with the ``options`` it reports on, never inside the tree's
+    templates, its goldens, its upstream directory or onto its exceptions file."""
     from renderer.store.files import write_output
 
-    write_output(path, text)
+    write_output(path, text, protected=protected_paths(options) if options else ())
+
+
+def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
+    """What a check reads and its report must not overwrite."""
+    from renderer.data.bundled import bundled_manifests
+    from renderer.manifests.tree import COMPONENT
+
+    root = options.root if options.root is not None else bundled_manifests()
+    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
+    if options.upstream is not None:
+        out.append((options.upstream, "the upstream directory"))
+    if options.exceptions.file:
+        out.append((Path(options.exceptions.file), "the exceptions file"))
+    return out
 
 
 def refused_update(error: InputError) -> bool:
@@ -1116,7 +1250,7 @@ class Validation:
 
 def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validation:
     """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     objects = [o for name in files for o in parse_stream(read_text(name), name)]

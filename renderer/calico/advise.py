@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding, locate
+from renderer.finding import Finding, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
 from renderer.output.findings import scale_dict

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.exceptions import Applied, unmatched_message
-from renderer.checks.finding import Finding, blocking
+from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
+from renderer.finding import Finding, blocking
 from renderer.manifests.tree import BUNDLED_TREE
 from renderer.output.findings import (
     capability_rule_dict,
@@ -26,7 +26,6 @@ from renderer.output.findings import (
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.fidelity import FidelityResult
-    from renderer.checks.golden import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
@@ -34,6 +33,63 @@ STAGES = ("templates", "capability", "rules", "schema", "goldens")
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 REPORT_VERSION = 1
+
+
+# --- golden differences (:mod:`renderer.checks.golden` finds them) ---------------------
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One golden file that would be added, modified or removed."""
+
+    path: str
+    change: str  # "added" | "modified" | "removed"
+
+
+@dataclass
+class ObjectChange:
+    """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
+    object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
+
+    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
+    why a file could not be compared object by object (unreadable, unparsable).
+    """
+
+    ref: str
+    path: str
+    old: str | None
+    new: str | None
+    scenarios: list[str] = field(default_factory=list)
+    note: str = ""
+    #: ``file:line`` of the template that renders the object now ("" when not rendered).
+    file: str = ""
+
+    def describe(self) -> str:
+        if self.note:
+            return f"{self.ref}: {self.note}"
+        if not self.path:
+            if self.old is None:
+                return f"{self.ref}: added"
+            if self.new is None:
+                return f"{self.ref}: removed"
+            return f"{self.ref}: {self.old} -> {self.new}"
+        where = f"{self.ref}: {self.path}"
+        if self.old is None:
+            return f"{where} added {self.new}"
+        if self.new is None:
+            return f"{where} removed (was {self.old})"
+        return f"{where} {self.old} -> {self.new}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "object": self.ref,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "scenarios": list(self.scenarios),
+            "summary": self.describe(),
+            "file": self.file,
+        }
 
 
 @dataclass
@@ -186,13 +242,25 @@ class CheckReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: list[Applied] = field(default_factory=list)
+    #: Notes on the exceptions file itself (an empty file).
+    exceptions_notes: tuple[str, ...] = ()
+
+    def _verdicts(self) -> tuple[list[str], list[str]]:
+        excepts = ExceptionSet(
+            self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
+        )
+        stages = {v.version: v.stages for v in self.versions}
+        return verdicts(excepts, self.exceptions, stages)
 
     @property
     def exception_warnings(self) -> list[str]:
-        """One warning per exception that matched no finding."""
-        return [
-            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
-        ]
+        """One warning per exception that matched nothing where its stage ran."""
+        return self._verdicts()[0]
+
+    @property
+    def exception_notes(self) -> list[str]:
+        """Exceptions whose stage ran on none of their versions, and an empty file."""
+        return self._verdicts()[1]
 
     @property
     def stale_failed(self) -> list[str]:
@@ -227,6 +295,7 @@ class CheckReport:
                 "file": self.exceptions_file,
                 "entries": [a.to_dict() for a in self.exceptions],
                 "warnings": self.exception_warnings,
+                "notes": self.exception_notes,
             },
         }
         if self.upstream is not None:
@@ -258,6 +327,7 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    exceptions_notes: tuple[str, ...] = ()
     #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
     manifests: str = BUNDLED_TREE
     #: Each template's text by file name (the lines around a finding); not in the JSON.
@@ -273,12 +343,31 @@ class ReleaseReport:
             and faithful
         )
 
+    def _verdicts(self) -> tuple[list[str], list[str]]:
+        cap = self.capability
+        excepts = ExceptionSet(
+            self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
+        )
+        statuses = {
+            "capability": LEGACY if cap.legacy else (PASS if cap.capable else FAIL),
+            "rules": SKIP if cap.legacy else PASS,
+            "schema": PASS,
+            "context": PASS,
+        }
+        if self.fidelity is not None:
+            statuses[FIDELITY] = PASS
+        stages = {cap.version: statuses}
+        return verdicts(excepts, self.exceptions, stages, "not the version checked")
+
     @property
     def exception_warnings(self) -> list[str]:
-        """One warning per exception that matched no finding."""
-        return [
-            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
-        ]
+        """One warning per exception that matched nothing where its stage ran."""
+        return self._verdicts()[0]
+
+    @property
+    def exception_notes(self) -> list[str]:
+        """Exceptions whose stage did not run on this version, and an empty file."""
+        return self._verdicts()[1]
 
     def to_dict(self) -> dict[str, Any]:
         out = self.capability.to_dict()
@@ -304,6 +393,7 @@ class ReleaseReport:
             "file": self.exceptions_file,
             "entries": [a.to_dict() for a in self.exceptions],
             "warnings": self.exception_warnings,
+            "notes": self.exception_notes,
         }
         out["release_ready"] = self.release_ready
         return out

@@ -183,6 +183,7 @@ def _run_check(
         upstream=options.upstream_arg if options.upstream is not None else None,
         exceptions_file=options.exceptions.file,
         exceptions=excepts.applied_list(options.exceptions, merger.matches),
+        exceptions_notes=options.exceptions.notes,
     )
 
 

@@ -115,7 +115,7 @@ def check(
     text = cli_worded(formats.render(fmt, CheckDocument(result)))
     if output is not None:
         try:
-            api.write_report(output, text)
+            api.write_report(output, text, options)
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:

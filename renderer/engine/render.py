@@ -16,8 +16,8 @@ from renderer.engine import limits
 from renderer.engine.compile import compile_file
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import TemplateError
-from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import TemplateFile, VersionDir
+from renderer.store.read import read_text
 
 if TYPE_CHECKING:
     from renderer.engine.gotemplate import Printed
@@ -32,7 +32,7 @@ class RenderedFile:
     text: str
     lines: SourceMap | None = field(default=None, compare=False, repr=False)
     #: What actions printed from the context beyond inert text (Go dialect), for
-    #: :func:`renderer.engine.injection.find_injections`.
+    #: :func:`renderer.k8s.injection.find_injections`.
     printed: tuple[Printed, ...] = field(default=(), compare=False, repr=False)
 
     @property

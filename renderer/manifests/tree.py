@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from renderer.errors import InputError
 from renderer.data.bundled import bundled_manifests
+from renderer.errors import InputError
+from renderer.store import contain
 
 COMPONENT = Path("kubernetes") / "calico"
 #: The addon name: BKE's controller parses every file as a template of this name.
@@ -77,14 +78,9 @@ def refuse_name(path: Path) -> None:
 
 
 def contained(path: Path, real_root: Path, what: str = "the manifest tree") -> Path:
-    """``path`` with links resolved; bad input naming both when it leaves ``real_root``."""
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop on Python 3.10-3.12
-        raise InputError(f"cannot resolve: {exc}", file=str(path)) from None
-    if real != real_root and real_root not in real.parents:
-        raise InputError(f"points to {real}, outside {what} {real_root}", file=str(path))
-    return real
+    """``path`` with links resolved; bad input naming both when it leaves ``real_root``
+    (the one rule of :mod:`renderer.store.contain`)."""
+    return contain.inside(path, real_root, what)
 
 
 def _entries(path: Path) -> list[Path]:
@@ -118,9 +114,9 @@ def component_dir(root: Path | None) -> Path:
     """The ``kubernetes/calico`` directory of ROOT (the bundled tree when None)."""
     base = _root_of(root)
     path = base / COMPONENT
-    if not path.is_dir():
+    contained(path.parent, base.resolve())
+    if contain.kind(contained(path, base.resolve())) != contain.DIRECTORY:
         raise InputError(f"no {COMPONENT.as_posix()}/ directory under it", file=str(base))
-    contained(path, base.resolve())
     return path
 
 
@@ -133,15 +129,18 @@ def _walk(path: Path, real_root: Path, prefix: str, out: list[TemplateFile]) -> 
     link to a directory; every file whose name has a template suffix."""
     for p in _entries(path):
         refuse_name(p)
-        contained(p, real_root)
+        found = contain.kind(contained(p, real_root))
         name = prefix + p.name
-        if p.is_dir():
+        if found == contain.DIRECTORY:
             if not p.is_symlink():
                 _walk(p, real_root, name + "/", out)
             continue
         dialect = _dialect(p.name)
-        if dialect is not None and p.is_file():
-            out.append(TemplateFile(name, p, dialect))
+        if dialect is None:
+            continue
+        if found != contain.FILE:  # a FIFO would hang the render, a device never end
+            raise InputError("a template that is not a regular file", file=str(p))
+        out.append(TemplateFile(name, p, dialect))
 
 
 def _load_version(path: Path, real_root: Path) -> VersionDir:
@@ -160,8 +159,8 @@ def list_versions(root: Path | None = None) -> list[VersionDir]:
     dirs = []
     for p in _entries(base):
         refuse_name(p)
-        contained(p, real_root)
-        if p.is_dir() and _SAFE_NAME.match(p.name):
+        found = contain.kind(contained(p, real_root))
+        if found == contain.DIRECTORY and _SAFE_NAME.match(p.name):
             dirs.append(p)
     versions = [_load_version(p, real_root) for p in dirs]
     return sorted((v for v in versions if v.files), key=lambda v: semver_key(v.name))

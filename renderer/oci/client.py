@@ -18,7 +18,9 @@ an untrusted certificate, refused credentials, a malformed answer) is a
 
 from __future__ import annotations
 
+import base64
 import http.client
+import os
 import re
 import ssl
 import threading
@@ -54,6 +56,9 @@ RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 8.0
 USER_AGENT = "calico-render"
 _CHALLENGE = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
+
+
+Exchange = Callable[[str, str, Mapping[str, str], int], "Answer"]
 
 
 class RegistryError(InputError):
@@ -100,6 +105,39 @@ class Resolution:
     reasons: Mapping[Platform, str] = field(default_factory=dict)
 
 
+def _no_proxy(host: str, env: Mapping[str, str]) -> bool:
+    """Whether ``host`` (``name[:port]``) is reached directly: loopback always (as Go's
+    and curl's clients do), then the ``NO_PROXY`` list (names, ``.suffix``, ``*``)."""
+    name = urllib.parse.urlsplit(f"//{host}").hostname or host
+    if name == "localhost" or name.startswith("127.") or name == "::1":
+        return True
+    for entry in (env.get("NO_PROXY") or env.get("no_proxy") or "").split(","):
+        entry = entry.strip().lower()
+        if entry == "*" or (
+            entry and (name == entry.lstrip(".") or name.endswith("." + entry.lstrip(".")))
+        ):
+            return True
+    return False
+
+
+def proxy_for(scheme: str, host: str, env: Mapping[str, str]) -> tuple[str, dict[str, str]] | None:
+    """The proxy (``host:port``) and its CONNECT headers for ``host`` from
+    ``HTTPS_PROXY``/``HTTP_PROXY`` (lower case too), or None to connect directly. A
+    proxy's ``user:password@`` becomes a Proxy-Authorization header, never text."""
+    key = "https_proxy" if scheme == "https" else "http_proxy"
+    url = env.get(key) or env.get(key.upper()) or ""
+    if not url or _no_proxy(host, env):
+        return None
+    parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme != "http" or not parts.hostname:
+        raise RegistryError(f"{key.upper()} is not an http:// proxy URL", key="proxy")
+    headers = {}
+    if parts.username is not None:
+        raw = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(raw.encode()).decode()
+    return f"{parts.hostname}:{parts.port or 80}", headers
+
+
 def _tries(n: int) -> str:
     return f"{n} {'try' if n == 1 else 'tries'}"
 
@@ -131,10 +169,15 @@ class Client:
     """Resolves references against their registries; safe to share between threads."""
 
     def __init__(
-        self, settings: Settings | None = None, *, sleep: Callable[[float], None] = time.sleep
+        self,
+        settings: Settings | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        exchange: Exchange | None = None,
     ):
         self.settings = settings or Settings()
         self._sleep = sleep
+        self._exchange: Exchange = exchange or self.exchange
         try:
             self._tls = ssl.create_default_context(cafile=self.settings.ca_file)
         except (OSError, ssl.SSLError) as exc:
@@ -150,16 +193,27 @@ class Client:
 
     def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
         timeout = self.settings.timeout
+        if scheme == "http" and host not in self.settings.insecure:
+            raise RegistryError(
+                f"{host} would be spoken to in plain HTTP; allow it with the insecure "
+                "registry argument"
+            )
+        env = os.environ if self.settings.env is None else self.settings.env
+        via = proxy_for(scheme, host, env)
+        # through a proxy, a CONNECT tunnel: TLS stays end to end, the proxy sees host:port
+        address = via[0] if via else host
+        conn: http.client.HTTPConnection
         if scheme == "http":
-            if host not in self.settings.insecure:
-                raise RegistryError(
-                    f"{host} would be spoken to in plain HTTP; allow it with the insecure "
-                    "registry argument"
-                )
-            return http.client.HTTPConnection(host, timeout=timeout)
-        return http.client.HTTPSConnection(host, timeout=timeout, context=self._tls)
+            conn = http.client.HTTPConnection(address, timeout=timeout)
+        else:
+            conn = http.client.HTTPSConnection(address, timeout=timeout, context=self._tls)
+        if via is not None:
+            conn.set_tunnel(host, headers=via[1])
+        return conn
 
-    def _once(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
+    def exchange(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
+        """One HTTP request and its answer, the body read to ``max_bytes`` (another
+        exchange may be given to the constructor: the retry policy over scripted answers)."""
         parts = urllib.parse.urlsplit(url)
         conn = self._connection(parts.scheme, parts.netloc)
         deadline = time.monotonic() + self.settings.timeout * 3
@@ -192,9 +246,7 @@ class Client:
         finally:
             conn.close()
 
-    def _retrying(
-        self, method: str, url: str, headers: Mapping[str, str], max_bytes: int
-    ) -> Answer:
+    def request(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
         """One request with the bounded retries; RegistryError when no answer comes."""
         host = urllib.parse.urlsplit(url).netloc
         tries = self.settings.retries + 1
@@ -202,7 +254,7 @@ class Client:
             last = attempt == tries - 1
             pause = min(MAX_BACKOFF, self.settings.backoff * (2**attempt))
             try:
-                answer = self._once(method, url, headers, max_bytes)
+                answer = self._exchange(method, url, headers, max_bytes)
             except ssl.SSLCertVerificationError as exc:
                 raise RegistryError(
                     f"{host}: TLS certificate not trusted ({exc.verify_message}); give the CA "
@@ -217,7 +269,7 @@ class Client:
                     ) from None
             except (OSError, http.client.HTTPException) as exc:
                 if last:
-                    reason = getattr(exc, "strerror", None) or type(exc).__name__
+                    reason = getattr(exc, "strerror", None) or str(exc)[:200] or type(exc).__name__
                     raise RegistryError(
                         f"{host}: unreachable ({reason}; {_tries(tries)})"
                     ) from None
@@ -254,7 +306,7 @@ class Client:
         credential = self._credential(host)
         if credential is not None:
             headers["Authorization"] = credential.basic()
-        answer = self._retrying("GET", url, headers, MAX_TOKEN)
+        answer = self.request("GET", url, headers, MAX_TOKEN)
         if answer.status in (401, 403):
             raise RegistryError(self._refused(host, answer.status, credential, "token"))
         if answer.status != 200:
@@ -314,7 +366,7 @@ class Client:
         credential is not sent to another host."""
         origin = urllib.parse.urlsplit(url).netloc
         for _ in range(MAX_REDIRECTS + 1):
-            answer = self._retrying("GET", url, headers, max_bytes)
+            answer = self.request("GET", url, headers, max_bytes)
             if answer.status not in (301, 302, 303, 307, 308):
                 return answer
             url = urllib.parse.urljoin(url, answer.headers.get("location", ""))

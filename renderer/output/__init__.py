@@ -69,6 +69,11 @@ def register(fmt: Format) -> Format:
     return fmt
 
 
+def unregister(name: str) -> Format:
+    """Remove the format called ``name`` (a caller that offered one for a while)."""
+    return _FORMATS.pop(name)
+
+
 def get(name: str) -> Format:
     """The format called ``name``; KeyError for an unknown one (click's choices keep
     users from reaching it)."""
@@ -94,4 +99,14 @@ BUILTIN = ("text", "json", "junit")
 for _name in BUILTIN:
     importlib.import_module(f"{__name__}.{_name}")
 
-__all__ = ["BUILTIN", "Document", "Format", "SortedDocument", "get", "names", "register", "render"]
+__all__ = [
+    "BUILTIN",
+    "Document",
+    "Format",
+    "SortedDocument",
+    "get",
+    "names",
+    "register",
+    "render",
+    "unregister",
+]

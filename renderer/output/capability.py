@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.finding import blocking
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
+from renderer.finding import blocking
 from renderer.k8s.schema import NOT_CHECKED
 from renderer.output import Document
 from renderer.output.check_text import LEGACY_RULES
@@ -61,7 +61,7 @@ def render(report: ReleaseReport) -> str:
             f"{fid_warns} warning(s)"
         )
         lines.extend(f"  {f.describe()}" for f in fid.findings)
-    if report.exceptions:
+    if report.exceptions or report.exceptions_notes:
         lines.append(f"Exceptions ({report.exceptions_file}):")
         for a in report.exceptions:
             if a.matches:
@@ -69,6 +69,7 @@ def render(report: ReleaseReport) -> str:
                 n = sum(a.matches.values())
                 lines.append(f"  {e.rule}: {e.action} ({n} finding(s)): {e.reason}")
         lines.extend(f"  warning: {w}" for w in report.exception_warnings)
+        lines.extend(f"  note: {n}" for n in report.exception_notes)
     ready = report.release_ready
     if ready or cap.capable:
         why = "" if fid is None or not fid.errors else " (deviates from upstream)"

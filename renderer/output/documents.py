@@ -18,11 +18,11 @@ from renderer.output import Document, SortedDocument
 from renderer.output.findings import schema_text
 
 if TYPE_CHECKING:
-    from renderer.api import ExplainResult, PlanResult
+    from renderer.api import ExplainResult, PlanResult, TyphaResult, VersionsResult
     from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -69,6 +69,11 @@ class VersionsDocument(SortedDocument):
 
     def data(self) -> dict[str, Any]:
         return versions_doc(self.manifests, self.entries)
+
+    @classmethod
+    def of(cls, result: VersionsResult) -> VersionsDocument:
+        entries = [version_entry(e.version, e.capability, e.error, e.keys) for e in result.versions]
+        return cls(result.manifests, entries)
 
     @property
     def warnings(self) -> list[str]:
@@ -117,9 +122,8 @@ class TyphaDocument(SortedDocument):
     decisions: tuple[policy.TyphaDecision, ...]
 
     @classmethod
-    def of(cls, nodes: int | None) -> TyphaDocument:
-        counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
-        return cls(nodes, tuple(policy.decide_typha(n) for n in counts))
+    def of(cls, result: TyphaResult) -> TyphaDocument:
+        return cls(result.nodes, result.decisions)
 
     @property
     def warnings(self) -> list[str]:

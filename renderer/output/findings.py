@@ -1,5 +1,5 @@
 """How each report spells a finding: one function per report over the one
-:class:`~renderer.checks.finding.Finding`, so every published JSON report keeps its keys.
+:class:`~renderer.finding.Finding`, so every published JSON report keeps its keys.
 
 The model's own text forms (``Finding.describe`` and ``str``) stay on the class; the
 forms here are the ones a single report or command owns. Only the finding model and the
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from renderer.checks.finding import Finding
+from renderer.finding import Finding
 
 
 def nulls(data: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ golden values, exception reasons) is untrusted and escaped with :func:`html.esca
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import __version__, output
 from renderer.calico import policy
-from renderer.checks.finding import Finding
 from renderer.checks.report import (
     FAIL,
     LEGACY,
@@ -35,11 +35,12 @@ from renderer.checks.report import (
     ScenarioResult,
     VersionResult,
 )
+from renderer.finding import Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 
 if TYPE_CHECKING:
-    from renderer.checks.golden import ObjectChange
+    from renderer.checks.report import ObjectChange
 
 #: Template lines shown before and after a finding's line.
 CONTEXT_LINES = 2
@@ -69,9 +70,12 @@ def e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
 def slug(text: str) -> str:
     """An id fragment safe in ``id`` and ``href`` alike (names are untrusted)."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text) or "_"
+    return text if text.isalnum() and text.isascii() else (_UNSAFE.sub("_", text) or "_")
 
 
 def status_badge(status: str) -> str:
@@ -117,14 +121,29 @@ def _cut(line: str) -> str:
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
-def excerpt(sources: Mapping[str, str], f: Finding) -> str:
+class Templates:
+    """A version's template texts, each split into lines once (a page may show many
+    excerpts of one file)."""
+
+    def __init__(self, sources: Mapping[str, str]) -> None:
+        self.sources = sources
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, file: str) -> list[str] | None:
+        """The lines of the template ``file`` names (None: not at hand)."""
+        text = source_of(self.sources, file)
+        if text is None:
+            return None
+        if file not in self._lines:
+            self._lines[file] = text.splitlines()
+        return self._lines[file]
+
+
+def excerpt(templates: Templates, f: Finding) -> str:
     """The template lines around the finding's line, that line highlighted ("" when the
     finding has no line or the template is not at hand)."""
-    text = source_of(sources, f.file)
-    if text is None or f.line < 1:
-        return ""
-    lines = text.splitlines()
-    if f.line > len(lines):
+    lines = templates.lines(f.file) if f.line > 0 else None
+    if lines is None or f.line > len(lines):
         return ""
     first = max(1, f.line - CONTEXT_LINES)
     last = min(len(lines), f.line + CONTEXT_LINES)
@@ -175,7 +194,7 @@ class Entry:
     finding: Finding
 
 
-def finding_article(entry: Entry, sources: Mapping[str, str], level: int = 4) -> str:
+def finding_article(entry: Entry, templates: Templates, level: int = 4) -> str:
     """One finding: rule, severity, object, field, where, what it holds for, the lines;
     its heading one level below the section it is in."""
     f = entry.finding
@@ -196,7 +215,7 @@ def finding_article(entry: Entry, sources: Mapping[str, str], level: int = 4) ->
         f'<a class="self" href="#{entry.anchor}" aria-label="link to this finding">#</a>'
         f"</h{level}>"
         f'<p class="msg">{e(f.message)}</p>'
-        f"<dl>{facts}</dl>{excerpt(sources, f)}</article>"
+        f"<dl>{facts}</dl>{excerpt(templates, f)}</article>"
     )
 
 
@@ -248,28 +267,53 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int, int]:
 # --- the Typha chart ----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Axes:
+    """One chart's ranges: 0 to ``nodes`` across, 0 to ``replicas`` up, ticks every
+    ``step`` nodes and ``rstep`` replicas."""
+
+    nodes: int
+    replicas: int
+    step: int
+    rstep: int
+
+    def x(self, nodes: float) -> float:
+        """The x coordinate of a node count in the chart's view box."""
+        return round(PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * nodes / self.nodes, 2)
+
+    def y(self, replicas: float) -> float:
+        """The y coordinate of a replica count in the chart's view box."""
+        return round(PLOT_BOTTOM - (PLOT_BOTTOM - PLOT_TOP) * replicas / self.replicas, 2)
+
+
+#: The whole policy (to 5,000 nodes, past the cap) and the threshold region close up.
+FULL = Axes(CHART_NODES, CHART_REPLICAS, 1000, 5)
+ZOOM = Axes(1000, 8, 200, 2)
+
+
 def chart_x(nodes: float) -> float:
-    """The x coordinate of a node count in the chart's view box."""
-    return round(PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * nodes / CHART_NODES, 2)
+    """The x coordinate of a node count in the whole-policy chart."""
+    return FULL.x(nodes)
 
 
 def chart_y(replicas: float) -> float:
-    """The y coordinate of a replica count in the chart's view box."""
-    return round(PLOT_BOTTOM - (PLOT_BOTTOM - PLOT_TOP) * replicas / CHART_REPLICAS, 2)
+    """The y coordinate of a replica count in the whole-policy chart."""
+    return FULL.y(replicas)
 
 
-def policy_steps(limit: int = CHART_NODES) -> list[tuple[int, int]]:
+@functools.cache
+def policy_steps() -> tuple[tuple[int, int], ...]:
     """The replica curve as (nodes, replicas) corners, from the policy itself: where
-    the replicas change, the last count before and the first after."""
+    the replicas change, the last count before and the first after (computed once)."""
     points = [(0, 0)]
     last = 0
-    for n in range(1, limit + 1):
+    for n in range(1, CHART_NODES + 1):
         r = policy.decide_typha(n).replicas
         if r != last:
             points += [(n - 1, last), (n - 1, r)]
             last = r
-    points.append((limit, last))
-    return points
+    points.append((CHART_NODES, last))
+    return tuple(points)
 
 
 @dataclass(frozen=True)
@@ -286,55 +330,93 @@ class Mark:
 
 
 def typha_chart(marks: Sequence[Mark]) -> str:
-    """Replicas against nodes (0 to 5,000): the policy's curve, the 50-node threshold,
-    the 20-replica cap, and every scenario the gate rendered (the table below it says
-    the same in words)."""
-    steps = " ".join(f"{chart_x(n)},{chart_y(r)}" for n, r in policy_steps())
+    """Replicas against nodes, 0 to 5,000 and close up to 1,000: the policy's curve,
+    the 50-node threshold, the 20-replica cap, and every scenario the gate rendered (the
+    table below says the same in words)."""
+    charts = _svg(marks, FULL, "chart-all", "0 to 5,000 nodes") + _svg(
+        marks, ZOOM, "chart-zoom", "close up: 0 to 1,000 nodes"
+    )
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{e(m.label)}</td><td>{m.nodes:,}</td><td>{e(m.operation)}</td>"
+        f"<td>{'on, ' + str(m.replicas) + ' replicas' if m.typha else 'off'}"
+        f"{e(' (' + m.note + ')') if m.note else ''}</td><td>{e(', '.join(m.versions))}</td></tr>"
+        for i, m in enumerate(marks, 1)
+    )
+    legend = (
+        '<p class="legend"><span class="key key-curve"></span> policy '
+        '<span class="key key-on"></span> rendered, Typha on '
+        '<span class="key key-off"></span> rendered, Typha off '
+        '<span class="key key-limit"></span> threshold and cap</p>'
+    )
+    listing = table(("#", "Scenario", "Nodes", "Operation", "Typha", "Rendered for"), rows)
+    chart = f'<div class="scroll"><div class="charts">{charts}</div></div>'
+    return '<figure class="typha">' + chart + legend + "</figure>" + listing
+
+
+def _svg(marks: Sequence[Mark], ax: Axes, ident: str, span: str) -> str:
+    """One chart over ``ax``: marks beyond its nodes are left to the other chart."""
+    steps: list[tuple[int, int]] = []
+    for n, r in policy_steps():
+        if n > ax.nodes:
+            steps.append((ax.nodes, steps[-1][1]))
+            break
+        steps.append((n, r))
+    points = " ".join(f"{ax.x(n)},{ax.y(r)}" for n, r in steps)
     parts = [
-        f'<svg class="chart" viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" role="img" '
-        'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
-        '<title id="chart-title">Typha replicas against cluster nodes</title>',
-        f'<desc id="chart-desc">Typha is off up to {policy.TYPHA_NODE_THRESHOLD} nodes, then '
-        f"runs min({policy.MAX_REPLICAS}, max({policy.MIN_REPLICAS}, ceil(nodes/"
-        f"{policy.NODES_PER_REPLICA}))) replicas; {len(marks)} rendered scenario(s) "
-        "are marked.</desc>",
+        f'<svg class="chart" id="{ident}" viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" '
+        f'role="img" aria-labelledby="{ident}-title {ident}-desc" '
+        'xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{ident}-title">Typha replicas against cluster nodes, {span}</title>',
+        f'<desc id="{ident}-desc">Typha is off up to {policy.TYPHA_NODE_THRESHOLD} nodes, '
+        f"then runs min({policy.MAX_REPLICAS}, max({policy.MIN_REPLICAS}, ceil(nodes/"
+        f"{policy.NODES_PER_REPLICA}))) replicas; the rendered scenarios are marked.</desc>",
         f'<rect class="plot" x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{PLOT_RIGHT - PLOT_LEFT}" '
         f'height="{PLOT_BOTTOM - PLOT_TOP}"/>',
     ]
-    for n in range(0, CHART_NODES + 1, 1000):
-        x = chart_x(n)
+    for n in range(0, ax.nodes + 1, ax.step):
+        x = ax.x(n)
         parts.append(
             f'<g class="tick xtick" data-value="{n}"><line x1="{x}" y1="{PLOT_BOTTOM}" '
             f'x2="{x}" y2="{PLOT_BOTTOM + 5}"/><text x="{x}" y="{PLOT_BOTTOM + 18}" '
             f'text-anchor="middle">{n:,}</text></g>'
         )
-    for r in range(0, CHART_REPLICAS + 1, 5):
-        y = chart_y(r)
+    for r in range(0, ax.replicas + 1, ax.rstep):
+        y = ax.y(r)
         parts.append(
             f'<g class="tick ytick" data-value="{r}"><line x1="{PLOT_LEFT - 5}" y1="{y}" '
             f'x2="{PLOT_LEFT}" y2="{y}"/><text x="{PLOT_LEFT - 8}" y="{y + 4}" '
             f'text-anchor="end">{r}</text></g>'
         )
-    tx, cy = chart_x(policy.TYPHA_NODE_THRESHOLD), chart_y(policy.MAX_REPLICAS)
-    ax = chart_x(policy.CAPACITY_ASSESSMENT_NODES)
+    tx = ax.x(policy.TYPHA_NODE_THRESHOLD)
+    mid = (PLOT_TOP + PLOT_BOTTOM) / 2
     parts += [
         f'<text class="axis" x="{(PLOT_LEFT + PLOT_RIGHT) / 2}" y="{CHART_HEIGHT - 4}" '
-        'text-anchor="middle">nodes</text>',
-        f'<text class="axis" x="14" y="{(PLOT_TOP + PLOT_BOTTOM) / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {(PLOT_TOP + PLOT_BOTTOM) / 2})">Typha replicas</text>',
+        f'text-anchor="middle">nodes ({span})</text>',
+        f'<text class="axis" x="14" y="{mid}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {mid})">Typha replicas</text>',
         f'<line class="threshold" x1="{tx}" y1="{PLOT_TOP}" x2="{tx}" y2="{PLOT_BOTTOM}"/>',
         f'<text class="note" x="{tx + 4}" y="{PLOT_TOP + 12}">Typha on above '
         f"{policy.TYPHA_NODE_THRESHOLD} nodes</text>",
-        f'<line class="cap" x1="{PLOT_LEFT}" y1="{cy}" x2="{PLOT_RIGHT}" y2="{cy}"/>',
-        f'<text class="note" x="{PLOT_RIGHT - 4}" y="{cy - 5}" text-anchor="end">cap: '
-        f"{policy.MAX_REPLICAS} replicas (above {policy.CAPACITY_ASSESSMENT_NODES:,} nodes: "
-        "capacity assessment)</text>",
-        f'<line class="assess" x1="{ax}" y1="{cy}" x2="{ax}" y2="{PLOT_BOTTOM}"/>',
-        f'<polyline class="curve" points="{steps}"/>',
     ]
+    if ax.replicas >= policy.MAX_REPLICAS:
+        cy = ax.y(policy.MAX_REPLICAS)
+        parts += [
+            f'<line class="cap" x1="{PLOT_LEFT}" y1="{cy}" x2="{PLOT_RIGHT}" y2="{cy}"/>',
+            f'<text class="note" x="{PLOT_RIGHT - 4}" y="{cy - 5}" text-anchor="end">cap: '
+            f"{policy.MAX_REPLICAS} replicas (above {policy.CAPACITY_ASSESSMENT_NODES:,} "
+            "nodes: capacity assessment)</text>",
+        ]
+        if ax.nodes >= policy.CAPACITY_ASSESSMENT_NODES:
+            axx = ax.x(policy.CAPACITY_ASSESSMENT_NODES)
+            parts.append(
+                f'<line class="assess" x1="{axx}" y1="{cy}" x2="{axx}" y2="{PLOT_BOTTOM}"/>'
+            )
+    parts.append(f'<polyline class="curve" points="{points}"/>')
     labels: list[tuple[float, float, list[str]]] = []  # marks within 4 px share a label
     for i, m in enumerate(marks, 1):
-        x, y = chart_x(m.nodes), chart_y(m.replicas)
+        if m.nodes > ax.nodes or m.replicas > ax.replicas:
+            continue
+        x, y = ax.x(m.nodes), ax.y(m.replicas)
         shape = "on" if m.typha else "off"
         title = f"{i}. {m.label}: {m.nodes} nodes, {m.operation}, " + (
             f"Typha on, {m.replicas} replicas" if m.typha else "Typha off"
@@ -357,21 +439,7 @@ def typha_chart(marks: Sequence[Mark]) -> str:
         placed.append((lx, ly))
         parts.append(f'<text class="mark-label" x="{lx}" y="{ly}">{", ".join(numbers)}</text>')
     parts.append("</svg>")
-    rows = "".join(
-        f"<tr><td>{i}</td><td>{e(m.label)}</td><td>{m.nodes:,}</td><td>{e(m.operation)}</td>"
-        f"<td>{'on, ' + str(m.replicas) + ' replicas' if m.typha else 'off'}"
-        f"{e(' (' + m.note + ')') if m.note else ''}</td><td>{e(', '.join(m.versions))}</td></tr>"
-        for i, m in enumerate(marks, 1)
-    )
-    legend = (
-        '<p class="legend"><span class="key key-curve"></span> policy '
-        '<span class="key key-on"></span> rendered, Typha on '
-        '<span class="key key-off"></span> rendered, Typha off '
-        '<span class="key key-limit"></span> threshold and cap</p>'
-    )
-    listing = table(("#", "Scenario", "Nodes", "Operation", "Typha", "Rendered for"), rows)
-    chart = '<div class="scroll">' + "".join(parts) + "</div>"
-    return '<figure class="typha">' + chart + legend + "</figure>" + listing
+    return "".join(parts)
 
 
 def check_marks(versions: Sequence[VersionResult]) -> list[Mark]:
@@ -396,6 +464,8 @@ def _scenario_key(s: ScenarioResult) -> tuple[str, int, str, int, bool, str]:
     except (TypeError, ValueError):
         replicas = 0
     note = "compatibility path" if d.get("compatibility") else ""
+    if d.get("refused"):  # rendered all the same, so the gate judged it
+        note = f"refused: {d['refused']}"
     return (s.name, s.nodes, s.operation, replicas, typha, note)
 
 
@@ -545,8 +615,9 @@ tr.chg-removed td.old code{text-decoration:line-through}
 tr.chg-changed td.old{background:var(--badbg)}tr.chg-changed td.new{background:var(--okbg)}
 tr.chg-changed td.old code{text-decoration:line-through}
 .cm{font-weight:700;white-space:nowrap;padding:0 4px}
-figure.typha{margin:0;max-width:820px}
-svg.chart{width:100%;min-width:560px;height:auto;display:block;font:11px system-ui,sans-serif}
+figure.typha{margin:0}
+.charts{display:flex;flex-wrap:wrap;gap:8px 24px}.charts svg{flex:1 1 480px;max-width:720px}
+svg.chart{width:100%;min-width:480px;height:auto;display:block;font:12px system-ui,sans-serif}
 svg .plot{fill:#fff;stroke:var(--line)}
 svg .tick line{stroke:var(--muted)}svg .tick text,svg .note,svg .axis{fill:var(--fg)}
 svg .curve{fill:none;stroke:var(--info);stroke-width:2.5}
@@ -575,10 +646,45 @@ h2{break-after:avoid}}
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
+#: Block-level end tags a line break follows, so the page reads (and diffs) line by line;
+#: text from a tree never holds one (it is escaped).
+_BREAK_AFTER = tuple(
+    f"</{tag}>"
+    for tag in [
+        "tr",
+        "thead",
+        "tbody",
+        "table",
+        "div",
+        "section",
+        "article",
+        "dl",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "p",
+        "ul",
+        "li",
+        "g",
+        "svg",
+        "figure",
+        "header",
+        "nav",
+        "main",
+        "footer",
+        "title",
+        "style",
+    ]
+)
+
+
 def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> str:
     """The whole document: head, header, contents, sections, footer."""
     links = "".join(f'<li><a href="#{a}">{t}</a></li>' for a, t in nav)
-    return (
+    return _lines(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
@@ -591,6 +697,12 @@ def page(title: str, header: str, nav: Sequence[tuple[str, str]], body: str) -> 
         f"<footer>calico-render {e(__version__)}</footer>"
         "</body></html>\n"
     )
+
+
+def _lines(text: str) -> str:
+    for tag in _BREAK_AFTER:
+        text = text.replace(tag, tag + "\n")
+    return text
 
 
 def facts(rows: Iterable[tuple[str, str]]) -> str:
@@ -642,10 +754,18 @@ def render_check(report: CheckReport) -> str:
         ]
     )
     nav = [("summary", "Summary"), ("findings", "Findings"), ("typha", "Typha scale")]
-    nav += [(version_ids[v.version], e(v.version)) for v in report.versions]
+    nav += [
+        (version_ids[v.version], f"{e(v.version)} {'✓' if v.passed else '✗'}")
+        for v in report.versions
+    ]
     body = [
         _summary_table(report, stages, version_ids, entries),
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
     ]
     if report.stale:
         rows = "".join(
@@ -708,7 +828,9 @@ def _summary_table(
     return '<section id="summary"><h2>Summary</h2>' + table(headers, "".join(rows)) + "</section>"
 
 
-def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequence[str]) -> str:
+def _exceptions_section(
+    file: str | None, applied: Sequence[Any], warnings: Sequence[str], notes: Sequence[str] = ()
+) -> str:
     if not file and not applied:
         return '<section id="exceptions"><h2>Exceptions</h2><p>No exceptions file.</p></section>'
     rows = "".join(
@@ -718,6 +840,7 @@ def _exceptions_section(file: str | None, applied: Sequence[Any], warnings: Sequ
         for a in applied
     )
     warn = "".join(f"<li>{severity_badge('warning')} {e(w)}</li>" for w in warnings)
+    warn += "".join(f"<li>{severity_badge('info')} {e(n)}</li>" for n in notes)
     return (
         f'<section id="exceptions"><h2>Exceptions</h2><p>From <code>{e(file or "")}</code></p>'
         + table(("Rule", "Action", "Findings matched", "Reason"), rows)
@@ -760,15 +883,16 @@ def _version_section(
         items = "".join(f"<li>{e(m)}</li>" for m in v.missing)
         parts.append(f"<h3>Contract items missing</h3><ul>{items}</ul>")
     parts.append(f"<h3>Findings ({len(entries)})</h3>")
+    templates = Templates(v.sources)
     parts.append(
-        "".join(finding_article(x, v.sources) for x in entries) if entries else "<p>None.</p>"
+        "".join(finding_article(x, templates) for x in entries) if entries else "<p>None.</p>"
     )
     if v.scenarios:
         rows = "".join(
             f"<tr><td>{e(s.name)}</td><td>{s.nodes:,}</td><td>{e(s.operation)}</td>"
             f"<td>{e(s.decision.get('allowTypha', ''))}</td>"
             f"<td>{e(s.decision.get('typhaReplicas', ''))}</td>"
-            f"<td>{'compatibility path' if s.decision.get('compatibility') else ''}</td>"
+            f"<td>{e(_scenario_key(s)[5])}</td>"
             f"<td>{status_badge(s.golden)}</td></tr>"
             for s in v.scenarios
         )
@@ -832,6 +956,7 @@ def render_capability(report: ReleaseReport) -> str:
         for i, f in enumerate(found, 1)
     ]
     ready = report.release_ready
+    templates = Templates(report.sources)
     errs, warns, _ = counts(x.finding for x in entries)
     typha = "yes" if cap.capable else f"no ({cap.verdict})"
     header = (
@@ -877,9 +1002,14 @@ def render_capability(report: ReleaseReport) -> str:
         '<section id="contract"><h2>Typha contract</h2>'
         + table(("Item", "Status", "Detail"), contract)
         + "</section>",
-        _exceptions_section(report.exceptions_file, report.exceptions, report.exception_warnings),
+        _exceptions_section(
+            report.exceptions_file,
+            report.exceptions,
+            report.exception_warnings,
+            report.exception_notes,
+        ),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
-        "".join(finding_article(x, report.sources, 3) for x in entries),
+        "".join(finding_article(x, templates, 3) for x in entries),
         "</section>",
         '<section id="typha"><h2>Typha scale: the renders checked</h2>'
         + typha_chart(release_marks(report))

@@ -31,9 +31,9 @@ from renderer.calico.advise import (
     Pool,
     Requests,
 )
-from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.output.documents import AdviceDocument
 

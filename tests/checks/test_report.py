@@ -10,9 +10,9 @@ import pytest
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
-from renderer.checks.finding import Finding
-from renderer.checks.golden import FileChange, ObjectChange
+from renderer.checks.report import FileChange, ObjectChange
 from renderer.data import schemas
+from renderer.finding import Finding
 
 
 def dec(name: str, nodes: int) -> dict[str, object]:

@@ -7,6 +7,7 @@ Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -202,6 +203,25 @@ def diffed(text: str) -> list[str]:
     """The golden files whose diffs ``text`` carries (from their ``--- a/`` headers),
     relative to the golden directory."""
     return [p.split("/golden/", 1)[-1] for p in re.findall(r"^--- a/(\S+)", text, re.M)]
+
+
+def test_html_report_written_with_every_rule_failure_linked(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
+    typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
+    out = tree.parent / "report.html"
+    r = check(capsys, tree, "--format", "html", "--output", str(out))
+    assert r.code == 1 and r.out == "" and r.err == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    found = re.findall(r'<article class="finding[^"]*" id="([^"]+)" data-rule="([^"]+)"', page)
+    rolling = [a for a, rule in found if rule == "typha-rolling-update"]
+    assert len(rolling) == 1 and rolling[0].startswith("f-v3.28.2-")
+    assert all(f'href="#{anchor}"' in page for anchor, _ in found)
+    # the changed template line is shown, highlighted
+    assert re.search(r'<tr class="hl">.*type: Recreate', page)
 
 
 def test_junit_has_a_case_per_version_scenario_and_failed_rule(
@@ -558,11 +578,14 @@ def test_unwritable_output_names_the_target_not_the_temporary_file(
 ) -> None:
     from renderer.store import files as fsutil
 
-    def denied(target: Path, data: str) -> Path:
-        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
-        raise OSError(13, "Permission denied", str(tmp))
+    real = os.open
 
-    monkeypatch.setattr(fsutil, "_stage", denied)
+    def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name.startswith(".check.xml.") and str(path).endswith(".tmp"):
+            raise OSError(13, "Permission denied", str(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fsutil.os, "open", denied)
     out = tree.parent / "reports" / "check.xml"
     r = check(capsys, tree, "--format", "junit", "--output", str(out))
     assert r.code == 2
@@ -833,3 +856,14 @@ def test_goldens_laid_out_for_another_location_are_refused(
     message = one_error(r, file=f"{root}/golden/calico/v3.28.2", key="--golden")
     assert f"the goldens are in {root}/golden/calico " in message
     assert run(capsys, "check", root, "--golden", f"{root}/golden/calico", "--jobs", "1").code == 0
+
+
+def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("exceptions:\n  - rule: typha-probe\n    reason: x\n", encoding="utf-8")
+    message = one_error(
+        run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
+    )
+    assert "did you mean typha-probes?" in message and "'calico-render rules'" in message

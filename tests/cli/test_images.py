@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -271,3 +273,71 @@ def test_bad_registry_flags_are_exit_2_naming_the_flag(
     capsys: pytest.CaptureFixture[str], args: tuple[str, ...], key: str
 ) -> None:
     one_error(run(capsys, "images", "--version", "v3.28", *args), key=key)
+
+
+CONFIG = """apiVersion: bke.bocloud.com/v1beta1
+kind: BKEConfig
+metadata:
+  name: release
+spec:
+  cluster:
+    imageRepo:
+      domain: 127.0.0.1
+      port: "{port}"
+      prefix: {prefix}
+    networking:
+      podSubnet: 10.244.0.0/16
+  addons:
+    - name: calico
+      version: v3.28.2
+"""
+
+
+@pytest.mark.parametrize(("prefix", "code"), [("full", 0), ("noarm", 1)])
+def test_a_config_checks_its_own_image_repo(
+    capsys: pytest.CaptureFixture[str], registry: Registry, tmp_path: Path, prefix: str, code: int
+) -> None:
+    config = tmp_path / "cluster.yaml"
+    config.write_text(CONFIG.format(port=registry.host.split(":")[1], prefix=prefix))
+    args = ["images", "--config", str(config), "--check-registry",
+            "--insecure-registry", registry.host, "--retries", "0"]  # fmt: skip
+    got, data = json_doc(capsys, IMAGES_REGISTRY, *args)
+    assert got == code and data["registry"] is None and len(data["images"]) == 4
+    assert all(i["image"].startswith(f"{registry.host}/{prefix}/calico/") for i in data["images"])
+
+
+def test_the_repo_prefix_is_where_images_are_checked(
+    capsys: pytest.CaptureFixture[str], registry: Registry
+) -> None:
+    args = ["images", "--version", "v3.28", "--repo", f"{registry.host}/full/",
+            "--check-registry", "--insecure-registry", registry.host]  # fmt: skip
+    r = run(capsys, *args)
+    assert r.code == 0 and r.out.count("\nok ") + r.out.startswith("ok ") == 4
+
+
+def _parses(command: str) -> None:
+    """``command`` (a calico-render line of the docs) parses with the CLI's own flags."""
+    from renderer.cli import cli
+
+    args = shlex.split(command.replace("\\\n", " ").split(" > ")[0])[1:]
+    with cli.make_context("calico-render", list(args), resilient_parsing=False) as ctx:
+        name, sub, rest = cli.resolve_command(ctx, args)
+        assert sub is not None and name == "images"
+        sub.make_context(name, rest, parent=ctx)  # raises on an unknown flag
+
+
+def test_the_release_validation_job_keeps_the_lock_and_its_commands_parse() -> None:
+    from ruamel.yaml import YAML
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text(encoding="utf-8")
+    section = doc.split("## Release validation (installer-service)", 1)[1].split("\n## ", 1)[0]
+    blocks = [YAML(typ="safe").load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    (job,) = [b["calico-release-images"] for b in blocks if "calico-release-images" in b]
+    (command,) = [s for s in job["script"] if s.startswith("calico-render ")]
+    assert "--check-registry" in command and '--lock "calico-$CALICO_VERSION.lock.json"' in command
+    assert job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["paths"] == ["calico-$CALICO_VERSION.lock.json"]
+    assert job["artifacts"]["reports"] == {"junit": "calico-images.xml"}
+    _parses(command)
+    for sh in re.findall(r"```sh\n(.*?)```", section, re.S):
+        _parses(sh.strip())

@@ -16,6 +16,7 @@ from renderer.errors import RefusedError
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.fastschema import Definitions, Unsupported, compile_schema
 from renderer.manifests.tree import list_versions
+from tests.memohelp import cold
 
 KUBE = kubeschema.default_kube_versions()
 
@@ -146,8 +147,7 @@ def test_valid_objects_need_no_jsonschema(monkeypatch: pytest.MonkeyPatch) -> No
         raise AssertionError("jsonschema used for a valid object")
 
     monkeypatch.setattr(kubeschema, "validator_for", boom)
-    monkeypatch.setattr(kubeschema, "_SHARED", {})
-    monkeypatch.setattr(kubeschema, "_CLOSURES", {})
+    cold("k8s.schema.shared_verdicts", "k8s.schema.closures")
     objects = api.render("v3.28", 601).objects
     builtin = [
         o for o in objects if kubeschema.is_builtin_group(kubeschema.api_group(o.api_version))

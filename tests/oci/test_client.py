@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from renderer.oci.client import Answer, Client, RegistryError, Settings
+from renderer.oci.client import Answer, Client, RegistryError, Settings, proxy_for
 from renderer.oci.manifest import BadAnswer
 from renderer.oci.reference import Platform, parse
 from tests.registryhelp import (
@@ -18,14 +20,22 @@ from tests.registryhelp import (
     Registry,
     SilentServer,
     TokenServer,
+    TunnelProxy,
     auth_registry,
     docker_config,
+    proxy,
     registry,
     silent,
     token_registry,
 )
 
-__all__ = ["auth_registry", "registry", "silent", "token_registry"]  # fixtures used by name
+__all__ = [
+    "auth_registry",
+    "proxy",
+    "registry",
+    "silent",
+    "token_registry",
+]  # fixtures used by name
 
 AMD64, ARM64 = Platform("linux", "amd64"), Platform("linux", "arm64")
 BOTH = (AMD64, ARM64)
@@ -203,16 +213,15 @@ def _closed_port() -> int:
 def _scripted(answers: list[Answer | Exception], pauses: list[float]) -> Client:
     """A client whose exchanges return ``answers`` in order: the retry policy alone,
     without any HTTP (the registry tests above exercise the exchange itself)."""
-    client = Client(Settings(env={}, retries=3, backoff=0.5), sleep=pauses.append)
 
-    def once(method: str, url: str, headers: object, max_bytes: int) -> Answer:
+    def exchange(method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
         answer = answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
         return answer
 
-    client._once = once  # type: ignore[method-assign]
-    return client
+    settings = Settings(env={}, retries=3, backoff=0.5)
+    return Client(settings, sleep=pauses.append, exchange=exchange)
 
 
 def test_429_and_5xx_are_retried_with_a_doubling_backoff() -> None:
@@ -223,20 +232,20 @@ def test_429_and_5xx_are_retried_with_a_doubling_backoff() -> None:
         ConnectionResetError(),
         Answer(200, {}, b"ok"),
     ]
-    got = _scripted(answers, pauses)._retrying("GET", "https://r.io/v2/", {}, 10)
+    got = _scripted(answers, pauses).request("GET", "https://r.io/v2/", {}, 10)
     assert got.status == 200 and pauses == [0.5, 2.0, 2.0]
 
 
 def test_retries_are_bounded_and_retry_after_is_capped() -> None:
     pauses: list[float] = []
     answers: list[Answer | Exception] = [Answer(429, {"retry-after": "3600"}, b"")] * 4
-    got = _scripted(list(answers), pauses)._retrying("GET", "https://r.io/v2/", {}, 10)
+    got = _scripted(list(answers), pauses).request("GET", "https://r.io/v2/", {}, 10)
     assert got.status == 429 and pauses == [8.0, 8.0, 8.0]
 
 
 def test_a_client_error_is_not_retried() -> None:
     pauses: list[float] = []
-    got = _scripted([Answer(404, {}, b"")], pauses)._retrying("GET", "https://r.io/v2/", {}, 10)
+    got = _scripted([Answer(404, {}, b"")], pauses).request("GET", "https://r.io/v2/", {}, 10)
     assert got.status == 404 and pauses == []
 
 
@@ -265,3 +274,45 @@ def test_a_token_service_refusing_the_credential_is_exit_2(
     client = Client(Settings(insecure=frozenset({reg.host, tokens.host}), env=env))
     with pytest.raises(RegistryError, match="refused the credential for token"):
         client.resolve(parse(f"{reg.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
+
+
+def test_an_answer_larger_than_its_bound_is_refused(
+    registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import renderer.oci.client as client_mod
+
+    monkeypatch.setattr(client_mod, "MAX_MANIFEST", 200)
+    with pytest.raises(BadAnswer, match="more than 200"):
+        plain(registry).resolve(parse(f"{registry.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
+
+
+def test_a_proxy_tunnels_requests_with_its_credential(
+    registry: Registry, proxy: TunnelProxy
+) -> None:
+    # registry.test is never resolved: the proxy tunnels it to the registry's port
+    host = f"registry.test:{registry.host.split(':')[1]}"
+    env = {"HTTP_PROXY": f"http://user:pa%40ss@{proxy.host}", "NO_PROXY": "other.test"}
+    client = Client(Settings(insecure=frozenset({host}), env=env, retries=0))
+    got = client.resolve(parse(f"{host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
+    assert all(got.platforms.values())
+    expected = "Basic " + base64.b64encode(b"user:pa@ss").decode()
+    assert proxy.seen and all(seen == (host, expected) for seen in proxy.seen)
+
+
+@pytest.mark.parametrize(
+    ("host", "env", "proxied"),
+    [
+        ("r.io", {"HTTPS_PROXY": "http://p:3128"}, True),
+        ("r.io", {"https_proxy": "p:3128"}, True),
+        ("r.io", {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": ".io"}, False),
+        ("a.r.io:5000", {"HTTPS_PROXY": "http://p:3128", "no_proxy": "r.io"}, False),
+        ("r.io", {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "*"}, False),
+        ("127.0.0.1:5000", {"HTTPS_PROXY": "http://p:3128"}, False),  # loopback, as Go does
+        ("localhost:5000", {"HTTPS_PROXY": "http://p:3128"}, False),
+        ("r.io", {"HTTP_PROXY": "http://p:3128"}, False),  # https asks HTTPS_PROXY only
+    ],
+)
+def test_the_proxy_comes_from_the_environment(
+    host: str, env: dict[str, str], proxied: bool
+) -> None:
+    assert (proxy_for("https", host, env) is not None) == proxied

@@ -132,8 +132,8 @@ def _capability_exceptions() -> Document:
 
 #: id -> a document; each test of a format renders every one.
 DOCUMENTS: dict[str, Callable[[], Document]] = {
-    "typha-table": lambda: TyphaDocument.of(None),
-    "typha-one": lambda: TyphaDocument.of(4001),
+    "typha-table": lambda: TyphaDocument.of(api.typha(None)),
+    "typha-one": lambda: TyphaDocument.of(api.typha(4001)),
     "versions": _versions,
     "validate": _validate,
     "images": _images,

@@ -3,7 +3,7 @@ for what is unset, and the capability rule form is what its schema describes."""
 
 from __future__ import annotations
 
-from renderer.checks.finding import ERROR, Finding
+from renderer.finding import ERROR, Finding
 from renderer.output.findings import capability_rule_dict as rule_dict
 from renderer.output.findings import check_dict
 

@@ -20,15 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer import api, output
 from renderer.calico import policy
 from renderer.checks.report import CheckReport
+from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 from tests.chromium import ARTIFACTS, Browser, find_chromium
 from tests.gatehelp import TREE
+from tests.output.cases import DOCUMENTS
 
 #: Markup planted in the tree; it must reach the page as text, never as elements.
 SCRIPT = '<script>document.title="owned"</script>'
@@ -147,7 +150,7 @@ def test_chart_coordinates_follow_the_axes() -> None:
     assert (html.chart_x(0), html.chart_x(html.CHART_NODES)) == (html.PLOT_LEFT, html.PLOT_RIGHT)
     assert html.chart_y(0) == html.PLOT_BOTTOM
     assert html.chart_y(html.CHART_REPLICAS) == html.PLOT_TOP
-    steps = html.policy_steps()
+    steps = list(html.policy_steps())
     assert steps[:4] == [(0, 0), (50, 0), (50, 3), (600, 3)]
     assert steps[-1] == (5000, 20) and max(r for _, r in steps) == policy.MAX_REPLICAS
 
@@ -165,7 +168,7 @@ def test_capability_page_lists_contract_and_findings() -> None:
     rules = [a["data-rule"] for t, a in tags if t == "article"]
     assert "typha-anti-affinity" in rules
     marks = [(a["data-nodes"], a["data-replicas"]) for _, a in tags if "data-nodes" in a]
-    assert marks == [("1", "0"), ("51", "3"), ("601", "4")]
+    assert marks == [("1", "0"), ("51", "3"), ("601", "4")] * 2  # both charts
 
 
 # --- in the browser -----------------------------------------------------------------
@@ -207,9 +210,8 @@ FINDINGS_JS = """
 """
 
 MARKS_JS = """
-(() => {
-  const curve = document.querySelector('svg.chart polyline.curve');
-  const svg = curve.ownerSVGElement;
+[...document.querySelectorAll('svg.chart')].map(svg => {
+  const curve = svg.querySelector('polyline.curve');
   const centre = el => { const r = el.getBoundingClientRect();
                          return [r.left + r.width / 2, r.top + r.height / 2]; };
   const ticks = sel => [...svg.querySelectorAll(sel)].map(g =>
@@ -224,7 +226,7 @@ MARKS_JS = """
               at: centre(c), onCurve: curve.isPointInStroke(p)};
     }),
   };
-})()
+})
 """
 
 
@@ -260,16 +262,19 @@ def test_browser_every_finding_present_linked_and_located(
 @needs_chromium
 def test_browser_chart_points_where_the_axes_say(browser: Browser, page: Path) -> None:
     browser.open(page.as_uri(), 1280)
-    chart = browser.evaluate(MARKS_JS)
-    xs, ys = _fit(chart["x"], 0), _fit(chart["y"], 1)
-    got = {(m["nodes"], m["replicas"]) for m in chart["marks"]}
-    assert got == {(50, 0), (51, 3), (51, 0), (601, 4)}  # capable and legacy scenarios
-    for m in chart["marks"]:
-        assert m["at"][0] == pytest.approx(xs[0] * m["nodes"] + xs[1], abs=1)
-        assert m["at"][1] == pytest.approx(ys[0] * m["replicas"] + ys[1], abs=1)
-        # a Typha-on scenario sits on the policy's curve
-        if m["replicas"]:
-            assert m["onCurve"] and m["replicas"] == policy.decide_typha(m["nodes"]).replicas
+    charts = browser.evaluate(MARKS_JS)
+    ranges = [(c["x"][-1][0], c["y"][-1][0]) for c in charts]
+    assert ranges == [(5000, 20), (1000, 8)]  # the whole policy, and close up
+    for chart in charts:
+        xs, ys = _fit(chart["x"], 0), _fit(chart["y"], 1)
+        got = {(m["nodes"], m["replicas"]) for m in chart["marks"]}
+        assert got == {(50, 0), (51, 3), (51, 0), (601, 4)}  # capable and legacy scenarios
+        for m in chart["marks"]:
+            assert m["at"][0] == pytest.approx(xs[0] * m["nodes"] + xs[1], abs=1)
+            assert m["at"][1] == pytest.approx(ys[0] * m["replicas"] + ys[1], abs=1)
+            # a Typha-on scenario sits on the policy's curve
+            if m["replicas"]:
+                assert m["onCurve"] and m["replicas"] == policy.decide_typha(m["nodes"]).replicas
 
 
 @needs_chromium
@@ -322,3 +327,58 @@ def test_browser_prints(browser: Browser, page: Path) -> None:
     finally:
         browser.emulate_print(False)
     assert browser.console_errors() == []
+
+
+# --- whole pages and the pieces they are built from ------------------------------
+
+HTML_DOCUMENTS = [n for n, make in DOCUMENTS.items() if "html" in output.names(type(make()))]
+
+
+def test_html_offered_for_check_and_capability_only() -> None:
+    kinds = {type(DOCUMENTS[n]()) for n in HTML_DOCUMENTS}
+    assert kinds == {CheckDocument, CapabilityDocument}
+
+
+@pytest.mark.parametrize("name", HTML_DOCUMENTS)
+def test_html(name: str, file_regression: FileRegressionFixture) -> None:
+    text = output.render("html", DOCUMENTS[name]())
+    assert text.startswith("<!DOCTYPE html>\n") and text.endswith("</html>\n")
+    file_regression.check(text, basename=f"html-{name}", extension=".html")
+
+
+def test_two_runs_of_one_tree_give_the_same_bytes(planted: tuple[CheckReport, Path]) -> None:
+    report, base = planted
+    opts = api.check_options(
+        root=base / "tree", golden=base / "golden", kube_versions=("1.30",), jobs=2
+    )
+    again = api.check(opts)
+    assert output.render("html", CheckDocument(again)) == output.render(
+        "html", CheckDocument(report)
+    )
+
+
+@pytest.mark.parametrize(
+    ("file", "found"),
+    [
+        ("002-calico.yaml", True),
+        ("v9.4.0/002-calico.yaml", True),
+        ("kubernetes/calico/v9.4.0/002-calico.yaml", True),
+        ("x002-calico.yaml", False),
+        ("", False),
+    ],
+)
+def test_a_finding_finds_its_template_however_its_file_is_spelled(file: str, found: bool) -> None:
+    sources = {"002-calico.yaml": "a\n", "001-typha.yaml": "b\n"}
+    assert (html.source_of(sources, file) == "a\n") is found
+
+
+def test_excerpt_lines_around_the_finding_with_it_highlighted() -> None:
+    sources = {"t.yaml": "".join(f"line {n}\n" for n in range(1, 11)) + "x" * 1000 + "\n"}
+    templates = html.Templates(sources)
+    rows = elements(html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=5)))
+    numbered = [a for t, a in rows if t == "tr"]
+    assert len(numbered) == 5 and [a.get("class") for a in numbered].count("hl") == 1
+    long = html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=11))
+    assert "x" * html.MAX_LINE not in long and "…" in long
+    for line in (0, 12):  # unknown, or past the end (the template changed since)
+        assert html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=line)) == ""

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from renderer.engine.gotemplate import compile_go
-from renderer.engine.injection import Injection, find_injections
+from renderer.k8s.injection import Injection, find_injections
 
 TEMPLATE = """\
 kind: ConfigMap
