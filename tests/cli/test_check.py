@@ -436,6 +436,7 @@ def test_the_tree_is_scanned_once_and_json_built_once(
 ) -> None:
     from renderer.checks import report, runner
     from renderer.manifests import tree
+    from renderer.output import check as output_check
 
     scans: list[object] = []
     real = runner.list_versions
@@ -448,15 +449,15 @@ def test_the_tree_is_scanned_once_and_json_built_once(
         raise AssertionError("a version was resolved again")
 
     built: list[object] = []
-    to_dict = report.CheckReport.to_dict
+    check_data = output_check.check_data
 
-    def counted(self: report.CheckReport) -> dict[str, object]:
-        built.append(self)
-        return to_dict(self)
+    def counted(built_from: report.CheckReport) -> dict[str, object]:
+        built.append(built_from)
+        return check_data(built_from)
 
     monkeypatch.setattr(runner, "list_versions", listing)
     monkeypatch.setattr(tree, "resolve_version", no_resolve)
-    monkeypatch.setattr(report.CheckReport, "to_dict", counted)
+    monkeypatch.setattr(output_check, "check_data", counted)
     r = run(
         capsys,
         "check",
