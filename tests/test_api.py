@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from renderer import api
+from renderer.api import results
 from renderer.checks import verdict as verdicts
 from renderer.data.bundled import bundled_manifests
 from renderer.engine import compile as compile_mod
@@ -64,13 +65,13 @@ def test_render_objects_are_parsed_once_and_validated_from_the_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    real = api.parse_rendered
+    real = results.parse_rendered
 
     def counting(files: Any) -> Any:
         calls.append(1)
         return real(files)
 
-    monkeypatch.setattr(api, "parse_rendered", counting)
+    monkeypatch.setattr(results, "parse_rendered", counting)
     result = api.render("v3.28", 601)
     assert calls == []  # lazily
     objects = result.objects
