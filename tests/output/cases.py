@@ -140,7 +140,7 @@ DOCUMENTS: dict[str, Callable[[], Document]] = {
     "images-registry": _registry,
     "images-none": lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon")),
     "advise-skipped": lambda: AdviceDocument(
-        AdviceReport(None, "(bundled)", None, [], ["no calico addon"]), skipped=True
+        AdviceReport(None, "bundled tree", None, [], ["no calico addon"]), skipped=True
     ),
     "advise": lambda: AdviceDocument(api.advise("v3.28.2", 300)),
     "plan": lambda: PlanDocument(api.plan("v3.28.2", 60, from_nodes=10)),
