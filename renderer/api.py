@@ -30,7 +30,7 @@ from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import unread
+    from renderer.bke import crdkeys, unread
     from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
@@ -588,6 +588,14 @@ def explain_context(
 # --- what the commands of the CLI call -----------------------------------------------------
 # Each takes what a caller holds (paths, KEY=VALUE strings, counts) and returns a result or
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
+
+
+def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
+    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
+    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
+    from renderer.bke.crdkeys import file_unknown_keys
+
+    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
 
 
 def request_args(

@@ -11,6 +11,7 @@ import click
 
 from renderer.calico.policy import OPERATIONS
 from renderer.cli.common import (
+    config_keys,
     context_inputs,
     dedicated_note,
     emit,
@@ -118,6 +119,7 @@ def render(
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
+    config_keys(strict, config, nodes_file)
     args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)
