@@ -354,7 +354,7 @@ def advise(
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
     return advise_mod.AdviceReport(
         vdir.name,
-        str(root) if root is not None else "(bundled)",
+        tree_label(root),
         inputs,
         findings,
         [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
@@ -860,7 +860,7 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
     """The advice report of a cluster without Calico: nothing to advise on."""
     from renderer.calico import advise as advise_mod
 
-    return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))
+    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 # --- checks ---------------------------------------------------------------------------
