@@ -247,7 +247,9 @@ def file_contexts(
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
+            schemas.check_context(
+                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
+            )
     return contexts
 
 
