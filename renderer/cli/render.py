@@ -167,13 +167,14 @@ def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, .
 
 def _report(result: RenderResult, args: RenderArgs, strict: bool, root: Path | None) -> None:
     """The render's warnings, then the Typha decision line, naming the tree, on stderr."""
-    from renderer import api
     from renderer.manifests.tree import tree_label
 
     for message in result.warnings:
         warn(message)
     given_params(result.param_warnings, strict)
-    readiness = api.readiness_warning(result.version, assess=False)
+    from renderer.checks.verdict import readiness_warning
+
+    readiness = readiness_warning(result.version, assess=False)
     if readiness:
         warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision
