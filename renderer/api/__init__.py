@@ -71,9 +71,10 @@ def schema_check(
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
+    cluster without BKENodes, which the controller renders), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
     return nodes
 
 
@@ -161,7 +162,8 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+    injected = tuple(bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, injected)
 
 
 def param_warnings(
@@ -470,14 +472,17 @@ def request_inputs(
     from renderer.bke import context as bke_context
     from renderer.bke.values import user_params
 
-    params, nested = user_params(values_file, sets)
+    warnings: list[str] = []
+    params, nested = user_params(values_file, sets, warnings)
     cluster = args.cluster
     if cluster is None or cluster.addon is None:
-        return bke_context.without_config(repo=repo, params=params, nested=nested)
-    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-    return bke_context.for_config(
-        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-    )
+        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
+    else:
+        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+        inputs = bke_context.for_config(
+            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+        )
+    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def kube_versions(
@@ -519,15 +524,17 @@ def template(
     sets: Sequence[str] = (),
     name: str = "calico",
     dialect: str | None = None,
+    warnings: list[str] | None = None,
 ) -> str:
     """Render one template file (``-``: stdin) with exactly the given values: no policy,
-    no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
+    no context rules, Go's bytes. ``dialect`` None: from the suffix; warnings about the
+    values file go to ``warnings``."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
     from renderer.manifests.tree import DIALECTS
     from renderer.store.read import read_text
 
-    context = values(values_file, sets, key_rules=False)
+    context = values(values_file, sets, key_rules=False, warnings=warnings)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
