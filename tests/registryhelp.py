@@ -288,10 +288,20 @@ def start_registry(
     basic_auth: bool = False,
     token: TokenServer | None = None,
 ) -> Registry:
-    """A registry on 127.0.0.1 (a free port), storage under ``directory``."""
+    """A registry on 127.0.0.1 (a free port), storage under ``directory``; a port taken
+    between choosing and listening (parallel test workers) is replaced by another."""
+    for _ in range(5):
+        registry = _start(directory, free_port(), tls, basic_auth, token)
+        if registry is not None:
+            return registry
+    raise RuntimeError(f"docker-registry did not start: {(directory / 'registry.log').read_text()}")
+
+
+def _start(
+    directory: Path, port: int, tls: bool, basic_auth: bool, token: TokenServer | None
+) -> Registry | None:
     binary = need_registry()
     directory.mkdir(parents=True, exist_ok=True)
-    port = free_port()
     lines = [
         "version: 0.1",
         "log: {level: error, accesslog: {disabled: true}}",
@@ -323,26 +333,25 @@ def start_registry(
         ]
     config = directory / "config.yml"
     config.write_text("\n".join(lines) + "\n")
-    log = (directory / "registry.log").open("wb")
-    process = subprocess.Popen(
-        [binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT, cwd=directory
-    )
+    with (directory / "registry.log").open("wb") as log:
+        process = subprocess.Popen(
+            [binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT, cwd=directory
+        )
     mint = None if token is None else (lambda repo: token.mint(repo, ["pull", "push"]))
     registry = Registry(f"127.0.0.1:{port}", process, ca, basic, mint=mint)
     deadline = time.monotonic() + 15
-    while True:
+    while process.poll() is None and time.monotonic() < deadline:
         try:
             status, _, _ = registry.request("GET", "/v2/")
-            if status in (200, 401):
-                return registry
         except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            registry.stop()
-            raise RuntimeError(
-                f"docker-registry did not start: {(directory / 'registry.log').read_text()}"
-            )
-        time.sleep(0.05)
+            time.sleep(0.05)
+            continue
+        # still ours: a registry that lost the port to another exits at once
+        time.sleep(0.1)
+        if status in (200, 401) and process.poll() is None:
+            return registry
+    registry.stop()
+    return None
 
 
 #: The bundled v3.28.2's images, and what each is pushed as in the ``full`` namespace.
@@ -453,3 +462,73 @@ def docker_config(directory: Path, host: str, user: str, password: str) -> dict[
     token = base64.b64encode(f"{user}:{password}".encode()).decode()
     (directory / "config.json").write_text(json.dumps({"auths": {host: {"auth": token}}}))
     return {"DOCKER_CONFIG": str(directory), "HOME": str(directory)}
+
+
+class TunnelProxy:
+    """An HTTP CONNECT proxy on 127.0.0.1 that tunnels every request to 127.0.0.1 on
+    the port asked for, whatever the host name (so a client can be told to reach
+    ``registry.test:PORT`` through it without any name being resolved), recording the
+    CONNECT targets and Proxy-Authorization headers it saw."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.host = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.seen: list[tuple[str, str]] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        with client:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            lines = head.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            auth = next((ln.split(":", 1)[1].strip() for ln in lines[1:]
+                         if ln.lower().startswith("proxy-authorization:")), "")  # fmt: skip
+            self.seen.append((target, auth))
+            if method != "CONNECT":
+                client.sendall(b"HTTP/1.1 405 Method Not Allowed\r\n\r\n")
+                return
+            port = int(target.rsplit(":", 1)[1])
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as upstream:
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                self._pump(client, upstream)
+
+    @staticmethod
+    def _pump(a: socket.socket, b: socket.socket) -> None:
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        sel.register(a, selectors.EVENT_READ, b)
+        sel.register(b, selectors.EVENT_READ, a)
+        while True:
+            for key, _ in sel.select(timeout=10):
+                data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                if not data:
+                    return
+                key.data.sendall(data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def proxy() -> Iterator[TunnelProxy]:
+    server = TunnelProxy()
+    try:
+        yield server
+    finally:
+        server.close()

@@ -24,7 +24,6 @@ from renderer.calico import names, policy
 from renderer.finding import Finding, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
-from renderer.output.findings import scale_dict
 
 STAGE = "scale"
 REPORT_VERSION = 1
@@ -1145,17 +1144,4 @@ class AdviceReport:
         return {
             s: sum(1 for f in self.findings if f.severity == s)
             for s in ("error", "warning", "info")
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "report_version": REPORT_VERSION,
-            "tool": "calico-render advise",
-            "version": self.version,
-            "manifests": self.manifests,
-            "passed": self.passed,
-            "summary": self.counts(),
-            "inputs": self.inputs.to_dict() if self.inputs else {},
-            "findings": [scale_dict(f) for f in self.findings],
-            "notes": list(self.notes),
         }

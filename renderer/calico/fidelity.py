@@ -27,7 +27,6 @@ from renderer.finding import Finding, locate, merge_findings
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
 from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
-from renderer.output.findings import check_dict
 from renderer.store.read import read_text
 
 STAGE = "fidelity"
@@ -668,8 +667,8 @@ class FidelityResult:
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
 
-    def to_dict(self, findings: bool = False) -> dict[str, Any]:
-        """The summary the check report carries; ``findings`` adds them (capability)."""
+    def to_dict(self) -> dict[str, Any]:
+        """The summary the check report carries (the release report adds the findings)."""
         data: dict[str, Any] = {
             "upstream": self.upstream or None,
             "status": self.status,
@@ -678,8 +677,6 @@ class FidelityResult:
             "warnings": sum(1 for f in self.findings if f.severity == WARNING),
             "note": self.note or None,
         }
-        if findings:
-            data["findings"] = [check_dict(f) for f in self.findings]
         return data
 
 

@@ -15,13 +15,6 @@ from typing import TYPE_CHECKING, Any
 from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
 from renderer.finding import Finding, blocking
 from renderer.manifests.tree import BUNDLED_TREE
-from renderer.output.findings import (
-    capability_rule_dict,
-    check_dict,
-    context_dict,
-    nulls,
-    schema_dict,
-)
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -181,35 +174,6 @@ class VersionResult:
         """The stages that did not pass (nor pass as legacy, skip or update), in order."""
         return [s for s in self.stage_names if self.stages.get(s) not in _GOOD]
 
-    def to_dict(self) -> dict[str, Any]:
-        data = {
-            "version": self.version,
-            "files": list(self.files),
-            "dialect": self.dialect,
-            "capable": self.capable,
-            "legacy": self.legacy,
-            "missing": list(self.missing),
-            "passed": self.passed,
-            "stages": {s: self.stages[s] for s in self.stage_names},
-            "findings": [check_dict(f) for f in self.findings],
-            "exceptions": [
-                {"rule": r, "severity": sev, "reason": why, "findings": n}
-                for r, sev, why, n in self.exceptions
-            ],
-            "scenarios": [s.to_dict() for s in self.scenarios],
-            "golden": self.golden.to_dict(),
-        }
-        if FIDELITY in self.stages:
-            data["fidelity"] = self.fidelity or {
-                "upstream": None,
-                "status": self.stages[FIDELITY],
-                "scenarios": [],
-                "errors": 0,
-                "warnings": 0,
-                "note": "not compared: an earlier stage failed",
-            }
-        return data
-
 
 @dataclass
 class StaleGolden:
@@ -271,36 +235,6 @@ class CheckReport:
         return (
             bool(self.versions) and all(v.passed for v in self.versions) and not self.stale_failed
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        failed = [v.version for v in self.versions if not v.passed]
-        data: dict[str, Any] = {
-            "report_version": REPORT_VERSION,
-            "tool": "calico-render check",
-            "manifests": self.manifests,
-            "golden": self.golden,
-            "kube_versions": list(self.kube_versions),
-            "update_golden": self.update,
-            "passed": self.passed,
-            "summary": {
-                "versions": len(self.versions),
-                "passed": len(self.versions) - len(failed),
-                "failed": len(failed),
-                "legacy": sum(1 for v in self.versions if v.legacy),
-                "stale_goldens": len(self.stale_failed),
-            },
-            "versions": [v.to_dict() for v in self.versions],
-            "stale_goldens": [s.to_dict() for s in self.stale],
-            "exceptions": {
-                "file": self.exceptions_file,
-                "entries": [a.to_dict() for a in self.exceptions],
-                "warnings": self.exception_warnings,
-                "notes": self.exception_notes,
-            },
-        }
-        if self.upstream is not None:
-            data["upstream"] = self.upstream
-        return data
 
 
 # --- the release report (``capability``) ---------------------------------------------
@@ -368,32 +302,3 @@ class ReleaseReport:
     def exception_notes(self) -> list[str]:
         """Exceptions whose stage did not run on this version, and an empty file."""
         return self._verdicts()[1]
-
-    def to_dict(self) -> dict[str, Any]:
-        out = self.capability.to_dict()
-        out["manifests"] = self.manifests
-        out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
-        out["rules"] = {
-            "nodes": self.nodes,
-            "applied": not self.capability.legacy,
-            "findings": [capability_rule_dict(f) for f in self.rules],
-        }
-        out["schema"] = {
-            v: {
-                "errors": sum(1 for f in blocking(self.schema) if f.kube_versions[0] == v),
-                "findings": [schema_dict(f) for f in self.schema if f.kube_versions[0] == v],
-            }
-            for v in self.kube_versions
-        }
-        out["context"] = {"findings": [context_dict(f) for f in self.context]}
-        out["kube_versions"] = list(self.kube_versions)
-        if self.fidelity is not None:
-            out["fidelity"] = self.fidelity.to_dict(findings=True)
-        out["exceptions"] = {
-            "file": self.exceptions_file,
-            "entries": [a.to_dict() for a in self.exceptions],
-            "warnings": self.exception_warnings,
-            "notes": self.exception_notes,
-        }
-        out["release_ready"] = self.release_ready
-        return out

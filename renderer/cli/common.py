@@ -189,3 +189,23 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
         "control-plane nodes without the node/master roles (they may run no calico-node; "
         "the controller counts every BKENode)"
     )
+
+
+def config_keys(strict: bool, *files: str | None) -> None:
+    """Warn about every key of the given BKECluster/BKEConfig/BKENode files that BKE's
+    CRDs do not define (it would be dropped); with ``--strict`` the first is exit 2,
+    naming file, line and key."""
+    from renderer import api
+
+    found = api.config_keys(*(f for f in files if f is not None))
+    for unknown in () if strict else found:
+        warn(str(unknown))
+    if strict and found:
+        first = found[0]
+        near = f"did you mean {first.suggestion}? " if first.suggestion else ""
+        raise InputError(
+            f"unknown key ({near}{len(found)} unknown key(s) in all; --strict)",
+            file=first.file,
+            line=first.line,
+            key=first.path,
+        )

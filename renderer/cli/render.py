@@ -11,6 +11,7 @@ import click
 
 from renderer.calico.policy import OPERATIONS
 from renderer.cli.common import (
+    config_keys,
     context_inputs,
     dedicated_note,
     emit,
@@ -118,6 +119,7 @@ def render(
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
+    config_keys(strict, config, nodes_file)
     args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)
@@ -140,7 +142,8 @@ def render(
         inputs=context_inputs(args, repo, values_file, sets),
     )
     _report(result, args, strict, root)
-    if config is not None:  # a real cluster's numbers: say which limits it meets
+    _injections(ctx, result)
+    if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
     if kube:
@@ -150,6 +153,21 @@ def render(
             note(f"wrote {path}")
     else:
         emit(result.stream())
+
+
+def _injections(ctx: click.Context, result: RenderResult) -> None:
+    """Values that changed the YAML their template wrote: errors on stderr, and nothing
+    is written (exit 1); ``template`` shows the bytes the controller would apply."""
+    from renderer.output.findings import context_text
+
+    for f in result.findings:
+        note(context_text(f))
+    if any(f.severity == "error" for f in result.findings):
+        note(
+            f"{len(result.findings)} value(s) change the YAML their template wrote; "
+            "nothing written (calico-render template shows the bytes)"
+        )
+        ctx.exit(EXIT_CHECK_FAILED)
 
 
 def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
@@ -165,13 +183,14 @@ def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, .
 
 def _report(result: RenderResult, args: RenderArgs, strict: bool, root: Path | None) -> None:
     """The render's warnings, then the Typha decision line, naming the tree, on stderr."""
-    from renderer import api
     from renderer.manifests.tree import tree_label
 
     for message in result.warnings:
         warn(message)
     given_params(result.param_warnings, strict)
-    readiness = api.readiness_warning(result.version, assess=False)
+    from renderer.checks.verdict import readiness_warning
+
+    readiness = readiness_warning(result.version, assess=False)
     if readiness:
         warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision

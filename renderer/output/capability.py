@@ -12,7 +12,14 @@ from renderer.finding import blocking
 from renderer.k8s.schema import NOT_CHECKED
 from renderer.output import Document
 from renderer.output.check_text import LEGACY_RULES
-from renderer.output.findings import schema_text
+from renderer.output.findings import (
+    capability_rule_dict,
+    check_dict,
+    context_dict,
+    nulls,
+    schema_dict,
+    schema_text,
+)
 
 
 def _mark(ok: bool) -> str:
@@ -81,6 +88,40 @@ def render(report: ReleaseReport) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
+def release_data(report: ReleaseReport) -> dict[str, Any]:
+    """The release report's JSON (``capability --format json``)."""
+    out = report.capability.to_dict()
+    out["manifests"] = report.manifests
+    out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
+    out["rules"] = {
+        "nodes": report.nodes,
+        "applied": not report.capability.legacy,
+        "findings": [capability_rule_dict(f) for f in report.rules],
+    }
+    out["schema"] = {
+        v: {
+            "errors": sum(1 for f in blocking(report.schema) if f.kube_versions[0] == v),
+            "findings": [schema_dict(f) for f in report.schema if f.kube_versions[0] == v],
+        }
+        for v in report.kube_versions
+    }
+    out["context"] = {"findings": [context_dict(f) for f in report.context]}
+    out["kube_versions"] = list(report.kube_versions)
+    if report.fidelity is not None:
+        out["fidelity"] = {
+            **report.fidelity.to_dict(),
+            "findings": [check_dict(f) for f in report.fidelity.findings],
+        }
+    out["exceptions"] = {
+        "file": report.exceptions_file,
+        "entries": [a.to_dict() for a in report.exceptions],
+        "warnings": report.exception_warnings,
+        "notes": report.exception_notes,
+    }
+    out["release_ready"] = report.release_ready
+    return out
+
+
 @dataclass(frozen=True)
 class CapabilityDocument(Document):
     """One version's Typha contract, release rules, schemas, fidelity and verdict."""
@@ -91,7 +132,7 @@ class CapabilityDocument(Document):
     report: ReleaseReport
 
     def data(self) -> dict[str, Any]:
-        return self.report.to_dict()
+        return release_data(self.report)
 
     def text(self) -> str:
         return render(self.report)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from renderer.calico import policy
 from renderer.data import schemas
 from renderer.output import Document, SortedDocument
-from renderer.output.findings import schema_text
+from renderer.output.findings import scale_dict, schema_text
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult, TyphaResult, VersionsResult
@@ -303,13 +303,31 @@ def _value(fact: Fact) -> str:
     return "unset" if fact.value is None else str(fact.value)
 
 
+def advice_data(report: AdviceReport) -> dict[str, Any]:
+    """The advice report's JSON (``advise --format json``)."""
+    from renderer.calico.advise import REPORT_VERSION
+
+    return {
+        "report_version": REPORT_VERSION,
+        "tool": "calico-render advise",
+        "version": report.version,
+        "manifests": report.manifests,
+        "passed": report.passed,
+        "summary": report.counts(),
+        "inputs": report.inputs.to_dict() if report.inputs else {},
+        "findings": [scale_dict(f) for f in report.findings],
+        "notes": list(report.notes),
+    }
+
+
 def advice_text(report: AdviceReport) -> str:
     """Findings, most severe first within the fixed rule order, each with advice and inputs."""
     if report.inputs is None:
         return "".join(f"{n}\n" for n in report.notes)
     i = report.inputs
     lines = [
-        f"calico-render advise: Calico {report.version}, {_value(i.nodes)} nodes "
+        f"calico-render advise: Calico {report.version} ({report.manifests}), "
+        f"{_value(i.nodes)} nodes "
         f"({i.nodes.origin()}), {_value(i.max_pods)} max pods per node ({i.max_pods.origin()})"
     ]
     for f in report.findings:
@@ -345,7 +363,7 @@ class AdviceDocument(Document):
     skipped: bool = False
 
     def data(self) -> dict[str, Any]:
-        return self.report.to_dict()
+        return advice_data(self.report)
 
     def text(self) -> str:
         return "" if self.skipped else advice_text(self.report)

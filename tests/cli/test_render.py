@@ -65,3 +65,49 @@ def test_output_dir_of_another_version_leaves_no_file_of_the_first(
         "calico.yaml",
         "kustomization.yaml",
     ]
+
+
+@pytest.mark.parametrize("command", [[], ["advise"], ["explain-context"], ["images"]])
+def test_a_misspelled_config_key_warns_and_is_exit_2_with_strict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """``clusterconfig:`` hides the calico addon from BKE: a warning naming file, line
+    and key (then the one line saying there is no calico addon); bad input with
+    --strict."""
+    example = Path(__file__).parents[2] / "examples" / "bkecluster-601.yaml"
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        example.read_text(encoding="utf-8").replace("clusterConfig:", "clusterconfig:"),
+        encoding="utf-8",
+    )
+    nodes = [] if command == ["images"] else ["--nodes", "5"]
+    r = run(capsys, *command, "--config", str(config), *nodes)
+    assert r.code == 0
+    warning, no_calico = r.err.splitlines()
+    assert warning == (
+        f"calico-render: warning: {config}:10: spec.clusterconfig: unknown key (did you mean "
+        "clusterConfig?): BKECluster defines no such field, so BKE drops it"
+    )
+    assert "no addon named calico" in no_calico
+    r = run(capsys, *command, "--config", str(config), *nodes, "--strict")
+    assert "did you mean clusterConfig?" in one_error(
+        r, file=config, line=10, key="spec.clusterconfig"
+    )
+
+
+IPMOD_TREE = Path(__file__).resolve().parents[1] / "fixtures" / "bke-real-ipmod"
+
+
+@pytest.mark.parametrize("mode", ["dual", "ipv6"])
+def test_ip_mod_version_without_cluster_cidr_renders_as_the_controller(
+    capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    """No config can set ClusterCidr: dual takes no branch of BKE's v3.27.3 (a warning),
+    ipv6 prints <no value> there; neither is refused (Go's bytes: test_parity)."""
+    r = run(capsys, "--manifests", str(IPMOD_TREE), "--version", "v3.27.3", "--nodes", "3",
+            "--set", f"ipModVersion={mode}", "--no-validate")  # fmt: skip
+    assert r.code == 0, r.err
+    if mode == "dual":
+        assert "'dual' takes none of those branches" in r.err
+    else:
+        assert 'value: "<no value>"' in r.out

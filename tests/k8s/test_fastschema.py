@@ -4,6 +4,7 @@ and proves the bundled renders valid without jsonschema."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import random
@@ -49,6 +50,7 @@ def test_definitions_of_another_layout_are_unsupported(text: bytes) -> None:
         Definitions(text)
 
 
+@functools.cache
 def _objects() -> list[dict[str, Any]]:
     out = []
     for v in list_versions():
@@ -100,8 +102,10 @@ def _jsonschema_valid(data: dict[str, Any], kube_version: str, like: dict[str, A
     return next(iter(validator.iter_errors(data)), None) is None
 
 
-def test_compiled_check_agrees_with_jsonschema() -> None:
-    rng = random.Random(20261130)
+@pytest.mark.slow
+@pytest.mark.parametrize("v", KUBE)
+def test_compiled_check_agrees_with_jsonschema(v: str) -> None:
+    rng = random.Random(f"20261130-{v}")
     seen: set[str] = set()
     objects = []
     for data in _objects():
@@ -111,18 +115,17 @@ def test_compiled_check_agrees_with_jsonschema() -> None:
             objects.append(data)
     passed = rejected = 0
     for data in objects:
-        for v in KUBE:
-            fast = kubeschema._fast(v, data["kind"], data["apiVersion"])
-            if not isinstance(fast, kubeschema._Fast):
-                continue
-            assert fast.passes(data) and _jsonschema_valid(data, v, data), (v, data["kind"])
-            for mutated in _mutations(data, rng)[:8]:
-                if fast.passes(mutated):
-                    passed += 1
-                    assert _jsonschema_valid(mutated, v, data), (v, mutated)
-                else:
-                    rejected += 1
-    assert passed > 50 and rejected > 50
+        fast = kubeschema._fast(v, data["kind"], data["apiVersion"])
+        if not isinstance(fast, kubeschema._Fast):
+            continue
+        assert fast.passes(data) and _jsonschema_valid(data, v, data), (v, data["kind"])
+        for mutated in _mutations(data, rng)[:8]:
+            if fast.passes(mutated):
+                passed += 1
+                assert _jsonschema_valid(mutated, v, data), (v, mutated)
+            else:
+                rejected += 1
+    assert passed > 12 and rejected > 12
 
 
 @pytest.mark.parametrize(

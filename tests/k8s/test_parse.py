@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import glob
 from pathlib import Path
 from typing import Any
@@ -33,23 +34,40 @@ def _one_pass(text: str, name: str) -> Any:
         return ("error", exc.message, exc.line)
 
 
-def _texts() -> list[tuple[str, str]]:
-    out = []
-    roots = [None, REAL] if (REAL / "kubernetes" / "calico").is_dir() else [None]
-    for root in roots:
-        for v in list_versions(root):
-            for nodes in (1, 601):
-                r = api.render(v.name, nodes, root=root, operation="upgrade")
-                out += [(f.name, f.text) for f in r.files]
-    # the goldens, and upstream Calico's release manifests (full CRDs, 5-7k lines each)
-    for pattern in ("golden/**/*.yaml", "upstream/**/*.yaml"):
-        for p in sorted(glob.glob(str(ROOT / pattern), recursive=True)):
-            out.append((p, Path(p).read_text(encoding="utf-8")))
+def _sources() -> list[str]:
+    """Where the differential runs take their files from, one test per source: each
+    version's renders (bundled, and the real tree when /tmp/real holds it), the goldens,
+    each upstream tag's release manifests (full CRDs, 5-7k lines each)."""
+    out = [f"bundled:{v.name}" for v in list_versions()]
+    if (REAL / "kubernetes" / "calico").is_dir():
+        out += [f"real:{v.name}" for v in list_versions(REAL)]
+    out.append("golden")
+    out += [f"upstream:{p.name}" for p in sorted((ROOT / "upstream" / "calico").glob("v*"))]
     return out
 
 
-def test_every_bundled_and_real_file_parses_identically() -> None:
-    for name, text in _texts():
+@functools.cache
+def _texts(source: str) -> tuple[tuple[str, str], ...]:
+    kind, _, name = source.partition(":")
+    if kind in ("bundled", "real"):
+        root = REAL if kind == "real" else None
+        return tuple(
+            (f.name, f.text)
+            for nodes in (1, 601)
+            for f in api.render(name, nodes, root=root, operation="upgrade").files
+        )
+    pattern = "golden/**/*.yaml" if kind == "golden" else f"upstream/calico/{name}/**/*.yaml"
+    paths = sorted(glob.glob(str(ROOT / pattern), recursive=True))
+    return tuple((p, Path(p).read_text(encoding="utf-8")) for p in paths)
+
+
+SOURCES = _sources()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_bundled_and_real_file_parses_identically(source: str) -> None:
+    for name, text in _texts(source):
         ours, ref = _one_pass(text, name), _reference(text, name)
         assert ours == ref and repr(ours) == repr(ref), name
 
@@ -200,9 +218,11 @@ def test_split_documents_give_the_stream_objects(
         assert repr(_objects(text, "s.yaml")) == repr(_reference_objects(text, "s.yaml"))
 
 
-def test_every_file_gives_the_stream_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_file_gives_the_stream_objects(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
     cold(PARSED_DOCUMENTS)
-    for name, text in _texts():
+    for name, text in _texts(source):
         cold(PARSED_TEXTS)
         assert repr(_objects(text, name)) == repr(_reference_objects(text, name)), name

@@ -8,16 +8,25 @@ decides Typha starts without loading them.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.api.results import (
+    ExplainResult,
+    Imported,
+    PlanResult,
+    RenderCheck,
+    RenderResult,
+    TyphaResult,
+    VersionEntry,
+    VersionsResult,
+)
 from renderer.calico import names, policy
+from renderer.checks.verdict import typha_capability
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
@@ -26,76 +35,20 @@ from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import cache, contain
-from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import unread
+    from renderer.bke import crdkeys, unread
     from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
-    from renderer.calico.capability import CapabilityReport
-    from renderer.calico.policy import TyphaDecision
     from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
-    from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
-
-
-@dataclass
-class RenderResult:
-    """A rendered version with the decision that shaped it."""
-
-    version: VersionDir
-    files: list[RenderedFile]
-    context: dict[str, Any]
-    route: policy.Route
-    warnings: list[str] = field(default_factory=list)
-    #: Each file's context and where its values came from (None: one context for all).
-    contexts: bke_context.VersionContexts | None = None
-    #: User-given params no template reads, or whose value takes no branch.
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    @property
-    def decision(self) -> policy.TyphaDecision:
-        return self.route.decision
-
-    def stream(self) -> str:
-        from renderer.engine.render import join_stream
-
-        return join_stream(self.files)
-
-    @cached_property
-    def objects(self) -> tuple[K8sObject, ...]:
-        """The rendered objects, parsed once (on first use) with their file and line."""
-        return tuple(parse_rendered(self.files))
-
-
-@dataclass(frozen=True)
-class RenderCheck:
-    """Strict schema findings for a render; ``ok`` says whether it may be written."""
-
-    kube_versions: tuple[str, ...]
-    findings: tuple[Finding, ...]
-
-    @property
-    def errors(self) -> list[Finding]:
-        return errors(self.findings)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def summary(self) -> str:
-        """The one line explaining why nothing was written (when not ``ok``)."""
-        return (
-            f"{len(self.errors)} schema error(s) on Kubernetes "
-            f"{', '.join(self.kube_versions)}; nothing written"
-        )
 
 
 def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> RenderCheck:
@@ -118,9 +71,10 @@ def schema_check(
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
+    cluster without BKENodes, which the controller renders), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
     return nodes
 
 
@@ -131,100 +85,6 @@ def check_operation(operation: object) -> str:
             key="operation",
         )
     return str(operation)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a version's templates render, judged once: the Typha contract and the
-    release rules (no schemas: they are the gate's, and slow)."""
-
-    capable: bool
-    missing: tuple[str, ...]
-    summary: str
-    #: Ids of the release rules with errors (on the Typha-on render).
-    rule_errors: tuple[str, ...]
-
-    @property
-    def release_ready(self) -> bool:
-        return self.capable and not self.rule_errors
-
-
-#: Verdicts by the version's template digests; a caller judges a handful of versions,
-#: and every template change is a new key.
-_VERDICTS: Memo[tuple[tuple[str, str], ...], Verdict] = Memo("api.verdicts", 64)
-
-
-def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
-    from renderer.engine.compile import template_digest
-
-    return tuple((tf.name, template_digest(tf)) for tf in version.files)
-
-
-def verdict(version: VersionDir) -> Verdict:
-    """The version's :class:`Verdict`, kept per content digest: a long-running caller
-    pays the three renders once per version, not once per request, and a command line
-    once per template change (the persistent cache)."""
-    key = _key(version)
-    cached = _VERDICTS.get(key)
-    if cached is None:
-        stored_key = "\n".join(
-            f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
-        )
-        stored = cache.get("capability", stored_key, _valid_verdict)
-        if stored is not None:
-            cached = Verdict(stored[0], tuple(stored[1]), stored[2], tuple(stored[3]))
-        else:
-            cached = _judge(version)
-            cache.put(
-                "capability",
-                stored_key,
-                [cached.capable, list(cached.missing), cached.summary, list(cached.rule_errors)],
-            )
-        _VERDICTS[key] = cached
-    return cached
-
-
-def _judge(version: VersionDir) -> Verdict:
-    from renderer.checks.pipeline import capability_of, release_rules
-    from renderer.finding import blocking
-
-    report = capability_of(version)
-    rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
-    return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
-
-
-def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
-    """(capable, missing items) judged from what the version's templates render."""
-    v = verdict(version)
-    return v.capable, v.missing
-
-
-def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
-    """One line when ``version`` is not release-ready (Typha contract, release rules);
-    :func:`verdict` says more. ``assess`` False: only from a verdict already judged (no
-    renders for it)."""
-    if not assess and _key(version) not in _VERDICTS:
-        return None
-    v = verdict(version)
-    if v.release_ready:
-        return None
-    why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
-    return f"{version.name} is not release-ready ({why})"
-
-
-def _valid_verdict(value: Any) -> bool:
-    """A stored verdict's shape, and capable exactly when nothing is missing."""
-    return (
-        isinstance(value, list)
-        and len(value) == 4
-        and isinstance(value[0], bool)
-        and isinstance(value[1], list)
-        and all(isinstance(m, str) for m in value[1])
-        and value[0] == (not value[1])
-        and isinstance(value[2], str)
-        and isinstance(value[3], list)
-        and all(isinstance(r, str) for r in value[3])
-    )
 
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
@@ -304,7 +164,8 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+    injected = tuple(bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, injected)
 
 
 def param_warnings(
@@ -354,32 +215,6 @@ def prepull_images(
 # --- phased plans ------------------------------------------------------------------------
 
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
-
-
-@dataclass
-class PlanResult:
-    """A plan and the rendered target objects its apply lists refer to."""
-
-    plan: plan_mod.Plan
-    texts: dict[tuple[str, str, str], str]
-
-    @cached_property
-    def _data(self) -> dict[str, Any]:
-
-        data = self.plan.to_dict()
-        validate_output(schemas.PLAN, data)
-        return data
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plan as published (checked against plan.schema.json once)."""
-        return copy.deepcopy(self._data)
-
-    def files(self) -> dict[str, str]:
-        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
-        order, plus ``plan.json``: see :func:`renderer.calico.plan.files.plan_files`."""
-        from renderer.calico.plan.files import plan_files
-
-        return plan_files(self.plan, self.texts, self._data)
 
 
 def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
@@ -523,7 +358,7 @@ def advise(
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
     return advise_mod.AdviceReport(
         vdir.name,
-        str(root) if root is not None else "(bundled)",
+        tree_label(root),
         inputs,
         findings,
         [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
@@ -532,29 +367,6 @@ def advise(
 
 
 # --- what each file receives --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExplainResult:
-    """Each file's context for a version and node count, with every value's origin."""
-
-    contexts: bke_context.VersionContexts
-    route: policy.Route
-    warnings: tuple[str, ...]
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        d = self.route.decision
-        out = {
-            "version": self.contexts.version,
-            "nodes": d.nodes,
-            "operation": self.route.operation,
-            "decision": {**d.context(), "reason": d.reason},
-            "files": self.contexts.to_dict()["files"],
-            "warnings": list(self.warnings),
-        }
-        validate_output(schemas.EXPLAIN_CONTEXT, out)
-        return out
 
 
 def explain_context(
@@ -590,6 +402,14 @@ def explain_context(
 # --- what the commands of the CLI call -----------------------------------------------------
 # Each takes what a caller holds (paths, KEY=VALUE strings, counts) and returns a result or
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
+
+
+def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
+    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
+    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
+    from renderer.bke.crdkeys import file_unknown_keys
+
+    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
 
 
 def request_args(
@@ -654,14 +474,17 @@ def request_inputs(
     from renderer.bke import context as bke_context
     from renderer.bke.values import user_params
 
-    params, nested = user_params(values_file, sets)
+    warnings: list[str] = []
+    params, nested = user_params(values_file, sets, warnings)
     cluster = args.cluster
     if cluster is None or cluster.addon is None:
-        return bke_context.without_config(repo=repo, params=params, nested=nested)
-    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-    return bke_context.for_config(
-        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-    )
+        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
+    else:
+        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+        inputs = bke_context.for_config(
+            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+        )
+    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def kube_versions(
@@ -703,25 +526,19 @@ def template(
     sets: Sequence[str] = (),
     name: str = "calico",
     dialect: str | None = None,
+    warnings: list[str] | None = None,
 ) -> str:
     """Render one template file (``-``: stdin) with exactly the given values: no policy,
-    no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
+    no context rules, Go's bytes. ``dialect`` None: from the suffix; warnings about the
+    values file go to ``warnings``."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
     from renderer.manifests.tree import DIALECTS
     from renderer.store.read import read_text
 
-    context = values(values_file, sets, key_rules=False)
+    context = values(values_file, sets, key_rules=False, warnings=warnings)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
-
-
-@dataclass(frozen=True)
-class TyphaResult:
-    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
-
-    nodes: int | None
-    decisions: tuple[TyphaDecision, ...]
 
 
 def typha(nodes: int | None = None) -> TyphaResult:
@@ -730,25 +547,6 @@ def typha(nodes: int | None = None) -> TyphaResult:
         check_nodes(nodes)
     counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
     return TyphaResult(nodes, tuple(policy.decide_typha(n) for n in counts))
-
-
-@dataclass(frozen=True)
-class VersionEntry:
-    """One version of a tree: its capability, or the error that stopped its render."""
-
-    version: VersionDir
-    capability: CapabilityReport | None
-    error: str | None = None
-    #: The context keys its templates read, when asked for.
-    keys: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class VersionsResult:
-    """The versions under a tree; ``manifests`` names the tree as reports do."""
-
-    manifests: str
-    versions: tuple[VersionEntry, ...]
 
 
 def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
@@ -768,19 +566,6 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
             VersionEntry(v, cap, error, tuple(sorted(version_keys(v))) if keys else None)
         )
     return VersionsResult(tree_label(root), tuple(entries))
-
-
-@dataclass(frozen=True)
-class Imported:
-    """A version derived from upstream: its directory, files and, for a check, the
-    difference from the directory on disk ("" when none)."""
-
-    target: Path
-    files: dict[str, str]
-    diff: str = ""
-    #: For a check: each choice given that differs from the one the directory records,
-    #: and each upstream file whose checksum differs from the recorded one (one line each).
-    differences: tuple[str, ...] = ()
 
 
 def import_version(
@@ -1084,7 +869,7 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
     """The advice report of a cluster without Calico: nothing to advise on."""
     from renderer.calico import advise as advise_mod
 
-    return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))
+    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -1240,3 +1025,64 @@ def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validat
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
     return Validation(tuple(files), *schema_check(objects, kube), objects=len(objects))
+
+
+__all__ = [
+    "ExplainResult",
+    "Imported",
+    "PlanResult",
+    "RenderCheck",
+    "RenderResult",
+    "TyphaResult",
+    "VersionEntry",
+    "VersionsResult",
+    "advise",
+    "capability",
+    "check",
+    "check_nodes",
+    "check_operation",
+    "check_options",
+    "check_registry",
+    "cluster_inputs",
+    "config_context",
+    "config_images",
+    "config_keys",
+    "default_golden",
+    "default_inputs",
+    "default_jobs",
+    "disable_cache",
+    "explain_context",
+    "file_contexts",
+    "image_warnings",
+    "import_version",
+    "kube_versions",
+    "lock_text",
+    "no_advice",
+    "node_inventory",
+    "param_warnings",
+    "plan",
+    "plan_route",
+    "prepull_images",
+    "protected_paths",
+    "read_lock",
+    "refused_update",
+    "render",
+    "request_args",
+    "request_inputs",
+    "resolve_version",
+    "rules",
+    "scale_findings",
+    "schema_check",
+    "set_render_timeout",
+    "template",
+    "typha",
+    "user_values",
+    "validate",
+    "validate_render",
+    "version_image_uses",
+    "versions",
+    "write_files",
+    "write_lock",
+    "write_render",
+    "write_report",
+]
