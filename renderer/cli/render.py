@@ -156,15 +156,17 @@ def render(
 
 
 def _injections(ctx: click.Context, result: RenderResult) -> None:
-    """Values that changed the YAML their template wrote: errors on stderr, and nothing
-    is written (exit 1); ``template`` shows the bytes the controller would apply."""
+    """The render's context findings on stderr. Values that changed the YAML their
+    template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
+    the controller would apply."""
     from renderer.output.findings import context_text
 
     for f in result.findings:
         note(context_text(f))
-    if any(f.severity == "error" for f in result.findings):
+    injected = [f for f in result.findings if f.severity == "error"]
+    if injected:
         note(
-            f"{len(result.findings)} value(s) change the YAML their template wrote; "
+            f"{len(injected)} value(s) change the YAML their template wrote; "
             "nothing written (calico-render template shows the bytes)"
         )
         ctx.exit(EXIT_CHECK_FAILED)
