@@ -10,6 +10,7 @@ import click
 
 from renderer import api
 from renderer.calico.images import ROLES
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import config_keys, given_params, note, warn, write_document
 from renderer.cli.options import (
@@ -171,7 +172,7 @@ def images(
             note(f"--version {version} resolved to {result.version} (newest patch)")
     doc = ImagesDocument(result)
     given_params(found, strict)
-    for message in api.image_warnings(result):
+    for message in requests.image_warnings(result):
         warn(message)
     if fmt == "text" and result.note:
         note(result.note)
