@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,9 +72,10 @@ def schema_check(
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
+    cluster without BKENodes, which the controller renders), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
     return nodes
 
 
@@ -106,7 +108,9 @@ def file_contexts(
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
+            schemas.check_context(
+                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
+            )
     return contexts
 
 
@@ -161,7 +165,8 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+    injected = tuple(bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, injected)
 
 
 def param_warnings(
@@ -432,14 +437,17 @@ def request_inputs(
     from renderer.bke import context as bke_context
     from renderer.bke.values import user_params
 
-    params, nested = user_params(values_file, sets)
+    warnings: list[str] = []
+    params, nested = user_params(values_file, sets, warnings)
     cluster = args.cluster
     if cluster is None or cluster.addon is None:
-        return bke_context.without_config(repo=repo, params=params, nested=nested)
-    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-    return bke_context.for_config(
-        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-    )
+        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
+    else:
+        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+        inputs = bke_context.for_config(
+            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+        )
+    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def template(
@@ -449,15 +457,17 @@ def template(
     sets: Sequence[str] = (),
     name: str = "calico",
     dialect: str | None = None,
+    warnings: list[str] | None = None,
 ) -> str:
     """Render one template file (``-``: stdin) with exactly the given values: no policy,
-    no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
+    no context rules, Go's bytes. ``dialect`` None: from the suffix; warnings about the
+    values file go to ``warnings``."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
     from renderer.manifests.tree import DIALECTS
     from renderer.store.read import read_text
 
-    context = values(values_file, sets, key_rules=False)
+    context = values(values_file, sets, key_rules=False, warnings=warnings)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
@@ -489,6 +499,29 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     return VersionsResult(tree_label(root), tuple(entries))
 
 
+#: What an image reference's registry and path may hold (the distribution grammar).
+_REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
+
+
+def _check_default_registry(prefix: str) -> None:
+    """The default registry goes into every image line of the templates: it is a
+    registry prefix (as the image prefix argument is) and must end with ``/``."""
+    from renderer.calico.images import check_repo
+
+    if not prefix.endswith("/"):
+        raise InputError("must end with '/'", key="default registry")
+    try:
+        check_repo(prefix)
+    except InputError as exc:
+        raise InputError(exc.message, key="default registry") from None
+    if not _REGISTRY_PREFIX.match(prefix):  # a quote or control character is no registry
+        raise InputError(
+            f"{prefix!r} is not a registry prefix (host[:port]/path/ of letters, digits, "
+            "'.', '_', '-')",
+            key="default registry",
+        )
+
+
 def import_version(
     source: Path,
     *,
@@ -508,8 +541,8 @@ def import_version(
     from renderer.store.files import replace_dir
 
     options = options or importer_mod.Options()
-    if options.default_registry is not None and not options.default_registry.endswith("/"):
-        raise InputError("must end with '/'", key="default registry")
+    if options.default_registry is not None:
+        _check_default_registry(options.default_registry)
     record = importer_mod.Recorded(None, {})
     if check and given is not None:
         record = _recorded(source, root, options)

@@ -145,7 +145,8 @@ def render(
         inputs=context_inputs(args, repo, values_file, sets),
     )
     _report(result, args, strict, root)
-    if config is not None:  # a real cluster's numbers: say which limits it meets
+    _injections(ctx, result)
+    if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
     if kube:
@@ -155,6 +156,21 @@ def render(
             note(f"wrote {path}")
     else:
         emit(result.stream())
+
+
+def _injections(ctx: click.Context, result: RenderResult) -> None:
+    """Values that changed the YAML their template wrote: errors on stderr, and nothing
+    is written (exit 1); ``template`` shows the bytes the controller would apply."""
+    from renderer.output.findings import context_text
+
+    for f in result.findings:
+        note(context_text(f))
+    if any(f.severity == "error" for f in result.findings):
+        note(
+            f"{len(result.findings)} value(s) change the YAML their template wrote; "
+            "nothing written (calico-render template shows the bytes)"
+        )
+        ctx.exit(EXIT_CHECK_FAILED)
 
 
 def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
