@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,9 @@ def file_contexts(
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
+            schemas.check_context(
+                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
+            )
     return contexts
 
 
@@ -566,6 +569,29 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     return VersionsResult(tree_label(root), tuple(entries))
 
 
+#: What an image reference's registry and path may hold (the distribution grammar).
+_REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
+
+
+def _check_default_registry(prefix: str) -> None:
+    """The default registry goes into every image line of the templates: it is a
+    registry prefix (as the image prefix argument is) and must end with ``/``."""
+    from renderer.calico.images import check_repo
+
+    if not prefix.endswith("/"):
+        raise InputError("must end with '/'", key="default registry")
+    try:
+        check_repo(prefix)
+    except InputError as exc:
+        raise InputError(exc.message, key="default registry") from None
+    if not _REGISTRY_PREFIX.match(prefix):  # a quote or control character is no registry
+        raise InputError(
+            f"{prefix!r} is not a registry prefix (host[:port]/path/ of letters, digits, "
+            "'.', '_', '-')",
+            key="default registry",
+        )
+
+
 def import_version(
     source: Path,
     *,
@@ -585,8 +611,8 @@ def import_version(
     from renderer.store.files import replace_dir
 
     options = options or importer_mod.Options()
-    if options.default_registry is not None and not options.default_registry.endswith("/"):
-        raise InputError("must end with '/'", key="default registry")
+    if options.default_registry is not None:
+        _check_default_registry(options.default_registry)
     record = importer_mod.Recorded(None, {})
     if check and given is not None:
         record = _recorded(source, root, options)

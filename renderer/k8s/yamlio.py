@@ -196,7 +196,9 @@ def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
             docs = list(_YAML.load_all(io.StringIO(text)))
     except YAMLError as exc:
         raise _mark_error(exc, file) from None
-    except (ValueError, TypeError, RecursionError) as exc:
+    except ValueError as exc:
+        raise _huge_integer(text, file, exc) from None
+    except (TypeError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
     if len(starts) != len(docs):  # both come from the same parser; never expected
         raise InputError("YAML documents could not be located", file=file)
@@ -247,6 +249,7 @@ def load_mapping_file(
         return {}
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError("expected one YAML mapping", file=file)
+    _check_keys(docs[0], file, text)
     mapping: dict[str, Any] = _replace_surrogates(docs[0])
     check_plain(mapping, file, text)
     return mapping
@@ -333,12 +336,63 @@ class _JsonDuplicate(Exception):
     pass
 
 
+#: A key and an integer longer than Python converts (``sys.get_int_max_str_digits``).
+_HUGE_INTEGER = re.compile(
+    r"(?:\"((?:[^\"\\\n]|\\.)*)\"|'([^'\n]*)'|([^\s:#{},\[\]\"']+))[ \t]*:[ \t]*[-+]?"
+    r"(?:0[xob])?[0-9a-fA-F_]{4300,}"
+)
+
+
+def _huge_integer(text: str, file: str, exc: ValueError) -> InputError:
+    """Bad input naming the key and line of an integer longer than Python converts;
+    any other ValueError of a loader, as invalid YAML."""
+    if "digits" not in str(exc):
+        return InputError(f"invalid YAML: {exc}", file=file)
+    m = _HUGE_INTEGER.search(text)
+    line = text.count("\n", 0, m.start()) + 1 if m else None
+    key = next((g for g in m.groups() if g is not None), None) if m else None
+    return InputError(
+        "integer longer than 4300 digits (Python's limit; quote it to pass it as text)",
+        file=file,
+        line=line,
+        key=key,
+    )
+
+
+def _check_keys(data: Any, file: str, text: str) -> None:
+    """Every mapping key, YAML or JSON, must be a plain printable name: a line break,
+    control character or lone surrogate in a key would reach warnings and reports."""
+    stack: list[tuple[Any, list[str | int]]] = [(data, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and not key.isprintable():
+                    where = ".".join(str(p) for p in [*path, key])
+                    line = locate(text, 0, [*path, key]) if text else None
+                    raise InputError(
+                        "key has a line break, control character or unpaired surrogate",
+                        file=file,
+                        line=line,
+                        key=where.encode("unicode_escape").decode("ascii"),
+                    )
+                stack.append((value, [*path, key]))
+        elif isinstance(node, list):
+            stack.extend((value, [*path, i]) for i, value in enumerate(node))
+
+
 def load_json(text: str, file: str) -> Any:
     """One JSON document (RFC 8259: raw control characters in strings are errors,
     duplicate keys too). ``NaN``/``Infinity`` parse here and are refused by
     :func:`check_plain`, which knows their key."""
     try:
         return json.loads(text, object_pairs_hook=_json_pairs)
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # an integer over Python's digit limit
+            raise _huge_integer(text, file, exc) from None
+        raise InputError(
+            f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, column=exc.colno
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, column=exc.colno
