@@ -24,6 +24,7 @@ from renderer.cli.options import (
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import names as format_names
 from renderer.output.documents import ImagesDocument
+from renderer.output.images import RegistryDocument
 
 #: The flags that only mean something with --check-registry.
 REGISTRY_FLAGS = (
@@ -139,7 +140,13 @@ REGISTRY_FLAGS = (
     type=click.Path(dir_okay=False, path_type=Path),
     help="Fail when the registry now serves other digests than the lock FILE records.",
 )
-@format_option([n for n in format_names() if n != "html"])
+@format_option(
+    [
+        n
+        for n in format_names()
+        if n in format_names(ImagesDocument) + format_names(RegistryDocument)
+    ]
+)
 def images(
     version: str | None,
     config: str | None,
@@ -189,7 +196,6 @@ def _check_registry(
     flags: dict[str, object],
 ) -> None:
     from renderer.oci.client import Settings
-    from renderer.output.images import RegistryDocument
 
     defaults = Settings()
     timeout = flags["timeout"]
