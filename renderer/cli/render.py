@@ -116,11 +116,14 @@ def render(
     strict: bool,
 ) -> None:
     from renderer import api
+    from renderer.cli import requests
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
-    args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    args = requests.request_args(
+        config, nodes_file, version=version, nodes=nodes, root=root, repo=repo
+    )
     for message in args.notes:
         note(message)
     if args.skip:
@@ -133,7 +136,7 @@ def render(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
     kube = () if no_validate else _kube_versions(args, kube_versions)
-    flags = api.user_values(values_file, sets)
+    flags = requests.user_values(values_file, sets)
     result = api.render(
         args.version,
         args.nodes,
@@ -149,7 +152,7 @@ def render(
     if kube:
         _validate(ctx, result, kube)
     if output_dir is not None:
-        for path in api.write_render(output_dir, result):
+        for path in requests.write_render(output_dir, result):
             note(f"wrote {path}")
     else:
         emit(result.stream())
@@ -174,10 +177,10 @@ def _injections(ctx: click.Context, result: RenderResult) -> None:
 
 def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
     """The requested Kubernetes versions, else the config's own minor (with a note)."""
-    from renderer import api
+    from renderer.cli import requests
 
     cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
-    kube, why = api.kube_versions(requested, cluster_kube)
+    kube, why = requests.kube_versions(requested, cluster_kube)
     if why:
         note(why)
     return kube
