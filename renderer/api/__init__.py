@@ -35,12 +35,12 @@ from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
-from renderer.store import cache, contain
+from renderer.store import contain
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import crdkeys, unread
-    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
+    from renderer.bke import unread
+    from renderer.bke.cluster import ClusterInputs, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
+    from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
 
 
@@ -174,8 +175,33 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    injected = tuple(bke_context.injection_findings(files))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given, injected)
+    found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
+
+
+def _unreachable_read(
+    vdir: VersionDir, contexts: bke_context.VersionContexts, files: Sequence[RenderedFile]
+) -> list[Finding]:
+    """``context-unreachable-key`` warnings for keys read as maps that no config can set,
+    where this render printed ``<no value>`` for one (``ipModVersion: ipv6`` without
+    ``ClusterCidr``): what the controller renders, said, never refused."""
+    from renderer.bke import context as bke_context
+    from renderer.engine.render import version_nested_keys, version_nested_lines
+
+    nested = version_nested_keys(vdir)
+    if not nested:
+        return []
+    given = contexts.contexts()
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    missing = {
+        name: [k for k in keys if k not in given.get(name, {})]
+        for name, keys in nested.items()
+        if name in printed
+    }
+    return [
+        dataclasses.replace(f, file=f"{vdir.name}/{f.file}")
+        for f in bke_context.unreachable_keys(missing, version_nested_lines(vdir))
+    ]
 
 
 def param_warnings(
@@ -414,43 +440,12 @@ def explain_context(
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
 
 
-def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
-    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
-    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
-    from renderer.bke.crdkeys import file_unknown_keys
-
-    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
-
-
-def request_args(
-    config: str | Path | None,
-    nodes_file: str | Path | None,
-    *,
-    version: str | None,
-    nodes: int | None,
-    root: Path | None = None,
-    repo: str | None = None,
-) -> RenderArgs:
-    """Version, node count and params of a request: from a BKECluster/BKEConfig and
-    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
-    from renderer.bke.cluster import render_args
-
-    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
-
-
 def cluster_inputs(*args: Any, **kwargs: Any) -> ClusterInputs:
     """What a BKECluster/BKEConfig (and its BKENodes) give a request: the arguments of
     :func:`renderer.bke.cluster.resolve_inputs`, loaded when first called."""
     from renderer.bke.cluster import resolve_inputs
 
     return resolve_inputs(*args, **kwargs)
-
-
-def node_inventory(nodes_file: str | Path) -> NodeInventory:
-    """The BKENodes of one cluster in ``nodes_file``."""
-    from renderer.bke.cluster import load_nodes
-
-    return load_nodes(nodes_file).single_cluster()
 
 
 def config_context(
@@ -463,13 +458,6 @@ def config_context(
         return None
     nodes = inputs.inventory.nodes if inputs.inventory is not None else None
     return bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
-
-
-def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
-    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
-    from renderer.bke.values import user_values as values
-
-    return values(values_file, sets)
 
 
 def request_inputs(
@@ -495,38 +483,6 @@ def request_inputs(
             cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
         )
     return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
-
-
-def kube_versions(
-    requested: Sequence[str] = (), cluster_kube: str = ""
-) -> tuple[tuple[str, ...], str]:
-    """The Kubernetes versions to validate a render against, and a note when they were
-    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
-    kube = resolve_kube_versions(requested)
-    if kube and not requested and cluster_kube:
-        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
-        if chosen is not None:
-            return (chosen,), why
-    return kube, ""
-
-
-def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
-    """Write ``files`` into ``directory``, removing the files of our previous write there."""
-    from renderer.store.files import write_owned_tree
-
-    return write_owned_tree(directory, dict(files))
-
-
-def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
-    """One file per template of a render into ``directory`` (see :func:`write_files`),
-    never inside the tree of templates it rendered."""
-    from renderer.store import contain
-
-    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
-    return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
 
 
 def template(
@@ -876,33 +832,11 @@ def write_lock(path: str | Path, report: RegistryReport) -> None:
     write_output(path, lock_text(report))
 
 
-def image_warnings(result: images_mod.ImageList) -> list[str]:
-    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
-    for another)."""
-    from renderer.calico import images as images_mod
-
-    if result.version is None:
-        return []
-    return images_mod.tag_mismatches(result.version, result.images)
-
-
 def set_render_timeout(seconds: float) -> None:
     """The wall-clock limit of one template render, for this process."""
     from renderer.engine import limits
 
     limits.set_render_timeout(seconds)
-
-
-def disable_cache() -> None:
-    """Neither read nor write the persistent result cache, for this process."""
-    cache.disable()
-
-
-def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
-    """The advice report of a cluster without Calico: nothing to advise on."""
-    from renderer.calico import advise as advise_mod
-
-    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -979,15 +913,6 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
-    """Write a report to ``path`` atomically (a device, FIFO or symlink target is
-    written in place); with the ``options`` it reports on, never inside the tree's
-    templates, its goldens, its upstream directory or onto its exceptions file."""
-    from renderer.store.files import write_output
-
-    write_output(path, text, protected=protected_paths(options) if options else ())
-
-
 def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     """What a check reads and its report must not overwrite."""
     from renderer.data.bundled import bundled_manifests
@@ -1000,14 +925,6 @@ def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     if options.exceptions.file:
         out.append((Path(options.exceptions.file), "the exceptions file"))
     return out
-
-
-def refused_update(error: InputError) -> bool:
-    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
-    without versions (which would remove them all)."""
-    from renderer.checks.runner import NothingToUpdate
-
-    return isinstance(error, NothingToUpdate)
 
 
 def default_jobs() -> int:
@@ -1079,28 +996,20 @@ __all__ = [
     "cluster_inputs",
     "config_context",
     "config_images",
-    "config_keys",
     "default_golden",
     "default_inputs",
     "default_jobs",
-    "disable_cache",
     "explain_context",
     "file_contexts",
-    "image_warnings",
     "import_version",
-    "kube_versions",
     "lock_text",
-    "no_advice",
-    "node_inventory",
     "param_warnings",
     "plan",
     "plan_route",
     "prepull_images",
     "protected_paths",
     "read_lock",
-    "refused_update",
     "render",
-    "request_args",
     "request_inputs",
     "resolve_version",
     "rules",
@@ -1109,13 +1018,9 @@ __all__ = [
     "set_render_timeout",
     "template",
     "typha",
-    "user_values",
     "validate",
     "validate_render",
     "version_image_uses",
     "versions",
-    "write_files",
     "write_lock",
-    "write_render",
-    "write_report",
 ]

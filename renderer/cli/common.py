@@ -216,9 +216,9 @@ def config_keys(strict: bool, *files: str | None) -> None:
     """Warn about every key of the given BKECluster/BKEConfig/BKENode files that BKE's
     CRDs do not define (it would be dropped); with ``--strict`` the first is exit 2,
     naming file, line and key."""
-    from renderer import api
+    from renderer.cli import requests
 
-    found = api.config_keys(*(f for f in files if f is not None))
+    found = requests.config_keys(*(f for f in files if f is not None))
     for unknown in () if strict else found:
         warn(str(unknown))
     if strict and found:

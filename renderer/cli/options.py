@@ -153,9 +153,9 @@ upstream_option = click.option(
 
 def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        from renderer import api
+        from renderer.cli import requests
 
-        api.disable_cache()
+        requests.disable_cache()
 
 
 no_cache_option = click.option(

@@ -103,3 +103,23 @@ def test_the_dialect_flag_wins_over_the_suffix(
     t.write_text("a: {{ repo }}\n", encoding="utf-8")
     r = run(capsys, "template", str(t), "--dialect", "jinja2", "--set", "repo=r/")
     assert (r.code, r.out) == (0, "a: r/\n")
+
+
+def test_a_key_given_twice_keeps_the_last_as_go_decodes_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, go_render: Path
+) -> None:
+    """Go's JSON decoder keeps the last of equal keys; so does the values file, with a
+    warning naming both lines."""
+    import subprocess
+
+    tmpl = tmp_path / "t.yaml"
+    tmpl.write_text("a: {{ .a }}\nn: {{ .n.b }}\n", encoding="utf-8")
+    values = tmp_path / "v.json"
+    values.write_text('{"a": "first",\n "n": {"b": 1, "b": 2},\n "a": "last"}', encoding="utf-8")
+    r = run(capsys, "template", str(tmpl), "--values", str(values))
+    go = subprocess.run(
+        [str(go_render), str(tmpl), str(values)], capture_output=True, check=True, timeout=60
+    )
+    assert (r.code, r.out.encode()) == (0, go.stdout) == (0, b"a: last\nn: 2\n")
+    assert f"{values}:3: key 'a' is given twice (lines 1 and 3)" in r.err
+    assert f"{values}:2: key 'n.b' is given twice (lines 2 and 2)" in r.err
