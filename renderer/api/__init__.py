@@ -63,6 +63,15 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     return RenderCheck(*schema_check(result.objects, kube_versions))
 
 
+def duplicate_findings(result: RenderResult) -> list[Finding]:
+    """``duplicate-object`` findings of a render: an object rendered twice (kind,
+    namespace, name) is applied once, the last; the first never takes effect."""
+    from renderer.calico.rules import REGISTRY, RuleInput
+
+    data = RuleInput(result.objects, result.version.name, result.context)
+    return list(REGISTRY["duplicate-object"].run(data))
+
+
 def schema_check(
     objects: Sequence[K8sObject], kube_versions: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
