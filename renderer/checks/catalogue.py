@@ -57,6 +57,11 @@ OTHER_RULES = {
         f"{WARNING}/{ERROR}",
         "a template branch no scenario renders (an error with --strict)",
     ),
+    "context-value-injects-yaml": (
+        "context",
+        ERROR,
+        "a value changes the YAML structure its template wrote",
+    ),
     "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
     "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
 }

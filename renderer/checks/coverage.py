@@ -193,7 +193,7 @@ class _Tracer:
             memo = (name, json.dumps(reads, sort_keys=True, default=str))
             if memo not in self.files:
                 try:
-                    self.files[memo] = t.render_traced(ctx)[2]
+                    self.files[memo] = t.render_branches(ctx)[2]
                 except CalicoRenderError:  # a context this file cannot render covers nothing
                     self.files[memo] = frozenset()
             out.update(("arm", name, *arm) for arm in self.files[memo])

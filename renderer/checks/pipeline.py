@@ -82,6 +82,8 @@ class Renders:
         self.qualified = qualified
         self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
         self._cache: dict[tuple[Any, ...], Rendered] = {}
+        #: Values that changed the YAML a template wrote, over every render so far.
+        self.injections: list[Finding] = []
 
     def get(
         self,
@@ -99,6 +101,7 @@ class Renders:
             base = build_context(dict(values or {}), typha=typha, repo=repo)
             ctx = scenario_context(base, overrides)
             rendered = render_version(self.version, ctx)
+            self.injections.extend(bke_context.injection_findings(rendered))
             files = [(f.name.split("/", 1)[1], f.text) for f in rendered]
             objects = [
                 o
@@ -480,6 +483,7 @@ def prepare_version(
         found = check_view(scenario_rules(renders, version.name))
         result.findings.extend(found)
         result.stages["rules"] = FAIL if any(f.severity == ERROR for f in found) else PASS
+    result.findings.extend(shared.injections)
     outputs = [golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
     golden.compare_stage(result, outputs, shared.parsed, options)
     if options.upstream is not None:
@@ -574,7 +578,7 @@ def release_check(
     # A legacy version passes check as legacy with the rules not applied; say the same.
     rules = [] if cap.legacy else scenario_rules(renders, version.name)
     schema = release_schema(renders, kube_versions)
-    context = context_findings(version)
+    context = [*context_findings(version), *shared.injections]
     fid = None if upstream is None else assess_fidelity(shared, upstream, cap.capable)
     stages = [rules, context, schema, [] if fid is None else fid.findings, cov.findings(strict)]
     counts: dict[int, int] = {}

@@ -55,6 +55,9 @@ RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 #: The longest pause between tries, whatever Retry-After asks.
 MAX_BACKOFF = 8.0
 USER_AGENT = "calico-render"
+#: How errors say what would fix them (the CLI words them as its flags).
+CA_REMEDY = "give the CA file argument"
+INSECURE_REMEDY = "allow it with the insecure registry argument"
 _CHALLENGE = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 
 
@@ -194,10 +197,7 @@ class Client:
     def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
         timeout = self.settings.timeout
         if scheme == "http" and host not in self.settings.insecure:
-            raise RegistryError(
-                f"{host} would be spoken to in plain HTTP; allow it with the insecure "
-                "registry argument"
-            )
+            raise RegistryError(f"{host} would be spoken to in plain HTTP; {INSECURE_REMEDY}")
         env = os.environ if self.settings.env is None else self.settings.env
         via = proxy_for(scheme, host, env)
         # through a proxy, a CONNECT tunnel: TLS stays end to end, the proxy sees host:port
@@ -257,8 +257,7 @@ class Client:
                 answer = self._exchange(method, url, headers, max_bytes)
             except ssl.SSLCertVerificationError as exc:
                 raise RegistryError(
-                    f"{host}: TLS certificate not trusted ({exc.verify_message}); give the CA "
-                    "file argument"
+                    f"{host}: TLS certificate not trusted ({exc.verify_message}); {CA_REMEDY}"
                 ) from None
             except ssl.SSLError as exc:
                 raise RegistryError(f"{host}: TLS failed ({exc.reason or exc})") from None

@@ -10,7 +10,7 @@ their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer.checks.report import (
@@ -219,7 +219,12 @@ class CheckDocument(SortedDocument, Suites):
         return check_text.render(self.report)
 
     def testsuites(self) -> list[TestSuite]:
+        """Every suite, each naming the tree checked (its first property)."""
+        tree = ("tree", self.report.manifests)
         return [
-            *(version_suite(v) for v in self.report.versions),
-            *(stale_suite(s) for s in self.report.stale),
+            replace(suite, properties=(tree, *suite.properties))
+            for suite in (
+                *(version_suite(v) for v in self.report.versions),
+                *(stale_suite(s) for s in self.report.stale),
+            )
         ]

@@ -326,7 +326,8 @@ def advice_text(report: AdviceReport) -> str:
         return "".join(f"{n}\n" for n in report.notes)
     i = report.inputs
     lines = [
-        f"calico-render advise: Calico {report.version}, {_value(i.nodes)} nodes "
+        f"calico-render advise: Calico {report.version} ({report.manifests}), "
+        f"{_value(i.nodes)} nodes "
         f"({i.nodes.origin()}), {_value(i.max_pods)} max pods per node ({i.max_pods.origin()})"
     ]
     for f in report.findings:

@@ -15,6 +15,7 @@ def test_registered_rule_ids() -> None:
         "calico-image-tag",
         "calico-one-registry",
         "calico-one-version",
+        "duplicate-object",
         "typha-anti-affinity",
         "typha-graceful-shutdown",
         "typha-pdb-allows-drain",

@@ -160,7 +160,7 @@ DOCUMENTS: dict[str, Case] = {
     "advise-skipped": Case(
         AdviceDocument,
         lambda: AdviceDocument(
-            AdviceReport(None, "(bundled)", None, [], ["no calico addon"]), skipped=True
+            AdviceReport(None, "bundled tree", None, [], ["no calico addon"]), skipped=True
         ),
     ),
     "advise": Case(AdviceDocument, lambda: AdviceDocument(api.advise("v3.28.2", 300))),

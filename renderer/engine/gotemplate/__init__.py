@@ -27,7 +27,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from renderer.engine import limits
@@ -116,22 +118,35 @@ class GoTemplate(MappedRender):
         """The template line of a source offset (an arm's)."""
         return line_col(self.tree.source, offset)[0]
 
-    def render_traced(
+    def render_branches(
         self, context: Mapping[str, Any]
     ) -> tuple[str, SourceMap, frozenset[tuple[int, int]]]:
         """Like :meth:`render_mapped`, with the branch arms the render took."""
         lines = SourceMap()
         taken: set[tuple[int, int]] = set()
-        text = self._execute(context, lines, taken)
+        text = self._execute(context, lines, taken=taken)
         return text, lines, frozenset(taken)
 
+    def render_traced(self, context: Mapping[str, Any]) -> tuple[str, SourceMap, list[Printed]]:
+        """Like :meth:`render_mapped`, with what each action printed that a value could
+        have shaped (see :func:`printed_values`)."""
+        lines = SourceMap()
+        spans: list[tuple[int, int, nodes.ActionNode]] = []
+        text = self._execute(context, lines, spans)
+        return text, lines, printed_values(self.tree.source, text, spans)
+
     def _interpret(
-        self, data: Any, lines: SourceMap | None, taken: set[tuple[int, int]] | None = None
+        self,
+        data: Any,
+        lines: SourceMap | None,
+        spans: list[tuple[int, int, nodes.ActionNode]] | None = None,
+        taken: set[tuple[int, int]] | None = None,
     ) -> str:
         """Render by walking the tree (see :mod:`.interp`) within the render budget."""
         with limits.budget():
             try:
                 interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
+                interpreter.spans = spans
                 interpreter.taken = taken
                 return interpreter.run(data)
             except OutputLimit:
@@ -145,10 +160,12 @@ class GoTemplate(MappedRender):
         self,
         context: Mapping[str, Any],
         lines: SourceMap | None,
+        spans: list[tuple[int, int, nodes.ActionNode]] | None = None,
         taken: set[tuple[int, int]] | None = None,
     ) -> str:
-        """Execute with ``context`` as dot (and ``$``), adding the branch arms it takes to
-        ``taken`` when given; raises TemplateError on failure."""
+        """Execute with ``context`` as dot (and ``$``), recording what actions printed in
+        ``spans`` and the branch arms taken in ``taken`` when given; raises TemplateError
+        on failure."""
         try:
             data = normalize(context)
         except ValueError as exc:
@@ -156,7 +173,7 @@ class GoTemplate(MappedRender):
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._interpret(data, lines, taken)
+            return self._interpret(data, lines, spans, taken)
         except limits.LimitExceeded as exc:
             raise TemplateError(str(exc), file=self.name) from None
         except RecursionError:
@@ -170,6 +187,48 @@ class GoTemplate(MappedRender):
             raise TemplateError(
                 f"internal error while rendering: {exc!r}", file=self.name
             ) from None
+
+
+@dataclass(frozen=True)
+class Printed:
+    """Text an action printed from the context: its place in the output, the template
+    line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``)."""
+
+    start: int
+    end: int
+    line: int
+    key: str
+
+
+#: Printed text that cannot change YAML structure wherever it lands: letters, digits and
+#: a few punctuation marks, single inner spaces. Anything else is worth a closer look.
+_INERT = re.compile(r"[A-Za-z0-9._/=+~^()]+(?: [A-Za-z0-9._/=+~^()]+)*")
+
+
+def _read_key(action: nodes.ActionNode) -> str | None:
+    """The first field or variable the action's pipeline reads; None for a constant."""
+    for cmd in action.pipe.cmds:
+        for arg in cmd.args:
+            if isinstance(arg, nodes.FieldNode):
+                return ".".join(arg.idents)
+            if isinstance(arg, nodes.VariableNode | nodes.ChainNode | nodes.DotNode):
+                return str(arg)
+    return None
+
+
+def printed_values(
+    source: str, text: str, spans: list[tuple[int, int, nodes.ActionNode]]
+) -> list[Printed]:
+    """The spans of ``text`` that actions printed from the context and that hold more than
+    inert characters: the only places a value could change the YAML a template wrote."""
+    out = []
+    for start, end, action in spans:
+        if _INERT.fullmatch(text, start, end):
+            continue
+        key = _read_key(action)
+        if key is not None:
+            out.append(Printed(start, end, line_col(source, action.pos)[0], key))
+    return out
 
 
 def compile_go(source: str, name: str, *, template_name: str | None = None) -> GoTemplate:

@@ -130,6 +130,8 @@ class Interpreter:
         self.origin = 0
         self.newlines = -1
         self.marks = marks
+        #: (start, end, action) of every non-empty print of an action, when traced
+        self.spans: list[tuple[int, int, n.ActionNode]] | None = None
         #: the branch arms taken, (node offset, 0 body | 1 else), when traced
         self.taken: set[tuple[int, int]] | None = None
 
@@ -178,7 +180,10 @@ class Interpreter:
                 if not node.pipe.decl:
                     if top:
                         self.mark(node)
+                    start = self.size
                     self.emit(print_value(value))
+                    if self.spans is not None and self.size > start:
+                        self.spans.append((start, self.size, node))
             elif kind is n.IfNode or kind is n.WithNode:
                 assert isinstance(node, n.BranchNode)
                 check()

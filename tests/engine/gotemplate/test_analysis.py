@@ -99,7 +99,7 @@ def test_branch_conditions_are_the_compared_strings_and_truth_tests() -> None:
 
 def test_a_traced_render_says_which_arms_it_took() -> None:
     t = compile_go(BRANCHY, "t")
-    text, _, taken = t.render_traced({"mode": "b", "repo": "", "items": [1], "y": ""})
+    text, _, taken = t.render_branches({"mode": "b", "repo": "", "items": [1], "y": ""})
     assert text.splitlines()[:2] == ["B", "default/"]
     by_key = {a.key: a for a in t.arms}
     took = sorted((by_key[k].kind, t.line_of(by_key[k].offset)) for k in taken)
