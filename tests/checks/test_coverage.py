@@ -27,7 +27,7 @@ def test_bundled_versions_render_every_branch_with_named_scenarios() -> None:
         "nodes-51",
         "nodes-601",
         "nodes-51-calicoMode-bgp-repo-empty",
-        "nodes-51-calicoMode-ipip",
+        "nodes-51-calicoMode-unset",
     ]
     assert cov.to_dict() == {
         "scenarios": 5,

@@ -105,21 +105,21 @@ def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
         "v3.27.3/nodes-50+upgrade-51/calico.yaml",
         "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
         "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/decision.json",
-        "v3.27.3/nodes-50-calicoMode-ipip/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-ipip/decision.json",
+        "v3.27.3/nodes-50-calicoMode-unset/calico.yaml",
+        "v3.27.3/nodes-50-calicoMode-unset/decision.json",
         "v3.27.3/nodes-50/decision.json",
         "v3.27.3/upgrade-51/decision.json",
         "v3.28.2/common/000-crds.yaml",
         "v3.28.2/nodes-50/001-typha.yaml",
         "v3.28.2/nodes-50/002-calico.yaml",
         "v3.28.2/nodes-50/decision.json",
-        "v3.28.2/nodes-51+nodes-51-calicoMode-ipip/001-typha.yaml",
+        "v3.28.2/nodes-51+nodes-51-calicoMode-unset/001-typha.yaml",
         "v3.28.2/nodes-51+nodes-601/002-calico.yaml",
         "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/001-typha.yaml",
         "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml",
         "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/decision.json",
-        "v3.28.2/nodes-51-calicoMode-ipip/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-ipip/decision.json",
+        "v3.28.2/nodes-51-calicoMode-unset/002-calico.yaml",
+        "v3.28.2/nodes-51-calicoMode-unset/decision.json",
         "v3.28.2/nodes-51/decision.json",
         "v3.28.2/nodes-601/001-typha.yaml",
         "v3.28.2/nodes-601/decision.json",
@@ -127,8 +127,8 @@ def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
         "v3.31.3/nodes-50/decision.json",
         "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/calico.yaml",
         "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/decision.json",
-        "v3.31.3/nodes-51-calicoMode-ipip/calico.yaml",
-        "v3.31.3/nodes-51-calicoMode-ipip/decision.json",
+        "v3.31.3/nodes-51-calicoMode-unset/calico.yaml",
+        "v3.31.3/nodes-51-calicoMode-unset/decision.json",
         "v3.31.3/nodes-51/calico.yaml",
         "v3.31.3/nodes-51/decision.json",
         "v3.31.3/nodes-601/calico.yaml",
@@ -171,7 +171,7 @@ def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
         {"path": "nodes-50/002-calico.yaml", "change": "modified"},
         {"path": "nodes-51+nodes-601/002-calico.yaml", "change": "modified"},
         {"path": "nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51-calicoMode-ipip/002-calico.yaml", "change": "modified"},
+        {"path": "nodes-51-calicoMode-unset/002-calico.yaml", "change": "modified"},
     ]
     assert check(capsys, tree).code == 0
 
@@ -265,7 +265,7 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
         "v3.27.3 nodes-50",
         "v3.27.3 upgrade-51",
         "v3.27.3 nodes-50-calicoMode-bgp-repo-empty",
-        "v3.27.3 nodes-50-calicoMode-ipip",
+        "v3.27.3 nodes-50-calicoMode-unset",
     ]
     failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert rule in failed
@@ -275,7 +275,7 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
     # each scenario's failure carries the diff of its own golden file, no other's
     for scenario, directory in (
-        ("nodes-51", "nodes-51+nodes-51-calicoMode-ipip"),
+        ("nodes-51", "nodes-51+nodes-51-calicoMode-unset"),
         ("nodes-601", "nodes-601"),
     ):
         assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{directory}/001-typha.yaml"]
@@ -286,7 +286,7 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
         "Deployment kube-system/calico-typha",
         "spec.strategy.type",
         '"Recreate"',
-        ["nodes-51", "nodes-601", "nodes-51-calicoMode-bgp-repo-empty", "nodes-51-calicoMode-ipip"],
+        ["nodes-51", "nodes-601", "nodes-51-calicoMode-bgp-repo-empty", "nodes-51-calicoMode-unset"],
     )
     assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
     total = sum(int(s.get("tests", "0")) for s in suites.values())
@@ -613,8 +613,8 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
         "nodes-50+upgrade-51/calico.yaml",
         "nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
         "nodes-50-calicoMode-bgp-repo-empty/decision.json",
-        "nodes-50-calicoMode-ipip/calico.yaml",
-        "nodes-50-calicoMode-ipip/decision.json",
+        "nodes-50-calicoMode-unset/calico.yaml",
+        "nodes-50-calicoMode-unset/decision.json",
         "nodes-50/decision.json",
         "upgrade-51/decision.json",
     ]
@@ -788,7 +788,7 @@ def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
         "nodes-51",
         "nodes-601",
         "nodes-51-calicoMode-bgp-repo-empty",
-        "nodes-51-calicoMode-ipip",
+        "nodes-51-calicoMode-unset",
     ]
 
 
