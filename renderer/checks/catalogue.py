@@ -52,6 +52,11 @@ OTHER_RULES = {
     "schema-invalid": ("schema", ERROR, "an object fails the strict Kubernetes schema"),
     "schema-not-checked": ("schema", "not-checked", "a custom resource without a schema"),
     "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
+    "context-value-injects-yaml": (
+        "context",
+        ERROR,
+        "a value changes the YAML structure its template wrote",
+    ),
     "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
     "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
 }

@@ -11,6 +11,7 @@ import click
 from renderer import api
 from renderer import output as formats
 from renderer.cli import options as opts
+from renderer.cli import requests
 from renderer.cli.app import cli, emit
 from renderer.cli.common import cli_worded
 from renderer.errors import EXIT_CHECK_FAILED, InputError
@@ -108,14 +109,14 @@ def check(
     try:
         result = api.check(options, progress if show_progress else None)
     except InputError as exc:
-        if not api.refused_update(exc):
+        if not requests.refused_update(exc):
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     # JSON is checked against its schema; library wording becomes the CLI's
     text = cli_worded(formats.render(fmt, CheckDocument(result)))
     if output is not None:
         try:
-            api.write_report(output, text, options)
+            requests.write_report(output, text, options)
         except InputError as exc:
             raise InputError(exc.message, file=exc.file, key="--output") from None
     else:

@@ -10,6 +10,7 @@ import click
 
 from renderer import api
 from renderer.calico.images import ROLES
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import config_keys, given_params, note, warn, write_document
 from renderer.cli.options import (
@@ -23,6 +24,7 @@ from renderer.cli.options import (
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import names as format_names
 from renderer.output.documents import ImagesDocument
+from renderer.output.images import RegistryDocument
 
 #: The flags that only mean something with --check-registry.
 REGISTRY_FLAGS = (
@@ -138,7 +140,13 @@ REGISTRY_FLAGS = (
     type=click.Path(dir_okay=False, path_type=Path),
     help="Fail when the registry now serves other digests than the lock FILE records.",
 )
-@format_option([n for n in format_names() if n != "html"])
+@format_option(
+    [
+        n
+        for n in format_names()
+        if n in format_names(ImagesDocument) + format_names(RegistryDocument)
+    ]
+)
 def images(
     version: str | None,
     config: str | None,
@@ -171,7 +179,7 @@ def images(
             note(f"--version {version} resolved to {result.version} (newest patch)")
     doc = ImagesDocument(result)
     given_params(found, strict)
-    for message in api.image_warnings(result):
+    for message in requests.image_warnings(result):
         warn(message)
     if fmt == "text" and result.note:
         note(result.note)
@@ -188,7 +196,6 @@ def _check_registry(
     flags: dict[str, object],
 ) -> None:
     from renderer.oci.client import Settings
-    from renderer.output.images import RegistryDocument
 
     defaults = Settings()
     timeout = flags["timeout"]

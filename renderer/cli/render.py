@@ -116,11 +116,14 @@ def render(
     strict: bool,
 ) -> None:
     from renderer import api
+    from renderer.cli import requests
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
-    args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    args = requests.request_args(
+        config, nodes_file, version=version, nodes=nodes, root=root, repo=repo
+    )
     for message in args.notes:
         note(message)
     if args.skip:
@@ -133,7 +136,7 @@ def render(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
     kube = () if no_validate else _kube_versions(args, kube_versions)
-    flags = api.user_values(values_file, sets)
+    flags = requests.user_values(values_file, sets)
     result = api.render(
         args.version,
         args.nodes,
@@ -142,24 +145,42 @@ def render(
         inputs=context_inputs(args, repo, values_file, sets),
     )
     _report(result, args, strict, root)
-    if config is not None:  # a real cluster's numbers: say which limits it meets
+    _injections(ctx, result)
+    if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
     if kube:
         _validate(ctx, result, kube)
     if output_dir is not None:
-        for path in api.write_render(output_dir, result):
+        for path in requests.write_render(output_dir, result):
             note(f"wrote {path}")
     else:
         emit(result.stream())
 
 
+def _injections(ctx: click.Context, result: RenderResult) -> None:
+    """The render's context findings on stderr. Values that changed the YAML their
+    template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
+    the controller would apply."""
+    from renderer.output.findings import context_text
+
+    for f in result.findings:
+        note(context_text(f))
+    injected = [f for f in result.findings if f.severity == "error"]
+    if injected:
+        note(
+            f"{len(injected)} value(s) change the YAML their template wrote; "
+            "nothing written (calico-render template shows the bytes)"
+        )
+        ctx.exit(EXIT_CHECK_FAILED)
+
+
 def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
     """The requested Kubernetes versions, else the config's own minor (with a note)."""
-    from renderer import api
+    from renderer.cli import requests
 
     cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
-    kube, why = api.kube_versions(requested, cluster_kube)
+    kube, why = requests.kube_versions(requested, cluster_kube)
     if why:
         note(why)
     return kube
@@ -167,13 +188,14 @@ def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, .
 
 def _report(result: RenderResult, args: RenderArgs, strict: bool, root: Path | None) -> None:
     """The render's warnings, then the Typha decision line, naming the tree, on stderr."""
-    from renderer import api
     from renderer.manifests.tree import tree_label
 
     for message in result.warnings:
         warn(message)
     given_params(result.param_warnings, strict)
-    readiness = api.readiness_warning(result.version, assess=False)
+    from renderer.checks.verdict import readiness_warning
+
+    readiness = readiness_warning(result.version, assess=False)
     if readiness:
         warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision

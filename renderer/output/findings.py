@@ -96,6 +96,12 @@ def schema_text(f: Finding) -> str:
     return f"{head}{path} {f.message}"
 
 
+def context_text(f: Finding) -> str:
+    """A context finding as one line of text (``render``): where, severity, rule, why."""
+    where = f"{f.file}:{f.line}: " if f.file and f.line else (f"{f.file}: " if f.file else "")
+    return f"{where}{f.severity}: {f.rule}: {f.message}"
+
+
 # --- the advise report ---------------------------------------------------------------------
 
 
@@ -124,6 +130,7 @@ __all__ = [
     "capability_rule_dict",
     "check_dict",
     "context_dict",
+    "context_text",
     "nulls",
     "scale_dict",
     "scale_line",

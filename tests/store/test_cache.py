@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from renderer import api
+from renderer.checks import verdict as verdicts
 from renderer.cli import cli
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
@@ -192,22 +192,22 @@ def test_capability_verdict_cached_by_template_digest(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     version = resolve_version("v3.28")
-    cold("api.verdicts")
-    verdict = api.typha_capability(version)
+    cold("checks.verdicts")
+    verdict = verdicts.typha_capability(version)
     [entry] = _entries(cache_dir, "capability")
-    cold("api.verdicts")
+    cold("checks.verdicts")
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("assessed again")
 
     monkeypatch.setattr("renderer.calico.capability.assess_capability", fail)
-    assert api.typha_capability(version) == verdict
+    assert verdicts.typha_capability(version) == verdict
     data = json.loads(entry.read_text())
     data["value"][0] = not verdict[0]  # inconsistent: refused
     entry.write_text(json.dumps(data))
-    cold("api.verdicts")
+    cold("checks.verdicts")
     with pytest.raises(AssertionError, match="assessed again"):
-        api.typha_capability(version)
+        verdicts.typha_capability(version)
 
 
 def test_no_cache_flag_writes_nothing(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,16 +8,26 @@ decides Typha starts without loading them.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.api.results import (
+    ExplainResult,
+    Imported,
+    PlanResult,
+    RenderCheck,
+    RenderResult,
+    TyphaResult,
+    VersionEntry,
+    VersionsResult,
+)
 from renderer.calico import names, policy
+from renderer.checks.verdict import typha_capability
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
@@ -25,77 +35,22 @@ from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
-from renderer.store import cache, contain
-from renderer.store.memo import Memo
+from renderer.store import contain
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import crdkeys, unread
-    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
+    from renderer.bke import unread
+    from renderer.bke.cluster import ClusterInputs, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
-    from renderer.calico.capability import CapabilityReport
-    from renderer.calico.policy import TyphaDecision
     from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
-
-
-@dataclass
-class RenderResult:
-    """A rendered version with the decision that shaped it."""
-
-    version: VersionDir
-    files: list[RenderedFile]
-    context: dict[str, Any]
-    route: policy.Route
-    warnings: list[str] = field(default_factory=list)
-    #: Each file's context and where its values came from (None: one context for all).
-    contexts: bke_context.VersionContexts | None = None
-    #: User-given params no template reads, or whose value takes no branch.
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    @property
-    def decision(self) -> policy.TyphaDecision:
-        return self.route.decision
-
-    def stream(self) -> str:
-        from renderer.engine.render import join_stream
-
-        return join_stream(self.files)
-
-    @cached_property
-    def objects(self) -> tuple[K8sObject, ...]:
-        """The rendered objects, parsed once (on first use) with their file and line."""
-        return tuple(parse_rendered(self.files))
-
-
-@dataclass(frozen=True)
-class RenderCheck:
-    """Strict schema findings for a render; ``ok`` says whether it may be written."""
-
-    kube_versions: tuple[str, ...]
-    findings: tuple[Finding, ...]
-
-    @property
-    def errors(self) -> list[Finding]:
-        return errors(self.findings)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def summary(self) -> str:
-        """The one line explaining why nothing was written (when not ``ok``)."""
-        return (
-            f"{len(self.errors)} schema error(s) on Kubernetes "
-            f"{', '.join(self.kube_versions)}; nothing written"
-        )
 
 
 def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> RenderCheck:
@@ -118,9 +73,10 @@ def schema_check(
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
+    cluster without BKENodes, which the controller renders), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
     return nodes
 
 
@@ -131,100 +87,6 @@ def check_operation(operation: object) -> str:
             key="operation",
         )
     return str(operation)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a version's templates render, judged once: the Typha contract and the
-    release rules (no schemas: they are the gate's, and slow)."""
-
-    capable: bool
-    missing: tuple[str, ...]
-    summary: str
-    #: Ids of the release rules with errors (on the Typha-on render).
-    rule_errors: tuple[str, ...]
-
-    @property
-    def release_ready(self) -> bool:
-        return self.capable and not self.rule_errors
-
-
-#: Verdicts by the version's template digests; a caller judges a handful of versions,
-#: and every template change is a new key.
-_VERDICTS: Memo[tuple[tuple[str, str], ...], Verdict] = Memo("api.verdicts", 64)
-
-
-def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
-    from renderer.engine.compile import template_digest
-
-    return tuple((tf.name, template_digest(tf)) for tf in version.files)
-
-
-def verdict(version: VersionDir) -> Verdict:
-    """The version's :class:`Verdict`, kept per content digest: a long-running caller
-    pays the three renders once per version, not once per request, and a command line
-    once per template change (the persistent cache)."""
-    key = _key(version)
-    cached = _VERDICTS.get(key)
-    if cached is None:
-        stored_key = "\n".join(
-            f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
-        )
-        stored = cache.get("capability", stored_key, _valid_verdict)
-        if stored is not None:
-            cached = Verdict(stored[0], tuple(stored[1]), stored[2], tuple(stored[3]))
-        else:
-            cached = _judge(version)
-            cache.put(
-                "capability",
-                stored_key,
-                [cached.capable, list(cached.missing), cached.summary, list(cached.rule_errors)],
-            )
-        _VERDICTS[key] = cached
-    return cached
-
-
-def _judge(version: VersionDir) -> Verdict:
-    from renderer.checks.pipeline import capability_of, release_rules
-    from renderer.finding import blocking
-
-    report = capability_of(version)
-    rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
-    return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
-
-
-def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
-    """(capable, missing items) judged from what the version's templates render."""
-    v = verdict(version)
-    return v.capable, v.missing
-
-
-def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
-    """One line when ``version`` is not release-ready (Typha contract, release rules);
-    :func:`verdict` says more. ``assess`` False: only from a verdict already judged (no
-    renders for it)."""
-    if not assess and _key(version) not in _VERDICTS:
-        return None
-    v = verdict(version)
-    if v.release_ready:
-        return None
-    why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
-    return f"{version.name} is not release-ready ({why})"
-
-
-def _valid_verdict(value: Any) -> bool:
-    """A stored verdict's shape, and capable exactly when nothing is missing."""
-    return (
-        isinstance(value, list)
-        and len(value) == 4
-        and isinstance(value[0], bool)
-        and isinstance(value[1], list)
-        and all(isinstance(m, str) for m in value[1])
-        and value[0] == (not value[1])
-        and isinstance(value[2], str)
-        and isinstance(value[3], list)
-        and all(isinstance(r, str) for r in value[3])
-    )
 
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
@@ -247,7 +109,9 @@ def file_contexts(
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
+            schemas.check_context(
+                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
+            )
     return contexts
 
 
@@ -302,7 +166,33 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+    found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
+
+
+def _unreachable_read(
+    vdir: VersionDir, contexts: bke_context.VersionContexts, files: Sequence[RenderedFile]
+) -> list[Finding]:
+    """``context-unreachable-key`` warnings for keys read as maps that no config can set,
+    where this render printed ``<no value>`` for one (``ipModVersion: ipv6`` without
+    ``ClusterCidr``): what the controller renders, said, never refused."""
+    from renderer.bke import context as bke_context
+    from renderer.engine.render import version_nested_keys, version_nested_lines
+
+    nested = version_nested_keys(vdir)
+    if not nested:
+        return []
+    given = contexts.contexts()
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    missing = {
+        name: [k for k in keys if k not in given.get(name, {})]
+        for name, keys in nested.items()
+        if name in printed
+    }
+    return [
+        dataclasses.replace(f, file=f"{vdir.name}/{f.file}")
+        for f in bke_context.unreachable_keys(missing, version_nested_lines(vdir))
+    ]
 
 
 def param_warnings(
@@ -352,32 +242,6 @@ def prepull_images(
 # --- phased plans ------------------------------------------------------------------------
 
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
-
-
-@dataclass
-class PlanResult:
-    """A plan and the rendered target objects its apply lists refer to."""
-
-    plan: plan_mod.Plan
-    texts: dict[tuple[str, str, str], str]
-
-    @cached_property
-    def _data(self) -> dict[str, Any]:
-
-        data = self.plan.to_dict()
-        validate_output(schemas.PLAN, data)
-        return data
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plan as published (checked against plan.schema.json once)."""
-        return copy.deepcopy(self._data)
-
-    def files(self) -> dict[str, str]:
-        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
-        order, plus ``plan.json``: see :func:`renderer.calico.plan.files.plan_files`."""
-        from renderer.calico.plan.files import plan_files
-
-        return plan_files(self.plan, self.texts, self._data)
 
 
 def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
@@ -532,29 +396,6 @@ def advise(
 # --- what each file receives --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ExplainResult:
-    """Each file's context for a version and node count, with every value's origin."""
-
-    contexts: bke_context.VersionContexts
-    route: policy.Route
-    warnings: tuple[str, ...]
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        d = self.route.decision
-        out = {
-            "version": self.contexts.version,
-            "nodes": d.nodes,
-            "operation": self.route.operation,
-            "decision": {**d.context(), "reason": d.reason},
-            "files": self.contexts.to_dict()["files"],
-            "warnings": list(self.warnings),
-        }
-        validate_output(schemas.EXPLAIN_CONTEXT, out)
-        return out
-
-
 def explain_context(
     version: str,
     nodes: int,
@@ -590,43 +431,12 @@ def explain_context(
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
 
 
-def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
-    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
-    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
-    from renderer.bke.crdkeys import file_unknown_keys
-
-    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
-
-
-def request_args(
-    config: str | Path | None,
-    nodes_file: str | Path | None,
-    *,
-    version: str | None,
-    nodes: int | None,
-    root: Path | None = None,
-    repo: str | None = None,
-) -> RenderArgs:
-    """Version, node count and params of a request: from a BKECluster/BKEConfig and
-    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
-    from renderer.bke.cluster import render_args
-
-    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
-
-
 def cluster_inputs(*args: Any, **kwargs: Any) -> ClusterInputs:
     """What a BKECluster/BKEConfig (and its BKENodes) give a request: the arguments of
     :func:`renderer.bke.cluster.resolve_inputs`, loaded when first called."""
     from renderer.bke.cluster import resolve_inputs
 
     return resolve_inputs(*args, **kwargs)
-
-
-def node_inventory(nodes_file: str | Path) -> NodeInventory:
-    """The BKENodes of one cluster in ``nodes_file``."""
-    from renderer.bke.cluster import load_nodes
-
-    return load_nodes(nodes_file).single_cluster()
 
 
 def config_context(
@@ -641,13 +451,6 @@ def config_context(
     return bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
 
 
-def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
-    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
-    from renderer.bke.values import user_values as values
-
-    return values(values_file, sets)
-
-
 def request_inputs(
     args: RenderArgs,
     *,
@@ -660,46 +463,17 @@ def request_inputs(
     from renderer.bke import context as bke_context
     from renderer.bke.values import user_params
 
-    params, nested = user_params(values_file, sets)
+    warnings: list[str] = []
+    params, nested = user_params(values_file, sets, warnings)
     cluster = args.cluster
     if cluster is None or cluster.addon is None:
-        return bke_context.without_config(repo=repo, params=params, nested=nested)
-    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-    return bke_context.for_config(
-        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-    )
-
-
-def kube_versions(
-    requested: Sequence[str] = (), cluster_kube: str = ""
-) -> tuple[tuple[str, ...], str]:
-    """The Kubernetes versions to validate a render against, and a note when they were
-    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
-    kube = resolve_kube_versions(requested)
-    if kube and not requested and cluster_kube:
-        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
-        if chosen is not None:
-            return (chosen,), why
-    return kube, ""
-
-
-def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
-    """Write ``files`` into ``directory``, removing the files of our previous write there."""
-    from renderer.store.files import write_owned_tree
-
-    return write_owned_tree(directory, dict(files))
-
-
-def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
-    """One file per template of a render into ``directory`` (see :func:`write_files`),
-    never inside the tree of templates it rendered."""
-    from renderer.store import contain
-
-    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
-    return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
+        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
+    else:
+        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+        inputs = bke_context.for_config(
+            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+        )
+    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def template(
@@ -709,25 +483,19 @@ def template(
     sets: Sequence[str] = (),
     name: str = "calico",
     dialect: str | None = None,
+    warnings: list[str] | None = None,
 ) -> str:
     """Render one template file (``-``: stdin) with exactly the given values: no policy,
-    no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
+    no context rules, Go's bytes. ``dialect`` None: from the suffix; warnings about the
+    values file go to ``warnings``."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
     from renderer.manifests.tree import DIALECTS
     from renderer.store.read import read_text
 
-    context = values(values_file, sets, key_rules=False)
+    context = values(values_file, sets, key_rules=False, warnings=warnings)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
-
-
-@dataclass(frozen=True)
-class TyphaResult:
-    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
-
-    nodes: int | None
-    decisions: tuple[TyphaDecision, ...]
 
 
 def typha(nodes: int | None = None) -> TyphaResult:
@@ -736,25 +504,6 @@ def typha(nodes: int | None = None) -> TyphaResult:
         check_nodes(nodes)
     counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
     return TyphaResult(nodes, tuple(policy.decide_typha(n) for n in counts))
-
-
-@dataclass(frozen=True)
-class VersionEntry:
-    """One version of a tree: its capability, or the error that stopped its render."""
-
-    version: VersionDir
-    capability: CapabilityReport | None
-    error: str | None = None
-    #: The context keys its templates read, when asked for.
-    keys: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class VersionsResult:
-    """The versions under a tree; ``manifests`` names the tree as reports do."""
-
-    manifests: str
-    versions: tuple[VersionEntry, ...]
 
 
 def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
@@ -776,17 +525,27 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     return VersionsResult(tree_label(root), tuple(entries))
 
 
-@dataclass(frozen=True)
-class Imported:
-    """A version derived from upstream: its directory, files and, for a check, the
-    difference from the directory on disk ("" when none)."""
+#: What an image reference's registry and path may hold (the distribution grammar).
+_REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
 
-    target: Path
-    files: dict[str, str]
-    diff: str = ""
-    #: For a check: each choice given that differs from the one the directory records,
-    #: and each upstream file whose checksum differs from the recorded one (one line each).
-    differences: tuple[str, ...] = ()
+
+def _check_default_registry(prefix: str) -> None:
+    """The default registry goes into every image line of the templates: it is a
+    registry prefix (as the image prefix argument is) and must end with ``/``."""
+    from renderer.calico.images import check_repo
+
+    if not prefix.endswith("/"):
+        raise InputError("must end with '/'", key="default registry")
+    try:
+        check_repo(prefix)
+    except InputError as exc:
+        raise InputError(exc.message, key="default registry") from None
+    if not _REGISTRY_PREFIX.match(prefix):  # a quote or control character is no registry
+        raise InputError(
+            f"{prefix!r} is not a registry prefix (host[:port]/path/ of letters, digits, "
+            "'.', '_', '-')",
+            key="default registry",
+        )
 
 
 def import_version(
@@ -808,8 +567,8 @@ def import_version(
     from renderer.store.files import replace_dir
 
     options = options or importer_mod.Options()
-    if options.default_registry is not None and not options.default_registry.endswith("/"):
-        raise InputError("must end with '/'", key="default registry")
+    if options.default_registry is not None:
+        _check_default_registry(options.default_registry)
     record = importer_mod.Recorded(None, {})
     if check and given is not None:
         record = _recorded(source, root, options)
@@ -1064,33 +823,11 @@ def write_lock(path: str | Path, report: RegistryReport) -> None:
     write_output(path, lock_text(report))
 
 
-def image_warnings(result: images_mod.ImageList) -> list[str]:
-    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
-    for another)."""
-    from renderer.calico import images as images_mod
-
-    if result.version is None:
-        return []
-    return images_mod.tag_mismatches(result.version, result.images)
-
-
 def set_render_timeout(seconds: float) -> None:
     """The wall-clock limit of one template render, for this process."""
     from renderer.engine import limits
 
     limits.set_render_timeout(seconds)
-
-
-def disable_cache() -> None:
-    """Neither read nor write the persistent result cache, for this process."""
-    cache.disable()
-
-
-def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
-    """The advice report of a cluster without Calico: nothing to advise on."""
-    from renderer.calico import advise as advise_mod
-
-    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -1167,15 +904,6 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
-    """Write a report to ``path`` atomically (a device, FIFO or symlink target is
-    written in place); with the ``options`` it reports on, never inside the tree's
-    templates, its goldens, its upstream directory or onto its exceptions file."""
-    from renderer.store.files import write_output
-
-    write_output(path, text, protected=protected_paths(options) if options else ())
-
-
 def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     """What a check reads and its report must not overwrite."""
     from renderer.data.bundled import bundled_manifests
@@ -1188,14 +916,6 @@ def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     if options.exceptions.file:
         out.append((Path(options.exceptions.file), "the exceptions file"))
     return out
-
-
-def refused_update(error: InputError) -> bool:
-    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
-    without versions (which would remove them all)."""
-    from renderer.checks.runner import NothingToUpdate
-
-    return isinstance(error, NothingToUpdate)
 
 
 def default_jobs() -> int:
@@ -1246,3 +966,52 @@ def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validat
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
     return Validation(tuple(files), *schema_check(objects, kube), objects=len(objects))
+
+
+__all__ = [
+    "ExplainResult",
+    "Imported",
+    "PlanResult",
+    "RenderCheck",
+    "RenderResult",
+    "TyphaResult",
+    "VersionEntry",
+    "VersionsResult",
+    "advise",
+    "capability",
+    "check",
+    "check_nodes",
+    "check_operation",
+    "check_options",
+    "check_registry",
+    "cluster_inputs",
+    "config_context",
+    "config_images",
+    "default_golden",
+    "default_inputs",
+    "default_jobs",
+    "explain_context",
+    "file_contexts",
+    "import_version",
+    "lock_text",
+    "param_warnings",
+    "plan",
+    "plan_route",
+    "prepull_images",
+    "protected_paths",
+    "read_lock",
+    "render",
+    "request_inputs",
+    "resolve_version",
+    "rules",
+    "scale_findings",
+    "schema_check",
+    "set_render_timeout",
+    "template",
+    "typha",
+    "validate",
+    "validate_render",
+    "version_image_uses",
+    "versions",
+    "write_lock",
+]
