@@ -63,6 +63,15 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     return RenderCheck(*schema_check(result.objects, kube_versions))
 
 
+def duplicate_findings(result: RenderResult) -> list[Finding]:
+    """``duplicate-object`` findings of a render: an object rendered twice (kind,
+    namespace, name) is applied once, the last; the first never takes effect."""
+    from renderer.calico.rules import REGISTRY, RuleInput
+
+    data = RuleInput(result.objects, result.version.name, result.context)
+    return list(REGISTRY["duplicate-object"].run(data))
+
+
 def schema_check(
     objects: Sequence[K8sObject], kube_versions: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
@@ -105,13 +114,12 @@ def file_contexts(
 ) -> bke_context.VersionContexts:
     """Each file's context by the controller's rules, validated like a single context."""
     from renderer.bke import context as bke_context
+    from renderer.bke.values import check_context
 
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check_context(
-                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
-            )
+            check_context(f.context, file=f"render context of {f.file}")
     return contexts
 
 

@@ -149,6 +149,7 @@ def render(
     if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
+    _duplicates(ctx, result)
     if kube:
         _validate(ctx, result, kube)
     if output_dir is not None:
@@ -234,6 +235,18 @@ def _scale_warnings(
     for finding in scale:
         if finding.severity != "info":
             warn(scale_line(finding))
+
+
+def _duplicates(ctx: click.Context, result: RenderResult) -> None:
+    """An object rendered twice is an error finding: nothing is written (exit 1)."""
+    from renderer import api
+    from renderer.output.findings import context_text
+
+    found = api.duplicate_findings(result)
+    for f in found:
+        note(context_text(f))
+    if found:
+        ctx.exit(EXIT_CHECK_FAILED)
 
 
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
