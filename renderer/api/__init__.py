@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
+    from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
 
 
@@ -60,6 +61,15 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     ``kube_versions`` empty means the default (newest shipped) versions.
     """
     return RenderCheck(*schema_check(result.objects, kube_versions))
+
+
+def duplicate_findings(result: RenderResult) -> list[Finding]:
+    """``duplicate-object`` findings of a render: an object rendered twice (kind,
+    namespace, name) is applied once, the last; the first never takes effect."""
+    from renderer.calico.rules import REGISTRY, RuleInput
+
+    data = RuleInput(result.objects, result.version.name, result.context)
+    return list(REGISTRY["duplicate-object"].run(data))
 
 
 def schema_check(
@@ -165,8 +175,33 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    injected = tuple(bke_context.injection_findings(files))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given, injected)
+    found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
+
+
+def _unreachable_read(
+    vdir: VersionDir, contexts: bke_context.VersionContexts, files: Sequence[RenderedFile]
+) -> list[Finding]:
+    """``context-unreachable-key`` warnings for keys read as maps that no config can set,
+    where this render printed ``<no value>`` for one (``ipModVersion: ipv6`` without
+    ``ClusterCidr``): what the controller renders, said, never refused."""
+    from renderer.bke import context as bke_context
+    from renderer.engine.render import version_nested_keys, version_nested_lines
+
+    nested = version_nested_keys(vdir)
+    if not nested:
+        return []
+    given = contexts.contexts()
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    missing = {
+        name: [k for k in keys if k not in given.get(name, {})]
+        for name, keys in nested.items()
+        if name in printed
+    }
+    return [
+        dataclasses.replace(f, file=f"{vdir.name}/{f.file}")
+        for f in bke_context.unreachable_keys(missing, version_nested_lines(vdir))
+    ]
 
 
 def param_warnings(

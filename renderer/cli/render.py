@@ -149,6 +149,7 @@ def render(
     if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
+    _duplicates(ctx, result)
     if kube:
         _validate(ctx, result, kube)
     if output_dir is not None:
@@ -159,15 +160,17 @@ def render(
 
 
 def _injections(ctx: click.Context, result: RenderResult) -> None:
-    """Values that changed the YAML their template wrote: errors on stderr, and nothing
-    is written (exit 1); ``template`` shows the bytes the controller would apply."""
+    """The render's context findings on stderr. Values that changed the YAML their
+    template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
+    the controller would apply."""
     from renderer.output.findings import context_text
 
     for f in result.findings:
         note(context_text(f))
-    if any(f.severity == "error" for f in result.findings):
+    injected = [f for f in result.findings if f.severity == "error"]
+    if injected:
         note(
-            f"{len(result.findings)} value(s) change the YAML their template wrote; "
+            f"{len(injected)} value(s) change the YAML their template wrote; "
             "nothing written (calico-render template shows the bytes)"
         )
         ctx.exit(EXIT_CHECK_FAILED)
@@ -232,6 +235,18 @@ def _scale_warnings(
     for finding in scale:
         if finding.severity != "info":
             warn(scale_line(finding))
+
+
+def _duplicates(ctx: click.Context, result: RenderResult) -> None:
+    """An object rendered twice is an error finding: nothing is written (exit 1)."""
+    from renderer import api
+    from renderer.output.findings import context_text
+
+    found = api.duplicate_findings(result)
+    for f in found:
+        note(context_text(f))
+    if found:
+        ctx.exit(EXIT_CHECK_FAILED)
 
 
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:

@@ -108,3 +108,45 @@ def test_closed_stdout_is_one_line() -> None:
     proc = _cli(*RENDER, stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2
     assert "standard output is closed" in _last_error(proc.stderr.decode())
+
+
+# -- duplicate objects -------------------------------------------------------------------
+
+
+def _duplicated_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    version = root / "kubernetes" / "calico" / "v3.31.3"
+    shutil.copytree(REPO_ROOT / "manifests" / "kubernetes" / "calico" / "v3.31.3", version)
+    shutil.copy(version / "002-calico.yaml", version / "003-calico.yaml")
+    return root
+
+
+def test_render_of_a_duplicated_object_is_an_error_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _duplicated_tree(tmp_path)
+    out = tmp_path / "out"
+    r = run(capsys, "--manifests", str(root), "--version", "v3.31.3", "--nodes", "3",
+            "--no-validate", "--output-dir", str(out))  # fmt: skip
+    assert r.code == 1 and not out.exists()
+    lines = [line for line in r.err.splitlines() if "duplicate-object" in line]
+    assert lines and all(
+        line.split(": ")[1].startswith("v3.31.3/003-calico.yaml:") for line in lines
+    )
+    assert all("v3.31.3/002-calico.yaml:" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_check_and_capability_report_duplicate_objects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _duplicated_tree(tmp_path)
+    r = run(capsys, "check", "--manifests", str(root), "--format", "json", "--jobs", "1")
+    assert r.code == 1, r.err
+    found = [f for v in json.loads(r.out)["versions"] for f in v["findings"]]
+    dups = [f for f in found if f["rule"] == "duplicate-object"]
+    assert dups and {(f["severity"], f["file"]) for f in dups} == {("error", "003-calico.yaml")}
+    r = run(
+        capsys, "capability", "--manifests", str(root), "--version", "v3.31.3", "--format", "json"
+    )
+    assert "duplicate-object" in r.out

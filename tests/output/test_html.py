@@ -390,3 +390,12 @@ def test_excerpt_lines_around_the_finding_with_it_highlighted() -> None:
     assert "x" * html.MAX_LINE not in long and "…" in long
     for line in (0, 12):  # unknown, or past the end (the template changed since)
         assert html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=line)) == ""
+
+
+def test_a_run_stopped_on_bad_input_is_a_page_naming_what_was_wrong() -> None:
+    bad = Finding("input-error", "error", "unknown key <b>", stage="input", file="x.yaml", line=3)
+    tags = elements(html.render_failure("check", [bad]))
+    assert [(a["data-rule"], a["data-severity"]) for t, a in tags if t == "article"] == [
+        ("input-error", "error")
+    ]
+    assert [t for t, _ in tags].count("b") == 0
