@@ -114,13 +114,12 @@ def file_contexts(
 ) -> bke_context.VersionContexts:
     """Each file's context by the controller's rules, validated like a single context."""
     from renderer.bke import context as bke_context
+    from renderer.bke.values import check_context
 
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check_context(
-                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
-            )
+            check_context(f.context, file=f"render context of {f.file}")
     return contexts
 
 
@@ -188,11 +187,13 @@ def _unreachable_read(
     from renderer.bke import context as bke_context
     from renderer.engine.render import version_nested_keys, version_nested_lines
 
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    if not printed:  # first: a render that printed no <no value> compiles nothing here
+        return []
     nested = version_nested_keys(vdir)
     if not nested:
         return []
     given = contexts.contexts()
-    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
     missing = {
         name: [k for k in keys if k not in given.get(name, {})]
         for name, keys in nested.items()

@@ -12,7 +12,6 @@ import gc
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Iterator
 from types import FrameType
 
@@ -105,6 +104,8 @@ def _main(argv: list[str] | None) -> None:
         code = cli.main(args=args, prog_name="calico-render", standalone_mode=False)
     except CalicoRenderError as exc:
         if debug:
+            import traceback  # --debug only
+
             traceback.print_exc()
         click.echo(f"calico-render: error: {flag_worded(exc)}", err=True)
         sys.exit(exc.exit_code)
@@ -127,6 +128,8 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(0)
     except Exception as exc:  # last resort: one line, never a traceback unless --debug
         if debug:
+            import traceback  # --debug only
+
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
         click.echo(

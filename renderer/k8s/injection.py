@@ -9,7 +9,7 @@ replaced by a neutral placeholder. When the two parse to different shapes (the
 sequence of YAML events, scalars' text aside) or only the placeholder version parses,
 the values wrote structure; each value is then tried alone to name the one(s) that did.
 
-Pure: text and the spans actions printed (:class:`renderer.engine.gotemplate.Printed`)
+Pure: text and the spans actions printed (:class:`renderer.engine.sourcemap.Printed`)
 in, the injections out.
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from renderer.k8s.yamlio import yaml_shape
 
 if TYPE_CHECKING:
-    from renderer.engine.gotemplate import Printed
+    from renderer.engine.sourcemap import Printed
 
 #: What a value becomes in the comparison render: text that is a plain scalar anywhere.
 PLACEHOLDER = "x"
