@@ -163,9 +163,9 @@ def _injections(ctx: click.Context, result: RenderResult) -> None:
     """The render's context findings on stderr. Values that changed the YAML their
     template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
     the controller would apply."""
-    from renderer.output.findings import context_text
-
     for f in result.findings:
+        from renderer.output.findings import context_text  # only when there is one
+
         note(context_text(f))
     injected = [f for f in result.findings if f.severity == "error"]
     if injected:
@@ -240,10 +240,11 @@ def _scale_warnings(
 def _duplicates(ctx: click.Context, result: RenderResult) -> None:
     """An object rendered twice is an error finding: nothing is written (exit 1)."""
     from renderer import api
-    from renderer.output.findings import context_text
 
     found = api.duplicate_findings(result)
     for f in found:
+        from renderer.output.findings import context_text  # only when there is one
+
         note(context_text(f))
     if found:
         ctx.exit(EXIT_CHECK_FAILED)
@@ -252,10 +253,11 @@ def _duplicates(ctx: click.Context, result: RenderResult) -> None:
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
-    from renderer.output.findings import schema_text
 
     check = api.validate_render(result, kube)
     for f in check.findings:
+        from renderer.output.findings import schema_text  # only when there is one
+
         note(schema_text(f))
     if not check.ok:
         note(check.summary())
