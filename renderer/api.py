@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,7 +78,10 @@ class RenderCheck:
 
     @property
     def errors(self) -> list[Finding]:
-        return errors(self.findings)
+        """The error findings, one per problem whatever the Kubernetes versions."""
+        from renderer.checks.finding import merge_findings
+
+        return errors(merge_findings(self.findings))
 
     @property
     def ok(self) -> bool:
@@ -99,7 +102,14 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     are not errors (custom resources not checked) are reported and do not block.
     ``kube_versions`` empty means the default (newest shipped) versions.
     """
-    return RenderCheck(*schema_check(result.objects, kube_versions))
+    from renderer.manifests.tree import tree_path
+
+    kube, found = schema_check(result.objects, kube_versions)
+    v = result.version
+    names = [f.name for f in v.files]
+    return RenderCheck(
+        kube, tuple(replace(f, file=tree_path(v.name, names, f.file)) for f in found)
+    )
 
 
 def schema_check(
@@ -461,8 +471,10 @@ def scale_findings(
     max_pods: int = policy.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
 ) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
-    """The scale advice for a render: its numbers and the findings on them."""
+    """The scale advice for a render: its numbers and the findings on them, located
+    in the version's templates relative to ROOT."""
     from renderer.calico import advise as advise_mod
+    from renderer.manifests.tree import tree_path
 
     inputs = advise_mod.request_inputs(
         result.objects,
@@ -471,7 +483,11 @@ def scale_findings(
         max_pods=max_pods,
         origins=origins,
     )
-    return inputs, advise_mod.advise(inputs)
+    v = result.version
+    names = [f.name for f in v.files]
+    return inputs, [
+        replace(f, file=tree_path(v.name, names, f.file)) for f in advise_mod.advise(inputs)
+    ]
 
 
 def advise(
@@ -537,14 +553,18 @@ class ExplainResult:
     param_warnings: tuple[unread.ParamWarning, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        from renderer.checks.finding import notes
+        from renderer.output.findings import findings_list, report_header
+
         d = self.route.decision
         out = {
+            **report_header("explain-context"),
             "version": self.contexts.version,
             "nodes": d.nodes,
             "operation": self.route.operation,
             "decision": {**d.context(), "reason": d.reason},
             "files": self.contexts.to_dict()["files"],
-            "warnings": list(self.warnings),
+            "findings": findings_list(notes("context", "context-warning", self.warnings)),
         }
         validate_output(schemas.EXPLAIN_CONTEXT, out)
         return out
@@ -957,22 +977,108 @@ def capability(
 
 @dataclass(frozen=True)
 class Validation:
-    """Strict schema findings for the objects of some rendered files."""
+    """Strict schema findings for the objects of some manifest files, identical ones
+    merged (one per file, object, field and message, listing its Kubernetes versions),
+    and how many objects were valid, invalid, skipped or not schema-checked."""
 
     files: tuple[str, ...]
     kube_versions: tuple[str, ...]
     findings: tuple[Finding, ...]
     objects: int
+    skipped: int = 0
 
     @property
     def errors(self) -> list[Finding]:
         return errors(self.findings)
 
+    def resources(self) -> dict[str, int]:
+        """Objects by outcome, as kubeconform counts resources."""
+        from renderer.k8s.schema import NOT_CHECKED_RULE
 
-def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validation:
-    """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
+        def keys(rule: str | None) -> set[tuple[str, str]]:
+            return {  # an object is its file and identity
+                (f.file, str(f.object))
+                for f in self.findings
+                if (rule is None and f.severity == "error") or f.rule == rule
+            }
+
+        invalid = keys(None)
+        unchecked = keys(NOT_CHECKED_RULE) - invalid
+        checked = self.objects - self.skipped
+        return {
+            "valid": checked - len(invalid) - len(unchecked),
+            "invalid": len(invalid),
+            "skipped": self.skipped,
+            "not_checked": len(unchecked),
+        }
+
+
+#: The file names a directory given to ``validate`` contributes (kubeconform's choice).
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def manifest_files(paths: Sequence[str]) -> list[str]:
+    """``paths`` with each directory replaced by the manifest files under it, recursively
+    and sorted (``*.yaml``, ``*.yml``, ``*.json``; hidden files and directories skipped,
+    links to directories not followed); files and ``-`` (stdin) as given."""
+    import os
+
+    out: list[str] = []
+    for path in paths:
+        if path == "-" or not os.path.isdir(path):
+            out.append(path)
+            continue
+        for top, dirs, found in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            out.extend(
+                os.path.join(top, n)
+                for n in sorted(found)
+                if not n.startswith(".") and n.endswith(MANIFEST_SUFFIXES)
+            )
+    return out
+
+
+def _kinds(kinds: Sequence[str]) -> set[str]:
+    """``--skip A,B --skip C`` as a set of kinds."""
+    return {k.strip() for item in kinds for k in item.split(",") if k.strip()}
+
+
+def validate(
+    paths: Sequence[str],
+    kube_versions: Sequence[str] = (),
+    *,
+    skip: Sequence[str] = (),
+    reject: Sequence[str] = (),
+) -> Validation:
+    """Schema-check manifest files and directories (``-`` for stdin) in strict mode,
+    as kubeconform does: objects of a ``skip`` kind are counted, not checked; one of a
+    ``reject`` kind is an error."""
+    from renderer.checks.finding import ObjectRef, merge_located
     from renderer.k8s.yamlio import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
+    files = manifest_files(paths)
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
-    return Validation(tuple(files), *schema_check(objects, kube), objects=len(objects))
+    skipped, rejected = _kinds(skip), _kinds(reject)
+    checked = [o for o in objects if o.kind not in skipped and o.kind not in rejected]
+    _, found = schema_check(checked, kube)
+    refused = [
+        Finding(
+            "kind-rejected",
+            "error",
+            f"kind {o.kind} is rejected (--reject)",
+            stage="schema",
+            object=ObjectRef(o.kind, o.name, o.namespace, o.api_version),
+            file=o.file,
+            line=o.line,
+        )
+        for o in objects
+        if o.kind in rejected and o.kind not in skipped
+    ]
+    return Validation(
+        tuple(files),
+        kube,
+        tuple(merge_located([*found, *refused])),
+        objects=len(objects),
+        skipped=sum(1 for o in objects if o.kind in skipped),
+    )

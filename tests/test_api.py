@@ -14,6 +14,7 @@ from renderer.data.bundled import bundled_manifests
 from renderer.engine import compile as compile_mod
 from renderer.errors import InputError, RefusedError
 from renderer.manifests.tree import COMPONENT, resolve_version
+from tests.clihelp import ref
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
@@ -154,7 +155,7 @@ def test_validate_reports_schema_findings_of_files() -> None:
 
     result = api.validate([str(BROKEN / "removed-api.yaml")], ["1.30"])
     assert (result.objects, result.kube_versions) == (1, ("1.30",))
-    assert [(f.stage, f.rule, f.object, f.field) for f in result.errors] == [
+    assert [(f.stage, f.rule, ref(f.object), f.field) for f in result.errors] == [
         ("schema", "schema-invalid", "PodDisruptionBudget kube-system/calico-typha", "apiVersion")
     ]
 

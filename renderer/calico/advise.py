@@ -21,13 +21,12 @@ from fractions import Fraction
 from typing import Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding, locate
+from renderer.checks.finding import Finding, ObjectRef, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
-from renderer.output.findings import scale_dict
+from renderer.output.findings import findings_list, report_header
 
 STAGE = "scale"
-REPORT_VERSION = 1
 
 POD_ADDRESSES = "scale-pod-addresses"
 IPAM_BLOCKS = "scale-ipam-blocks"
@@ -243,7 +242,7 @@ def _finding(
         severity,
         message,
         stage=STAGE,
-        object=at.object if at else "",
+        object=ObjectRef.parse(at.object) if at else None,
         file=file,
         line=line,
         details={
@@ -1149,13 +1148,12 @@ class AdviceReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "report_version": REPORT_VERSION,
-            "tool": "calico-render advise",
+            **report_header("advise"),
             "version": self.version,
             "manifests": self.manifests,
             "passed": self.passed,
             "summary": self.counts(),
             "inputs": self.inputs.to_dict() if self.inputs else {},
-            "findings": [scale_dict(f) for f in self.findings],
+            "findings": findings_list(self.findings),
             "notes": list(self.notes),
         }

@@ -23,7 +23,7 @@ from typing import Any
 
 from renderer.bke.values import build_context
 from renderer.calico import names
-from renderer.checks.finding import Finding, locate, merge_findings
+from renderer.checks.finding import Finding, ObjectRef, locate, merge_findings
 from renderer.engine.render import render_version
 from renderer.errors import InputError
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
@@ -31,7 +31,6 @@ from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import VersionDir
-from renderer.output.findings import check_dict
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"
@@ -307,7 +306,7 @@ class _Out:
                 severity,
                 f"{message} (upstream {self.version})",
                 stage=STAGE,
-                object=obj,
+                object=ObjectRef.parse(obj),
                 file=where,
                 line=line,
                 scenarios=(self.scenario,) if self.scenario else (),
@@ -687,9 +686,9 @@ class FidelityResult:
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
 
-    def to_dict(self, findings: bool = False) -> dict[str, Any]:
-        """The summary the check report carries; ``findings`` adds them (capability)."""
-        data: dict[str, Any] = {
+    def to_dict(self) -> dict[str, Any]:
+        """The summary the reports carry (the findings go with every other stage's)."""
+        return {
             "upstream": self.upstream or None,
             "status": self.status,
             "scenarios": [dict(s) for s in self.scenarios],
@@ -697,9 +696,6 @@ class FidelityResult:
             "warnings": sum(1 for f in self.findings if f.severity == WARNING),
             "note": self.note or None,
         }
-        if findings:
-            data["findings"] = [check_dict(f) for f in self.findings]
-        return data
 
 
 def assess_fidelity(

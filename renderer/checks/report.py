@@ -12,14 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, unmatched_message
-from renderer.checks.finding import Finding, blocking
-from renderer.output.findings import (
-    capability_rule_dict,
-    check_dict,
-    context_dict,
-    nulls,
-    schema_dict,
-)
+from renderer.checks.finding import ERROR, Finding, blocking, merge_findings
+from renderer.manifests.tree import COMPONENT
+from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -31,7 +26,6 @@ STAGES = ("templates", "capability", "rules", "schema", "goldens")
 #: The stage ``--upstream`` adds; without it a report has no trace of it.
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
-REPORT_VERSION = 1
 
 
 @dataclass
@@ -130,7 +124,7 @@ class VersionResult:
             "missing": list(self.missing),
             "passed": self.passed,
             "stages": {s: self.stages[s] for s in self.stage_names},
-            "findings": [check_dict(f) for f in self.findings],
+            "findings": findings_list(self.findings),
             "exceptions": [
                 {"rule": r, "severity": sev, "reason": why, "findings": n}
                 for r, sev, why, n in self.exceptions
@@ -199,11 +193,15 @@ class CheckReport:
             bool(self.versions) and all(v.passed for v in self.versions) and not self.stale_failed
         )
 
+    @property
+    def findings(self) -> list[Finding]:
+        """Every version's findings, in version order."""
+        return [f for v in self.versions for f in v.findings]
+
     def to_dict(self) -> dict[str, Any]:
         failed = [v.version for v in self.versions if not v.passed]
         data: dict[str, Any] = {
-            "report_version": REPORT_VERSION,
-            "tool": "calico-render check",
+            **report_header("check"),
             "manifests": self.manifests,
             "golden": self.golden,
             "kube_versions": list(self.kube_versions),
@@ -215,6 +213,7 @@ class CheckReport:
                 "failed": len(failed),
                 "legacy": sum(1 for v in self.versions if v.legacy),
                 "stale_goldens": len(self.stale_failed),
+                "findings": severity_counts(self.findings),
             },
             "versions": [v.to_dict() for v in self.versions],
             "stale_goldens": [s.to_dict() for s in self.stale],
@@ -230,6 +229,23 @@ class CheckReport:
 
 
 # --- the release report (``capability``) ---------------------------------------------
+
+
+def incomplete_findings(cap: CapabilityReport) -> list[Finding]:
+    """A capability failure per contract item that incomplete Typha templates miss,
+    located at the version directory (what is missing belongs in one of its files)."""
+    return [
+        Finding(
+            item.id,
+            ERROR,
+            f"Typha templates incomplete: missing {item.description}"
+            + (f" ({item.detail})" if item.detail else ""),
+            stage="capability",
+            file=f"{COMPONENT.as_posix()}/{cap.version}",
+        )
+        for item in cap.items
+        if not item.ok
+    ]
 
 
 @dataclass(frozen=True)
@@ -255,6 +271,15 @@ class ReleaseReport:
     exceptions: tuple[Applied, ...] = field(default=())
 
     @property
+    def findings(self) -> list[Finding]:
+        """Every stage's findings, identical ones merged (a schema problem on every
+        Kubernetes version is one finding): the contract items an incomplete version
+        misses, rules, context, schema, fidelity."""
+        fid = () if self.fidelity is None else tuple(self.fidelity.findings)
+        contract = () if self.capability.legacy else incomplete_findings(self.capability)
+        return merge_findings([*contract, *self.rules, *self.context, *self.schema, *fid])
+
+    @property
     def release_ready(self) -> bool:
         faithful = self.fidelity is None or self.fidelity.errors == 0
         return (
@@ -272,24 +297,15 @@ class ReleaseReport:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        out = self.capability.to_dict()
+        findings = self.findings
+        out = {**report_header("capability"), **self.capability.to_dict()}
         out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
-        out["rules"] = {
-            "nodes": self.nodes,
-            "applied": not self.capability.legacy,
-            "findings": [capability_rule_dict(f) for f in self.rules],
-        }
-        out["schema"] = {
-            v: {
-                "errors": sum(1 for f in blocking(self.schema) if f.kube_versions[0] == v),
-                "findings": [schema_dict(f) for f in self.schema if f.kube_versions[0] == v],
-            }
-            for v in self.kube_versions
-        }
-        out["context"] = {"findings": [context_dict(f) for f in self.context]}
+        out["rules"] = {"nodes": self.nodes, "applied": not self.capability.legacy}
         out["kube_versions"] = list(self.kube_versions)
         if self.fidelity is not None:
-            out["fidelity"] = self.fidelity.to_dict(findings=True)
+            out["fidelity"] = self.fidelity.to_dict()
+        out["summary"] = severity_counts(findings)
+        out["findings"] = findings_list(findings)
         out["exceptions"] = {
             "file": self.exceptions_file,
             "entries": [a.to_dict() for a in self.exceptions],

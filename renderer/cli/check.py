@@ -11,8 +11,8 @@ import click
 from renderer import api
 from renderer import output as formats
 from renderer.cli import options as opts
-from renderer.cli.app import cli, emit
-from renderer.cli.common import cli_worded
+from renderer.cli.app import cli
+from renderer.cli.common import write_report_document
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import check_text
 from renderer.output.check import CheckDocument
@@ -31,7 +31,7 @@ def interactive() -> bool:
     "Typha capability contract and release rules, validate the rendered objects against "
     "the Kubernetes schemas, and compare each scenario's render with its golden; with "
     "--upstream, also compare each version with upstream Calico's manifests of its tag. "
-    "Exit 0 when all pass, 1 on any failure, 2 on bad input."
+    "Exit 0 when all pass, 1 on any failure, 2 on bad input.",
 )
 @opts.manifests_option
 @opts.render_timeout_option
@@ -46,12 +46,7 @@ def interactive() -> bool:
 @opts.no_cache_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
 @opts.format_option(sorted(formats.names(CheckDocument)))  # check has always listed them sorted
-@click.option(
-    "--output",
-    type=opts.PathType(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report to FILE instead of stdout.",
-)
+@opts.output_option
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
@@ -92,13 +87,6 @@ def check(
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     # JSON is checked against its schema; library wording becomes the CLI's
-    text = cli_worded(formats.render(fmt, CheckDocument(result)))
-    if output is not None:
-        try:
-            api.write_report(output, text)
-        except InputError as exc:
-            raise InputError(exc.message, file=exc.file, key="--output") from None
-    else:
-        emit(text)
+    write_report_document(fmt, CheckDocument(result), output)
     if not result.passed:
         sys.exit(EXIT_CHECK_FAILED)

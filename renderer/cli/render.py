@@ -207,17 +207,17 @@ def _scale_warnings(
     _, scale = api.scale_findings(result, origins=origins)
     for finding in scale:
         if finding.severity != "info":
-            warn(scale_line(finding))
+            note(scale_line(finding))
 
 
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
-    from renderer.output.findings import schema_text
+    from renderer.checks.finding import merge_findings
 
     check = api.validate_render(result, kube)
-    for f in check.findings:
-        note(schema_text(f))
+    for f in merge_findings(check.findings):
+        note(str(f))
     if not check.ok:
         note(check.summary())
         ctx.exit(EXIT_CHECK_FAILED)

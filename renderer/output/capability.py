@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.finding import blocking
+from renderer.checks.finding import Finding, blocking, merge_findings
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
-from renderer.k8s.schema import NOT_CHECKED
-from renderer.output import Document
+from renderer.k8s.schema import NOT_CHECKED_RULE
+from renderer.output import Document, Findings
 from renderer.output.check_text import LEGACY_RULES
-from renderer.output.findings import schema_text
 
 
 def _mark(ok: bool) -> str:
@@ -41,14 +40,14 @@ def render(report: ReleaseReport) -> str:
     lines.extend(f"  {f}" for f in report.rules)
     if report.context:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
-        lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
-    for v in report.kube_versions:
-        found = [f for f in report.schema if f.kube_versions[0] == v]
-        n = len(blocking(found))
-        skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
-        extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
-        lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
-        lines.extend(f"  {schema_text(f)}" for f in found)
+        lines.extend(f"  {u}" for u in report.context)
+    found = merge_findings(report.schema)
+    n = len(blocking(found))
+    skipped = sum(1 for f in found if f.rule == NOT_CHECKED_RULE)
+    extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
+    kube = ", ".join(report.kube_versions)
+    lines.append(f"Schema, Kubernetes {kube} (strict): {n} error(s){extra}")
+    lines.extend(f"  {f}" for f in found)
     fid = report.fidelity
     if fid is not None and fid.note:
         lines.append(f"Upstream fidelity: {fid.note}")
@@ -59,7 +58,7 @@ def render(report: ReleaseReport) -> str:
             f"Upstream fidelity ({fid.upstream}; {scen}): {fid.errors} error(s), "
             f"{fid_warns} warning(s)"
         )
-        lines.extend(f"  {f.describe()}" for f in fid.findings)
+        lines.extend(f"  {f}" for f in fid.findings)
     if report.exceptions:
         lines.append(f"Exceptions ({report.exceptions_file}):")
         for a in report.exceptions:
@@ -80,13 +79,21 @@ def render(report: ReleaseReport) -> str:
 
 
 @dataclass(frozen=True)
-class CapabilityDocument(Document):
+class CapabilityDocument(Document, Findings):
     """One version's Typha contract, release rules, schemas, fidelity and verdict."""
 
     schema = schemas.CAPABILITY_REPORT
     sort_keys = True
 
     report: ReleaseReport
+
+    @property
+    def subject(self) -> str:
+        """The version directory, relative to ROOT (where a missing object belongs)."""
+        return f"kubernetes/calico/{self.report.capability.version}"
+
+    def annotations(self) -> list[Finding]:
+        return self.report.findings
 
     def data(self) -> dict[str, Any]:
         return self.report.to_dict()

@@ -10,9 +10,10 @@ their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from renderer.checks.finding import ERROR, Finding, ObjectRef, locate
 from renderer.checks.report import (
     FAIL,
     MISSING,
@@ -21,8 +22,9 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.output import SortedDocument, check_text
-from renderer.output.junit import Suites, TestCase, TestSuite
+from renderer.manifests.tree import tree_path
+from renderer.output import Findings, SortedDocument, check_text
+from renderer.output.junit import Suites, TestCase, TestSuite, finding_case
 
 CHECK_REPORT = "check-report.schema.json"
 
@@ -53,7 +55,7 @@ def _exception_properties(v: VersionResult) -> tuple[tuple[str, str], ...]:
 def _version_case(v: VersionResult) -> TestCase:
     """The version's testcase: its failed stages, non-rule errors and orphan changes."""
     bad = v.failed_stages
-    errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+    errors = [str(f) for f in v.findings if f.severity == "error" and f.stage != "rules"]
     orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
     orphan_diff = _diffs(v, None)
     body = "\n".join(
@@ -91,19 +93,41 @@ def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
 
 
 def _rule_cases(v: VersionResult) -> list[TestCase]:
-    """A failing testcase per rule error."""
+    """A failing testcase per rule error, located where the finding is."""
     return [
-        TestCase(
-            f"calico.{v.version}",
-            f"{v.version} rule {f.rule}"
+        replace(
+            finding_case(f"calico.{v.version}", f),
+            name=f"{v.version} rule {f.rule}"
             + (f" {f.object}" if f.object else "")
             + (f" {f.field}" if f.field else ""),
-            f.describe(),
-            message=f.message,
         )
         for f in v.findings
         if f.stage == "rules" and f.severity == "error"
     ]
+
+
+def golden_findings(v: VersionResult) -> list[Finding]:
+    """The golden changes of a failed comparison as findings, each at the template line
+    that renders the object now (for merge-request annotations)."""
+    if v.golden.status != FAIL:
+        return []
+    out = []
+    for c in v.golden.changes:
+        file, line = locate(c.file)
+        out.append(
+            Finding(
+                "golden-changed",
+                ERROR,
+                c.describe() + " (differs from the reviewed golden; update it after review "
+                f"with: {v.golden.command})",
+                stage="goldens",
+                object=ObjectRef.parse(c.ref) if " " in c.ref else None,
+                file=tree_path(v.version, v.files, file) if file else "",
+                line=line,
+                scenarios=tuple(c.scenarios),
+            )
+        )
+    return out
 
 
 def version_suite(v: VersionResult) -> TestSuite:
@@ -136,13 +160,32 @@ def stale_suite(stale: StaleGolden) -> TestSuite:
 
 
 @dataclass(frozen=True)
-class CheckDocument(SortedDocument, Suites):
-    """The release gate over every version of a tree, in text, JSON and JUnit."""
+class CheckDocument(SortedDocument, Suites, Findings):
+    """The release gate over every version of a tree, in text, JSON, JUnit, SARIF and
+    Code Quality."""
 
     schema = CHECK_REPORT
     suites_name = "calico-render check"
 
     report: CheckReport
+
+    def annotations(self) -> list[Finding]:
+        """Every version's findings and golden changes, and goldens left for versions
+        not in the tree."""
+        stale = [
+            Finding(
+                "golden-stale",
+                ERROR,
+                f"{check_text.STALE_MESSAGE} ({len(s.files)} file(s)); remove them, after "
+                f"review, with: {s.command}",
+                stage="goldens",
+                file=s.directory,
+            )
+            for s in self.report.stale
+            if s.status == FAIL
+        ]
+        found = [f for v in self.report.versions for f in (*v.findings, *golden_findings(v))]
+        return [*found, *stale]
 
     def data(self) -> dict[str, Any]:
         return self.report.to_dict()

@@ -13,16 +13,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
+from renderer.checks.finding import Finding, notes
 from renderer.data import schemas
-from renderer.output import Document, SortedDocument
-from renderer.output.findings import schema_text
+from renderer.output import Document, Findings, SortedDocument
+from renderer.output.findings import findings_list, report_header, severity_counts
+from renderer.output.junit import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
-    from renderer.api import ExplainResult, PlanResult
+    from renderer.api import ExplainResult, PlanResult, Validation
     from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
-    from renderer.checks.finding import Finding
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -55,7 +56,7 @@ def version_entry(
 
 
 def versions_doc(manifests: str | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"tool": "calico-render versions", "manifests": manifests, "versions": entries}
+    return {**report_header("versions"), "manifests": manifests, "versions": entries}
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ class TyphaDocument(SortedDocument):
     def data(self) -> dict[str, Any]:
         table = [_decision(d) for d in self.decisions]
         return {
-            "tool": "calico-render typha",
+            **report_header("typha"),
             "decision": None if self.nodes is None else table[0],
             "table": None if self.nodes is not None else table,
         }
@@ -151,71 +152,94 @@ class TyphaDocument(SortedDocument):
 # --- validate ------------------------------------------------------------------------------
 
 
-def validate_doc(
-    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[Finding]
-) -> dict[str, Any]:
-    """The findings with the keys every report uses (``rule``, ``field``, ``file`` and
-    ``line``, ``kube_versions``), one per problem whatever the Kubernetes versions it
-    holds for."""
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for f in findings:
-        key = (f.severity, f.object, f.field, f.message, f.file, f.line)
-        if key in merged:
-            merged[key]["kube_versions"].extend(f.kube_versions)
-            continue
-        merged[key] = {
-            "stage": f.stage,
-            "rule": f.rule,
-            "severity": f.severity,
-            "message": f.message,
-            "object": f.object,
-            "kind": f.details["kind"],
-            "api_version": f.details["api_version"],
-            "namespace": f.details["namespace"] or None,
-            "name": f.details["name"],
-            "field": f.field or None,
-            "file": f.file or None,
-            "line": f.line or None,
-            "kube_versions": list(f.kube_versions),
-        }
-    out = list(merged.values())
-    return {
-        "tool": "calico-render validate",
-        "files": list(files),
-        "kube_versions": list(kube),
-        "objects": objects,
-        "errors": sum(1 for f in out if f["severity"] == "error"),
-        "findings": out,
-    }
-
-
 @dataclass(frozen=True)
-class ValidateDocument(SortedDocument):
-    """Strict schema findings of manifest files: one line each in text; ``summary`` is
-    the count line for stderr."""
+class ValidateDocument(SortedDocument, Suites, Findings):
+    """Strict schema findings of manifest files: one line each in text (the same
+    findings, counted alike, in every format); ``summary`` is the count line."""
 
     schema = VALIDATE
+    suites_name = "calico-render validate"
 
-    files: tuple[str, ...]
-    kube_versions: tuple[str, ...]
-    objects: int
-    findings: tuple[Finding, ...]
+    result: Validation
 
     @property
     def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
+        return sum(1 for f in self.result.findings if f.severity == "error")
 
     def summary(self) -> str:
+        """kubeconform's summary line, with the Kubernetes versions and finding counts."""
+        r, n = self.result.resources(), len(self.result.files)
+        c = severity_counts(self.result.findings)
         return (
-            f"{self.objects} object(s) in {len(self.files)} file(s) on Kubernetes "
-            f"{', '.join(self.kube_versions)}: {self.errors} error(s)"
+            f"Summary: {self.result.objects} resource(s) found in {n} file(s) on Kubernetes "
+            f"{', '.join(self.result.kube_versions)} - Valid: {r['valid']}, Invalid: "
+            f"{r['invalid']}, Skipped: {r['skipped']}, Not checked: {r['not_checked']}; "
+            f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info"
         )
 
     def data(self) -> dict[str, Any]:
-        return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
+        v = self.result
+        return {
+            **report_header("validate"),
+            "files": list(v.files),
+            "kube_versions": list(v.kube_versions),
+            "objects": v.objects,
+            "errors": self.errors,
+            "resources": v.resources(),
+            "summary": severity_counts(v.findings),
+            "findings": findings_list(v.findings),
+        }
 
     def text(self) -> str:
-        return "".join(f"{schema_text(f)}\n" for f in self.findings)
+        return "".join(f"{f}\n" for f in self.result.findings)
+
+    def annotations(self) -> list[Finding]:
+        return list(self.result.findings)
+
+    def testsuites(self) -> list[TestSuite]:
+        """A suite per file, a failing case per error finding (the same count as text
+        and JSON); a file without errors is one passing case."""
+        return finding_suites("validate", self.result.files, self.result.findings)
+
+
+# --- a run that ended in bad input ---------------------------------------------------------
+
+INPUT_ERROR = "input-error.schema.json"
+
+
+@dataclass(frozen=True)
+class InputErrorDocument(SortedDocument, Suites, Findings):
+    """The report a command writes to ``--output`` when its run ends in exit 2: one
+    error finding of stage ``input`` saying what was wrong, in the requested format, so
+    a CI step that keeps the report always has one to show."""
+
+    schema = INPUT_ERROR
+
+    command: str
+    finding: Finding
+    #: SARIF says the run did not complete.
+    failed_run = True
+
+    @property
+    def suites_name(self) -> str:  # type: ignore[override]
+        return f"calico-render {self.command}"
+
+    def data(self) -> dict[str, Any]:
+        return {
+            **report_header(self.command),
+            "passed": False,
+            "summary": severity_counts([self.finding]),
+            "findings": findings_list([self.finding]),
+        }
+
+    def text(self) -> str:
+        return f"{self.finding}\n"
+
+    def annotations(self) -> list[Finding]:
+        return [self.finding]
+
+    def testsuites(self) -> list[TestSuite]:
+        return finding_suites(self.command, (), [self.finding])
 
 
 # --- images, plan, advise, explain-context -------------------------------------------------
@@ -228,9 +252,16 @@ class ImagesDocument(Document):
     schema = IMAGES
 
     result: ImageList
+    #: What the command warns of (an image whose tag is not the version's).
+    warnings: tuple[str, ...] = ()
 
     def data(self) -> dict[str, Any]:
-        return self.result.to_dict()
+        found = notes("images", "image-tag-mismatch", self.warnings)
+        return {
+            **report_header("images"),
+            **self.result.to_dict(),
+            "findings": findings_list(found),
+        }
 
     def text(self) -> str:
         return "".join(f"{image}\n" for image in self.result.images)
@@ -307,7 +338,7 @@ def advice_text(report: AdviceReport) -> str:
     ]
     for f in report.findings:
         lines.append("")
-        lines.append(f.describe())
+        lines.append(str(f))
         advice, inputs = f.details.get("advice"), f.details.get("inputs", {})
         if advice:
             lines.append(f"  advice: {advice}")

@@ -14,14 +14,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
 from renderer.output.check_text import STALE_MESSAGE
-from tests.clihelp import Result, run
+from tests.clihelp import Result, ref, run
 
 CALICO = Path("kubernetes") / "calico"
 KUBE = ("--kube-version", "1.30")
@@ -172,7 +171,7 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     r = check(capsys, tree, "--format", "json")
     assert r.code == 1 and r.err == ""
     data = json.loads(r.out)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     by = {v["version"]: v for v in data["versions"]}
     assert by["v3.27.3"]["legacy"] and by["v3.27.3"]["passed"]
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
@@ -349,7 +348,7 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
     r = check(capsys, fixtures, "--format", "json")
     assert r.code == 1
     data = json.loads(r.out)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     by = {v["version"]: v for v in data["versions"]}
     bad = by["v9.3.0"]
     assert (bad["capable"], bad["legacy"], bad["passed"]) == (False, False, False)
@@ -384,6 +383,7 @@ def test_incomplete_typha_templates_fail_in_json_and_write_no_goldens(
         "failed": 2,
         "legacy": 2,
         "stale_goldens": 0,
+        "findings": data["summary"]["findings"],
     }
 
 
@@ -479,8 +479,8 @@ def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
         ["nodes-50"],
     )
     unreadable = [f for f in by["v3.28.2"]["findings"] if f["rule"] == "golden-unreadable"]
-    assert [(f["stage"], f["severity"], f["file"], f["line"]) for f in unreadable] == [
-        ("goldens", "error", str(bad), None)
+    assert [(f["stage"], f["severity"], f["location"]) for f in unreadable] == [
+        ("goldens", "error", {"path": str(bad), "line": None, "column": None})
     ]
     u = check(capsys, tree, "--update-golden", "--format", "json")
     assert u.code == 0
@@ -525,7 +525,7 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
     assert r.code == 1
     file_regression.check(whole(r.out, tree.parent), extension=".txt")
     data = json.loads(check(capsys, tree, "--format", "json").out)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     assert data["passed"] is False and data["summary"]["stale_goldens"] == 1
     (stale,) = data["stale_goldens"]
     assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
@@ -617,7 +617,10 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         text = next(i for i, s in enumerate(script) if "--format text" in s)
         assert junit < text and script[junit].endswith("|| true")
         assert "--output calico-check.xml" in script[junit]
-        assert job["artifacts"] == {"when": "always", "reports": {"junit": "calico-check.xml"}}
+        assert job["artifacts"] == {
+            "when": "always",
+            "reports": {"junit": "calico-check.xml", "codequality": "gl-code-quality.json"},
+        }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
@@ -684,7 +687,7 @@ def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
     assert r.code == 1
     (v,) = json.loads(r.out)["versions"]
     found = [f for f in v["findings"] if f["stage"] == "schema" and f["severity"] == "error"]
-    assert [(f["rule"], f["object"]) for f in found] == [
+    assert [(f["rule"], ref(f["object"])) for f in found] == [
         ("schema-invalid", "DaemonSet kube-system/calico-node")
     ]
     assert found[0]["kube_versions"] == ["1.34", "1.35"]
@@ -741,7 +744,8 @@ def test_legacy_says_the_same_in_check_and_capability(
     rules = [line for line in text.splitlines() if line.startswith("Release rules")]
     assert rules == [f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)"]
     data = json.loads(run(capsys, *base, "--format", "json").out)
-    assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}
+    assert data["rules"] == {"nodes": 51, "applied": False}
+    assert [f for f in data["findings"] if f["stage"] == "rules"] == []
 
 
 def test_check_output_to_dev_null_keeps_the_device(

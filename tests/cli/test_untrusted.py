@@ -78,7 +78,7 @@ def test_injecting_set_values_are_exit_2_naming_the_key(
         (["--config", ""], "--config"),
         (["--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
         (["template", ""], "FILE"),
-        (["validate", ""], "FILES..."),
+        (["validate", ""], "PATH..."),
         (["plan", "--to-version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
         (["images", "--config", ""], "--config"),
         (["advise", "--version", "v3.31", "--config", ""], "--config"),

@@ -8,8 +8,10 @@ from dataclasses import replace
 from typing import Any
 
 from renderer import api
+from renderer.api import Validation
 from renderer.calico.advise import AdviceReport
 from renderer.calico.images import ImageList
+from renderer.checks.finding import Finding, merge_located
 from renderer.checks.report import CheckReport
 from renderer.output import Document
 from renderer.output.capability import CapabilityDocument
@@ -18,6 +20,7 @@ from renderer.output.documents import (
     AdviceDocument,
     ExplainDocument,
     ImagesDocument,
+    InputErrorDocument,
     PlanDocument,
     TyphaDocument,
     ValidateDocument,
@@ -58,8 +61,15 @@ def _validate() -> Document:
 
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndatta: {}\n"
     objects = parse_stream(text, "cm.yaml")
-    findings = SchemaValidator(("1.33", "1.34")).validate_all(objects)
-    return ValidateDocument(("cm.yaml",), ("1.33", "1.34"), len(objects), tuple(findings))
+    findings = merge_located(SchemaValidator(("1.33", "1.34")).validate_all(objects))
+    return ValidateDocument(Validation(("cm.yaml",), ("1.33", "1.34"), tuple(findings), 1))
+
+
+def _input_error() -> Document:
+    finding = Finding(
+        "input-error", "error", "invalid YAML", stage="input", file="bad.yaml", line=5, column=3
+    )
+    return InputErrorDocument("validate", finding)
 
 
 def _images() -> Document:
@@ -89,6 +99,7 @@ DOCUMENTS: dict[str, Callable[[], Document]] = {
     "typha-one": lambda: TyphaDocument.of(4001),
     "versions": _versions,
     "validate": _validate,
+    "input-error": _input_error,
     "images": _images,
     "images-none": lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon")),
     "advise-skipped": lambda: AdviceDocument(

@@ -184,12 +184,17 @@ class Plan:
         return list(enumerate(self.phases, start=start))
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as published (``plan.schema.json``): its warnings are findings."""
+        from renderer.checks.finding import notes
+        from renderer.output.findings import findings_list, report_header
+
         return {
+            **report_header("plan"),
             "shape": self.shape,
             "operation": self.operation,
             "change": self.change,
             "from": self.source,
             "to": self.target,
             "phases": [p.to_dict() for p in self.phases],
-            "warnings": list(self.warnings),
+            "findings": findings_list(notes("plan", "plan-warning", self.warnings)),
         }

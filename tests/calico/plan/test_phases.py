@@ -172,7 +172,10 @@ def test_target_not_capable_above_50_is_one_compatibility_phase() -> None:
     assert data["shape"] == "compatibility"
     assert [p["name"] for p in data["phases"]] == ["compatibility"]
     assert data["to"]["typha"] is False
-    assert any("compatibility path" in w and "v3.27.3" in w for w in data["warnings"])
+    assert any(
+        "compatibility path" in w and "v3.27.3" in w
+        for w in (f["message"] for f in data["findings"])
+    )
     assert "DaemonSet/calico-node" in names(data["phases"][0]["apply"])
 
 
