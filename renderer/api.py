@@ -9,7 +9,9 @@ decides Typha starts without loading them.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+import dataclasses
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -22,8 +24,8 @@ from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
-from renderer.manifests.tree import VersionDir, resolve_version
-from renderer.store import cache
+from renderer.manifests.tree import VersionDir, resolve_version, tree_label
+from renderer.store import cache, contain
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
@@ -35,9 +37,12 @@ if TYPE_CHECKING:
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
     from renderer.checks.options import CheckOptions
+    from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
     from renderer.engine.render import RenderedFile
+    from renderer.oci.client import Settings as RegistrySettings
     from renderer.output.documents import TyphaDocument, VersionsDocument
+    from renderer.output.rules import RulesDocument
 
 
 @dataclass
@@ -701,7 +706,11 @@ def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
 
 
 def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
-    """One file per template of a render into ``directory`` (see :func:`write_files`)."""
+    """One file per template of a render into ``directory`` (see :func:`write_files`),
+    never inside the tree of templates it rendered."""
+    from renderer.store import contain
+
+    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
     return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
 
 
@@ -749,7 +758,7 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocumen
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
         entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
-    return VersionsDocument(str(root) if root is not None else None, entries)
+    return VersionsDocument(tree_label(root), entries)
 
 
 @dataclass(frozen=True)
@@ -760,6 +769,9 @@ class Imported:
     target: Path
     files: dict[str, str]
     diff: str = ""
+    #: For a check: each choice given that differs from the one the directory records,
+    #: and each upstream file whose checksum differs from the recorded one (one line each).
+    differences: tuple[str, ...] = ()
 
 
 def import_version(
@@ -769,10 +781,13 @@ def import_version(
     options: importer.Options | None = None,
     check: bool = False,
     replace: bool = False,
+    given: Collection[str] | None = None,
 ) -> Imported:
     """Derive ``root``/kubernetes/calico/<version>/ from upstream Calico's manifests in
     ``source``; write it (``replace``: over an existing one) or, with ``check``, only
-    compare it with what is on disk."""
+    compare it with what is on disk. With ``given`` (the names of the ``options`` fields
+    the caller chose), a check takes every other choice (layout, Typha, default
+    registry) from the directory's generated header, so it needs no flags."""
     from renderer.calico import importer as importer_mod
     from renderer.manifests.tree import COMPONENT
     from renderer.store.files import replace_dir
@@ -780,6 +795,12 @@ def import_version(
     options = options or importer_mod.Options()
     if options.default_registry is not None and not options.default_registry.endswith("/"):
         raise InputError("must end with '/'", key="default registry")
+    record = importer_mod.Recorded(None, {})
+    if check and given is not None:
+        record = _recorded(source, root, options)
+        if record.options is not None:
+            chosen = {k: getattr(options, k) for k in given}
+            options = dataclasses.replace(record.options, version=options.version, **chosen)
     texts = _read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)
@@ -787,10 +808,15 @@ def import_version(
         file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
         raise InputError(exc.message, file=file, line=exc.line, key=exc.key) from None
     target = root / COMPONENT / derived.version
+    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
+        contain.directory(directory, root, "the manifest tree", missing_ok=True)
     files = dict(derived.files)
     if check:
-        on_disk = _read_version_dir(target)
-        return Imported(target, files, importer_mod.compare(files, on_disk, str(target)))
+        on_disk = _read_version_dir(target, root)
+        differences = _differences(record, options, texts, source, target)
+        diff = importer_mod.compare(files, on_disk, str(target))
+        return Imported(target, files, diff, differences)
+    contain.not_a_link(target)
     replace_dir(target, files, replace=replace)
     return Imported(target, files)
 
@@ -798,32 +824,86 @@ def import_version(
 _UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
 
 
+def _recorded(source: Path, root: Path, options: importer.Options) -> importer.Recorded:
+    """What the version directory ``source`` derives to records of its import (nothing
+    when the tag cannot be read: the derivation then says why)."""
+    from renderer.calico import importer as importer_mod
+    from renderer.manifests.tree import COMPONENT
+
+    base = _read_upstream(source, typha=False)[_UPSTREAM_FILES[0]]
+    try:
+        version = importer_mod.tag(base, options.version)
+    except InputError:
+        return importer_mod.Recorded(None, {})
+    target = root / COMPONENT / version
+    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
+        contain.directory(directory, root, "the manifest tree", missing_ok=True)
+    return importer_mod.recorded(_read_version_dir(target, root))
+
+
+def _differences(
+    record: importer.Recorded,
+    options: importer.Options,
+    texts: Mapping[str, str],
+    source: Path,
+    target: Path,
+) -> tuple[str, ...]:
+    """One line per choice that differs from the recorded one, one per upstream file
+    whose checksum differs."""
+    from renderer.calico import importer as importer_mod
+
+    out = []
+    if record.options is not None:
+        changed = importer_mod.choice_differences(options, record.options)
+        if changed:
+            out.append(f"{target}: imported with other choices: {'; '.join(changed)}")
+    for name, sha in sorted(record.sources.items()):
+        now = importer_mod.Source(name, texts[name]).sha256 if name in texts else None
+        if now is None:
+            out.append(f"{source / name}: recorded at import (sha256 {sha[:12]}), not read now")
+        elif now != sha:
+            out.append(
+                f"{source / name}: sha256 {now[:12]} differs from {sha[:12]} recorded at import"
+            )
+    return tuple(out)
+
+
 def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
     """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
     ``typha`` is False) and calico-vxlan.yaml when present."""
     from renderer.k8s.yamlio import read_text
 
-    if not source.is_dir():
+    if contain.kind(source) != contain.DIRECTORY:
         raise InputError("not a directory holding calico.yaml", file=str(source))
     _, typha_file, vxlan = _UPSTREAM_FILES
     texts: dict[str, str] = {}
     for name in _UPSTREAM_FILES:
         path = source / name
-        if (name == typha_file and not typha) or (name == vxlan and not path.exists()):
+        found = contain.entry(path, source, "the upstream directory")
+        if (name == typha_file and not typha) or (name == vxlan and found is None):
             continue
-        if not path.is_file():
+        if found is None:
             raise InputError("missing", file=str(path))
+        contain.regular_file(path, source, "the upstream directory")
         texts[name] = read_text(path)
     return texts
 
 
-def _read_version_dir(directory: Path) -> dict[str, str]:
-    """Every file of a version directory on disk (the controller renders them all)."""
+def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
+    """Every file of a version directory on disk (the controller renders them all);
+    each must stay inside ``root`` and be a regular file or a directory (skipped)."""
     from renderer.k8s.yamlio import read_text
 
-    if not directory.is_dir():
+    if contain.kind(directory) is None:
         return {}
-    return {p.name: read_text(p) for p in sorted(directory.iterdir()) if p.is_file()}
+    try:
+        entries = sorted(directory.iterdir())
+    except OSError as exc:
+        raise InputError(
+            f"cannot read directory: {exc.strerror or exc}", file=str(directory)
+        ) from None
+    found = {p: contain.entry(p, root, "the manifest tree") for p in entries}
+    return {p.name: read_text(p) for p, kind in found.items() if kind == contain.FILE}
 
 
 def config_images(
@@ -839,6 +919,134 @@ def config_images(
         return images_mod.no_calico(role, inputs.repo), []
     result = prepull_images(inputs.version.name, root=root, repo=repo, role=role, inputs=context)
     return result, param_warnings(inputs.version.name, context, root)
+
+
+# --- images against their registry --------------------------------------------------------
+
+#: The platforms OpenFuyao installs on (x86_64 and aarch64 nodes).
+DEFAULT_PLATFORMS = "linux/amd64,linux/arm64"
+
+
+def version_image_uses(
+    version: str,
+    *,
+    root: Path | None = None,
+    repo: str | None = None,
+    role: str | None = None,
+    inputs: bke_context.ContextInputs | None = None,
+) -> tuple[VersionDir, list[ImageUse]]:
+    """Every image any scenario of ``version`` renders, where it is rendered; with a
+    ``role``, only what that role's nodes pre-pull (nothing for a dedicated etcd node)."""
+    from renderer.calico import images as images_mod
+    from renderer.calico.scenarios import route_scenario, scenarios_for
+    from renderer.checks.registry import image_uses
+    from renderer.engine.render import render_version
+
+    if role is not None:
+        images_mod.check_role(role)
+    if repo is not None:
+        images_mod.check_repo(repo)
+    vdir = resolve_version(version, root)
+    if inputs is None:
+        inputs = default_inputs(None, repo)
+    capable, missing = typha_capability(vdir)
+    renders = []
+    for scenario in scenarios_for(capable):
+        route = route_scenario(scenario, capable, vdir.name, missing)
+        contexts = file_contexts(vdir, inputs, route.decision)
+        files = render_version(vdir, {}, contexts.contexts())
+        renders.append((scenario.name, parse_rendered(files)))
+    uses = image_uses(renders)
+    if role in images_mod.ETCD_ONLY_ROLES:
+        return vdir, []
+    if role is not None:
+        uses = [u for u in uses if images_mod.prepulled_kind(u.image)]
+    return vdir, uses
+
+
+def check_registry(
+    version: str | None = None,
+    *,
+    config: str | Path | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    role: str | None = None,
+    platforms: str = DEFAULT_PLATFORMS,
+    registry: str | None = None,
+    settings: RegistrySettings | None = None,
+    jobs: int = 4,
+    verify_lock: str | Path | None = None,
+) -> RegistryReport:
+    """Resolve every image ``version`` (or ``config``'s calico addon) renders against its
+    registry (``registry``, ``host[:port][/namespace]``, serving them instead) for each
+    of ``platforms`` (comma-separated ``os/arch[/variant]``); with ``verify_lock``, the
+    digests are compared with that lock file too.
+
+    Missing repositories, tags and platforms (and changed digests) are error findings;
+    a bad platform, an unreachable registry or a malformed answer is an InputError.
+    """
+    from renderer.checks import registry as stage
+    from renderer.oci.client import Client
+    from renderer.oci.reference import parse_platforms, parse_registry
+
+    chosen = parse_platforms(platforms)
+    if registry is not None:
+        parse_registry(registry)
+    lock = read_lock(verify_lock) if verify_lock is not None else None
+    client = Client(settings)
+    if (version is None) == (config is None):
+        raise InputError("give exactly one of a version or a config", key="version")
+    if config is not None:
+        inputs = cluster_inputs(config, root=root, repo=repo)
+        context = config_context(inputs, repo)
+        if inputs.version is None or context is None:
+            uses: list[ImageUse] = []
+            name = None
+        else:
+            vdir, uses = version_image_uses(
+                inputs.version.name, root=root, repo=repo, role=role, inputs=context
+            )
+            name = vdir.name
+    else:
+        assert version is not None
+        vdir, uses = version_image_uses(version, root=root, repo=repo, role=role)
+        name = vdir.name
+    report = stage.check_registry(uses, chosen, client, registry=registry, version=name, jobs=jobs)
+    if lock is not None:
+        found = stage.verify_lock(report, lock, str(verify_lock))
+        report = dataclasses.replace(
+            report, findings=(*report.findings, *found), lock=str(verify_lock)
+        )
+    return report
+
+
+def read_lock(path: str | Path) -> dict[str, Any]:
+    """A lock file written by ``images --lock``, checked against its schema."""
+    from renderer.k8s.yamlio import read_text
+
+    text = read_text(Path(path))
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"not JSON: {exc}", file=str(path)) from None
+    schemas.check(schemas.IMAGE_LOCK, data, file=str(path))
+    return dict(data)
+
+
+def lock_text(report: RegistryReport) -> str:
+    """The lock file of ``report`` (``image-lock.schema.json``), as written."""
+    from renderer.checks.registry import lock_document
+
+    data = lock_document(report)
+    validate_output(schemas.IMAGE_LOCK, data)
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def write_lock(path: str | Path, report: RegistryReport) -> None:
+    """Write ``report``'s lock atomically (a device or FIFO is written through)."""
+    from renderer.store.files import write_output
+
+    write_output(path, lock_text(report))
 
 
 def image_warnings(result: images_mod.ImageList) -> list[str]:
@@ -873,6 +1081,15 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
 # --- checks ---------------------------------------------------------------------------
 
 
+def rules() -> RulesDocument:
+    """Every rule id a finding can carry, its stage and severity, and whether a reviewed
+    exception may name it."""
+    from renderer.checks.catalogue import catalogue
+    from renderer.output.rules import RulesDocument
+
+    return RulesDocument(tuple(catalogue().values()))
+
+
 def check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
@@ -898,11 +1115,13 @@ def check_options(
     bundled tree), Kubernetes versions (default: the newest four), parallelism (default:
     the CPU count), an upstream directory and an exceptions file (default: ROOT's)."""
     from renderer.checks import exceptions as excepts
-    from renderer.checks.options import CheckOptions
+    from renderer.checks.options import CheckOptions, refuse_misplaced
     from renderer.checks.runner import default_jobs as cpus
 
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="golden")
+    if golden is not None:
+        refuse_misplaced(golden)
     return CheckOptions(
         root=root,
         golden=golden if golden is not None else default_golden(root),
@@ -920,11 +1139,12 @@ def check_options(
 
 def default_golden(root: Path | None) -> Path:
     """A tree's own goldens (``ROOT/golden/calico``); the bundled goldens belong to the
-    bundled tree only, so a real tree is never compared with them."""
+    bundled tree only (also when it is named as ROOT, in a checkout), so a real tree is
+    never compared with them."""
     from renderer.checks.options import TREE_GOLDEN
-    from renderer.data.bundled import bundled_golden
+    from renderer.data.bundled import bundled_golden, bundled_manifests
 
-    if root is not None:
+    if root is not None and root.resolve() != bundled_manifests().resolve():
         return root / TREE_GOLDEN
     try:
         return bundled_golden()
@@ -933,12 +1153,27 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def write_report(path: Path, text: str) -> None:
+def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
     """Write a report to ``path`` atomically (a device, FIFO or symlink target is
-    written in place)."""
+    written in place); with the ``options`` it reports on, never inside the tree's
+    templates, its goldens, its upstream directory or onto its exceptions file."""
     from renderer.store.files import write_output
 
-    write_output(path, text)
+    write_output(path, text, protected=protected_paths(options) if options else ())
+
+
+def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
+    """What a check reads and its report must not overwrite."""
+    from renderer.data.bundled import bundled_manifests
+    from renderer.manifests.tree import COMPONENT
+
+    root = options.root if options.root is not None else bundled_manifests()
+    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
+    if options.upstream is not None:
+        out.append((options.upstream, "the upstream directory"))
+    if options.exceptions.file:
+        out.append((Path(options.exceptions.file), "the exceptions file"))
+    return out
 
 
 def refused_update(error: InputError) -> bool:
@@ -972,7 +1207,8 @@ def capability(
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
-    return release_check(vdir, kube, reviewed, upstream)
+    report = release_check(vdir, kube, reviewed, upstream)
+    return dataclasses.replace(report, manifests=tree_label(root))
 
 
 @dataclass(frozen=True)

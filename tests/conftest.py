@@ -62,7 +62,10 @@ def go_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=False,
     )
     if result.returncode != 0:
-        pytest.fail(f"building the Go reference renderer failed:\n{result.stderr}")
+        hint = ""
+        if "blang/semver" in result.stderr:
+            hint = "(install Debian's golang-github-blang-semver-dev: the controller's semver)\n"
+        pytest.fail(f"building the Go reference renderer failed:\n{hint}{result.stderr}")
     return binary
 
 

@@ -22,3 +22,16 @@ def typha_on_objects(version: str = "v9.1.0", replicas: int = 3) -> list[K8sObje
         {}, typha={"allowTypha": "true", "typhaReplicas": str(replicas)}, repo=REPO
     )
     return parse_files((f.name, f.text) for f in render_version(vdir, context))
+
+
+def bke_tree(root: Path, versions: tuple[str, ...] = ("v3.28.2",)) -> Path:
+    """A bke-manifests-like tree at ``root``: bundled version directories copied to
+    ``root/kubernetes/calico/``."""
+    import shutil
+
+    from renderer.data.bundled import bundled_manifests
+    from renderer.manifests.tree import COMPONENT
+
+    for version in versions:
+        shutil.copytree(bundled_manifests() / COMPONENT / version, root / COMPONENT / version)
+    return root

@@ -10,7 +10,7 @@ file, the line and the key path instead of failing later inside a template.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,8 @@ class ClusterConfig:
     install: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     spec: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     config_path: str = "spec"
+    #: Paths BKE's admission webhook filled, with their values (:mod:`renderer.bke.admission`).
+    admitted: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def calico(self) -> Addon | None:
         """The Calico addon, None when there is none; see :func:`calico_addon`."""
@@ -588,6 +590,7 @@ def resolve_inputs(
             f"{NODES_GIVEN}{nodes} overrides the {inventory.count} BKENodes of {nodes_file}"
         )
     count = nodes if nodes is not None else (inventory.count if inventory else None)
+    config = admitted_config(config, inventory)
     if addon is None:
         notes.append(f"{config.file}: no addon named calico: no Calico images, no Typha parameters")
         return ClusterInputs(config, None, None, count, tuple(notes), {}, repo or "", inventory)
@@ -603,6 +606,39 @@ def resolve_inputs(
         config.user_values(addon),
         repo if repo is not None else config.repo,
         inventory,
+    )
+
+
+def admitted_config(config: ClusterConfig, inventory: NodeInventory | None) -> ClusterConfig:
+    """``config`` as the controller reads it, after BKE's admission webhook defaulted it
+    (unless defaults are off: ``--no-admission-defaults``). The nodes give the control
+    plane endpoint's default: the first master by name, as the API lists them."""
+    from renderer.bke import admission
+
+    if not admission.enabled():
+        return config
+    masters = sorted(
+        (n for n in (inventory.nodes if inventory else ()) if n.is_master),
+        key=lambda n: (n.roles.count("master") == 0, n.name),
+    )
+    result = admission.admit(
+        config.install,
+        config.spec if config.kind == "BKECluster" else {},
+        where=config.config_path,
+        master_ips=[n.ip for n in masters],
+    )
+    repo = result.install["cluster"]["imageRepo"]
+    return replace(
+        config,
+        image_repo=ImageRepo(
+            domain=_scalar(repo.get("domain")),
+            ip=_scalar(repo.get("ip")),
+            port=_scalar(repo.get("port")),
+            prefix=_scalar(repo.get("prefix")),
+        ),
+        install=result.install,
+        spec=result.spec if config.kind == "BKECluster" else config.spec,
+        admitted=result.filled,
     )
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.calico.policy import TYPHA_KEYS
 from renderer.checks.finding import WARNING, Finding
 from renderer.errors import InputError
@@ -44,6 +45,7 @@ REPO_REMEDY = "set the image prefix argument or imageRepo.prefix"
 POLICY = "policy"
 SOURCES = (
     CONTROLLER_DEFAULT,
+    ADMISSION_DEFAULT,
     BKECLUSTER,
     BKENODES,
     ADDON_PARAM,
@@ -206,11 +208,23 @@ def dns_ip(service_subnet: str, key: str = "serviceSubnet") -> str:
             f"{service_subnet!r} is not a CIDR; the controller cannot derive dnsIP from it",
             key=key,
         ) from None
+    if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None:
+        # Go keeps an IPv4-mapped network's IPv4 form: its mask's last 32 bits count and
+        # the address prints as IPv4 (::ffff:10.96.0.0/112 gives 10.96.0.10)
+        mapped = ipaddress.IPv4Network((net.network_address.ipv4_mapped, net.prefixlen - 96))
+        if mapped.num_addresses <= DNS_IP_INDEX:
+            raise InputError(
+                f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
+            )
+        return str(mapped.network_address + DNS_IP_INDEX)
     if net.num_addresses <= DNS_IP_INDEX:
         raise InputError(
             f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
         )
-    return str(net.network_address + DNS_IP_INDEX)
+    address = net.network_address + DNS_IP_INDEX
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
 
 
 def image_repo_address(repo: Mapping[str, Any]) -> str:
@@ -248,12 +262,35 @@ def common_params(
     namespace: str | None = None,
     nodes: Sequence[Node] | None = None,
     where: str = "spec",
+    admitted: Iterable[str] = (),
 ) -> dict[str, Entry]:
     """The controller's common parameters: its defaults, then (with an install config)
     the values it derives from the BKECluster (``install`` is ``cluster``/``addons``/
     ``customExtra``, ``spec`` the object's spec) and its BKENodes (objects with ``roles``
     and ``ip``; None: not given, the defaults stand). The steps run in the controller's
-    order, which is the order of the keys they add."""
+    order, which is the order of the keys they add. ``admitted``: the paths BKE's
+    admission webhook filled; a value read from one has that origin."""
+    out = _common_params(install, spec=spec, namespace=namespace, nodes=nodes, where=where)
+    filled = tuple(admitted)
+    for key, entry in out.items():
+        if entry.source == BKECLUSTER and any(
+            path == entry.detail or path.startswith(entry.detail + ".") for path in filled
+        ):
+            out[key] = Entry(entry.value, ADMISSION_DEFAULT, entry.detail)
+    if "dnsIP" in out and out["dnsIP"].source != CONTROLLER_DEFAULT:
+        dns = out["dnsIP"]
+        out["dnsIP"] = Entry(dns.value, out["serviceSubnet"].source, dns.detail)
+    return out
+
+
+def _common_params(
+    install: Mapping[str, Any] | None,
+    *,
+    spec: Mapping[str, Any] | None,
+    namespace: str | None,
+    nodes: Sequence[Node] | None,
+    where: str,
+) -> dict[str, Entry]:
     out = controller_defaults()
     if install is None:
         return out
@@ -370,8 +407,9 @@ def _host_params(out: dict[str, Entry], cluster: Mapping[str, Any], at: str) -> 
 
 
 def file_base(name: str) -> str:
-    """The controller's key for a file's params: its name up to the first dot."""
-    return name.split(".")[0]
+    """The controller's key for a file's params: its base name (``sub/x.yaml`` is
+    ``x.yaml``) up to the first dot. Files of the same base share one set of params."""
+    return name.rsplit("/", 1)[-1].split(".")[0]
 
 
 def split_params(
@@ -559,6 +597,7 @@ def for_config(
         namespace=config.namespace or "default",
         nodes=nodes,
         where=config.config_path,
+        admitted=config.admitted,
     )
     if not config.namespace:
         ns = common["namespace"]
@@ -567,10 +606,16 @@ def for_config(
         Param(k, v, ADDON_PARAM, f"{addon.where}.param.{k}") for k, v in addon.params.items()
     )
     image_repo = _map(_map(config.install.get("cluster")).get("imageRepo"))
+    repo_path = f"{config.config_path}.cluster.imageRepo"
+    repo_source = (
+        ADMISSION_DEFAULT
+        if any(p.startswith(repo_path + ".") for p in config.admitted)
+        else BKECLUSTER
+    )
     repo_entry = (
         Entry(repo, USER, "--repo")
         if repo is not None
-        else Entry(image_prefix(image_repo), BKECLUSTER, f"{config.config_path}.cluster.imageRepo")
+        else Entry(image_prefix(image_repo), repo_source, repo_path)
     )
     return ContextInputs(
         common,

@@ -1,15 +1,21 @@
 """Reviewed exceptions: the one place a gate finding is skipped or downgraded.
 
 A tree keeps them in ``ROOT/.calico-render.yaml`` (an explicit file overrides it),
-validated by ``schemas/exceptions.schema.json``. Each names a rule id, optionally the
-versions it holds for, the severity a finding is downgraded to (absent: skipped) and a
-required reason. Matching is a pure function; every applied exception is reported, and
-one that matches nothing is a warning, so a stale entry does not linger unnoticed.
+validated by ``schemas/exceptions.schema.json``. Each names a rule id (one of the
+catalogue's, and one that may be excepted), optionally the versions, objects
+(``Kind namespace/name`` patterns) and field paths it holds for, so it waives what was
+reviewed and not every future finding of the rule; the severity a finding is downgraded
+to (absent: skipped) and a required reason. Matching is a pure function; every applied
+exception is reported, one that matches nothing where its stage ran is a warning (a
+stale entry does not linger unnoticed), and one whose stage did not run is "not
+evaluated", never "remove it".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import fnmatch
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +24,7 @@ from renderer.checks.finding import Finding
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.yamlio import load_all, locate, read_text
-from renderer.manifests.tree import contained
+from renderer.store import contain
 
 FILE_NAME = ".calico-render.yaml"
 SCHEMA = "exceptions.schema.json"
@@ -37,9 +43,28 @@ class RuleException:
     #: The severity findings are downgraded to; None: they are skipped.
     severity: str | None = None
     line: int = 0
+    #: ``Kind namespace/name`` patterns (``fnmatch``) of the objects it holds for.
+    objects: tuple[str, ...] = ()
+    #: Field path patterns (``fnmatch``) it holds for.
+    fields: tuple[str, ...] = ()
 
-    def holds_for(self, rule: str, version: str) -> bool:
-        return rule == self.rule and (not self.versions or version in self.versions)
+    def holds_for(self, rule: str, version: str, obj: str = "", fld: str = "") -> bool:
+        return (
+            rule == self.rule
+            and (not self.versions or version in self.versions)
+            and (not self.objects or any(fnmatch.fnmatchcase(obj, p) for p in self.objects))
+            and (not self.fields or any(fnmatch.fnmatchcase(fld, p) for p in self.fields))
+        )
+
+    @property
+    def scope(self) -> str:
+        """What the exception is limited to, for messages ("" when only the rule)."""
+        parts = [
+            f"on {', '.join(self.versions)}" if self.versions else "",
+            f"objects {', '.join(self.objects)}" if self.objects else "",
+            f"fields {', '.join(self.fields)}" if self.fields else "",
+        ]
+        return " ".join(p for p in parts if p)
 
     @property
     def action(self) -> str:
@@ -52,6 +77,8 @@ class ExceptionSet:
 
     file: str | None = None
     items: tuple[RuleException, ...] = ()
+    #: What a reader should know about the file itself (an empty file excepts nothing).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -66,6 +93,8 @@ class Applied:
         return {
             "rule": e.rule,
             "versions": list(e.versions) or None,
+            "objects": list(e.objects) or None,
+            "fields": list(e.fields) or None,
             "severity": e.severity,
             "reason": e.reason,
             "line": e.line,
@@ -77,13 +106,17 @@ def find_file(root: Path | None, explicit: Path | None) -> Path | None:
     """``explicit`` when given, else ``ROOT/.calico-render.yaml`` if present
     (which, like every file of the tree, must stay inside ROOT)."""
     if explicit is not None:
-        if not explicit.is_file():
-            raise InputError("no such file", file=str(explicit), key="exceptions")
+        found = contain.kind(explicit)
+        if found != contain.FILE:
+            why = "no such file" if found is None else "not a regular file"
+            raise InputError(why, file=str(explicit), key="exceptions")
         return explicit
-    path = None if root is None else root / FILE_NAME
-    if path is None or not (path.is_file() or path.is_symlink()):
+    if root is None:
         return None
-    contained(path, root.resolve() if root is not None else path.parent)
+    path = root / FILE_NAME
+    if not os.path.lexists(path):
+        return None
+    contain.regular_file(path, root, "the manifest tree")  # a FIFO or directory: exit 2
     return path
 
 
@@ -91,7 +124,7 @@ def parse(text: str, file: str) -> ExceptionSet:
     """Validate an exceptions file; bad input names its line and key (exit 2)."""
     docs = [d for d in load_all(text, file) if d is not None]
     if not docs:
-        return ExceptionSet(file)
+        return ExceptionSet(file, notes=(f"{file}: empty: no exceptions",))
     if len(docs) != 1:
         raise InputError("expected one YAML document", file=file)
     data = docs[0]
@@ -102,16 +135,45 @@ def parse(text: str, file: str) -> ExceptionSet:
         raise InputError(message, file=file, line=line, key=key or None)
     items = []
     for i, item in enumerate(data["exceptions"]):
+        line = locate(text, 0, ["exceptions", i]) or 0
+        _known(item["rule"], file, locate(text, 0, ["exceptions", i, "rule"]) or line)
         items.append(
             RuleException(
                 rule=item["rule"],
                 reason=item["reason"].strip(),
                 versions=tuple(item.get("versions", ())),
                 severity=item.get("severity"),
-                line=locate(text, 0, ["exceptions", i]) or 0,
+                line=line,
+                objects=tuple(item.get("objects", ())),
+                fields=tuple(item.get("fields", ())),
             )
         )
-    return ExceptionSet(file, tuple(items))
+    notes = () if items else (f"{file}: no exceptions listed",)
+    return ExceptionSet(file, tuple(items), notes)
+
+
+def _known(rule: str, file: str, line: int) -> None:
+    """Bad input for a rule id the catalogue does not know, or one that cannot be
+    excepted (the contract, templates, goldens)."""
+    from renderer.checks import catalogue
+
+    info = catalogue.catalogue().get(rule)
+    if info is None:
+        raise InputError(
+            f"unknown rule id {rule!r}{catalogue.did_you_mean(rule)}; {catalogue.LISTED}",
+            file=file,
+            line=line,
+            key="rule",
+        )
+    if info.exceptable:
+        return
+    if info.stage == "capability":
+        why = f"{rule} is a Typha contract rule, and contract rules cannot be excepted: "
+        why += catalogue.CONTRACT_WHY
+    else:
+        why = f"{rule} belongs to the {info.stage} stage, which exceptions cannot touch: "
+        why += "fix the templates, or regenerate the goldens after review"
+    raise InputError(why, file=file, line=line, key="rule")
 
 
 def load(path: Path | None) -> ExceptionSet:
@@ -120,9 +182,12 @@ def load(path: Path | None) -> ExceptionSet:
     return parse(read_text(path), str(path))
 
 
-def match(exceptions: Sequence[RuleException], rule: str, version: str) -> RuleException | None:
-    """The first exception that holds for ``rule`` on ``version``, or None."""
-    return next((e for e in exceptions if e.holds_for(rule, version)), None)
+def match(
+    exceptions: Sequence[RuleException], rule: str, version: str, obj: str = "", fld: str = ""
+) -> RuleException | None:
+    """The first exception that holds for ``rule`` on ``version`` (and the finding's
+    object and field), or None."""
+    return next((e for e in exceptions if e.holds_for(rule, version, obj, fld)), None)
 
 
 def apply(
@@ -134,7 +199,11 @@ def apply(
     counts: dict[int, int] = {}
     kept: list[Finding] = []
     for f in findings:
-        found = match(exceptions, f.rule, version) if f.stage in STAGES else None
+        found = (
+            match(exceptions, f.rule, version, str(f.object or ""), f.field)
+            if f.stage in STAGES
+            else None
+        )
         if found is None:
             kept.append(f)
             continue
@@ -156,9 +225,95 @@ def applied_list(
     return out
 
 
-def unmatched_message(applied: Applied, file: str | None) -> str:
-    """The warning for an exception that matched no finding."""
+def unmatched_message(
+    applied: Applied,
+    file: str | None,
+    ran: Sequence[str] = (),
+    not_evaluated: Mapping[str, str] | None = None,
+) -> str:
+    """The warning for an exception that matched no finding on the versions its stage
+    ran on (``ran``); ``not_evaluated`` (version -> why) names the others."""
     e = applied.exception
     where = f"{file}:{e.line}" if file else "exceptions"
-    scope = f" on {', '.join(e.versions)}" if e.versions else ""
-    return f"{where}: exception for rule {e.rule}{scope} matches nothing; remove it"
+    scope = f" {e.scope}" if e.scope else ""
+    on = f" on {', '.join(ran)}" if ran else ""
+    skipped = f" (not evaluated on {_why(not_evaluated)})" if not_evaluated else ""
+    return f"{where}: exception for rule {e.rule}{scope} matches nothing{on}{skipped}; remove it"
+
+
+def not_evaluated_message(applied: Applied, file: str | None, why: Mapping[str, str]) -> str:
+    """The note for an exception whose stage ran on none of the versions it holds for:
+    it may still be needed, so it is never "remove it"."""
+    e = applied.exception
+    where = f"{file}:{e.line}" if file else "exceptions"
+    scope = f" {e.scope}" if e.scope else ""
+    return f"{where}: exception for rule {e.rule}{scope} not evaluated ({_why(why)})"
+
+
+def _why(why: Mapping[str, str]) -> str:
+    """``v1, v2: reason; v3: other`` with versions sharing a reason together."""
+    by: dict[str, list[str]] = {}
+    for version, reason in why.items():
+        by.setdefault(reason, []).append(version)
+    return "; ".join(f"{', '.join(vs)}: {r}" if vs != [""] else r for r, vs in by.items())
+
+
+def evaluation(
+    exception: RuleException,
+    stages: Mapping[str, Mapping[str, str]],
+    absent: str = "not in the tree",
+) -> tuple[list[str], dict[str, str]]:
+    """Where ``exception``'s rule was evaluated: ``stages`` maps each checked version to
+    its stage statuses (``skip``: did not run; ``legacy``: a version without Typha,
+    whose release rules do not apply). Returns the versions it was evaluated on and,
+    for the others it holds for, why it was not."""
+    from renderer.checks.catalogue import stage_of
+
+    stage = stage_of(exception.rule)
+    status_of = _STATUS_OF.get(stage or "", stage or "")
+    ran: list[str] = []
+    why: dict[str, str] = {}
+    wanted = list(exception.versions) or list(stages)
+    for version in wanted:
+        statuses = stages.get(version)
+        if statuses is None:
+            why[version] = absent
+        elif stage is None:  # not a catalogued id (a library caller's own): judged as run
+            ran.append(version)
+        elif status_of not in statuses:
+            why[version] = f"the {stage} stage runs only with an upstream directory"
+        elif stage == "rules" and statuses.get("capability") == "legacy":
+            why[version] = "legacy: release rules apply to Typha-capable versions"
+        elif statuses[status_of] == "skip":
+            why[version] = f"the {stage} stage did not run"
+        else:
+            ran.append(version)
+    if not exception.versions and not ran and len(set(why.values())) == 1:
+        return ran, {"": next(iter(why.values()))}  # every version, for one reason
+    return ran, why
+
+
+#: A stage without a status of its own, and the stage whose status says whether it ran
+#: (the context keys are read from the parsed templates).
+_STATUS_OF = {"context": "templates"}
+
+
+def verdicts(
+    exceptions: ExceptionSet,
+    applied: Sequence[Applied],
+    stages: Mapping[str, Mapping[str, str]],
+    absent: str = "not in the tree",
+) -> tuple[list[str], list[str]]:
+    """The warnings (matched nothing where its stage ran) and notes (not evaluated, an
+    empty file) of a run's exceptions; ``stages``: each checked version's stage statuses."""
+    warnings: list[str] = []
+    notes = list(exceptions.notes)
+    for a in applied:
+        if a.matches:
+            continue
+        ran, why = evaluation(a.exception, stages, absent)
+        if ran:
+            warnings.append(unmatched_message(a, exceptions.file, ran, why))
+        else:
+            notes.append(not_evaluated_message(a, exceptions.file, why))
+    return warnings, notes

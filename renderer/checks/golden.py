@@ -35,7 +35,8 @@ from renderer.checks.report import FAIL, MISSING, PASS, UPDATED, StaleGolden, Ve
 from renderer.errors import CalicoRenderError, InputError
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.yamlio import MAX_INPUT_BYTES, read_text
-from renderer.manifests.tree import contained, refuse_name, semver_key
+from renderer.manifests.tree import refuse_name, semver_key
+from renderer.store import contain
 from renderer.store.files import write_tree
 
 COMMON = "common"
@@ -80,42 +81,52 @@ def golden_files(outputs: Sequence[ScenarioOutput]) -> dict[str, str]:
     return dict(sorted(files.items()))
 
 
-def load_golden(directory: Path) -> dict[str, str] | None:
-    """The golden tree under ``directory``, or None when there is none (no directory)."""
-    if not directory.is_dir():
+def load_golden(directory: Path, root: Path | None = None) -> dict[str, str] | None:
+    """The golden tree under ``directory``, or None when there is none (no directory);
+    ``directory`` and everything in it must stay inside ``root`` (default: itself)."""
+    if not _golden_dir(directory, root):
         return None
     files: dict[str, str] = {}
-    for path in _golden_paths(directory):
+    for path in _golden_paths(directory, root):
         files[path.relative_to(directory).as_posix()] = read_text(path)
     return files
 
 
-def _golden_paths(directory: Path) -> list[Path]:
+def _golden_dir(directory: Path, root: Path | None) -> bool:
+    """Whether the golden directory ``directory`` exists: inside ``root`` (a version's
+    golden directory linked out of the golden root is bad input), a directory."""
+    found = contain.entry(directory, root or directory, "the golden directory")
+    if found == contain.FILE:
+        raise InputError("not a directory", file=str(directory))
+    return found == contain.DIRECTORY
+
+
+def _golden_paths(directory: Path, root: Path | None = None) -> list[Path]:
     """The golden files under ``directory`` (dot-files aside). Goldens come with the
-    merge request too: a link out of the directory or a name with control characters is
-    bad input, as in the manifest tree."""
-    real = directory.resolve()
+    merge request too: a link out of the golden root, a FIFO or device, or a name with
+    control characters is bad input, as in the manifest tree."""
     out = []
     for path in sorted(directory.rglob("*")):
         rel = path.relative_to(directory)
         if any(part.startswith(".") for part in rel.parts):
             continue
         refuse_name(path)
-        contained(path, real, "the golden directory")
-        if path.is_file():
+        if contain.entry(path, root or directory, "the golden directory") == contain.FILE:
             out.append(path)
     return out
 
 
-def read_golden(directory: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+def read_golden(
+    directory: Path, root: Path | None = None
+) -> tuple[dict[str, str], dict[str, str]] | None:
     """Like :func:`load_golden`, but a golden file that cannot be read as UTF-8 text does
     not stop the comparison: it is read leniently (undecodable bytes become U+FFFD) and
     listed in the second mapping, path -> why, so the gate counts it as changed."""
-    if not directory.is_dir():
+    if not _golden_dir(directory, root):
         return None
     files: dict[str, str] = {}
     unreadable: dict[str, str] = {}
-    for path in _golden_paths(directory):
+    for path in _golden_paths(directory, root):
         name = path.relative_to(directory).as_posix()
         try:
             files[name] = read_text(path)
@@ -155,7 +166,10 @@ def file_changes(
 
 
 def write_golden(
-    directory: Path, new: Mapping[str, str], changes: Sequence[FileChange] | None = None
+    directory: Path,
+    new: Mapping[str, str],
+    changes: Sequence[FileChange] | None = None,
+    root: Path | None = None,
 ) -> list[FileChange]:
     """Make ``directory`` hold exactly ``new``; unchanged files are not touched.
 
@@ -163,11 +177,19 @@ def write_golden(
     ``new`` when the caller has them (the gate compared them already); otherwise the
     goldens are loaded to find them. Every changed file is staged beside its target and
     renamed into place, so an interrupt leaves each golden file whole (old or new);
-    stale files go last.
+    stale files go last. Nothing is written or removed outside ``root`` (default:
+    ``directory``): a version directory or a subdirectory linked elsewhere is refused.
     """
     if changes is None:
-        changes = file_changes(load_golden(directory) or {}, new)
+        changes = file_changes(load_golden(directory, root) or {}, new)
     changes = list(changes)
+    base = root or directory
+    contain.directory(directory, base, "the golden directory", missing_ok=True)
+    contain.not_a_link(directory)
+    for c in changes:
+        contain.inside((directory / c.path).parent, base, "the golden directory")
+        if c.change == "removed" and os.path.lexists(directory / c.path):
+            contain.not_a_link(directory / c.path)
     write_tree(directory, {c.path: new[c.path] for c in changes if c.change != "removed"})
     for c in changes:
         if c.change == "removed":
@@ -567,7 +589,7 @@ def compare_stage(
     g.directory = str(directory)
     g.command = update_command(options)
     try:
-        loaded = read_golden(directory)
+        loaded = read_golden(directory, options.golden)
     except CalicoRenderError as exc:
         return _failed(result, exc)
     except OSError as exc:
@@ -611,7 +633,7 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
         changes = result.golden.files  # what the comparison found
     else:  # MISSING: there are no goldens, every file is new
         changes = file_changes({}, result.rendered)
-    result.golden.files = write_golden(directory, result.rendered, changes)
+    result.golden.files = write_golden(directory, result.rendered, changes, options.golden)
     result.golden.status = result.stages["goldens"] = UPDATED
     for s in result.scenarios:
         s.golden = UPDATED if s.golden in (FAIL, MISSING) else s.golden

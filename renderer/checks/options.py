@@ -7,9 +7,46 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from renderer.checks import exceptions as excepts
+from renderer.errors import InputError
+from renderer.manifests.tree import semver_key
 
 #: Where a tree's goldens live when none are named: ``ROOT/golden/calico``.
 TREE_GOLDEN = Path("golden") / "calico"
+
+
+def _version_dirs(directory: Path) -> list[str]:
+    """Names of the subdirectories of ``directory`` named like a version."""
+    try:
+        return [p.name for p in directory.iterdir() if p.is_dir() and semver_key(p.name)[0] == 0]
+    except OSError:
+        return []
+
+
+def refuse_misplaced(golden: Path) -> None:
+    """Bad input when a named golden directory holds goldens laid out for another
+    location: ``golden/`` holding ``calico/<version>/`` (the goldens are one level down),
+    or one version's goldens (one level up). Comparing there would report every
+    version MISSING, and the suggested update would write a second golden set."""
+    if not golden.is_dir() or _version_dirs(golden):
+        return
+    inner = golden / TREE_GOLDEN.name
+    if _version_dirs(inner):
+        raise InputError(
+            f"holds no <version>/ but {TREE_GOLDEN.name}/<version>/: the goldens are in "
+            f"{inner} (name that directory, or leave the golden directory out: a tree's "
+            f"goldens are ROOT/{TREE_GOLDEN.as_posix()}/)",
+            file=str(golden),
+            key="golden",
+        )
+    if semver_key(golden.name)[0] == 0 and any(
+        (golden / name).is_dir() for name in ("common", "nodes-50")
+    ):
+        raise InputError(
+            f"is the goldens of one version: the goldens are in {golden.parent} "
+            "(the directory holding <version>/)",
+            file=str(golden),
+            key="golden",
+        )
 
 
 @dataclass(frozen=True)

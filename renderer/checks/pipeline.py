@@ -49,6 +49,7 @@ from renderer.engine.sourcemap import SourceMap
 from renderer.errors import CalicoRenderError
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store.memo import Memo
 
@@ -295,6 +296,18 @@ def _fidelity_stage(result: VersionResult, shared: Renders, capable: bool, upstr
     result.stages[fidelity.STAGE] = found.status
 
 
+def template_sources(version: VersionDir) -> dict[str, str]:
+    """Each readable template's text by name (a report shows the lines around a
+    finding); a file that cannot be read is left out, the templates stage reports it."""
+    out = {}
+    for tf in version.files:
+        try:
+            out[tf.name] = read_text(tf.path)
+        except CalicoRenderError:
+            continue
+    return out
+
+
 def _templates_stage(result: VersionResult, version: VersionDir) -> bool:
     """Compile every template (verbatim files are applied as is, as the controller does)."""
     try:
@@ -347,6 +360,7 @@ def prepare_version(
     )
     if options.upstream is not None:
         result.stages[fidelity.STAGE] = SKIP
+    result.sources = template_sources(version)
     if not _templates_stage(result, version):
         return result, []
     result.findings.extend(replace(f, details={}) for f in context_findings(version))
@@ -478,4 +492,6 @@ def release_check(
         context=tuple(kept[1]),
         exceptions_file=exceptions.file,
         exceptions=tuple(applied),
+        exceptions_notes=exceptions.notes,
+        sources=template_sources(version),
     )

@@ -8,12 +8,13 @@ across runs (sorted, no times). Only JUnit carries each version's measured time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.exceptions import Applied, unmatched_message
+from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
 from renderer.checks.finding import ERROR, Finding, blocking, merge_findings
-from renderer.manifests.tree import COMPONENT
+from renderer.manifests.tree import BUNDLED_TREE, COMPONENT
 from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 if TYPE_CHECKING:
@@ -88,6 +89,9 @@ class VersionResult:
     exceptions: list[tuple[str, str | None, str, int]] = field(default_factory=list)
     #: Wall-clock seconds the version took; JUnit only (text and JSON stay deterministic).
     seconds: float = field(default=0.0, compare=False)
+    #: Each template's text by file name, so a report can show the lines around a
+    #: finding (HTML); not part of the JSON.
+    sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def stage_names(self) -> tuple[str, ...]:
@@ -175,13 +179,25 @@ class CheckReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: list[Applied] = field(default_factory=list)
+    #: Notes on the exceptions file itself (an empty file).
+    exceptions_notes: tuple[str, ...] = ()
+
+    def _verdicts(self) -> tuple[list[str], list[str]]:
+        excepts = ExceptionSet(
+            self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
+        )
+        stages = {v.version: v.stages for v in self.versions}
+        return verdicts(excepts, self.exceptions, stages)
 
     @property
     def exception_warnings(self) -> list[str]:
-        """One warning per exception that matched no finding."""
-        return [
-            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
-        ]
+        """One warning per exception that matched nothing where its stage ran."""
+        return self._verdicts()[0]
+
+    @property
+    def exception_notes(self) -> list[str]:
+        """Exceptions whose stage ran on none of their versions, and an empty file."""
+        return self._verdicts()[1]
 
     @property
     def stale_failed(self) -> list[str]:
@@ -221,6 +237,7 @@ class CheckReport:
                 "file": self.exceptions_file,
                 "entries": [a.to_dict() for a in self.exceptions],
                 "warnings": self.exception_warnings,
+                "notes": self.exception_notes,
             },
         }
         if self.upstream is not None:
@@ -269,6 +286,11 @@ class ReleaseReport:
     #: The exceptions file read (None: none) and every exception with its matches.
     exceptions_file: str | None = None
     exceptions: tuple[Applied, ...] = field(default=())
+    exceptions_notes: tuple[str, ...] = ()
+    #: The tree checked, as reports name it (:func:`renderer.manifests.tree.tree_label`).
+    manifests: str = BUNDLED_TREE
+    #: Each template's text by file name (the lines around a finding); not in the JSON.
+    sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def findings(self) -> list[Finding]:
@@ -289,16 +311,36 @@ class ReleaseReport:
             and faithful
         )
 
+    def _verdicts(self) -> tuple[list[str], list[str]]:
+        cap = self.capability
+        excepts = ExceptionSet(
+            self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
+        )
+        statuses = {
+            "capability": LEGACY if cap.legacy else (PASS if cap.capable else FAIL),
+            "rules": SKIP if cap.legacy else PASS,
+            "schema": PASS,
+            "context": PASS,
+        }
+        if self.fidelity is not None:
+            statuses[FIDELITY] = PASS
+        stages = {cap.version: statuses}
+        return verdicts(excepts, self.exceptions, stages, "not the version checked")
+
     @property
     def exception_warnings(self) -> list[str]:
-        """One warning per exception that matched no finding."""
-        return [
-            unmatched_message(a, self.exceptions_file) for a in self.exceptions if not a.matches
-        ]
+        """One warning per exception that matched nothing where its stage ran."""
+        return self._verdicts()[0]
+
+    @property
+    def exception_notes(self) -> list[str]:
+        """Exceptions whose stage did not run on this version, and an empty file."""
+        return self._verdicts()[1]
 
     def to_dict(self) -> dict[str, Any]:
         findings = self.findings
         out = {**report_header("capability"), **self.capability.to_dict()}
+        out["manifests"] = self.manifests
         out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
         out["rules"] = {"nodes": self.nodes, "applied": not self.capability.legacy}
         out["kube_versions"] = list(self.kube_versions)
@@ -310,6 +352,7 @@ class ReleaseReport:
             "file": self.exceptions_file,
             "entries": [a.to_dict() for a in self.exceptions],
             "warnings": self.exception_warnings,
+            "notes": self.exception_notes,
         }
         out["release_ready"] = self.release_ready
         return out

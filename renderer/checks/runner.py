@@ -33,7 +33,7 @@ from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.yamlio import C_LOADER
-from renderer.manifests.tree import VersionDir, list_versions
+from renderer.manifests.tree import VersionDir, list_versions, tree_label
 from renderer.store.files import exclusive_lock
 
 Prepared = tuple[VersionResult, list[SchemaInput]]
@@ -174,7 +174,7 @@ def _run_check(
         for s in stale:  # only once every new golden is in place
             golden.remove_stale(s)
     return CheckReport(
-        manifests=options.manifests_arg or "(bundled manifests)",
+        manifests=tree_label(options.root),
         golden=golden.golden_label(options),
         kube_versions=list(options.kube_versions),
         versions=ordered,
@@ -183,6 +183,7 @@ def _run_check(
         upstream=options.upstream_arg if options.upstream is not None else None,
         exceptions_file=options.exceptions.file,
         exceptions=excepts.applied_list(options.exceptions, merger.matches),
+        exceptions_notes=options.exceptions.notes,
     )
 
 

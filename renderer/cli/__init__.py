@@ -33,6 +33,7 @@ LAZY_COMMANDS = {
     "images": ".images",
     "import": ".import_",
     "plan": ".plan",
+    "rules": ".rules",
     "template": ".template",
     "typha": ".typha",
     "validate": ".validate",

@@ -10,6 +10,7 @@ from renderer import api
 from renderer.cli import options as opts
 from renderer.cli.app import cli
 from renderer.cli.common import write_report_document
+from renderer.output import html as _html  # noqa: F401  (registers --format html)
 from renderer.output.capability import CapabilityDocument
 
 

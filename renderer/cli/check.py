@@ -15,6 +15,7 @@ from renderer.cli.app import cli
 from renderer.cli.common import write_report_document
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import check_text
+from renderer.output import html as _html  # noqa: F401  (registers --format html)
 from renderer.output.check import CheckDocument
 
 if TYPE_CHECKING:
@@ -26,12 +27,27 @@ def interactive() -> bool:
     return sys.stderr.isatty()
 
 
+def _root(ctx: click.Context, tree: Path | None, root: Path | None) -> Path | None:
+    """ROOT given positionally or as ``--manifests`` (both: they must agree)."""
+    if tree is None:
+        return root
+    given = ctx.get_parameter_source("root") is not click.core.ParameterSource.DEFAULT
+    if given and root is not None and root.resolve() != tree.resolve():
+        raise click.UsageError(f"ROOT {tree} and --manifests {root} name different trees")
+    return tree
+
+
 @cli.command(
     help="The release gate: for every version under ROOT, parse the templates, check the "
     "Typha capability contract and release rules, validate the rendered objects against "
     "the Kubernetes schemas, and compare each scenario's render with its golden; with "
     "--upstream, also compare each version with upstream Calico's manifests of its tag. "
-    "Exit 0 when all pass, 1 on any failure, 2 on bad input.",
+    "ROOT (or --manifests ROOT) defaults to the current directory when it holds "
+    "kubernetes/calico/, else the bundled tree. "
+    "Exit 0 when all pass, 1 on any failure, 2 on bad input."
+)
+@click.argument(
+    "tree", metavar="[ROOT]", required=False, type=opts.PathType(file_okay=False, path_type=Path)
 )
 @opts.manifests_option
 @opts.render_timeout_option
@@ -39,8 +55,8 @@ def interactive() -> bool:
     "--golden",
     type=opts.PathType(file_okay=False, path_type=Path),
     default=None,
-    help="Golden directory holding <version>/ (default: ROOT/golden/calico with "
-    "--manifests, else the bundled goldens).",
+    help="Golden directory holding <version>/ (default: ROOT/golden/calico; the bundled "
+    "tree's own goldens for the bundled tree).",
 )
 @opts.kube_version_option
 @opts.no_cache_option
@@ -55,7 +71,10 @@ def interactive() -> bool:
     help="Versions checked in parallel (default: the CPU count).",
 )
 @opts.pipeline_options
+@click.pass_context
 def check(
+    ctx: click.Context,
+    tree: Path | None,
     root: Path | None,
     golden: Path | None,
     kube_versions: tuple[str, ...],
@@ -66,6 +85,7 @@ def check(
     upstream: Path | None,
     exceptions_file: Path | None,
 ) -> None:
+    root = _root(ctx, tree, root)
     options = api.check_options(
         root=root,
         golden=golden,
@@ -87,6 +107,6 @@ def check(
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     # JSON is checked against its schema; library wording becomes the CLI's
-    write_report_document(fmt, CheckDocument(result), output)
+    write_report_document(fmt, CheckDocument(result), output, options)
     if not result.passed:
         sys.exit(EXIT_CHECK_FAILED)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from renderer.bke.cluster import NodeInventory, RenderArgs
     from renderer.bke.unread import ParamWarning
     from renderer.calico import advise as advise_mod
+    from renderer.checks.options import CheckOptions
     from renderer.output import Document
 
 
@@ -40,6 +41,9 @@ FLAGS = {
     "upstream": "--upstream",
     "exceptions": "--exceptions",
     "golden": "--golden",
+    "registry": "--registry",
+    "platform": "--platform",
+    "ca_file": "--ca-file",
 }
 
 
@@ -51,6 +55,9 @@ PHRASES = {
     " (unless versions are requested)": " (--kube-version to choose)",
     "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
     "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
+    "the rule catalogue lists every rule id": "'calico-render rules' lists every rule id",
+    "give the CA file argument": "give --ca-file",
+    "with the insecure registry argument": "with --insecure-registry HOST",
 }
 
 
@@ -106,8 +113,11 @@ def _escapable(text: str) -> bool:
 REPORT: dict[str, Any] = {}
 
 
-def write_report_document(fmt: str, document: Document, path: Path | None) -> None:
-    """``document`` in format ``fmt`` to ``path`` (atomically), or to stdout."""
+def write_report_document(
+    fmt: str, document: Document, path: Path | None, options: CheckOptions | None = None
+) -> None:
+    """``document`` in format ``fmt`` to ``path`` (atomically; never onto what the
+    check of ``options`` reads), or to stdout."""
     from renderer import api, output
 
     text = cli_worded(output.render(fmt, document))
@@ -115,7 +125,7 @@ def write_report_document(fmt: str, document: Document, path: Path | None) -> No
         emit(text)
         return
     try:
-        api.write_report(path, text)
+        api.write_report(path, text, options)
     except InputError as exc:
         raise InputError(exc.message, file=exc.file, key="--output") from None
 

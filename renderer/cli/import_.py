@@ -11,15 +11,18 @@ from renderer import api
 from renderer.calico.importer import LAYOUTS, TYPHA, Options
 from renderer.cli.app import cli
 from renderer.cli.common import note
+from renderer.cli.options import TREE_DEFAULT, PathType, tree_root
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 
 
 def _import(
-    source: Path, root: Path, options: Options, *, check: bool, force: bool
+    source: Path, root: Path, options: Options, *, check: bool, force: bool, given: set[str]
 ) -> api.Imported:
     """:func:`renderer.api.import_version`, its errors naming the flags to use."""
     try:
-        return api.import_version(source, root=root, options=options, check=check, replace=force)
+        return api.import_version(
+            source, root=root, options=options, check=check, replace=force, given=given
+        )
     except InputError as exc:
         if exc.key == "default registry":
             raise InputError(exc.message, key="--default-registry") from None
@@ -30,6 +33,24 @@ def _import(
         if exc.message == "already exists":
             raise InputError("already exists (use --force to replace it)", file=exc.file) from None
         raise
+
+
+def _import_root(root: Path | None, *, write: bool) -> Path:
+    """ROOT as given; else the current directory when it holds a tree; else the bundled
+    tree (in a checkout: an installed package's data is never written)."""
+    from renderer.data.bundled import bundled_manifests
+
+    chosen = tree_root(root)
+    if chosen is not None:
+        return chosen
+    bundled = bundled_manifests()
+    if write and bundled.parent.name == "_data":
+        raise InputError(
+            "the current directory holds no kubernetes/calico/ and the bundled tree is "
+            "part of the installed package; name the tree",
+            key="--manifests",
+        )
+    return bundled
 
 
 @cli.command(
@@ -43,40 +64,56 @@ def _import(
 @click.option(
     "--manifests",
     "root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    help="ROOT to write kubernetes/calico/<version>/ under (default: the current directory).",
+    type=PathType(file_okay=False, path_type=Path),
+    default=None,
+    help=f"ROOT to write kubernetes/calico/<version>/ under (default: {TREE_DEFAULT}).",
 )
 @click.option(
     "--layout",
     type=click.Choice(LAYOUTS),
-    default="split",
-    show_default=True,
-    help="split: 000-crds, 001-typha, 002-calico; single: one calico.yaml.",
+    default=None,
+    help="split (default): 000-crds, 001-typha, 002-calico; single: one calico.yaml.",
 )
 @click.option(
     "--default-registry",
     metavar="PREFIX",
     help="Image prefix used when repo is empty, e.g. hub.oepkgs.net/openfuyao/.",
 )
-@click.option("--no-typha", is_flag=True, help="A legacy version from calico.yaml alone.")
-@click.option("--check", is_flag=True, help="Compare with the directory on disk; write nothing.")
+@click.option(
+    "--typha/--no-typha",
+    default=None,
+    help="--no-typha: a legacy version from calico.yaml alone (default: Typha templated).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Compare with the directory on disk; write nothing. Choices not given are the "
+    "ones the directory's generated header records.",
+)
 @click.option("--force", is_flag=True, help="Replace an existing version directory.")
 def import_(
     source: Path,
     version: str | None,
-    root: Path,
-    layout: str,
+    root: Path | None,
+    layout: str | None,
     default_registry: str | None,
-    no_typha: bool,
+    typha: bool | None,
     check: bool,
     force: bool,
 ) -> None:
+    chosen = {"layout": layout, "default_registry": default_registry, "typha": typha}
+    given = {name for name, value in chosen.items() if value is not None}
     options = Options(
-        layout=layout, default_registry=default_registry, typha=not no_typha, version=version
+        layout=layout or "split",
+        default_registry=default_registry,
+        typha=typha is not False,
+        version=version,
     )
-    imported = _import(source, root, options, check=check, force=force)
+    root = _import_root(root, write=not check)
+    imported = _import(source, root, options, check=check, force=force, given=given)
     target = imported.target
+    for line in imported.differences:  # what differs, before any diff
+        note(line)
     if not check:
         note(f"wrote {target}: {', '.join(imported.files)}")
     elif imported.diff:

@@ -46,12 +46,31 @@ def stacked(*options: Decorator) -> Decorator:
     return apply
 
 
-manifests_option = path_option(
+#: What the tree options' help says of the default tree.
+TREE_DEFAULT = "the current directory when it holds kubernetes/calico/, else the bundled tree"
+
+
+def tree_root(root: Path | None) -> Path | None:
+    """The tree a command works on: ROOT as given; else the current directory when it
+    holds ``kubernetes/calico/`` (as ``helm lint`` and ``yamllint`` check ``.``); else
+    None, the bundled tree."""
+    from renderer.manifests.tree import holds_tree
+
+    if root is None and holds_tree(Path(".")):
+        return Path(".")
+    return root
+
+
+def _tree_default(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    return tree_root(value)
+
+
+manifests_option = click.option(
     "--manifests",
     "root",
-    file_okay=False,
-    path_type=Path,
-    help="ROOT holding kubernetes/calico/<version>/ (default: the bundled tree).",
+    type=PathType(file_okay=False, path_type=Path),
+    callback=_tree_default,
+    help=f"ROOT holding kubernetes/calico/<version>/ (default: {TREE_DEFAULT}).",
 )
 repo_option = click.option(
     "--repo", metavar="PREFIX", help="Image registry prefix with a trailing slash."
@@ -73,9 +92,31 @@ values_option = click.option(
 )
 
 
+def _no_admission_defaults(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        from renderer.bke import admission
+
+        ctx.call_on_close(admission.disable())
+
+
 def config_option(help: str) -> Decorator:
-    """``--config FILE|-``: a BKECluster/BKEConfig (what the command takes from it varies)."""
-    return path_option("--config", dir_okay=False, allow_dash=True, help=help)
+    """``--config FILE|-``: a BKECluster/BKEConfig (what the command takes from it
+    varies), and ``--no-admission-defaults`` to read it as written."""
+    config = path_option("--config", dir_okay=False, allow_dash=True, help=help)
+    as_written = click.option(
+        "--no-admission-defaults",
+        is_flag=True,
+        expose_value=False,
+        callback=_no_admission_defaults,
+        help="Read --config as written: without the defaults BKE's admission webhook "
+        "fills in before the controller reads it (imageRepo deploy.bocloud.k8s:40443/"
+        "kubernetes, httpRepo, networking, versions, control plane endpoint).",
+    )
+
+    def decorate(f: Any) -> Any:
+        return config(as_written(f))
+
+    return decorate
 
 
 def nodes_file_option(help: str) -> Decorator:

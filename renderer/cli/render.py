@@ -139,7 +139,7 @@ def render(
         operation=operation,
         inputs=context_inputs(args, repo, values_file, sets),
     )
-    _report(result, args, strict)
+    _report(result, args, strict, root)
     if config is not None:  # a real cluster's numbers: say which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
@@ -163,9 +163,10 @@ def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, .
     return kube
 
 
-def _report(result: RenderResult, args: RenderArgs, strict: bool) -> None:
-    """The render's warnings, then the Typha decision line, on stderr."""
+def _report(result: RenderResult, args: RenderArgs, strict: bool, root: Path | None) -> None:
+    """The render's warnings, then the Typha decision line, naming the tree, on stderr."""
     from renderer import api
+    from renderer.manifests.tree import tree_label
 
     for message in result.warnings:
         warn(message)
@@ -174,8 +175,9 @@ def _report(result: RenderResult, args: RenderArgs, strict: bool) -> None:
     if readiness:
         warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision
+    tree = tree_label(root)
     note(
-        f"Calico {result.version.name}: allowTypha={d.context()['allowTypha']} "
+        f"Calico {result.version.name} ({tree}): allowTypha={d.context()['allowTypha']} "
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
         + dedicated_note(args.inventory)
     )

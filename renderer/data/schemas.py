@@ -24,6 +24,8 @@ ADVISE_REPORT = "advise-report.schema.json"
 #: The one finding shape every report refers to.
 FINDING = "finding.schema.json"
 EXPLAIN_CONTEXT = "explain-context.schema.json"
+IMAGE_LOCK = "image-lock.schema.json"
+IMAGES_REGISTRY = "images-registry.schema.json"
 
 
 @cache

@@ -136,11 +136,14 @@ class Locator:
         self.text = text
         self.source = source
         self._docs: list[tuple[int, int, str]] | None = None
+        #: Documents already parsed with positions, by their first line (fields of one
+        #: object, e.g. every container image of a DaemonSet, share one parse).
+        self._parsed: dict[int, list[Any] | None] = {}
 
     def field_line(self, start: int, path: Sequence[str | int]) -> int | None:
         """The template line of ``path`` (its deepest existing key) in the object whose
         document holds rendered line ``start``."""
-        from renderer.k8s.yamlio import locate, split_documents
+        from renderer.k8s.yamlio import load_with_positions, locate_in, split_documents
 
         if self._docs is None:
             self._docs = [
@@ -149,7 +152,9 @@ class Locator:
             ]
         for first, last, chunk in self._docs:
             if first <= start <= last:
-                found = locate(chunk, 0, path)
+                if first not in self._parsed:
+                    self._parsed[first] = load_with_positions(chunk)
+                found = locate_in(self._parsed[first], 0, path)
                 return template_line(self.source, first + found - 1) if found else None
         return None
 

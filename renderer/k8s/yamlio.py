@@ -357,7 +357,12 @@ def locate(text: str, doc_index: int, path: Sequence[str | int]) -> int | None:
     Meant for error paths only: it parses ``text`` again with the round-trip loader.
     The line of the deepest key of ``path`` that exists is returned.
     """
-    docs = load_with_positions(text)
+    return locate_in(load_with_positions(text), doc_index, path)
+
+
+def locate_in(docs: list[Any] | None, doc_index: int, path: Sequence[str | int]) -> int | None:
+    """:func:`locate` in documents already loaded by :func:`load_with_positions` (so a
+    caller asking for several fields of one document parses it once)."""
     if docs is None or doc_index >= len(docs):
         return None
     node: Any = docs[doc_index]

@@ -17,20 +17,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from renderer.errors import InputError
 from renderer.data.bundled import bundled_manifests
+from renderer.errors import InputError
+from renderer.store import contain
 
 COMPONENT = Path("kubernetes") / "calico"
 #: The addon name: BKE's controller parses every file as a template of this name.
 ADDON = COMPONENT.name
-DIALECTS = {".yaml": "go", ".yml": "go", ".j2": "jinja2"}
+#: Template files by how their name ends. The controller renders every file whose path ends
+#: in ``.yaml`` (so not ``.yml``, and ``.YAML`` neither); ``.j2`` is this tool's Jinja2
+#: dialect, which the controller never sees.
+DIALECTS = {".yaml": "go", ".j2": "jinja2"}
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
 @dataclass(frozen=True)
 class TemplateFile:
-    """One template of a version directory; ``dialect`` comes from its suffix."""
+    """One template of a version directory; ``name`` is its path below the version
+    directory (``sub/x.yaml`` in a subdirectory), ``dialect`` comes from its suffix."""
 
     name: str
     path: Path
@@ -38,7 +43,8 @@ class TemplateFile:
 
     @property
     def display(self) -> str:
-        return f"{self.path.parent.name}/{self.name}"
+        """``<version>/<name>``."""
+        return f"{self.path.parts[-len(self.name.split('/')) - 1]}/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -81,14 +87,9 @@ def refuse_name(path: Path) -> None:
 
 
 def contained(path: Path, real_root: Path, what: str = "the manifest tree") -> Path:
-    """``path`` with links resolved; bad input naming both when it leaves ``real_root``."""
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop on Python 3.10-3.12
-        raise InputError(f"cannot resolve: {exc}", file=str(path)) from None
-    if real != real_root and real_root not in real.parents:
-        raise InputError(f"points to {real}, outside {what} {real_root}", file=str(path))
-    return real
+    """``path`` with links resolved; bad input naming both when it leaves ``real_root``
+    (the one rule of :mod:`renderer.store.contain`)."""
+    return contain.inside(path, real_root, what)
 
 
 def _entries(path: Path) -> list[Path]:
@@ -99,6 +100,21 @@ def _entries(path: Path) -> list[Path]:
         raise InputError(f"cannot read directory: {exc.strerror or exc}", file=str(path)) from None
 
 
+#: How reports name the tree the package carries (ROOT None).
+BUNDLED_TREE = "bundled tree"
+
+
+def holds_tree(directory: Path) -> bool:
+    """Whether ``directory`` is a ROOT: it holds ``kubernetes/calico/``."""
+    return (directory / COMPONENT).is_dir()
+
+
+def tree_label(root: Path | None) -> str:
+    """How every report's header names the tree it checked: ROOT as given, or
+    :data:`BUNDLED_TREE`."""
+    return BUNDLED_TREE if root is None else str(root)
+
+
 def _root_of(root: Path | None) -> Path:
     return bundled_manifests() if root is None else Path(root)
 
@@ -107,21 +123,41 @@ def component_dir(root: Path | None) -> Path:
     """The ``kubernetes/calico`` directory of ROOT (the bundled tree when None)."""
     base = _root_of(root)
     path = base / COMPONENT
-    if not path.is_dir():
+    contained(path.parent, base.resolve())
+    if contain.kind(contained(path, base.resolve())) != contain.DIRECTORY:
         raise InputError(f"no {COMPONENT.as_posix()}/ directory under it", file=str(base))
-    contained(path, base.resolve())
     return path
 
 
-def _load_version(path: Path, real_root: Path) -> VersionDir:
-    """Templates of one directory; every entry must stay inside ROOT (see the module)."""
-    files = []
+def _dialect(name: str) -> str | None:
+    return next((d for suffix, d in DIALECTS.items() if name.endswith(suffix)), None)
+
+
+def _walk(path: Path, real_root: Path, prefix: str, out: list[TemplateFile]) -> None:
+    """The controller's walk (``filepath.Walk``): into subdirectories, never through a
+    link to a directory; every file whose name has a template suffix."""
     for p in _entries(path):
         refuse_name(p)
-        contained(p, real_root)
-        if p.suffix not in DIALECTS or not p.is_file():
+        found = contain.kind(contained(p, real_root))
+        name = prefix + p.name
+        if found == contain.DIRECTORY:
+            if not p.is_symlink():
+                _walk(p, real_root, name + "/", out)
             continue
-        files.append(TemplateFile(p.name, p, DIALECTS[p.suffix]))
+        dialect = _dialect(p.name)
+        if dialect is None:
+            continue
+        if found != contain.FILE:  # a FIFO would hang the render, a device never end
+            raise InputError("a template that is not a regular file", file=str(p))
+        out.append(TemplateFile(name, p, dialect))
+
+
+def _load_version(path: Path, real_root: Path) -> VersionDir:
+    """Templates of one directory and its subdirectories, in the controller's order (by
+    path, byte for byte); every entry must stay inside ROOT (see the module)."""
+    files: list[TemplateFile] = []
+    _walk(path, real_root, "", files)
+    files.sort(key=lambda f: f.name.encode("utf-8", "surrogateescape"))
     return VersionDir(path.name, path, tuple(files))
 
 
@@ -132,8 +168,8 @@ def list_versions(root: Path | None = None) -> list[VersionDir]:
     dirs = []
     for p in _entries(base):
         refuse_name(p)
-        contained(p, real_root)
-        if p.is_dir() and _SAFE_NAME.match(p.name):
+        found = contain.kind(contained(p, real_root))
+        if found == contain.DIRECTORY and _SAFE_NAME.match(p.name):
             dirs.append(p)
     versions = [_load_version(p, real_root) for p in dirs]
     return sorted((v for v in versions if v.files), key=lambda v: semver_key(v.name))

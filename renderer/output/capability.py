@@ -23,6 +23,7 @@ def render(report: ReleaseReport) -> str:
     then the verdict line."""
     cap = report.capability
     lines = [
+        f"calico-render capability: {report.manifests}",
         f"Calico {cap.version} ({cap.dialect}: {', '.join(cap.files)})",
         f"Typha-capable: {'yes' if cap.capable else f'no ({cap.verdict})'}",
     ]
@@ -59,7 +60,7 @@ def render(report: ReleaseReport) -> str:
             f"{fid_warns} warning(s)"
         )
         lines.extend(f"  {f}" for f in fid.findings)
-    if report.exceptions:
+    if report.exceptions or report.exceptions_notes:
         lines.append(f"Exceptions ({report.exceptions_file}):")
         for a in report.exceptions:
             if a.matches:
@@ -67,6 +68,7 @@ def render(report: ReleaseReport) -> str:
                 n = sum(a.matches.values())
                 lines.append(f"  {e.rule}: {e.action} ({n} finding(s)): {e.reason}")
         lines.extend(f"  warning: {w}" for w in report.exception_warnings)
+        lines.extend(f"  note: {n}" for n in report.exception_notes)
     ready = report.release_ready
     if ready or cap.capable:
         why = "" if fid is None or not fid.errors else " (deviates from upstream)"

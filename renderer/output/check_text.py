@@ -91,7 +91,7 @@ def render(report: CheckReport) -> str:
 
 def _exception_lines(report: CheckReport) -> list[str]:
     """Every exception of the file: what it matched, or a warning that it matched nothing."""
-    if not report.exceptions:
+    if not report.exceptions and not report.exceptions_notes:
         return []
     out = ["", f"Exceptions ({report.exceptions_file}):"]
     for a in report.exceptions:
@@ -100,6 +100,7 @@ def _exception_lines(report: CheckReport) -> list[str]:
             where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
             out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
     out.extend(f"  warning: {w}" for w in report.exception_warnings)
+    out.extend(f"  note: {n}" for n in report.exception_notes)
     return out
 
 

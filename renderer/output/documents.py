@@ -55,7 +55,7 @@ def version_entry(
     }
 
 
-def versions_doc(manifests: str | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def versions_doc(manifests: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {**report_header("versions"), "manifests": manifests, "versions": entries}
 
 
@@ -65,7 +65,7 @@ class VersionsDocument(SortedDocument):
 
     schema = VERSIONS
 
-    manifests: str | None
+    manifests: str
     entries: list[dict[str, Any]]
 
     def data(self) -> dict[str, Any]:
@@ -83,7 +83,10 @@ class VersionsDocument(SortedDocument):
         return out
 
     def text(self) -> str:
-        lines = [f"{'version':<10} {'dialect':<7} {'typha':<11} files"]
+        lines = [
+            f"calico-render versions: {self.manifests}",
+            f"{'version':<10} {'dialect':<7} {'typha':<11} files",
+        ]
         for e in self.entries:
             line = f"{e['version']:<10} {e['dialect']:<7} {e['typha']:<11} {', '.join(e['files'])}"
             if e["keys"] is not None:
@@ -377,6 +380,7 @@ class AdviceDocument(Document):
 
 SOURCE_NAMES = {
     "controller-default": "controller default",
+    "admission-default": "admission default",
     "bkecluster": "BKECluster",
     "bkenodes": "BKENodes",
     "addon-param": "addon param",

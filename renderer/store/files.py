@@ -11,15 +11,17 @@ traceback.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import shutil
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from renderer.errors import InputError
+from renderer.store import contain
 
 
 def _stage(target: Path, data: str) -> tuple[Path, int]:
@@ -137,73 +139,179 @@ def atomic_write(path: str | Path, data: str) -> None:
     write_tree(target.parent, {target.name: data})
 
 
-def write_output(path: str | Path, data: str) -> None:
+def write_output(
+    path: str | Path, data: str, *, protected: Sequence[tuple[Path, str]] = ()
+) -> None:
     """Write a report where ``--output`` points, never replacing a node that is not ours.
 
-    A regular file (or a new one) is replaced atomically; through a symlink, the file it
-    points to is (the symlink stays); anything else (``/dev/null``, a FIFO, a terminal)
-    is written in place, since renaming over it would replace a device node with a file.
+    A new file is created atomically; an existing regular file is replaced atomically
+    keeping its mode and owner (when the owner cannot be kept, as for a file of another
+    user, the write is refused rather than taking the file over); through a symlink, the
+    file it points to is (the symlink stays); anything else (``/dev/null``, a FIFO, a
+    terminal) is written in place, since renaming over it would replace a device node
+    with a file, and a FIFO no process reads is refused instead of waiting forever.
+    ``protected`` are the directories (and what each is) the path must not be inside:
+    the tree a report is about.
     """
     target = Path(path)
+    for directory, what in protected:
+        contain.outside(target, directory, what)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
     try:
-        mode = os.stat(target).st_mode
+        info: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
-        mode = None
+        info = None
     except OSError as exc:
         raise _os_error(exc, Path(path)) from None
-    if mode is None or stat.S_ISREG(mode):
+    if info is None:
         atomic_write(target, data)
         return
-    if stat.S_ISDIR(mode):
+    if stat.S_ISREG(info.st_mode):
+        _replace_keeping(target, data, info, Path(path))
+        return
+    if stat.S_ISDIR(info.st_mode):
         raise InputError("is a directory", file=str(path))
+    fd = _open_in_place(target, Path(path))
     try:
-        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))
+        os.set_blocking(fd, True)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8"))
     except OSError as exc:
         raise _os_error(exc, Path(path)) from None
 
 
+#: How long a FIFO given as ``--output`` may go without a reader before it is refused.
+FIFO_READER_WAIT = 5.0
+
+
+def _open_in_place(target: Path, shown: Path) -> int:
+    """Open a device or FIFO for writing without blocking: a FIFO no process opens
+    for reading within :data:`FIFO_READER_WAIT` seconds is refused, not waited on."""
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            return os.open(target, flags)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise _os_error(exc, shown) from None
+            if time.monotonic() >= deadline:
+                raise InputError(
+                    f"a FIFO no process reads (waited {FIFO_READER_WAIT:g} s)", file=str(shown)
+                ) from None
+            time.sleep(0.02)
+
+
+def _replace_keeping(target: Path, data: str, info: os.stat_result, shown: Path) -> None:
+    """Replace the regular file ``target`` atomically with its mode and owner kept."""
+    tmp: Path | None = None
+    try:
+        tmp, fd = _stage(target, data)
+        try:
+            if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(fd, info.st_uid, info.st_gid)
+                except PermissionError:
+                    raise InputError(
+                        f"owned by another user (uid {info.st_uid}); its owner cannot be "
+                        "kept, so it is not replaced",
+                        file=str(shown),
+                    ) from None
+            os.fchmod(fd, stat.S_IMODE(info.st_mode))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise _os_error(exc, shown) from None
+    finally:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+
+
 #: The files an ``--output-dir`` render wrote, one path a line, so the next render into
 #: that directory removes the files it no longer renders (and touches no other file).
 OWNED_FILES = ".calico-render-files"
+#: Largest listing read back: thousands of paths, far beyond any version's files.
+MAX_OWNED_BYTES = 1024 * 1024
 
 
-def _owned(directory: Path) -> list[str]:
-    """The relative paths an earlier render recorded; anything odd is ignored."""
-    try:
-        text = (directory / OWNED_FILES).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+def _owned(directory: Path) -> list[Path]:
+    """The files an earlier render recorded that may be removed, validated before
+    anything is written: the listing is a bounded regular file (a FIFO or ``/dev/zero``
+    in its place would hang or exhaust memory), and each entry is relative, resolves
+    inside ``directory`` and is a regular file, so a listing naming ``link/victim.yaml``
+    through a link out of the directory is refused, never followed. A missing entry is
+    already gone; comments and blank lines are skipped."""
+    listing = directory / OWNED_FILES
+    if not os.path.lexists(listing):
         return []
+    contain.not_a_link(listing)
+    raw = contain.read_bytes(listing, MAX_OWNED_BYTES)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            "not UTF-8 text: not a listing this tool wrote", file=str(listing)
+        ) from None
     out = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line or line.startswith("#"):
+            continue
         path = Path(line)
-        usable = line and not line.startswith("#") and not path.is_absolute()
-        if usable and ".." not in path.parts and line != OWNED_FILES:
-            out.append(line)
+        if (
+            path.is_absolute()
+            or ".." in path.parts
+            or line == OWNED_FILES
+            or not line.isprintable()
+        ):
+            raise InputError(
+                f"entry {line!r} is not a file name under the directory; the listing was not "
+                "written by this tool (remove it to render here)",
+                file=str(listing),
+                line=number,
+            )
+        old = directory / path
+        contain.inside(old, directory, "the output directory")
+        if not os.path.lexists(old):
+            continue
+        contain.not_a_link(old)
+        if contain.kind(old) != contain.FILE:
+            raise InputError(
+                "listed as written by an earlier render but not a regular file; not removed",
+                file=str(old),
+            )
+        out.append(old)
     return out
 
 
 def write_owned_tree(directory: str | Path, files: dict[str, str]) -> list[Path]:
     """:func:`write_tree`, then remove the files an earlier render wrote there that this
     one does not, so ``kubectl apply -f DIR`` never mixes two versions. Only files the
-    directory's :data:`OWNED_FILES` names are removed; other files are left alone."""
+    directory's :data:`OWNED_FILES` names are removed, after the listing is validated
+    (:func:`_owned`); other files are left alone. Writers into one directory take turns
+    (:func:`exclusive_lock`), so it always holds one render's files and the listing
+    names exactly them."""
     base = Path(directory)
-    previous = _owned(base)
-    listing = "".join(f"{name}\n" for name in sorted(files))
-    header = "# Files written by calico-render; removed by its next render here.\n"
-    written = write_tree(base, {**files, OWNED_FILES: header + listing})
-    for name in previous:
-        if name in files:
-            continue
-        old = base / name
-        try:
-            if old.is_symlink() or old.is_file():
-                old.unlink()
-        except OSError as exc:
-            raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(old)) from None
+    if contain.kind(base) not in (None, contain.DIRECTORY):
+        raise InputError("not a directory", file=str(base))
+    with exclusive_lock(base, "render", wait=60.0):
+        previous = _owned(base)
+        listing = "".join(f"{name}\n" for name in sorted(files))
+        header = "# Files written by calico-render; removed by its next render here.\n"
+        for name in files:  # a link in the directory never takes a write outside it
+            contain.inside((base / name).parent, base, "the output directory")
+        written = write_tree(base, {**files, OWNED_FILES: header + listing})
+        keep = {base / name for name in files}
+        for old in previous:
+            if old in keep:
+                continue
+            try:
+                old.unlink(missing_ok=True)
+            except OSError as exc:
+                raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(old)) from None
     return [p for p in written if p.name != OWNED_FILES or p.parent != base]
 
 

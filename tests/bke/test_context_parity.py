@@ -12,6 +12,7 @@ BKE's single-file layout (BKE's released v3.31.3 calico.yaml).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -132,9 +133,23 @@ def test_config_render_is_the_controllers(
     nodes: int,
     config: str,
 ) -> None:
-    root = TREES[tree]
+    assert_same_as_controller(go_render, tmp_path, capsys, TREES[tree], config, nodes)
+
+
+def assert_same_as_controller(
+    go_render: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    root: Path | None,
+    config: str,
+    nodes: int,
+    cluster_text: str | None = None,
+    as_written: bool = False,
+) -> None:
+    """The files Go writes by the controller's rules and ours, byte for byte, by path
+    (``as_written``: neither applies BKE's admission defaults)."""
     cluster_file, nodes_file = tmp_path / "cluster.yaml", tmp_path / "nodes.yaml"
-    cluster_file.write_text(cluster_yaml(config), encoding="utf-8")
+    cluster_file.write_text(cluster_text or cluster_yaml(config), encoding="utf-8")
     nodes_file.write_text(nodes_yaml(nodes), encoding="utf-8")
     (tmp_path / "cluster.json").write_text(json.dumps(to_json(cluster_file.read_text())))
     (tmp_path / "nodes.json").write_text(json.dumps(to_json(nodes_file.read_text())))
@@ -153,16 +168,104 @@ def test_config_render_is_the_controllers(
         capture_output=True,
         check=False,
         timeout=120,
+        env={**os.environ, "BKE_AS_WRITTEN": "1" if as_written else "0"},
     )
     assert go.returncode == 0, go.stderr.decode()
     args = ["--config", str(cluster_file), "--nodes-file", str(nodes_file)]
+    args += ["--no-admission-defaults"] if as_written else []
     args += ["--output-dir", str(py_out), "--no-validate"]
     r = run(capsys, *(["--manifests", str(root)] if root else []), *args)
     assert r.code == 0, r.err
-    go_files = sorted(p.name for p in go_out.iterdir())
-    assert sorted(p.name for p in py_out.iterdir() if p.name != OWNED_FILES) == go_files
+    go_files = sorted(p.relative_to(go_out).as_posix() for p in go_out.rglob("*") if p.is_file())
+    py_files = sorted(
+        p.relative_to(py_out).as_posix()
+        for p in py_out.rglob("*")
+        if p.is_file() and p.name != OWNED_FILES
+    )
+    assert py_files == go_files and go_files
     for name in go_files:
         assert (py_out / name).read_bytes() == (go_out / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("config", ("bare", "dotted", "no-prefix-bgp"))
+def test_config_as_written_is_the_controllers_without_admission(
+    go_render: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    """--no-admission-defaults: the file as written, as a controller reading it
+    undefaulted would render it (no imageRepo: the templates' own registry)."""
+    assert_same_as_controller(go_render, tmp_path, capsys, None, config, 51, as_written=True)
+    if config == "bare":
+        assert "deploy.bocloud.k8s" not in (tmp_path / "py" / "002-calico.yaml").read_text()
+
+
+def test_admission_gives_a_config_without_image_repo_bkes_registry(
+    go_render: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No imageRepo: the webhook fills deploy.bocloud.k8s:40443 and prefix kubernetes."""
+    assert_same_as_controller(go_render, tmp_path, capsys, None, "bare", 51)
+    text = (tmp_path / "py" / "002-calico.yaml").read_text()
+    assert "image: deploy.bocloud.k8s:40443/kubernetes/calico/node:v3.31.3" in text
+
+
+def walk_tree(base: Path) -> Path:
+    """The bundled version with its Typha file in a subdirectory, a second file of the
+    same base name deeper down, and files the controller never renders (``.yml``)."""
+    bundled = resolve_version(VERSION).path
+    version = base / "kubernetes" / "calico" / VERSION
+    (version / "typha" / "extra").mkdir(parents=True)
+    for name in ("000-crds.yaml", "002-calico.yaml"):
+        (version / name).write_bytes((bundled / name).read_bytes())
+    (version / "typha" / "001-typha.yaml").write_bytes((bundled / "001-typha.yaml").read_bytes())
+    (version / "typha" / "extra" / "001-typha.note.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: note, namespace: kube-system}\n"
+        "data: {mode: '{{ .noteKey }}', typha: '{{ .typhaReplicas }}', repo: '{{ .repo }}',"
+        " dns: '{{ .dnsIP }}', api: '{{ .apiServerSrcHost }}:{{ .apiServerSrcPort }}'}\n"
+    )
+    (version / "003-never.yml").write_text("broken: {{ .x\n")
+    (version / "typha" / "004-never.yml").write_text("broken: {{ .x\n")
+    return base
+
+
+@pytest.mark.parametrize("nodes", (50, 601))
+@pytest.mark.parametrize("config", ("dotted", "bare"))
+def test_subdirectories_and_yml_files_are_walked_as_the_controller_walks(
+    go_render: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], nodes: int, config: str
+) -> None:
+    """Recursive, ``*.yaml`` only, sorted by path; ``001-typha.K`` params reach every file
+    whose base name is 001-typha, in any directory."""
+    root = walk_tree(tmp_path / "tree")
+    cluster = cluster_yaml(config).replace(
+        "        param:\n", '        param:\n          001-typha.noteKey: "per-file"\n', 1
+    )
+    if config == "bare":
+        cluster = cluster.replace("          {}\n", "")
+    assert_same_as_controller(go_render, tmp_path, capsys, root, config, nodes, cluster)
+    note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
+    assert "mode: 'per-file'" in note
+
+
+@pytest.mark.parametrize(
+    ("subnet", "dns"),
+    [("::ffff:10.96.0.0/112", "10.96.0.10"), ("fd00:10:96::/108", "fd00:10:96::a"),
+     ("10.112.0.0/12", "10.112.0.10")],
+)  # fmt: skip
+def test_dns_ip_is_the_controllers(
+    go_render: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    subnet: str,
+    dns: str,
+) -> None:
+    """dnsIP is address 10 of serviceSubnet as Go's net package gives it: an IPv4-mapped
+    subnet keeps its IPv4 form."""
+    root = walk_tree(tmp_path / "tree")
+    cluster = cluster_yaml("bare").replace(
+        "    cluster:\n", f"    cluster:\n      networking: {{serviceSubnet: '{subnet}'}}\n", 1
+    )
+    cluster = cluster.replace("        param:\n          {}\n", "")
+    assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 51, cluster)
+    note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
+    assert f"dns: '{dns}'" in note
 
 
 def test_the_matrix_reaches_what_it_claims() -> None:

@@ -468,3 +468,32 @@ def test_condition_tags_never_trim_upstream_bytes(before: str) -> None:
     compiled = compile_source(w.text(), "t.yaml", "go")
     assert compiled.render({"on": "1"}) == f"# h\n{before}  x\nb\n"
     assert compiled.render({}) == f"# h\n{before}  y  \nb\n"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        importer.Options(),
+        importer.Options(layout="single", default_registry="hub.oepkgs.net/openfuyao/"),
+        importer.Options(typha=False, layout="single"),
+    ],
+)
+def test_the_header_records_the_choices_and_renders_nothing(options: importer.Options) -> None:
+    """The choices are a Go comment on the header's first line: they read back as given,
+    and the rendered text and its line numbers are as without them."""
+    from renderer.engine.compile import compile_source
+
+    texts = upstream("v3.28.2")
+    files = importer.derive(texts, options).files
+    found = importer.recorded(files)
+    assert found.options == options
+    assert found.sources == {
+        name: importer.Source(name, texts[name]).sha256
+        for name in texts
+        if options.typha or name != importer.TYPHA
+    }
+    first = next(iter(files.values()))
+    head = first.partition("\n")[0]
+    bare = head.replace(importer.choices_comment(options), "")
+    assert compile_source(first, "f", "go").render({})[: len(bare) + 1] == bare + "\n"
+    assert importer.choice_differences(options, options) == []

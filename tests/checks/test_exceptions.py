@@ -63,7 +63,7 @@ def test_real_v3_31_3_fails_and_an_exception_downgrades_it(
         "spec.template.spec.affinity.podAntiAffinity",
     )
     assert code == 1 and _rule_errors(data) == [(*finding, "error")]
-    assert data["exceptions"] == {"file": None, "entries": [], "warnings": []}
+    assert data["exceptions"] == {"file": None, "entries": [], "warnings": [], "notes": []}
 
     (bke / excepts.FILE_NAME).write_text(EXCEPTION, encoding="utf-8")
     code, data = _check(capsys, bke, "--format", "json")
@@ -94,7 +94,7 @@ def test_text_report_lists_applied_and_unmatched_exceptions(
     capsys: pytest.CaptureFixture[str], bke: Path, file_regression: FileRegressionFixture
 ) -> None:
     run(capsys, "check", "--manifests", str(bke), *KUBE, "--update-golden")
-    stale = "  - rule: no-such-rule\n    reason: kept by mistake\n"
+    stale = "  - rule: typha-probes\n    reason: kept by mistake\n"
     (bke / excepts.FILE_NAME).write_text(EXCEPTION + stale, encoding="utf-8")
     r = run(capsys, "check", "--manifests", str(bke), *KUBE)
     assert r.code == 0
@@ -174,8 +174,8 @@ def test_matching_is_by_rule_and_version() -> None:
     assert excepts.match(items, "typha-anti-affinity", "v3.31.3") is items[0]
     assert excepts.match(items, "typha-anti-affinity", "v3.31.4") is None
     assert excepts.match(items, "typha-pdb", "v3.31.3") is None
-    every = excepts.parse("exceptions:\n  - rule: r\n    reason: x\n", "f").items
-    assert excepts.match(every, "r", "v9.9.9") is every[0]
+    every = excepts.parse("exceptions:\n  - rule: typha-probes\n    reason: x\n", "f").items
+    assert excepts.match(every, "typha-probes", "v9.9.9") is every[0]
     assert excepts.parse("", "f").items == ()
 
 
@@ -268,3 +268,73 @@ def test_custom_resources_not_schema_checked_are_excepted_alike_by_check_and_cap
     (entry,) = cap["exceptions"]["entries"]
     assert entry["matched"] == [{"version": "v3.28.2", "findings": 1}]
     assert cap["exceptions"]["warnings"] == []
+
+
+def test_an_unknown_rule_id_names_its_line_and_the_nearest_id() -> None:
+    text = "exceptions:\n  - rule: typha-anti-afinity\n    reason: x\n"
+    with pytest.raises(InputError) as caught:
+        excepts.parse(text, "f.yaml")
+    e = caught.value
+    assert (e.file, e.line, e.key) == ("f.yaml", 2, "rule")
+    assert "did you mean typha-anti-affinity?" in e.message
+    assert "lists every rule id" in e.message  # where the ids are listed
+
+
+@pytest.mark.parametrize("rule", ["typha-replicas", "typha-pdb", "golden-unreadable"])
+def test_contract_and_golden_rules_cannot_be_excepted(rule: str) -> None:
+    text = f"exceptions:\n  - rule: ok\n    reason: x\n  - rule: {rule}\n    reason: x\n"
+    text = text.replace("rule: ok", "rule: typha-probes")
+    with pytest.raises(InputError) as caught:
+        excepts.parse(text, "f.yaml")
+    assert (caught.value.line, caught.value.key) == (4, "rule")
+    assert "cannot be excepted" in caught.value.message or "cannot touch" in caught.value.message
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n", "exceptions: []\n"])
+def test_an_empty_file_is_a_note(text: str) -> None:
+    found = excepts.parse(text, "f.yaml")
+    assert found.items == () and len(found.notes) == 1 and found.notes[0].startswith("f.yaml: ")
+
+
+def test_objects_and_fields_scope_an_exception_to_what_was_reviewed() -> None:
+    text = (
+        "exceptions:\n  - rule: typha-anti-affinity\n"
+        "    objects: ['Deployment kube-system/calico-*']\n"
+        "    fields: [spec.template.spec.affinity*]\n    reason: x\n"
+    )
+    (e,) = excepts.parse(text, "f.yaml").items
+    field = "spec.template.spec.affinity.podAntiAffinity"
+    typha = "Deployment kube-system/calico-typha"
+    assert e.holds_for("typha-anti-affinity", "v1", typha, field)
+    assert not e.holds_for("typha-anti-affinity", "v1", "Deployment other/calico-typha", field)
+    assert not e.holds_for("typha-anti-affinity", "v1", typha, "spec.replicas")
+    with pytest.raises(InputError) as caught:  # not Kind namespace/name
+        excepts.parse(text.replace("Deployment kube-system/calico-*", "calico-typha"), "f")
+    assert (caught.value.line, caught.value.key) == (3, "exceptions.0.objects.0")
+
+
+def test_matches_nothing_only_where_the_stage_ran() -> None:
+    """A fidelity exception without an upstream run, and a rules exception on a legacy
+    version, are "not evaluated" notes, never "remove it"."""
+    items = excepts.parse(
+        "exceptions:\n"
+        "  - rule: fidelity-changed\n    reason: a\n"
+        "  - rule: typha-probes\n    versions: [v1]\n    reason: b\n"
+        "  - rule: typha-probes\n    reason: c\n",
+        "f",
+    )
+    applied = [excepts.Applied(e) for e in items.items]
+    stages = {
+        "v1": {"templates": "pass", "capability": "legacy", "rules": "skip"},
+        "v2": {"templates": "pass", "capability": "pass", "rules": "pass"},
+    }
+    warnings, notes = excepts.verdicts(items, applied, stages)
+    assert warnings == [
+        "f:7: exception for rule typha-probes matches nothing on v2 (not evaluated on v1: "
+        "legacy: release rules apply to Typha-capable versions); remove it"
+    ]
+    assert [n.split(" not evaluated ")[0] for n in notes] == [
+        "f:2: exception for rule fidelity-changed",
+        "f:4: exception for rule typha-probes on v1",
+    ]
+    assert "upstream directory" in notes[0] and "legacy" in notes[1]

@@ -20,7 +20,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
 from renderer.output.check_text import STALE_MESSAGE
-from tests.clihelp import Result, ref, run
+from tests.clihelp import Result, one_error, ref, run
 
 CALICO = Path("kubernetes") / "calico"
 KUBE = ("--kube-version", "1.30")
@@ -590,20 +590,21 @@ def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
     from ruamel.yaml import YAML
 
     (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["entry"] == "calico-render check --manifests . --golden golden"
+    assert hook["entry"] == "calico-render check --manifests ."
     files = re.compile(hook["files"])
     assert files.search("kubernetes/calico/v3.28.2/002-calico.yaml")
-    assert files.search("golden/v3.28.2/common/000-crds.yaml")
+    assert files.search("golden/calico/v3.28.2/common/000-crds.yaml")
+    assert files.search(".calico-render.yaml")
     assert not files.search("docs/golden/x") and hook["pass_filenames"] is False
-    # The entry, run from a bke-manifests checkout keeping its goldens in golden/.
+    # The entry, run from a bke-manifests checkout keeping its goldens in golden/calico/.
     monkeypatch.chdir(tree)
     argv = shlex.split(hook["entry"])[1:]
     assert run(capsys, *argv, *KUBE, "--update-golden").code == 0
-    assert (tree / "golden" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
+    assert (tree / "golden" / "calico" / "v3.28.2" / "nodes-50" / "decision.json").is_file()
     assert run(capsys, *argv, *KUBE).code == 0
 
 
-def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_source() -> None:
+def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_source() -> None:
     jobs = [
         b["calico-gate"]
         for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
@@ -617,8 +618,14 @@ def test_ci_examples_write_junit_before_the_run_that_decides_and_install_from_so
         text = next(i for i, s in enumerate(script) if "--format text" in s)
         assert junit < text and script[junit].endswith("|| true")
         assert "--output calico-check.xml" in script[junit]
+        html = next(i for i, s in enumerate(script) if "--format html" in s)
+        assert html < text and script[html].endswith("--output calico-check.html || true")
+        quality = next(i for i, s in enumerate(script) if "--format codequality" in s)
+        assert quality < text and script[quality].endswith("--output gl-code-quality.json || true")
         assert job["artifacts"] == {
             "when": "always",
+            "expose_as": "calico-render report",
+            "paths": ["calico-check.html"],
             "reports": {"junit": "calico-check.xml", "codequality": "gl-code-quality.json"},
         }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
@@ -791,3 +798,52 @@ def test_a_render_over_its_time_limit_names_the_flag_in_the_report(
     messages = [f["message"] for f in result["findings"] if f["stage"] == "templates"]
     assert messages and all("--render-timeout SECONDS" in m for m in messages)
     assert limits.RENDER_TIMEOUT_REMEDY not in r.out
+
+
+def test_root_is_taken_positionally_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``check ROOT`` is ``check --manifests ROOT``; both naming different trees is usage."""
+    from tests.gatehelp import bke_tree
+
+    bke_tree(tmp_path)
+    r = run(capsys, "check", str(tmp_path), "--format", "json", "--jobs", "1")
+    data = json.loads(r.out)
+    assert (data["manifests"], [v["version"] for v in data["versions"]]) == (
+        str(tmp_path),
+        ["v3.28.2"],
+    )
+    assert (
+        run(capsys, "check", str(tmp_path), "--manifests", str(tmp_path), "--jobs", "1").code == 1
+    )
+    other = tmp_path / "kubernetes"
+    r = run(capsys, "check", str(tmp_path), "--manifests", str(other))
+    assert r.code == 2 and "name different trees" in r.err
+
+
+def test_goldens_laid_out_for_another_location_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--golden golden`` on a tree whose goldens are in golden/calico/ would report every
+    version MISSING and suggest writing a second set: exit 2 naming where they are."""
+    from tests.gatehelp import bke_tree
+
+    bke_tree(tmp_path)
+    root = str(tmp_path)
+    assert run(capsys, "check", root, "--update-golden", "--jobs", "1").code == 0
+    r = run(capsys, "check", root, "--golden", f"{root}/golden")
+    message = one_error(r, file=f"{root}/golden", key="--golden")
+    assert f"the goldens are in {root}/golden/calico " in message
+    r = run(capsys, "check", root, "--golden", f"{root}/golden/calico/v3.28.2")
+    message = one_error(r, file=f"{root}/golden/calico/v3.28.2", key="--golden")
+    assert f"the goldens are in {root}/golden/calico " in message
+    assert run(capsys, "check", root, "--golden", f"{root}/golden/calico", "--jobs", "1").code == 0
+
+
+def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("exceptions:\n  - rule: typha-probe\n    reason: x\n", encoding="utf-8")
+    message = one_error(
+        run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
+    )
+    assert "did you mean typha-probes?" in message and "'calico-render rules'" in message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -157,8 +158,50 @@ def test_cli_render_unknown_kube_version(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_cli_versions_capability_column(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(capsys, "versions", "--manifests", ROOT)
-    rows = {line.split()[0]: line for line in r.out.splitlines()[1:]}
-    assert r.code == 0 and r.out.split()[:4] == ["version", "dialect", "typha", "files"]
+    rows = {line.split()[0]: line for line in r.out.splitlines()[2:]}
+    assert r.code == 0 and r.out.splitlines()[0] == f"calico-render versions: {ROOT}"
+    assert r.out.split()[3:7] == ["version", "dialect", "typha", "files"]
     assert " capable " in rows["v9.1.0"] and " capable " in rows["v9.4.0"]
     for legacy in ("v9.0.0", "v9.2.0", "v9.3.0"):
         assert "not capable" in rows[legacy]
+
+
+def test_every_command_sees_the_controllers_file_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Typha file in a subdirectory and a broken ``.yml`` beside it: render, versions
+    --keys, capability, images and check all take the subdirectory file and never the
+    ``.yml`` (which the controller never renders)."""
+    from renderer.manifests.tree import resolve_version
+
+    bundled = resolve_version("v3.31.3").path
+    version = tmp_path / "kubernetes" / "calico" / "v3.31.3"
+    (version / "typha").mkdir(parents=True)
+    (version / "node").mkdir()
+    shutil.copy(bundled / "000-crds.yaml", version / "000-crds.yaml")
+    shutil.copy(bundled / "001-typha.yaml", version / "typha" / "001-typha.yaml")
+    shutil.copy(bundled / "002-calico.yaml", version / "node" / "002-calico.yaml")
+    (version / "003-broken.yml").write_text("broken: {{ .x\n")
+    root = str(tmp_path)
+
+    r = run(capsys, "--manifests", root, "--version", "v3.31.3", "--nodes", "601", "--no-validate")
+    assert r.code == 0, r.err
+    assert "# Source: calico/v3.31.3/typha/001-typha.yaml" in r.out
+    assert _typha_deployment(r.out) is not None
+
+    r = run(capsys, "versions", "--manifests", root, "--keys", "--format", "json")
+    assert r.code == 0, r.err
+    (entry,) = json.loads(r.out)["versions"]
+    assert entry["files"] == ["000-crds.yaml", "node/002-calico.yaml", "typha/001-typha.yaml"]
+    assert "typhaReplicas" in entry["keys"]
+
+    r = run(capsys, "capability", "--manifests", root, "--version", "v3.31.3", "--format", "json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["capable"] is True
+
+    r = run(capsys, "images", "--manifests", root, "--version", "v3.31.3")
+    assert r.code == 0, r.err
+    assert "calico/cni:v3.31.3" in r.out and "calico/node:v3.31.3" in r.out
+
+    r = run(capsys, "check", "--manifests", root, "--format", "json")
+    assert "003-broken" not in r.out and "typha/001-typha.yaml" in r.out

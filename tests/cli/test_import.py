@@ -4,6 +4,7 @@ and bad input through the CLI."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,12 @@ def test_bundled_tree_is_exactly_the_imported_versions() -> None:
     assert versions == sorted(BUNDLED)
 
 
+@pytest.mark.parametrize("flags", [True, False], ids=["flags", "recorded"])
 @pytest.mark.parametrize("tag", sorted(BUNDLED))
-def test_bundled_version_is_derived_by_import(tag: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bundled_version_is_derived_by_import(
+    tag: str, flags: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Byte for byte; ``--check`` needs no flags: the header records the choices."""
     r = run(
         capsys,
         "import",
@@ -41,10 +46,40 @@ def test_bundled_version_is_derived_by_import(tag: str, capsys: pytest.CaptureFi
         "--manifests",
         str(MANIFESTS),
         "--check",
-        *BUNDLED[tag],
+        *(BUNDLED[tag] if flags else ()),
     )
     assert r.code == 0, r.out
-    assert r.out == ""
+    assert r.out == "" and r.err.endswith(": as derived\n")
+
+
+def test_a_differing_choice_is_named_in_one_line_before_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src, root = _source(tmp_path), tmp_path / "root"
+    registry = "hub.oepkgs.net/openfuyao/"
+    args = ("import", str(src), "--manifests", str(root))
+    assert run(capsys, *args, "--layout", "single", "--default-registry", registry).code == 0
+    assert run(capsys, *args, "--check").code == 0  # the recorded choices
+    r = run(capsys, *args, "--check", "--layout", "split")
+    target = root / "kubernetes" / "calico" / "v3.31.3"
+    assert r.code == 1 and r.out.startswith("--- ")
+    first = r.err.splitlines()[0]
+    assert first == (
+        f"calico-render: {target}: imported with other choices: layout single (recorded) -> "
+        "split (given)"
+    )
+    # an upstream file that is not the one imported: named with both checksums
+    generated = target / "calico.yaml"
+    text = generated.read_text(encoding="utf-8")
+    sha = re.search(r"# calico.yaml sha256:([0-9a-f]{64})", text)
+    assert sha is not None
+    generated.write_text(text.replace(sha.group(1), "0" * 64), encoding="utf-8")
+    r = run(capsys, *args, "--check")
+    assert r.code == 1 and r.out.startswith("--- ")  # the header line differs
+    assert r.err.splitlines()[0] == (
+        f"calico-render: {src / 'calico.yaml'}: sha256 {sha.group(1)[:12]} differs from "
+        "000000000000 recorded at import"
+    )
 
 
 def _source(
@@ -138,7 +173,7 @@ def test_unwritable_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     root.mkdir()
     (root / "kubernetes").write_text("")  # a file where a directory must go
     r = run(capsys, "import", str(src), "--manifests", str(root))
-    one_error(r, file=root / "kubernetes" / "calico" / "v3.31.3")
+    one_error(r, file=root / "kubernetes")
     assert [p.name for p in root.iterdir()] == ["kubernetes"]
 
 

@@ -13,6 +13,7 @@ from renderer import output
 from renderer.cli.options import PathType, format_option, render_timeout_option
 from renderer.engine import limits
 from renderer.output.documents import TyphaDocument
+from tests.gatehelp import bke_tree
 
 
 @pytest.mark.parametrize("value", ["", b""])
@@ -61,3 +62,47 @@ def test_render_timeout_is_set_before_the_command_and_must_be_positive() -> None
         assert CliRunner().invoke(show, ["--render-timeout", "0"]).exit_code == 2
     finally:
         limits.set_render_timeout(limits.DEFAULT_RENDER_TIMEOUT)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["versions", "--format", "json"],
+        ["capability", "--version", "v3.28", "--format", "json"],
+        ["check", "--format", "json", "--jobs", "1"],
+    ],
+)
+def test_the_tree_in_the_current_directory_is_the_one_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """``cd bke-manifests && calico-render check`` checks that tree, not the bundled one;
+    elsewhere the bundled tree is checked, and every header says which."""
+    import json
+
+    from renderer.cli import cli
+
+    bke_tree(tmp_path / "bke")
+    monkeypatch.chdir(tmp_path / "bke")
+    data = json.loads(CliRunner().invoke(cli, command).stdout)
+    assert data["manifests"] == "."
+    if command[0] == "versions":
+        assert [v["version"] for v in data["versions"]] == ["v3.28.2"]
+    if command[0] == "check":  # the tree's own goldens: none yet
+        assert data["golden"] == "golden/calico"
+        assert [v["golden"]["status"] for v in data["versions"]] == ["missing"]
+    monkeypatch.chdir(tmp_path)
+    assert json.loads(CliRunner().invoke(cli, command).stdout)["manifests"] == "bundled tree"
+
+
+def test_the_render_names_the_tree_it_rendered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.clihelp import run
+
+    bke_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = run(capsys, "--version", "v3.28", "--nodes", "5", "--no-validate")
+    assert r.code == 0 and "calico-render: Calico v3.28.2 (.): allowTypha=false" in r.err
+    monkeypatch.chdir(tmp_path / "kubernetes")
+    r = run(capsys, "--version", "v3.28", "--nodes", "5", "--no-validate")
+    assert "calico-render: Calico v3.28.2 (bundled tree): allowTypha=false" in r.err

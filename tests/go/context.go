@@ -4,10 +4,14 @@
 //
 // Usage: render context CLUSTER_JSON NODES_JSON VERSION_DIR OUT_DIR
 //
+// The BKECluster is first defaulted as BKE's mutating webhook defaults it
+// (common/cluster/initialize/defaults.go and webhooks/capbke/bkecluster.go), unless
+// the environment sets BKE_AS_WRITTEN=1 (calico-render's --no-admission-defaults).
+//
 // CLUSTER_JSON is a BKECluster object and NODES_JSON a list of BKENode objects, both
 // converted from YAML to JSON by the test (Go's standard library has no YAML). Every
-// *.yaml file of VERSION_DIR is rendered (a path containing "noexecute" is copied) and
-// written to OUT_DIR under its own name. The rules are implemented here independently
+// *.yaml file below VERSION_DIR is rendered (a path containing "noexecute" is copied)
+// and written to OUT_DIR under its relative path. The rules are implemented here independently
 // of calico-render, from the controller's behaviour as bke-context.md describes it.
 package main
 
@@ -237,6 +241,91 @@ func typhaCapable(files []string) bool {
 		has("typha_service_name", "FELIX_TYPHAK8SSERVICENAME")
 }
 
+// section returns o[key] as an object, creating it when missing.
+func section(o object, key string) object {
+	if m, ok := o[key].(object); ok {
+		return m
+	}
+	m := object{}
+	o[key] = m
+	return m
+}
+
+// admit applies the webhook's defaults that reach a render context.
+func admit(cluster object, nodes []node, names []string) {
+	spec := section(cluster, "spec")
+	cfg := section(spec, "clusterConfig")
+	c := section(cfg, "cluster")
+	setIfEmpty := func(o object, key, value string) {
+		if str(o[key]) == "" {
+			o[key] = value
+		}
+	}
+	setIfEmpty(c, "kubernetesVersion", "v1.34.3-of.1")
+	setIfEmpty(c, "etcdVersion", "v3.6.7-of.1")
+	setIfEmpty(c, "containerdVersion", "v2.1.1")
+	http := section(c, "httpRepo")
+	setIfEmpty(http, "domain", "http.bocloud.k8s")
+	if str(http["domain"]) == "http.bocloud.k8s" {
+		setIfEmpty(http, "port", "40080")
+	}
+	img := section(c, "imageRepo")
+	setIfEmpty(img, "domain", "deploy.bocloud.k8s")
+	if str(img["domain"]) == "deploy.bocloud.k8s" {
+		setIfEmpty(img, "port", "40443")
+		setIfEmpty(img, "prefix", "kubernetes")
+	}
+	nw := section(c, "networking")
+	setIfEmpty(nw, "dnsDomain", "cluster.local")
+	setIfEmpty(nw, "serviceSubnet", "10.96.0.0/16")
+	setIfEmpty(nw, "podSubnet", "10.250.0.0/16")
+	kubelet := section(c, "kubelet")
+	vols, _ := kubelet["extraVolumes"].([]interface{})
+	found := false
+	for _, v := range vols {
+		if str(get(v, "name")) == "kubelet-root-dir" {
+			found = true
+		}
+	}
+	if !found {
+		kubelet["extraVolumes"] = append(vols, object{"name": "kubelet-root-dir", "hostPath": "/var/lib/kubelet"})
+	}
+	rt := section(c, "containerRuntime")
+	setIfEmpty(rt, "cri", "containerd")
+	param := section(rt, "param")
+	if _, ok := param["data-root"]; !ok {
+		switch str(rt["cri"]) {
+		case "containerd":
+			param["data-root"] = "/var/lib/containerd"
+		case "docker":
+			param["data-root"] = "/var/lib/docker"
+		}
+	}
+	// Masters (role master, then master/node), in the API's order: by name.
+	idx := make([]int, len(nodes))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
+	var masters []string
+	for _, role := range []string{"master", "master/node"} {
+		for _, i := range idx {
+			if nodes[i].has(role) && (role == "master" || !nodes[i].has("master")) {
+				masters = append(masters, nodes[i].ip)
+			}
+		}
+	}
+	ep := section(spec, "controlPlaneEndpoint")
+	port, _ := ep["port"].(json.Number)
+	portZero := port == "" || port == "0"
+	if len(masters) > 0 && str(ep["host"]) == "" && portZero {
+		ep["host"] = masters[0]
+		ep["port"] = json.Number("6443")
+	} else if str(ep["host"]) != "" && portZero {
+		ep["port"] = json.Number("36443")
+	}
+}
+
 func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	var cluster object
 	if err := readJSON(clusterFile, &cluster); err != nil {
@@ -247,6 +336,7 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 		return err
 	}
 	var nodes []node
+	var names []string
 	for _, rn := range rawNodes {
 		n := node{ip: str(get(rn, "spec", "ip"))}
 		roles, _ := get(rn, "spec", "role").([]interface{})
@@ -254,6 +344,10 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 			n.roles = append(n.roles, str(r))
 		}
 		nodes = append(nodes, n)
+		names = append(names, str(get(rn, "metadata", "name")))
+	}
+	if os.Getenv("BKE_AS_WRITTEN") != "1" {
+		admit(cluster, nodes, names)
 	}
 	var addon interface{}
 	addons, _ := get(cluster, "spec", "clusterConfig", "addons").([]interface{})
@@ -265,15 +359,20 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	if addon == nil {
 		return fmt.Errorf("no calico addon")
 	}
-	entries, err := os.ReadDir(dir)
+	// The controller's walk: every path below the version directory ending in .yaml,
+	// subdirectories included, sorted by path.
+	var files, bases []string
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() && strings.HasSuffix(path, ".yaml") {
+			files = append(files, path)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	var files, bases []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml") {
-			files = append(files, filepath.Join(dir, e.Name()))
-		}
 	}
 	sort.Strings(files)
 	params := map[string]object{}
@@ -359,7 +458,15 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 			}
 			out = buf.Bytes()
 		}
-		if err := os.WriteFile(filepath.Join(outDir, filepath.Base(f)), out, 0o644); err != nil {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(outDir, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, out, 0o644); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,8 @@
 //
 // The template is parsed with template.New(NAME).Funcs(funcs).Parse(text) (default
 // options; NAME defaults to "calico", the addon name BKE's controller gives every file) and executed with the JSON context decoded as map[string]interface{}; JSON
-// integers become int and other numbers float64. Output goes to stdout; any error goes
+// integers become int and other numbers float64. The version functions use the
+// controller's library, blang/semver v4 (Debian's golang-github-blang-semver-dev). Output goes to stdout; any error goes
 // to stderr with exit status 1.
 package main
 
@@ -15,10 +16,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/blang/semver/v4"
 )
 
 // convert turns json.Number values into int (integers that fit) or float64.
@@ -58,40 +60,15 @@ func convert(v interface{}) (interface{}, error) {
 	return v, nil
 }
 
-var versionRe = regexp.MustCompile(`^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:[-+].*)?$`)
-
-// parseVersion reads a version tolerantly: a leading "v" is allowed, a missing minor or
-// patch is 0, a pre-release or build suffix is ignored, anything else is 0.0.0.
-func parseVersion(s string) [3]uint64 {
-	var out [3]uint64
-	m := versionRe.FindStringSubmatch(s)
-	if m == nil {
-		return out
-	}
-	for i := 0; i < 3; i++ {
-		if m[i+1] == "" {
-			continue
-		}
-		n, err := strconv.ParseUint(m[i+1], 10, 64)
-		if err != nil {
-			return [3]uint64{}
-		}
-		out[i] = n
-	}
-	return out
+// parseVersion is the controller's (common/versionutil): blang/semver v4 ParseTolerant,
+// the error ignored, so an unparsable version is 0.0.0.
+func parseVersion(s string) semver.Version {
+	v, _ := semver.ParseTolerant(s)
+	return v
 }
 
 func compareVersions(a, b string) int {
-	va, vb := parseVersion(a), parseVersion(b)
-	for i := 0; i < 3; i++ {
-		if va[i] < vb[i] {
-			return -1
-		}
-		if va[i] > vb[i] {
-			return 1
-		}
-	}
-	return 0
+	return parseVersion(a).Compare(parseVersion(b))
 }
 
 var funcs = template.FuncMap{

@@ -173,3 +173,34 @@ def test_unreadable_version_directory_chmod(root: Path) -> None:
         assert err.value.file == str(target)
     finally:
         target.chmod(0o755)
+
+
+def test_walk_is_the_controllers_recursive_yaml_only_by_path(tmp_path: Path) -> None:
+    """``filepath.Walk`` then sort by path: subdirectories count, ``.yml`` and ``.YAML``
+    do not, a directory named ``*.yaml`` is walked into, never rendered."""
+    v = tmp_path / "kubernetes" / "calico" / "v1.0.0"
+    for rel in ("b.yaml", "a/z.yaml", "a-b.yaml", "a/sub/x.yaml", "c.yml", "a/d.yml",
+                "E.YAML", "dir.yaml/in.yaml", "t.j2", "a/.hidden.yaml"):  # fmt: skip
+        (v / rel).parent.mkdir(parents=True, exist_ok=True)
+        (v / rel).write_text("kind: ConfigMap\n")
+    version = resolve_version("v1.0.0", tmp_path)
+    assert [(f.name, f.dialect) for f in version.files] == [
+        ("a-b.yaml", "go"),  # "-" sorts before "/", as Go's sort.Strings on full paths
+        ("a/.hidden.yaml", "go"),
+        ("a/sub/x.yaml", "go"),
+        ("a/z.yaml", "go"),
+        ("b.yaml", "go"),
+        ("dir.yaml/in.yaml", "go"),
+        ("t.j2", "jinja2"),
+    ]
+    assert version.files[2].display == "v1.0.0/a/sub/x.yaml"
+    assert version.files[2].path == v / "a" / "sub" / "x.yaml"
+
+
+def test_a_linked_directory_is_not_walked(tmp_path: Path) -> None:
+    """``filepath.Walk`` does not follow a link to a directory."""
+    v = tmp_path / "kubernetes" / "calico" / "v1.0.0"
+    (v / "real").mkdir(parents=True)
+    (v / "real" / "a.yaml").write_text("kind: ConfigMap\n")
+    (v / "link").symlink_to(v / "real", target_is_directory=True)
+    assert [f.name for f in resolve_version("v1.0.0", tmp_path).files] == ["real/a.yaml"]

@@ -26,6 +26,7 @@ from renderer.output.documents import (
     ValidateDocument,
     VersionsDocument,
 )
+from renderer.output.images import RegistryDocument
 from tests.checks.test_report import incomplete, sample, stale
 from tests.gatehelp import TREE
 
@@ -77,9 +78,51 @@ def _images() -> Document:
     return ImagesDocument(ImageList("v3.28.2", "worker", "r/", images))
 
 
+def _registry() -> Document:
+    """cni served for both platforms, node without arm64, typha's tag missing, and a
+    lock entry no longer rendered."""
+    from renderer.checks import registry as stage
+    from renderer.oci.client import Resolution
+    from renderer.oci.reference import Platform, parse
+
+    a, b, c = ("sha256:" + x * 64 for x in "abc")
+    amd, arm = Platform("linux", "amd64"), Platform("linux", "arm64")
+    both = ("linux/amd64", "linux/arm64")
+    field = "spec.template.spec.containers[0].image"
+    ds, deploy = "DaemonSet kube-system/calico-node", "Deployment kube-system/calico-typha"
+    node = stage.ImageUse("calico/node:v3.28.2", "v3.28.2/002-calico.yaml", 617, ds, field)
+    typha = stage.ImageUse("calico/typha:v3.28.2", "v3.28.2/001-typha.yaml", 79, deploy, field)
+    cni = replace(node, image="calico/cni:v3.28.2", line=520, scenarios=("nodes-50",))
+
+    def ref(name: str) -> str:
+        return f"r.io/calico/{name}:v3.28.2"
+
+    node_answer = Resolution(
+        parse(ref("node")), platforms={amd: a, arm: None}, reasons={arm: "the index lists amd64"}
+    )
+    typha_answer = Resolution(parse(ref("typha")), missing="tag")
+    findings = [
+        *stage.resolution_findings(node.image, ref("node"), (node,), node_answer, (amd, arm)),
+        *stage.resolution_findings(typha.image, ref("typha"), (typha,), typha_answer, (amd, arm)),
+    ]
+    images = (
+        stage.ImageResult(cni.image, ref("cni"), (cni,), ((both[0], b), (both[1], c)), manifest=a),
+        stage.ImageResult(node.image, ref("node"), (node,), ((both[0], a), (both[1], None)), "", c),
+        stage.ImageResult(
+            typha.image, ref("typha"), (typha,), ((both[0], None), (both[1], None)), "tag"
+        ),
+    )
+    report = stage.RegistryReport("v3.28.2", "r.io", both, images, tuple(findings))
+    lock = stage.lock_document(report)
+    lock["images"].append({**lock["images"][0], "image": "calico/gone:v3.28.2"})
+    stale = stage.verify_lock(report, lock, "release.lock.json")
+    found = (*report.findings, *stale)
+    return RegistryDocument(replace(report, findings=found, lock="release.lock.json"))
+
+
 def _capability(version: str) -> Document:
     report = api.capability(version, root=TREE, kube_versions=("1.30",))
-    return CapabilityDocument(report)
+    return CapabilityDocument(replace(report, manifests="tests/fixtures/tree"))  # any machine
 
 
 def _capability_exceptions() -> Document:
@@ -90,7 +133,11 @@ def _capability_exceptions() -> Document:
     matched = Applied(RuleException("typha-pdb", "reviewed", severity="warning"), {"v9.4.0": 1})
     unmatched = Applied(RuleException("typha-replicas", "gone", line=4))
     exceptions = (matched, unmatched)
-    return CapabilityDocument(replace(report, exceptions_file="x.yaml", exceptions=exceptions))
+    return CapabilityDocument(
+        replace(
+            report, exceptions_file="x.yaml", exceptions=exceptions, manifests="tests/fixtures/tree"
+        )
+    )
 
 
 #: id -> a document; each test of a format renders every one.
@@ -101,6 +148,7 @@ DOCUMENTS: dict[str, Callable[[], Document]] = {
     "validate": _validate,
     "input-error": _input_error,
     "images": _images,
+    "images-registry": _registry,
     "images-none": lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon")),
     "advise-skipped": lambda: AdviceDocument(
         AdviceReport(None, "(bundled)", None, [], ["no calico addon"]), skipped=True

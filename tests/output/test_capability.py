@@ -13,7 +13,8 @@ def test_text_has_a_line_per_contract_item_in_order() -> None:
     report = api.capability("v9.3.0", root=TREE, kube_versions=("1.30",))
     lines = output.render("text", CapabilityDocument(report)).splitlines()
     items = report.capability.items
-    marks = [line.split()[0] for line in lines[2 : 2 + len(items)]]
+    assert lines[0] == f"calico-render capability: {TREE}"
+    marks = [line.split()[0] for line in lines[3 : 3 + len(items)]]
     assert marks == ["ok" if item.ok else "MISSING" for item in items]
     assert "MISSING" in marks  # v9.3.0's contract is incomplete
 
@@ -32,5 +33,5 @@ def test_json_is_the_report_data_and_offers_ci_annotations_not_junit() -> None:
     report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
     doc = CapabilityDocument(report)
     assert doc.data() == report.to_dict()
-    assert output.names(CapabilityDocument) == ["text", "json", "sarif", "codequality"]
+    assert output.names(CapabilityDocument) == ["text", "json", "sarif", "codequality", "html"]
     assert [f["rule"] for f in doc.data()["findings"]] == [f.rule for f in doc.annotations()]

@@ -13,6 +13,11 @@ from renderer.cli.options import format_option
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 from renderer.output.documents import AdviceDocument, TyphaDocument
+from renderer.output.html import HtmlFormat
+
+# The commands that offer HTML (check, capability) import it; so does this module, so
+# the registry holds it whichever test module ran first.
+assert isinstance(output.get("html"), HtmlFormat)
 
 
 @dataclass(frozen=True)
@@ -49,25 +54,18 @@ def upper(monkeypatch: pytest.MonkeyPatch) -> UpperFormat:
 
 
 def test_builtin_formats_in_order() -> None:
-    assert (
-        output.names() == list(output.BUILTIN) == ["text", "json", "junit", "sarif", "codequality"]
-    )
-    assert [output.get(n).name for n in output.names()] == [
-        "text",
-        "json",
-        "junit",
-        "sarif",
-        "codequality",
-    ]
+    assert list(output.BUILTIN) == ["text", "json", "junit", "sarif", "codequality"]
+    assert output.names() == [*output.BUILTIN, "html"]
+    assert [output.get(n).name for n in output.names()] == [*output.BUILTIN, "html"]
 
 
 @pytest.mark.parametrize(
     ("kind", "names"),
     [
         (TyphaDocument, ["text", "json"]),
-        (CapabilityDocument, ["text", "json", "sarif", "codequality"]),
+        (CapabilityDocument, ["text", "json", "sarif", "codequality", "html"]),
         (AdviceDocument, ["text", "json"]),
-        (CheckDocument, ["text", "json", "junit", "sarif", "codequality"]),
+        (CheckDocument, ["text", "json", "junit", "sarif", "codequality", "html"]),
     ],
 )
 def test_junit_sarif_codequality_only_for_documents_that_carry_them(
@@ -77,7 +75,7 @@ def test_junit_sarif_codequality_only_for_documents_that_carry_them(
 
 
 def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) -> None:
-    assert output.names() == ["text", "json", "junit", "sarif", "codequality", "upper"]
+    assert output.names() == ["text", "json", "junit", "sarif", "codequality", "html", "upper"]
     assert output.names(TyphaDocument) == ["text", "json"]
     assert output.names(Marked) == ["text", "json", "upper"]
     with pytest.raises(ValueError, match="cannot render"):

@@ -183,8 +183,10 @@ def test_write_owned_tree_removes_only_what_it_wrote_before(tmp_path: Path) -> N
         "calico.yaml",
         "mine.yaml",
     ]
-    # A tampered list never reaches outside the directory.
+    # A tampered list never reaches outside the directory: it is refused, naming it.
     (tmp_path / "outside.yaml").write_text("keep\n", encoding="utf-8")
     (out / fsutil.OWNED_FILES).write_text("../outside.yaml\n/etc/hosts\n", encoding="utf-8")
-    fsutil.write_owned_tree(out, {"calico.yaml": "c\n"})
+    with pytest.raises(InputError) as err:
+        fsutil.write_owned_tree(out, {"calico.yaml": "c\n"})
+    assert err.value.file == str(out / fsutil.OWNED_FILES) and err.value.line == 1
     assert (tmp_path / "outside.yaml").exists()

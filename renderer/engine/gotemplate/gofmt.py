@@ -375,6 +375,11 @@ class _Printer:
         self.buf.append(")")
 
     def print_arg(self, arg: Any, verb: str) -> None:
+        if verb == "w":
+            # Sprintf has no error to wrap: Go reports the whole argument as a bad verb
+            # (a map or list too, not each element)
+            self.bad_verb("w", arg, True)
+            return
         if arg is None:
             if verb in "Tv":
                 self.pad(NIL_ANGLE)

@@ -516,23 +516,143 @@ def fn_indent(s: str, prefix: str) -> str:
     return s.replace("\n", "\n" + prefix)
 
 
-_VERSION = re.compile(r"v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:[-+].*)?", re.DOTALL)
+#: Go's unicode.IsSpace: what strings.TrimSpace removes (Python's isspace() also takes
+#: U+001C..U+001F, which Go keeps).
+_GO_SPACE = frozenset(
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_DIGITS = re.compile(r"[0-9]*")
+_ALNUM = re.compile(r"[0-9A-Za-z-]*")
+_UINT64_MAX = (1 << 64) - 1
 
 
-def parse_version(s: str) -> tuple[int, int, int]:
-    """Tolerant semver: leading "v", missing parts 0, suffix ignored, junk is 0.0.0."""
-    m = _VERSION.fullmatch(s)
-    if not m:
-        return (0, 0, 0)
-    parts = [int(g) if g else 0 for g in m.groups()]
-    if any(p > (1 << 64) - 1 for p in parts):
-        return (0, 0, 0)
-    return (parts[0], parts[1], parts[2])
+class _BadVersion(Exception):
+    """blang/semver refused the string; the controller then compares 0.0.0."""
+
+
+#: One pre-release identifier: (is numeric, number, text). Numeric identifiers order
+#: below alphanumeric ones, numbers by value, text by bytes (ASCII here).
+PreRelease = tuple[bool, int, str]
+#: A parsed version: major, minor, patch and the pre-release identifiers (build metadata
+#: is parsed, for its errors, and then ignored by every comparison).
+Version = tuple[int, int, int, tuple[PreRelease, ...]]
+
+_ZERO: Version = (0, 0, 0, ())
+
+
+def _go_trim_space(s: str) -> str:
+    start, end = 0, len(s)
+    while start < end and s[start] in _GO_SPACE:
+        start += 1
+    while end > start and s[end - 1] in _GO_SPACE:
+        end -= 1
+    return s[start:end]
+
+
+def _uint(part: str) -> int:
+    """A major, minor or patch number: ASCII digits, no leading zero, 64 bits."""
+    if not _DIGITS.fullmatch(part) or (len(part) > 1 and part[0] == "0"):
+        raise _BadVersion
+    if part == "" or int(part) > _UINT64_MAX:
+        raise _BadVersion
+    return int(part)
+
+
+def _pre_release(ident: str) -> PreRelease:
+    if ident == "":
+        raise _BadVersion
+    if _DIGITS.fullmatch(ident):
+        if len(ident) > 1 and ident[0] == "0":
+            raise _BadVersion
+        if int(ident) > _UINT64_MAX:
+            raise _BadVersion
+        return (True, int(ident), "")
+    if _ALNUM.fullmatch(ident):
+        return (False, 0, ident)
+    raise _BadVersion
+
+
+def _parse_strict(s: str) -> Version:
+    """blang/semver v4 ``Parse``: strict semver 2.0."""
+    if s == "":
+        raise _BadVersion
+    parts = s.split(".", 2)
+    if len(parts) != 3:
+        raise _BadVersion
+    major, minor = _uint(parts[0]), _uint(parts[1])
+    patch_text = parts[2]
+    build: list[str] = []
+    plus = patch_text.find("+")
+    if plus != -1:
+        build = patch_text[plus + 1 :].split(".")
+        patch_text = patch_text[:plus]
+    pre: list[str] = []
+    dash = patch_text.find("-")
+    if dash != -1:
+        pre = patch_text[dash + 1 :].split(".")
+        patch_text = patch_text[:dash]
+    patch = _uint(patch_text)
+    parsed_pre = tuple(_pre_release(p) for p in pre)
+    if any(b == "" or not _ALNUM.fullmatch(b) for b in build):
+        raise _BadVersion
+    return (major, minor, patch, parsed_pre)
+
+
+def parse_version(s: str) -> Version:
+    """The controller's version reading: blang/semver v4 ``ParseTolerant``, errors ignored.
+
+    Tolerant means: surrounding Unicode space trimmed, one lower-case ``v`` dropped,
+    leading zeros of each dot-separated part dropped, a missing minor or patch filled with
+    0 (a short version carrying ``-`` or ``+`` is an error); the result must then be
+    strict semver 2.0. Anything refused compares as 0.0.0, as in the controller.
+    """
+    s = _go_trim_space(s)
+    if s.startswith("v"):
+        s = s[1:]
+    parts = s.split(".", 2)
+    for i, part in enumerate(parts):
+        # Go counts bytes: one non-ASCII character is already "longer than one"
+        if len(part) > 1 or (part and ord(part[0]) > 0x7F):
+            part = part.lstrip("0")
+            if part == "" or part[0] not in "0123456789":
+                part = "0" + part
+            parts[i] = part
+    if len(parts) < 3:
+        if "+" in parts[-1] or "-" in parts[-1]:
+            return _ZERO
+        parts += ["0"] * (3 - len(parts))
+    try:
+        return _parse_strict(".".join(parts))
+    except _BadVersion:
+        return _ZERO
+
+
+def _pre_cmp(a: PreRelease, b: PreRelease) -> int:
+    if a[0] != b[0]:
+        return -1 if a[0] else 1
+    if a[0]:
+        return (a[1] > b[1]) - (a[1] < b[1])
+    return (a[2] > b[2]) - (a[2] < b[2])
+
+
+def compare_versions(a: Version, b: Version) -> int:
+    """blang/semver ``Compare``: numbers, then a release above its pre-releases, then the
+    pre-release identifiers one by one (more identifiers win a tie)."""
+    if a[:3] != b[:3]:
+        return 1 if a[:3] > b[:3] else -1
+    pa, pb = a[3], b[3]
+    if not pa or not pb:
+        return (not pa) - (not pb)
+    for x, y in zip(pa, pb, strict=False):
+        c = _pre_cmp(x, y)
+        if c:
+            return c
+    return (len(pa) > len(pb)) - (len(pa) < len(pb))
 
 
 def _vcmp(a: str, b: str) -> int:
-    va, vb = parse_version(a), parse_version(b)
-    return (va > vb) - (va < vb)
+    return compare_versions(parse_version(a), parse_version(b))
 
 
 def fn_vgt(a: str, b: str) -> bool:

@@ -179,6 +179,33 @@ def test_100k_actions_match_go(go_render: Path, tmp_path: Path) -> None:
     assert go.ok and go.output.count(b"Y") == sum(i % 7 in (1, 4) for i in range(20_000))
 
 
+# --- the controller's version functions ----------------------------------------------------
+
+
+def test_version_functions_match_go_and_the_controllers_data(
+    go_render: Path, tmp_path: Path
+) -> None:
+    """Every pair of ../shared/controller-semver/cases.json through one template: Go (with
+    blang/semver v4, as the controller) and Python print the same verdicts, and both are
+    the data's."""
+    data = json.loads(
+        (HERE / "engine" / "gotemplate" / "controller_semver_cases.json").read_text("utf-8")
+    )
+    names = ("vgt", "vlt", "veq", "vgte", "vlte", "vne")
+    source = (
+        "{{ range .pairs }}"
+        + "".join(f"{{{{ {n} (index . 0) (index . 1) }}}} " for n in names)
+        + "\n{{ end }}"
+    )
+    context = {"pairs": [[p["a"], p["b"]] for p in data["pairs"]]}
+    go = run_go(go_render, tmp_path, source, context, "versions.yaml")
+    assert_parity(go, *run_python(source, context, "versions.yaml"))
+    expected = "".join(
+        "".join(f"{str(p[n]).lower()} " for n in names) + "\n" for p in data["pairs"]
+    )
+    assert go.output.decode() == expected
+
+
 # --- generated programs ------------------------------------------------------------------
 
 FUZZ_SEEDS = range(400)

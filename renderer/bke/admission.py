@@ -1,0 +1,169 @@
+"""BKE's admission defaults: what the controller's BKECluster holds that the file did not.
+
+The controller never reads a BKECluster as written: BKE's mutating webhook
+(cluster-api-provider-bke, ``webhooks/capbke/bkecluster.go``) defaults it first, with the
+rules of ``common/cluster/initialize/defaults.go``. This module applies the defaults that
+reach a render context, from the file alone (docs/admission-defaults.md lists them and
+the ones left out: those read from the management cluster's ``bke-config`` ConfigMap).
+
+Pure: a config's data in, the defaulted data and every path it filled out. Whether the
+defaults apply is a context switch (``--no-admission-defaults`` renders the file as
+written), so every command that reads ``--config`` honours it without new arguments.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+#: The origin explain-context gives a value the webhook filled in.
+ADMISSION_DEFAULT = "admission-default"
+#: ``SetDefaultImageRepo``: a repo without a domain is BKE's own registry, and only for
+#: that domain a missing port and prefix are filled.
+DEFAULT_IMAGE_DOMAIN = "deploy.bocloud.k8s"
+DEFAULT_IMAGE_PORT = "40443"
+DEFAULT_IMAGE_PREFIX = "kubernetes"
+#: ``SetDefaultHttpRepo``.
+DEFAULT_HTTP_DOMAIN = "http.bocloud.k8s"
+DEFAULT_HTTP_PORT = "40080"
+#: ``SetDefaultClusterNetworking``.
+DEFAULT_NETWORKING = (
+    ("dnsDomain", "cluster.local"),
+    ("serviceSubnet", "10.96.0.0/16"),
+    ("podSubnet", "10.250.0.0/16"),
+)
+#: ``SetDefault{Kubernetes,Etcd,Containerd}Version``: the provider's version manifest
+#: (``common/cluster/initialize/versions/versions.yaml``).
+DEFAULT_VERSIONS = (
+    ("kubernetesVersion", "v1.34.3-of.1"),
+    ("etcdVersion", "v3.6.7-of.1"),
+    ("containerdVersion", "v2.1.1"),
+)
+KUBELET_ROOT_VOLUME = "kubelet-root-dir"
+DEFAULT_KUBELET_ROOT = "/var/lib/kubelet"
+#: ``SetDefaultContainerRuntime``: the runtime and, per runtime, its data root.
+DEFAULT_CRI = "containerd"
+DEFAULT_DATA_ROOT = {"containerd": "/var/lib/containerd", "docker": "/var/lib/docker"}
+#: The webhook's control plane endpoint: the first master on the API server's port, or
+#: a set host on the load balancer's port.
+DEFAULT_API_PORT = 6443
+DEFAULT_LB_PORT = 36443
+
+_ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("admission", default=True)
+
+
+def enabled() -> bool:
+    """Whether configs are read as the controller reads them (after admission)."""
+    return _ENABLED.get()
+
+
+def disable() -> Callable[[], None]:
+    """Read every config as written, in this context (``--no-admission-defaults``),
+    until the function returned is called."""
+    token = _ENABLED.set(False)
+    return lambda: _ENABLED.reset(token)
+
+
+@contextmanager
+def as_written() -> Iterator[None]:
+    """Within the block, configs are read as written."""
+    token = _ENABLED.set(False)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The install config and spec after admission, and each path the webhook filled
+    (key path as the context's origins name them, e.g. ``spec.clusterConfig.cluster.
+    imageRepo.domain``) with the value it put there."""
+
+    install: dict[str, Any]
+    spec: dict[str, Any]
+    filled: dict[str, Any]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _section(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    value = parent.get(key)
+    if not isinstance(value, dict):
+        value = {}
+        parent[key] = value
+    return value
+
+
+def admit(
+    install: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    *,
+    where: str,
+    master_ips: Sequence[str] = (),
+) -> Admitted:
+    """The webhook's defaults applied to ``install`` (``cluster``/``addons``/...) at
+    ``where`` and to ``spec`` (the BKECluster's, for ``controlPlaneEndpoint``);
+    ``master_ips`` are the cluster's master BKENodes in the API's order (by name)."""
+    install_out = copy.deepcopy(dict(install))
+    spec_out = copy.deepcopy(dict(spec))
+    filled: dict[str, Any] = {}
+    cluster = _section(install_out, "cluster")
+    at = f"{where}.cluster"
+
+    def fill(section: dict[str, Any], key: str, value: Any, path: str) -> None:
+        section[key] = value
+        filled[path] = value
+
+    for key, value in DEFAULT_VERSIONS:
+        if not _text(cluster.get(key)):
+            fill(cluster, key, value, f"{at}.{key}")
+    http = _section(cluster, "httpRepo")
+    if not _text(http.get("domain")):
+        fill(http, "domain", DEFAULT_HTTP_DOMAIN, f"{at}.httpRepo.domain")
+    if not _text(http.get("port")) and _text(http.get("domain")) == DEFAULT_HTTP_DOMAIN:
+        fill(http, "port", DEFAULT_HTTP_PORT, f"{at}.httpRepo.port")
+    repo = _section(cluster, "imageRepo")
+    if not _text(repo.get("domain")):
+        fill(repo, "domain", DEFAULT_IMAGE_DOMAIN, f"{at}.imageRepo.domain")
+    if _text(repo.get("domain")) == DEFAULT_IMAGE_DOMAIN:
+        if not _text(repo.get("port")):
+            fill(repo, "port", DEFAULT_IMAGE_PORT, f"{at}.imageRepo.port")
+        if not _text(repo.get("prefix")):
+            fill(repo, "prefix", DEFAULT_IMAGE_PREFIX, f"{at}.imageRepo.prefix")
+    networking = _section(cluster, "networking")
+    for key, value in DEFAULT_NETWORKING:
+        if not _text(networking.get(key)):
+            fill(networking, key, value, f"{at}.networking.{key}")
+    kubelet = _section(cluster, "kubelet")
+    volumes = kubelet.get("extraVolumes")
+    if not isinstance(volumes, list):
+        volumes = kubelet["extraVolumes"] = []
+    if not any(isinstance(v, dict) and v.get("name") == KUBELET_ROOT_VOLUME for v in volumes):
+        volumes.append({"name": KUBELET_ROOT_VOLUME, "hostPath": DEFAULT_KUBELET_ROOT})
+        filled[f"{at}.kubelet.extraVolumes[{len(volumes) - 1}].hostPath"] = DEFAULT_KUBELET_ROOT
+    runtime = _section(cluster, "containerRuntime")
+    if not _text(runtime.get("cri")):
+        fill(runtime, "cri", DEFAULT_CRI, f"{at}.containerRuntime.cri")
+    params = _section(runtime, "param")
+    root = DEFAULT_DATA_ROOT.get(_text(runtime.get("cri")))
+    if root is not None and "data-root" not in params:
+        fill(params, "data-root", root, f"{at}.containerRuntime.param.data-root")
+    _endpoint(spec_out, filled, master_ips)
+    return Admitted(install_out, spec_out, filled)
+
+
+def _endpoint(spec: dict[str, Any], filled: dict[str, Any], master_ips: Sequence[str]) -> None:
+    endpoint = _section(spec, "controlPlaneEndpoint")
+    host, port = _text(endpoint.get("host")), endpoint.get("port") or 0
+    if master_ips and not host and not port:
+        endpoint["host"] = filled["spec.controlPlaneEndpoint.host"] = master_ips[0]
+        endpoint["port"] = filled["spec.controlPlaneEndpoint.port"] = DEFAULT_API_PORT
+    elif host and not port:
+        endpoint["port"] = filled["spec.controlPlaneEndpoint.port"] = DEFAULT_LB_PORT

@@ -1,0 +1,107 @@
+"""Every rule id a gate finding can carry: its stage, its severity and whether a reviewed
+exception may waive it.
+
+The release rules come from their registry (:mod:`renderer.checks.rules`), the contract
+items from :mod:`renderer.calico.capability`; the other stages' ids are listed here,
+beside the modules that raise them. The exceptions file is checked against this list
+(an unknown id is bad input), and ``calico-render rules`` prints it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import cache
+
+from renderer.checks.finding import ERROR, WARNING
+
+#: Why a contract rule cannot be excepted.
+CONTRACT_WHY = (
+    "a version whose Typha templates miss part of the contract renders a broken Typha for "
+    "clusters above 50 nodes; fix the templates, or remove Typha from the version so it "
+    "passes as legacy"
+)
+#: Where rule ids are listed, as the library words it (the CLI names its command).
+LISTED = "the rule catalogue lists every rule id"
+
+#: The fidelity stage's rules (renderer/calico/fidelity.py) and their severities.
+FIDELITY_RULES = {
+    "fidelity-missing-object": (ERROR, "an object upstream has is not rendered"),
+    "fidelity-missing-field": (ERROR, "a field upstream has is not rendered"),
+    "fidelity-changed": (ERROR, "a field's value differs from upstream's"),
+    "fidelity-missing-permission": (ERROR, "an RBAC permission upstream grants is missing"),
+    "fidelity-cni-plugin": (
+        f"{ERROR}/{WARNING}",
+        "the CNI plugin chain differs (error: missing or changed; warning: added)",
+    ),
+    "fidelity-crd-schema": (
+        f"{ERROR}/{WARNING}",
+        "a CRD version's schema differs (error: missing or changed; warning: added)",
+    ),
+    "fidelity-extra-object": (WARNING, "an object upstream does not have"),
+    "fidelity-extra-field": (WARNING, "a field upstream does not have"),
+    "fidelity-extra-permission": (WARNING, "an RBAC permission upstream does not grant"),
+}
+#: Ids of the other stages: (stage, severity, what it means).
+OTHER_RULES = {
+    "templates-error": ("templates", ERROR, "a template does not parse or render"),
+    "schema-invalid": ("schema", ERROR, "an object fails the strict Kubernetes schema"),
+    "schema-not-checked": ("schema", "not-checked", "a custom resource without a schema"),
+    "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
+    "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
+    "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
+}
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """One rule id: its stage, severity, whether an exception may waive it, and what it
+    checks."""
+
+    id: str
+    stage: str
+    severity: str
+    exceptable: bool
+    description: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "stage": self.stage,
+            "severity": self.severity,
+            "exceptable": self.exceptable,
+            "description": self.description,
+        }
+
+
+@cache
+def catalogue() -> dict[str, RuleInfo]:
+    """Every rule id, by id, in stage order then id."""
+    from renderer.calico.capability import CONTRACT_ITEMS
+    from renderer.checks.exceptions import STAGES as EXCEPTABLE
+    from renderer.checks.rules import REGISTRY
+
+    found: list[RuleInfo] = []
+    for item, description in CONTRACT_ITEMS.items():
+        found.append(RuleInfo(item, "capability", ERROR, False, f"Typha contract: {description}"))
+    for r in REGISTRY.values():
+        found.append(RuleInfo(r.id, "rules", r.severity, True, r.message))
+    for rule, (severity, description) in FIDELITY_RULES.items():
+        found.append(RuleInfo(rule, "fidelity", severity, True, description))
+    for rule, (stage, severity, description) in OTHER_RULES.items():
+        found.append(RuleInfo(rule, stage, severity, stage in EXCEPTABLE, description))
+    order = ("templates", "capability", "rules", "schema", "context", "fidelity", "goldens")
+    found.sort(key=lambda r: (order.index(r.stage) if r.stage in order else len(order), r.id))
+    return {r.id: r for r in found}
+
+
+def stage_of(rule: str) -> str | None:
+    """The stage of ``rule``, None for an id not in the catalogue."""
+    info = catalogue().get(rule)
+    return None if info is None else info.stage
+
+
+def did_you_mean(rule: str) -> str:
+    """`` (did you mean X?)`` for the nearest known id, or ""."""
+    near = difflib.get_close_matches(rule, list(catalogue()), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]}?)" if near else ""

@@ -1,0 +1,35 @@
+"""The rule catalogue document (``rules``): every id once, text and JSON alike."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from renderer import api, output
+from renderer.checks.exceptions import STAGES
+from renderer.checks.rules import REGISTRY
+from renderer.data import schemas
+from tests.clihelp import run
+
+
+def test_every_rule_id_once_with_its_stage_and_whether_it_can_be_excepted() -> None:
+    doc = api.rules()
+    data = json.loads(output.render("json", doc))
+    schemas.validate_output("rules.schema.json", data)
+    by = {r["id"]: r for r in data["rules"]}
+    assert len(by) == len(data["rules"])
+    assert set(REGISTRY) <= set(by)  # every registered release rule
+    assert (by["typha-anti-affinity"]["stage"], by["typha-anti-affinity"]["exceptable"]) == (
+        "rules",
+        True,
+    )
+    assert by["typha-replicas"]["stage"] == "capability" and not by["typha-replicas"]["exceptable"]
+    assert all(r["exceptable"] == (r["stage"] in STAGES) for r in data["rules"])
+
+
+def test_the_text_has_a_row_per_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    r = run(capsys, "rules")
+    rows = [line.split()[:4] for line in r.out.splitlines()]
+    assert r.code == 0 and rows[0] == ["RULE", "STAGE", "SEVERITY", "EXCEPTABLE"]
+    assert [row[0] for row in rows[1:]] == [x.id for x in api.rules().rules]
