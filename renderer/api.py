@@ -941,6 +941,7 @@ def version_image_uses(
     from renderer.calico.scenarios import route_scenario, scenarios_for
     from renderer.checks.registry import image_uses
     from renderer.engine.render import render_version
+    from renderer.manifests.tree import tree_path
 
     if role is not None:
         images_mod.check_role(role)
@@ -956,7 +957,11 @@ def version_image_uses(
         contexts = file_contexts(vdir, inputs, route.decision)
         files = render_version(vdir, {}, contexts.contexts())
         renders.append((scenario.name, parse_rendered(files)))
-    uses = image_uses(renders)
+    names = [f.name for f in vdir.files]
+    uses = [  # located relative to ROOT, as every finding is
+        dataclasses.replace(u, file=tree_path(vdir.name, names, u.file))
+        for u in image_uses(renders)
+    ]
     if role in images_mod.ETCD_ONLY_ROLES:
         return vdir, []
     if role is not None:

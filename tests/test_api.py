@@ -91,7 +91,7 @@ def test_validate_render_reports_errors_and_nothing_is_to_be_written(tmp_path: P
     check = api.validate_render(api.render("v3.28.2", 3, root=tmp_path), ["1.30"])
     assert not check.ok
     [bad] = check.errors
-    assert bad.field == "dta" and bad.file == "v3.28.2/999-bad.yaml"
+    assert bad.field == "dta" and bad.file == "kubernetes/calico/v3.28.2/999-bad.yaml"
     assert check.summary() == "1 schema error(s) on Kubernetes 1.30; nothing written"
 
 

@@ -81,6 +81,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "scale past 50 nodes",
         ),
     ),
+    "rules": (
+        ("calico-render rules", "every rule id, its stage and severity"),
+        ("calico-render rules --format json", "the catalogue as JSON"),
+    ),
     "template": (
         ("calico-render template calico.yaml -f values.yaml", "one file, exactly this context"),
         (

@@ -15,29 +15,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from renderer.checks.finding import Finding
 
-#: What the rules outside the release-rule registry check.
-DESCRIPTIONS = {
-    "schema-invalid": "The object is invalid against the Kubernetes JSON schema (strict).",
-    "schema-not-checked": "A custom resource no bundled schema covers: not schema-checked.",
-    "kind-rejected": "The object's kind is rejected (--reject).",
-    "context-unreachable-key": "The templates read a map key no BKE config can set.",
-    "golden-changed": "The render differs from the reviewed golden.",
-    "golden-stale": "Goldens of a version not in the tree.",
-    "input-error": "The run could not use its input (exit 2).",
-}
-
 
 def rule_description(rule: str, example: Finding) -> str:
-    """What ``rule`` checks: the release-rule registry's message, a known rule's
-    description, or the stage's words."""
-    from renderer.checks.rules import REGISTRY
+    """What ``rule`` checks, as the rule catalogue (``calico-render rules``) says it,
+    or the stage's words for an id it does not list."""
+    from renderer.checks.catalogue import catalogue
 
-    if rule in REGISTRY:
-        return REGISTRY[rule].message
-    if rule in DESCRIPTIONS:
-        return DESCRIPTIONS[rule]
-    if example.stage == "capability":
-        return f"The Typha capability contract's item {rule} holds."
+    info = catalogue().get(rule)
+    if info is not None:
+        return info.description
     return f"A finding of the {example.stage or 'check'} stage ({rule})."
 
 

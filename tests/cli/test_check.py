@@ -847,3 +847,106 @@ def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
         run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
     )
     assert "did you mean typha-probes?" in message and "'calico-render rules'" in message
+
+
+def _ci_commands(job: object) -> list[str]:
+    """The calico-render command lines of a GitLab job's script or a GitHub job's steps,
+    without ``|| true``."""
+    lines: list[str] = []
+    if isinstance(job, dict) and "script" in job:
+        lines = [str(s) for s in job["script"]]
+    elif isinstance(job, dict) and "steps" in job:
+        lines = [str(s["run"]) for s in job["steps"] if isinstance(s, dict) and "run" in s]
+    return [
+        line.removesuffix("|| true").strip() for line in lines if line.startswith("calico-render ")
+    ]
+
+
+def _ci_jobs() -> dict[str, list[str]]:
+    jobs: dict[str, list[str]] = {}
+    for block in _yaml_blocks(PROJECT / "docs" / "ci.md"):
+        if isinstance(block, dict) and "calico-gate" in block:
+            jobs["gitlab"] = _ci_commands(block["calico-gate"])
+        if isinstance(block, dict) and "check" in block.get("jobs", {}):
+            jobs["github"] = _ci_commands(block["jobs"]["check"])
+    return jobs
+
+
+def _ci_reports(tree: Path) -> dict[str, object]:
+    from tests.output.test_sarif import valid_sarif
+
+    out: dict[str, object] = {}
+    if (tree / "gl-code-quality.json").exists():
+        out["codequality"] = json.loads((tree / "gl-code-quality.json").read_text())
+    if (tree / "calico-check.sarif").exists():
+        out["sarif"] = valid_sarif((tree / "calico-check.sarif").read_text())
+    if (tree / "calico-check.xml").exists():
+        out["junit"] = ET.fromstring((tree / "calico-check.xml").read_text())
+    return out
+
+
+@pytest.mark.parametrize("ci", ["gitlab", "github"])
+def test_ci_jobs_commands_leave_reports_that_annotate_the_merge_request(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """The documented job, run as written in a bke-manifests checkout with a failing
+    change: every report is there, and names the template line of the change."""
+    commands = _ci_jobs()[ci]
+    expected = {"gitlab": {"codequality", "junit"}, "github": {"sarif"}}[ci]
+    monkeypatch.chdir(tree)
+    assert run(capsys, "check", "--manifests", ".", *KUBE, "--update-golden").code == 0
+    typha = tree / CALICO / "v3.31.3" / "calico.yaml"
+    text = typha.read_text(encoding="utf-8")
+    typha.write_text(text.replace("podAntiAffinity:", "podAffinity:", 1), encoding="utf-8")
+    codes = [run(capsys, *shlex.split(c)[1:], *KUBE).code for c in commands]
+    assert codes and all(code == 1 for code in codes)
+    reports = _ci_reports(tree)
+    assert expected <= set(reports)
+    path = f"{CALICO.as_posix()}/v3.31.3/calico.yaml"
+    if "codequality" in reports:
+        issues = reports["codequality"]
+        assert isinstance(issues, list)
+        assert any(
+            i["check_name"] == "typha-anti-affinity" and i["location"]["path"] == path
+            for i in issues
+        )
+    if "sarif" in reports:
+        sarif = reports["sarif"]
+        assert isinstance(sarif, dict)
+        results = sarif["runs"][0]["results"]
+        assert any(
+            r["ruleId"] == "typha-anti-affinity"
+            and r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == path
+            for r in results
+        )
+
+
+@pytest.mark.parametrize("ci", ["gitlab", "github"])
+def test_ci_jobs_keep_a_report_when_the_run_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """A tree that cannot be checked (a template that does not parse is a finding; a
+    bad exceptions file is bad input): exit 2, and each report holds one input finding."""
+    commands = _ci_jobs()[ci]
+    root = tmp_path / "bke-manifests"
+    shutil.copytree(bundled_manifests() / CALICO / "v3.28.2", root / CALICO / "v3.28.2")
+    (root / ".calico-render.yaml").write_text("exceptions:\n  - rule: x\n", encoding="utf-8")
+    monkeypatch.chdir(root)
+    for command in commands:
+        assert run(capsys, *shlex.split(command)[1:], *KUBE).code == 2
+    reports = _ci_reports(root)
+    assert reports
+    for kind, report in reports.items():
+        if kind == "codequality":
+            assert isinstance(report, list)
+            (issue,) = report
+            assert issue["check_name"] == "input-error"
+            assert issue["location"]["path"] == ".calico-render.yaml"
+        elif kind == "sarif":
+            assert isinstance(report, dict)
+            (result,) = report["runs"][0]["results"]
+            assert result["ruleId"] == "input-error"
+            assert report["runs"][0]["invocations"][0]["executionSuccessful"] is False
+        else:
+            assert isinstance(report, ET.Element)
+            assert report.get("failures") == "1"
