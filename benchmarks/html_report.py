@@ -15,9 +15,9 @@ import time
 from dataclasses import replace
 
 from renderer import api, output
-from renderer.checks.finding import Finding
 from renderer.checks.golden import ObjectChange
 from renderer.checks.report import CheckReport
+from renderer.finding import Finding
 from renderer.output import html  # noqa: F401  (registers the format)
 from renderer.output.check import CheckDocument
 

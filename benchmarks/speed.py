@@ -276,7 +276,7 @@ def validate_set(args: argparse.Namespace, work: Path, label: str, files: list[s
 def check_validate_verdicts(ours: Run, naive: Run, files: list[str], kube: Sequence[str]) -> None:
     """Every object's verdict per Kubernetes version: ours (findings) == naive's."""
     from renderer.k8s.parse import parse_stream
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     flagged: dict[tuple[str, str, str], str] = {}
     for line in ours.stdout.decode().splitlines():

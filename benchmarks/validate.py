@@ -18,7 +18,7 @@ from typing import Any
 import kubernetes_validate
 from kubernetes_validate.utils import SchemaNotFoundError
 
-from renderer.calico.capability import assess_capability
+from renderer.checks.pipeline import capability_of
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import list_versions
@@ -27,7 +27,7 @@ from renderer.manifests.tree import list_versions
 def bundled_objects() -> list[dict[str, Any]]:
     out = []
     for vdir in list_versions():
-        for scenario in assess_capability(vdir).scenarios:
+        for scenario in capability_of(vdir).scenarios:
             out.extend(o.data for o in scenario.objects)
     return out
 

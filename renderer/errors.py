@@ -6,9 +6,20 @@ line and exit with the right code without a traceback.
 
 from __future__ import annotations
 
+import os
+from types import FrameType
+
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3
+EXIT_INTERRUPTED = 130
+
+
+def interrupted(signum: int, frame: FrameType | None) -> None:
+    """SIGINT handler that leaves at once with one line (exit 130): installed while
+    importing and after a first Ctrl-C, when there is nothing to clean up."""
+    os.write(2, b"calico-render: interrupted\n")
+    os._exit(EXIT_INTERRUPTED)
 
 
 class CalicoRenderError(Exception):

@@ -62,7 +62,7 @@ def one_error(
 
 def ref(obj: object) -> str:
     """A finding's object as ``Kind namespace/name`` ("" for none), from JSON or a
-    :class:`renderer.checks.finding.ObjectRef`."""
+    :class:`renderer.finding.ObjectRef`."""
     if obj is None:
         return ""
     if isinstance(obj, dict):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import atexit
+import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
@@ -40,21 +42,37 @@ def _writable_dir(env_value: str | None, fallback: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def go_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build tests/go/render.go once per session; skip when Go is not installed."""
+def go_render() -> Path:
+    """Build tests/go/render.go once for every test process (parallel workers share one
+    build, keyed by the Go sources and Go's version); skip when Go is not installed."""
     go = shutil.which("go")
     if go is None:
         pytest.skip("go not found on PATH: install Debian's golang-go to run the Go parity tests")
-    work = tmp_path_factory.mktemp("gorender")
+    version = subprocess.run([go, "version"], capture_output=True, text=True, check=False).stdout
+    digest = hashlib.sha256(version.encode())
+    for source in sorted(GO_SOURCE.iterdir()):
+        if source.is_file():
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    work = Path(tempfile.gettempdir()) / f"calico-render-go-{digest.hexdigest()[:16]}"
+    work.mkdir(exist_ok=True)
+    binary = work / "render"
+    with open(work / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds, the others wait for it
+        if not binary.exists():
+            _build(go, binary, work)
+    return binary
+
+
+def _build(go: str, binary: Path, work: Path) -> None:
     env = dict(os.environ)
     env["GOCACHE"] = _writable_dir(os.environ.get("GOCACHE"), work / "gocache")
     env["GOPATH"] = _writable_dir(os.environ.get("GOPATH"), work / "gopath")
     env["GOFLAGS"] = "-mod=mod"
     env["GOTOOLCHAIN"] = "local"
     env["CGO_ENABLED"] = "0"
-    binary = work / "render"
+    partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
     result = subprocess.run(
-        [go, "build", "-o", str(binary), "."],
+        [go, "build", "-o", str(partial), "."],
         cwd=GO_SOURCE,
         env=env,
         capture_output=True,
@@ -62,11 +80,8 @@ def go_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=False,
     )
     if result.returncode != 0:
-        hint = ""
-        if "blang/semver" in result.stderr:
-            hint = "(install Debian's golang-github-blang-semver-dev: the controller's semver)\n"
-        pytest.fail(f"building the Go reference renderer failed:\n{hint}{result.stderr}")
-    return binary
+        pytest.fail(f"building the Go reference renderer failed:\n{result.stderr}")
+    partial.replace(binary)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -75,3 +90,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "go_render" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.go)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (the default, see pyproject.toml): a worker per CPU for the whole suite
+    or a directory; one process when only test files or tests are named, so a quick loop
+    pays no worker start-up."""
+    args = [a for a in config.args if not a.startswith("-")]
+    if args and all(".py" in a for a in args):
+        return 0
+    return None

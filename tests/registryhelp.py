@@ -453,3 +453,73 @@ def docker_config(directory: Path, host: str, user: str, password: str) -> dict[
     token = base64.b64encode(f"{user}:{password}".encode()).decode()
     (directory / "config.json").write_text(json.dumps({"auths": {host: {"auth": token}}}))
     return {"DOCKER_CONFIG": str(directory), "HOME": str(directory)}
+
+
+class TunnelProxy:
+    """An HTTP CONNECT proxy on 127.0.0.1 that tunnels every request to 127.0.0.1 on
+    the port asked for, whatever the host name (so a client can be told to reach
+    ``registry.test:PORT`` through it without any name being resolved), recording the
+    CONNECT targets and Proxy-Authorization headers it saw."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.host = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.seen: list[tuple[str, str]] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        with client:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            lines = head.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            auth = next((ln.split(":", 1)[1].strip() for ln in lines[1:]
+                         if ln.lower().startswith("proxy-authorization:")), "")  # fmt: skip
+            self.seen.append((target, auth))
+            if method != "CONNECT":
+                client.sendall(b"HTTP/1.1 405 Method Not Allowed\r\n\r\n")
+                return
+            port = int(target.rsplit(":", 1)[1])
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as upstream:
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                self._pump(client, upstream)
+
+    @staticmethod
+    def _pump(a: socket.socket, b: socket.socket) -> None:
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        sel.register(a, selectors.EVENT_READ, b)
+        sel.register(b, selectors.EVENT_READ, a)
+        while True:
+            for key, _ in sel.select(timeout=10):
+                data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                if not data:
+                    return
+                key.data.sendall(data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def proxy() -> Iterator[TunnelProxy]:
+    server = TunnelProxy()
+    try:
+        yield server
+    finally:
+        server.close()

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from renderer import api
+from renderer.api import results
+from renderer.checks import verdict as verdicts
 from renderer.data.bundled import bundled_manifests
 from renderer.engine import compile as compile_mod
 from renderer.errors import InputError, RefusedError
@@ -29,11 +31,11 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
     src = bundled_manifests() / COMPONENT / "v3.28.2"
     dst = tmp_path / COMPONENT / "v3.28.2"
     shutil.copytree(src, dst)
-    assert api.typha_capability(resolve_version("v3.28.2", tmp_path))[0] is True
+    assert verdicts.typha_capability(resolve_version("v3.28.2", tmp_path))[0] is True
     assert api.render("v3.28.2", 601, root=tmp_path).decision.allow_typha
 
     (dst / "001-typha.yaml").write_text("# Typha removed\n")
-    capable, missing = api.typha_capability(resolve_version("v3.28.2", tmp_path))
+    capable, missing = verdicts.typha_capability(resolve_version("v3.28.2", tmp_path))
     assert capable is False and any("Deployment calico-typha" in m for m in missing)
     with pytest.raises(RefusedError):
         api.render("v3.28.2", 601, root=tmp_path)
@@ -64,13 +66,13 @@ def test_render_objects_are_parsed_once_and_validated_from_the_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    real = api.parse_rendered
+    real = results.parse_rendered
 
     def counting(files: Any) -> Any:
         calls.append(1)
         return real(files)
 
-    monkeypatch.setattr(api, "parse_rendered", counting)
+    monkeypatch.setattr(results, "parse_rendered", counting)
     result = api.render("v3.28", 601)
     assert calls == []  # lazily
     objects = result.objects
@@ -113,7 +115,7 @@ def test_unchanged_templates_are_read_once(monkeypatch: pytest.MonkeyPatch) -> N
     reads = _count_reads(monkeypatch)
     api.render("v3.28", 601)
     api.render("v3.28", 3)
-    api.typha_capability(vdir)
+    verdicts.typha_capability(vdir)
     assert reads == []
 
 
@@ -144,7 +146,7 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     r = run(capsys, "--manifests", real, "--version", "v3.31.3", "--nodes", "601", "--no-validate")
     lines = [line for line in r.err.splitlines() if "release-ready" in line]
     assert r.code == 0 and len(lines) == 1 and "typha-anti-affinity" in lines[0]
-    v = api.verdict(api.resolve_version("v3.31.3", Path(real)))
+    v = verdicts.verdict(api.resolve_version("v3.31.3", Path(real)))
     assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
     ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
     assert ok.code == 0 and "release-ready" not in ok.err

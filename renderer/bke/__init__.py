@@ -13,5 +13,11 @@
 
 Pure where it can be: data in, data out; what is Calico's own (Typha policy, object
 names) lives in :mod:`renderer.calico`, and no module here names a command-line flag
-in its errors.
+in its errors. This package and :mod:`renderer.calico` do not import each other (the
+import contract in pyproject.toml); the check in :mod:`renderer.checks` joins them.
 """
+
+#: The context keys the controller sets from the addon's Typha decision, whatever the
+#: config says (:data:`renderer.calico.policy.TYPHA_KEYS` names the same keys; a test
+#: keeps the two equal).
+TYPHA_KEYS = ("allowTypha", "typhaReplicas")

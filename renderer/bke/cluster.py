@@ -14,13 +14,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from renderer.calico.policy import TYPHA_KEYS
+from renderer.bke import TYPHA_KEYS
+from renderer.bke.addresses import dns_ip, image_prefix
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.objects import key_path
-from renderer.k8s.yamlio import load_all, locate, read_text
+from renderer.k8s.yamlio import load_all, locate
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version
 from renderer.store.memo import Memo
+from renderer.store.read import read_text
 
 BKE_INPUT = "bke-input.schema.json"
 CLUSTER_KINDS = ("BKECluster", "BKEConfig")
@@ -51,9 +53,7 @@ class ImageRepo:
 
     def third_party_prefix(self) -> str:
         """``<address>/<prefix>/`` when a prefix is set, else "" (the manifests' default),
-        exactly as the controller joins it (see :func:`renderer.bke.context.image_prefix`)."""
-        from renderer.bke.context import image_prefix
-
+        exactly as the controller joins it (see :func:`renderer.bke.addresses.image_prefix`)."""
         return image_prefix(
             {"domain": self.domain, "ip": self.ip, "port": self.port, "prefix": self.prefix}
         )
@@ -393,8 +393,6 @@ def _check_service_subnet(
 ) -> None:
     """The controller derives dnsIP from serviceSubnet and fails when it cannot: so
     does this, naming the file, line and key."""
-    from renderer.bke.context import dns_ip
-
     try:
         dns_ip(value)
     except InputError as exc:

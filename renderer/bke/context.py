@@ -14,17 +14,17 @@ Pure: data in, data out; files are read by the callers.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from renderer.bke import TYPHA_KEYS
+from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
-from renderer.calico.policy import TYPHA_KEYS
-from renderer.checks.finding import WARNING, Finding
 from renderer.errors import InputError
+from renderer.finding import WARNING, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -83,9 +83,6 @@ CONTROLLER_DEFAULTS: tuple[tuple[str, Any], ...] = (
     ("clusterNetworkMode", ""),
     ("product", "boc"),
 )
-DEFAULT_SERVICE_SUBNET = "10.96.0.0/16"
-DEFAULT_DNS_IP = "10.96.0.10"
-DNS_IP_INDEX = 10
 #: The calico params bkeadm writes into a new config; a render without ``--config``
 #: starts from them, as a cluster installed from bkeadm's defaults would.
 BKEADM_CALICO_PARAMS: tuple[tuple[str, str], ...] = (
@@ -194,55 +191,6 @@ def _str(value: Any) -> str:
 
 def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def dns_ip(service_subnet: str, key: str = "serviceSubnet") -> str:
-    """The 10th address of the service subnet, as the controller derives ``dnsIP``; a
-    subnet it cannot parse (or too small) fails the controller, so it is exit 2 here."""
-    if service_subnet == DEFAULT_SERVICE_SUBNET:
-        return DEFAULT_DNS_IP
-    try:
-        net = ipaddress.ip_network(service_subnet, strict=False)
-    except ValueError:
-        raise InputError(
-            f"{service_subnet!r} is not a CIDR; the controller cannot derive dnsIP from it",
-            key=key,
-        ) from None
-    if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None:
-        # Go keeps an IPv4-mapped network's IPv4 form: its mask's last 32 bits count and
-        # the address prints as IPv4 (::ffff:10.96.0.0/112 gives 10.96.0.10)
-        mapped = ipaddress.IPv4Network((net.network_address.ipv4_mapped, net.prefixlen - 96))
-        if mapped.num_addresses <= DNS_IP_INDEX:
-            raise InputError(
-                f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
-            )
-        return str(mapped.network_address + DNS_IP_INDEX)
-    if net.num_addresses <= DNS_IP_INDEX:
-        raise InputError(
-            f"{service_subnet!r} is too small for dnsIP (its address {DNS_IP_INDEX})", key=key
-        )
-    address = net.network_address + DNS_IP_INDEX
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return str(address)
-
-
-def image_repo_address(repo: Mapping[str, Any]) -> str:
-    """The registry address as the controller joins it from domain, ip and port: port 443
-    is left out; a domain (or ip) alone is the address; domain and ip without a port give
-    no address at all."""
-    domain, ip, port = _str(repo.get("domain")), _str(repo.get("ip")), _str(repo.get("port"))
-    host = domain or ip
-    if port:
-        return "" if not host else (host if port == "443" else f"{host}:{port}")
-    return domain if domain and not ip else (ip if ip and not domain else "")
-
-
-def image_prefix(repo: Mapping[str, Any]) -> str:
-    """``repo`` as the controller sets it: ``<address>/<prefix>/`` when a prefix is set,
-    else "" (the templates' own registry applies)."""
-    prefix = _str(repo.get("prefix"))
-    return f"{image_repo_address(repo)}/{prefix}/" if prefix else ""
 
 
 def _role_count(nodes: Sequence[Node], role: str) -> int:

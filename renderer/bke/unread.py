@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.bke import TYPHA_KEYS
 from renderer.bke.context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
-from renderer.calico.policy import TYPHA_KEYS
 from renderer.engine.compile import compile_file
 from renderer.engine.render import is_verbatim
 from renderer.manifests.tree import TemplateFile, VersionDir

@@ -21,10 +21,9 @@ from fractions import Fraction
 from typing import Any
 
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding, ObjectRef, locate
+from renderer.finding import Finding, ObjectRef, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
-from renderer.output.findings import findings_list, report_header
 
 STAGE = "scale"
 
@@ -1144,16 +1143,4 @@ class AdviceReport:
         return {
             s: sum(1 for f in self.findings if f.severity == s)
             for s in ("error", "warning", "info")
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **report_header("advise"),
-            "version": self.version,
-            "manifests": self.manifests,
-            "passed": self.passed,
-            "summary": self.counts(),
-            "inputs": self.inputs.to_dict() if self.inputs else {},
-            "findings": findings_list(self.findings),
-            "notes": list(self.notes),
         }

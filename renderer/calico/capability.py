@@ -14,9 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from renderer.bke.values import build_context
 from renderer.calico import names, policy
-from renderer.engine.render import render_version
 from renderer.k8s.objects import (
     as_dict,
     as_list,
@@ -29,7 +27,7 @@ from renderer.k8s.objects import (
     pod_labels,
     selector_matches,
 )
-from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir
 
 TYPHA_NAME = names.TYPHA
@@ -381,20 +379,13 @@ def check_contract(
     return tuple(_item(k, problems[k]) for k in CONTRACT_ITEMS)
 
 
-def render_objects(
-    version: VersionDir, typha: Mapping[str, str]
-) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
-    """Render ``version`` with the schema's default context plus Typha keys; parse it."""
-    context = build_context({}, typha=typha, repo=CHECK_REPO)
-    files = render_version(version, context)
-    return context, tuple(parse_rendered(files))
-
-
-def assess_capability(version: VersionDir, render: Render = render_objects) -> CapabilityReport:
+def assess_capability(version: VersionDir, render: Render) -> CapabilityReport:
     """Render ``version`` off and on at two replica counts and check the contract.
 
-    ``render`` produces each render; the gate passes its shared renders, so the contract
-    and the gate's scenarios render each Typha context once.
+    ``render`` produces each render from a Typha context (BKE's context rules are the
+    caller's: :func:`renderer.checks.pipeline.capability_of` renders on the controller's
+    defaults); the gate passes its shared renders, so the contract and the gate's
+    scenarios render each Typha context once.
     """
     decision = policy.decide_typha(1)
     off_ctx, off = render(version, decision.context())

@@ -21,16 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from renderer.bke.values import build_context
 from renderer.calico import names
-from renderer.checks.finding import Finding, ObjectRef, locate, merge_findings
-from renderer.engine.render import render_version
 from renderer.errors import InputError
+from renderer.finding import Finding, ObjectRef, locate, merge_findings
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
 from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
-from renderer.k8s.yamlio import read_text
-from renderer.manifests.tree import VersionDir
+from renderer.store.read import read_text
 
 STAGE = "fidelity"
 ERROR, WARNING = "error", "warning"
@@ -653,22 +650,6 @@ def load_upstream(path: Path) -> list[K8sObject]:
 
 #: Renders the version under test with extra context values (on the defaults, empty repo).
 RenderFn = Callable[[Mapping[str, str]], list[K8sObject]]
-
-
-def renderer(version: VersionDir) -> RenderFn:
-    """Renders of ``version`` on the context defaults with an empty repo; a file that
-    renders alike in several scenarios (the CRDs) is parsed once."""
-    parsed: dict[tuple[str, str], list[K8sObject]] = {}
-
-    def render(values: Mapping[str, str]) -> list[K8sObject]:
-        out: list[K8sObject] = []
-        for f in render_version(version, build_context(dict(values), repo="")):
-            if (f.name, f.text) not in parsed:
-                parsed[f.name, f.text] = parse_stream(f.text, f.name, lines=f.lines)
-            out.extend(parsed[f.name, f.text])
-        return out
-
-    return render
 
 
 @dataclass

@@ -20,17 +20,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from renderer.checks.finding import Finding
+from renderer.checks import catalogue
+from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.k8s.yamlio import load_all, locate, read_text
+from renderer.finding import Finding
+from renderer.k8s.yamlio import load_all, locate
 from renderer.store import contain
+from renderer.store.read import read_text
 
 FILE_NAME = ".calico-render.yaml"
 SCHEMA = "exceptions.schema.json"
-#: Stages whose findings an exception may touch; template, capability-contract and
-#: golden failures are never excepted (they are fixed, or goldens regenerated).
-STAGES = ("rules", "schema", "fidelity", "context")
 
 
 @dataclass(frozen=True)
@@ -155,8 +155,6 @@ def parse(text: str, file: str) -> ExceptionSet:
 def _known(rule: str, file: str, line: int) -> None:
     """Bad input for a rule id the catalogue does not know, or one that cannot be
     excepted (the contract, templates, goldens)."""
-    from renderer.checks import catalogue
-
     info = catalogue.catalogue().get(rule)
     if info is None:
         raise InputError(
@@ -193,15 +191,16 @@ def match(
 def apply(
     findings: Sequence[Finding], exceptions: Sequence[RuleException], version: str
 ) -> tuple[list[Finding], dict[int, int]]:
-    """``findings`` with the reviewed ``exceptions`` applied: those an exception names
-    (in a stage of :data:`STAGES`) are skipped, or downgraded with its reason. Returns
-    the findings kept and how many each exception (by index) matched."""
+    """``findings`` with the reviewed ``exceptions`` applied: those an exception names (in
+    a stage of :data:`~renderer.checks.catalogue.EXCEPTABLE_STAGES`) are skipped, or
+    downgraded with its reason. Returns the findings kept and how many each exception
+    (by index) matched."""
     counts: dict[int, int] = {}
     kept: list[Finding] = []
     for f in findings:
         found = (
             match(exceptions, f.rule, version, str(f.object or ""), f.field)
-            if f.stage in STAGES
+            if f.stage in EXCEPTABLE_STAGES
             else None
         )
         if found is None:
@@ -267,9 +266,7 @@ def evaluation(
     its stage statuses (``skip``: did not run; ``legacy``: a version without Typha,
     whose release rules do not apply). Returns the versions it was evaluated on and,
     for the others it holds for, why it was not."""
-    from renderer.checks.catalogue import stage_of
-
-    stage = stage_of(exception.rule)
+    stage = catalogue.stage_of(exception.rule)
     status_of = _STATUS_OF.get(stage or "", stage or "")
     ran: list[str] = []
     why: dict[str, str] = {}

@@ -25,19 +25,28 @@ import secrets
 import shlex
 import shutil
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from renderer.checks.finding import ERROR, Finding, locate
 from renderer.checks.options import CheckOptions
-from renderer.checks.report import FAIL, MISSING, PASS, UPDATED, StaleGolden, VersionResult
+from renderer.checks.report import (
+    FAIL,
+    MISSING,
+    PASS,
+    UPDATED,
+    FileChange,
+    ObjectChange,
+    StaleGolden,
+    VersionResult,
+)
 from renderer.errors import CalicoRenderError, InputError
+from renderer.finding import ERROR, Finding, locate
 from renderer.k8s.parse import K8sObject, parse_stream
-from renderer.k8s.yamlio import MAX_INPUT_BYTES, read_text
 from renderer.manifests.tree import refuse_name, semver_key
 from renderer.store import contain
 from renderer.store.files import write_tree
+from renderer.store.read import MAX_INPUT_BYTES, read_text
 
 COMMON = "common"
 SHARED = "+"
@@ -141,14 +150,6 @@ def read_golden(
     return files, unreadable
 
 
-@dataclass(frozen=True)
-class FileChange:
-    """One golden file that would be added, modified or removed."""
-
-    path: str
-    change: str  # "added" | "modified" | "removed"
-
-
 def file_changes(
     old: Mapping[str, str], new: Mapping[str, str], unreadable: Collection[str] = ()
 ) -> list[FileChange]:
@@ -240,52 +241,6 @@ def _lines(text: str) -> list[str]:
 
 
 # --- object-level differences -------------------------------------------------------
-
-
-@dataclass
-class ObjectChange:
-    """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
-    object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
-
-    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
-    why a file could not be compared object by object (unreadable, unparsable).
-    """
-
-    ref: str
-    path: str
-    old: str | None
-    new: str | None
-    scenarios: list[str] = field(default_factory=list)
-    note: str = ""
-    #: ``file:line`` of the template that renders the object now ("" when not rendered).
-    file: str = ""
-
-    def describe(self) -> str:
-        if self.note:
-            return f"{self.ref}: {self.note}"
-        if not self.path:
-            if self.old is None:
-                return f"{self.ref}: added"
-            if self.new is None:
-                return f"{self.ref}: removed"
-            return f"{self.ref}: {self.old} -> {self.new}"
-        where = f"{self.ref}: {self.path}"
-        if self.old is None:
-            return f"{where} added {self.new}"
-        if self.new is None:
-            return f"{where} removed (was {self.old})"
-        return f"{where} {self.old} -> {self.new}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "object": self.ref,
-            "path": self.path,
-            "old": self.old,
-            "new": self.new,
-            "scenarios": list(self.scenarios),
-            "summary": self.describe(),
-            "file": self.file,
-        }
 
 
 def _show(value: Any) -> str:

@@ -17,14 +17,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from renderer.bke import TYPHA_KEYS
 from renderer.bke import context as bke_context
 from renderer.bke.values import build_context
 from renderer.calico import capability, fidelity, policy
-from renderer.calico.policy import TYPHA_KEYS
+from renderer.calico.rules import RuleInput, run_rules
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario, scenarios_for
 from renderer.checks import exceptions as excepts
 from renderer.checks import golden
-from renderer.checks.finding import ERROR, Finding, merge_findings
 from renderer.checks.options import CheckOptions
 from renderer.checks.report import (
     FAIL,
@@ -36,7 +36,6 @@ from renderer.checks.report import (
     VersionResult,
     incomplete_findings,
 )
-from renderer.checks.rules import RuleInput, run_rules
 from renderer.engine.compile import compile_file
 from renderer.engine.render import (
     is_verbatim,
@@ -47,11 +46,12 @@ from renderer.engine.render import (
 )
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import CalicoRenderError
+from renderer.finding import ERROR, Finding, merge_findings
 from renderer.k8s import schema as kubeschema
-from renderer.k8s.parse import K8sObject, parse_stream
-from renderer.k8s.yamlio import read_text
+from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store.memo import Memo
+from renderer.store.read import read_text
 
 #: The node count rules judge: the smallest cluster that gets Typha (3 replicas).
 RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
@@ -124,6 +124,36 @@ class Renders:
         if key not in self._parsed:
             self._parsed[key] = parse_stream(text, name, lines=lines)
         return self._parsed[key]
+
+
+def render_objects(
+    version: VersionDir, typha: Mapping[str, str]
+) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
+    """Render ``version`` on the controller's default context plus Typha keys; parse it."""
+    context = build_context({}, typha=typha, repo=capability.CHECK_REPO)
+    files = render_version(version, context)
+    return context, tuple(parse_rendered(files))
+
+
+def capability_of(version: VersionDir) -> capability.CapabilityReport:
+    """The Typha contract of ``version`` on renders of BKE's default context."""
+    return capability.assess_capability(version, render_objects)
+
+
+def fidelity_renderer(version: VersionDir) -> fidelity.RenderFn:
+    """Renders of ``version`` on the context defaults with an empty repo; a file that
+    renders alike in several scenarios (the CRDs) is parsed once."""
+    parsed: dict[tuple[str, str], list[K8sObject]] = {}
+
+    def render(values: Mapping[str, str]) -> list[K8sObject]:
+        out: list[K8sObject] = []
+        for f in render_version(version, build_context(dict(values), repo="")):
+            if (f.name, f.text) not in parsed:
+                parsed[f.name, f.text] = parse_stream(f.text, f.name, lines=f.lines)
+            out.extend(parsed[f.name, f.text])
+        return out
+
+    return render
 
 
 # --- stages ---------------------------------------------------------------------------

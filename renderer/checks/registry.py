@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.finding import ERROR, WARNING, Finding, ObjectRef
 from renderer.errors import InputError
+from renderer.finding import ERROR, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.parse import K8sObject
 from renderer.oci import reference as oci_ref

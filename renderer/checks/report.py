@@ -13,20 +13,75 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
-from renderer.checks.finding import ERROR, Finding, blocking, merge_findings
+from renderer.finding import ERROR, Finding, blocking, merge_findings
 from renderer.manifests.tree import BUNDLED_TREE, COMPONENT
-from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.fidelity import FidelityResult
-    from renderer.checks.golden import FileChange, ObjectChange
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
 STAGES = ("templates", "capability", "rules", "schema", "goldens")
 #: The stage ``--upstream`` adds; without it a report has no trace of it.
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
+
+
+# --- golden differences (:mod:`renderer.checks.golden` finds them) ---------------------
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One golden file that would be added, modified or removed."""
+
+    path: str
+    change: str  # "added" | "modified" | "removed"
+
+
+@dataclass
+class ObjectChange:
+    """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
+    object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
+
+    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
+    why a file could not be compared object by object (unreadable, unparsable).
+    """
+
+    ref: str
+    path: str
+    old: str | None
+    new: str | None
+    scenarios: list[str] = field(default_factory=list)
+    note: str = ""
+    #: ``file:line`` of the template that renders the object now ("" when not rendered).
+    file: str = ""
+
+    def describe(self) -> str:
+        if self.note:
+            return f"{self.ref}: {self.note}"
+        if not self.path:
+            if self.old is None:
+                return f"{self.ref}: added"
+            if self.new is None:
+                return f"{self.ref}: removed"
+            return f"{self.ref}: {self.old} -> {self.new}"
+        where = f"{self.ref}: {self.path}"
+        if self.old is None:
+            return f"{where} added {self.new}"
+        if self.new is None:
+            return f"{where} removed (was {self.old})"
+        return f"{where} {self.old} -> {self.new}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "object": self.ref,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "scenarios": list(self.scenarios),
+            "summary": self.describe(),
+            "file": self.file,
+        }
 
 
 @dataclass
@@ -118,35 +173,6 @@ class VersionResult:
         """The stages that did not pass (nor pass as legacy, skip or update), in order."""
         return [s for s in self.stage_names if self.stages.get(s) not in _GOOD]
 
-    def to_dict(self) -> dict[str, Any]:
-        data = {
-            "version": self.version,
-            "files": list(self.files),
-            "dialect": self.dialect,
-            "capable": self.capable,
-            "legacy": self.legacy,
-            "missing": list(self.missing),
-            "passed": self.passed,
-            "stages": {s: self.stages[s] for s in self.stage_names},
-            "findings": findings_list(self.findings),
-            "exceptions": [
-                {"rule": r, "severity": sev, "reason": why, "findings": n}
-                for r, sev, why, n in self.exceptions
-            ],
-            "scenarios": [s.to_dict() for s in self.scenarios],
-            "golden": self.golden.to_dict(),
-        }
-        if FIDELITY in self.stages:
-            data["fidelity"] = self.fidelity or {
-                "upstream": None,
-                "status": self.stages[FIDELITY],
-                "scenarios": [],
-                "errors": 0,
-                "warnings": 0,
-                "note": "not compared: an earlier stage failed",
-            }
-        return data
-
 
 @dataclass
 class StaleGolden:
@@ -213,36 +239,6 @@ class CheckReport:
     def findings(self) -> list[Finding]:
         """Every version's findings, in version order."""
         return [f for v in self.versions for f in v.findings]
-
-    def to_dict(self) -> dict[str, Any]:
-        failed = [v.version for v in self.versions if not v.passed]
-        data: dict[str, Any] = {
-            **report_header("check"),
-            "manifests": self.manifests,
-            "golden": self.golden,
-            "kube_versions": list(self.kube_versions),
-            "update_golden": self.update,
-            "passed": self.passed,
-            "summary": {
-                "versions": len(self.versions),
-                "passed": len(self.versions) - len(failed),
-                "failed": len(failed),
-                "legacy": sum(1 for v in self.versions if v.legacy),
-                "stale_goldens": len(self.stale_failed),
-                "findings": severity_counts(self.findings),
-            },
-            "versions": [v.to_dict() for v in self.versions],
-            "stale_goldens": [s.to_dict() for s in self.stale],
-            "exceptions": {
-                "file": self.exceptions_file,
-                "entries": [a.to_dict() for a in self.exceptions],
-                "warnings": self.exception_warnings,
-                "notes": self.exception_notes,
-            },
-        }
-        if self.upstream is not None:
-            data["upstream"] = self.upstream
-        return data
 
 
 # --- the release report (``capability``) ---------------------------------------------
@@ -336,23 +332,3 @@ class ReleaseReport:
     def exception_notes(self) -> list[str]:
         """Exceptions whose stage did not run on this version, and an empty file."""
         return self._verdicts()[1]
-
-    def to_dict(self) -> dict[str, Any]:
-        findings = self.findings
-        out = {**report_header("capability"), **self.capability.to_dict()}
-        out["manifests"] = self.manifests
-        out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
-        out["rules"] = {"nodes": self.nodes, "applied": not self.capability.legacy}
-        out["kube_versions"] = list(self.kube_versions)
-        if self.fidelity is not None:
-            out["fidelity"] = self.fidelity.to_dict()
-        out["summary"] = severity_counts(findings)
-        out["findings"] = findings_list(findings)
-        out["exceptions"] = {
-            "file": self.exceptions_file,
-            "entries": [a.to_dict() for a in self.exceptions],
-            "warnings": self.exception_warnings,
-            "notes": self.exception_notes,
-        }
-        out["release_ready"] = self.release_ready
-        return out

@@ -20,7 +20,7 @@ import click
 
 from renderer.cli.app import cli
 from renderer.cli.common import REPORT, failure_report, flag_worded
-from renderer.errors import EXIT_BAD_INPUT, CalicoRenderError
+from renderer.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CalicoRenderError, interrupted
 
 #: Subcommand -> the module of this package that defines it, imported on first use (so a
 #: command pays only for its own imports). A module imported here instead, the usual
@@ -51,8 +51,6 @@ class Interrupted(BaseException):
 def _raise_once(signum: int, frame: FrameType | None) -> None:
     """First Ctrl-C unwinds (temporary files are removed on the way); a second one
     leaves at once."""
-    from renderer._entry import interrupted
-
     signal.signal(signal.SIGINT, interrupted)
     raise Interrupted
 
@@ -96,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
             with contextlib.suppress(ValueError):
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
             click.echo("calico-render: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 def _main(argv: list[str] | None) -> None:
@@ -118,7 +116,7 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("calico-render: aborted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except click.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx is not None else "calico-render"
         message = exc.format_message()

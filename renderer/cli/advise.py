@@ -10,6 +10,7 @@ from renderer import api
 from renderer.calico.policy import KUBERNETES_MAX_PODS
 from renderer.cli.app import cli
 from renderer.cli.common import (
+    config_keys,
     context_inputs,
     given_params,
     note,
@@ -74,6 +75,7 @@ def advise(
     fmt: str,
 ) -> None:
     version_or_config(version, config)
+    config_keys(strict, config, nodes_file)
     args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root)
     for message in args.notes:
         note(message)

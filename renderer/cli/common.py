@@ -138,7 +138,7 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
     if path is None or not command or (exc is not None and exc.key == "--output"):
         return
     from renderer import api, output
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
     from renderer.output.documents import InputErrorDocument
 
     finding = Finding(
@@ -241,3 +241,23 @@ def dedicated_note(inventory: NodeInventory | None) -> str:
         "control-plane nodes without the node/master roles (they may run no calico-node; "
         "the controller counts every BKENode)"
     )
+
+
+def config_keys(strict: bool, *files: str | None) -> None:
+    """Warn about every key of the given BKECluster/BKEConfig/BKENode files that BKE's
+    CRDs do not define (it would be dropped); with ``--strict`` the first is exit 2,
+    naming file, line and key."""
+    from renderer import api
+
+    found = api.config_keys(*(f for f in files if f is not None))
+    for unknown in () if strict else found:
+        warn(str(unknown))
+    if strict and found:
+        first = found[0]
+        near = f"did you mean {first.suggestion}? " if first.suggestion else ""
+        raise InputError(
+            f"unknown key ({near}{len(found)} unknown key(s) in all; --strict)",
+            file=first.file,
+            line=first.line,
+            key=first.path,
+        )

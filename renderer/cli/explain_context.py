@@ -11,7 +11,14 @@ import click
 from renderer import api
 from renderer.bke.cluster import RenderArgs
 from renderer.cli.app import cli
-from renderer.cli.common import context_inputs, given_params, note, warn, write_document
+from renderer.cli.common import (
+    config_keys,
+    context_inputs,
+    given_params,
+    note,
+    warn,
+    write_document,
+)
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -53,6 +60,7 @@ def explain_context(
     strict: bool,
     fmt: str,
 ) -> None:
+    config_keys(strict, config, nodes_file)
     if config is None:
         if version is None:
             raise InputError("give --version (or --config)", key="--version")

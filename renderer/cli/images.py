@@ -11,7 +11,7 @@ import click
 from renderer import api
 from renderer.calico.images import ROLES
 from renderer.cli.app import cli
-from renderer.cli.common import given_params, note, warn, write_document
+from renderer.cli.common import config_keys, given_params, note, warn, write_document
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -162,6 +162,7 @@ def images(
         raise InputError(f"{fmt} is a report format: it needs --check-registry", key="--format")
     role = role or "worker"
     if config is not None:
+        config_keys(strict, config)
         result, found = api.config_images(config, root=root, repo=repo, role=role)
     else:
         assert version is not None

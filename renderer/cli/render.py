@@ -11,6 +11,7 @@ import click
 
 from renderer.calico.policy import OPERATIONS
 from renderer.cli.common import (
+    config_keys,
     context_inputs,
     dedicated_note,
     emit,
@@ -118,6 +119,7 @@ def render(
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
+    config_keys(strict, config, nodes_file)
     args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)
@@ -165,13 +167,14 @@ def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, .
 
 def _report(result: RenderResult, args: RenderArgs, strict: bool, root: Path | None) -> None:
     """The render's warnings, then the Typha decision line, naming the tree, on stderr."""
-    from renderer import api
     from renderer.manifests.tree import tree_label
 
     for message in result.warnings:
         warn(message)
     given_params(result.param_warnings, strict)
-    readiness = api.readiness_warning(result.version, assess=False)
+    from renderer.checks.verdict import readiness_warning
+
+    readiness = readiness_warning(result.version, assess=False)
     if readiness:
         warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision
@@ -215,7 +218,7 @@ def _scale_warnings(
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
-    from renderer.checks.finding import merge_findings
+    from renderer.finding import merge_findings
 
     check = api.validate_render(result, kube)
     for f in merge_findings(check.findings):

@@ -16,4 +16,4 @@ from renderer.output.rules import RulesDocument
 )
 @format_option(RulesDocument)
 def rules(fmt: str) -> None:
-    write_document(fmt, api.rules())
+    write_document(fmt, RulesDocument(api.rules()))

@@ -20,7 +20,7 @@ from renderer.output.documents import TyphaDocument
 )
 @format_option(TyphaDocument)
 def typha(nodes: int | None, fmt: str) -> None:
-    doc = api.typha(nodes)
+    doc = TyphaDocument.of(api.typha(nodes))
     if fmt == "text":
         for message in doc.warnings:
             warn(message)

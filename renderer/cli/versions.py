@@ -25,7 +25,7 @@ from renderer.output.documents import VersionsDocument
 @click.option("--keys", is_flag=True, help="Also list the context keys each version reads.")
 @format_option(VersionsDocument)
 def versions(root: Path | None, keys: bool, fmt: str) -> None:
-    doc = api.versions(root, keys=keys)
+    doc = VersionsDocument.of(api.versions(root, keys=keys))
     if fmt == "text":
         for message in doc.warnings:
             warn(message)

@@ -21,9 +21,9 @@ from renderer.engine import limits
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import InputError
-from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import ADDON, TemplateFile
 from renderer.store.memo import Memo
+from renderer.store.read import read_text
 
 
 class CompiledTemplate(Protocol):

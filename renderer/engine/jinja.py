@@ -33,6 +33,11 @@ _ENV: SandboxedEnvironment | None = None
 
 #: Largest string, list or padding width one template operation may produce.
 MAX_RESULT_SIZE = 10 * 1024 * 1024
+#: Longest text ``wordwrap`` wraps: Python's textwrap takes about 8 us a character, so
+#: this keeps one call under a second.
+MAX_WRAP_CHARS = 100_000
+#: Paragraphs and words a paragraph ``lipsum`` may make.
+MAX_LIPSUM = 1_000
 #: Largest integer (in bits) ``*`` and ``**`` may produce: far beyond any manifest value.
 MAX_INT_BITS = 64 * 1024
 _SIZED = (str, bytes, list, tuple)
@@ -45,11 +50,62 @@ def _is_int(value: Any) -> TypeGuard[int]:
 
 
 def _check_size(size: int, what: str) -> None:
+    """Before an operation makes a value of ``size`` characters or items: over the
+    result size limit, or over the render's memory limit, it is refused."""
     if size > MAX_RESULT_SIZE:
         raise SecurityError(
             f"{what} would produce {size} items, over {MAX_RESULT_SIZE} (result size limit "
             "for untrusted templates; not configurable)"
         )
+    limits.check_size(size)
+
+
+def _size_of(value: Any) -> int:
+    """The characters (or items) ``value`` takes when formatted or joined, without
+    formatting it: sized values by length, anything else as a short scalar."""
+    if isinstance(value, _SIZED):
+        return len(value)
+    if isinstance(value, Mapping):
+        return len(value) * 8
+    if _is_int(value):
+        return value.bit_length() // 3 + 2
+    return 32
+
+
+def _args_of(args: Any) -> list[Any]:
+    if isinstance(args, tuple | list):
+        return list(args)
+    if isinstance(args, Mapping):
+        return list(args.values())
+    return [args]
+
+
+def _check_formatted(template: str, args: Any, marks: str, what: str) -> None:
+    """``template`` formatted with ``args``: each conversion (``%`` or ``{``) may print
+    the largest argument, so ``'%s%s' % (s, s)`` doubling in a loop stops before the
+    string is made."""
+    values = _args_of(args)
+    largest = max((_size_of(v) for v in values), default=0)
+    _check_size(len(template) + template.count(marks) * largest, what)
+
+
+def _check_join(sep: Any, items: Any, what: str) -> None:
+    if isinstance(items, _SIZED) and not isinstance(items, str | bytes):
+        total = sum(_size_of(item) for item in items)
+        _check_size(total + max(len(items) - 1, 0) * _size_of(sep), what)
+
+
+#: List methods that grow the list in place.
+_GROWING = frozenset({"append", "extend", "insert", "__iadd__"})
+
+
+def _check_growth(owner: list[Any], name: str, args: tuple[Any, ...]) -> None:
+    """``l.append(x)``/``l.extend(xs)`` in a loop: the list is checked before it grows,
+    as ``l + l`` is (what it holds was made, and checked, before)."""
+    added = args[-1] if args else None
+    count = len(added) if name in ("extend", "__iadd__") and isinstance(added, _SIZED) else 1
+    _check_size(len(owner) + count, name)
+    limits.check_size(8 * count)
 
 
 def _check_bits(bits: int, operator: str) -> None:
@@ -86,6 +142,8 @@ def _check_call(owner: str, name: str, args: tuple[Any, ...], kwargs: dict[str, 
         _check_size(len(owner) + owner.count("\t") * first, name)
     elif name == "replace" and len(args) >= 2:
         _check_replace(owner, args[0], args[1])
+    elif name == "join" and args:
+        _check_join(owner, args[0], "join")
 
 
 #: ``%`` conversions: optional mapping key, flags, width, precision.
@@ -141,6 +199,8 @@ def check_format_spec(template: str, args: tuple[Any, ...], kwargs: dict[str, An
 def _check_result(value: Any) -> None:
     if isinstance(value, _SIZED):
         _check_size(len(value), "a call")
+        if len(value) >= limits.LARGE_VALUE:
+            limits.check_memory()
 
 
 class BoundedSandbox(SandboxedEnvironment):
@@ -159,6 +219,8 @@ class BoundedSandbox(SandboxedEnvironment):
         _check_binop(operator, left, right)
         if operator == "%":
             check_percent(left, right)
+            if isinstance(left, str):
+                _check_formatted(left, right, "%", "'%'")
         elif operator == "+" and isinstance(left, _SIZED) and isinstance(right, _SIZED):
             _check_size(len(left) + len(right), "'+'")
         return super().call_binop(context, operator, left, right)
@@ -168,6 +230,8 @@ class BoundedSandbox(SandboxedEnvironment):
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, str):
             _check_call(owner, getattr(__obj, "__name__", ""), args, kwargs)
+        elif isinstance(owner, list) and getattr(__obj, "__name__", "") in _GROWING:
+            _check_growth(owner, __obj.__name__, args)
         result = super().call(__context, __obj, *args, **kwargs)
         _check_result(result)
         return result
@@ -181,8 +245,10 @@ class BoundedSandbox(SandboxedEnvironment):
         def checked(*args: Any, **kwargs: Any) -> Any:
             if value.__name__ == "format_map" and args and isinstance(args[0], dict):
                 check_format_spec(owner, (), args[0])
+                _check_formatted(owner, args[0], "{", "format")
             else:
                 check_format_spec(owner, args, kwargs)
+                _check_formatted(owner, [*args, *kwargs.values()], "{", "format")
             return wrapped(*args, **kwargs)
 
         return checked
@@ -220,7 +286,30 @@ def _bounded_filters(env: SandboxedEnvironment) -> None:
 
     def do_format(value: Any, *args: Any, **kwargs: Any) -> Any:
         check_percent(value, kwargs or args)
+        if isinstance(value, str):
+            _check_formatted(value, kwargs or args, "%", "format")
         return fmt(value, *args, **kwargs)
+
+    join, wordwrap = env.filters["join"], env.filters["wordwrap"]
+
+    @jinja2.pass_eval_context
+    def do_join(eval_ctx: Any, value: Any, d: Any = "", attribute: Any = None) -> Any:
+        items = list(value) if attribute is None and not isinstance(value, _SIZED) else value
+        if attribute is None:
+            _check_join(d, items, "join")
+        return join(eval_ctx, items, d, attribute)
+
+    @jinja2.pass_environment
+    def do_wordwrap(environment: Any, s: Any, width: Any = 79, *args: Any, **kw: Any) -> Any:
+        text = str(s)
+        if len(text) > MAX_WRAP_CHARS:
+            raise LimitExceeded(
+                f"wordwrap of {len(text)} characters is over {MAX_WRAP_CHARS} (wordwrap "
+                "limit for untrusted templates; not configurable)"
+            )
+        if _is_int(width) and width > 0:
+            _check_size(len(text) + (len(text) // width + 1) * 8, "wordwrap")
+        return wordwrap(environment, s, width, *args, **kw)
 
     def do_batch(value: Any, linecount: Any, *args: Any, **kwargs: Any) -> Any:
         _check_items(linecount, "batch")
@@ -236,9 +325,24 @@ def _bounded_filters(env: SandboxedEnvironment) -> None:
         indent=do_indent,
         replace=do_replace,
         format=do_format,
+        join=do_join,
+        wordwrap=do_wordwrap,
         batch=do_batch,
         slice=do_slice,
     )
+
+
+def _bounded_lipsum(n: Any = 5, html: Any = True, min: Any = 20, max: Any = 100) -> Any:
+    """``lipsum``, its paragraphs and words per paragraph capped before any is made."""
+    from jinja2.utils import generate_lorem_ipsum
+
+    for count, what in ((n, "paragraphs"), (min, "words"), (max, "words")):
+        if _is_int(count) and count > MAX_LIPSUM:
+            raise LimitExceeded(
+                f"lipsum of {count} {what} is over {MAX_LIPSUM} (lipsum limit for untrusted "
+                "templates; not configurable)"
+            )
+    return generate_lorem_ipsum(n=n, html=html, min=min, max=max)
 
 
 def _check_items(count: Any, what: str) -> None:
@@ -288,6 +392,7 @@ def jinja_environment() -> SandboxedEnvironment:
         )
         _bounded_filters(env)
         env.globals[_MARK] = mark
+        env.globals["lipsum"] = _bounded_lipsum
         _ENV = env
     return _ENV
 
@@ -336,6 +441,41 @@ def _template_line(tb: TracebackType | None, name: str) -> int | None:
     return line
 
 
+#: Statements that open a block closed by ``end<name>``.
+_BLOCKS = frozenset({"for", "if", "macro", "call", "filter", "with", "block", "autoescape"})
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+
+
+def deepest(env: jinja2.Environment, source: str) -> tuple[int, int | None]:
+    """The deepest nesting of blocks and brackets in ``source`` and the line where it is
+    first reached, from Jinja2's lexer (which does not recurse)."""
+    depth = best = 0
+    line: int | None = None
+    after_begin = False
+    try:
+        for lineno, kind, value in env.lex(source):
+            if kind == "whitespace":
+                continue
+            if kind == "block_begin":
+                after_begin = True
+                continue
+            if after_begin and kind == "name":
+                if value in _BLOCKS:
+                    depth += 1
+                elif value.startswith("end") and value[3:] in _BLOCKS:
+                    depth -= 1
+            after_begin = False
+            if kind == "operator" and value in _OPEN:
+                depth += 1
+            elif kind == "operator" and value in _CLOSE:
+                depth -= 1
+            if depth > best:
+                best, line = depth, lineno
+    except jinja2.TemplateSyntaxError:
+        pass
+    return best, line
+
+
 class JinjaTemplate(MappedRender):
     """A Jinja2-dialect template; an undefined variable is an error naming it."""
 
@@ -350,6 +490,17 @@ class JinjaTemplate(MappedRender):
             self._template.filename = name
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(exc.message or "syntax error", file=name, line=exc.lineno) from None
+        except (RecursionError, MemoryError, SyntaxError) as exc:
+            # Jinja2 parses recursively and compiles to Python, whose compiler allows 20
+            # nested loops and about 100 nested blocks: deeper nesting cannot compile.
+            depth, line = deepest(env, source)
+            why = exc.msg if isinstance(exc, SyntaxError) else type(exc).__name__
+            raise TemplateError(
+                f"nested {depth} levels deep, too deep for the Jinja2 dialect ({why}); "
+                "split it into macros or use the Go dialect",
+                file=name,
+                line=line,
+            ) from None
 
     def _bounded_output(self, context: Mapping[str, Any], lines: SourceMap | None = None) -> str:
         """Render, stopping once the output passes MAX_OUTPUT_CHARS; with ``lines``,

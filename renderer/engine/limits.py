@@ -9,6 +9,7 @@ is checked on every sandboxed call and every loop iteration of both dialects.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
@@ -57,12 +58,37 @@ def render_timeout() -> float:
     return _timeout
 
 
+#: Memory one render may add to the process (resident set), both dialects: checked as
+#: large values are made, every 64 calls and every 1024 loop iterations, so a template
+#: that keeps many values each under the size limits stops long before the machine's
+#: memory runs out.
+MAX_RENDER_MEMORY = 512 * 1024 * 1024
+#: Values at least this large (characters or items) read the memory at once.
+LARGE_VALUE = 1 << 20
+
+
+def _resident() -> int:
+    """The process's resident set in bytes (0 where it cannot be read cheaply)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+try:
+    _PAGE = os.sysconf("SC_PAGE_SIZE")
+except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+    _PAGE = 4096
+
+
 @dataclass
 class _Budget:
     deadline: float
     timeout: float
     iterations: int = 0
     calls: int = 0
+    memory: int = 0
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("calico_render_budget", default=None)
@@ -75,7 +101,7 @@ def budget() -> Iterator[None]:
         yield
         return
     now = time.monotonic()
-    token = _BUDGET.set(_Budget(now + _timeout, _timeout))
+    token = _BUDGET.set(_Budget(now + _timeout, _timeout, memory=_resident()))
     try:
         yield
     finally:
@@ -90,13 +116,38 @@ def _overtime(b: _Budget) -> None:
         )
 
 
+def _overmemory(b: _Budget, coming: int = 0) -> None:
+    if b.memory and _resident() + coming - b.memory > MAX_RENDER_MEMORY:
+        raise LimitExceeded(
+            f"render used more than {MAX_RENDER_MEMORY // (1024 * 1024)} MiB of memory "
+            "(memory limit for untrusted templates; not configurable)"
+        )
+
+
+def check_size(size: int) -> None:
+    """A value of at least ``size`` bytes is about to be made (or was just made): a large
+    one is checked against the render's memory limit at once (:data:`MAX_RENDER_MEMORY`)."""
+    if size >= LARGE_VALUE:
+        b = _BUDGET.get()
+        if b is not None:
+            _overmemory(b, size)
+
+
+def check_memory() -> None:
+    """After making a large value: the render's memory against its limit."""
+    b = _BUDGET.get()
+    if b is not None:
+        _overmemory(b)
+
+
 def check_call() -> None:
-    """On every sandboxed call: the clock is read every 64 calls."""
+    """On every sandboxed call: the clock and the memory are read every 64 calls."""
     b = _BUDGET.get()
     if b is not None:
         b.calls += 1
         if not b.calls & 63:
             _overtime(b)
+            _overmemory(b)
 
 
 def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
@@ -115,6 +166,7 @@ def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
                     "limit for untrusted templates; not configurable)"
                 )
             _overtime(b)
+            _overmemory(b)
         yield item
 
 

@@ -16,8 +16,8 @@ from renderer.engine import limits
 from renderer.engine.compile import compile_file
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import TemplateError
-from renderer.k8s.yamlio import read_text
 from renderer.manifests.tree import TemplateFile, VersionDir
+from renderer.store.read import read_text
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,9 @@ from ruamel.yaml.events import (
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.tag import Tag
 
-from renderer.engine.sourcemap import Locator, SourceMap, parse_path, template_line
+from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
+from renderer.k8s.locate import Locator, parse_path
 from renderer.k8s.yamlio import _YAML, MAX_DEPTH, _mark_error, check_expansion, split_documents
 from renderer.store import cache
 from renderer.store.memo import Memo

@@ -25,8 +25,8 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.finding import Finding, ObjectRef
 from renderer.errors import InputError
+from renderer.finding import Finding, ObjectRef
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
 from renderer.store import cache as result_cache
@@ -274,7 +274,9 @@ _FAST: Memo[tuple[str, str, str], _Fast | object | None] = Memo("k8s.schema.fast
 _FAST_DEFS: Memo[str, Definitions | None] = Memo("k8s.schema.fast_defs", _PER_VERSION)
 
 
-def _read_bytes(path: str) -> bytes:
+def read_schema_file(path: str) -> bytes:
+    """The bytes of one of kubernetes-validate's schema files (the compiled check reads
+    them itself, so that it reads what the library would)."""
     with open(path, "rb") as fh:
         return fh.read()
 
@@ -290,7 +292,7 @@ def _ascii(path: str) -> bytes | None:
     """A schema file's bytes when plain ASCII (decoded alike whatever the locale, as the
     library reads it); FileNotFoundError passes, other trouble is None."""
     try:
-        raw = _read_bytes(path)
+        raw = read_schema_file(path)
     except FileNotFoundError:
         raise
     except (OSError, ValueError):
@@ -615,7 +617,7 @@ def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]
 
 #: Objects a validator keeps findings for (a caller may hold one validator for a long
 #: time; the persistent cache and the memos above still serve what it lets go).
-_RESULTS_PER_VALIDATOR = 4096
+RESULTS_PER_VALIDATOR = 4096
 
 
 class SchemaValidator:
@@ -625,8 +627,12 @@ class SchemaValidator:
     closure, and its verdicts are kept in the persistent cache (:mod:`renderer.store.cache`).
     """
 
-    def __init__(self, kube_versions: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, kube_versions: Sequence[str] | None = None, *, keep: int = RESULTS_PER_VALIDATOR
+    ) -> None:
         self.kube_versions = resolve_kube_versions(kube_versions or ())
+        #: Objects whose findings this validator keeps (oldest let go first).
+        self.keep = keep
         self._results: dict[str, tuple[Finding, ...]] = {}
         self._lock = threading.Lock()
 
@@ -644,7 +650,7 @@ class SchemaValidator:
             )
             with self._lock:
                 self._results[digest] = cached
-                if len(self._results) > _RESULTS_PER_VALIDATOR:  # oldest first
+                if len(self._results) > self.keep:  # oldest first
                     del self._results[next(iter(self._results))]
         if isinstance(obj, K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in cached]

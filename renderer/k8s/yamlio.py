@@ -13,9 +13,6 @@ import gc
 import io
 import json
 import math
-import os
-import stat
-import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -32,9 +29,8 @@ from ruamel.yaml.events import (
 from ruamel.yaml.resolver import VersionedResolver
 
 from renderer.errors import InputError
+from renderer.store.read import read_text
 
-#: Largest input file; a 4,000-node BKENode list is under 2 MiB.
-MAX_INPUT_BYTES = 8 * 1024 * 1024
 MAX_EXPANDED_NODES = 2_000_000
 #: Deepest collection nesting accepted. Calico's CRD schemas nest about 30 deep; the C
 #: composer recurses on the C stack, so a file nested thousands deep would crash it.
@@ -92,41 +88,6 @@ def check_expansion(data: Any, file: str, limit: int = MAX_EXPANDED_NODES) -> No
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-
-
-def _open_regular(path: str | Path) -> int:
-    """Open for reading without blocking; only regular files pass (a FIFO or device
-    named as ``--values``/``--config``/``--nodes-file`` would block or never end)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputError("not a regular file (a FIFO, device or directory)", file=str(path))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def read_text(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> str:
-    """Read an input file (``-`` is stdin) as UTF-8, refusing huge or binary files."""
-    name = str(path)
-    try:
-        if name == "-":
-            raw = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(_open_regular(path), "rb") as fh:
-                raw = fh.read(limit + 1)
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), file=name) from None
-    if len(raw) > limit:
-        raise InputError(f"file is larger than {limit // (1024 * 1024)} MiB", file=name)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("file is not valid UTF-8", file=name, line=line) from None
 
 
 def scan(text: str, file: str, *, limit: int = MAX_DEPTH) -> list[int]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from renderer.errors import InputError
-from renderer.oci.reference import DOCKER_HUB
+from renderer.oci.reference import DOCKER_HUB, DOCKER_HUB_API
 
 #: An auth file larger than this is refused (they hold a few entries).
 MAX_AUTH_FILE = 1 << 20
@@ -59,8 +59,8 @@ def auth_files(env: Mapping[str, str] | None = None) -> list[Path]:
 
 def _keys(host: str) -> list[str]:
     keys = [host, f"https://{host}", f"http://{host}", f"https://{host}/v1/", f"https://{host}/v2/"]
-    if host == DOCKER_HUB:
-        keys += ["https://index.docker.io/v1/", "index.docker.io", "registry-1.docker.io"]
+    if host in (DOCKER_HUB, DOCKER_HUB_API):  # docker login stores Docker Hub's so
+        keys += ["https://index.docker.io/v1/", "index.docker.io", DOCKER_HUB, DOCKER_HUB_API]
     return keys
 
 

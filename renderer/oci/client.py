@@ -18,7 +18,9 @@ an untrusted certificate, refused credentials, a malformed answer) is a
 
 from __future__ import annotations
 
+import base64
 import http.client
+import os
 import re
 import ssl
 import threading
@@ -53,6 +55,9 @@ RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 #: The longest pause between tries, whatever Retry-After asks.
 MAX_BACKOFF = 8.0
 USER_AGENT = "calico-render"
+#: How errors say what would fix them (the CLI words them as its flags).
+CA_REMEDY = "give the CA file argument"
+INSECURE_REMEDY = "allow it with the insecure registry argument"
 _CHALLENGE = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 
 
@@ -101,6 +106,39 @@ class Resolution:
     platforms: Mapping[Platform, str | None] = field(default_factory=dict)
     #: Why a platform is missing (its key absent when present).
     reasons: Mapping[Platform, str] = field(default_factory=dict)
+
+
+def _no_proxy(host: str, env: Mapping[str, str]) -> bool:
+    """Whether ``host`` (``name[:port]``) is reached directly: loopback always (as Go's
+    and curl's clients do), then the ``NO_PROXY`` list (names, ``.suffix``, ``*``)."""
+    name = urllib.parse.urlsplit(f"//{host}").hostname or host
+    if name == "localhost" or name.startswith("127.") or name == "::1":
+        return True
+    for entry in (env.get("NO_PROXY") or env.get("no_proxy") or "").split(","):
+        entry = entry.strip().lower()
+        if entry == "*" or (
+            entry and (name == entry.lstrip(".") or name.endswith("." + entry.lstrip(".")))
+        ):
+            return True
+    return False
+
+
+def proxy_for(scheme: str, host: str, env: Mapping[str, str]) -> tuple[str, dict[str, str]] | None:
+    """The proxy (``host:port``) and its CONNECT headers for ``host`` from
+    ``HTTPS_PROXY``/``HTTP_PROXY`` (lower case too), or None to connect directly. A
+    proxy's ``user:password@`` becomes a Proxy-Authorization header, never text."""
+    key = "https_proxy" if scheme == "https" else "http_proxy"
+    url = env.get(key) or env.get(key.upper()) or ""
+    if not url or _no_proxy(host, env):
+        return None
+    parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme != "http" or not parts.hostname:
+        raise RegistryError(f"{key.upper()} is not an http:// proxy URL", key="proxy")
+    headers = {}
+    if parts.username is not None:
+        raw = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(raw.encode()).decode()
+    return f"{parts.hostname}:{parts.port or 80}", headers
 
 
 def _tries(n: int) -> str:
@@ -158,14 +196,20 @@ class Client:
 
     def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
         timeout = self.settings.timeout
+        if scheme == "http" and host not in self.settings.insecure:
+            raise RegistryError(f"{host} would be spoken to in plain HTTP; {INSECURE_REMEDY}")
+        env = os.environ if self.settings.env is None else self.settings.env
+        via = proxy_for(scheme, host, env)
+        # through a proxy, a CONNECT tunnel: TLS stays end to end, the proxy sees host:port
+        address = via[0] if via else host
+        conn: http.client.HTTPConnection
         if scheme == "http":
-            if host not in self.settings.insecure:
-                raise RegistryError(
-                    f"{host} would be spoken to in plain HTTP; allow it with the insecure "
-                    "registry argument"
-                )
-            return http.client.HTTPConnection(host, timeout=timeout)
-        return http.client.HTTPSConnection(host, timeout=timeout, context=self._tls)
+            conn = http.client.HTTPConnection(address, timeout=timeout)
+        else:
+            conn = http.client.HTTPSConnection(address, timeout=timeout, context=self._tls)
+        if via is not None:
+            conn.set_tunnel(host, headers=via[1])
+        return conn
 
     def exchange(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
         """One HTTP request and its answer, the body read to ``max_bytes`` (another
@@ -213,8 +257,7 @@ class Client:
                 answer = self._exchange(method, url, headers, max_bytes)
             except ssl.SSLCertVerificationError as exc:
                 raise RegistryError(
-                    f"{host}: TLS certificate not trusted ({exc.verify_message}); give the CA "
-                    "file argument"
+                    f"{host}: TLS certificate not trusted ({exc.verify_message}); {CA_REMEDY}"
                 ) from None
             except ssl.SSLError as exc:
                 raise RegistryError(f"{host}: TLS failed ({exc.reason or exc})") from None
@@ -225,7 +268,7 @@ class Client:
                     ) from None
             except (OSError, http.client.HTTPException) as exc:
                 if last:
-                    reason = getattr(exc, "strerror", None) or type(exc).__name__
+                    reason = getattr(exc, "strerror", None) or str(exc)[:200] or type(exc).__name__
                     raise RegistryError(
                         f"{host}: unreachable ({reason}; {_tries(tries)})"
                     ) from None

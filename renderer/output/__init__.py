@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
 
 
 class Document(ABC):
@@ -82,6 +82,11 @@ def register(fmt: Format) -> Format:
     return fmt
 
 
+def unregister(name: str) -> Format:
+    """Remove the format called ``name`` (a caller that offered one for a while)."""
+    return _FORMATS.pop(name)
+
+
 def get(name: str) -> Format:
     """The format called ``name``; KeyError for an unknown one (click's choices keep
     users from reaching it)."""
@@ -117,4 +122,5 @@ __all__ = [
     "names",
     "register",
     "render",
+    "unregister",
 ]

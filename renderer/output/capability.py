@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.finding import Finding, blocking, merge_findings
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
+from renderer.finding import Finding, blocking, merge_findings
 from renderer.k8s.schema import NOT_CHECKED_RULE
 from renderer.output import Document, Findings
 from renderer.output.check_text import LEGACY_RULES
+from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 
 def _mark(ok: bool) -> str:
@@ -80,6 +81,29 @@ def render(report: ReleaseReport) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
+def release_data(report: ReleaseReport) -> dict[str, Any]:
+    """The release report's JSON (``capability --format json``): every stage's findings
+    in one list, identical ones merged."""
+    findings = report.findings
+    out = {**report_header("capability"), **report.capability.to_dict()}
+    out["manifests"] = report.manifests
+    out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
+    out["rules"] = {"nodes": report.nodes, "applied": not report.capability.legacy}
+    out["kube_versions"] = list(report.kube_versions)
+    if report.fidelity is not None:
+        out["fidelity"] = report.fidelity.to_dict()
+    out["summary"] = severity_counts(findings)
+    out["findings"] = findings_list(findings)
+    out["exceptions"] = {
+        "file": report.exceptions_file,
+        "entries": [a.to_dict() for a in report.exceptions],
+        "warnings": report.exception_warnings,
+        "notes": report.exception_notes,
+    }
+    out["release_ready"] = report.release_ready
+    return out
+
+
 @dataclass(frozen=True)
 class CapabilityDocument(Document, Findings):
     """One version's Typha contract, release rules, schemas, fidelity and verdict."""
@@ -98,7 +122,7 @@ class CapabilityDocument(Document, Findings):
         return self.report.findings
 
     def data(self) -> dict[str, Any]:
-        return self.report.to_dict()
+        return release_data(self.report)
 
     def text(self) -> str:
         return render(self.report)

@@ -13,20 +13,85 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from renderer.checks.finding import ERROR, Finding, ObjectRef, locate
 from renderer.checks.report import (
     FAIL,
+    FIDELITY,
     MISSING,
     CheckReport,
     ScenarioResult,
     StaleGolden,
     VersionResult,
 )
+from renderer.finding import ERROR, Finding, ObjectRef, locate
 from renderer.manifests.tree import tree_path
 from renderer.output import Findings, SortedDocument, check_text
+from renderer.output.findings import findings_list, report_header, severity_counts
 from renderer.output.junit import Suites, TestCase, TestSuite, finding_case
 
 CHECK_REPORT = "check-report.schema.json"
+
+
+def version_data(v: VersionResult) -> dict[str, Any]:
+    """One version of the check report's JSON."""
+    data = {
+        "version": v.version,
+        "files": list(v.files),
+        "dialect": v.dialect,
+        "capable": v.capable,
+        "legacy": v.legacy,
+        "missing": list(v.missing),
+        "passed": v.passed,
+        "stages": {s: v.stages[s] for s in v.stage_names},
+        "findings": findings_list(v.findings),
+        "exceptions": [
+            {"rule": r, "severity": sev, "reason": why, "findings": n}
+            for r, sev, why, n in v.exceptions
+        ],
+        "scenarios": [s.to_dict() for s in v.scenarios],
+        "golden": v.golden.to_dict(),
+    }
+    if FIDELITY in v.stages:
+        data["fidelity"] = v.fidelity or {
+            "upstream": None,
+            "status": v.stages[FIDELITY],
+            "scenarios": [],
+            "errors": 0,
+            "warnings": 0,
+            "note": "not compared: an earlier stage failed",
+        }
+    return data
+
+
+def check_data(report: CheckReport) -> dict[str, Any]:
+    """The check report's JSON (``check --format json``)."""
+    failed = [v.version for v in report.versions if not v.passed]
+    data: dict[str, Any] = {
+        **report_header("check"),
+        "manifests": report.manifests,
+        "golden": report.golden,
+        "kube_versions": list(report.kube_versions),
+        "update_golden": report.update,
+        "passed": report.passed,
+        "summary": {
+            "versions": len(report.versions),
+            "passed": len(report.versions) - len(failed),
+            "failed": len(failed),
+            "legacy": sum(1 for v in report.versions if v.legacy),
+            "stale_goldens": len(report.stale_failed),
+            "findings": severity_counts(report.findings),
+        },
+        "versions": [version_data(v) for v in report.versions],
+        "stale_goldens": [s.to_dict() for s in report.stale],
+        "exceptions": {
+            "file": report.exceptions_file,
+            "entries": [a.to_dict() for a in report.exceptions],
+            "warnings": report.exception_warnings,
+            "notes": report.exception_notes,
+        },
+    }
+    if report.upstream is not None:
+        data["upstream"] = report.upstream
+    return data
 
 
 def _diffs(v: VersionResult, scenario: str | None) -> str:
@@ -188,13 +253,18 @@ class CheckDocument(SortedDocument, Suites, Findings):
         return [*found, *stale]
 
     def data(self) -> dict[str, Any]:
-        return self.report.to_dict()
+        return check_data(self.report)
 
     def text(self) -> str:
         return check_text.render(self.report)
 
     def testsuites(self) -> list[TestSuite]:
+        """Every suite, each naming the tree checked (its first property)."""
+        tree = ("tree", self.report.manifests)
         return [
-            *(version_suite(v) for v in self.report.versions),
-            *(stale_suite(s) for s in self.report.stale),
+            replace(suite, properties=(tree, *suite.properties))
+            for suite in (
+                *(version_suite(v) for v in self.report.versions),
+                *(stale_suite(s) for s in self.report.stale),
+            )
         ]

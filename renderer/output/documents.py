@@ -13,17 +13,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
-from renderer.checks.finding import Finding, notes
 from renderer.data import schemas
+from renderer.finding import Finding, notes
 from renderer.output import Document, Findings, SortedDocument
 from renderer.output.findings import findings_list, report_header, severity_counts
 from renderer.output.junit import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
-    from renderer.api import ExplainResult, PlanResult, Validation
+    from renderer.api import ExplainResult, PlanResult, TyphaResult, Validation, VersionsResult
     from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
+    from renderer.calico.plan.model import Plan
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -70,6 +71,11 @@ class VersionsDocument(SortedDocument):
 
     def data(self) -> dict[str, Any]:
         return versions_doc(self.manifests, self.entries)
+
+    @classmethod
+    def of(cls, result: VersionsResult) -> VersionsDocument:
+        entries = [version_entry(e.version, e.capability, e.error, e.keys) for e in result.versions]
+        return cls(result.manifests, entries)
 
     @property
     def warnings(self) -> list[str]:
@@ -118,9 +124,8 @@ class TyphaDocument(SortedDocument):
     decisions: tuple[policy.TyphaDecision, ...]
 
     @classmethod
-    def of(cls, nodes: int | None) -> TyphaDocument:
-        counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
-        return cls(nodes, tuple(policy.decide_typha(n) for n in counts))
+    def of(cls, result: TyphaResult) -> TyphaDocument:
+        return cls(result.nodes, result.decisions)
 
     @property
     def warnings(self) -> list[str]:
@@ -288,6 +293,31 @@ def nothing_to_change(data: dict[str, Any]) -> bool:
     return bool(data["change"] == "reconfigure" and data["from"] == data["to"])
 
 
+def plan_json(plan: Plan) -> dict[str, Any]:
+    """A plan as ``plan --format json`` and ``plan.json`` publish it: the report header,
+    the plan, its warnings as findings (checked against ``plan.schema.json``)."""
+    data = plan.to_dict()
+    warnings = data.pop("warnings")
+    out = {
+        **report_header("plan"),
+        **data,
+        "findings": findings_list(notes("plan", "plan-warning", warnings)),
+    }
+    schemas.validate_output(schemas.PLAN, out)
+    return out
+
+
+def explain_json(result: ExplainResult) -> dict[str, Any]:
+    """The contexts as ``explain-context --format json`` publishes them."""
+    data = result.to_dict()
+    warnings = data.pop("warnings")
+    return {
+        **report_header("explain-context"),
+        **data,
+        "findings": findings_list(notes("context", "context-warning", warnings)),
+    }
+
+
 @dataclass(frozen=True)
 class PlanDocument(Document):
     """A phased plan; ``unchanged``: its text is the one line saying there is nothing
@@ -299,7 +329,7 @@ class PlanDocument(Document):
     unchanged: bool = False
 
     def data(self) -> dict[str, Any]:
-        return self.result.to_dict()
+        return plan_json(self.result.plan)
 
     def text(self) -> str:
         data = self.data()
@@ -330,13 +360,28 @@ def _value(fact: Fact) -> str:
     return "unset" if fact.value is None else str(fact.value)
 
 
+def advice_data(report: AdviceReport) -> dict[str, Any]:
+    """The advice report's JSON (``advise --format json``)."""
+    return {
+        **report_header("advise"),
+        "version": report.version,
+        "manifests": report.manifests,
+        "passed": report.passed,
+        "summary": report.counts(),
+        "inputs": report.inputs.to_dict() if report.inputs else {},
+        "findings": findings_list(report.findings),
+        "notes": list(report.notes),
+    }
+
+
 def advice_text(report: AdviceReport) -> str:
     """Findings, most severe first within the fixed rule order, each with advice and inputs."""
     if report.inputs is None:
         return "".join(f"{n}\n" for n in report.notes)
     i = report.inputs
     lines = [
-        f"calico-render advise: Calico {report.version}, {_value(i.nodes)} nodes "
+        f"calico-render advise: Calico {report.version} ({report.manifests}), "
+        f"{_value(i.nodes)} nodes "
         f"({i.nodes.origin()}), {_value(i.max_pods)} max pods per node ({i.max_pods.origin()})"
     ]
     for f in report.findings:
@@ -372,7 +417,7 @@ class AdviceDocument(Document):
     skipped: bool = False
 
     def data(self) -> dict[str, Any]:
-        return self.report.to_dict()
+        return advice_data(self.report)
 
     def text(self) -> str:
         return "" if self.skipped else advice_text(self.report)
@@ -422,7 +467,7 @@ class ExplainDocument(Document):
     result: ExplainResult
 
     def data(self) -> dict[str, Any]:
-        return self.result.to_dict()
+        return explain_json(self.result)
 
     def text(self) -> str:
         return explain_text(self.data())

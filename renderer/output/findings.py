@@ -1,4 +1,4 @@
-"""The one way a :class:`~renderer.checks.finding.Finding` is spelled in every report:
+"""The one way a :class:`~renderer.finding.Finding` is spelled in every report:
 :func:`finding_dict` is its JSON (``schemas/finding.schema.json``, referenced by every
 report schema) and ``str(finding)`` its line of text. Only the finding model and the
 standard library are imported, so library stages may serialise through this module.
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from renderer import __version__
-from renderer.checks.finding import Finding
+from renderer.finding import Finding
 
 #: The version of every report's JSON shape; 2: one finding shape for every command.
 REPORT_VERSION = 2

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
 
 
 def rule_description(rule: str, example: Finding) -> str:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import __version__, output
 from renderer.calico import policy
-from renderer.checks.finding import Finding
 from renderer.checks.report import (
     FAIL,
     LEGACY,
@@ -36,11 +35,12 @@ from renderer.checks.report import (
     ScenarioResult,
     VersionResult,
 )
+from renderer.finding import Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 
 if TYPE_CHECKING:
-    from renderer.checks.golden import ObjectChange
+    from renderer.checks.report import ObjectChange
 
 #: Template lines shown before and after a finding's line.
 CONTEXT_LINES = 2
@@ -267,14 +267,38 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int, int]:
 # --- the Typha chart ----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Axes:
+    """One chart's ranges: 0 to ``nodes`` across, 0 to ``replicas`` up, ticks every
+    ``step`` nodes and ``rstep`` replicas."""
+
+    nodes: int
+    replicas: int
+    step: int
+    rstep: int
+
+    def x(self, nodes: float) -> float:
+        """The x coordinate of a node count in the chart's view box."""
+        return round(PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * nodes / self.nodes, 2)
+
+    def y(self, replicas: float) -> float:
+        """The y coordinate of a replica count in the chart's view box."""
+        return round(PLOT_BOTTOM - (PLOT_BOTTOM - PLOT_TOP) * replicas / self.replicas, 2)
+
+
+#: The whole policy (to 5,000 nodes, past the cap) and the threshold region close up.
+FULL = Axes(CHART_NODES, CHART_REPLICAS, 1000, 5)
+ZOOM = Axes(1000, 8, 200, 2)
+
+
 def chart_x(nodes: float) -> float:
-    """The x coordinate of a node count in the chart's view box."""
-    return round(PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * nodes / CHART_NODES, 2)
+    """The x coordinate of a node count in the whole-policy chart."""
+    return FULL.x(nodes)
 
 
 def chart_y(replicas: float) -> float:
-    """The y coordinate of a replica count in the chart's view box."""
-    return round(PLOT_BOTTOM - (PLOT_BOTTOM - PLOT_TOP) * replicas / CHART_REPLICAS, 2)
+    """The y coordinate of a replica count in the whole-policy chart."""
+    return FULL.y(replicas)
 
 
 @functools.cache
@@ -306,55 +330,93 @@ class Mark:
 
 
 def typha_chart(marks: Sequence[Mark]) -> str:
-    """Replicas against nodes (0 to 5,000): the policy's curve, the 50-node threshold,
-    the 20-replica cap, and every scenario the gate rendered (the table below it says
-    the same in words)."""
-    steps = " ".join(f"{chart_x(n)},{chart_y(r)}" for n, r in policy_steps())
+    """Replicas against nodes, 0 to 5,000 and close up to 1,000: the policy's curve,
+    the 50-node threshold, the 20-replica cap, and every scenario the gate rendered (the
+    table below says the same in words)."""
+    charts = _svg(marks, FULL, "chart-all", "0 to 5,000 nodes") + _svg(
+        marks, ZOOM, "chart-zoom", "close up: 0 to 1,000 nodes"
+    )
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{e(m.label)}</td><td>{m.nodes:,}</td><td>{e(m.operation)}</td>"
+        f"<td>{'on, ' + str(m.replicas) + ' replicas' if m.typha else 'off'}"
+        f"{e(' (' + m.note + ')') if m.note else ''}</td><td>{e(', '.join(m.versions))}</td></tr>"
+        for i, m in enumerate(marks, 1)
+    )
+    legend = (
+        '<p class="legend"><span class="key key-curve"></span> policy '
+        '<span class="key key-on"></span> rendered, Typha on '
+        '<span class="key key-off"></span> rendered, Typha off '
+        '<span class="key key-limit"></span> threshold and cap</p>'
+    )
+    listing = table(("#", "Scenario", "Nodes", "Operation", "Typha", "Rendered for"), rows)
+    chart = f'<div class="scroll"><div class="charts">{charts}</div></div>'
+    return '<figure class="typha">' + chart + legend + "</figure>" + listing
+
+
+def _svg(marks: Sequence[Mark], ax: Axes, ident: str, span: str) -> str:
+    """One chart over ``ax``: marks beyond its nodes are left to the other chart."""
+    steps: list[tuple[int, int]] = []
+    for n, r in policy_steps():
+        if n > ax.nodes:
+            steps.append((ax.nodes, steps[-1][1]))
+            break
+        steps.append((n, r))
+    points = " ".join(f"{ax.x(n)},{ax.y(r)}" for n, r in steps)
     parts = [
-        f'<svg class="chart" viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" role="img" '
-        'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
-        '<title id="chart-title">Typha replicas against cluster nodes</title>',
-        f'<desc id="chart-desc">Typha is off up to {policy.TYPHA_NODE_THRESHOLD} nodes, then '
-        f"runs min({policy.MAX_REPLICAS}, max({policy.MIN_REPLICAS}, ceil(nodes/"
-        f"{policy.NODES_PER_REPLICA}))) replicas; {len(marks)} rendered scenario(s) "
-        "are marked.</desc>",
+        f'<svg class="chart" id="{ident}" viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" '
+        f'role="img" aria-labelledby="{ident}-title {ident}-desc" '
+        'xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{ident}-title">Typha replicas against cluster nodes, {span}</title>',
+        f'<desc id="{ident}-desc">Typha is off up to {policy.TYPHA_NODE_THRESHOLD} nodes, '
+        f"then runs min({policy.MAX_REPLICAS}, max({policy.MIN_REPLICAS}, ceil(nodes/"
+        f"{policy.NODES_PER_REPLICA}))) replicas; the rendered scenarios are marked.</desc>",
         f'<rect class="plot" x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{PLOT_RIGHT - PLOT_LEFT}" '
         f'height="{PLOT_BOTTOM - PLOT_TOP}"/>',
     ]
-    for n in range(0, CHART_NODES + 1, 1000):
-        x = chart_x(n)
+    for n in range(0, ax.nodes + 1, ax.step):
+        x = ax.x(n)
         parts.append(
             f'<g class="tick xtick" data-value="{n}"><line x1="{x}" y1="{PLOT_BOTTOM}" '
             f'x2="{x}" y2="{PLOT_BOTTOM + 5}"/><text x="{x}" y="{PLOT_BOTTOM + 18}" '
             f'text-anchor="middle">{n:,}</text></g>'
         )
-    for r in range(0, CHART_REPLICAS + 1, 5):
-        y = chart_y(r)
+    for r in range(0, ax.replicas + 1, ax.rstep):
+        y = ax.y(r)
         parts.append(
             f'<g class="tick ytick" data-value="{r}"><line x1="{PLOT_LEFT - 5}" y1="{y}" '
             f'x2="{PLOT_LEFT}" y2="{y}"/><text x="{PLOT_LEFT - 8}" y="{y + 4}" '
             f'text-anchor="end">{r}</text></g>'
         )
-    tx, cy = chart_x(policy.TYPHA_NODE_THRESHOLD), chart_y(policy.MAX_REPLICAS)
-    ax = chart_x(policy.CAPACITY_ASSESSMENT_NODES)
+    tx = ax.x(policy.TYPHA_NODE_THRESHOLD)
+    mid = (PLOT_TOP + PLOT_BOTTOM) / 2
     parts += [
         f'<text class="axis" x="{(PLOT_LEFT + PLOT_RIGHT) / 2}" y="{CHART_HEIGHT - 4}" '
-        'text-anchor="middle">nodes</text>',
-        f'<text class="axis" x="14" y="{(PLOT_TOP + PLOT_BOTTOM) / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {(PLOT_TOP + PLOT_BOTTOM) / 2})">Typha replicas</text>',
+        f'text-anchor="middle">nodes ({span})</text>',
+        f'<text class="axis" x="14" y="{mid}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {mid})">Typha replicas</text>',
         f'<line class="threshold" x1="{tx}" y1="{PLOT_TOP}" x2="{tx}" y2="{PLOT_BOTTOM}"/>',
         f'<text class="note" x="{tx + 4}" y="{PLOT_TOP + 12}">Typha on above '
         f"{policy.TYPHA_NODE_THRESHOLD} nodes</text>",
-        f'<line class="cap" x1="{PLOT_LEFT}" y1="{cy}" x2="{PLOT_RIGHT}" y2="{cy}"/>',
-        f'<text class="note" x="{PLOT_RIGHT - 4}" y="{cy - 5}" text-anchor="end">cap: '
-        f"{policy.MAX_REPLICAS} replicas (above {policy.CAPACITY_ASSESSMENT_NODES:,} nodes: "
-        "capacity assessment)</text>",
-        f'<line class="assess" x1="{ax}" y1="{cy}" x2="{ax}" y2="{PLOT_BOTTOM}"/>',
-        f'<polyline class="curve" points="{steps}"/>',
     ]
+    if ax.replicas >= policy.MAX_REPLICAS:
+        cy = ax.y(policy.MAX_REPLICAS)
+        parts += [
+            f'<line class="cap" x1="{PLOT_LEFT}" y1="{cy}" x2="{PLOT_RIGHT}" y2="{cy}"/>',
+            f'<text class="note" x="{PLOT_RIGHT - 4}" y="{cy - 5}" text-anchor="end">cap: '
+            f"{policy.MAX_REPLICAS} replicas (above {policy.CAPACITY_ASSESSMENT_NODES:,} "
+            "nodes: capacity assessment)</text>",
+        ]
+        if ax.nodes >= policy.CAPACITY_ASSESSMENT_NODES:
+            axx = ax.x(policy.CAPACITY_ASSESSMENT_NODES)
+            parts.append(
+                f'<line class="assess" x1="{axx}" y1="{cy}" x2="{axx}" y2="{PLOT_BOTTOM}"/>'
+            )
+    parts.append(f'<polyline class="curve" points="{points}"/>')
     labels: list[tuple[float, float, list[str]]] = []  # marks within 4 px share a label
     for i, m in enumerate(marks, 1):
-        x, y = chart_x(m.nodes), chart_y(m.replicas)
+        if m.nodes > ax.nodes or m.replicas > ax.replicas:
+            continue
+        x, y = ax.x(m.nodes), ax.y(m.replicas)
         shape = "on" if m.typha else "off"
         title = f"{i}. {m.label}: {m.nodes} nodes, {m.operation}, " + (
             f"Typha on, {m.replicas} replicas" if m.typha else "Typha off"
@@ -377,21 +439,7 @@ def typha_chart(marks: Sequence[Mark]) -> str:
         placed.append((lx, ly))
         parts.append(f'<text class="mark-label" x="{lx}" y="{ly}">{", ".join(numbers)}</text>')
     parts.append("</svg>")
-    rows = "".join(
-        f"<tr><td>{i}</td><td>{e(m.label)}</td><td>{m.nodes:,}</td><td>{e(m.operation)}</td>"
-        f"<td>{'on, ' + str(m.replicas) + ' replicas' if m.typha else 'off'}"
-        f"{e(' (' + m.note + ')') if m.note else ''}</td><td>{e(', '.join(m.versions))}</td></tr>"
-        for i, m in enumerate(marks, 1)
-    )
-    legend = (
-        '<p class="legend"><span class="key key-curve"></span> policy '
-        '<span class="key key-on"></span> rendered, Typha on '
-        '<span class="key key-off"></span> rendered, Typha off '
-        '<span class="key key-limit"></span> threshold and cap</p>'
-    )
-    listing = table(("#", "Scenario", "Nodes", "Operation", "Typha", "Rendered for"), rows)
-    chart = '<div class="scroll">' + "".join(parts) + "</div>"
-    return '<figure class="typha">' + chart + legend + "</figure>" + listing
+    return "".join(parts)
 
 
 def check_marks(versions: Sequence[VersionResult]) -> list[Mark]:
@@ -567,8 +615,9 @@ tr.chg-removed td.old code{text-decoration:line-through}
 tr.chg-changed td.old{background:var(--badbg)}tr.chg-changed td.new{background:var(--okbg)}
 tr.chg-changed td.old code{text-decoration:line-through}
 .cm{font-weight:700;white-space:nowrap;padding:0 4px}
-figure.typha{margin:0;max-width:820px}
-svg.chart{width:100%;min-width:560px;height:auto;display:block;font:11px system-ui,sans-serif}
+figure.typha{margin:0}
+.charts{display:flex;flex-wrap:wrap;gap:8px 24px}.charts svg{flex:1 1 480px;max-width:720px}
+svg.chart{width:100%;min-width:480px;height:auto;display:block;font:12px system-ui,sans-serif}
 svg .plot{fill:#fff;stroke:var(--line)}
 svg .tick line{stroke:var(--muted)}svg .tick text,svg .note,svg .axis{fill:var(--fg)}
 svg .curve{fill:none;stroke:var(--info);stroke-width:2.5}

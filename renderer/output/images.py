@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.finding import ERROR, WARNING, Finding
 from renderer.checks.registry import ImageResult, RegistryReport
 from renderer.data.schemas import IMAGES_REGISTRY
+from renderer.finding import ERROR, WARNING, Finding
 from renderer.output import SortedDocument
 from renderer.output.findings import findings_list, report_header
 from renderer.output.junit import Suites, TestCase, TestSuite

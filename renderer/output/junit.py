@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from renderer import output
 
 if TYPE_CHECKING:
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
 
 
 @dataclass(frozen=True)

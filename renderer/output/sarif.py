@@ -19,7 +19,7 @@ from renderer import __version__, output
 from renderer.output.fingerprint import fingerprints, rule_description
 
 if TYPE_CHECKING:
-    from renderer.checks.finding import Finding
+    from renderer.finding import Finding
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://gitee.com/openeuler/openFuyao"

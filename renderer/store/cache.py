@@ -33,6 +33,7 @@ from typing import Any
 
 from renderer import __version__
 from renderer.data import bundled as resources
+from renderer.store.memo import Memo
 
 ENV_DIR = "CALICO_RENDER_CACHE_DIR"
 ENV_OFF = "CALICO_RENDER_NO_CACHE"
@@ -47,7 +48,8 @@ _PRUNE_TO = 0.8
 _PACKAGES = ("kubernetes_validate", "jsonschema", "referencing", "ruamel.yaml", "_ruamel_yaml")
 _FORMAT = 1
 
-_pruned: set[Path] = set()
+#: Directories whose size this process has checked (at most one check per process).
+_PRUNED: Memo[Path, bool] = Memo("store.cache.pruned", 64)
 
 
 def disable() -> None:
@@ -193,8 +195,8 @@ def put(kind: str, key: str, value: Any) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         return
-    if base not in _pruned:  # at most one size check per process and directory
-        _pruned.add(base)
+    if base not in _PRUNED:  # at most one size check per process and directory
+        _PRUNED[base] = True
         _maybe_prune(base)
 
 

@@ -139,30 +139,6 @@ def test_common_params_from_cluster_and_nodes(tmp_path: Path) -> None:
     assert ctx["imageRepo"] == "reg.example.com:443" and ctx["imageRepoPrefix"] == "openfuyao"
 
 
-@pytest.mark.parametrize(
-    ("repo", "prefix"),
-    [
-        ({"domain": "r.io", "port": "443", "prefix": "p"}, "r.io/p/"),
-        ({"domain": "r.io", "port": "5000", "prefix": "p"}, "r.io:5000/p/"),
-        ({"ip": "10.0.0.5", "prefix": "p"}, "10.0.0.5/p/"),
-        ({"domain": "r.io", "ip": "10.0.0.5", "prefix": "p"}, "/p/"),  # as the controller
-        ({"domain": "r.io", "port": "5000"}, ""),
-    ],
-)
-def test_image_prefix_as_the_controller_joins_it(repo: dict[str, str], prefix: str) -> None:
-    assert bc.image_prefix(repo) == prefix
-
-
-def test_dns_ip_needs_a_parsable_subnet() -> None:
-    assert bc.dns_ip("10.96.0.0/12") == "10.96.0.10"
-    assert bc.dns_ip("fd00::/108") == "fd00::a"
-    with pytest.raises(InputError) as exc:
-        bc.dns_ip("nonsense", "spec.clusterConfig.cluster.networking.serviceSubnet")
-    assert exc.value.key == "spec.clusterConfig.cluster.networking.serviceSubnet"
-    with pytest.raises(InputError, match="too small"):
-        bc.dns_ip("10.0.0.0/30")
-
-
 def test_split_params_keeps_the_second_part_only() -> None:
     out, warnings = bc.split_params([bc.Param("calico.a.b", "v", bc.ADDON_PARAM, "d")], ["calico"])
     assert out["calico"]["a"].value == "v"

@@ -14,13 +14,14 @@ from renderer.calico.capability import (
     check_contract,
     typha_traces,
 )
+from renderer.checks.pipeline import capability_of
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version
 from tests.gatehelp import TREE, typha_on_objects
 
 
 def _failed(version: str) -> set[str]:
-    report = assess_capability(resolve_version(version, TREE))
+    report = capability_of(resolve_version(version, TREE))
     return {i.id for i in report.items if not i.ok}
 
 
@@ -117,14 +118,14 @@ def test_service_must_reach_typha_where_calico_node_looks(change: Any, words: st
 
 
 def test_fixture_good_version_is_capable() -> None:
-    report = assess_capability(resolve_version("v9.1.0", TREE))
+    report = capability_of(resolve_version("v9.1.0", TREE))
     assert report.capable and report.missing == []
     assert [s.name for s in report.scenarios] == ["off", "on-3", "on-4"]
 
 
 def test_render_is_the_callers_and_each_context_renders_once() -> None:
-    from renderer.calico.capability import render_objects
     from renderer.checks import pipeline
+    from renderer.checks.pipeline import render_objects
 
     version = resolve_version("v9.4.0", TREE)
     asked: list[dict[str, str]] = []
@@ -176,7 +177,7 @@ def test_text_search_trap_is_not_capable() -> None:
         "PodDisruptionBudget",
     ):
         assert keyword in text
-    report = assess_capability(vdir)
+    report = capability_of(vdir)
     assert not report.capable
     assert {
         "typha-service",
@@ -193,13 +194,13 @@ def test_text_search_trap_is_not_capable() -> None:
 
 def test_hard_coded_replicas_is_not_capable(data_regression: Any) -> None:
     assert _failed("v9.3.0") == {"typha-replicas"}
-    report = assess_capability(resolve_version("v9.3.0", TREE))
+    report = capability_of(resolve_version("v9.3.0", TREE))
     item = {i.id: i for i in report.items}["typha-replicas"]
     data_regression.check(item.to_dict())  # the detail: asked 4, rendered 3
 
 
 def test_incomplete_typha_templates_are_not_legacy() -> None:
-    report = assess_capability(resolve_version("v9.3.0", TREE))
+    report = capability_of(resolve_version("v9.3.0", TREE))
     assert not report.capable and not report.legacy
     assert "Deployment kube-system/calico-typha" in report.typha
     assert report.verdict == (
@@ -211,7 +212,7 @@ def test_incomplete_typha_templates_are_not_legacy() -> None:
 @pytest.mark.parametrize("version", ["v9.0.0", "v9.2.0"])
 def test_no_typha_objects_is_legacy(version: str) -> None:
     """v9.2.0 mentions Typha only in comments and unrelated objects: still legacy."""
-    report = assess_capability(resolve_version(version, TREE))
+    report = capability_of(resolve_version(version, TREE))
     assert not report.capable and report.legacy and report.typha == ()
     assert report.verdict == "legacy: no Typha templates"
 
@@ -283,7 +284,7 @@ def test_no_anti_affinity_is_still_capable() -> None:
     ],
 )
 def test_bundled_capability(version: str, capable: bool) -> None:
-    report = assess_capability(resolve_version(version))
+    report = capability_of(resolve_version(version))
     assert report.capable is capable, report.missing
     assert report.legacy is not capable
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from renderer.calico import fidelity
-from renderer.calico.capability import assess_capability
 from renderer.calico.fidelity import compare_objects
-from renderer.checks.finding import Finding
+from renderer.checks.pipeline import capability_of, fidelity_renderer
 from renderer.engine.render import version_keys
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import ref
@@ -553,8 +553,8 @@ def _assess(root: Path, version: str) -> fidelity.FidelityResult:
     return fidelity.assess_fidelity(
         vdir.name,
         UPSTREAM,
-        fidelity.renderer(vdir),
-        capable=assess_capability(vdir).capable,
+        fidelity_renderer(vdir),
+        capable=capability_of(vdir).capable,
         keys=version_keys(vdir),
     )
 
@@ -622,7 +622,7 @@ def test_handwritten_v3_31_3_missing_list_is_one_merged_finding() -> None:
 def test_a_version_without_upstream_is_skipped_with_a_note(tmp_path: Path) -> None:
     vdir = resolve_version("v3.31.3", FIXTURES / "bke-real")
     result = fidelity.assess_fidelity(
-        "v3.31.3", tmp_path, fidelity.renderer(vdir), capable=True, keys=frozenset()
+        "v3.31.3", tmp_path, fidelity_renderer(vdir), capable=True, keys=frozenset()
     )
     assert (result.status, result.findings) == ("skip", [])
     assert result.note.startswith(fidelity.NO_UPSTREAM)
@@ -651,6 +651,6 @@ def test_bad_upstream_folder_is_upstream_error(
     vdir = resolve_version("v3.31.3", FIXTURES / "bke-real")
     with pytest.raises(fidelity.UpstreamError) as exc:
         fidelity.assess_fidelity(
-            "v3.31.3", tmp_path, fidelity.renderer(vdir), capable=True, keys=frozenset()
+            "v3.31.3", tmp_path, fidelity_renderer(vdir), capable=True, keys=frozenset()
         )
     assert exc.value.file == str(tmp_path / named)

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from renderer.calico import importer
-from renderer.calico.capability import assess_capability
 from renderer.checks.exceptions import ExceptionSet
-from renderer.checks.pipeline import release_check
+from renderer.checks.pipeline import capability_of, release_check
 from renderer.engine.compile import compile_source
 from renderer.errors import InputError
 from renderer.k8s.objects import dig
@@ -276,7 +275,7 @@ def test_imported_versions_are_capable_and_release_ready(tag: str, tmp_path: Pat
     for name, text in derived(tag).files.items():
         (target / name).write_text(text, encoding="utf-8")
     [version] = list_versions(tmp_path)
-    report = assess_capability(version)
+    report = capability_of(version)
     assert report.capable, report.missing
     release = release_check(version, (), ExceptionSet())
     assert release.release_ready, [str(f) for f in release.rules]

@@ -87,3 +87,11 @@ def test_route_upgrade_on_non_capable_takes_compatibility_path(operation: str) -
 def test_route_rejects_unknown_operation() -> None:
     with pytest.raises(ValueError):
         policy.route(10, capable=True, operation="reinstall")
+
+
+def test_the_policy_writes_the_keys_the_controller_reserves_for_it() -> None:
+    """bke and calico do not import each other; each names the two Typha keys."""
+    from renderer import bke
+
+    assert policy.TYPHA_KEYS == bke.TYPHA_KEYS
+    assert set(policy.decide_typha(601).context()) == set(bke.TYPHA_KEYS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from renderer.checks.rules import ERROR, REGISTRY, WARNING
+from renderer.calico.rules import ERROR, REGISTRY, WARNING
 
 PACKAGE = "renderer.calico.rules."
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from renderer.checks.finding import ERROR, WARNING
 from renderer.checks.registry import (
     ImageResult,
     ImageUse,
@@ -11,6 +10,7 @@ from renderer.checks.registry import (
     lock_document,
     verify_lock,
 )
+from renderer.finding import ERROR, WARNING
 from renderer.k8s.parse import K8sObject
 
 A, B, C = ("sha256:" + c * 64 for c in "abc")

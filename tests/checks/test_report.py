@@ -9,9 +9,10 @@ import pytest
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
-from renderer.checks.finding import Finding, ObjectRef
-from renderer.checks.golden import FileChange, ObjectChange
+from renderer.checks.report import FileChange, ObjectChange
 from renderer.data import schemas
+from renderer.finding import Finding, ObjectRef
+from renderer.output.check import check_data
 
 
 def dec(name: str, nodes: int) -> dict[str, object]:
@@ -66,7 +67,7 @@ def sample() -> report.CheckReport:
 
 
 def test_summary_counts_every_version_and_the_data_meets_its_schema() -> None:
-    data = sample().to_dict()
+    data = check_data(sample())
     assert data["summary"] == {
         "versions": 2,
         "passed": 0,
@@ -104,7 +105,7 @@ def stale() -> report.CheckReport:
 def test_stale_goldens_fail_the_report_until_removed() -> None:
     r = stale()
     assert (r.passed, r.stale_failed, r.versions[0].passed) == (False, ["v0.9.0"], True)
-    data = r.to_dict()
+    data = check_data(r)
     assert data["summary"]["stale_goldens"] == 1
     assert [e["rule"] for e in data["exceptions"]["entries"]] == ["r1", "r3"]
     assert len(data["exceptions"]["warnings"]) == 1
@@ -142,7 +143,7 @@ def test_capable_and_legacy_follow_the_capability_stage() -> None:
 def test_capability_failure_is_neither_capable_nor_legacy() -> None:
     r = report.CheckReport("root", "golden", ["1.30"], [incomplete()])
     assert r.versions[0].failed_stages == ["capability"]
-    data = r.to_dict()
+    data = check_data(r)
     schemas.validate_output("check-report.schema.json", data)
     v = data["versions"][0]
     assert (v["capable"], v["legacy"], v["passed"], v["stages"]["capability"]) == (
@@ -183,7 +184,7 @@ def test_failed_stages_are_those_not_passing_in_stage_order(
 
 
 def test_json_keys_are_snake_case_like_the_capability_report() -> None:
-    data = sample().to_dict()
+    data = check_data(sample())
 
     def keys(value: object, under: str = "") -> set[str]:
         if isinstance(value, dict):

@@ -116,7 +116,7 @@ def test_bundled_text_report(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "advise", "--version", NEWEST, "--nodes", "40", "--set", "podSubnet=10.250.0.0/16"
     )
     assert r.code == 0
-    assert r.out.startswith(f"calico-render advise: Calico {NEWEST}, 40 nodes")
+    assert r.out.startswith(f"calico-render advise: Calico {NEWEST} (bundled tree), 40 nodes")
     assert "scale-pod-addresses" in r.out and r.out.rstrip().splitlines()[-1].startswith("PASS")
 
 

@@ -50,6 +50,13 @@ def test_cli_capability_json(
     assert all(f["kube_versions"] == ["1.30"] for f in report["findings"] if f["stage"] == "schema")
 
 
+def test_cli_capability_html(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("capability", "--version", "v9.4.0", "--manifests", ROOT, "--kube-version", "1.30")
+    r = run(capsys, *args, "--format", "html")
+    assert r.code == 1 and r.out.startswith("<!DOCTYPE html>")
+    assert 'data-rule="typha-anti-affinity"' in r.out and "not release-ready" in r.out
+
+
 def test_cli_capability_no_anti_affinity_names_rule(
     capsys: pytest.CaptureFixture[str], file_regression: FileRegressionFixture
 ) -> None:

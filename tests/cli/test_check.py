@@ -7,6 +7,7 @@ Typha-capable version concatenated into one ``calico.yaml`` (as BKE ships v3.31.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -201,6 +202,25 @@ def diffed(text: str) -> list[str]:
     """The golden files whose diffs ``text`` carries (from their ``--- a/`` headers),
     relative to the golden directory."""
     return [p.split("/golden/", 1)[-1] for p in re.findall(r"^--- a/(\S+)", text, re.M)]
+
+
+def test_html_report_written_with_every_rule_failure_linked(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    check(capsys, tree, "--update-golden")
+    typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
+    typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
+    out = tree.parent / "report.html"
+    r = check(capsys, tree, "--format", "html", "--output", str(out))
+    assert r.code == 1 and r.out == "" and r.err == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    found = re.findall(r'<article class="finding[^"]*" id="([^"]+)" data-rule="([^"]+)"', page)
+    rolling = [a for a, rule in found if rule == "typha-rolling-update"]
+    assert len(rolling) == 1 and rolling[0].startswith("f-v3.28.2-")
+    assert all(f'href="#{anchor}"' in page for anchor, _ in found)
+    # the changed template line is shown, highlighted
+    assert re.search(r'<tr class="hl">.*type: Recreate', page)
 
 
 def test_junit_has_a_case_per_version_scenario_and_failed_rule(
@@ -416,6 +436,7 @@ def test_the_tree_is_scanned_once_and_json_built_once(
 ) -> None:
     from renderer.checks import report, runner
     from renderer.manifests import tree
+    from renderer.output import check as output_check
 
     scans: list[object] = []
     real = runner.list_versions
@@ -428,15 +449,15 @@ def test_the_tree_is_scanned_once_and_json_built_once(
         raise AssertionError("a version was resolved again")
 
     built: list[object] = []
-    to_dict = report.CheckReport.to_dict
+    check_data = output_check.check_data
 
-    def counted(self: report.CheckReport) -> dict[str, object]:
-        built.append(self)
-        return to_dict(self)
+    def counted(built_from: report.CheckReport) -> dict[str, object]:
+        built.append(built_from)
+        return check_data(built_from)
 
     monkeypatch.setattr(runner, "list_versions", listing)
     monkeypatch.setattr(tree, "resolve_version", no_resolve)
-    monkeypatch.setattr(report.CheckReport, "to_dict", counted)
+    monkeypatch.setattr(output_check, "check_data", counted)
     r = run(
         capsys,
         "check",
@@ -558,11 +579,14 @@ def test_unwritable_output_names_the_target_not_the_temporary_file(
 ) -> None:
     from renderer.store import files as fsutil
 
-    def denied(target: Path, data: str) -> Path:
-        tmp = target.with_name(f".{target.name}.0123456789ab.tmp")
-        raise OSError(13, "Permission denied", str(tmp))
+    real = os.open
 
-    monkeypatch.setattr(fsutil, "_stage", denied)
+    def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name.startswith(".check.xml.") and str(path).endswith(".tmp"):
+            raise OSError(13, "Permission denied", str(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fsutil.os, "open", denied)
     out = tree.parent / "reports" / "check.xml"
     r = check(capsys, tree, "--format", "junit", "--output", str(out))
     assert r.code == 2

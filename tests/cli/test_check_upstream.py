@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from renderer.calico import fidelity
+from renderer.checks.pipeline import fidelity_renderer
 from renderer.data import schemas
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import Result, one_error, ref, run
@@ -38,7 +39,7 @@ def own_upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An upstream folder holding the hand-written v3.29.3's own renders: no deviation."""
     directory = tmp_path_factory.mktemp("upstream")
     vdir = resolve_version(VERSION, HANDWRITTEN)
-    render = fidelity.renderer(vdir)
+    render = fidelity_renderer(vdir)
     (directory / VERSION).mkdir()
     for s in (fidelity.TYPHA_OFF, fidelity.TYPHA_ON, fidelity.VXLAN):
         docs = [json.dumps(o.data) for o in render(s.values)]

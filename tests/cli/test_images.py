@@ -342,3 +342,13 @@ def test_the_release_validation_job_keeps_the_lock_and_its_commands_parse() -> N
     _parses(command)
     for sh in re.findall(r"```sh\n(.*?)```", section, re.S):
         _parses(sh.strip())
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"tool": "calico-render images --lock"}'])
+def test_a_bad_lock_is_exit_2_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str
+) -> None:
+    lock = tmp_path / "release.lock.json"
+    lock.write_text(content)
+    args = ["images", "--version", "v3.28", "--check-registry", "--verify-lock", str(lock)]
+    one_error(run(capsys, *args), file=lock)

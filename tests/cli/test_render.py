@@ -65,3 +65,31 @@ def test_output_dir_of_another_version_leaves_no_file_of_the_first(
         "calico.yaml",
         "kustomization.yaml",
     ]
+
+
+@pytest.mark.parametrize("command", [[], ["advise"], ["explain-context"], ["images"]])
+def test_a_misspelled_config_key_warns_and_is_exit_2_with_strict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """``clusterconfig:`` hides the calico addon from BKE: a warning naming file, line
+    and key (then the one line saying there is no calico addon); bad input with
+    --strict."""
+    example = Path(__file__).parents[2] / "examples" / "bkecluster-601.yaml"
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        example.read_text(encoding="utf-8").replace("clusterConfig:", "clusterconfig:"),
+        encoding="utf-8",
+    )
+    nodes = [] if command == ["images"] else ["--nodes", "5"]
+    r = run(capsys, *command, "--config", str(config), *nodes)
+    assert r.code == 0
+    warning, no_calico = r.err.splitlines()
+    assert warning == (
+        f"calico-render: warning: {config}:10: spec.clusterconfig: unknown key (did you mean "
+        "clusterConfig?): BKECluster defines no such field, so BKE drops it"
+    )
+    assert "no addon named calico" in no_calico
+    r = run(capsys, *command, "--config", str(config), *nodes, "--strict")
+    assert "did you mean clusterConfig?" in one_error(
+        r, file=config, line=10, key="spec.clusterconfig"
+    )

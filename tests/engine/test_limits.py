@@ -50,6 +50,38 @@ JINJA_BOMBS = {
         "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% else %}xxxxxxxx{% endif %}"
         "{% endmacro %}{{ f(80) }}"
     ),
+    # Growth through every operation that builds a string or a list (issue 20's battery):
+    # each is refused as it happens, before the memory is taken.
+    "string_doubling_percent": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}"
+        "{% set n.s = '%s%s' % (n.s, n.s) %}{% endfor %}{{ n.s|length }}"
+    ),
+    "string_doubling_join_filter": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}"
+        "{% set n.s = [n.s, n.s]|join %}{% endfor %}{{ n.s|length }}"
+    ),
+    "string_doubling_str_join": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}"
+        "{% set n.s = ''.join([n.s, n.s]) %}{% endfor %}{{ n.s|length }}"
+    ),
+    "string_doubling_format_method": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}"
+        "{% set n.s = '{}{}'.format(n.s, n.s) %}{% endfor %}{{ n.s|length }}"
+    ),
+    "string_doubling_format_filter": (
+        "{% set n = namespace(s='x') %}{% for i in range(64) %}"
+        "{% set n.s = '%s%s'|format(n.s, n.s) %}{% endfor %}{{ n.s|length }}"
+    ),
+    "list_doubling_extend": (
+        "{% set l = [1] %}{% for i in range(64) %}{% set _ = l.extend(l) %}{% endfor %}"
+        "{{ l|length }}"
+    ),
+    "list_append_distinct_strings": (
+        "{% set l = [] %}{% for i in range(100000) %}"
+        "{% set _ = l.append('x' * 10000000 ~ i) %}{% endfor %}{{ l|length }}"
+    ),
+    "lipsum_million": "{{ lipsum(1000000)|length }}",
+    "wordwrap_huge": "{{ ('ab ' * 3000000)|wordwrap(1)|length }}",
     "captured_output": (
         "{% set big %}{% for a in range(100000) %}{% for b in range(100000) %}x"
         "{% endfor %}{% endfor %}{% endset %}{{ big|length }}"
@@ -61,6 +93,20 @@ GO_BOMBS = {
     "exponential_templates": (
         '{{ define "f" }}{{ if . }}{{ template "f" slice . 1 }}{{ template "f" slice . 1 }}'
         '{{ end }}{{ end }}{{ template "f" .s }}'
+    ),
+}
+#: Go functions that build a string from a large argument: refused before allocating.
+GO_ALLOC_BOMBS = {
+    "indent_million_newlines": (
+        '{{ $n := "\\n" }}{{ range slice .l 0 20 }}{{ $n = printf "%s%s" $n $n }}{{ end }}'
+        "{{ indent $n .s }}"
+    ),
+    "printf_doubling": (
+        '{{ $x := .s }}{{ range .l }}{{ $x = printf "%s%s" $x $x }}{{ end }}{{ len $x }}'
+    ),
+    "printf_star_widths": "{{ printf " + '"' + "%*d" * 17 + '"' + " 999999 1" * 17 + " }}",
+    "js_expansion": (
+        '{{ $x := "<" }}{{ range slice .l 0 22 }}{{ $x = printf "%s%s" $x $x }}{{ end }}{{ js $x }}'
     ),
 }
 GO_CONTEXT = {"l": list(range(3000)), "s": "x" * 60}
@@ -91,6 +137,36 @@ def test_go_bombs_stop_at_the_render_deadline(name: str, short_timeout: None) ->
         compile_go(GO_BOMBS[name], "v/bomb.yaml").render(GO_CONTEXT)
     assert time.monotonic() - start < 5
     assert limits.RENDER_TIMEOUT_REMEDY in str(err.value)
+
+
+@pytest.mark.parametrize("name", sorted(GO_ALLOC_BOMBS))
+def test_go_functions_refuse_large_results_before_allocating(name: str) -> None:
+    with pytest.raises(TemplateError) as err:
+        compile_go(GO_ALLOC_BOMBS[name], "v/bomb.yaml").render(GO_CONTEXT)
+    assert "result longer than" in str(err.value) and "\n" not in str(err.value)
+
+
+#: Nesting Go renders; Jinja2 compiles to Python, whose compiler cannot nest this deep.
+NESTING = {
+    "for_25": "".join(f"{{% for i{i} in [1] %}}\n" for i in range(25)) + "x" + "{% endfor %}" * 25,
+    "if_120": "{% if true %}\n" * 120 + "x" + "{% endif %}" * 120,
+    "parentheses_300": "\n" * 4 + "{{ " + "(" * 300 + "1" + ")" * 300 + " }}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NESTING))
+def test_deep_jinja_nesting_is_a_template_error_naming_the_line(name: str) -> None:
+    with pytest.raises(TemplateError) as err:
+        JinjaTemplate(NESTING[name], "v/deep.j2")
+    expected = {"for_25": 25, "if_120": 120, "parentheses_300": 5}[name]
+    assert err.value.file == "v/deep.j2" and err.value.line == expected
+    assert "too deep" in err.value.message
+
+
+def test_deep_go_nesting_renders() -> None:
+    source = "{{ if true }}" * 120 + "x" + "{{ end }}" * 120
+    source += "{{ " + "(" * 100 + "1" + ")" * 100 + " }}"
+    assert compile_go(source, "v/deep.yaml").render({}) == "x1"
 
 
 def test_go_loop_iteration_limit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,14 +229,15 @@ def test_cli_render_timeout_names_the_flag(
 
 @pytest.mark.slow
 def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) -> None:
-    """In a process limited to 1 GiB of address space, every bomb of both dialects
-    ends in a TemplateError (a limit, or "out of memory"), never a crash; and one
-    through the CLI is exit 2 with one line."""
+    """In a process limited to 1.5 GB of address space, every bomb of both dialects
+    ends in a TemplateError (a limit, or "out of memory") within 60 s, never a crash;
+    and one through the CLI is exit 2 with one line."""
     bombs = tmp_path / "bombs.json"
-    bombs.write_text(json.dumps({"jinja2": JINJA_BOMBS, "go": GO_BOMBS, "ctx": GO_CONTEXT}))
+    go = {**GO_BOMBS, **GO_ALLOC_BOMBS}
+    bombs.write_text(json.dumps({"jinja2": JINJA_BOMBS, "go": go, "ctx": GO_CONTEXT}))
     script = (
-        "import json, resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "import json, resource, sys, time\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1500 << 20, 1500 << 20))\n"
         "from renderer.engine import limits\n"
         "from renderer.engine.compile import compile_source\n"
         "from renderer.errors import TemplateError\n"
@@ -168,12 +245,16 @@ def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) ->
         "data = json.load(open(sys.argv[1]))\n"
         "for dialect in ('jinja2', 'go'):\n"
         "    for name, source in data[dialect].items():\n"
+        "        start = time.monotonic()\n"
         "        try:\n"
         "            compile_source(source, name, dialect).render(data['ctx'])\n"
         "        except TemplateError as exc:\n"
-        "            print(name, 'refused', str(exc).count(chr(10)))\n"
+        "            slow = time.monotonic() - start > 60\n"
+        "            print(name, 'refused', str(exc).count(chr(10)), 'slow' if slow else '')\n"
         "        else:\n"
         "            print(name, 'rendered')\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "print('~peak', 'under' if peak < 1500 << 20 else 'over', '1.5 GB')\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", script, str(bombs)],
@@ -183,14 +264,15 @@ def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) ->
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    lines = sorted(proc.stdout.splitlines())
-    assert len(lines) == len(JINJA_BOMBS) + len(GO_BOMBS)
-    assert all(line.endswith(" refused 0") for line in lines), lines
+    *lines, peak = sorted(proc.stdout.splitlines())
+    assert len(lines) == len(JINJA_BOMBS) + len(go)
+    assert all(line.endswith(" refused 0 ") for line in lines), lines
+    assert peak == "~peak under 1.5 GB"
     template = tmp_path / "bomb.j2"
     template.write_text(JINJA_BOMBS["string_doubling_tilde"])
     cli = (
         "import resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1500 << 20, 1500 << 20))\n"
         "from renderer._entry import main\n"
         "sys.argv = ['calico-render', 'template', sys.argv[1]]\n"
         "main()\n"

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from renderer import api
-from renderer.calico.capability import assess_capability
-from renderer.checks.pipeline import release_rules
+from renderer.checks.pipeline import capability_of, release_rules
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile
-from renderer.engine.sourcemap import SourceMap, field_line, template_line
+from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
+from renderer.k8s.locate import field_line
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
 
@@ -82,7 +82,7 @@ def test_image_bump_is_located_at_its_template_line(tmp_path: Path) -> None:
     assert "calico/node:v3.31.3" in lines[7175]
     lines[7175] = lines[7175].replace("calico/node:v3.31.3", "calico/node:v3.31.4")
     copy.write_text("".join(lines))
-    report = assess_capability(resolve_version("v3.31.3", tmp_path))
+    report = capability_of(resolve_version("v3.31.3", tmp_path))
     findings = [
         f for f in release_rules(report) if f.rule in ("calico-one-version", "calico-image-tag")
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import glob
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from renderer import api
 from renderer.errors import InputError
 from renderer.k8s import parse, yamlio
 from renderer.manifests.tree import list_versions
+from tests.memohelp import PARSED_DOCUMENTS, PARSED_TEXTS, cold
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = Path("/tmp/real")
@@ -32,23 +34,40 @@ def _one_pass(text: str, name: str) -> Any:
         return ("error", exc.message, exc.line)
 
 
-def _texts() -> list[tuple[str, str]]:
-    out = []
-    roots = [None, REAL] if (REAL / "kubernetes" / "calico").is_dir() else [None]
-    for root in roots:
-        for v in list_versions(root):
-            for nodes in (1, 601):
-                r = api.render(v.name, nodes, root=root, operation="upgrade")
-                out += [(f.name, f.text) for f in r.files]
-    # the goldens, and upstream Calico's release manifests (full CRDs, 5-7k lines each)
-    for pattern in ("golden/**/*.yaml", "upstream/**/*.yaml"):
-        for p in sorted(glob.glob(str(ROOT / pattern), recursive=True)):
-            out.append((p, Path(p).read_text(encoding="utf-8")))
+def _sources() -> list[str]:
+    """Where the differential runs take their files from, one test per source: each
+    version's renders (bundled, and the real tree when /tmp/real holds it), the goldens,
+    each upstream tag's release manifests (full CRDs, 5-7k lines each)."""
+    out = [f"bundled:{v.name}" for v in list_versions()]
+    if (REAL / "kubernetes" / "calico").is_dir():
+        out += [f"real:{v.name}" for v in list_versions(REAL)]
+    out.append("golden")
+    out += [f"upstream:{p.name}" for p in sorted((ROOT / "upstream" / "calico").glob("v*"))]
     return out
 
 
-def test_every_bundled_and_real_file_parses_identically() -> None:
-    for name, text in _texts():
+@functools.cache
+def _texts(source: str) -> tuple[tuple[str, str], ...]:
+    kind, _, name = source.partition(":")
+    if kind in ("bundled", "real"):
+        root = REAL if kind == "real" else None
+        return tuple(
+            (f.name, f.text)
+            for nodes in (1, 601)
+            for f in api.render(name, nodes, root=root, operation="upgrade").files
+        )
+    pattern = "golden/**/*.yaml" if kind == "golden" else f"upstream/calico/{name}/**/*.yaml"
+    paths = sorted(glob.glob(str(ROOT / pattern), recursive=True))
+    return tuple((p, Path(p).read_text(encoding="utf-8")) for p in paths)
+
+
+SOURCES = _sources()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_bundled_and_real_file_parses_identically(source: str) -> None:
+    for name, text in _texts(source):
         ours, ref = _one_pass(text, name), _reference(text, name)
         assert ours == ref and repr(ours) == repr(ref), name
 
@@ -100,12 +119,13 @@ def test_a_text_is_parsed_once_and_objects_are_not_shared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(parse, "_PARSED", {})
+    cold(PARSED_TEXTS)
     text = "a: 1\n---\nkind: List\nitems:\n- {kind: A}\n- {kind: B, x: 1.5}\n"
     first = parse.parse_stream(text, "one.yaml")
     calls: list[str] = []
-    real = parse._parse
-    monkeypatch.setattr(parse, "_parse", lambda t, f: calls.append(f) or real(t, f))
+    for name in ("split_documents", "load_documents"):  # every parse goes through one
+        real = getattr(parse, name)
+        monkeypatch.setattr(parse, name, lambda *a, real=real: calls.append(a[-1]) or real(*a))
     first[0].data["a"] = 2
     again = parse.parse_stream(text, "two.yaml")
     assert not calls
@@ -114,22 +134,26 @@ def test_a_text_is_parsed_once_and_objects_are_not_shared(
         ("two.yaml", 1, 3, {"kind": "A"}),
         ("two.yaml", 2, 3, {"kind": "B", "x": 1.5}),
     ]
-    monkeypatch.setattr(parse, "_PARSED", {})  # a new process: from the persistent cache
+    cold(PARSED_TEXTS)  # a new process: from the persistent cache
     assert parse.parse_stream(text, "three.yaml")[2].data == {"kind": "B", "x": 1.5}
     assert not calls
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)  # nothing known: parsed again, and seen so
+    parse.parse_stream(text, "four.yaml")
+    assert calls
 
 
 def test_corrupt_parse_entry_is_not_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(parse, "_PARSED", {})
+    cold(PARSED_TEXTS)
     text = "kind: A\n"
     expected = parse.parse_stream(text, "a.yaml")
     [entry] = list((tmp_path / "parse").rglob("*.json"))
     for forged in ('{"key": "x", "value": []}', "[", '{"value": [[0, 1, "no"]]}'):
         entry.write_text(forged)
-        monkeypatch.setattr(parse, "_PARSED", {})
+        cold(PARSED_TEXTS)
         assert parse.parse_stream(text, "a.yaml") == expected
 
 
@@ -189,14 +213,16 @@ def test_split_documents_give_the_stream_objects(
 ) -> None:
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
     for _ in range(2):  # parsed, then from this process's memo
-        monkeypatch.setattr(parse, "_PARSED", {})
+        cold(PARSED_TEXTS)
         # repr: NaN is not equal to itself
         assert repr(_objects(text, "s.yaml")) == repr(_reference_objects(text, "s.yaml"))
 
 
-def test_every_file_gives_the_stream_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_file_gives_the_stream_objects(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
-    monkeypatch.setattr(parse, "_DOCUMENTS", {})
-    for name, text in _texts():
-        monkeypatch.setattr(parse, "_PARSED", {})
+    cold(PARSED_DOCUMENTS)
+    for name, text in _texts(source):
+        cold(PARSED_TEXTS)
         assert repr(_objects(text, name)) == repr(_reference_objects(text, name)), name

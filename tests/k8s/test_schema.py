@@ -10,20 +10,33 @@ import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
 
-from renderer.calico.capability import assess_capability
-from renderer.checks.finding import Finding
+from renderer.checks.pipeline import capability_of
 from renderer.errors import InputError
+from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import list_versions
 from tests.clihelp import ref
 from tests.gatehelp import BROKEN, typha_on_objects
+from tests.memohelp import cold, isolated
 
 
 def _broken(name: str) -> list[K8sObject]:
     path = BROKEN / name
     return parse_stream(path.read_text(), str(path))
+
+
+SCHEMA_MEMOS = (
+    "k8s.schema.validators",
+    "k8s.schema.registries",
+    "k8s.schema.definitions",
+    "k8s.schema.fast",
+    "k8s.schema.fast_defs",
+    "k8s.schema.closures",
+    "k8s.schema.definition_digests",
+    "k8s.schema.shared_verdicts",
+)
 
 
 def test_default_versions_are_the_newest_shipped() -> None:
@@ -78,7 +91,7 @@ def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) ->
         return real(data, version)
 
     monkeypatch.setattr(kubeschema, "check_object", counting)
-    monkeypatch.setattr(kubeschema, "_SHARED", {})
+    cold("k8s.schema.shared_verdicts")
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
     validator = SchemaValidator(["1.36", "1.37"])
     obj = _broken("misspelled.yaml")[0]
@@ -152,7 +165,7 @@ def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
 def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
     seen: dict[str, dict[str, Any]] = {}
     for vdir in list_versions():
-        for scenario in assess_capability(vdir).scenarios:
+        for scenario in capability_of(vdir).scenarios:
             for o in scenario.objects:
                 seen.setdefault(kubeschema.canonical_hash(o.data), o.data)
     for data in seen.values():
@@ -197,13 +210,10 @@ def test_library_errors_reading_a_schema_are_findings(monkeypatch: pytest.Monkey
             raise exc
 
         monkeypatch.setattr(kubeschema.kv, "schema_contents", boom)
-        monkeypatch.setattr(kubeschema, "_read_bytes", unreadable)  # no fast path either
-        monkeypatch.setattr(kubeschema, "_VALIDATORS", {})
-        monkeypatch.setattr(kubeschema, "_REGISTRIES", {})
-        monkeypatch.setattr(kubeschema, "_FAST", {})
-        monkeypatch.setattr(kubeschema, "_FAST_DEFS", {})
+        monkeypatch.setattr(kubeschema, "read_schema_file", unreadable)  # no fast path either
         data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
-        [f] = kubeschema.check_object(data, "1.30")
+        with isolated(*SCHEMA_MEMOS):
+            [f] = kubeschema.check_object(data, "1.30")
         assert f.severity == "error" and "schema" in f.message, f
 
 
@@ -229,15 +239,15 @@ def test_odd_identity_gives_findings_not_exceptions(data: dict[str, Any]) -> Non
 def test_shared_closures_give_the_uncached_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Verdicts shared across Kubernetes versions by schema closure equal validating on
     each version alone, for every object the bundled versions render."""
-    from renderer.calico.capability import assess_capability
+    from renderer.checks.pipeline import capability_of
     from renderer.manifests.tree import list_versions
 
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
-    monkeypatch.setattr(kubeschema, "_SHARED", {})
+    cold("k8s.schema.shared_verdicts")
     versions = ("1.25", "1.30", "1.34", "1.35", "1.36", "1.37")
     seen: dict[str, dict[str, Any]] = {}
     for vdir in list_versions():
-        for scenario in assess_capability(vdir).scenarios:
+        for scenario in capability_of(vdir).scenarios:
             for obj in scenario.objects:
                 seen.setdefault(kubeschema.canonical_hash(obj.data), obj.data)
     validator = SchemaValidator(versions)
@@ -257,17 +267,15 @@ def test_closure_digest_reads_definitions_again_once_their_memo_let_them_go(
     version = kubeschema.default_kube_versions()[-1]
     first = kubeschema.closure_digest(version, "Deployment", "apps/v1")
     assert first is not None
-    monkeypatch.setattr(kubeschema, "_CLOSURES", {})
-    monkeypatch.setattr(kubeschema, "_DEF_DIGESTS", {})
-    monkeypatch.setattr(kubeschema, "_DEFINITIONS", {})  # evicted, the registry kept
+    # evicted, the registry kept
+    cold("k8s.schema.closures", "k8s.schema.definition_digests", "k8s.schema.definitions")
     assert kubeschema.closure_digest(version, "Deployment", "apps/v1") == first
 
 
 def test_a_validator_keeps_findings_for_a_bounded_number_of_objects(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(kubeschema, "_RESULTS_PER_VALIDATOR", 2)
-    validator = SchemaValidator(kubeschema.default_kube_versions()[-1:])
+    validator = SchemaValidator(kubeschema.default_kube_versions()[-1:], keep=2)
     for i in range(3):
         data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}
         assert validator.validate(data) == []

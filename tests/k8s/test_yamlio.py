@@ -10,7 +10,8 @@ import pytest
 from renderer.errors import InputError
 from renderer.k8s import yamlio
 from renderer.k8s.parse import parse_stream
-from renderer.k8s.yamlio import C_LOADER, load_mapping_file, read_text
+from renderer.k8s.yamlio import C_LOADER, load_mapping_file
+from renderer.store.read import read_text
 
 BOMB = """
 a: &a ["x","x","x","x","x","x","x","x","x"]

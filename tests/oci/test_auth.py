@@ -42,7 +42,8 @@ def test_the_docker_config_is_found_in_home_and_by_url_keys(tmp_path: Path) -> N
 
 def test_docker_hub_credentials_are_under_the_index_url(tmp_path: Path) -> None:
     _write(tmp_path / "config.json", {"https://index.docker.io/v1/": {"auth": _b64("u:p")}})
-    assert lookup("docker.io", {"DOCKER_CONFIG": str(tmp_path)}) is not None
+    for host in ("docker.io", "registry-1.docker.io"):  # its name and its API host
+        assert lookup(host, {"DOCKER_CONFIG": str(tmp_path)}) is not None
 
 
 def test_an_entry_left_for_a_credential_helper_is_anonymous(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Mapping
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from renderer.oci.client import Answer, Client, RegistryError, Settings
+from renderer.oci.client import Answer, Client, RegistryError, Settings, proxy_for
 from renderer.oci.manifest import BadAnswer
 from renderer.oci.reference import Platform, parse
 from tests.registryhelp import (
@@ -19,14 +20,22 @@ from tests.registryhelp import (
     Registry,
     SilentServer,
     TokenServer,
+    TunnelProxy,
     auth_registry,
     docker_config,
+    proxy,
     registry,
     silent,
     token_registry,
 )
 
-__all__ = ["auth_registry", "registry", "silent", "token_registry"]  # fixtures used by name
+__all__ = [
+    "auth_registry",
+    "proxy",
+    "registry",
+    "silent",
+    "token_registry",
+]  # fixtures used by name
 
 AMD64, ARM64 = Platform("linux", "amd64"), Platform("linux", "arm64")
 BOTH = (AMD64, ARM64)
@@ -275,3 +284,35 @@ def test_an_answer_larger_than_its_bound_is_refused(
     monkeypatch.setattr(client_mod, "MAX_MANIFEST", 200)
     with pytest.raises(BadAnswer, match="more than 200"):
         plain(registry).resolve(parse(f"{registry.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
+
+
+def test_a_proxy_tunnels_requests_with_its_credential(
+    registry: Registry, proxy: TunnelProxy
+) -> None:
+    # registry.test is never resolved: the proxy tunnels it to the registry's port
+    host = f"registry.test:{registry.host.split(':')[1]}"
+    env = {"HTTP_PROXY": f"http://user:pa%40ss@{proxy.host}", "NO_PROXY": "other.test"}
+    client = Client(Settings(insecure=frozenset({host}), env=env, retries=0))
+    got = client.resolve(parse(f"{host}/full/calico/cni:{CALICO_VERSION}"), BOTH)
+    assert all(got.platforms.values())
+    expected = "Basic " + base64.b64encode(b"user:pa@ss").decode()
+    assert proxy.seen and all(seen == (host, expected) for seen in proxy.seen)
+
+
+@pytest.mark.parametrize(
+    ("host", "env", "proxied"),
+    [
+        ("r.io", {"HTTPS_PROXY": "http://p:3128"}, True),
+        ("r.io", {"https_proxy": "p:3128"}, True),
+        ("r.io", {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": ".io"}, False),
+        ("a.r.io:5000", {"HTTPS_PROXY": "http://p:3128", "no_proxy": "r.io"}, False),
+        ("r.io", {"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "*"}, False),
+        ("127.0.0.1:5000", {"HTTPS_PROXY": "http://p:3128"}, False),  # loopback, as Go does
+        ("localhost:5000", {"HTTPS_PROXY": "http://p:3128"}, False),
+        ("r.io", {"HTTP_PROXY": "http://p:3128"}, False),  # https asks HTTPS_PROXY only
+    ],
+)
+def test_the_proxy_comes_from_the_environment(
+    host: str, env: dict[str, str], proxied: bool
+) -> None:
+    assert (proxy_for("https", host, env) is not None) == proxied

@@ -11,8 +11,8 @@ from renderer import api
 from renderer.api import Validation
 from renderer.calico.advise import AdviceReport
 from renderer.calico.images import ImageList
-from renderer.checks.finding import Finding, merge_located
 from renderer.checks.report import CheckReport
+from renderer.finding import Finding, merge_located
 from renderer.output import Document
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
@@ -140,31 +140,59 @@ def _capability_exceptions() -> Document:
     )
 
 
+class Case:
+    """A document of one kind, built on first use and shared by every format's test (each
+    test process builds it once; collection needs only its kind)."""
+
+    def __init__(self, kind: type[Document], make: Callable[[], Document]) -> None:
+        self.kind = kind
+        self._make = make
+        self._document: Document | None = None
+
+    def __call__(self) -> Document:
+        if self._document is None:
+            self._document = self._make()
+            assert isinstance(self._document, self.kind)
+        return self._document
+
+
 #: id -> a document; each test of a format renders every one.
-DOCUMENTS: dict[str, Callable[[], Document]] = {
-    "typha-table": lambda: TyphaDocument.of(None),
-    "typha-one": lambda: TyphaDocument.of(4001),
-    "versions": _versions,
-    "validate": _validate,
-    "input-error": _input_error,
-    "images": _images,
-    "images-registry": _registry,
-    "images-none": lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon")),
-    "advise-skipped": lambda: AdviceDocument(
-        AdviceReport(None, "(bundled)", None, [], ["no calico addon"]), skipped=True
+DOCUMENTS: dict[str, Case] = {
+    "typha-table": Case(TyphaDocument, lambda: TyphaDocument.of(api.typha(None))),
+    "typha-one": Case(TyphaDocument, lambda: TyphaDocument.of(api.typha(4001))),
+    "versions": Case(VersionsDocument, _versions),
+    "validate": Case(ValidateDocument, _validate),
+    "input-error": Case(InputErrorDocument, _input_error),
+    "images": Case(ImagesDocument, _images),
+    "images-registry": Case(RegistryDocument, _registry),
+    "images-none": Case(
+        ImagesDocument, lambda: ImagesDocument(ImageList(None, "etcd", "", (), "no calico addon"))
     ),
-    "advise": lambda: AdviceDocument(api.advise("v3.28.2", 300)),
-    "plan": lambda: PlanDocument(api.plan("v3.28.2", 60, from_nodes=10)),
-    "plan-unchanged": lambda: PlanDocument(api.plan("v3.28.2", 60), unchanged=True),
-    "explain-context": lambda: ExplainDocument(api.explain_context("v3.28.2", 3)),
-    "check": lambda: CheckDocument(sample()),
-    "check-capability-failure": lambda: CheckDocument(
-        CheckReport("root", "golden", ["1.30"], [incomplete()])
+    "advise-skipped": Case(
+        AdviceDocument,
+        lambda: AdviceDocument(
+            AdviceReport(None, "bundled tree", None, [], ["no calico addon"]), skipped=True
+        ),
     ),
-    "check-stale-and-exceptions": lambda: CheckDocument(stale()),
-    "capability": lambda: _capability("v9.4.0"),
-    "capability-legacy": lambda: _capability("v9.0.0"),
-    "capability-exceptions": _capability_exceptions,
-    "capability-incomplete": lambda: _capability("v9.3.0"),
-    "capability-bundled": lambda: CapabilityDocument(api.capability("v3.28.2")),
+    "advise": Case(AdviceDocument, lambda: AdviceDocument(api.advise("v3.28.2", 300))),
+    "plan": Case(PlanDocument, lambda: PlanDocument(api.plan("v3.28.2", 60, from_nodes=10))),
+    "plan-unchanged": Case(
+        PlanDocument, lambda: PlanDocument(api.plan("v3.28.2", 60), unchanged=True)
+    ),
+    "explain-context": Case(
+        ExplainDocument, lambda: ExplainDocument(api.explain_context("v3.28.2", 3))
+    ),
+    "check": Case(CheckDocument, lambda: CheckDocument(sample())),
+    "check-capability-failure": Case(
+        CheckDocument,
+        lambda: CheckDocument(CheckReport("root", "golden", ["1.30"], [incomplete()])),
+    ),
+    "check-stale-and-exceptions": Case(CheckDocument, lambda: CheckDocument(stale())),
+    "capability": Case(CapabilityDocument, lambda: _capability("v9.4.0")),
+    "capability-legacy": Case(CapabilityDocument, lambda: _capability("v9.0.0")),
+    "capability-exceptions": Case(CapabilityDocument, _capability_exceptions),
+    "capability-incomplete": Case(CapabilityDocument, lambda: _capability("v9.3.0")),
+    "capability-bundled": Case(
+        CapabilityDocument, lambda: CapabilityDocument(api.capability("v3.28.2"))
+    ),
 }

@@ -5,7 +5,7 @@ forms are regressions in test_text and test_json)."""
 from __future__ import annotations
 
 from renderer import api, output
-from renderer.output.capability import CapabilityDocument
+from renderer.output.capability import CapabilityDocument, release_data
 from tests.gatehelp import TREE
 
 
@@ -32,6 +32,6 @@ def test_text_has_one_schema_block_naming_every_kubernetes_version() -> None:
 def test_json_is_the_report_data_and_offers_ci_annotations_not_junit() -> None:
     report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
     doc = CapabilityDocument(report)
-    assert doc.data() == report.to_dict()
+    assert doc.data() == release_data(report)
     assert output.names(CapabilityDocument) == ["text", "json", "sarif", "codequality", "html"]
     assert [f["rule"] for f in doc.data()["findings"]] == [f.rule for f in doc.annotations()]

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 from renderer import output
 from renderer.checks import report
-from renderer.checks.golden import FileChange, ObjectChange
+from renderer.checks.report import FileChange, ObjectChange
 from renderer.output.check import CheckDocument
 from tests.checks.test_report import dec, incomplete, sample
 

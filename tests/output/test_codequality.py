@@ -9,7 +9,7 @@ import pytest
 from pytest_regressions.data_regression import DataRegressionFixture
 
 from renderer import output
-from renderer.checks.finding import Finding
+from renderer.finding import Finding
 from renderer.output.fingerprint import fingerprints
 from tests.output.cases import DOCUMENTS
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from renderer import api
 from renderer.output.documents import (
     TyphaDocument,
     ValidateDocument,
@@ -24,7 +25,7 @@ def test_versions_warn_about_errors_and_non_legacy_verdicts_only() -> None:
 
 @pytest.mark.parametrize(("nodes", "warned"), [(None, False), (3, False), (4001, True)])
 def test_typha_warnings_are_the_one_decisions(nodes: int | None, warned: bool) -> None:
-    assert bool(TyphaDocument.of(nodes).warnings) is warned
+    assert bool(TyphaDocument.of(api.typha(nodes)).warnings) is warned
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from renderer.checks.finding import ERROR, Finding, ObjectRef
 from renderer.data import schemas
+from renderer.finding import ERROR, Finding, ObjectRef
 from renderer.output.findings import finding_dict, report_header, severity_counts
 
 TYPHA = ObjectRef("Deployment", "calico-typha", "kube-system", "apps/v1")

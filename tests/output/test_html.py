@@ -24,8 +24,8 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer import api, output
 from renderer.calico import policy
-from renderer.checks.finding import Finding
 from renderer.checks.report import CheckReport
+from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
@@ -168,7 +168,7 @@ def test_capability_page_lists_contract_and_findings() -> None:
     rules = [a["data-rule"] for t, a in tags if t == "article"]
     assert "typha-anti-affinity" in rules
     marks = [(a["data-nodes"], a["data-replicas"]) for _, a in tags if "data-nodes" in a]
-    assert marks == [("1", "0"), ("51", "3"), ("601", "4")]
+    assert marks == [("1", "0"), ("51", "3"), ("601", "4")] * 2  # both charts
 
 
 # --- in the browser -----------------------------------------------------------------
@@ -210,9 +210,8 @@ FINDINGS_JS = """
 """
 
 MARKS_JS = """
-(() => {
-  const curve = document.querySelector('svg.chart polyline.curve');
-  const svg = curve.ownerSVGElement;
+[...document.querySelectorAll('svg.chart')].map(svg => {
+  const curve = svg.querySelector('polyline.curve');
   const centre = el => { const r = el.getBoundingClientRect();
                          return [r.left + r.width / 2, r.top + r.height / 2]; };
   const ticks = sel => [...svg.querySelectorAll(sel)].map(g =>
@@ -227,7 +226,7 @@ MARKS_JS = """
               at: centre(c), onCurve: curve.isPointInStroke(p)};
     }),
   };
-})()
+})
 """
 
 
@@ -263,16 +262,19 @@ def test_browser_every_finding_present_linked_and_located(
 @needs_chromium
 def test_browser_chart_points_where_the_axes_say(browser: Browser, page: Path) -> None:
     browser.open(page.as_uri(), 1280)
-    chart = browser.evaluate(MARKS_JS)
-    xs, ys = _fit(chart["x"], 0), _fit(chart["y"], 1)
-    got = {(m["nodes"], m["replicas"]) for m in chart["marks"]}
-    assert got == {(50, 0), (51, 3), (51, 0), (601, 4)}  # capable and legacy scenarios
-    for m in chart["marks"]:
-        assert m["at"][0] == pytest.approx(xs[0] * m["nodes"] + xs[1], abs=1)
-        assert m["at"][1] == pytest.approx(ys[0] * m["replicas"] + ys[1], abs=1)
-        # a Typha-on scenario sits on the policy's curve
-        if m["replicas"]:
-            assert m["onCurve"] and m["replicas"] == policy.decide_typha(m["nodes"]).replicas
+    charts = browser.evaluate(MARKS_JS)
+    ranges = [(c["x"][-1][0], c["y"][-1][0]) for c in charts]
+    assert ranges == [(5000, 20), (1000, 8)]  # the whole policy, and close up
+    for chart in charts:
+        xs, ys = _fit(chart["x"], 0), _fit(chart["y"], 1)
+        got = {(m["nodes"], m["replicas"]) for m in chart["marks"]}
+        assert got == {(50, 0), (51, 3), (51, 0), (601, 4)}  # capable and legacy scenarios
+        for m in chart["marks"]:
+            assert m["at"][0] == pytest.approx(xs[0] * m["nodes"] + xs[1], abs=1)
+            assert m["at"][1] == pytest.approx(ys[0] * m["replicas"] + ys[1], abs=1)
+            # a Typha-on scenario sits on the policy's curve
+            if m["replicas"]:
+                assert m["onCurve"] and m["replicas"] == policy.decide_typha(m["nodes"]).replicas
 
 
 @needs_chromium
@@ -329,11 +331,11 @@ def test_browser_prints(browser: Browser, page: Path) -> None:
 
 # --- whole pages and the pieces they are built from ------------------------------
 
-HTML_DOCUMENTS = [n for n, make in DOCUMENTS.items() if "html" in output.names(type(make()))]
+HTML_DOCUMENTS = [n for n, case in DOCUMENTS.items() if "html" in output.names(case.kind)]
 
 
 def test_html_offered_for_check_and_capability_only() -> None:
-    kinds = {type(DOCUMENTS[n]()) for n in HTML_DOCUMENTS}
+    kinds = {DOCUMENTS[n].kind for n in HTML_DOCUMENTS}
     assert kinds == {CheckDocument, CapabilityDocument}
 
 

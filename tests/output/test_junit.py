@@ -13,7 +13,7 @@ from renderer import output
 from renderer.output.junit import Suites, TestCase, TestSuite, dumps
 from tests.output.cases import DOCUMENTS
 
-WITH_SUITES = [n for n, make in DOCUMENTS.items() if "junit" in output.names(type(make()))]
+WITH_SUITES = [n for n, case in DOCUMENTS.items() if "junit" in output.names(case.kind)]
 WITHOUT = [n for n in DOCUMENTS if n not in WITH_SUITES]
 
 

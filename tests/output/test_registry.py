@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import click
 import pytest
 
-from renderer import output
+from renderer import api, output
 from renderer.cli.options import format_option
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
@@ -46,11 +47,11 @@ class UpperFormat:
 
 
 @pytest.fixture
-def upper(monkeypatch: pytest.MonkeyPatch) -> UpperFormat:
-    monkeypatch.setattr(output, "_FORMATS", dict(output._FORMATS))
+def upper() -> Iterator[UpperFormat]:
     fmt = UpperFormat()
     output.register(fmt)
-    return fmt
+    yield fmt
+    output.unregister(fmt.name)
 
 
 def test_builtin_formats_in_order() -> None:
@@ -79,7 +80,7 @@ def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) 
     assert output.names(TyphaDocument) == ["text", "json"]
     assert output.names(Marked) == ["text", "json", "upper"]
     with pytest.raises(ValueError, match="cannot render"):
-        output.render("upper", TyphaDocument.of(3))
+        output.render("upper", TyphaDocument.of(api.typha(3)))
 
 
 def test_format_option_takes_its_choices_from_the_document(upper: UpperFormat) -> None:

@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from renderer import api
-from renderer.checks.finding import Finding
+from renderer.checks import verdict as verdicts
 from renderer.cli import cli
+from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
 from renderer.manifests.tree import resolve_version
 from renderer.store import cache
+from tests.memohelp import cold
 
 
 @pytest.fixture
@@ -191,22 +192,22 @@ def test_capability_verdict_cached_by_template_digest(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     version = resolve_version("v3.28")
-    monkeypatch.setattr(api, "_VERDICTS", {})
-    verdict = api.typha_capability(version)
+    cold("checks.verdicts")
+    verdict = verdicts.typha_capability(version)
     [entry] = _entries(cache_dir, "capability")
-    monkeypatch.setattr(api, "_VERDICTS", {})
+    cold("checks.verdicts")
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("assessed again")
 
     monkeypatch.setattr("renderer.calico.capability.assess_capability", fail)
-    assert api.typha_capability(version) == verdict
+    assert verdicts.typha_capability(version) == verdict
     data = json.loads(entry.read_text())
     data["value"][0] = not verdict[0]  # inconsistent: refused
     entry.write_text(json.dumps(data))
-    monkeypatch.setattr(api, "_VERDICTS", {})
+    cold("checks.verdicts")
     with pytest.raises(AssertionError, match="assessed again"):
-        api.typha_capability(version)
+        verdicts.typha_capability(version)
 
 
 def test_no_cache_flag_writes_nothing(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,13 +226,13 @@ def test_size_is_checked_at_most_every_few_minutes(
 ) -> None:
     checks: list[Path] = []
     monkeypatch.setattr(cache, "prune", lambda base, limit=0: checks.append(base) or 0)
-    monkeypatch.setattr(cache, "_pruned", set())
+    cold("store.cache.pruned")
     cache.put("t", "a", 1)
-    monkeypatch.setattr(cache, "_pruned", set())  # another process
+    cold("store.cache.pruned")  # another process
     cache.put("t", "b", 1)
     assert checks == [cache_dir]
     marker = cache_dir / ".last-prune"
     os.utime(marker, (0, 0))  # long ago
-    monkeypatch.setattr(cache, "_pruned", set())
+    cold("store.cache.pruned")
     cache.put("t", "c", 1)
     assert checks == [cache_dir, cache_dir]

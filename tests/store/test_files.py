@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,16 +29,18 @@ def test_failure_while_staging_leaves_old_files_and_no_temp(
 ) -> None:
     (tmp_path / "a.yaml").write_text("old a\n")
     (tmp_path / "b.yaml").write_text("old b\n")
-    real = fsutil._stage
+    real = os.open
     calls = []
 
-    def failing(target: Path, data: str) -> Path:
-        calls.append(target.name)
-        if target.name == "b.yaml":
-            raise OSError(28, "No space left on device", str(target))
-        return real(target, data)
+    def failing(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        name = Path(path).name
+        if name.endswith(".tmp"):  # a temporary file beside its target
+            calls.append(name.split(".")[1] + ".yaml")
+            if name.startswith(".b.yaml."):
+                raise OSError(28, "No space left on device", str(path))
+        return real(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(fsutil, "_stage", failing)
+    monkeypatch.setattr(fsutil.os, "open", failing)
     with pytest.raises(InputError) as err:
         fsutil.write_tree(tmp_path, {"a.yaml": "new a\n", "b.yaml": "new b\n"})
     assert err.value.file is not None and Path(err.value.file).name == "b.yaml"

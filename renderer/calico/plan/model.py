@@ -184,17 +184,14 @@ class Plan:
         return list(enumerate(self.phases, start=start))
 
     def to_dict(self) -> dict[str, Any]:
-        """The plan as published (``plan.schema.json``): its warnings are findings."""
-        from renderer.checks.finding import notes
-        from renderer.output.findings import findings_list, report_header
-
+        """The plan as data; :func:`renderer.output.documents.plan_json` publishes it
+        (``plan.schema.json``, its warnings as findings)."""
         return {
-            **report_header("plan"),
             "shape": self.shape,
             "operation": self.operation,
             "change": self.change,
             "from": self.source,
             "to": self.target,
             "phases": [p.to_dict() for p in self.phases],
-            "findings": findings_list(notes("plan", "plan-warning", self.warnings)),
+            "warnings": list(self.warnings),
         }

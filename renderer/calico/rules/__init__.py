@@ -1,1 +1,27 @@
-"""Release rules about Calico objects (Typha, images); registered on import."""
+"""Release rules about Calico objects (Typha, images), registered in
+:mod:`renderer.calico.rules.registry` when this package is imported."""
+
+from renderer.calico.rules import images, typha
+from renderer.calico.rules.registry import (
+    ERROR,
+    REGISTRY,
+    WARNING,
+    Rule,
+    RuleInput,
+    Violation,
+    rule,
+    run_rules,
+)
+
+__all__ = [
+    "ERROR",
+    "REGISTRY",
+    "WARNING",
+    "Rule",
+    "RuleInput",
+    "Violation",
+    "images",
+    "rule",
+    "run_rules",
+    "typha",
+]

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from renderer.calico import names
-from renderer.checks.rules import ERROR, RuleInput, Violation, rule
+from renderer.calico.rules.registry import ERROR, RuleInput, Violation, rule
 from renderer.k8s.parse import K8sObject
 
 #: ``<prefix>calico/<name>:<tag>``: the prefix is empty or ends at a ``/`` (so

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from renderer.calico.names import TYPHA_CONTAINER
-from renderer.checks.rules import ERROR, WARNING, RuleFunc, RuleInput, Violation, rule
+from renderer.calico.rules.registry import ERROR, WARNING, RuleFunc, RuleInput, Violation, rule
 from renderer.k8s.objects import as_dict, as_list, dig, env_var, pod_labels, selector_matches
 from renderer.k8s.parse import K8sObject
 

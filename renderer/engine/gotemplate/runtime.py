@@ -23,6 +23,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from renderer.engine import limits
 from renderer.engine.gotemplate import gofmt
 from renderer.engine.gotemplate.gofmt import FormatError, StringList, type_name
 from renderer.engine.gotemplate.lexer import is_go_print
@@ -725,9 +726,76 @@ def _bounded(name: str, result: Any) -> Any:
     return result
 
 
+def _size(value: Any, budget: int = MAX_RESULT_CHARS + 1) -> int:
+    """About how many characters ``value`` prints as, without printing it: strings by
+    length, containers by their items (walked until ``budget`` is passed)."""
+    total = 0
+    stack = [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        if isinstance(item, str | bytes):
+            total += len(item) + 1
+        elif isinstance(item, dict):
+            total += 2 + len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            total += 2 + len(item)
+            stack.extend(item)
+        else:
+            total += 24
+    return total
+
+
+_WIDTHS = re.compile(r"%[-+# 0]*(\d+)?(?:\.(\d+))?")
+
+
+def _estimate(name: str, args: tuple[Any, ...]) -> int:
+    """An upper bound of the characters (or items) function ``name`` makes from
+    ``args``: every function that builds a string is checked before it allocates, as
+    ``indent`` over a million newlines would peak at gigabytes."""
+    if name == "indent" and len(args) == 2 and isinstance(args[0], str):
+        text, prefix = args[0], args[1] if isinstance(args[1], str) else ""
+        return len(text) + text.count("\n") * len(prefix)
+    if name == "printf" and args and isinstance(args[0], str):
+        fmt = args[0]
+        widths = sum(int(w or 0) + int(p or 0) for w, p in _WIDTHS.findall(fmt))
+        stars = [a for a in args[1:] if isinstance(a, int) and not isinstance(a, bool)]
+        widths += fmt.count("*") * min(max(stars, default=0), limits.MAX_FORMAT_WIDTH)
+        largest = max((_size(a) for a in args[1:]), default=0)
+        return len(fmt) + fmt.count("%") * largest + widths
+    if name in ("split", "stringToSliceString") and len(args) == 2 and isinstance(args[0], str):
+        text, sep = args
+        parts = len(text) + 1 if sep == "" else text.count(sep) + 1 if isinstance(sep, str) else 1
+        return len(text) + 3 * parts + 4
+    size = sum(_size(a) for a in args)
+    if name in ("html", "js", "urlquery"):
+        return 9 * size  # one character may become six (\u003C) or nine (%E2%80%A8)
+    if name == "b64encode":
+        return 4 * size + 4  # UTF-8 bytes, then 4 characters per 3 bytes
+    return size
+
+
+def _check_before(name: str, args: tuple[Any, ...]) -> None:
+    if name not in _BUILDERS:
+        return
+    size = _estimate(name, args)
+    if size > MAX_RESULT_CHARS:
+        raise ExecError(f"error calling {name}: result longer than {MAX_RESULT_CHARS} characters")
+    limits.check_size(size)
+
+
+#: The functions whose result grows with their arguments.
+_BUILDERS = frozenset(
+    {"print", "printf", "println", "html", "js", "urlquery", "b64encode", "indent", "split"}
+    | {"stringToSliceString"}
+)
+
+
 def call_plain(name: str, *args: Any) -> Any:
     """A function call with nothing piped in."""
     try:
+        _check_before(name, args)
         return _bounded(name, FUNCS[name][0](*args))
     except (FuncError, FormatError) as exc:
         raise ExecError(f"error calling {name}: {exc}") from None
@@ -747,6 +815,7 @@ def call(name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
             final = arg_any(final)
         args = (*args, final)
     try:
+        _check_before(name, args)
         return _bounded(name, impl(*args))
     except (FuncError, FormatError) as exc:
         raise ExecError(f"error calling {name}: {exc}") from None

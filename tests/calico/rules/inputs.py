@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from renderer.checks.rules import RuleInput
+from renderer.calico.rules import RuleInput
 from renderer.k8s.parse import K8sObject
 from tests.gatehelp import REPO, typha_on_objects
 

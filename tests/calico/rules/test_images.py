@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from renderer.calico.rules import run_rules
 from renderer.calico.rules.images import CALICO_IMAGE
-from renderer.checks.rules import run_rules
 from tests.calico.rules.inputs import pod_spec, rule_input
 from tests.clihelp import ref
 

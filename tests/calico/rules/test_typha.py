@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from renderer.checks.finding import Finding
-from renderer.checks.rules import ERROR, run_rules
+from renderer.calico.rules import ERROR, run_rules
+from renderer.finding import Finding
 from tests.calico.rules.inputs import pod_spec, rule_input
 from tests.clihelp import ref
 

@@ -209,15 +209,19 @@ def test_version_functions_match_go_and_the_controllers_data(
 # --- generated programs ------------------------------------------------------------------
 
 FUZZ_SEEDS = range(400)
+#: The seeds in runs of this many, one test each (parallel workers share them out).
+FUZZ_CHUNK = 50
 
 
-def test_generated_programs_match_go(go_render: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", FUZZ_SEEDS[::FUZZ_CHUNK])
+def test_generated_programs_match_go(first: int, go_render: Path, tmp_path: Path) -> None:
     """Random programs (tests/gotemplate_gen.py): same output as Go, or both fail."""
     from tests.gotemplate_gen import random_template
 
     context = json.loads(json.dumps(BASE_CONTEXT))
     rendered = 0
-    for seed in FUZZ_SEEDS:
+    seeds = FUZZ_SEEDS[first : first + FUZZ_CHUNK]
+    for seed in seeds:
         source = random_template(seed)
         go = run_go(go_render, tmp_path / str(seed), source, context, "t.tmpl")
         try:
@@ -226,7 +230,7 @@ def test_generated_programs_match_go(go_render: Path, tmp_path: Path) -> None:
             raise AssertionError(f"seed {seed}: {source!r}\n{exc}") from None
         rendered += go.ok
     # the generator must produce working programs too, not only errors
-    assert rendered >= len(FUZZ_SEEDS) // 8
+    assert rendered >= len(seeds) // 8
 
 
 # --- deep nesting (Go has no limit; Python's functions have) -------------------------------

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from renderer.checks.rules import (
+from renderer.calico.rules import (
     ERROR,
     REGISTRY,
     WARNING,

@@ -8,96 +8,47 @@ decides Typha starts without loading them.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.api.results import (
+    ExplainResult,
+    Imported,
+    PlanResult,
+    RenderCheck,
+    RenderResult,
+    TyphaResult,
+    VersionEntry,
+    VersionsResult,
+)
 from renderer.calico import names, policy
-from renderer.checks.finding import Finding
+from renderer.checks.verdict import typha_capability
 from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import cache, contain
-from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import unread
+    from renderer.bke import crdkeys, unread
     from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
     from renderer.calico import plan as plan_mod
+    from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
-    from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
-    from renderer.output.documents import TyphaDocument, VersionsDocument
-    from renderer.output.rules import RulesDocument
-
-
-@dataclass
-class RenderResult:
-    """A rendered version with the decision that shaped it."""
-
-    version: VersionDir
-    files: list[RenderedFile]
-    context: dict[str, Any]
-    route: policy.Route
-    warnings: list[str] = field(default_factory=list)
-    #: Each file's context and where its values came from (None: one context for all).
-    contexts: bke_context.VersionContexts | None = None
-    #: User-given params no template reads, or whose value takes no branch.
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    @property
-    def decision(self) -> policy.TyphaDecision:
-        return self.route.decision
-
-    def stream(self) -> str:
-        from renderer.engine.render import join_stream
-
-        return join_stream(self.files)
-
-    @cached_property
-    def objects(self) -> tuple[K8sObject, ...]:
-        """The rendered objects, parsed once (on first use) with their file and line."""
-        return tuple(parse_rendered(self.files))
-
-
-@dataclass(frozen=True)
-class RenderCheck:
-    """Strict schema findings for a render; ``ok`` says whether it may be written."""
-
-    kube_versions: tuple[str, ...]
-    findings: tuple[Finding, ...]
-
-    @property
-    def errors(self) -> list[Finding]:
-        """The error findings, one per problem whatever the Kubernetes versions."""
-        from renderer.checks.finding import merge_findings
-
-        return errors(merge_findings(self.findings))
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def summary(self) -> str:
-        """The one line explaining why nothing was written (when not ``ok``)."""
-        return (
-            f"{len(self.errors)} schema error(s) on Kubernetes "
-            f"{', '.join(self.kube_versions)}; nothing written"
-        )
 
 
 def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> RenderCheck:
@@ -140,101 +91,6 @@ def check_operation(operation: object) -> str:
             key="operation",
         )
     return str(operation)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a version's templates render, judged once: the Typha contract and the
-    release rules (no schemas: they are the gate's, and slow)."""
-
-    capable: bool
-    missing: tuple[str, ...]
-    summary: str
-    #: Ids of the release rules with errors (on the Typha-on render).
-    rule_errors: tuple[str, ...]
-
-    @property
-    def release_ready(self) -> bool:
-        return self.capable and not self.rule_errors
-
-
-#: Verdicts by the version's template digests; a caller judges a handful of versions,
-#: and every template change is a new key.
-_VERDICTS: Memo[tuple[tuple[str, str], ...], Verdict] = Memo("api.verdicts", 64)
-
-
-def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
-    from renderer.engine.compile import template_digest
-
-    return tuple((tf.name, template_digest(tf)) for tf in version.files)
-
-
-def verdict(version: VersionDir) -> Verdict:
-    """The version's :class:`Verdict`, kept per content digest: a long-running caller
-    pays the three renders once per version, not once per request, and a command line
-    once per template change (the persistent cache)."""
-    key = _key(version)
-    cached = _VERDICTS.get(key)
-    if cached is None:
-        stored_key = "\n".join(
-            f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
-        )
-        stored = cache.get("capability", stored_key, _valid_verdict)
-        if stored is not None:
-            cached = Verdict(stored[0], tuple(stored[1]), stored[2], tuple(stored[3]))
-        else:
-            cached = _judge(version)
-            cache.put(
-                "capability",
-                stored_key,
-                [cached.capable, list(cached.missing), cached.summary, list(cached.rule_errors)],
-            )
-        _VERDICTS[key] = cached
-    return cached
-
-
-def _judge(version: VersionDir) -> Verdict:
-    from renderer.calico.capability import assess_capability
-    from renderer.checks.finding import blocking
-    from renderer.checks.pipeline import release_rules
-
-    report = assess_capability(version)
-    rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
-    return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
-
-
-def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
-    """(capable, missing items) judged from what the version's templates render."""
-    v = verdict(version)
-    return v.capable, v.missing
-
-
-def readiness_warning(version: VersionDir, *, assess: bool = True) -> str | None:
-    """One line when ``version`` is not release-ready (Typha contract, release rules);
-    :func:`verdict` says more. ``assess`` False: only from a verdict already judged (no
-    renders for it)."""
-    if not assess and _key(version) not in _VERDICTS:
-        return None
-    v = verdict(version)
-    if v.release_ready:
-        return None
-    why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
-    return f"{version.name} is not release-ready ({why})"
-
-
-def _valid_verdict(value: Any) -> bool:
-    """A stored verdict's shape, and capable exactly when nothing is missing."""
-    return (
-        isinstance(value, list)
-        and len(value) == 4
-        and isinstance(value[0], bool)
-        and isinstance(value[1], list)
-        and all(isinstance(m, str) for m in value[1])
-        and value[0] == (not value[1])
-        and isinstance(value[2], str)
-        and isinstance(value[3], list)
-        and all(isinstance(r, str) for r in value[3])
-    )
 
 
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
@@ -362,32 +218,6 @@ def prepull_images(
 # --- phased plans ------------------------------------------------------------------------
 
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
-
-
-@dataclass
-class PlanResult:
-    """A plan and the rendered target objects its apply lists refer to."""
-
-    plan: plan_mod.Plan
-    texts: dict[tuple[str, str, str], str]
-
-    @cached_property
-    def _data(self) -> dict[str, Any]:
-
-        data = self.plan.to_dict()
-        validate_output(schemas.PLAN, data)
-        return data
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plan as published (checked against plan.schema.json once)."""
-        return copy.deepcopy(self._data)
-
-    def files(self) -> dict[str, str]:
-        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
-        order, plus ``plan.json``: see :func:`renderer.calico.plan.files.plan_files`."""
-        from renderer.calico.plan.files import plan_files
-
-        return plan_files(self.plan, self.texts, self._data)
 
 
 def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
@@ -537,7 +367,7 @@ def advise(
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
     return advise_mod.AdviceReport(
         vdir.name,
-        str(root) if root is not None else "(bundled)",
+        tree_label(root),
         inputs,
         findings,
         [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
@@ -546,33 +376,6 @@ def advise(
 
 
 # --- what each file receives --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExplainResult:
-    """Each file's context for a version and node count, with every value's origin."""
-
-    contexts: bke_context.VersionContexts
-    route: policy.Route
-    warnings: tuple[str, ...]
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        from renderer.checks.finding import notes
-        from renderer.output.findings import findings_list, report_header
-
-        d = self.route.decision
-        out = {
-            **report_header("explain-context"),
-            "version": self.contexts.version,
-            "nodes": d.nodes,
-            "operation": self.route.operation,
-            "decision": {**d.context(), "reason": d.reason},
-            "files": self.contexts.to_dict()["files"],
-            "findings": findings_list(notes("context", "context-warning", self.warnings)),
-        }
-        validate_output(schemas.EXPLAIN_CONTEXT, out)
-        return out
 
 
 def explain_context(
@@ -608,6 +411,14 @@ def explain_context(
 # --- what the commands of the CLI call -----------------------------------------------------
 # Each takes what a caller holds (paths, KEY=VALUE strings, counts) and returns a result or
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
+
+
+def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
+    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
+    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
+    from renderer.bke.crdkeys import file_unknown_keys
+
+    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
 
 
 def request_args(
@@ -726,52 +537,39 @@ def template(
     no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
-    from renderer.k8s.yamlio import read_text
     from renderer.manifests.tree import DIALECTS
+    from renderer.store.read import read_text
 
     context = values(values_file, sets, key_rules=False)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
 
-def typha(nodes: int | None = None) -> TyphaDocument:
+def typha(nodes: int | None = None) -> TyphaResult:
     """The Typha decision for ``nodes``, or the boundary table when None."""
-    from renderer.output.documents import TyphaDocument
-
     if nodes is not None:
         check_nodes(nodes)
-    return TyphaDocument.of(nodes)
+    counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
+    return TyphaResult(nodes, tuple(policy.decide_typha(n) for n in counts))
 
 
-def versions(root: Path | None = None, *, keys: bool = False) -> VersionsDocument:
+def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
-    from renderer.calico.capability import assess_capability
+    from renderer.checks.pipeline import capability_of
     from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
-    from renderer.output.documents import VersionsDocument, version_entry
 
     entries = []
     for v in list_versions(root):
         try:
-            cap, error = assess_capability(v), None
+            cap, error = capability_of(v), None
         except CalicoRenderError as exc:
             cap, error = None, str(exc)
-        entries.append(version_entry(v, cap, error, sorted(version_keys(v)) if keys else None))
-    return VersionsDocument(tree_label(root), entries)
-
-
-@dataclass(frozen=True)
-class Imported:
-    """A version derived from upstream: its directory, files and, for a check, the
-    difference from the directory on disk ("" when none)."""
-
-    target: Path
-    files: dict[str, str]
-    diff: str = ""
-    #: For a check: each choice given that differs from the one the directory records,
-    #: and each upstream file whose checksum differs from the recorded one (one line each).
-    differences: tuple[str, ...] = ()
+        entries.append(
+            VersionEntry(v, cap, error, tuple(sorted(version_keys(v))) if keys else None)
+        )
+    return VersionsResult(tree_label(root), tuple(entries))
 
 
 def import_version(
@@ -871,7 +669,7 @@ def _differences(
 def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
     """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
     ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     if contain.kind(source) != contain.DIRECTORY:
         raise InputError("not a directory holding calico.yaml", file=str(source))
@@ -892,7 +690,7 @@ def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
 def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
     """Every file of a version directory on disk (the controller renders them all);
     each must stay inside ``root`` and be a regular file or a directory (skipped)."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     if contain.kind(directory) is None:
         return {}
@@ -1027,7 +825,7 @@ def check_registry(
 
 def read_lock(path: str | Path) -> dict[str, Any]:
     """A lock file written by ``images --lock``, checked against its schema."""
-    from renderer.k8s.yamlio import read_text
+    from renderer.store.read import read_text
 
     text = read_text(Path(path))
     try:
@@ -1080,19 +878,18 @@ def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceRepor
     """The advice report of a cluster without Calico: nothing to advise on."""
     from renderer.calico import advise as advise_mod
 
-    return advise_mod.AdviceReport(None, str(root or "(bundled)"), None, [], list(notes))
+    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 # --- checks ---------------------------------------------------------------------------
 
 
-def rules() -> RulesDocument:
+def rules() -> tuple[RuleInfo, ...]:
     """Every rule id a finding can carry, its stage and severity, and whether a reviewed
     exception may name it."""
     from renderer.checks.catalogue import catalogue
-    from renderer.output.rules import RulesDocument
 
-    return RulesDocument(tuple(catalogue().values()))
+    return tuple(catalogue().values())
 
 
 def check(
@@ -1294,8 +1091,8 @@ def validate(
     """Schema-check manifest files and directories (``-`` for stdin) in strict mode,
     as kubeconform does: objects of a ``skip`` kind are counted, not checked; one of a
     ``reject`` kind is an error."""
-    from renderer.checks.finding import ObjectRef, merge_located
-    from renderer.k8s.yamlio import read_text
+    from renderer.finding import ObjectRef, merge_located
+    from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     files = manifest_files(paths)
@@ -1323,3 +1120,65 @@ def validate(
         objects=len(objects),
         skipped=sum(1 for o in objects if o.kind in skipped),
     )
+
+
+__all__ = [
+    "ExplainResult",
+    "Imported",
+    "PlanResult",
+    "RenderCheck",
+    "RenderResult",
+    "TyphaResult",
+    "VersionEntry",
+    "VersionsResult",
+    "advise",
+    "capability",
+    "check",
+    "check_nodes",
+    "check_operation",
+    "check_options",
+    "check_registry",
+    "cluster_inputs",
+    "config_context",
+    "config_images",
+    "config_keys",
+    "default_golden",
+    "default_inputs",
+    "default_jobs",
+    "disable_cache",
+    "explain_context",
+    "file_contexts",
+    "image_warnings",
+    "import_version",
+    "kube_versions",
+    "lock_text",
+    "manifest_files",
+    "no_advice",
+    "node_inventory",
+    "param_warnings",
+    "plan",
+    "plan_route",
+    "prepull_images",
+    "protected_paths",
+    "read_lock",
+    "refused_update",
+    "render",
+    "request_args",
+    "request_inputs",
+    "resolve_version",
+    "rules",
+    "scale_findings",
+    "schema_check",
+    "set_render_timeout",
+    "template",
+    "typha",
+    "user_values",
+    "validate",
+    "validate_render",
+    "version_image_uses",
+    "versions",
+    "write_files",
+    "write_lock",
+    "write_render",
+    "write_report",
+]

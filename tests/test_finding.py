@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from renderer.checks.finding import (
+from renderer.finding import (
     Finding,
     ObjectRef,
     blocking,

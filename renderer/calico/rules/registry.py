@@ -1,8 +1,8 @@
-"""Release rules: small registered checks over the Typha-on render of a version.
+"""The release rule registry: small registered checks over the Typha-on render of a version.
 
 Each rule is one function registered with an id, a default severity and a message by
 :func:`rule`; it takes a :class:`RuleInput` and yields :class:`Violation` objects that the
-registry turns into :class:`~renderer.checks.finding.Finding` objects naming the object
+registry turns into :class:`~renderer.finding.Finding` objects naming the object
 (``Kind namespace/name``), field path and template line, so adding a rule is one
 function plus its test. The inputs several rules share (the Typha Deployment, its
 container, its budgets, every image) are computed once per input. Errors block a
@@ -18,7 +18,7 @@ from typing import Any
 
 from renderer.calico.capability import typha_deployment, typha_pdbs
 from renderer.calico.names import TYPHA_CONTAINER
-from renderer.checks.finding import ERROR, WARNING, Finding, ObjectRef
+from renderer.finding import ERROR, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
@@ -123,8 +123,6 @@ def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Find
     return sorted(findings, key=lambda f: (f.rule, str(f.object or ""), f.field, f.message))
 
 
-from renderer.calico.rules import images, typha  # noqa: E402  (registers the rules)
-
 __all__ = [
     "ERROR",
     "REGISTRY",
@@ -132,8 +130,6 @@ __all__ = [
     "Rule",
     "RuleInput",
     "Violation",
-    "images",
     "rule",
     "run_rules",
-    "typha",
 ]

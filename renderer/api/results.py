@@ -1,0 +1,164 @@
+"""What the library's verbs return: plain results that :mod:`renderer.output` turns into
+documents (text, JSON) and the CLI prints."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from renderer.calico import policy
+from renderer.finding import Finding, merge_findings
+from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.schema import errors
+from renderer.manifests.tree import VersionDir
+
+if TYPE_CHECKING:
+    from renderer.bke import context as bke_context
+    from renderer.bke import unread
+    from renderer.calico import plan as plan_mod
+    from renderer.calico.capability import CapabilityReport
+    from renderer.calico.policy import TyphaDecision
+    from renderer.engine.render import RenderedFile
+
+
+@dataclass
+class RenderResult:
+    """A rendered version with the decision that shaped it."""
+
+    version: VersionDir
+    files: list[RenderedFile]
+    context: dict[str, Any]
+    route: policy.Route
+    warnings: list[str] = field(default_factory=list)
+    #: Each file's context and where its values came from (None: one context for all).
+    contexts: bke_context.VersionContexts | None = None
+    #: User-given params no template reads, or whose value takes no branch.
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
+
+    @property
+    def decision(self) -> policy.TyphaDecision:
+        return self.route.decision
+
+    def stream(self) -> str:
+        from renderer.engine.render import join_stream
+
+        return join_stream(self.files)
+
+    @cached_property
+    def objects(self) -> tuple[K8sObject, ...]:
+        """The rendered objects, parsed once (on first use) with their file and line."""
+        return tuple(parse_rendered(self.files))
+
+
+@dataclass(frozen=True)
+class RenderCheck:
+    """Strict schema findings for a render; ``ok`` says whether it may be written."""
+
+    kube_versions: tuple[str, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The error findings, one per problem whatever the Kubernetes versions."""
+        return errors(merge_findings(self.findings))
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        """The one line explaining why nothing was written (when not ``ok``)."""
+        return (
+            f"{len(self.errors)} schema error(s) on Kubernetes "
+            f"{', '.join(self.kube_versions)}; nothing written"
+        )
+
+
+@dataclass
+class PlanResult:
+    """A plan and the rendered target objects its apply lists refer to."""
+
+    plan: plan_mod.Plan
+    texts: dict[tuple[str, str, str], str]
+
+    @cached_property
+    def _data(self) -> dict[str, Any]:
+        return self.plan.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as data (``renderer.output.documents.plan_json`` publishes it)."""
+        return copy.deepcopy(self._data)
+
+    def files(self, published: dict[str, Any] | None = None) -> dict[str, str]:
+        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
+        order, plus ``plan.json`` (``published``: the plan as its report publishes it):
+        see :func:`renderer.calico.plan.files.plan_files`."""
+        from renderer.calico.plan.files import plan_files
+
+        return plan_files(self.plan, self.texts, published or self._data)
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """Each file's context for a version and node count, with every value's origin."""
+
+    contexts: bke_context.VersionContexts
+    route: policy.Route
+    warnings: tuple[str, ...]
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contexts as data (``renderer.output.documents.explain_json`` publishes
+        them, the warnings as findings)."""
+        d = self.route.decision
+        return {
+            "version": self.contexts.version,
+            "nodes": d.nodes,
+            "operation": self.route.operation,
+            "decision": {**d.context(), "reason": d.reason},
+            "files": self.contexts.to_dict()["files"],
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class TyphaResult:
+    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
+
+    nodes: int | None
+    decisions: tuple[TyphaDecision, ...]
+
+
+@dataclass(frozen=True)
+class VersionEntry:
+    """One version of a tree: its capability, or the error that stopped its render."""
+
+    version: VersionDir
+    capability: CapabilityReport | None
+    error: str | None = None
+    #: The context keys its templates read, when asked for.
+    keys: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class VersionsResult:
+    """The versions under a tree; ``manifests`` names the tree as reports do."""
+
+    manifests: str
+    versions: tuple[VersionEntry, ...]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A version derived from upstream: its directory, files and, for a check, the
+    difference from the directory on disk ("" when none)."""
+
+    target: Path
+    files: dict[str, str]
+    diff: str = ""
+    #: For a check: each choice given that differs from the one the directory records,
+    #: and each upstream file whose checksum differs from the recorded one (one line each).
+    differences: tuple[str, ...] = ()

@@ -1,0 +1,61 @@
+"""The template line of a field of a rendered object, for findings.
+
+A rendered file's :class:`~renderer.engine.sourcemap.SourceMap` gives each rendered line
+its template line; this finds the rendered line of a field path (YAML with positions)
+and asks the map, so a finding can point at the template line that wrote the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from renderer.engine.sourcemap import SourceMap, template_line
+from renderer.k8s.yamlio import load_with_positions, locate_in, split_documents
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(field: str) -> list[str | int]:
+    """``spec.containers[0].image`` as path parts: ["spec", "containers", 0, "image"]."""
+    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
+
+
+class Locator:
+    """Template lines of fields of the objects of one rendered file, for findings.
+
+    Slow path only: a document is parsed again with positions the first time one of
+    its fields is asked for.
+    """
+
+    def __init__(self, text: str, source: SourceMap | None) -> None:
+        self.text = text
+        self.source = source
+        self._docs: list[tuple[int, int, str]] | None = None
+        #: Documents already parsed with positions, by their first line (fields of one
+        #: object, e.g. every container image of a DaemonSet, share one parse).
+        self._parsed: dict[int, list[Any] | None] = {}
+
+    def field_line(self, start: int, path: Sequence[str | int]) -> int | None:
+        """The template line of ``path`` (its deepest existing key) in the object whose
+        document holds rendered line ``start``."""
+        if self._docs is None:
+            self._docs = [
+                (first, first + chunk.count("\n"), chunk)
+                for first, chunk in split_documents(self.text)
+            ]
+        for first, last, chunk in self._docs:
+            if first <= start <= last:
+                if first not in self._parsed:
+                    self._parsed[first] = load_with_positions(chunk)
+                found = locate_in(self._parsed[first], 0, path)
+                return template_line(self.source, first + found - 1) if found else None
+        return None
+
+
+def field_line(
+    text: str, source: SourceMap | None, start: int, path: Sequence[str | int]
+) -> int | None:
+    """:meth:`Locator.field_line` for one question."""
+    return Locator(text, source).field_line(start, path)
