@@ -27,9 +27,6 @@ from typing import Any
 #: Where Debian installs the browser; PATH is searched as well.
 CANDIDATES = ("chromium", "chromium-browser", "/usr/bin/chromium")
 TIMEOUT = 60.0
-#: Screenshots and pages the browser tests kept, listed at the end of the run
-#: (tests/output/conftest.py).
-ARTIFACTS: list[Path] = []
 
 
 def find_chromium() -> str | None:

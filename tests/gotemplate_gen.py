@@ -67,6 +67,11 @@ STRINGS = [
     '""',
     '"a,b"',
     '"v1.2"',
+    '"v1.34.3-of.1"',
+    '" 1.2"',
+    '"1.2-rc"',
+    '"v3.27.3-rc.10"',
+    '"%w"',
     '"%v|%q|%5.1f"',
     ".m.a",
     "(print .one)",
@@ -101,8 +106,24 @@ FUNCS = {
     "indent": (2, 2),
     "vgt": (2, 2),
     "veq": (2, 2),
+    "vlt": (2, 2),
+    "vgte": (2, 2),
+    "vlte": (2, 2),
+    "vne": (2, 2),
 }
-STRING_FUNCS = {"split", "stringToSliceString", "int", "indent", "vgt", "veq", "printf"}
+STRING_FUNCS = {
+    "split",
+    "stringToSliceString",
+    "int",
+    "indent",
+    "vgt",
+    "veq",
+    "vlt",
+    "vgte",
+    "vlte",
+    "vne",
+    "printf",
+}
 COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 RANGE_OVER = [
     ".l",

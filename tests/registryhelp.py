@@ -288,10 +288,20 @@ def start_registry(
     basic_auth: bool = False,
     token: TokenServer | None = None,
 ) -> Registry:
-    """A registry on 127.0.0.1 (a free port), storage under ``directory``."""
+    """A registry on 127.0.0.1 (a free port), storage under ``directory``; a port taken
+    between choosing and listening (parallel test workers) is replaced by another."""
+    for _ in range(5):
+        registry = _start(directory, free_port(), tls, basic_auth, token)
+        if registry is not None:
+            return registry
+    raise RuntimeError(f"docker-registry did not start: {(directory / 'registry.log').read_text()}")
+
+
+def _start(
+    directory: Path, port: int, tls: bool, basic_auth: bool, token: TokenServer | None
+) -> Registry | None:
     binary = need_registry()
     directory.mkdir(parents=True, exist_ok=True)
-    port = free_port()
     lines = [
         "version: 0.1",
         "log: {level: error, accesslog: {disabled: true}}",
@@ -323,26 +333,25 @@ def start_registry(
         ]
     config = directory / "config.yml"
     config.write_text("\n".join(lines) + "\n")
-    log = (directory / "registry.log").open("wb")
-    process = subprocess.Popen(
-        [binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT, cwd=directory
-    )
+    with (directory / "registry.log").open("wb") as log:
+        process = subprocess.Popen(
+            [binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT, cwd=directory
+        )
     mint = None if token is None else (lambda repo: token.mint(repo, ["pull", "push"]))
     registry = Registry(f"127.0.0.1:{port}", process, ca, basic, mint=mint)
     deadline = time.monotonic() + 15
-    while True:
+    while process.poll() is None and time.monotonic() < deadline:
         try:
             status, _, _ = registry.request("GET", "/v2/")
-            if status in (200, 401):
-                return registry
         except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            registry.stop()
-            raise RuntimeError(
-                f"docker-registry did not start: {(directory / 'registry.log').read_text()}"
-            )
-        time.sleep(0.05)
+            time.sleep(0.05)
+            continue
+        # still ours: a registry that lost the port to another exits at once
+        time.sleep(0.1)
+        if status in (200, 401) and process.poll() is None:
+            return registry
+    registry.stop()
+    return None
 
 
 #: The bundled v3.28.2's images, and what each is pushed as in the ``full`` namespace.

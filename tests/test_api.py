@@ -41,7 +41,12 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
         api.render("v3.28.2", 601, root=tmp_path)
 
 
-@pytest.mark.parametrize("nodes", [0, -1, True, 1.5, "3", None])
+def test_zero_nodes_render_as_the_controller_renders_a_cluster_without_bkenodes() -> None:
+    result = api.render("v3.28", 0)
+    assert result.decision.context() == {"allowTypha": "false", "typhaReplicas": "0"}
+
+
+@pytest.mark.parametrize("nodes", [-1, True, 1.5, "3", None])
 def test_bad_node_count_is_input_error_naming_nodes(nodes: object) -> None:
     with pytest.raises(InputError) as exc:
         api.render("v3.28", nodes)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,12 +35,12 @@ from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
-from renderer.store import cache, contain
+from renderer.store import contain
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke import crdkeys, unread
-    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
+    from renderer.bke import unread
+    from renderer.bke.cluster import ClusterInputs, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
     from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
+    from renderer.engine.render import RenderedFile
     from renderer.oci.client import Settings as RegistrySettings
 
 
@@ -68,6 +70,21 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     )
 
 
+def duplicate_findings(result: RenderResult) -> list[Finding]:
+    """``duplicate-object`` findings of a render: an object rendered twice (kind,
+    namespace, name) is applied once, the last; the first never takes effect."""
+    from renderer.calico.rules import REGISTRY, RuleInput
+    from renderer.manifests.tree import tree_path
+
+    data = RuleInput(result.objects, result.version.name, result.context)
+    v = result.version
+    names = [f.name for f in v.files]
+    return [  # located relative to ROOT, as every finding is
+        replace(f, file=tree_path(v.name, names, f.file))
+        for f in REGISTRY["duplicate-object"].run(data)
+    ]
+
+
 def schema_check(
     objects: Sequence[K8sObject], kube_versions: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
@@ -78,9 +95,10 @@ def schema_check(
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a positive int (not a bool), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise InputError(f"the node count must be a positive integer, got {nodes!r}", key=key)
+    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
+    cluster without BKENodes, which the controller renders), else InputError."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
     return nodes
 
 
@@ -113,7 +131,9 @@ def file_contexts(
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check(schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}")
+            schemas.check_context(
+                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
+            )
     return contexts
 
 
@@ -168,7 +188,33 @@ def render(
     rendered = [f.context for f in contexts.files if not f.verbatim]
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
-    return RenderResult(vdir, files, context, route, warnings, contexts, given)
+    found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
+    return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
+
+
+def _unreachable_read(
+    vdir: VersionDir, contexts: bke_context.VersionContexts, files: Sequence[RenderedFile]
+) -> list[Finding]:
+    """``context-unreachable-key`` warnings for keys read as maps that no config can set,
+    where this render printed ``<no value>`` for one (``ipModVersion: ipv6`` without
+    ``ClusterCidr``): what the controller renders, said, never refused."""
+    from renderer.bke import context as bke_context
+    from renderer.engine.render import version_nested_keys, version_nested_lines
+
+    nested = version_nested_keys(vdir)
+    if not nested:
+        return []
+    given = contexts.contexts()
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    missing = {
+        name: [k for k in keys if k not in given.get(name, {})]
+        for name, keys in nested.items()
+        if name in printed
+    }
+    return [
+        dataclasses.replace(f, file=f"{vdir.name}/{f.file}")
+        for f in bke_context.unreachable_keys(missing, version_nested_lines(vdir))
+    ]
 
 
 def param_warnings(
@@ -413,43 +459,12 @@ def explain_context(
 # an :class:`renderer.output.Document`; the CLI only parses flags and prints.
 
 
-def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
-    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
-    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
-    from renderer.bke.crdkeys import file_unknown_keys
-
-    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
-
-
-def request_args(
-    config: str | Path | None,
-    nodes_file: str | Path | None,
-    *,
-    version: str | None,
-    nodes: int | None,
-    root: Path | None = None,
-    repo: str | None = None,
-) -> RenderArgs:
-    """Version, node count and params of a request: from a BKECluster/BKEConfig and
-    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
-    from renderer.bke.cluster import render_args
-
-    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
-
-
 def cluster_inputs(*args: Any, **kwargs: Any) -> ClusterInputs:
     """What a BKECluster/BKEConfig (and its BKENodes) give a request: the arguments of
     :func:`renderer.bke.cluster.resolve_inputs`, loaded when first called."""
     from renderer.bke.cluster import resolve_inputs
 
     return resolve_inputs(*args, **kwargs)
-
-
-def node_inventory(nodes_file: str | Path) -> NodeInventory:
-    """The BKENodes of one cluster in ``nodes_file``."""
-    from renderer.bke.cluster import load_nodes
-
-    return load_nodes(nodes_file).single_cluster()
 
 
 def config_context(
@@ -464,13 +479,6 @@ def config_context(
     return bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
 
 
-def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
-    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
-    from renderer.bke.values import user_values as values
-
-    return values(values_file, sets)
-
-
 def request_inputs(
     args: RenderArgs,
     *,
@@ -483,46 +491,17 @@ def request_inputs(
     from renderer.bke import context as bke_context
     from renderer.bke.values import user_params
 
-    params, nested = user_params(values_file, sets)
+    warnings: list[str] = []
+    params, nested = user_params(values_file, sets, warnings)
     cluster = args.cluster
     if cluster is None or cluster.addon is None:
-        return bke_context.without_config(repo=repo, params=params, nested=nested)
-    nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-    return bke_context.for_config(
-        cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-    )
-
-
-def kube_versions(
-    requested: Sequence[str] = (), cluster_kube: str = ""
-) -> tuple[tuple[str, ...], str]:
-    """The Kubernetes versions to validate a render against, and a note when they were
-    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
-    kube = resolve_kube_versions(requested)
-    if kube and not requested and cluster_kube:
-        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
-        if chosen is not None:
-            return (chosen,), why
-    return kube, ""
-
-
-def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
-    """Write ``files`` into ``directory``, removing the files of our previous write there."""
-    from renderer.store.files import write_owned_tree
-
-    return write_owned_tree(directory, dict(files))
-
-
-def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
-    """One file per template of a render into ``directory`` (see :func:`write_files`),
-    never inside the tree of templates it rendered."""
-    from renderer.store import contain
-
-    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
-    return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
+        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
+    else:
+        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
+        inputs = bke_context.for_config(
+            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
+        )
+    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def template(
@@ -532,15 +511,17 @@ def template(
     sets: Sequence[str] = (),
     name: str = "calico",
     dialect: str | None = None,
+    warnings: list[str] | None = None,
 ) -> str:
     """Render one template file (``-``: stdin) with exactly the given values: no policy,
-    no context rules beyond YAML safety. ``dialect`` None: from the suffix."""
+    no context rules, Go's bytes. ``dialect`` None: from the suffix; warnings about the
+    values file go to ``warnings``."""
     from renderer.bke.values import user_values as values
     from renderer.engine.compile import compile_source
     from renderer.manifests.tree import DIALECTS
     from renderer.store.read import read_text
 
-    context = values(values_file, sets, key_rules=False)
+    context = values(values_file, sets, key_rules=False, warnings=warnings)
     chosen = dialect or DIALECTS.get(Path(file).suffix, "go")
     return compile_source(read_text(file), file, chosen, template_name=name).render(context)
 
@@ -572,6 +553,29 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     return VersionsResult(tree_label(root), tuple(entries))
 
 
+#: What an image reference's registry and path may hold (the distribution grammar).
+_REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
+
+
+def _check_default_registry(prefix: str) -> None:
+    """The default registry goes into every image line of the templates: it is a
+    registry prefix (as the image prefix argument is) and must end with ``/``."""
+    from renderer.calico.images import check_repo
+
+    if not prefix.endswith("/"):
+        raise InputError("must end with '/'", key="default registry")
+    try:
+        check_repo(prefix)
+    except InputError as exc:
+        raise InputError(exc.message, key="default registry") from None
+    if not _REGISTRY_PREFIX.match(prefix):  # a quote or control character is no registry
+        raise InputError(
+            f"{prefix!r} is not a registry prefix (host[:port]/path/ of letters, digits, "
+            "'.', '_', '-')",
+            key="default registry",
+        )
+
+
 def import_version(
     source: Path,
     *,
@@ -591,8 +595,8 @@ def import_version(
     from renderer.store.files import replace_dir
 
     options = options or importer_mod.Options()
-    if options.default_registry is not None and not options.default_registry.endswith("/"):
-        raise InputError("must end with '/'", key="default registry")
+    if options.default_registry is not None:
+        _check_default_registry(options.default_registry)
     record = importer_mod.Recorded(None, {})
     if check and given is not None:
         record = _recorded(source, root, options)
@@ -852,33 +856,11 @@ def write_lock(path: str | Path, report: RegistryReport) -> None:
     write_output(path, lock_text(report))
 
 
-def image_warnings(result: images_mod.ImageList) -> list[str]:
-    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
-    for another)."""
-    from renderer.calico import images as images_mod
-
-    if result.version is None:
-        return []
-    return images_mod.tag_mismatches(result.version, result.images)
-
-
 def set_render_timeout(seconds: float) -> None:
     """The wall-clock limit of one template render, for this process."""
     from renderer.engine import limits
 
     limits.set_render_timeout(seconds)
-
-
-def disable_cache() -> None:
-    """Neither read nor write the persistent result cache, for this process."""
-    cache.disable()
-
-
-def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
-    """The advice report of a cluster without Calico: nothing to advise on."""
-    from renderer.calico import advise as advise_mod
-
-    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -955,15 +937,6 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
-    """Write a report to ``path`` atomically (a device, FIFO or symlink target is
-    written in place); with the ``options`` it reports on, never inside the tree's
-    templates, its goldens, its upstream directory or onto its exceptions file."""
-    from renderer.store.files import write_output
-
-    write_output(path, text, protected=protected_paths(options) if options else ())
-
-
 def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     """What a check reads and its report must not overwrite."""
     from renderer.data.bundled import bundled_manifests
@@ -976,14 +949,6 @@ def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     if options.exceptions.file:
         out.append((Path(options.exceptions.file), "the exceptions file"))
     return out
-
-
-def refused_update(error: InputError) -> bool:
-    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
-    without versions (which would remove them all)."""
-    from renderer.checks.runner import NothingToUpdate
-
-    return isinstance(error, NothingToUpdate)
 
 
 def default_jobs() -> int:
@@ -1141,29 +1106,20 @@ __all__ = [
     "cluster_inputs",
     "config_context",
     "config_images",
-    "config_keys",
     "default_golden",
     "default_inputs",
     "default_jobs",
-    "disable_cache",
     "explain_context",
     "file_contexts",
-    "image_warnings",
     "import_version",
-    "kube_versions",
     "lock_text",
-    "manifest_files",
-    "no_advice",
-    "node_inventory",
     "param_warnings",
     "plan",
     "plan_route",
     "prepull_images",
     "protected_paths",
     "read_lock",
-    "refused_update",
     "render",
-    "request_args",
     "request_inputs",
     "resolve_version",
     "rules",
@@ -1172,13 +1128,9 @@ __all__ = [
     "set_render_timeout",
     "template",
     "typha",
-    "user_values",
     "validate",
     "validate_render",
     "version_image_uses",
     "versions",
-    "write_files",
     "write_lock",
-    "write_render",
-    "write_report",
 ]

@@ -37,6 +37,8 @@ class RenderResult:
     contexts: bke_context.VersionContexts | None = None
     #: User-given params no template reads, or whose value takes no branch.
     param_warnings: tuple[unread.ParamWarning, ...] = ()
+    #: Values that changed the YAML a template wrote (``context-value-injects-yaml``).
+    findings: tuple[Finding, ...] = ()
 
     @property
     def decision(self) -> policy.TyphaDecision:

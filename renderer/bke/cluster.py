@@ -520,8 +520,6 @@ def load_nodes(path: str | Path) -> NodeInventory:
                 namespace=_scalar(doc["metadata"].get("namespace")),
             )
         )
-    if not nodes:
-        raise InputError("no BKENode objects found", file=file)
     return NodeInventory(file, tuple(nodes))
 
 
@@ -570,7 +568,12 @@ def resolve_inputs(
                 notes.append(skipped)
         else:
             inventory = inventory.single_cluster()
-    if (
+    if everyone is not None and not everyone.count:
+        notes.append(
+            f"warning: {everyone.file} holds no BKENode objects: the controller renders "
+            'with 0 nodes (masterReplicas "0", workerReplicas "0", Typha off)'
+        )
+    elif (
         addon is not None
         and nodes is None
         and everyone is not None
@@ -675,6 +678,12 @@ def render_args(
             inventory = load_nodes(nodes_file).single_cluster()
             if nodes is None:
                 nodes = inventory.count
+            if not inventory.count:
+                notes = (
+                    f"warning: {inventory.file} holds no BKENode objects: the controller "
+                    "renders with 0 nodes (Typha off)",
+                )
+                return RenderArgs(version, nodes, repo, {}, notes, inventory=inventory)
         return RenderArgs(version, nodes, repo, {}, inventory=inventory)
     if version is not None:
         raise InputError("give a version or a config, not both", key="config")

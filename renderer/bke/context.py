@@ -24,11 +24,12 @@ from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError
-from renderer.finding import WARNING, Finding
+from renderer.finding import ERROR, WARNING, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
     from renderer.bke.cluster import Addon, ClusterConfig, Node
+    from renderer.engine.render import RenderedFile
 
 # --- where a value comes from -----------------------------------------------------------
 
@@ -628,6 +629,36 @@ def unreachable_keys(
                     file=file,
                     line=line or 0,
                     details={"key": key},
+                )
+            )
+    return out
+
+
+INJECTS_RULE = "context-value-injects-yaml"
+
+
+def injection_findings(files: Iterable[RenderedFile]) -> list[Finding]:
+    """Values that changed the YAML structure their template wrote (errors): the
+    controller renders them, and the object, key or list item that exists only because
+    of a value's text is then applied (see :mod:`renderer.k8s.injection`). ``file``
+    is each rendered file's name (``<version>/<file>``), ``line`` the template line."""
+    from renderer.k8s.injection import find_injections
+
+    out = []
+    for f in files:
+        for found in find_injections(f.text, f.printed):
+            shown = found.value if len(found.value) <= 80 else found.value[:77] + "..."
+            out.append(
+                Finding(
+                    INJECTS_RULE,
+                    ERROR,
+                    f"the value of {found.key} ({shown!r}) changes the YAML structure the "
+                    f"template wrote at line {found.line}: an object, key or list item "
+                    "exists only because of its text",
+                    stage=CONTEXT_STAGE,
+                    file=f.name,
+                    line=found.line,
+                    details={"key": found.key, "value": found.value},
                 )
             )
     return out

@@ -51,27 +51,14 @@ def set_path(ctx: dict[str, Any], parts: list[str], value: Any) -> None:
     node[parts[-1]] = value
 
 
-def check_values_safe(values: Mapping[str, Any], file: str) -> None:
-    """Every string of a values file must be safe inside a double-quoted YAML scalar."""
-    for key in sorted(values):
-        for path, text in schemas.strings(values[key]):
-            unsafe = schemas.unsafe_text(schemas.RENDER_CONTEXT, text)
-            if unsafe is not None:
-                where = [key, *path]
-                line = locate(read_text(file), 0, where) if file != "-" else None
-                raise InputError(unsafe, file=file, line=line, key=".".join(map(str, where)))
-
-
 def key_error(key: str, value: Any) -> tuple[list[str | int], str] | None:
     """(path, message) when ``value`` breaks the context schema's rule for ``key`` (its
-    own property, else the rule for free keys, and always YAML safety), else None."""
+    own property, else the rule for free keys), else None: a wrong type, never a
+    value's characters (the controller renders them; injections are findings)."""
     schema = schemas.load_schema(schemas.RENDER_CONTEXT)
     if key not in schema["properties"]:
         return schemas.free_key_error(schemas.RENDER_CONTEXT, key, value)
-    sub = schema["properties"][key]
-    # the key's own rules and the tree-wide YAML-safety rule, refs resolvable
-    checked = {"$defs": schema["$defs"], "allOf": [sub, {"$ref": "#/$defs/yamlSafe"}]}
-    error = schemas.best_error_in(checked, value)
+    error = schemas.best_error_in(schema["properties"][key], value)
     if error is None:
         return None
     sub_key, message = schemas.describe(error)
@@ -92,19 +79,35 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
             raise InputError(message, file=file, line=line, key=".".join(map(str, path)))
 
 
+def load_values(values_file: str | Path, warnings: list[str] | None = None) -> dict[str, Any]:
+    """A values file; a key given twice keeps its last value (as Go's decoders keep it),
+    with a warning in ``warnings`` naming both lines."""
+    found: list[tuple[str, int, int]] = []
+    values = load_mapping_file(values_file, found)
+    for key, first, last in found:
+        if warnings is not None:
+            warnings.append(
+                f"{values_file}:{last}: key {key!r} is given twice (lines {first} and {last}): "
+                "the last value wins, as the controller's decoder keeps it"
+            )
+    return values
+
+
 def user_values(
-    values_file: str | Path | None = None, sets: Iterable[str] = (), *, key_rules: bool = True
+    values_file: str | Path | None = None,
+    sets: Iterable[str] = (),
+    *,
+    key_rules: bool = True,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     """What the user asked for: values file first, then ``--set`` in order. Without
-    ``key_rules`` (``template``: exactly the given context) a values file is only held
-    to the YAML-safety rule, not to what each key of BKE's context may hold."""
+    ``key_rules`` (``template``: exactly the given context) a values file is not held
+    to what each key of BKE's context may hold."""
     ctx: dict[str, Any] = {}
     if values_file is not None:
-        values = load_mapping_file(values_file)
+        values = load_values(values_file, warnings)
         if key_rules:
             check_values_file(values, str(values_file))
-        else:
-            check_values_safe(values, str(values_file))
         ctx.update(copy.deepcopy(values))
     for item in sets:
         parts, value = parse_set(item)
@@ -131,18 +134,21 @@ def build_context(
 
 
 def user_params(
-    values_file: str | Path | None = None, sets: Iterable[str] = ()
+    values_file: str | Path | None = None,
+    sets: Iterable[str] = (),
+    warnings: list[str] | None = None,
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """``--values`` and ``--set`` as addon params (a key ``F.K`` is per file, as the
     controller treats a config's params), plus the map values of the values file, which
     go to every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs
-    one, and no config param can give it). Returns (params, nested entries)."""
+    one, and no config param can give it). Returns (params, nested entries); warnings
+    about the values file go to ``warnings``."""
     from renderer.bke import context as bke
 
     params: list[bke.Param] = []
     nested: dict[str, bke.Entry] = {}
     if values_file is not None:
-        values = load_mapping_file(values_file)
+        values = load_values(values_file, warnings)
         check_values_file(values, str(values_file))
         for key, value in values.items():
             if isinstance(value, Mapping | list):

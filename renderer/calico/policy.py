@@ -43,9 +43,10 @@ class TyphaDecision:
 
 
 def decide_typha(nodes: int) -> TyphaDecision:
-    """Typha on above 50 nodes with ``min(20, max(3, ceil(nodes/200)))`` replicas."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise ValueError(f"node count must be a positive integer, got {nodes!r}")
+    """Typha on above 50 nodes with ``min(20, max(3, ceil(nodes/200)))`` replicas. Zero
+    is a count too: a cluster without BKENodes, which the controller renders Typha off."""
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
+        raise ValueError(f"node count must be a non-negative integer, got {nodes!r}")
     if nodes <= TYPHA_NODE_THRESHOLD:
         return TyphaDecision(nodes, False, 0, f"{nodes} nodes <= {TYPHA_NODE_THRESHOLD}: Typha off")
     wanted = math.ceil(nodes / NODES_PER_REPLICA)

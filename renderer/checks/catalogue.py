@@ -53,6 +53,11 @@ OTHER_RULES = {
     "schema-not-checked": ("schema", "info", "a custom resource without a schema"),
     "kind-rejected": ("schema", ERROR, "an object of a kind validate --reject names"),
     "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
+    "context-value-injects-yaml": (
+        "context",
+        ERROR,
+        "a value changes the YAML structure its template wrote",
+    ),
     "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
     "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
     "golden-changed": ("goldens", ERROR, "a render differs from its reviewed golden"),

@@ -81,6 +81,8 @@ class Renders:
         self.qualified = qualified
         self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
         self._cache: dict[tuple[Any, ...], Rendered] = {}
+        #: Values that changed the YAML a template wrote, over every render so far.
+        self.injections: list[Finding] = []
 
     def get(
         self,
@@ -95,6 +97,7 @@ class Renders:
         if key not in self._cache:
             ctx = build_context(dict(values or {}), typha=typha, repo=repo)
             rendered = render_version(self.version, ctx)
+            self.injections.extend(bke_context.injection_findings(rendered))
             files = [(f.name.split("/", 1)[1], f.text) for f in rendered]
             objects = [
                 o
@@ -405,6 +408,7 @@ def prepare_version(
         result.stages["rules"] = FAIL if any(f.severity == ERROR for f in found) else PASS
     else:
         result.stages["rules"] = LEGACY
+    result.findings.extend(shared.injections)
     outputs = [golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
     golden.compare_stage(result, outputs, shared.parsed, options)
     if options.upstream is not None:

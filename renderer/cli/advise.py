@@ -8,6 +8,7 @@ import click
 
 from renderer import api
 from renderer.calico.policy import KUBERNETES_MAX_PODS
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import (
     config_keys,
@@ -76,15 +77,15 @@ def advise(
 ) -> None:
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
-    args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root)
+    args = requests.request_args(config, nodes_file, version=version, nodes=nodes, root=root)
     for message in args.notes:
         note(message)
     if args.skip:
-        write_document(fmt, AdviceDocument(api.no_advice(root, args.notes), skipped=True))
+        write_document(fmt, AdviceDocument(requests.no_advice(root, args.notes), skipped=True))
         return
     if args.version is None or args.nodes is None:
         raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")
-    flags = api.user_values(values_file, sets)
+    flags = requests.user_values(values_file, sets)
     origins = origins_for(
         config=config,
         config_values=args.user,

@@ -11,6 +11,7 @@ import click
 from renderer import api
 from renderer import output as formats
 from renderer.cli import options as opts
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import write_report_document
 from renderer.errors import EXIT_CHECK_FAILED, InputError
@@ -103,7 +104,7 @@ def check(
     try:
         result = api.check(options, progress if show_progress else None)
     except InputError as exc:
-        if not api.refused_update(exc):
+        if not requests.refused_update(exc):
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     # JSON is checked against its schema; library wording becomes the CLI's

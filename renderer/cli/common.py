@@ -3,6 +3,7 @@ chosen format, and turning flags into the library's context inputs."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import sys
 from collections.abc import Sequence
@@ -91,13 +92,33 @@ def emit(text: str) -> None:
     a manifest, and a lone byte of a Go template (a surrogate escape) is written as is."""
     data = text.encode("utf-8", "surrogateescape" if _escapable(text) else "backslashreplace")
     stream = sys.stdout
-    stream.flush()
-    buffer: BinaryIO | None = getattr(stream, "buffer", None)
-    if buffer is None:  # a text-only stream (an embedding application)
-        stream.write(data.decode("utf-8", "replace"))
-        return
-    buffer.write(data)
-    buffer.flush()
+    if stream is None:  # started with stdout closed
+        raise InputError("standard output is closed; use --output or redirect it")
+    try:
+        stream.flush()
+        buffer: BinaryIO | None = getattr(stream, "buffer", None)
+        if buffer is None:  # a text-only stream (an embedding application)
+            stream.write(data.decode("utf-8", "replace"))
+            return
+        buffer.write(data)
+        buffer.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:  # a full disk, /dev/full, a closed descriptor
+        _discard_stdout()
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"cannot write to standard output: {why}") from None
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush of what could not be
+    written adds no second message."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
 
 
 def _escapable(text: str) -> bool:
@@ -118,14 +139,15 @@ def write_report_document(
 ) -> None:
     """``document`` in format ``fmt`` to ``path`` (atomically; never onto what the
     check of ``options`` reads), or to stdout."""
-    from renderer import api, output
+    from renderer import output
+    from renderer.cli import requests
 
     text = cli_worded(output.render(fmt, document))
     if path is None:
         emit(text)
         return
     try:
-        api.write_report(path, text, options)
+        requests.write_report(path, text, options)
     except InputError as exc:
         raise InputError(exc.message, file=exc.file, key="--output") from None
 
@@ -137,7 +159,8 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
     path, command = REPORT.get("output"), REPORT.get("command")
     if path is None or not command or (exc is not None and exc.key == "--output"):
         return
-    from renderer import api, output
+    from renderer import output
+    from renderer.cli import requests
     from renderer.finding import Finding
     from renderer.output.documents import InputErrorDocument
 
@@ -153,7 +176,7 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
     fmt = str(REPORT.get("fmt", "text"))
     try:
         text = output.render(fmt, InputErrorDocument(command, finding))
-        api.write_report(Path(path), text)
+        requests.write_report(Path(path), text)
     except (CalicoRenderError, OSError, ValueError):
         pass  # the one error line on stderr still says what went wrong
 
@@ -247,9 +270,9 @@ def config_keys(strict: bool, *files: str | None) -> None:
     """Warn about every key of the given BKECluster/BKEConfig/BKENode files that BKE's
     CRDs do not define (it would be dropped); with ``--strict`` the first is exit 2,
     naming file, line and key."""
-    from renderer import api
+    from renderer.cli import requests
 
-    found = api.config_keys(*(f for f in files if f is not None))
+    found = requests.config_keys(*(f for f in files if f is not None))
     for unknown in () if strict else found:
         warn(str(unknown))
     if strict and found:

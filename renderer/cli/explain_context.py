@@ -10,6 +10,7 @@ import click
 
 from renderer import api
 from renderer.bke.cluster import RenderArgs
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import (
     config_keys,
@@ -64,7 +65,7 @@ def explain_context(
     if config is None:
         if version is None:
             raise InputError("give --version (or --config)", key="--version")
-        inventory = api.node_inventory(nodes_file) if nodes_file else None
+        inventory = requests.node_inventory(nodes_file) if nodes_file else None
         count = nodes if nodes is not None else (inventory.count if inventory else None)
         args = RenderArgs(version, count, repo, {}, inventory=inventory)
     else:

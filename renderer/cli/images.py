@@ -10,6 +10,7 @@ import click
 
 from renderer import api
 from renderer.calico.images import ROLES
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import config_keys, given_params, note, warn, write_document
 from renderer.cli.options import (
@@ -23,6 +24,7 @@ from renderer.cli.options import (
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import names as format_names
 from renderer.output.documents import ImagesDocument
+from renderer.output.images import RegistryDocument
 
 #: The flags that only mean something with --check-registry.
 REGISTRY_FLAGS = (
@@ -138,7 +140,13 @@ REGISTRY_FLAGS = (
     type=click.Path(dir_okay=False, path_type=Path),
     help="Fail when the registry now serves other digests than the lock FILE records.",
 )
-@format_option([n for n in format_names() if n != "html"])
+@format_option(
+    [
+        n
+        for n in format_names()
+        if n in format_names(ImagesDocument) + format_names(RegistryDocument)
+    ]
+)
 def images(
     version: str | None,
     config: str | None,
@@ -169,7 +177,7 @@ def images(
         result, found = api.prepull_images(version, root=root, repo=repo, role=role), []
         if result.version != version:
             note(f"--version {version} resolved to {result.version} (newest patch)")
-    warnings = tuple(api.image_warnings(result))
+    warnings = tuple(requests.image_warnings(result))
     doc = ImagesDocument(result, warnings)
     given_params(found, strict)
     for message in warnings:
@@ -189,7 +197,6 @@ def _check_registry(
     flags: dict[str, object],
 ) -> None:
     from renderer.oci.client import Settings
-    from renderer.output.images import RegistryDocument
 
     defaults = Settings()
     timeout = flags["timeout"]

@@ -153,9 +153,9 @@ upstream_option = click.option(
 
 def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        from renderer import api
+        from renderer.cli import requests
 
-        api.disable_cache()
+        requests.disable_cache()
 
 
 no_cache_option = click.option(
@@ -236,7 +236,12 @@ output_option = click.option(
 
 def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
     if value is not None:
+        import math
+
         from renderer import api
+
+        if not math.isfinite(value):  # FloatRange lets nan and inf through
+            raise click.BadParameter(f"{value} is not a finite number of seconds", ctx, param)
 
         api.set_render_timeout(value)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from renderer import api
+from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import context_inputs, given_params, note, warn, write_document
 from renderer.cli.options import (
@@ -61,7 +62,7 @@ def plan(
     strict: bool,
     fmt: str,
 ) -> None:
-    args = api.request_args(None, None, version=None, nodes=None, repo=repo)
+    args = requests.request_args(None, None, version=None, nodes=None, repo=repo)
     inputs = context_inputs(args, repo, values_file, sets)
     result = api.plan(
         to_version,
@@ -81,7 +82,7 @@ def plan(
         write_document(fmt, PlanDocument(result, unchanged=True))
         return
     if output_dir is not None:
-        for path in api.write_files(output_dir, result.files(data)):
+        for path in requests.write_files(output_dir, result.files(data)):
             note(f"wrote {path}")
     if fmt == "text":
         for finding in data["findings"]:

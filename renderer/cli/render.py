@@ -116,11 +116,14 @@ def render(
     strict: bool,
 ) -> None:
     from renderer import api
+    from renderer.cli import requests
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
-    args = api.request_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+    args = requests.request_args(
+        config, nodes_file, version=version, nodes=nodes, root=root, repo=repo
+    )
     for message in args.notes:
         note(message)
     if args.skip:
@@ -133,7 +136,7 @@ def render(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
     kube = () if no_validate else _kube_versions(args, kube_versions)
-    flags = api.user_values(values_file, sets)
+    flags = requests.user_values(values_file, sets)
     result = api.render(
         args.version,
         args.nodes,
@@ -142,24 +145,41 @@ def render(
         inputs=context_inputs(args, repo, values_file, sets),
     )
     _report(result, args, strict, root)
-    if config is not None:  # a real cluster's numbers: say which limits it meets
+    _injections(ctx, result)
+    if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
         _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
+    _duplicates(ctx, result)
     if kube:
         _validate(ctx, result, kube)
     if output_dir is not None:
-        for path in api.write_render(output_dir, result):
+        for path in requests.write_render(output_dir, result):
             note(f"wrote {path}")
     else:
         emit(result.stream())
 
 
+def _injections(ctx: click.Context, result: RenderResult) -> None:
+    """The render's context findings on stderr. Values that changed the YAML their
+    template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
+    the controller would apply."""
+    for f in result.findings:
+        note(str(f))
+    injected = [f for f in result.findings if f.severity == "error"]
+    if injected:
+        note(
+            f"{len(injected)} value(s) change the YAML their template wrote; "
+            "nothing written (calico-render template shows the bytes)"
+        )
+        ctx.exit(EXIT_CHECK_FAILED)
+
+
 def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
     """The requested Kubernetes versions, else the config's own minor (with a note)."""
-    from renderer import api
+    from renderer.cli import requests
 
     cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
-    kube, why = api.kube_versions(requested, cluster_kube)
+    kube, why = requests.kube_versions(requested, cluster_kube)
     if why:
         note(why)
     return kube
@@ -213,6 +233,17 @@ def _scale_warnings(
     for finding in scale:
         if finding.severity != "info":
             note(scale_line(finding))
+
+
+def _duplicates(ctx: click.Context, result: RenderResult) -> None:
+    """An object rendered twice is an error finding: nothing is written (exit 1)."""
+    from renderer import api
+
+    found = api.duplicate_findings(result)
+    for f in found:
+        note(str(f))
+    if found:
+        ctx.exit(EXIT_CHECK_FAILED)
 
 
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:

@@ -6,7 +6,7 @@ import click
 
 from renderer import api
 from renderer.cli.app import cli
-from renderer.cli.common import emit
+from renderer.cli.common import emit, warn
 from renderer.cli.options import PathType, render_timeout_option, set_option, values_option
 
 
@@ -34,6 +34,15 @@ def template(
     template_name: str,
     dialect: str | None,
 ) -> None:
-    emit(
-        api.template(file, values_file=values_file, sets=sets, name=template_name, dialect=dialect)
+    warnings: list[str] = []
+    text = api.template(
+        file,
+        values_file=values_file,
+        sets=sets,
+        name=template_name,
+        dialect=dialect,
+        warnings=warnings,
     )
+    for message in warnings:
+        warn(message)
+    emit(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.engine import limits
 from renderer.engine.compile import compile_file
@@ -18,6 +18,9 @@ from renderer.engine.sourcemap import SourceMap
 from renderer.errors import TemplateError
 from renderer.manifests.tree import TemplateFile, VersionDir
 from renderer.store.read import read_text
+
+if TYPE_CHECKING:
+    from renderer.engine.gotemplate import Printed
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,9 @@ class RenderedFile:
     name: str
     text: str
     lines: SourceMap | None = field(default=None, compare=False, repr=False)
+    #: What actions printed from the context beyond inert text (Go dialect), for
+    #: :func:`renderer.k8s.injection.find_injections`.
+    printed: tuple[Printed, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -62,13 +68,20 @@ def render_version(
         if is_verbatim(version, tf):
             text = read_text(tf.path)
             lines = SourceMap.identity(text)
-        else:
+        printed: tuple[Printed, ...] = ()
+        if not is_verbatim(version, tf):
             ctx = contexts[tf.name] if contexts is not None else context
-            text, lines = compile_file(tf).render_mapped(ctx)
+            compiled = compile_file(tf)
+            traced = getattr(compiled, "render_traced", None)  # the Go dialect
+            if traced is not None:
+                text, lines, found = traced(ctx)
+                printed = tuple(found)
+            else:
+                text, lines = compiled.render_mapped(ctx)
         total += len(text)
         if total > limits.MAX_OUTPUT_CHARS:
             raise TemplateError(limits.output_message(), file=tf.display)
-        out.append(RenderedFile(name, text, lines))
+        out.append(RenderedFile(name, text, lines, printed))
     return out
 
 

@@ -13,8 +13,10 @@ import gc
 import io
 import json
 import math
+import re
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,18 @@ def _loader() -> YAML:
 
 _YAML = _loader()
 C_LOADER: bool = getattr(_YAML.Parser, "__name__", "") == "CParser"
+#: For values files: a key given twice keeps its last value (reported, not refused).
+_YAML_LAST_WINS = _loader()
+
+
+class _LastWins(_YAML_LAST_WINS.Constructor):  # type: ignore[misc,name-defined]
+    """ruamel keeps the first of equal keys when told to allow them; Go keeps the last."""
+
+    def check_mapping_key(self, *args: Any) -> bool:
+        return True
+
+
+_YAML_LAST_WINS.Constructor = _LastWins
 
 
 def _mark_error(exc: YAMLError, file: str) -> InputError:
@@ -122,6 +136,30 @@ def scan(text: str, file: str, *, limit: int = MAX_DEPTH) -> list[int]:
     return starts
 
 
+def yaml_shape(text: str) -> tuple[str, ...] | None:
+    """The structure of a YAML stream: its events' kinds (documents, mappings,
+    sequences, scalars, aliases, anchors and tags), scalars' text aside; None when it does
+    not parse (or nests deeper than MAX_DEPTH). Two texts with one shape differ only in
+    the text of their scalars."""
+    try:
+        scan(text, "text")
+        parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+        out: list[str] = []
+        while parser.check_event():
+            event = parser.get_event()
+            kind = type(event).__name__
+            anchor = getattr(event, "anchor", None)
+            tag = getattr(event, "tag", None)
+            if kind == "ScalarEvent":
+                style = getattr(event, "style", None)
+                out.append(f"S{style if style in ('|', '>') else ''}{tag or ''}&{anchor or ''}")
+            else:
+                out.append(f"{kind}{tag or ''}&{anchor or ''}")
+        return tuple(out)
+    except (YAMLError, InputError, ValueError, RecursionError):
+        return None
+
+
 _GC_LOCK = threading.Lock()
 _gc_pauses = 0
 _gc_was_enabled = False
@@ -158,7 +196,9 @@ def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
             docs = list(_YAML.load_all(io.StringIO(text)))
     except YAMLError as exc:
         raise _mark_error(exc, file) from None
-    except (ValueError, TypeError, RecursionError) as exc:
+    except ValueError as exc:
+        raise _huge_integer(text, file, exc) from None
+    except (TypeError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
     if len(starts) != len(docs):  # both come from the same parser; never expected
         raise InputError("YAML documents could not be located", file=file)
@@ -172,25 +212,115 @@ def load_all(text: str, file: str) -> list[Any]:
     return [doc for _, doc in load_all_lines(text, file)]
 
 
-def load_mapping_file(path: str | Path) -> dict[str, Any]:
+def load_mapping_file(
+    path: str | Path, duplicates: list[tuple[str, int, int]] | None = None
+) -> dict[str, Any]:
     """A file holding one mapping (values files); an empty file is an empty mapping.
 
     JSON (a ``.json`` file, or content starting with ``{``) is parsed as JSON, with
     JSON's escapes and rules; every value must be plain data (see :func:`check_plain`).
+    A key given twice in one mapping keeps its last value, as Go's decoders do, and is
+    added to ``duplicates`` as (key path, first line, last line); without that list it
+    is refused.
     """
     text = read_text(path)
     file = str(path)
-    if file.endswith(".json") or text.lstrip(" \t\r\n").startswith("{"):
-        doc = load_json(text, file)
-        docs = [] if doc is None else [doc]
-    else:
-        docs = [d for d in load_all(text, file) if d is not None]
+    is_json = file.endswith(".json") or text.lstrip(" \t\r\n").startswith("{")
+    try:
+        if is_json:
+            doc = load_json(text, file)
+            docs = [] if doc is None else [doc]
+        else:
+            docs = [d for d in load_all(text, file) if d is not None]
+    except InputError as exc:
+        if duplicates is None or "duplicate key" not in exc.message:
+            raise
+        found = duplicate_keys(text, file)
+        if not found:
+            raise
+        duplicates.extend(found)
+        if is_json:
+            doc = json.loads(text)  # a dict keeps the last of equal keys
+            docs = [] if doc is None else [doc]
+        else:
+            with _gc_paused():
+                docs = [d for d in _YAML_LAST_WINS.load_all(io.StringIO(text)) if d is not None]
     if not docs:
         return {}
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError("expected one YAML mapping", file=file)
-    check_plain(docs[0], file, text)
-    return docs[0]
+    _check_keys(docs[0], file, text)
+    mapping: dict[str, Any] = _replace_surrogates(docs[0])
+    check_plain(mapping, file, text)
+    return mapping
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """A lone UTF-16 surrogate escape (``"\\ud800"``) becomes U+FFFD, as Go's JSON and
+    YAML decoders make it (the controller's context never holds one)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    return value
+
+
+@dataclass
+class _Frame:
+    """An open collection while walking events: a mapping expects a key or a value."""
+
+    is_map: bool
+    path: list[str]
+    seen: dict[str, int] = field(default_factory=dict)
+    expect_key: bool = True
+    key: str = "?"
+    items: int = 0
+
+
+def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
+    """Keys given twice in one mapping of ``text`` (YAML, or JSON read as YAML): (key
+    path, line of the first, line of the last), in the order the repeats appear."""
+    try:
+        scan(text, file)  # bounded depth before walking
+        parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+        frames: list[_Frame] = []
+        out: dict[str, tuple[str, int, int]] = {}
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, CollectionEndEvent):
+                frames.pop()
+                if frames and frames[-1].is_map:
+                    frames[-1].expect_key = True
+                continue
+            if not isinstance(event, NodeEvent):
+                continue
+            parent = frames[-1] if frames else None
+            line = event.start_mark.line + 1 if event.start_mark is not None else 0
+            is_key = parent is not None and parent.is_map and parent.expect_key
+            if parent is not None and is_key:
+                key = str(getattr(event, "value", "?"))
+                parent.key, parent.expect_key = key, False
+                where = ".".join([*parent.path, key])
+                if key in parent.seen:
+                    out[where] = (where, out.get(where, (where, parent.seen[key], 0))[1], line)
+                else:
+                    parent.seen[key] = line
+            elif (
+                parent is not None and parent.is_map and not isinstance(event, CollectionStartEvent)
+            ):
+                parent.expect_key = True
+            if isinstance(event, CollectionStartEvent):
+                step = [] if parent is None else [parent.key if parent.is_map else "[]"]
+                frames.append(_Frame(type(event).__name__ == "MappingStartEvent",
+                                     [*(parent.path if parent else []), *step]))  # fmt: skip
+        return list(out.values())
+    except YAMLError:
+        return []
 
 
 def _json_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -206,12 +336,63 @@ class _JsonDuplicate(Exception):
     pass
 
 
+#: A key and an integer longer than Python converts (``sys.get_int_max_str_digits``).
+_HUGE_INTEGER = re.compile(
+    r"(?:\"((?:[^\"\\\n]|\\.)*)\"|'([^'\n]*)'|([^\s:#{},\[\]\"']+))[ \t]*:[ \t]*[-+]?"
+    r"(?:0[xob])?[0-9a-fA-F_]{4300,}"
+)
+
+
+def _huge_integer(text: str, file: str, exc: ValueError) -> InputError:
+    """Bad input naming the key and line of an integer longer than Python converts;
+    any other ValueError of a loader, as invalid YAML."""
+    if "digits" not in str(exc):
+        return InputError(f"invalid YAML: {exc}", file=file)
+    m = _HUGE_INTEGER.search(text)
+    line = text.count("\n", 0, m.start()) + 1 if m else None
+    key = next((g for g in m.groups() if g is not None), None) if m else None
+    return InputError(
+        "integer longer than 4300 digits (Python's limit; quote it to pass it as text)",
+        file=file,
+        line=line,
+        key=key,
+    )
+
+
+def _check_keys(data: Any, file: str, text: str) -> None:
+    """Every mapping key, YAML or JSON, must be a plain printable name: a line break,
+    control character or lone surrogate in a key would reach warnings and reports."""
+    stack: list[tuple[Any, list[str | int]]] = [(data, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and not key.isprintable():
+                    where = ".".join(str(p) for p in [*path, key])
+                    line = locate(text, 0, [*path, key]) if text else None
+                    raise InputError(
+                        "key has a line break, control character or unpaired surrogate",
+                        file=file,
+                        line=line,
+                        key=where.encode("unicode_escape").decode("ascii"),
+                    )
+                stack.append((value, [*path, key]))
+        elif isinstance(node, list):
+            stack.extend((value, [*path, i]) for i, value in enumerate(node))
+
+
 def load_json(text: str, file: str) -> Any:
     """One JSON document (RFC 8259: raw control characters in strings are errors,
     duplicate keys too). ``NaN``/``Infinity`` parse here and are refused by
     :func:`check_plain`, which knows their key."""
     try:
         return json.loads(text, object_pairs_hook=_json_pairs)
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # an integer over Python's digit limit
+            raise _huge_integer(text, file, exc) from None
+        raise InputError(
+            f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, column=exc.colno
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, column=exc.colno

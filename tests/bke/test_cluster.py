@@ -294,11 +294,11 @@ def test_duplicate_node_is_refused(tmp_path: Path) -> None:
     assert exc.value.line == 10
 
 
-def test_nodes_file_without_nodes(tmp_path: Path) -> None:
+def test_nodes_file_without_nodes_is_zero_nodes(tmp_path: Path) -> None:
+    """The controller renders a cluster without BKENodes (masterReplicas "0")."""
     path = write(tmp_path, "# nothing\n", "nodes.yaml")
-    with pytest.raises(InputError) as exc:
-        load_nodes(path)
-    assert exc.value.file == str(path) and "BKENode" in exc.value.message
+    inventory = load_nodes(path)
+    assert (inventory.file, inventory.count) == (str(path), 0)
 
 
 def test_missing_role_in_list_item(tmp_path: Path) -> None:
@@ -394,24 +394,18 @@ def test_best_error_is_the_one_check_raises() -> None:
 
 
 @pytest.mark.parametrize(
-    ("param", "message"),
-    [
-        ("calicoMode: foo", "'foo' is not allowed"),
-        ("ipModVersion: ipv5", "'ipv5' is not allowed"),
-        ("podSubnet: not-a-cidr", "'not-a-cidr' is not valid"),
-    ],
-)
-def test_bad_param_value_names_file_line_and_key(tmp_path: Path, param: str, message: str) -> None:
+    "param", ["calicoMode: IPIP", "ipModVersion: ipv5", "podSubnet: not-a-cidr",
+              "ipAutoDetectionMethod: 'first-found '"],
+)  # fmt: skip
+def test_a_param_the_controller_renders_is_taken_as_given(tmp_path: Path, param: str) -> None:
+    """Never stricter than the controller: a value no branch names is a warning of the
+    render (param-value-unmatched), not bad input."""
     text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
         "calicoMode: vxlan", param
     )
-    path = write(tmp_path, text)
-    with pytest.raises(InputError) as exc:
-        load_config(path)
-    err = exc.value
-    assert err.file == str(path) and err.line == 19
-    assert err.key == f"spec.clusterConfig.addons[1].param.{param.split(':')[0]}"
-    assert message in err.message
+    addon = load_config(write(tmp_path, text)).calico()
+    key, _, value = param.partition(": ")
+    assert addon is not None and addon.params[key] == value.strip("'")
 
 
 def test_params_the_schema_does_not_define_or_the_policy_overrides_pass(tmp_path: Path) -> None:
@@ -426,7 +420,7 @@ def test_params_the_schema_does_not_define_or_the_policy_overrides_pass(tmp_path
     assert addon is not None and addon.params["typhaReplicas"] == "many"
 
 
-def test_cli_bad_param_is_one_line_with_file_and_line(
+def test_cli_renders_a_param_no_branch_names(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     text = CLUSTER.format(addons=CALICO.format(version="v9.1.0")).replace(
@@ -434,12 +428,12 @@ def test_cli_bad_param_is_one_line_with_file_and_line(
     )
     path = write(tmp_path, text)
     for args in (
-        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3"),
+        ("--manifests", str(ROOT), "--config", str(path), "--nodes", "3", "--no-validate"),
         ("images", "--manifests", str(ROOT), "--config", str(path)),
     ):
         r = run(capsys, *args)
-        one_error(r, file=path, line=19, key="spec.clusterConfig.addons[1].param.calicoMode")
-        assert r.out == "" and "render context" not in r.err
+        assert r.code == 0, r.err
+        assert "render context" not in r.err
 
 
 # --- BKENodes of several clusters -------------------------------------------------------

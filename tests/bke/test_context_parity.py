@@ -103,7 +103,10 @@ def cluster_yaml(name: str) -> str:
 
 
 def nodes_yaml(count: int) -> str:
-    """3 masters with etcd, workers, and (above 600) split-role nodes of seed 001."""
+    """3 masters with etcd, workers, and (above 600) split-role nodes of seed 001;
+    none at all for 0."""
+    if count == 0:
+        return "# no BKENodes\n"
     roles = ["[master, etcd]"] * 3 + ["[node]"] * (count - 3)
     if count > 600:
         roles[-2:] = ["[etcd-event, etcd-pod]", "[apiserver, scheduler]"]
@@ -219,7 +222,8 @@ def walk_tree(base: Path) -> Path:
     (version / "typha" / "extra" / "001-typha.note.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: note, namespace: kube-system}\n"
         "data: {mode: '{{ .noteKey }}', typha: '{{ .typhaReplicas }}', repo: '{{ .repo }}',"
-        " dns: '{{ .dnsIP }}', api: '{{ .apiServerSrcHost }}:{{ .apiServerSrcPort }}'}\n"
+        " dns: '{{ .dnsIP }}', api: '{{ .apiServerSrcHost }}:{{ .apiServerSrcPort }}',"
+        " masters: '{{ .masterReplicas }}', workers: '{{ .workerReplicas }}'}\n"
     )
     (version / "003-never.yml").write_text("broken: {{ .x\n")
     (version / "typha" / "004-never.yml").write_text("broken: {{ .x\n")
@@ -275,3 +279,13 @@ def test_the_matrix_reaches_what_it_claims() -> None:
     assert "podSubnet" in texts["prefix-subnet-mode"] and "podSubnet" not in texts["bare"]
     assert "calicoMode" not in texts["bare"] and "calico.calicoMode" in texts["dotted"]
     assert "allowTypha" in texts["old-typha-params"]
+
+
+def test_zero_bkenodes_render_as_the_controller_renders_them(
+    go_render: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A nodes file without BKENodes: masterReplicas "0", Typha off, a warning."""
+    root = walk_tree(tmp_path / "tree")
+    assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 0)
+    note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
+    assert "masters: '0', workers: '0'" in note and "typha: '0'" in note

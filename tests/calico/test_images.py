@@ -161,9 +161,33 @@ def test_cli_config_without_prefix_gets_the_templates_default(
     text = (EXAMPLES / "bkecluster-601.yaml").read_text(encoding="utf-8")
     config = tmp_path / "cluster.yaml"
     config.write_text(text.replace("        prefix: openfuyao\n", ""), encoding="utf-8")
-    r = run(capsys, "images", "--manifests", str(root), "--config", str(config))
+    r = run(
+        capsys,
+        "images",
+        "--manifests",
+        str(root),
+        "--config",
+        str(config),
+        "--no-admission-defaults",
+    )
     assert r.code == 0, r.err
     assert r.out.split() == ["docker.io/calico/cni:v3.31.3", "docker.io/calico/node:v3.31.3"]
+
+
+def test_cli_config_without_prefix_on_bke_s_domain_gets_the_admission_prefix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """BKE's webhook gives its own registry domain the prefix `kubernetes`."""
+    root = tree(tmp_path / "root")
+    text = (EXAMPLES / "bkecluster-601.yaml").read_text(encoding="utf-8")
+    config = tmp_path / "cluster.yaml"
+    config.write_text(text.replace("        prefix: openfuyao\n", ""), encoding="utf-8")
+    r = run(capsys, "images", "--manifests", str(root), "--config", str(config))
+    assert r.code == 0, r.err
+    assert r.out.split() == [
+        "deploy.bocloud.k8s:40443/kubernetes/calico/cni:v3.31.3",
+        "deploy.bocloud.k8s:40443/kubernetes/calico/node:v3.31.3",
+    ]
 
 
 def test_a_render_without_cni_or_node_image_is_exit_2_naming_the_version(

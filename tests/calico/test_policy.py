@@ -43,8 +43,8 @@ def test_capacity_warning_only_above_cap() -> None:
     assert "capacity assessment" in warning
 
 
-@pytest.mark.parametrize("bad", [0, -3, True, 2.5, "60"])
-def test_nodes_must_be_positive_integer(bad: object) -> None:
+@pytest.mark.parametrize("bad", [-1, -3, True, 2.5, "60"])
+def test_nodes_must_be_non_negative_integer(bad: object) -> None:
     with pytest.raises(ValueError):
         policy.decide_typha(bad)  # type: ignore[arg-type]
 

@@ -14,6 +14,7 @@ def test_registered_rule_ids() -> None:
     assert sorted(REGISTRY) == [
         "calico-image-tag",
         "calico-one-version",
+        "duplicate-object",
         "typha-anti-affinity",
         "typha-graceful-shutdown",
         "typha-pdb-allows-drain",

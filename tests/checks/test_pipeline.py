@@ -120,3 +120,26 @@ def test_the_capability_view_has_no_goldens_and_files_relative_to_root() -> None
         ("schema-not-checked", "FelixConfiguration default", f"{TREE_DIR}/002-calico.yaml")
     ]
     assert report.kube_versions == KUBE and not report.release_ready
+
+
+def test_a_value_that_changes_the_yaml_is_a_context_error_of_the_check(tmp_path: Path) -> None:
+    """check renders its scenarios' values the controller way and reports where one
+    writes structure its template did not (context-value-injects-yaml)."""
+    import shutil
+
+    version = tmp_path / "kubernetes" / "calico" / "v3.31.3"
+    shutil.copytree(resolve_version("v3.31.3").path, version)
+    (version / "003-note.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: note, namespace: kube-system}\n"
+        'data:\n  method: {{ printf "%s\\n  injected: yes" .ipAutoDetectionMethod }}\n'
+    )
+    options = CheckOptions(tmp_path, tmp_path / "golden", ("1.34",))
+    result = pipeline.check_version(resolve_version("v3.31.3", tmp_path), options)
+    (found,) = [f for f in result.findings if f.rule == "context-value-injects-yaml"]
+    assert (found.severity, found.stage, found.file, found.line) == (
+        "error",
+        "context",
+        "v3.31.3/003-note.yaml",
+        5,
+    )
+    assert found.details["key"] == "ipAutoDetectionMethod"

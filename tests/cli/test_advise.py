@@ -199,8 +199,6 @@ def test_config_and_nodes_file(capsys: pytest.CaptureFixture[str], tmp_path: Pat
         ["--nodes", "10"],
         ["--version", "v1.0.0", "--nodes", "0"],
         ["--version", "v1.0.0", "--nodes", "10", "--max-pods", "0"],
-        ["--version", "v1.0.0", "--nodes", "10", "--set", "podSubnet=10.0.0.0"],
-        ["--version", "v1.0.0", "--nodes", "10", "--set", "calicoMode=flannel"],
         ["--version", "v7.0.0", "--nodes", "10"],
         ["--version", "v1.0.0", "--nodes", "10", "--format", "yaml"],
     ],
@@ -210,6 +208,19 @@ def test_bad_input_is_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]
     assert r.code == 2
     assert r.out == ""
     assert len(r.err.strip().splitlines()) == 1
+
+
+def test_values_the_controller_renders_are_advised_on_not_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A value the controller would render is judged, never refused as bad input."""
+    base = ["advise", "--manifests", FIXTURE, "--version", "v1.0.0", "--nodes", "10"]
+    r = run(capsys, *base, "--set", "podSubnet=10.0.0.0", "--format", "json")
+    assert r.code == 1
+    rules = {f["rule"] for f in json.loads(r.out)["findings"] if f["severity"] == "error"}
+    assert "scale-pod-addresses" in rules
+    r = run(capsys, *base, "--set", "calicoMode=flannel")
+    assert r.code == 0, r.err
 
 
 def test_config_and_version_exclude_each_other(

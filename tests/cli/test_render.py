@@ -93,3 +93,22 @@ def test_a_misspelled_config_key_warns_and_is_exit_2_with_strict(
     assert "did you mean clusterConfig?" in one_error(
         r, file=config, line=10, key="spec.clusterconfig"
     )
+
+
+IPMOD_TREE = Path(__file__).resolve().parents[1] / "fixtures" / "bke-real-ipmod"
+
+
+@pytest.mark.parametrize("mode", ["dual", "ipv6"])
+def test_ip_mod_version_without_cluster_cidr_renders_as_the_controller(
+    capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    """No config can set ClusterCidr: dual takes no branch of BKE's v3.27.3 (a warning),
+    ipv6 prints <no value> there; neither is refused (Go's bytes: test_parity)."""
+    r = run(capsys, "--manifests", str(IPMOD_TREE), "--version", "v3.27.3", "--nodes", "3",
+            "--set", f"ipModVersion={mode}", "--no-validate")  # fmt: skip
+    assert r.code == 0, r.err
+    if mode == "dual":
+        assert "'dual' takes none of those branches" in r.err
+    else:
+        assert 'value: "<no value>"' in r.out
+        assert "v3.27.3/calico.yaml:4921: warning: context-unreachable-key: " in r.err

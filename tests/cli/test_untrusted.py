@@ -50,21 +50,33 @@ def test_file_name_with_newline_cannot_add_objects(
 
 
 @pytest.mark.parametrize(
-    "value",
+    ("value", "line"),
     [
-        'ipAutoDetectionMethod=x"\n  - name: FELIX_BPFENABLED\n    value: "true',
-        "ipAutoDetectionMethod=eth0",
-        'podNote=a"b',
-        "ClusterCidr.Ipv6=fd00::/56\n---\nkind: Secret",
+        ('ipAutoDetectionMethod=x"\n  - name: FELIX_BPFENABLED\n    value: "true', 729),
+        ('ipAutoDetectionMethod=x\n  - name: FELIX_BPFENABLED\n    value: "true"', 729),
+        ("calicoMode=vxlan\n---\nkind: Secret", None),  # compared, never printed
+        ("ipAutoDetectionMethod=eth0", None),
+        ("ipAutoDetectionMethod=first-found ", None),
+        ('podNote=a"b', None),  # read by no template: a warning
+        ("ClusterCidr.Ipv6=fd00::/56\n---\nkind: Secret", None),  # reaches no template
     ],
 )
-def test_injecting_set_values_are_exit_2_naming_the_key(
-    capsys: pytest.CaptureFixture[str], value: str
+def test_a_value_that_changes_the_yaml_is_reported_and_nothing_written(
+    capsys: pytest.CaptureFixture[str], value: str, line: int | None
 ) -> None:
+    """The controller renders any value; where one adds an object, key or list item
+    the template never wrote, render reports context-value-injects-yaml (exit 1, nothing
+    on stdout) naming the key, the value and the template line that printed it."""
     r = run(capsys, "--version", "v3.31", "--nodes", "3", "--set", value, "--no-validate")
-    key = value.split("=", 1)[0]
-    one_error(r, key=f"--set {key}")
-    assert r.out == ""
+    key, _, text = value.partition("=")
+    if line is None:
+        assert r.code == 0, r.err
+        assert "context-value-injects-yaml" not in r.err
+        return
+    assert (r.code, r.out) == (1, "")
+    (finding,) = [x for x in r.err.splitlines() if "context-value-injects-yaml" in x]
+    assert finding.startswith(f"calico-render: v3.31.3/002-calico.yaml:{line}: error: ")
+    assert f"the value of {key} ({text!r})" in finding
 
 
 @pytest.mark.parametrize(
@@ -138,10 +150,3 @@ def test_template_is_named_after_the_addon_unless_told(
     template.write_text('{{ define "calico" }}defined{{ end }}{{ define "other" }}o{{ end }}')
     assert run(capsys, "template", str(template)).out == "defined"
     assert run(capsys, "template", str(template), "--name", "other").out == "o"
-
-
-def test_a_bad_set_value_names_the_flag_and_key(capsys: pytest.CaptureFixture[str]) -> None:
-    """Checked where the value is given, not in whichever file's context meets it first."""
-    r = run(capsys, "--version", "v3.31", "--nodes", "3", "--set", "ipAutoDetectionMethod=eth0")
-    assert one_error(r, key="--set ipAutoDetectionMethod").startswith("'eth0' ")
-    assert r.out == ""

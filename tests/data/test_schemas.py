@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from renderer.data import schemas
-from renderer.data.schemas import RENDER_CONTEXT, check_context, unsafe_text
+from renderer.data.schemas import RENDER_CONTEXT, check_context
 from renderer.errors import InputError
 
 
@@ -24,10 +24,9 @@ def test_python_words_are_spelled_as_yaml_outside_quotes() -> None:
 @pytest.mark.parametrize(
     ("context", "key"),
     [
-        ({"calicoMode": "foo"}, "calicoMode"),  # an enum of the schema
-        ({"ipAutoDetectionMethod": "eth0"}, "ipAutoDetectionMethod"),  # a pattern
-        ({"podNote": 'a"b'}, "podNote"),  # a key without its own property: yamlSafe
-        ({"extra": {"n": ['x"y']}}, "extra.n.0"),  # nested: the path to the string
+        ({"calicoMode": 5}, "calicoMode"),  # a param is a string
+        ({"ClusterCidr": "fd00::/48"}, "ClusterCidr"),  # read as a map
+        ({"typhaReplicas": "three"}, "typhaReplicas"),  # set by the policy: its own shape
     ],
 )
 def test_a_bad_context_value_names_file_and_key(context: dict[str, Any], key: str) -> None:
@@ -36,17 +35,25 @@ def test_a_bad_context_value_names_file_and_key(context: dict[str, Any], key: st
     assert (err.value.file, err.value.key) == ("ctx.yaml", key)
 
 
+@pytest.mark.parametrize(
+    "context",
+    [
+        {"calicoMode": "IPIP"},  # no branch matches: a warning elsewhere, never a refusal
+        {"ipAutoDetectionMethod": "first-found "},
+        {"podNote": 'a"b\tc\\', "line": "x\u2028y"},  # characters: injections are findings
+        {"extra": {"n": ['x"y']}},
+        {"ipModVersion": "dual"},  # without ClusterCidr: what the controller renders
+    ],
+)
+def test_the_controller_renders_it_so_the_context_takes_it(context: dict[str, Any]) -> None:
+    check_context(RENDER_CONTEXT, context, file="ctx.yaml")
+
+
 def test_a_good_context_passes() -> None:
     check_context(
         RENDER_CONTEXT,
         {"calicoMode": "vxlan", "allowTypha": "true", "podNote": "plain", "extra": {"n": [1]}},
     )
-
-
-def test_unsafe_text_says_why_or_nothing() -> None:
-    assert unsafe_text(RENDER_CONTEXT, "skip-interface=nerdctl*") is None
-    for bad in ('a"b', "line\nbreak", "trail\\"):
-        assert unsafe_text(RENDER_CONTEXT, bad) is not None
 
 
 def test_our_own_output_that_breaks_its_schema_is_our_bug() -> None:

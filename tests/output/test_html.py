@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
-from tests.chromium import ARTIFACTS, Browser, find_chromium
+from tests.chromium import Browser, find_chromium
 from tests.gatehelp import TREE
 from tests.output.cases import DOCUMENTS
 
@@ -187,12 +187,12 @@ def browser() -> Iterator[Browser]:
         yield b
 
 
-def _artifact(path: Path) -> None:
-    """Keep an artifact (screenshot, page): listed at the end of the run, copied where
-    CI collects them if asked (pytest keeps only its last few temporary directories)."""
-    if path in ARTIFACTS:
-        return
-    ARTIFACTS.append(path)
+def _artifact(path: Path, record: Callable[[str, object], None]) -> None:
+    """Keep an artifact (screenshot, page): recorded on the test's report, so the run
+    lists it at its end (tests/output/conftest.py, parallel workers too), and copied
+    where CI collects artifacts if asked (pytest keeps only its last few temporary
+    directories)."""
+    record("artifact", str(path))
     where = os.environ.get("CALICO_RENDER_TEST_ARTIFACTS")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
@@ -280,20 +280,26 @@ def test_browser_chart_points_where_the_axes_say(browser: Browser, page: Path) -
 @needs_chromium
 @pytest.mark.parametrize(("width", "mobile"), [(1280, False), (390, True)])
 def test_browser_no_horizontal_overflow(
-    browser: Browser, page: Path, width: int, mobile: bool
+    browser: Browser,
+    page: Path,
+    width: int,
+    mobile: bool,
+    record_property: Callable[[str, object], None],
 ) -> None:
     browser.open(page.as_uri(), width, mobile=mobile)
     sizes = browser.evaluate(
         "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
     )
     assert sizes[0] <= sizes[1]
-    _artifact(browser.screenshot(page.parent / f"report-{width}.png"))
-    _artifact(page)
+    _artifact(browser.screenshot(page.parent / f"report-{width}.png"), record_property)
+    _artifact(page, record_property)
     assert browser.console_errors() == []
 
 
 @needs_chromium
-def test_browser_capability_page(browser: Browser, tmp_path: Path) -> None:
+def test_browser_capability_page(
+    browser: Browser, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
     report = api.capability("v9.3.0", root=TREE, kube_versions=("1.30",))
     path = tmp_path / "capability.html"
     path.write_text(output.render("html", CapabilityDocument(report)), encoding="utf-8")
@@ -304,11 +310,13 @@ def test_browser_capability_page(browser: Browser, tmp_path: Path) -> None:
         report.capability.items
     )
     assert browser.console_errors() == []
-    _artifact(browser.screenshot(tmp_path / "capability-1280.png"))
+    _artifact(browser.screenshot(tmp_path / "capability-1280.png"), record_property)
 
 
 @needs_chromium
-def test_browser_prints(browser: Browser, page: Path) -> None:
+def test_browser_prints(
+    browser: Browser, page: Path, record_property: Callable[[str, object], None]
+) -> None:
     """On paper: no navigation, nothing wider than an A4 page, every finding there."""
     browser.open(page.as_uri(), 794)  # A4's width in CSS pixels
     browser.emulate_print()
@@ -323,7 +331,7 @@ def test_browser_prints(browser: Browser, page: Path) -> None:
         pdf = browser.pdf()
         assert pdf.startswith(b"%PDF")
         (page.parent / "report.pdf").write_bytes(pdf)
-        _artifact(page.parent / "report.pdf")
+        _artifact(page.parent / "report.pdf", record_property)
     finally:
         browser.emulate_print(False)
     assert browser.console_errors() == []

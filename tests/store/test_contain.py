@@ -4,6 +4,7 @@ its own test, grouped by kind; every refusal is exit 2 with one line naming the 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -248,8 +249,10 @@ def test_check_reports_a_golden_directory_linked_out(
     golden.mkdir()
     outside = _outside(tmp_path)
     (golden / "v3.28.2").symlink_to(outside)
-    r = run(capsys, "check", "--manifests", str(root), "--golden", str(golden), "-f", "json")
-    assert r.code in (1, 2) and "secret-hash" not in r.out + r.err
+    r = run(capsys, "check", "--manifests", str(root), "--golden", str(golden), "--format", "json")
+    assert r.code == 1 and "secret-hash" not in r.out + r.err
+    found = [f for v in json.loads(r.out)["versions"] for f in v["findings"]]
+    assert any(f["stage"] == "goldens" and "outside" in f["message"] for f in found), found
     _untouched(outside)
 
 

@@ -1,7 +1,7 @@
 """Release rules about Calico objects (Typha, images), registered in
 :mod:`renderer.calico.rules.registry` when this package is imported."""
 
-from renderer.calico.rules import images, typha
+from renderer.calico.rules import images, objects, typha
 from renderer.calico.rules.registry import (
     ERROR,
     REGISTRY,
@@ -21,6 +21,7 @@ __all__ = [
     "RuleInput",
     "Violation",
     "images",
+    "objects",
     "rule",
     "run_rules",
     "typha",

@@ -27,7 +27,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from renderer.engine import limits
@@ -94,11 +96,25 @@ class GoTemplate(MappedRender):
         """Literals each root key is compared with (for warnings on unmatched values)."""
         return value_branches(self.tree)
 
-    def _interpret(self, data: Any, lines: SourceMap | None) -> str:
+    def render_traced(self, context: Mapping[str, Any]) -> tuple[str, SourceMap, list[Printed]]:
+        """Like :meth:`render_mapped`, with what each action printed that a value could
+        have shaped (see :func:`printed_values`)."""
+        lines = SourceMap()
+        spans: list[tuple[int, int, nodes.ActionNode]] = []
+        text = self._execute(context, lines, spans)
+        return text, lines, printed_values(self.tree.source, text, spans)
+
+    def _interpret(
+        self,
+        data: Any,
+        lines: SourceMap | None,
+        spans: list[tuple[int, int, nodes.ActionNode]] | None = None,
+    ) -> str:
         """Render by walking the tree (see :mod:`.interp`) within the render budget."""
         with limits.budget():
             try:
                 interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
+                interpreter.spans = spans
                 return interpreter.run(data)
             except OutputLimit:
                 raise TemplateError(limits.output_message(), file=self.name) from None
@@ -107,7 +123,12 @@ class GoTemplate(MappedRender):
                 text = f'executing "{exc.template}" at <{exc.where()}>: {exc.message}'
                 raise TemplateError(text, file=self.name, line=line, column=col) from None
 
-    def _execute(self, context: Mapping[str, Any], lines: SourceMap | None) -> str:
+    def _execute(
+        self,
+        context: Mapping[str, Any],
+        lines: SourceMap | None,
+        spans: list[tuple[int, int, nodes.ActionNode]] | None = None,
+    ) -> str:
         """Execute with ``context`` as dot (and ``$``); raises TemplateError on failure."""
         try:
             data = normalize(context)
@@ -116,7 +137,7 @@ class GoTemplate(MappedRender):
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._interpret(data, lines)
+            return self._interpret(data, lines, spans)
         except limits.LimitExceeded as exc:
             raise TemplateError(str(exc), file=self.name) from None
         except RecursionError:
@@ -130,6 +151,48 @@ class GoTemplate(MappedRender):
             raise TemplateError(
                 f"internal error while rendering: {exc!r}", file=self.name
             ) from None
+
+
+@dataclass(frozen=True)
+class Printed:
+    """Text an action printed from the context: its place in the output, the template
+    line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``)."""
+
+    start: int
+    end: int
+    line: int
+    key: str
+
+
+#: Printed text that cannot change YAML structure wherever it lands: letters, digits and
+#: a few punctuation marks, single inner spaces. Anything else is worth a closer look.
+_INERT = re.compile(r"[A-Za-z0-9._/=+~^()]+(?: [A-Za-z0-9._/=+~^()]+)*")
+
+
+def _read_key(action: nodes.ActionNode) -> str | None:
+    """The first field or variable the action's pipeline reads; None for a constant."""
+    for cmd in action.pipe.cmds:
+        for arg in cmd.args:
+            if isinstance(arg, nodes.FieldNode):
+                return ".".join(arg.idents)
+            if isinstance(arg, nodes.VariableNode | nodes.ChainNode | nodes.DotNode):
+                return str(arg)
+    return None
+
+
+def printed_values(
+    source: str, text: str, spans: list[tuple[int, int, nodes.ActionNode]]
+) -> list[Printed]:
+    """The spans of ``text`` that actions printed from the context and that hold more than
+    inert characters: the only places a value could change the YAML a template wrote."""
+    out = []
+    for start, end, action in spans:
+        if _INERT.fullmatch(text, start, end):
+            continue
+        key = _read_key(action)
+        if key is not None:
+            out.append(Printed(start, end, line_col(source, action.pos)[0], key))
+    return out
 
 
 def compile_go(source: str, name: str, *, template_name: str | None = None) -> GoTemplate:

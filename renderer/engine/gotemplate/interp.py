@@ -130,6 +130,8 @@ class Interpreter:
         self.origin = 0
         self.newlines = -1
         self.marks = marks
+        #: (start, end, action) of every non-empty print of an action, when traced
+        self.spans: list[tuple[int, int, n.ActionNode]] | None = None
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -176,7 +178,10 @@ class Interpreter:
                 if not node.pipe.decl:
                     if top:
                         self.mark(node)
+                    start = self.size
                     self.emit(print_value(value))
+                    if self.spans is not None and self.size > start:
+                        self.spans.append((start, self.size, node))
             elif kind is n.IfNode or kind is n.WithNode:
                 assert isinstance(node, n.BranchNode)
                 check()

@@ -114,7 +114,11 @@ def test_parity_case(case: dict[str, Any], go_render: Path, tmp_path: Path) -> N
 
 # --- the real manifests ------------------------------------------------------------------
 
-MANIFEST_FILES = sorted((REPO / "manifests" / "kubernetes" / "calico").glob("*/*.yaml"))
+MANIFEST_FILES = [
+    *sorted((REPO / "manifests" / "kubernetes" / "calico").glob("*/*.yaml")),
+    # BKE's released v3.27.3, which branches on ipModVersion and reads .ClusterCidr.Ipv6
+    HERE / "fixtures" / "bke-real-ipmod" / "kubernetes" / "calico" / "v3.27.3" / "calico.yaml",
+]
 
 _BASE_MANIFEST_CONTEXT: dict[str, Any] = {
     "repo": "registry.example.com/openfuyao/",
@@ -150,6 +154,10 @@ MANIFEST_CONTEXTS: dict[str, dict[str, Any]] = {
     "no-repo": _variant(repo=""),
     "autodetect-missing": _variant(ipAutoDetectionMethod=_DROP),
     "autodetect-empty": _variant(ipAutoDetectionMethod=""),
+    # what the controller renders: no config can set ClusterCidr, values need not match
+    "ipv6-no-cluster-cidr": _variant(ipModVersion="ipv6", ClusterCidr=_DROP),
+    "dual-no-cluster-cidr": _variant(ipModVersion="dual", ClusterCidr=_DROP),
+    "odd-values": _variant(calicoMode="IPIP", ipAutoDetectionMethod="first-found "),
 }
 
 

@@ -1,0 +1,132 @@
+"""What only the command line does around the library: turning flags into a request
+(the version and node count of a config, values and ``--set``, Kubernetes versions),
+and writing what a command produces (renders, plans, reports) where its flags say."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from renderer import api
+from renderer.errors import InputError
+from renderer.manifests.tree import tree_label
+
+if TYPE_CHECKING:
+    from renderer.api.results import RenderResult
+    from renderer.bke import crdkeys
+    from renderer.bke.cluster import NodeInventory, RenderArgs
+    from renderer.calico import advise as advise_mod
+    from renderer.calico import images as images_mod
+    from renderer.checks.options import CheckOptions
+
+
+def request_args(
+    config: str | Path | None,
+    nodes_file: str | Path | None,
+    *,
+    version: str | None,
+    nodes: int | None,
+    root: Path | None = None,
+    repo: str | None = None,
+) -> RenderArgs:
+    """Version, node count and params of a request: from a BKECluster/BKEConfig and
+    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
+    from renderer.bke.cluster import render_args
+
+    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
+
+
+def node_inventory(nodes_file: str | Path) -> NodeInventory:
+    """The BKENodes of one cluster in ``nodes_file``."""
+    from renderer.bke.cluster import load_nodes
+
+    return load_nodes(nodes_file).single_cluster()
+
+
+def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
+    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
+    from renderer.bke.values import user_values as values
+
+    return values(values_file, sets)
+
+
+def kube_versions(
+    requested: Sequence[str] = (), cluster_kube: str = ""
+) -> tuple[tuple[str, ...], str]:
+    """The Kubernetes versions to validate a render against, and a note when they were
+    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
+    from renderer.bke import context as bke_context
+    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
+
+    kube = resolve_kube_versions(requested)
+    if kube and not requested and cluster_kube:
+        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
+        if chosen is not None:
+            return (chosen,), why
+    return kube, ""
+
+
+def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
+    """Write ``files`` into ``directory``, removing the files of our previous write there."""
+    from renderer.store.files import write_owned_tree
+
+    return write_owned_tree(directory, dict(files))
+
+
+def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
+    """One file per template of a render into ``directory`` (see :func:`write_files`),
+    never inside the tree of templates it rendered."""
+    from renderer.store import contain
+
+    contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
+    return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
+
+
+def disable_cache() -> None:
+    """Neither read nor write the persistent result cache, for this process."""
+    from renderer.store import cache
+
+    cache.disable()
+
+
+def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
+    """The advice report of a cluster without Calico: nothing to advise on."""
+    from renderer.calico import advise as advise_mod
+
+    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
+
+
+def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
+    """Write a report to ``path`` atomically (a device, FIFO or symlink target is
+    written in place); with the ``options`` it reports on, never inside the tree's
+    templates, its goldens, its upstream directory or onto its exceptions file."""
+    from renderer.store.files import write_output
+
+    write_output(path, text, protected=api.protected_paths(options) if options else ())
+
+
+def refused_update(error: InputError) -> bool:
+    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
+    without versions (which would remove them all)."""
+    from renderer.checks.runner import NothingToUpdate
+
+    return isinstance(error, NothingToUpdate)
+
+
+def image_warnings(result: images_mod.ImageList) -> list[str]:
+    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
+    for another)."""
+    from renderer.calico import images as images_mod
+
+    if result.version is None:
+        return []
+    return images_mod.tag_mismatches(result.version, result.images)
+
+
+def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
+    """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
+    CRDs do not define (the API server drops them); stdin ("-") is not read again."""
+    from renderer.bke.crdkeys import file_unknown_keys
+
+    return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]

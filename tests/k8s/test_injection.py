@@ -1,0 +1,72 @@
+"""Values that change the YAML a template wrote: found by structure, named by key,
+value and template line; inert values and the template's own text never are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from renderer.engine.gotemplate import compile_go
+from renderer.k8s.injection import Injection, find_injections
+
+TEMPLATE = """\
+kind: ConfigMap
+metadata:
+  name: {{ .name }}
+data:
+  quoted: "{{ .quoted }}"
+  plain: {{ .plain }}
+  image: {{ .repo }}calico/node:v3.31.3
+  list: [{{ .item }}]
+"""
+SAFE = {"name": "cfg", "quoted": "ok", "plain": "fine", "repo": "reg:5000/x/", "item": "a"}
+
+
+def injections(**changes: Any) -> list[Injection]:
+    text, _lines, printed = compile_go(TEMPLATE, "t.yaml").render_traced({**SAFE, **changes})
+    return find_injections(text, printed)
+
+
+@pytest.mark.parametrize(
+    ("changes", "key", "line"),
+    [
+        ({"quoted": 'x", "y'}, "quoted", 5),  # closes the quote
+        ({"plain": "a\n  extra: key"}, "plain", 6),  # a key of its own
+        ({"plain": "a\n---\nkind: Secret"}, "plain", 6),  # a document of its own
+        ({"name": "n\n  namespace: kube-system"}, "name", 3),
+        ({"item": "a, b"}, "item", 8),  # a list item of its own
+        ({"plain": "- a"}, "plain", 6),  # breaks the mapping
+        ({"repo": "r/\n  x: y\n  z: "}, "repo", 7),
+    ],
+)
+def test_a_value_that_writes_structure_is_named(
+    changes: dict[str, str], key: str, line: int
+) -> None:
+    (found,) = injections(**changes)
+    assert (found.key, found.value, found.line) == (key, changes[key], line)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"plain": "a #comment"},  # truncates a scalar, adds nothing
+        {"quoted": "tab\there, back\\\\slash, 'single'"},
+        {"repo": ""},
+        {"plain": "skip-interface=nerdctl*"},
+        {"plain": "first-found ", "quoted": "IPIP"},
+    ],
+)
+def test_values_that_stay_scalars_are_not_injections(changes: dict[str, str]) -> None:
+    assert injections(**changes) == []
+
+
+def test_the_templates_own_broken_text_is_not_blamed_on_a_value() -> None:
+    text, _lines, printed = compile_go('a: "{{ .v }}\nb: [', "t.yaml").render_traced({"v": 'x"'})
+    assert find_injections(text, printed) == []
+
+
+def test_constants_printed_by_actions_are_template_text() -> None:
+    text, _lines, printed = compile_go('a: {{ "x\\n  b: c" }}\n', "t.yaml").render_traced({})
+    assert printed == [] and find_injections(text, printed) == []
