@@ -189,6 +189,10 @@ def render(
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
     found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
+    from renderer.manifests.tree import tree_path
+
+    names = [f.name for f in vdir.files]
+    found = tuple(replace(f, file=tree_path(vdir.name, names, f.file)) for f in found)
     return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
 
 

@@ -139,7 +139,7 @@ def test_a_value_that_changes_the_yaml_is_a_context_error_of_the_check(tmp_path:
     assert (found.severity, found.stage, found.file, found.line) == (
         "error",
         "context",
-        "v3.31.3/003-note.yaml",
+        "kubernetes/calico/v3.31.3/003-note.yaml",
         5,
     )
     assert found.details["key"] == "ipAutoDetectionMethod"
