@@ -127,13 +127,12 @@ def file_contexts(
 ) -> bke_context.VersionContexts:
     """Each file's context by the controller's rules, validated like a single context."""
     from renderer.bke import context as bke_context
+    from renderer.bke.values import check_context
 
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check_context(
-                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
-            )
+            check_context(f.context, file=f"render context of {f.file}")
     return contexts
 
 

@@ -9,7 +9,6 @@ beside the modules that raise them. The exceptions file is checked against this 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 
@@ -124,5 +123,7 @@ def stage_of(rule: str) -> str | None:
 
 def did_you_mean(rule: str) -> str:
     """`` (did you mean X?)`` for the nearest known id, or ""."""
+    import difflib  # only for an unknown rule id
+
     near = difflib.get_close_matches(rule, list(catalogue()), n=1, cutoff=0.6)
     return f" (did you mean {near[0]}?)" if near else ""

@@ -12,7 +12,6 @@ import gc
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Iterator
 from types import FrameType
 
@@ -107,6 +106,8 @@ def _main(argv: list[str] | None) -> None:
         code = cli.main(args=args, prog_name="calico-render", standalone_mode=False)
     except CalicoRenderError as exc:
         if debug:
+            import traceback  # --debug only
+
             traceback.print_exc()
         if exc.exit_code == EXIT_BAD_INPUT:
             failure_report(flag_worded(_unlocated(exc)), exc)
@@ -133,6 +134,8 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(0)
     except Exception as exc:  # last resort: one line, never a traceback unless --debug
         if debug:
+            import traceback  # --debug only
+
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
         failure_report(f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else ""))

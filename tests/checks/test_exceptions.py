@@ -87,7 +87,7 @@ def test_real_v3_31_3_fails_and_an_exception_downgrades_it(
     assert code == 0
     root = ET.fromstring((bke / "r.xml").read_text(encoding="utf-8"))
     props = [(p.get("name"), p.get("value")) for p in root.iter("property")]
-    assert [name for name, _ in props] == ["exception typha-anti-affinity"]
+    assert [name for name, _ in props] == ["tree", "exception typha-anti-affinity"]
 
 
 def test_text_report_lists_applied_and_unmatched_exceptions(
