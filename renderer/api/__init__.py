@@ -204,11 +204,13 @@ def _unreachable_read(
     from renderer.bke import context as bke_context
     from renderer.engine.render import version_nested_keys, version_nested_lines
 
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    if not printed:  # first: a render that printed no <no value> compiles nothing here
+        return []
     nested = version_nested_keys(vdir)
     if not nested:
         return []
     given = contexts.contexts()
-    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
     missing = {
         name: [k for k in keys if k not in given.get(name, {})]
         for name, keys in nested.items()

@@ -631,11 +631,10 @@ def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
 def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_source() -> None:
     jobs = [
         b["calico-gate"]
-        for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
-        for b in _yaml_blocks(path)
+        for b in _yaml_blocks(PROJECT / "docs" / "ci.md")
         if isinstance(b, dict) and "calico-gate" in b
     ]
-    assert len(jobs) == 2 and jobs[0] == jobs[1]  # README shows the CI guide's job
+    assert len(jobs) == 1  # the CI guide's job (the README links to it)
     for job in jobs:
         script = job["script"]
         junit = next(i for i, s in enumerate(script) if "--format junit" in s)
@@ -655,6 +654,8 @@ def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
+        if path.name == "README.md":
+            continue
         assert "<calico-render repository URL>" in text
 
 

@@ -161,6 +161,7 @@ def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
     assert {v for v, _ in verdicts} == {"valid", "invalid", "no-schema"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", PARITY_VERSIONS)
 def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
     seen: dict[str, dict[str, Any]] = {}

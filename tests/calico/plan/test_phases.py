@@ -392,6 +392,7 @@ def _set(data: Any, path: tuple[str | int, ...], value: Any) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
     import copy
 
