@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from renderer import output
 from renderer.engine.limits import DEFAULT_RENDER_TIMEOUT
 from renderer.k8s.schema import DEFAULT_COUNT
-from renderer.output import Document
+
+if TYPE_CHECKING:  # the formats load with the commands that offer --format
+    from renderer.output import Document
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -206,6 +207,8 @@ def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:
     """``--format``: the registered output formats that the command's document (a
     :class:`renderer.output.Document` subclass) supports, or explicit ``choices``."""
+    from renderer import output
+
     if isinstance(choices, type):
         choices = output.names(choices)
     names = list(choices or output.names())
