@@ -164,9 +164,7 @@ def _injections(ctx: click.Context, result: RenderResult) -> None:
     template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
     the controller would apply."""
     for f in result.findings:
-        from renderer.output.findings import context_text  # only when there is one
-
-        note(context_text(f))
+        note(str(f))
     injected = [f for f in result.findings if f.severity == "error"]
     if injected:
         note(
@@ -234,7 +232,7 @@ def _scale_warnings(
     _, scale = api.scale_findings(result, origins=origins)
     for finding in scale:
         if finding.severity != "info":
-            warn(scale_line(finding))
+            note(scale_line(finding))
 
 
 def _duplicates(ctx: click.Context, result: RenderResult) -> None:
@@ -243,9 +241,7 @@ def _duplicates(ctx: click.Context, result: RenderResult) -> None:
 
     found = api.duplicate_findings(result)
     for f in found:
-        from renderer.output.findings import context_text  # only when there is one
-
-        note(context_text(f))
+        note(str(f))
     if found:
         ctx.exit(EXIT_CHECK_FAILED)
 
@@ -253,12 +249,11 @@ def _duplicates(ctx: click.Context, result: RenderResult) -> None:
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
+    from renderer.finding import merge_findings
 
     check = api.validate_render(result, kube)
-    for f in check.findings:
-        from renderer.output.findings import schema_text  # only when there is one
-
-        note(schema_text(f))
+    for f in merge_findings(check.findings):
+        note(str(f))
     if not check.ok:
         note(check.summary())
         ctx.exit(EXIT_CHECK_FAILED)
