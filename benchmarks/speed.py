@@ -29,6 +29,7 @@ nothing here is a timed test.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -422,6 +423,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     only = set(args.only or ("render", "validate", "check"))
+    # Bytecode as an installed wheel has it: with PYTHONDONTWRITEBYTECODE set (as in some
+    # CI images) every run would otherwise compile every module from source again.
+    compileall.compile_dir(str(ROOT / "renderer"), quiet=1)
     with tempfile.TemporaryDirectory(prefix="calico-render-speed-") as tmp:
         work = Path(tmp)
         go = build_go(work)

@@ -49,7 +49,8 @@ FIDELITY_RULES = {
 OTHER_RULES = {
     "templates-error": ("templates", ERROR, "a template does not parse or render"),
     "schema-invalid": ("schema", ERROR, "an object fails the strict Kubernetes schema"),
-    "schema-not-checked": ("schema", "not-checked", "a custom resource without a schema"),
+    "schema-not-checked": ("schema", "info", "a custom resource without a schema"),
+    "kind-rejected": ("schema", ERROR, "an object of a kind validate --reject names"),
     "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
     "context-value-injects-yaml": (
         "context",
@@ -58,6 +59,9 @@ OTHER_RULES = {
     ),
     "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
     "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
+    "golden-changed": ("goldens", ERROR, "a render differs from its reviewed golden"),
+    "golden-stale": ("goldens", ERROR, "goldens of a version not in the tree"),
+    "input-error": ("input", ERROR, "the run could not use its input (exit 2)"),
 }
 
 
@@ -97,7 +101,16 @@ def catalogue() -> dict[str, RuleInfo]:
         found.append(RuleInfo(rule, "fidelity", severity, True, description))
     for rule, (stage, severity, description) in OTHER_RULES.items():
         found.append(RuleInfo(rule, stage, severity, stage in EXCEPTABLE_STAGES, description))
-    order = ("templates", "capability", "rules", "schema", "context", "fidelity", "goldens")
+    order = (
+        "input",
+        "templates",
+        "capability",
+        "rules",
+        "schema",
+        "context",
+        "fidelity",
+        "goldens",
+    )
     found.sort(key=lambda r: (order.index(r.stage) if r.stage in order else len(order), r.id))
     return {r.id: r for r in found}
 

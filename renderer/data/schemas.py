@@ -13,6 +13,7 @@ from renderer.errors import InputError
 
 if TYPE_CHECKING:  # imported when first used: a command printing text never loads it
     import jsonschema
+    from referencing import Registry
 
 #: Schemas more than one module names: the library checks its output against them and
 #: the documents of :mod:`renderer.output` declare them.
@@ -20,6 +21,8 @@ RENDER_CONTEXT = "render-context.schema.json"
 CAPABILITY_REPORT = "capability-report.schema.json"
 PLAN = "plan.schema.json"
 ADVISE_REPORT = "advise-report.schema.json"
+#: The one finding shape every report refers to.
+FINDING = "finding.schema.json"
 EXPLAIN_CONTEXT = "explain-context.schema.json"
 IMAGE_LOCK = "image-lock.schema.json"
 IMAGES_REGISTRY = "images-registry.schema.json"
@@ -33,13 +36,26 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 @cache
+def registry() -> Registry:
+    """Our schemas by their ``$id``, so one may refer to another (every report schema
+    refers to :data:`FINDING`)."""
+    from referencing import Registry, Resource
+
+    resources = []
+    for path in sorted(schema_path(FINDING).parent.glob("*.schema.json")):
+        schema = load_schema(path.name)
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    return Registry().with_resources(resources)
+
+
+@cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     import jsonschema
 
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=registry())
 
 
 def _path(error: jsonschema.ValidationError) -> str:

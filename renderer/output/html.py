@@ -38,6 +38,7 @@ from renderer.checks.report import (
 from renderer.finding import Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
+from renderer.output.documents import InputErrorDocument
 
 if TYPE_CHECKING:
     from renderer.checks.report import ObjectChange
@@ -1056,9 +1057,11 @@ class HtmlFormat:
     name = "html"
 
     def supports(self, kind: type[output.Document]) -> bool:
-        return issubclass(kind, (CheckDocument, CapabilityDocument))
+        return issubclass(kind, (CheckDocument, CapabilityDocument, InputErrorDocument))
 
     def render(self, document: output.Document) -> str:
+        if isinstance(document, InputErrorDocument):
+            return render_failure(document.command, [document.finding])
         if isinstance(document, CheckDocument):
             return render_check(document.report)
         if isinstance(document, CapabilityDocument):

@@ -29,6 +29,7 @@ from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
+from renderer.output.documents import InputErrorDocument
 from tests.chromium import Browser, find_chromium
 from tests.gatehelp import TREE
 from tests.output.cases import DOCUMENTS
@@ -342,9 +343,9 @@ def test_browser_prints(
 HTML_DOCUMENTS = [n for n, case in DOCUMENTS.items() if "html" in output.names(case.kind)]
 
 
-def test_html_offered_for_check_and_capability_only() -> None:
+def test_html_offered_for_check_and_capability_and_their_bad_input_run_only() -> None:
     kinds = {DOCUMENTS[n].kind for n in HTML_DOCUMENTS}
-    assert kinds == {CheckDocument, CapabilityDocument}
+    assert kinds == {CheckDocument, CapabilityDocument, InputErrorDocument}
 
 
 @pytest.mark.parametrize("name", HTML_DOCUMENTS)
