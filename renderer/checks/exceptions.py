@@ -202,7 +202,7 @@ def apply(
     kept: list[Finding] = []
     for f in findings:
         found = (
-            match(exceptions, f.rule, version, f.object, f.field)
+            match(exceptions, f.rule, version, str(f.object or ""), f.field)
             if f.stage in EXCEPTABLE_STAGES
             else None
         )

@@ -34,6 +34,7 @@ from renderer.checks.report import (
     ReleaseReport,
     ScenarioResult,
     VersionResult,
+    incomplete_findings,
 )
 from renderer.engine.compile import compile_file
 from renderer.engine.render import (
@@ -45,10 +46,10 @@ from renderer.engine.render import (
 )
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import CalicoRenderError
-from renderer.finding import ERROR, INFO, Finding, locate, merge_findings
+from renderer.finding import ERROR, Finding, merge_findings
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
-from renderer.manifests.tree import VersionDir
+from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store.memo import Memo
 from renderer.store.read import read_text
 
@@ -166,21 +167,6 @@ def assess(renders: Renders) -> capability.CapabilityReport:
     return capability.assess_capability(renders.version, render=renders.render)
 
 
-def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
-    """A capability failure per contract item that incomplete Typha templates miss."""
-    return [
-        Finding(
-            item.id,
-            ERROR,
-            f"Typha templates incomplete: missing {item.description}"
-            + (f" ({item.detail})" if item.detail else ""),
-            stage="capability",
-        )
-        for item in cap.items
-        if not item.ok
-    ]
-
-
 def release_rules(report: capability.CapabilityReport) -> list[Finding]:
     """The release rules on the contract's Typha-on render for :data:`RULE_NODES`."""
     on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)
@@ -188,11 +174,8 @@ def release_rules(report: capability.CapabilityReport) -> list[Finding]:
 
 
 def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
-    """The release rules as the check report shows them (the field leads the message)."""
-    return [
-        replace(f, message=f"{f.field}: {f.message}" if f.field else f.message)
-        for f in release_rules(cap)
-    ]
+    """The release rules as the check report shows them (as capability does)."""
+    return release_rules(cap)
 
 
 def context_findings(version: VersionDir) -> list[Finding]:
@@ -203,8 +186,25 @@ def context_findings(version: VersionDir) -> list[Finding]:
 
 def error_finding(stage: str, error: CalicoRenderError) -> Finding:
     """A stage that failed with ``error``, located where the error is."""
-    file, line = locate(error.location())
-    return Finding(f"{stage}-error", ERROR, error.message, stage=stage, file=file, line=line)
+    return Finding(
+        f"{stage}-error",
+        ERROR,
+        error.message,
+        stage=stage,
+        file=error.file or "",
+        line=error.line or 0,
+        column=error.column or 0 if error.line else 0,
+    )
+
+
+def in_tree(version: tuple[str, Sequence[str]], findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` with the templates they are located in named relative to ROOT."""
+    name, names = version
+    return [replace(f, file=tree_path(name, names, f.file)) if f.file else f for f in findings]
+
+
+def version_of(result: VersionResult) -> tuple[str, Sequence[str]]:
+    return result.version, result.files
 
 
 def render_scenarios(shared: Renders, cap: capability.CapabilityReport) -> list[ScenarioRender]:
@@ -295,18 +295,8 @@ def located(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Findi
 
 
 def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Finding]:
-    """The schema findings as the check report shows them: errors, the rest as info,
-    the field leading the message."""
-    return [
-        replace(
-            f,
-            severity=ERROR if f.severity == kubeschema.ERROR else INFO,
-            message=f"{f.field}: {f.message}" if f.field else f.message,
-            field="",
-            details={},
-        )
-        for f in located(inputs, results)
-    ]
+    """The schema findings as the check report shows them (as capability does)."""
+    return located(inputs, results)
 
 
 def finish_schema(
@@ -406,9 +396,7 @@ def prepare_version(
     result.sources = template_sources(version)
     if not _templates_stage(result, version):
         return result, []
-    result.findings.extend(
-        replace(f, file=f"{version.name}/{f.file}", details={}) for f in context_findings(version)
-    )
+    result.findings.extend(replace(f, details={}) for f in context_findings(version))
     shared = Renders(version)
     judged = _capability_stage(result, shared)
     if judged is None:
@@ -437,7 +425,7 @@ def finish_version(
     """The schema stage, merged findings and the reviewed exceptions of a prepared
     version; returns the exceptions' (index, version, count) matches."""
     finish_schema(result, inputs, results)
-    result.findings = merge_findings(result.findings)
+    result.findings = merge_findings(in_tree(version_of(result), result.findings))
     return apply_exceptions(result, exceptions)
 
 
@@ -484,7 +472,7 @@ def release_schema(cap: capability.CapabilityReport, kube_versions: Sequence[str
     version; one finding per object, field and message, sorted by version and place."""
     inputs = schema_inputs([(s.name, s.objects) for s in cap.scenarios])
     results = validate_objects(kube_versions, [(i.digest, i.obj.data) for i in inputs])
-    seen: set[tuple[str, ...]] = set()
+    seen: set[tuple[object, ...]] = set()
     out: list[Finding] = []
     for f in located(inputs, results):
         key = (f.kube_versions[0], f.object, f.field, f.message)
@@ -514,6 +502,8 @@ def release_check(
     context = context_findings(version)
     fid = None if upstream is None else assess_fidelity(shared, upstream, cap.capable)
     stages = [rules, context, schema, [] if fid is None else fid.findings]
+    where = (version.name, [f.name for f in version.files])
+    stages = [in_tree(where, found) for found in stages]
     counts: dict[int, int] = {}
     kept = []
     for found in stages:

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
-from renderer.finding import Finding, blocking
-from renderer.manifests.tree import BUNDLED_TREE
+from renderer.finding import ERROR, Finding, blocking, merge_findings
+from renderer.manifests.tree import BUNDLED_TREE, COMPONENT
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -25,7 +25,6 @@ STAGES = ("templates", "capability", "rules", "schema", "goldens")
 #: The stage ``--upstream`` adds; without it a report has no trace of it.
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
-REPORT_VERSION = 1
 
 
 # --- golden differences (:mod:`renderer.checks.golden` finds them) ---------------------
@@ -236,8 +235,30 @@ class CheckReport:
             bool(self.versions) and all(v.passed for v in self.versions) and not self.stale_failed
         )
 
+    @property
+    def findings(self) -> list[Finding]:
+        """Every version's findings, in version order."""
+        return [f for v in self.versions for f in v.findings]
+
 
 # --- the release report (``capability``) ---------------------------------------------
+
+
+def incomplete_findings(cap: CapabilityReport) -> list[Finding]:
+    """A capability failure per contract item that incomplete Typha templates miss,
+    located at the version directory (what is missing belongs in one of its files)."""
+    return [
+        Finding(
+            item.id,
+            ERROR,
+            f"Typha templates incomplete: missing {item.description}"
+            + (f" ({item.detail})" if item.detail else ""),
+            stage="capability",
+            file=f"{COMPONENT.as_posix()}/{cap.version}",
+        )
+        for item in cap.items
+        if not item.ok
+    ]
 
 
 @dataclass(frozen=True)
@@ -266,6 +287,15 @@ class ReleaseReport:
     manifests: str = BUNDLED_TREE
     #: Each template's text by file name (the lines around a finding); not in the JSON.
     sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every stage's findings, identical ones merged (a schema problem on every
+        Kubernetes version is one finding): the contract items an incomplete version
+        misses, rules, context, schema, fidelity."""
+        fid = () if self.fidelity is None else tuple(self.fidelity.findings)
+        contract = () if self.capability.legacy else incomplete_findings(self.capability)
+        return merge_findings([*contract, *self.rules, *self.context, *self.schema, *fid])
 
     @property
     def release_ready(self) -> bool:

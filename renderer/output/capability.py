@@ -8,18 +8,11 @@ from typing import Any
 
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
-from renderer.finding import blocking
-from renderer.k8s.schema import NOT_CHECKED
-from renderer.output import Document
+from renderer.finding import Finding, blocking, merge_findings
+from renderer.k8s.schema import NOT_CHECKED_RULE
+from renderer.output import Document, Findings
 from renderer.output.check_text import LEGACY_RULES
-from renderer.output.findings import (
-    capability_rule_dict,
-    check_dict,
-    context_dict,
-    nulls,
-    schema_dict,
-    schema_text,
-)
+from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 
 def _mark(ok: bool) -> str:
@@ -49,14 +42,14 @@ def render(report: ReleaseReport) -> str:
     lines.extend(f"  {f}" for f in report.rules)
     if report.context:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
-        lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
-    for v in report.kube_versions:
-        found = [f for f in report.schema if f.kube_versions[0] == v]
-        n = len(blocking(found))
-        skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
-        extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
-        lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
-        lines.extend(f"  {schema_text(f)}" for f in found)
+        lines.extend(f"  {u}" for u in report.context)
+    found = merge_findings(report.schema)
+    n = len(blocking(found))
+    skipped = sum(1 for f in found if f.rule == NOT_CHECKED_RULE)
+    extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
+    kube = ", ".join(report.kube_versions)
+    lines.append(f"Schema, Kubernetes {kube} (strict): {n} error(s){extra}")
+    lines.extend(f"  {f}" for f in found)
     fid = report.fidelity
     if fid is not None and fid.note:
         lines.append(f"Upstream fidelity: {fid.note}")
@@ -67,7 +60,7 @@ def render(report: ReleaseReport) -> str:
             f"Upstream fidelity ({fid.upstream}; {scen}): {fid.errors} error(s), "
             f"{fid_warns} warning(s)"
         )
-        lines.extend(f"  {f.describe()}" for f in fid.findings)
+        lines.extend(f"  {f}" for f in fid.findings)
     if report.exceptions or report.exceptions_notes:
         lines.append(f"Exceptions ({report.exceptions_file}):")
         for a in report.exceptions:
@@ -89,29 +82,18 @@ def render(report: ReleaseReport) -> str:
 
 
 def release_data(report: ReleaseReport) -> dict[str, Any]:
-    """The release report's JSON (``capability --format json``)."""
-    out = report.capability.to_dict()
+    """The release report's JSON (``capability --format json``): every stage's findings
+    in one list, identical ones merged."""
+    findings = report.findings
+    out = {**report_header("capability"), **report.capability.to_dict()}
     out["manifests"] = report.manifests
     out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
-    out["rules"] = {
-        "nodes": report.nodes,
-        "applied": not report.capability.legacy,
-        "findings": [capability_rule_dict(f) for f in report.rules],
-    }
-    out["schema"] = {
-        v: {
-            "errors": sum(1 for f in blocking(report.schema) if f.kube_versions[0] == v),
-            "findings": [schema_dict(f) for f in report.schema if f.kube_versions[0] == v],
-        }
-        for v in report.kube_versions
-    }
-    out["context"] = {"findings": [context_dict(f) for f in report.context]}
+    out["rules"] = {"nodes": report.nodes, "applied": not report.capability.legacy}
     out["kube_versions"] = list(report.kube_versions)
     if report.fidelity is not None:
-        out["fidelity"] = {
-            **report.fidelity.to_dict(),
-            "findings": [check_dict(f) for f in report.fidelity.findings],
-        }
+        out["fidelity"] = report.fidelity.to_dict()
+    out["summary"] = severity_counts(findings)
+    out["findings"] = findings_list(findings)
     out["exceptions"] = {
         "file": report.exceptions_file,
         "entries": [a.to_dict() for a in report.exceptions],
@@ -123,13 +105,21 @@ def release_data(report: ReleaseReport) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class CapabilityDocument(Document):
+class CapabilityDocument(Document, Findings):
     """One version's Typha contract, release rules, schemas, fidelity and verdict."""
 
     schema = schemas.CAPABILITY_REPORT
     sort_keys = True
 
     report: ReleaseReport
+
+    @property
+    def subject(self) -> str:
+        """The version directory, relative to ROOT (where a missing object belongs)."""
+        return f"kubernetes/calico/{self.report.capability.version}"
+
+    def annotations(self) -> list[Finding]:
+        return self.report.findings
 
     def data(self) -> dict[str, Any]:
         return release_data(self.report)

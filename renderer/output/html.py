@@ -38,6 +38,7 @@ from renderer.checks.report import (
 from renderer.finding import Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
+from renderer.output.documents import InputErrorDocument
 
 if TYPE_CHECKING:
     from renderer.checks.report import ObjectChange
@@ -1033,13 +1034,34 @@ def render_capability(report: ReleaseReport) -> str:
     return page(title, header, nav, "".join(body))
 
 
+def render_failure(command: str, findings: Sequence[Finding]) -> str:
+    """A run that ended in bad input (exit 2), as a page: what was wrong and where, so a
+    CI job that publishes the report always has one to show."""
+    anchors = Anchors({"findings"})
+    entries = [Entry(anchors.make("f", str(i)), "", f) for i, f in enumerate(findings, 1)]
+    header = f"<h1>calico-render {e(command)} {verdict_badge(False, no='not run')}</h1>" + facts(
+        [
+            ("Result", "the run stopped on bad input (exit 2): nothing was checked"),
+            ("Tool", f"calico-render {e(__version__)}"),
+        ]
+    )
+    body = (
+        f'<section id="findings"><h2>Findings ({len(entries)})</h2>'
+        + "".join(finding_article(x, Templates({}), 3) for x in entries)
+        + "</section>"
+    )
+    return page(f"calico-render {command}: not run", header, [("findings", "Findings")], body)
+
+
 class HtmlFormat:
     name = "html"
 
     def supports(self, kind: type[output.Document]) -> bool:
-        return issubclass(kind, (CheckDocument, CapabilityDocument))
+        return issubclass(kind, (CheckDocument, CapabilityDocument, InputErrorDocument))
 
     def render(self, document: output.Document) -> str:
+        if isinstance(document, InputErrorDocument):
+            return render_failure(document.command, [document.finding])
         if isinstance(document, CheckDocument):
             return render_check(document.report)
         if isinstance(document, CapabilityDocument):

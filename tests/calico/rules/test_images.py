@@ -9,6 +9,7 @@ import pytest
 from renderer.calico.rules import run_rules
 from renderer.calico.rules.images import CALICO_IMAGE
 from tests.calico.rules.inputs import pod_spec, rule_input
+from tests.clihelp import ref
 
 
 @pytest.mark.parametrize(
@@ -44,7 +45,7 @@ def test_image_tag_and_repo() -> None:
 
     findings = run_rules(rule_input(other, "DaemonSet", "calico-node"))
     tags = [f for f in findings if f.rule == "calico-image-tag"]
-    assert {f.object for f in tags} == {"DaemonSet kube-system/calico-node"}
+    assert {ref(f.object) for f in tags} == {"DaemonSet kube-system/calico-node"}
     assert {f.field for f in tags} == {"spec.template.spec.containers[0].image"}
     assert any("not tagged v9.1.0" in f.message for f in tags)
     assert any("does not start with repo" in f.message for f in tags)
