@@ -96,8 +96,9 @@ def verdict_badge(ok: bool, yes: str = "PASS", no: str = "FAIL") -> str:
 
 
 def location(f: Finding) -> str:
-    """``file:line`` with whatever parts the finding knows."""
-    return f"{f.file}:{f.line}" if f.file and f.line else f.file
+    """``path:line:column`` with whatever parts the finding knows (the one location
+    style of every report)."""
+    return f.where
 
 
 def object_text(f: Finding) -> str:
