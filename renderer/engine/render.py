@@ -72,7 +72,7 @@ def render_version(
         printed: tuple[Printed, ...] = ()
         if not is_verbatim(version, tf):
             ctx = contexts[tf.name] if contexts is not None else context
-            text, lines, printed = _render_file(version, tf, ctx)
+            text, lines, printed = render_file(version, tf, ctx)
         total += len(text)
         if total > limits.MAX_OUTPUT_CHARS:
             raise TemplateError(limits.output_message(), file=tf.display)
@@ -80,7 +80,7 @@ def render_version(
     return out
 
 
-def _render_file(
+def render_file(
     version: VersionDir, tf: TemplateFile, ctx: Mapping[str, Any]
 ) -> tuple[str, SourceMap, tuple[Printed, ...]]:
     """One template rendered with ``ctx``, with its source map and printed spans.
@@ -111,7 +111,7 @@ def _render_file(
 
 
 def _valid_render(value: Any) -> bool:
-    """The shape :func:`_render_file` stores: text, a source map and printed spans."""
+    """The shape :func:`render_file` stores: text, a source map and printed spans."""
     text, lines, spans = value
     ints = (
         isinstance(lines, list)

@@ -66,7 +66,7 @@ def find_injections(text: str, printed: Sequence[Printed]) -> list[Injection]:
     stored = cache.get("injections", key, _valid_injections)
     if stored is not None:
         return [Injection(k, v, line) for k, v, line in stored]
-    found = _find(text, spans)
+    found = judge(text, spans)
     cache.put("injections", key, [[i.key, i.value, i.line] for i in found])
     return found
 
@@ -82,7 +82,8 @@ def _valid_injections(value: object) -> bool:
     )
 
 
-def _find(text: str, spans: Sequence[Printed]) -> list[Injection]:
+def judge(text: str, spans: Sequence[Printed]) -> list[Injection]:
+    """The injections of ``text`` judged afresh (what :func:`find_injections` keeps)."""
     neutral = yaml_shape(_replaced(text, spans))
     if neutral is None:
         return []  # the template's own text does not parse: not a value's doing

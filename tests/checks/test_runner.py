@@ -62,7 +62,7 @@ def test_a_changed_version_is_the_only_one_rendered_again(
     options = CheckOptions(tree, tmp_path / "golden", kube_versions=("1.34",))
     rendered: set[str] = set()
     kept: list[str] = []
-    put, render_file = cache.put, render_mod._render_file
+    put, render_file = cache.put, render_mod.render_file
 
     def spy_put(kind: str, key: str, value: object) -> None:
         kept.append(kind)
@@ -76,7 +76,7 @@ def test_a_changed_version_is_the_only_one_rendered_again(
         return out
 
     monkeypatch.setattr(cache, "put", spy_put)
-    monkeypatch.setattr(render_mod, "_render_file", spy_render)
+    monkeypatch.setattr(render_mod, "render_file", spy_render)
     first = render("json", CheckDocument(runner.run_check(options)))
     assert len(rendered) == 5  # a cold cache renders every version
     rendered.clear()

@@ -83,7 +83,8 @@ def test_a_kept_answer_is_the_answer_and_a_corrupt_entry_is_a_miss(
     fresh = injections(plain="a\n  extra: key")
     assert [(i.key, i.line) for i in fresh] == [("plain", 6)]
     with monkeypatch.context() as m:
-        m.setattr(injection, "_find", lambda *a: pytest.fail("a kept answer was judged again"))
+        judged_again = lambda *a: pytest.fail("a kept answer was judged again")  # noqa: E731
+        m.setattr(injection, "judge", judged_again)
         assert injections(plain="a\n  extra: key") == fresh
     for entry in (tmp_path / "injections").iterdir():
         entry.write_text("{}", encoding="utf-8")
