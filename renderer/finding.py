@@ -1,12 +1,12 @@
 """The one finding model every stage reports in: rules, schema, capability, fidelity,
 context, goldens and the scale advice.
 
-A finding names its rule, severity and stage, the object (``Kind namespace/name``) and
-field path it is about, where it is (file and template line), and the scenarios and
-Kubernetes versions it holds for (see :func:`merge_findings`). What one stage alone
-needs (the advice's numbers, a schema finding's apiVersion) is in ``details``. Each
-report serialises findings with its own function over this one class
-(:mod:`renderer.output.findings`), so the JSON of every report keeps its keys.
+A finding names its rule, severity and stage, the object (:class:`ObjectRef`) and
+field path it is about, where it is (file relative to ROOT, template line and column),
+and the scenarios and Kubernetes versions it holds for (see :func:`merge_findings`).
+What one stage alone needs (the advice's numbers, a context finding's key) is in
+``details``. Every report spells a finding the same way
+(:mod:`renderer.output.findings`, ``schemas/finding.schema.json``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,31 @@ WARNING = "warning"
 INFO = "info"
 
 
+@dataclass(frozen=True, order=True)
+class ObjectRef:
+    """The Kubernetes object a finding is about; ``api_version`` "" when the stage
+    that found it does not know it (a fidelity or scale finding names objects by text)."""
+
+    kind: str
+    name: str
+    namespace: str = ""
+    api_version: str = ""
+
+    def __str__(self) -> str:
+        """``Kind namespace/name`` (``Kind name`` when cluster-scoped)."""
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {ns}{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> ObjectRef | None:
+        """An object named ``Kind namespace/name`` (or ``Kind name``); None for ""."""
+        if not text:
+            return None
+        kind, _, rest = text.partition(" ")
+        namespace, _, name = rest.rpartition("/")
+        return cls(kind, name, namespace)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem (or note) a stage found; severity "error" fails what it is about."""
@@ -29,28 +54,43 @@ class Finding:
     severity: str
     message: str
     stage: str = ""
-    object: str = ""
+    object: ObjectRef | None = None
     field: str = ""
+    #: The file: relative to ROOT for a file of the tree
+    #: (``kubernetes/calico/v3.31.3/calico.yaml``), as given for any other input.
     file: str = ""
     #: The template line of the field (or object); 0 when unknown.
     line: int = 0
+    #: The column on that line; 0 when unknown.
+    column: int = 0
     #: The object's line in the rendered file (rules), as secondary context.
     rendered_line: int = 0
     scenarios: tuple[str, ...] = ()
     kube_versions: tuple[str, ...] = ()
     #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
     exception: str = ""
-    #: What one stage alone carries (advice numbers, a schema finding's apiVersion).
+    #: What one stage alone carries (advice numbers, a context finding's key).
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
     @property
-    def location(self) -> str:
-        """``file:line`` with whatever parts are known."""
-        return f"{self.file}:{self.line}" if self.file and self.line else self.file
+    def where(self) -> str:
+        """``path:line:column`` with whatever parts are known ("" without a file)."""
+        if not self.file:
+            return ""
+        parts = [self.file]
+        if self.line:
+            parts.append(str(self.line))
+            if self.column:
+                parts.append(str(self.column))
+        return ":".join(parts)
 
-    def describe(self) -> str:
-        """One line for text reports: severity, rule, message, then where and for what."""
-        where = [x for x in (self.object, self.location) if x]
+    def __str__(self) -> str:
+        """The one text form, as compilers and yamllint print a problem so editors and
+        CI logs link it: ``path:line:column: severity: [rule] object field: message``,
+        then the Kubernetes versions, scenarios and exception it holds for."""
+        where = f"{self.where}: " if self.file else ""
+        at = f"{self.object} " if self.object else ""
+        fld = f"{self.field}: " if self.field else ""
         extra = [
             f"{k} {', '.join(v)}"
             for k, v in (("kube", self.kube_versions), ("scenarios", self.scenarios))
@@ -58,14 +98,8 @@ class Finding:
         ]
         if self.exception:
             extra.append(f"excepted: {self.exception}")
-        tail = f" ({'; '.join(where + extra)})" if where or extra else ""
-        return f"[{self.severity}] {self.rule}: {self.message}{tail}"
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file else ""
-        at = f"{self.object} " if self.object else ""
-        fld = f"{self.field}: " if self.field else ""
-        return f"{where}{self.severity}: [{self.rule}] {at}{fld}{self.message}"
+        tail = f" ({'; '.join(extra)})" if extra else ""
+        return f"{where}{self.severity}: [{self.rule}] {at}{fld}{self.message}{tail}"
 
 
 def locate(where: str) -> tuple[str, int]:
@@ -75,8 +109,8 @@ def locate(where: str) -> tuple[str, int]:
 
 
 def split_location(where: str) -> tuple[str | None, int | None]:
-    """``file:line`` as JSON reports carry it: the file and the template line apart,
-    null for what is unknown."""
+    """``file:line`` as a stage may carry it: the file and the line apart, None for
+    what is unknown."""
     if not where:
         return None, None
     file, sep, line = where.rpartition(":")
@@ -93,7 +127,7 @@ def merge_findings(findings: Iterable[Finding], order: Sequence[str] = ()) -> li
     """Findings equal but for scenario, Kubernetes version and location become one
     listing every scenario (in ``order``, then first-seen) and Kubernetes version,
     located where first seen: a typo'd field is one error, not one per render."""
-    merged: dict[tuple[str, ...], Finding] = {}
+    merged: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         key = (f.stage, f.rule, f.severity, f.message, f.object, f.field, f.exception)
         m = merged.get(key)
@@ -115,6 +149,22 @@ def merge_findings(findings: Iterable[Finding], order: Sequence[str] = ()) -> li
     ]
 
 
+def merge_located(findings: Iterable[Finding]) -> list[Finding]:
+    """:func:`merge_findings` for findings that are only identical at one place (the
+    objects of several files given to ``validate``): merged per file and line, in
+    first-seen order."""
+    groups: dict[tuple[str, int], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.file, f.line), []).append(f)
+    return [m for group in groups.values() for m in merge_findings(group)]
+
+
+def notes(stage: str, rule: str, messages: Iterable[str], severity: str = WARNING) -> list[Finding]:
+    """Findings of a command that only has words to say (a plan's or a context's
+    warnings), one per distinct message, so they count and serialise like any other."""
+    return [Finding(rule, severity, m, stage=stage) for m in dict.fromkeys(messages)]
+
+
 def blocking(findings: Iterable[Finding]) -> list[Finding]:
     """The error findings (what blocks a release)."""
     return [f for f in findings if f.severity == ERROR]
@@ -125,8 +175,11 @@ __all__ = [
     "INFO",
     "WARNING",
     "Finding",
+    "ObjectRef",
     "blocking",
     "locate",
     "merge_findings",
+    "merge_located",
+    "notes",
     "split_location",
 ]

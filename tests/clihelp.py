@@ -58,3 +58,14 @@ def one_error(
         assert re.match(rf"{re.escape(key)}(?: '[^']*')?: ", rest), text
         rest = rest.split(": ", 1)[1]
     return rest
+
+
+def ref(obj: object) -> str:
+    """A finding's object as ``Kind namespace/name`` ("" for none), from JSON or a
+    :class:`renderer.finding.ObjectRef`."""
+    if obj is None:
+        return ""
+    if isinstance(obj, dict):
+        ns = f"{obj['namespace']}/" if obj.get("namespace") else ""
+        return f"{obj['kind']} {ns}{obj['name']}"
+    return str(obj)

@@ -16,6 +16,7 @@ from renderer.data.bundled import bundled_manifests
 from renderer.engine import compile as compile_mod
 from renderer.errors import InputError, RefusedError
 from renderer.manifests.tree import COMPONENT, resolve_version
+from tests.clihelp import ref
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
@@ -97,7 +98,7 @@ def test_validate_render_reports_errors_and_nothing_is_to_be_written(tmp_path: P
     check = api.validate_render(api.render("v3.28.2", 3, root=tmp_path), ["1.30"])
     assert not check.ok
     [bad] = check.errors
-    assert bad.field == "dta" and bad.file == "v3.28.2/999-bad.yaml"
+    assert bad.field == "dta" and bad.file == "kubernetes/calico/v3.28.2/999-bad.yaml"
     assert check.summary() == "1 schema error(s) on Kubernetes 1.30; nothing written"
 
 
@@ -161,7 +162,7 @@ def test_validate_reports_schema_findings_of_files() -> None:
 
     result = api.validate([str(BROKEN / "removed-api.yaml")], ["1.30"])
     assert (result.objects, result.kube_versions) == (1, ("1.30",))
-    assert [(f.stage, f.rule, f.object, f.field) for f in result.errors] == [
+    assert [(f.stage, f.rule, ref(f.object), f.field) for f in result.errors] == [
         ("schema", "schema-invalid", "PodDisruptionBudget kube-system/calico-typha", "apiVersion")
     ]
 

@@ -70,7 +70,21 @@ def _repair(tmp_path: Path) -> Path:
     return root
 
 
-SETUPS: dict[str, Callable[[Path], Path]] = {"repair": _repair}
+def _mtu(tmp_path: Path) -> Path:
+    """A tree with the bundled v3.28.2 after adoption, then ``veth_mtu`` edited, as the
+    CI guide's golden example describes."""
+    from renderer.cli import main
+
+    root = bke_tree(tmp_path / "bke-manifests")
+    with pytest.raises(SystemExit):
+        main(["check", str(root), "--update-golden"])
+    template = root / "kubernetes" / "calico" / "v3.28.2" / "002-calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    template.write_text(text.replace('veth_mtu: "0"', 'veth_mtu: "1440"', 1), encoding="utf-8")
+    return root
+
+
+SETUPS: dict[str, Callable[[Path], Path]] = {"repair": _repair, "mtu": _mtu}
 
 
 def _object_changes(text: str) -> str:
@@ -134,7 +148,8 @@ def test_an_example_output_is_what_its_command_prints(
     for name, setup in SETUPS.items():
         if name in how:
             root = setup(tmp_path)
-    if root is not None:
+    if root is not None:  # run from the tree, as CI does
+        monkeypatch.chdir(root)
         argv = [str(root) if a in TREE_WORDS else a for a in argv]
     r = run(capsys, *argv)
     assert r.code in (0, 1), r.err

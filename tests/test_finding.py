@@ -6,9 +6,12 @@ import pytest
 
 from renderer.finding import (
     Finding,
+    ObjectRef,
     blocking,
     locate,
     merge_findings,
+    merge_located,
+    notes,
     split_location,
 )
 
@@ -19,7 +22,7 @@ def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad") -> Finding:
         "error",
         msg,
         stage="schema",
-        object="Kind ns/n",
+        object=ObjectRef("Kind", "n", "ns"),
         file="a.yaml",
         line=line,
         scenarios=(scen,),
@@ -36,7 +39,7 @@ def test_identical_findings_merge_keeping_every_kube_version_and_scenario() -> N
             _schema("1.34", "s1", msg="x"),
         ]
     )
-    assert [(m.message, m.location, m.kube_versions, m.scenarios) for m in merged] == [
+    assert [(m.message, m.where, m.kube_versions, m.scenarios) for m in merged] == [
         ("bad", "a.yaml:3", ("1.34", "1.35"), ("s1", "s2")),
         ("x", "a.yaml:3", ("1.34",), ("s1",)),
     ]
@@ -63,7 +66,7 @@ def test_locations_split_into_file_and_line(
 ) -> None:
     assert split_location(where) == split
     assert locate(where) == located
-    assert Finding("r", "error", "m", file=located[0], line=located[1]).location == where
+    assert Finding("r", "error", "m", file=located[0], line=located[1]).where == where
 
 
 def test_blocking_is_the_errors() -> None:
@@ -73,3 +76,34 @@ def test_blocking_is_the_errors() -> None:
 
 def test_details_do_not_change_equality() -> None:
     assert Finding("r", "error", "m", details={"k": 1}) == Finding("r", "error", "m")
+
+
+def test_text_is_the_compilers_location_style() -> None:
+    f = Finding("r", "error", "m", stage="rules", file="k/c.yaml", line=7505, column=12)
+    assert str(f) == "k/c.yaml:7505:12: error: [r] m"
+    assert str(Finding("r", "warning", "m")) == "warning: [r] m"
+    kube = Finding("r", "error", "m", kube_versions=("1.30", "1.31"), exception="why")
+    assert str(kube) == "error: [r] m (kube 1.30, 1.31; excepted: why)"
+
+
+def test_object_refs_parse_their_text() -> None:
+    ref = ObjectRef("Deployment", "calico-typha", "kube-system")
+    assert ObjectRef.parse(str(ref)) == ref
+    assert ObjectRef.parse("Node n") == ObjectRef("Node", "n")
+    assert ObjectRef.parse("") is None
+
+
+def test_findings_at_other_places_stay_apart_when_merged_by_location() -> None:
+    found = [_schema("1.34", "s"), _schema("1.35", "s"), _schema("1.34", "s", line=9)]
+    assert [(m.line, m.kube_versions) for m in merge_located(found)] == [
+        (3, ("1.34", "1.35")),
+        (9, ("1.34",)),
+    ]
+
+
+def test_notes_are_warning_findings_once_per_message() -> None:
+    found = notes("plan", "plan-warning", ["a", "b", "a"])
+    assert [(f.stage, f.rule, f.severity, f.message) for f in found] == [
+        ("plan", "plan-warning", "warning", "a"),
+        ("plan", "plan-warning", "warning", "b"),
+    ]

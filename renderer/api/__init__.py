@@ -12,7 +12,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,16 +60,29 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     are not errors (custom resources not checked) are reported and do not block.
     ``kube_versions`` empty means the default (newest shipped) versions.
     """
-    return RenderCheck(*schema_check(result.objects, kube_versions))
+    from renderer.manifests.tree import tree_path
+
+    kube, found = schema_check(result.objects, kube_versions)
+    v = result.version
+    names = [f.name for f in v.files]
+    return RenderCheck(
+        kube, tuple(replace(f, file=tree_path(v.name, names, f.file)) for f in found)
+    )
 
 
 def duplicate_findings(result: RenderResult) -> list[Finding]:
     """``duplicate-object`` findings of a render: an object rendered twice (kind,
     namespace, name) is applied once, the last; the first never takes effect."""
     from renderer.calico.rules import REGISTRY, RuleInput
+    from renderer.manifests.tree import tree_path
 
     data = RuleInput(result.objects, result.version.name, result.context)
-    return list(REGISTRY["duplicate-object"].run(data))
+    v = result.version
+    names = [f.name for f in v.files]
+    return [  # located relative to ROOT, as every finding is
+        replace(f, file=tree_path(v.name, names, f.file))
+        for f in REGISTRY["duplicate-object"].run(data)
+    ]
 
 
 def schema_check(
@@ -114,13 +127,12 @@ def file_contexts(
 ) -> bke_context.VersionContexts:
     """Each file's context by the controller's rules, validated like a single context."""
     from renderer.bke import context as bke_context
+    from renderer.bke.values import check_context
 
     contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
     for f in contexts.files:
         if not f.verbatim:
-            schemas.check_context(
-                schemas.RENDER_CONTEXT, f.context, file=f"render context of {f.file}"
-            )
+            check_context(f.context, file=f"render context of {f.file}")
     return contexts
 
 
@@ -176,6 +188,10 @@ def render(
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
     found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
+    from renderer.manifests.tree import tree_path
+
+    names = [f.name for f in vdir.files]
+    found = tuple(replace(f, file=tree_path(vdir.name, names, f.file)) for f in found)
     return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
 
 
@@ -188,11 +204,13 @@ def _unreachable_read(
     from renderer.bke import context as bke_context
     from renderer.engine.render import version_nested_keys, version_nested_lines
 
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    if not printed:  # first: a render that printed no <no value> compiles nothing here
+        return []
     nested = version_nested_keys(vdir)
     if not nested:
         return []
     given = contexts.contexts()
-    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
     missing = {
         name: [k for k in keys if k not in given.get(name, {})]
         for name, keys in nested.items()
@@ -339,8 +357,10 @@ def scale_findings(
     max_pods: int = policy.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
 ) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
-    """The scale advice for a render: its numbers and the findings on them."""
+    """The scale advice for a render: its numbers and the findings on them, located
+    in the version's templates relative to ROOT."""
     from renderer.calico import advise as advise_mod
+    from renderer.manifests.tree import tree_path
 
     inputs = advise_mod.request_inputs(
         result.objects,
@@ -349,7 +369,11 @@ def scale_findings(
         max_pods=max_pods,
         origins=origins,
     )
-    return inputs, advise_mod.advise(inputs)
+    v = result.version
+    names = [f.name for f in v.files]
+    return inputs, [
+        replace(f, file=tree_path(v.name, names, f.file)) for f in advise_mod.advise(inputs)
+    ]
 
 
 def advise(
@@ -724,6 +748,7 @@ def version_image_uses(
     from renderer.calico.scenarios import route_scenario, scenarios_for
     from renderer.checks.registry import image_uses
     from renderer.engine.render import render_version
+    from renderer.manifests.tree import tree_path
 
     if role is not None:
         images_mod.check_role(role)
@@ -739,7 +764,11 @@ def version_image_uses(
         contexts = file_contexts(vdir, inputs, route.decision)
         files = render_version(vdir, {}, contexts.contexts())
         renders.append((scenario.name, parse_rendered(files)))
-    uses = image_uses(renders)
+    names = [f.name for f in vdir.files]
+    uses = [  # located relative to ROOT, as every finding is
+        dataclasses.replace(u, file=tree_path(vdir.name, names, u.file))
+        for u in image_uses(renders)
+    ]
     if role in images_mod.ETCD_ONLY_ROLES:
         return vdir, []
     if role is not None:
@@ -961,25 +990,111 @@ def capability(
 
 @dataclass(frozen=True)
 class Validation:
-    """Strict schema findings for the objects of some rendered files."""
+    """Strict schema findings for the objects of some manifest files, identical ones
+    merged (one per file, object, field and message, listing its Kubernetes versions),
+    and how many objects were valid, invalid, skipped or not schema-checked."""
 
     files: tuple[str, ...]
     kube_versions: tuple[str, ...]
     findings: tuple[Finding, ...]
     objects: int
+    skipped: int = 0
 
     @property
     def errors(self) -> list[Finding]:
         return errors(self.findings)
 
+    def resources(self) -> dict[str, int]:
+        """Objects by outcome, as kubeconform counts resources."""
+        from renderer.k8s.schema import NOT_CHECKED_RULE
 
-def validate(files: Sequence[str], kube_versions: Sequence[str] = ()) -> Validation:
-    """Schema-check rendered manifest files (``-`` for stdin) in strict mode."""
+        def keys(rule: str | None) -> set[tuple[str, str]]:
+            return {  # an object is its file and identity
+                (f.file, str(f.object))
+                for f in self.findings
+                if (rule is None and f.severity == "error") or f.rule == rule
+            }
+
+        invalid = keys(None)
+        unchecked = keys(NOT_CHECKED_RULE) - invalid
+        checked = self.objects - self.skipped
+        return {
+            "valid": checked - len(invalid) - len(unchecked),
+            "invalid": len(invalid),
+            "skipped": self.skipped,
+            "not_checked": len(unchecked),
+        }
+
+
+#: The file names a directory given to ``validate`` contributes (kubeconform's choice).
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def manifest_files(paths: Sequence[str]) -> list[str]:
+    """``paths`` with each directory replaced by the manifest files under it, recursively
+    and sorted (``*.yaml``, ``*.yml``, ``*.json``; hidden files and directories skipped,
+    links to directories not followed); files and ``-`` (stdin) as given."""
+    import os
+
+    out: list[str] = []
+    for path in paths:
+        if path == "-" or not os.path.isdir(path):
+            out.append(path)
+            continue
+        for top, dirs, found in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            out.extend(
+                os.path.join(top, n)
+                for n in sorted(found)
+                if not n.startswith(".") and n.endswith(MANIFEST_SUFFIXES)
+            )
+    return out
+
+
+def _kinds(kinds: Sequence[str]) -> set[str]:
+    """``--skip A,B --skip C`` as a set of kinds."""
+    return {k.strip() for item in kinds for k in item.split(",") if k.strip()}
+
+
+def validate(
+    paths: Sequence[str],
+    kube_versions: Sequence[str] = (),
+    *,
+    skip: Sequence[str] = (),
+    reject: Sequence[str] = (),
+) -> Validation:
+    """Schema-check manifest files and directories (``-`` for stdin) in strict mode,
+    as kubeconform does: objects of a ``skip`` kind are counted, not checked; one of a
+    ``reject`` kind is an error."""
+    from renderer.finding import ObjectRef, merge_located
     from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
+    files = manifest_files(paths)
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
-    return Validation(tuple(files), *schema_check(objects, kube), objects=len(objects))
+    skipped, rejected = _kinds(skip), _kinds(reject)
+    checked = [o for o in objects if o.kind not in skipped and o.kind not in rejected]
+    _, found = schema_check(checked, kube)
+    refused = [
+        Finding(
+            "kind-rejected",
+            "error",
+            f"kind {o.kind} is rejected (--reject)",
+            stage="schema",
+            object=ObjectRef(o.kind, o.name, o.namespace, o.api_version),
+            file=o.file,
+            line=o.line,
+        )
+        for o in objects
+        if o.kind in rejected and o.kind not in skipped
+    ]
+    return Validation(
+        tuple(files),
+        kube,
+        tuple(merge_located([*found, *refused])),
+        objects=len(objects),
+        skipped=sum(1 for o in objects if o.kind in skipped),
+    )
 
 
 __all__ = [

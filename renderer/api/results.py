@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
-from renderer.data import schemas
-from renderer.data.schemas import validate_output
-from renderer.finding import Finding
+from renderer.finding import Finding, merge_findings
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.schema import errors
 from renderer.manifests.tree import VersionDir
@@ -66,7 +64,8 @@ class RenderCheck:
 
     @property
     def errors(self) -> list[Finding]:
-        return errors(self.findings)
+        """The error findings, one per problem whatever the Kubernetes versions."""
+        return errors(merge_findings(self.findings))
 
     @property
     def ok(self) -> bool:
@@ -89,21 +88,19 @@ class PlanResult:
 
     @cached_property
     def _data(self) -> dict[str, Any]:
-
-        data = self.plan.to_dict()
-        validate_output(schemas.PLAN, data)
-        return data
+        return self.plan.to_dict()
 
     def to_dict(self) -> dict[str, Any]:
-        """The plan as published (checked against plan.schema.json once)."""
+        """The plan as data (``renderer.output.documents.plan_json`` publishes it)."""
         return copy.deepcopy(self._data)
 
-    def files(self) -> dict[str, str]:
+    def files(self, published: dict[str, Any] | None = None) -> dict[str, str]:
         """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
-        order, plus ``plan.json``: see :func:`renderer.calico.plan.files.plan_files`."""
+        order, plus ``plan.json`` (``published``: the plan as its report publishes it):
+        see :func:`renderer.calico.plan.files.plan_files`."""
         from renderer.calico.plan.files import plan_files
 
-        return plan_files(self.plan, self.texts, self._data)
+        return plan_files(self.plan, self.texts, published or self._data)
 
 
 @dataclass(frozen=True)
@@ -116,8 +113,10 @@ class ExplainResult:
     param_warnings: tuple[unread.ParamWarning, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The contexts as data (``renderer.output.documents.explain_json`` publishes
+        them, the warnings as findings)."""
         d = self.route.decision
-        out = {
+        return {
             "version": self.contexts.version,
             "nodes": d.nodes,
             "operation": self.route.operation,
@@ -125,8 +124,6 @@ class ExplainResult:
             "files": self.contexts.to_dict()["files"],
             "warnings": list(self.warnings),
         }
-        validate_output(schemas.EXPLAIN_CONTEXT, out)
-        return out
 
 
 @dataclass(frozen=True)

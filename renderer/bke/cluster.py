@@ -267,10 +267,22 @@ def _check_shape(doc: Any, text: str, file: str, index: int, prefix: Sequence[Pa
     raise InputError(message, file=file, line=locate(text, index, path), key=key_path(path) or None)
 
 
+#: Parsed BKE files by (file, text): the key check (:mod:`renderer.bke.crdkeys`) and the
+#: loaders read the same file, and a 601-node BKENode file takes about 0.5 s to parse.
+#: The documents are only read, never changed, by both.
+_PARSED: Memo[tuple[str, str], list[tuple[int, list[PathItem], dict[str, Any]]]] = Memo(
+    "bke.cluster.documents", 8
+)
+
+
 def _documents(path: str | Path) -> tuple[str, list[tuple[int, list[PathItem], dict[str, Any]]]]:
     """(text, [(document index, key path prefix, object)]) with Lists flattened."""
     file = str(path)
     text = read_text(path)
+    return text, _PARSED.setdefault((file, text), lambda: _flattened(text, file))
+
+
+def _flattened(text: str, file: str) -> list[tuple[int, list[PathItem], dict[str, Any]]]:
     out: list[tuple[int, list[PathItem], dict[str, Any]]] = []
     for index, doc in enumerate(load_all(text, file)):
         if doc is None:
@@ -301,7 +313,7 @@ def _documents(path: str | Path) -> tuple[str, list[tuple[int, list[PathItem], d
                 out.append((index, ["items", i], item))
             continue
         out.append((index, [], doc))
-    return text, out
+    return out
 
 
 def _scalar(value: Any) -> str:

@@ -11,7 +11,6 @@ an unknown key is a warning or, with ``--strict``, bad input.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +62,8 @@ def _nearest(key: str, known: Sequence[str]) -> str | None:
     folded = {k.lower(): k for k in known}
     if key.lower() in folded:
         return folded[key.lower()]
+    import difflib  # only when a key is unknown: a clean config never loads it
+
     near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
     return near[0] if near else None
 

@@ -9,7 +9,6 @@ controller's common params or bkeadm's defaults. Pure: reads compiled templates 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,6 +61,8 @@ def _branches(tf: TemplateFile) -> Mapping[str, Any]:
 
 def did_you_mean(key: str, known: Iterable[str]) -> str:
     """The closest key a template reads (case-insensitive), or ""."""
+    import difflib  # only when a key is unread: a clean render never loads it
+
     lower = {k.lower(): k for k in sorted(known)}
     close = difflib.get_close_matches(key.lower(), list(lower), n=1, cutoff=0.75)
     return lower[close[0]] if close else ""
@@ -105,6 +106,8 @@ class _Near:
     CUTOFF = 0.75
 
     def __init__(self, known: Iterable[str]) -> None:
+        import difflib  # built only when a key is unread
+
         self.lower = {k.lower(): k for k in sorted(known)}
         self.matcher = difflib.SequenceMatcher()
 

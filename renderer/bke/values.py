@@ -9,6 +9,7 @@ so a bad value stops with exit 2 naming the key, not deep inside a template.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -129,8 +130,29 @@ def build_context(
         ctx["repo"] = repo
     if typha is not None:
         ctx.update(typha)
-    schemas.check_context(schemas.RENDER_CONTEXT, ctx, file="render context")
+    check_context(ctx, file="render context")
     return ctx
+
+
+def check_context(ctx: dict[str, Any], *, file: str) -> None:
+    """The render-context schema check, remembered for a context that passed.
+
+    The persistent cache keys a pass by the context's content (and, through its
+    fingerprint, the schema files and jsonschema's version), so a repeated render does
+    not load jsonschema. Only passes are kept: an error is always worded by a fresh
+    check, and a context that is not JSON data is always checked.
+    """
+    from renderer.store import cache
+
+    try:
+        key = cache.digest(json.dumps(ctx, sort_keys=True, ensure_ascii=False))
+    except (TypeError, ValueError):
+        key = None
+    if key is not None and cache.get("context-ok", key, lambda v: v is True):
+        return
+    schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
+    if key is not None:
+        cache.put("context-ok", key, True)
 
 
 def user_params(

@@ -21,12 +21,11 @@ from fractions import Fraction
 from typing import Any
 
 from renderer.calico import names, policy
-from renderer.finding import Finding, locate
+from renderer.finding import Finding, ObjectRef, locate
 from renderer.k8s.objects import as_dict, container, dig, env_var, find
 from renderer.k8s.parse import K8sObject
 
 STAGE = "scale"
-REPORT_VERSION = 1
 
 POD_ADDRESSES = "scale-pod-addresses"
 IPAM_BLOCKS = "scale-ipam-blocks"
@@ -242,7 +241,7 @@ def _finding(
         severity,
         message,
         stage=STAGE,
-        object=at.object if at else "",
+        object=ObjectRef.parse(at.object) if at else None,
         file=file,
         line=line,
         details={

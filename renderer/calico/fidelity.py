@@ -23,7 +23,7 @@ from typing import Any
 
 from renderer.calico import names
 from renderer.errors import InputError
-from renderer.finding import Finding, locate, merge_findings
+from renderer.finding import Finding, ObjectRef, locate, merge_findings
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
 from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
@@ -303,7 +303,7 @@ class _Out:
                 severity,
                 f"{message} (upstream {self.version})",
                 stage=STAGE,
-                object=obj,
+                object=ObjectRef.parse(obj),
                 file=where,
                 line=line,
                 scenarios=(self.scenario,) if self.scenario else (),
@@ -668,8 +668,8 @@ class FidelityResult:
         return sum(1 for f in self.findings if f.severity == ERROR)
 
     def to_dict(self) -> dict[str, Any]:
-        """The summary the check report carries (the release report adds the findings)."""
-        data: dict[str, Any] = {
+        """The summary the reports carry (the findings go with every other stage's)."""
+        return {
             "upstream": self.upstream or None,
             "status": self.status,
             "scenarios": [dict(s) for s in self.scenarios],
@@ -677,7 +677,6 @@ class FidelityResult:
             "warnings": sum(1 for f in self.findings if f.severity == WARNING),
             "note": self.note or None,
         }
-        return data
 
 
 def assess_fidelity(

@@ -9,7 +9,6 @@ beside the modules that raise them. The exceptions file is checked against this 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 
@@ -50,7 +49,8 @@ FIDELITY_RULES = {
 OTHER_RULES = {
     "templates-error": ("templates", ERROR, "a template does not parse or render"),
     "schema-invalid": ("schema", ERROR, "an object fails the strict Kubernetes schema"),
-    "schema-not-checked": ("schema", "not-checked", "a custom resource without a schema"),
+    "schema-not-checked": ("schema", "info", "a custom resource without a schema"),
+    "kind-rejected": ("schema", ERROR, "an object of a kind validate --reject names"),
     "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
     "branch-not-rendered": (
         "coverage",
@@ -64,6 +64,9 @@ OTHER_RULES = {
     ),
     "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
     "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
+    "golden-changed": ("goldens", ERROR, "a render differs from its reviewed golden"),
+    "golden-stale": ("goldens", ERROR, "goldens of a version not in the tree"),
+    "input-error": ("input", ERROR, "the run could not use its input (exit 2)"),
 }
 
 
@@ -104,6 +107,7 @@ def catalogue() -> dict[str, RuleInfo]:
     for rule, (stage, severity, description) in OTHER_RULES.items():
         found.append(RuleInfo(rule, stage, severity, stage in EXCEPTABLE_STAGES, description))
     order = (
+        "input",
         "templates",
         "capability",
         "rules",
@@ -125,5 +129,7 @@ def stage_of(rule: str) -> str | None:
 
 def did_you_mean(rule: str) -> str:
     """`` (did you mean X?)`` for the nearest known id, or ""."""
+    import difflib  # only for an unknown rule id
+
     near = difflib.get_close_matches(rule, list(catalogue()), n=1, cutoff=0.6)
     return f" (did you mean {near[0]}?)" if near else ""

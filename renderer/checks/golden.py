@@ -18,7 +18,6 @@ A difference is explained twice: a unified diff of the text, and per object
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import secrets
@@ -214,6 +213,8 @@ def file_diffs(
 ) -> dict[str, str]:
     """A unified diff per differing golden file, ``a/<label>/`` the golden and
     ``b/<label>/`` the render; ``label`` is the golden directory as it is shown."""
+    import difflib  # only when goldens differ
+
     out: dict[str, str] = {}
     for change in file_changes(old, new, unreadable):
         before = old.get(change.path, "")

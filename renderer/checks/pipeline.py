@@ -46,10 +46,10 @@ from renderer.engine.render import (
 )
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import CalicoRenderError
-from renderer.finding import ERROR, INFO, Finding, merge_findings
+from renderer.finding import ERROR, Finding, ObjectRef, merge_findings
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
-from renderer.manifests.tree import VersionDir
+from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store.memo import Memo
 from renderer.store.read import read_text
 
@@ -171,14 +171,14 @@ def assess(renders: Renders) -> capability.CapabilityReport:
     return capability.assess_capability(renders.version, render=renders.render)
 
 
-def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
+def located_contract(cap: capability.CapabilityReport) -> list[Finding]:
     """A capability failure per problem of each contract item incomplete Typha templates
     miss (none for a legacy version), located at the object it is about, or the object
     that needs a missing one: ``typha-replicas: spec.replicas: 3, typhaReplicas=4``
     about ``Deployment kube-system/calico-typha`` at its template line."""
     if cap.legacy:
         return []
-    out: dict[tuple[str, str, str, str], Finding] = {}
+    out: dict[tuple[Any, ...], Finding] = {}
     for item in cap.items:
         if item.ok:
             continue
@@ -187,9 +187,11 @@ def incomplete_findings(cap: capability.CapabilityReport) -> list[Finding]:
             f = Finding(
                 item.id,
                 ERROR,
-                (f"{p.path}: " if p.path else "") + p.message,
+                p.message,
                 stage="capability",
-                object=obj.ref if obj is not None else "",
+                object=ObjectRef(obj.kind, obj.name, obj.namespace, obj.api_version)
+                if obj is not None
+                else None,
                 field=p.path,
                 file=obj.file if obj is not None else "",
                 line=(obj.field_line(p.path) if p.path else obj.source_line or obj.line)
@@ -208,11 +210,8 @@ def release_rules(report: capability.CapabilityReport) -> list[Finding]:
 
 
 def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
-    """The release rules as the check report shows them (the field leads the message)."""
-    return [
-        replace(f, message=f"{f.field}: {f.message}" if f.field else f.message)
-        for f in release_rules(cap)
-    ]
+    """The release rules as the check report shows them (as capability does)."""
+    return release_rules(cap)
 
 
 def check_view(findings: Sequence[Finding]) -> list[Finding]:
@@ -243,10 +242,26 @@ def context_findings(version: VersionDir) -> list[Finding]:
 
 
 def error_finding(stage: str, error: CalicoRenderError) -> Finding:
-    """A stage that failed with ``error``, located where the error is (its file and line;
-    a column is not a line)."""
-    file, line = error.file or "", error.line or 0
-    return Finding(f"{stage}-error", ERROR, error.message, stage=stage, file=file, line=line)
+    """A stage that failed with ``error``, located where the error is."""
+    return Finding(
+        f"{stage}-error",
+        ERROR,
+        error.message,
+        stage=stage,
+        file=error.file or "",
+        line=error.line or 0,
+        column=error.column or 0 if error.line else 0,
+    )
+
+
+def in_tree(version: tuple[str, Sequence[str]], findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` with the templates they are located in named relative to ROOT."""
+    name, names = version
+    return [replace(f, file=tree_path(name, names, f.file)) if f.file else f for f in findings]
+
+
+def version_of(result: VersionResult) -> tuple[str, Sequence[str]]:
+    return result.version, result.files
 
 
 def render_scenarios(
@@ -355,18 +370,8 @@ def located(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Findi
 
 
 def schema_findings(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Finding]:
-    """The schema findings as the check report shows them: errors, the rest as info,
-    the field leading the message."""
-    return [
-        replace(
-            f,
-            severity=ERROR if f.severity == kubeschema.ERROR else INFO,
-            message=f"{f.field}: {f.message}" if f.field else f.message,
-            field="",
-            details={},
-        )
-        for f in located(inputs, results)
-    ]
+    """The schema findings as the check report shows them (as capability does)."""
+    return located(inputs, results)
 
 
 def finish_schema(
@@ -435,7 +440,7 @@ def _capability_stage(
         result.missing = cap.missing
         # Incomplete Typha templates fail here; every other stage still runs on them.
         st["capability"] = PASS if cap.capable else LEGACY if cap.legacy else FAIL
-        result.findings.extend(incomplete_findings(cap))
+        result.findings.extend(located_contract(cap))
         cov = coverage.derive(shared.version, cap.capable, cap.legacy, cap.missing)
         renders = render_scenarios(shared, cap, cov.scenarios)
     except CalicoRenderError as exc:
@@ -469,9 +474,7 @@ def prepare_version(
     result.sources = template_sources(version)
     if not _templates_stage(result, version):
         return result, []
-    result.findings.extend(
-        replace(f, file=f"{version.name}/{f.file}", details={}) for f in context_findings(version)
-    )
+    result.findings.extend(replace(f, details={}) for f in context_findings(version))
     shared = Renders(version)
     judged = _capability_stage(result, shared, options.strict)
     if judged is None:
@@ -480,7 +483,7 @@ def prepare_version(
     if cap.legacy:
         result.stages["rules"] = LEGACY
     else:
-        found = check_view(scenario_rules(renders, version.name))
+        found = scenario_rules(renders, version.name)
         result.findings.extend(found)
         result.stages["rules"] = FAIL if any(f.severity == ERROR for f in found) else PASS
     result.findings.extend(shared.injections)
@@ -500,7 +503,7 @@ def finish_version(
     """The schema stage, merged findings and the reviewed exceptions of a prepared
     version; returns the exceptions' (index, version, count) matches."""
     finish_schema(result, inputs, results)
-    result.findings = merge_findings(result.findings)
+    result.findings = merge_findings(in_tree(version_of(result), result.findings))
     return apply_exceptions(result, exceptions)
 
 
@@ -550,7 +553,7 @@ def release_schema(
     sorted by version and place."""
     inputs = schema_inputs([(r.scenario.name, r.objects) for r in renders])
     results = validate_objects(kube_versions, [(i.digest, i.obj.data) for i in inputs])
-    seen: set[tuple[str, ...]] = set()
+    seen: set[tuple[object, ...]] = set()
     out: list[Finding] = []
     for f in located(inputs, results):
         key = (f.kube_versions[0], f.object, f.field, f.message)
@@ -581,6 +584,8 @@ def release_check(
     context = [*context_findings(version), *shared.injections]
     fid = None if upstream is None else assess_fidelity(shared, upstream, cap.capable)
     stages = [rules, context, schema, [] if fid is None else fid.findings, cov.findings(strict)]
+    where = (version.name, [f.name for f in version.files])
+    stages = [in_tree(where, found) for found in stages]
     counts: dict[int, int] = {}
     kept = []
     for found in stages:
@@ -605,7 +610,7 @@ def release_check(
         exceptions=tuple(applied),
         exceptions_notes=exceptions.notes,
         sources=template_sources(version),
-        contract=tuple(incomplete_findings(cap)),
+        contract=tuple(in_tree(where, located_contract(cap))),
         scenarios=() if cap.legacy else tuple(r.scenario.name for r in renders),
         coverage=tuple(kept[4]),
         coverage_counts=cov.to_dict(),

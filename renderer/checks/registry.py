@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from renderer.errors import InputError
-from renderer.finding import ERROR, WARNING, Finding
+from renderer.finding import ERROR, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.parse import K8sObject
 from renderer.oci import reference as oci_ref
@@ -124,7 +124,7 @@ def _finding(rule: str, message: str, use: ImageUse, platform: str, **details: A
         ERROR,
         message,
         stage=STAGE,
-        object=use.object,
+        object=ObjectRef.parse(use.object),
         field=use.field,
         file=use.file,
         line=use.line,

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
-from renderer.finding import Finding, blocking
-from renderer.manifests.tree import BUNDLED_TREE
+from renderer.finding import ERROR, Finding, blocking, merge_findings
+from renderer.manifests.tree import BUNDLED_TREE, COMPONENT
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -25,7 +25,6 @@ STAGES = ("templates", "capability", "rules", "schema", "coverage", "goldens")
 #: The stage ``--upstream`` adds; without it a report has no trace of it.
 FIDELITY = "fidelity"
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
-REPORT_VERSION = 1
 
 
 # --- golden differences (:mod:`renderer.checks.golden` finds them) ---------------------
@@ -238,8 +237,30 @@ class CheckReport:
             bool(self.versions) and all(v.passed for v in self.versions) and not self.stale_failed
         )
 
+    @property
+    def findings(self) -> list[Finding]:
+        """Every version's findings, in version order."""
+        return [f for v in self.versions for f in v.findings]
+
 
 # --- the release report (``capability``) ---------------------------------------------
+
+
+def incomplete_findings(cap: CapabilityReport) -> list[Finding]:
+    """A capability failure per contract item that incomplete Typha templates miss,
+    located at the version directory (what is missing belongs in one of its files)."""
+    return [
+        Finding(
+            item.id,
+            ERROR,
+            f"Typha templates incomplete: missing {item.description}"
+            + (f" ({item.detail})" if item.detail else ""),
+            stage="capability",
+            file=f"{COMPONENT.as_posix()}/{cap.version}",
+        )
+        for item in cap.items
+        if not item.ok
+    ]
 
 
 @dataclass(frozen=True)
@@ -275,6 +296,16 @@ class ReleaseReport:
     #: Template branches no scenario renders (the coverage stage), and the counts.
     coverage: tuple[Finding, ...] = ()
     coverage_counts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every stage's findings, identical ones merged (a schema problem on every
+        Kubernetes version is one finding): the contract items an incomplete version
+        misses, rules, context, schema, fidelity."""
+        fid = () if self.fidelity is None else tuple(self.fidelity.findings)
+        contract = self.contract
+        found = [*contract, *self.rules, *self.context, *self.schema, *self.coverage, *fid]
+        return merge_findings(found)
 
     @property
     def release_ready(self) -> bool:

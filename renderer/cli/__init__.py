@@ -12,14 +12,13 @@ import gc
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Iterator
 from types import FrameType
 
 import click
 
 from renderer.cli.app import cli
-from renderer.cli.common import flag_worded
+from renderer.cli.common import REPORT, failure_report, flag_worded
 from renderer.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CalicoRenderError, interrupted
 
 #: Subcommand -> the module of this package that defines it, imported on first use (so a
@@ -37,6 +36,7 @@ LAZY_COMMANDS = {
     "template": ".template",
     "typha": ".typha",
     "validate": ".validate",
+    "version": ".version",
     "versions": ".versions",
 }
 cli.lazy.update(LAZY_COMMANDS)
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _main(argv: list[str] | None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    REPORT.clear()
     debug = "--debug" in args
     if debug:  # accepted anywhere on the line, not only before the command
         args = ["--debug", *(a for a in args if a != "--debug")]
@@ -105,7 +106,11 @@ def _main(argv: list[str] | None) -> None:
         code = cli.main(args=args, prog_name="calico-render", standalone_mode=False)
     except CalicoRenderError as exc:
         if debug:
+            import traceback  # --debug only
+
             traceback.print_exc()
+        if exc.exit_code == EXIT_BAD_INPUT:
+            failure_report(flag_worded(_unlocated(exc)), exc)
         click.echo(f"calico-render: error: {flag_worded(exc)}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
@@ -118,17 +123,22 @@ def _main(argv: list[str] | None) -> None:
         message = exc.format_message()
         if "'--version' requires an argument" in message:
             message += " (the tool's own version is --tool-version)"
+        failure_report(message)
         click.echo(f"calico-render: error: {message} (see '{command} --help')", err=True)
         sys.exit(EXIT_BAD_INPUT)
     except click.ClickException as exc:
+        failure_report(exc.format_message())
         click.echo(f"calico-render: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # last resort: one line, never a traceback unless --debug
         if debug:
+            import traceback  # --debug only
+
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
+        failure_report(f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else ""))
         click.echo(
             f"calico-render: internal error: {type(exc).__name__}"
             + (f": {detail}" if detail else "")
@@ -137,6 +147,15 @@ def _main(argv: list[str] | None) -> None:
         )
         sys.exit(EXIT_BAD_INPUT)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _unlocated(exc: CalicoRenderError) -> CalicoRenderError:
+    """``exc`` without its file and line (the finding carries them apart)."""
+    import copy
+
+    bare = copy.copy(exc)
+    bare.file = bare.line = bare.column = None
+    return bare
 
 
 __all__ = ["cli", "main"]

@@ -12,6 +12,7 @@ import click
 
 from renderer import __version__
 from renderer.cli.common import emit, note, warn
+from renderer.cli.examples import epilog
 from renderer.cli.render import RENDER_HELP, render_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -37,7 +38,10 @@ class LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in self.lazy:
             importlib.import_module(self.lazy[cmd_name], __package__)
             gc.freeze()  # see :func:`renderer.cli.main`
-        return self.commands.get(cmd_name)
+        command = self.commands.get(cmd_name)
+        if command is not None and command.epilog is None:
+            command.epilog = epilog(cmd_name)
+        return command
 
 
 def _group(**kwargs: Any) -> Callable[[Callable[..., Any]], LazyGroup]:
@@ -60,7 +64,12 @@ def refuse_options_before(ctx: click.Context) -> None:
         )
 
 
-@_group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True, help=RENDER_HELP)
+@_group(
+    context_settings=CONTEXT_SETTINGS,
+    invoke_without_command=True,
+    help=RENDER_HELP,
+    epilog=epilog(""),
+)
 @render_options
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(

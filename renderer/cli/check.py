@@ -12,8 +12,8 @@ from renderer import api
 from renderer import output as formats
 from renderer.cli import options as opts
 from renderer.cli import requests
-from renderer.cli.app import cli, emit
-from renderer.cli.common import cli_worded
+from renderer.cli.app import cli
+from renderer.cli.common import write_report_document
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 from renderer.output import check_text
 from renderer.output import html as _html  # noqa: F401  (registers --format html)
@@ -63,12 +63,7 @@ def _root(ctx: click.Context, tree: Path | None, root: Path | None) -> Path | No
 @opts.no_cache_option
 @click.option("--update-golden", is_flag=True, help="Rewrite goldens that differ or are missing.")
 @opts.format_option(sorted(formats.names(CheckDocument)))  # check has always listed them sorted
-@click.option(
-    "--output",
-    type=opts.PathType(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report to FILE instead of stdout.",
-)
+@opts.output_option
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
@@ -116,13 +111,6 @@ def check(
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     # JSON is checked against its schema; library wording becomes the CLI's
-    text = cli_worded(formats.render(fmt, CheckDocument(result)))
-    if output is not None:
-        try:
-            requests.write_report(output, text, options)
-        except InputError as exc:
-            raise InputError(exc.message, file=exc.file, key="--output") from None
-    else:
-        emit(text)
+    write_report_document(fmt, CheckDocument(result), output, options)
     if not result.passed:
         sys.exit(EXIT_CHECK_FAILED)

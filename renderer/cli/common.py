@@ -7,7 +7,8 @@ import contextlib
 import copy
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, BinaryIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from renderer.bke.cluster import NodeInventory, RenderArgs
     from renderer.bke.unread import ParamWarning
     from renderer.calico import advise as advise_mod
+    from renderer.checks.options import CheckOptions
     from renderer.output import Document
 
 
@@ -125,6 +127,58 @@ def _escapable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+#: The running command's ``--format``, ``--output`` and name (see
+#: :func:`renderer.cli.options.format_option`); reset for every command line.
+REPORT: dict[str, Any] = {}
+
+
+def write_report_document(
+    fmt: str, document: Document, path: Path | None, options: CheckOptions | None = None
+) -> None:
+    """``document`` in format ``fmt`` to ``path`` (atomically; never onto what the
+    check of ``options`` reads), or to stdout."""
+    from renderer import output
+    from renderer.cli import requests
+
+    text = cli_worded(output.render(fmt, document))
+    if path is None:
+        emit(text)
+        return
+    try:
+        requests.write_report(path, text, options)
+    except InputError as exc:
+        raise InputError(exc.message, file=exc.file, key="--output") from None
+
+
+def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
+    """With ``--output FILE``, a run that ends in bad input still writes FILE in the
+    requested format: one error finding of stage ``input`` saying what was wrong
+    (nothing happens without ``--output``, or when FILE itself cannot be written)."""
+    path, command = REPORT.get("output"), REPORT.get("command")
+    if path is None or not command or (exc is not None and exc.key == "--output"):
+        return
+    from renderer import output
+    from renderer.cli import requests
+    from renderer.finding import Finding
+    from renderer.output.documents import InputErrorDocument
+
+    finding = Finding(
+        "input-error",
+        "error",
+        message,
+        stage="input",
+        file=(exc.file or "") if exc is not None else "",
+        line=(exc.line or 0) if exc is not None else 0,
+        column=(exc.column or 0) if exc is not None and exc.line else 0,
+    )
+    fmt = str(REPORT.get("fmt", "text"))
+    try:
+        text = output.render(fmt, InputErrorDocument(command, finding))
+        requests.write_report(Path(path), text)
+    except (CalicoRenderError, OSError, ValueError):
+        pass  # the one error line on stderr still says what went wrong
 
 
 def write_document(fmt: str, document: Document) -> None:

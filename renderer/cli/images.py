@@ -177,9 +177,10 @@ def images(
         result, found = api.prepull_images(version, root=root, repo=repo, role=role), []
         if result.version != version:
             note(f"--version {version} resolved to {result.version} (newest patch)")
-    doc = ImagesDocument(result)
+    warnings = tuple(requests.image_warnings(result))
+    doc = ImagesDocument(result, warnings)
     given_params(found, strict)
-    for message in requests.image_warnings(result):
+    for message in warnings:
         warn(message)
     if fmt == "text" and result.note:
         note(result.note)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from renderer import output
 from renderer.engine.limits import DEFAULT_RENDER_TIMEOUT
 from renderer.k8s.schema import DEFAULT_COUNT
-from renderer.output import Document
+
+if TYPE_CHECKING:  # the formats load with the commands that offer --format
+    from renderer.output import Document
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -83,12 +84,12 @@ set_option = click.option(
     help="Set an addon param (repeatable; F.K=V reaches only the file named F, as the "
     "controller does; for 'template', A.B=V nests).",
 )
-values_option = path_option(
+values_option = click.option(
+    "-f",
     "--values",
     "values_file",
-    dir_okay=False,
-    allow_dash=True,
-    help="YAML/JSON file of context values.",
+    type=PathType(dir_okay=False, allow_dash=True),
+    help="YAML/JSON file of context values (- for stdin).",
 )
 
 
@@ -187,19 +188,58 @@ exceptions_option = path_option(
 pipeline_options = stacked(upstream_option, exceptions_option)
 
 
+#: What each format is for, in ``--format``'s help.
+FORMAT_HELP = {
+    "text": "text for people",
+    "json": "JSON, checked against its schema in schemas/",
+    "junit": "JUnit XML for CI test reports",
+    "sarif": "SARIF 2.1.0 for GitHub code scanning",
+    "codequality": "GitLab Code Quality for merge-request annotations",
+}
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Keep ``--format`` and ``--output`` of the running command, so a run that ends in
+    bad input still writes its report (:func:`renderer.cli.common.failure_report`)."""
+    from renderer.cli.common import REPORT
+
+    if value is not None:
+        REPORT[str(param.name)] = value
+        REPORT["command"] = ctx.info_name or ""
+    return value
+
+
 def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:
     """``--format``: the registered output formats that the command's document (a
     :class:`renderer.output.Document` subclass) supports, or explicit ``choices``."""
+    from renderer import output
+
     if isinstance(choices, type):
         choices = output.names(choices)
+    names = list(choices or output.names())
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(list(choices or output.names())),
+        type=click.Choice(names),
         default="text",
         show_default=True,
-        help="Output format.",
+        callback=_remember,
+        help="Output format: "
+        + "; ".join(f"{n}: {FORMAT_HELP[n]}" for n in names if n in FORMAT_HELP)
+        + ".",
     )
+
+
+output_option = click.option(
+    "-o",
+    "--output",
+    type=PathType(dir_okay=False, path_type=Path),
+    default=None,
+    callback=_remember,
+    metavar="FILE",
+    help="Write the report to FILE instead of stdout (atomically); written even when "
+    "the run ends in bad input (exit 2), then holding one finding of stage input.",
+)
 
 
 def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:

@@ -73,18 +73,18 @@ def plan(
         inputs=inputs,
     )
     given_params(api.param_warnings(to_version, inputs, root), strict)
-    data = result.to_dict()
+    data = PlanDocument(result).data()
     # given params are applied even when nothing else changes
     unchanged = not sets and values_file is None and nothing_to_change(data)
     if fmt == "text" and unchanged:
-        for message in data["warnings"]:
-            warn(message)
+        for finding in data["findings"]:
+            warn(finding["message"])
         write_document(fmt, PlanDocument(result, unchanged=True))
         return
     if output_dir is not None:
-        for path in requests.write_files(output_dir, result.files()):
+        for path in requests.write_files(output_dir, result.files(data)):
             note(f"wrote {path}")
     if fmt == "text":
-        for message in data["warnings"]:
-            warn(message)
+        for finding in data["findings"]:
+            warn(finding["message"])
     write_document(fmt, PlanDocument(result))

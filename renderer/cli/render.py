@@ -163,10 +163,8 @@ def _injections(ctx: click.Context, result: RenderResult) -> None:
     """The render's context findings on stderr. Values that changed the YAML their
     template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
     the controller would apply."""
-    from renderer.output.findings import context_text
-
     for f in result.findings:
-        note(context_text(f))
+        note(str(f))
     injected = [f for f in result.findings if f.severity == "error"]
     if injected:
         note(
@@ -234,17 +232,16 @@ def _scale_warnings(
     _, scale = api.scale_findings(result, origins=origins)
     for finding in scale:
         if finding.severity != "info":
-            warn(scale_line(finding))
+            note(scale_line(finding))
 
 
 def _duplicates(ctx: click.Context, result: RenderResult) -> None:
     """An object rendered twice is an error finding: nothing is written (exit 1)."""
     from renderer import api
-    from renderer.output.findings import context_text
 
     found = api.duplicate_findings(result)
     for f in found:
-        note(context_text(f))
+        note(str(f))
     if found:
         ctx.exit(EXIT_CHECK_FAILED)
 
@@ -252,11 +249,11 @@ def _duplicates(ctx: click.Context, result: RenderResult) -> None:
 def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
-    from renderer.output.findings import schema_text
+    from renderer.finding import merge_findings
 
     check = api.validate_render(result, kube)
-    for f in check.findings:
-        note(schema_text(f))
+    for f in merge_findings(check.findings):
+        note(str(f))
     if not check.ok:
         note(check.summary())
         ctx.exit(EXIT_CHECK_FAILED)

@@ -12,7 +12,12 @@ from renderer.output.documents import TyphaDocument
 
 
 @cli.command(help="Explain the Typha decision for --nodes, or print the boundary table.")
-@click.option("--nodes", type=click.IntRange(min=1), metavar="N")
+@click.option(
+    "--nodes",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Node count to decide for (default: print the table of boundary node counts).",
+)
 @format_option(TyphaDocument)
 def typha(nodes: int | None, fmt: str) -> None:
     doc = TyphaDocument.of(api.typha(nodes))

@@ -1,31 +1,65 @@
-"""``calico-render validate``: strict schema validation of rendered manifest files."""
+"""``calico-render validate``: strict schema validation of manifest files, as kubeconform
+does it (files, directories and stdin; kinds skipped or rejected; a summary)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
 from renderer import api
+from renderer.cli import options as opts
 from renderer.cli.app import cli
-from renderer.cli.common import write_document
-from renderer.cli.options import PathType, format_option, kube_version_option, no_cache_option
+from renderer.cli.common import write_report_document
 from renderer.output.documents import ValidateDocument
 
 
 @cli.command(
-    help="Schema-check rendered manifest FILEs (or - for stdin) in strict mode. "
-    "Exit 1 on findings, 2 on unreadable or invalid YAML."
+    help="Schema-check manifest FILEs, directories (recursively: *.yaml, *.yml, *.json; "
+    "hidden files skipped) or - (stdin) against the Kubernetes schemas in strict mode. "
+    "Exit 1 on findings of severity error, 2 on unreadable or invalid YAML.",
 )
-@click.argument("files", nargs=-1, required=True, type=PathType(dir_okay=False, allow_dash=True))
-@kube_version_option
-@no_cache_option
-@format_option(ValidateDocument)
+@click.argument(
+    "paths", nargs=-1, required=True, type=opts.PathType(allow_dash=True), metavar="PATH..."
+)
+@opts.kube_version_option
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="KIND[,KIND]",
+    help="Count objects of these kinds but do not check them (repeatable).",
+)
+@click.option(
+    "--reject",
+    "reject",
+    multiple=True,
+    metavar="KIND[,KIND]",
+    help="Report every object of these kinds as an error (repeatable).",
+)
+@click.option(
+    "--summary",
+    is_flag=True,
+    help="Print the summary line (resources valid, invalid, skipped; findings) to stderr "
+    "in every format; text always prints it.",
+)
+@opts.no_cache_option
+@opts.format_option(ValidateDocument)
+@opts.output_option
 @click.pass_context
 def validate(
-    ctx: click.Context, files: tuple[str, ...], kube_versions: tuple[str, ...], fmt: str
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    kube_versions: tuple[str, ...],
+    skip: tuple[str, ...],
+    reject: tuple[str, ...],
+    summary: bool,
+    fmt: str,
+    output: Path | None,
 ) -> None:
-    result = api.validate(files, kube_versions)
-    doc = ValidateDocument(files, result.kube_versions, result.objects, result.findings)
-    write_document(fmt, doc)
-    if fmt == "text":
+    result = api.validate(paths, kube_versions, skip=skip, reject=reject)
+    doc = ValidateDocument(result)
+    write_report_document(fmt, doc, output)
+    if fmt == "text" or summary:
         click.echo(doc.summary(), err=True)
     ctx.exit(1 if doc.errors else 0)

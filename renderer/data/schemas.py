@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import numbers
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from renderer.errors import InputError
 
 if TYPE_CHECKING:  # imported when first used: a command printing text never loads it
     import jsonschema
+    from referencing import Registry
 
 #: Schemas more than one module names: the library checks its output against them and
 #: the documents of :mod:`renderer.output` declare them.
@@ -20,6 +22,8 @@ RENDER_CONTEXT = "render-context.schema.json"
 CAPABILITY_REPORT = "capability-report.schema.json"
 PLAN = "plan.schema.json"
 ADVISE_REPORT = "advise-report.schema.json"
+#: The one finding shape every report refers to.
+FINDING = "finding.schema.json"
 EXPLAIN_CONTEXT = "explain-context.schema.json"
 IMAGE_LOCK = "image-lock.schema.json"
 IMAGES_REGISTRY = "images-registry.schema.json"
@@ -33,13 +37,26 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 @cache
+def registry() -> Registry:
+    """Our schemas by their ``$id``, so one may refer to another (every report schema
+    refers to :data:`FINDING`)."""
+    from referencing import Registry, Resource
+
+    resources = []
+    for path in sorted(schema_path(FINDING).parent.glob("*.schema.json")):
+        schema = load_schema(path.name)
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    return Registry().with_resources(resources)
+
+
+@cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     import jsonschema
 
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=registry())
 
 
 def _path(error: jsonschema.ValidationError) -> str:
@@ -167,7 +184,10 @@ def free_key_error(name: str, key: str, value: Any) -> tuple[list[str | int], st
 def check_context(name: str, data: dict[str, Any], *, file: str | None = None) -> None:
     """:func:`check` for a context: the keys with their own property (and the rules
     across them) by the full schema, every other key by :func:`free_key_error`.
-    Same verdicts, linear time."""
+    Same verdicts, linear time. A context :func:`certainly_valid` judges valid skips
+    jsonschema (and loading it); anything else, and every error, is jsonschema's."""
+    if certainly_valid(load_schema(name), data):
+        return
     props = load_schema(name)["properties"]
     check(name, {k: v for k, v in data.items() if k in props}, file=file)
     for key in sorted(k for k in data if k not in props):
@@ -175,3 +195,104 @@ def check_context(name: str, data: dict[str, Any], *, file: str | None = None) -
         if found is not None:
             path, message = found
             raise InputError(message, file=file, key=".".join(str(p) for p in path))
+
+
+# --- a compiled check that may only say "certainly valid" ------------------------------
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+    "number": lambda v: isinstance(v, numbers.Number) and not isinstance(v, bool),
+}
+_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description"})
+
+
+def certainly_valid(schema: Any, data: Any) -> bool:
+    """True only when ``data`` certainly meets ``schema``, judged in plain Python for the
+    keywords the render context's schema uses (type, enum, const, pattern, not,
+    properties, additionalProperties, required, allOf, if/then). False means "not
+    known": the caller asks jsonschema, which words every error. A keyword not listed
+    is never judged here. Its "invalid" is jsonschema's too (same types,
+    string equality, ``re.search``), so ``not`` may build on it."""
+    return _valid(schema, data) is True
+
+
+def _valid(schema: Any, data: Any) -> bool | None:
+    """True valid, False invalid, None not known (see :func:`certainly_valid`)."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict):
+        return None
+    verdict: bool | None = True
+    for word, arg in schema.items():
+        if word in _ANNOTATIONS or word == "then":
+            continue
+        if word == "type":
+            names = [arg] if isinstance(arg, str) else arg
+            if not isinstance(names, list) or any(n not in _TYPES for n in names):
+                return None
+            ok: bool | None = any(_TYPES[n](data) for n in names)
+        elif word in ("enum", "const"):
+            allowed = arg if word == "enum" else [arg]
+            if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
+                return None
+            ok = isinstance(data, str) and data in allowed  # a string equals strings only
+        elif word == "pattern":
+            if not isinstance(arg, str):
+                return None
+            ok = True if not isinstance(data, str) else re.search(arg, data) is not None
+        elif word == "not":
+            inner = _valid(arg, data)
+            ok = None if inner is None else not inner
+        elif word == "required":
+            if not isinstance(arg, list):
+                return None
+            ok = not isinstance(data, dict) or all(k in data for k in arg)
+        elif word == "properties" or word == "additionalProperties":
+            ok = _properties(schema, data) if word == "properties" else True
+            if word == "additionalProperties" and "properties" not in schema:
+                ok = _properties(schema, data)
+        elif word == "allOf":
+            if not isinstance(arg, list):
+                return None
+            results = [_valid(sub, data) for sub in arg]
+            ok = False if False in results else (None if None in results else True)
+        elif word == "if":
+            cond = _valid(arg, data)
+            if cond is None:
+                return None
+            ok = _valid(schema.get("then", True), data) if cond else True
+        else:
+            return None
+        if ok is False:
+            return False
+        if ok is None:
+            verdict = None
+    return verdict
+
+
+def _properties(schema: dict[str, Any], data: Any) -> bool | None:
+    """``properties`` and ``additionalProperties`` of an object (others pass)."""
+    if not isinstance(data, dict):
+        return True
+    props = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    if not isinstance(props, dict):
+        return None
+    verdict: bool | None = True
+    for key, value in data.items():
+        if not isinstance(key, str):
+            return None
+        ok = _valid(props[key], value) if key in props else _valid(extra, value)
+        if ok is False:
+            return False
+        if ok is None:
+            verdict = None
+    return verdict

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from renderer.engine import limits
-from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import InputError
 from renderer.manifests.tree import ADDON, TemplateFile
@@ -71,6 +70,8 @@ def compile_source(
 
         compiled = compile_go(source, name, template_name=template_name)
     elif dialect == "jinja2":
+        from renderer.engine.jinja import JinjaTemplate  # a Go-only tree never loads Jinja2
+
         compiled = JinjaTemplate(source, name)
     else:
         raise InputError(f"unknown dialect {dialect!r}; use go or jinja2", key="dialect")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -39,6 +40,17 @@ def mark(line: int, newlines: int = -1) -> str:
     TRACE.line = line
     TRACE.newlines = newlines
     return ""
+
+
+@dataclass(frozen=True)
+class Printed:
+    """Text an action printed from the context: its place in the output, the template
+    line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``)."""
+
+    start: int
+    end: int
+    line: int
+    key: str
 
 
 class MappedRender:
@@ -90,6 +102,18 @@ class SourceMap:
             self._bases.append(start + first - row if origin > 0 else -start)
         self._row = row + count
         self._pending = ends
+
+    def to_data(self) -> list[Any]:
+        """The map as JSON data (for the persistent render cache)."""
+        return [self._starts, self._bases, self._row, self._pending]
+
+    @classmethod
+    def from_data(cls, data: list[Any]) -> SourceMap:
+        """The map :meth:`to_data` gave (the caller has checked its shape)."""
+        out = cls()
+        out._starts, out._bases = list(data[0]), list(data[1])
+        out._row, out._pending = data[2], data[3]
+        return out
 
     def __len__(self) -> int:
         """The number of rendered lines mapped."""

@@ -9,7 +9,7 @@ replaced by a neutral placeholder. When the two parse to different shapes (the
 sequence of YAML events, scalars' text aside) or only the placeholder version parses,
 the values wrote structure; each value is then tried alone to name the one(s) that did.
 
-Pure: text and the spans actions printed (:class:`renderer.engine.gotemplate.Printed`)
+Pure: text and the spans actions printed (:class:`renderer.engine.sourcemap.Printed`)
 in, the injections out.
 """
 
@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from renderer.k8s.yamlio import yaml_shape
+from renderer.store import cache
 
 if TYPE_CHECKING:
-    from renderer.engine.gotemplate import Printed
+    from renderer.engine.sourcemap import Printed
 
 #: What a value becomes in the comparison render: text that is a plain scalar anywhere.
 PLACEHOLDER = "x"
@@ -53,10 +54,36 @@ def _replaced(text: str, spans: Sequence[Printed], keep: Printed | None = None) 
 
 
 def find_injections(text: str, printed: Sequence[Printed]) -> list[Injection]:
-    """The printed values of ``text`` that change its YAML structure (see the module)."""
+    """The printed values of ``text`` that change its YAML structure (see the module).
+
+    A pure function of the text and the spans, which reads the text as YAML at least
+    twice: its answer is kept in the persistent cache under their digest, so a
+    repeated render does not parse its output again for it."""
     if not printed:
         return []
     spans = sorted(printed, key=lambda p: p.start)
+    key = cache.digest(text, repr([(p.start, p.end, p.line, p.key) for p in spans]))
+    stored = cache.get("injections", key, _valid_injections)
+    if stored is not None:
+        return [Injection(k, v, line) for k, v, line in stored]
+    found = judge(text, spans)
+    cache.put("injections", key, [[i.key, i.value, i.line] for i in found])
+    return found
+
+
+def _valid_injections(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(i, list)
+        and len(i) == 3
+        and isinstance(i[0], str)
+        and isinstance(i[1], str)
+        and type(i[2]) is int
+        for i in value
+    )
+
+
+def judge(text: str, spans: Sequence[Printed]) -> list[Injection]:
+    """The injections of ``text`` judged afresh (what :func:`find_injections` keeps)."""
     neutral = yaml_shape(_replaced(text, spans))
     if neutral is None:
         return []  # the template's own text does not parse: not a value's doing

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.finding import Finding
+from renderer.finding import Finding, ObjectRef
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
 from renderer.store import cache as result_cache
@@ -125,6 +125,8 @@ def is_builtin_group(group: str) -> bool:
 #: The stage schema findings belong to, and the rule id of a schema error.
 STAGE = "schema"
 INVALID = "schema-invalid"
+#: The rule id of a custom resource no schema checks (an info finding).
+NOT_CHECKED_RULE = "schema-not-checked"
 
 
 def schema_finding(
@@ -138,17 +140,15 @@ def schema_finding(
     message: str,
 ) -> Finding:
     """A schema problem (or a skipped custom resource) of one object on one Kubernetes
-    version; the object's identity is kept apart for the validate report."""
-    ns = f"{namespace}/" if namespace else ""
+    version."""
     return Finding(
-        INVALID if severity == ERROR else f"schema-{severity}",
-        severity,
+        INVALID if severity == ERROR else NOT_CHECKED_RULE,
+        ERROR if severity == ERROR else "info",
         message,
         stage=STAGE,
-        object=f"{kind} {ns}{name}",
+        object=ObjectRef(kind, name, namespace, api_version),
         field=path,
         kube_versions=(kube_version,),
-        details={"kind": kind, "api_version": api_version, "namespace": namespace, "name": name},
     )
 
 
@@ -428,8 +428,7 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
                 finding(
                     ERROR,
                     "apiVersion",
-                    f"Kubernetes {kube_version} serves no {kind} in {api_version} "
-                    "(removed or unknown API)",
+                    f"Kubernetes serves no {kind} in {api_version} (removed or unknown API)",
                 )
             ]
         return [

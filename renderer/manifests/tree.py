@@ -13,6 +13,7 @@ and a file name with a newline would be copied into the ``# Source:`` header.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,14 @@ class VersionDir:
     @property
     def dialects(self) -> tuple[str, ...]:
         return tuple(sorted({f.dialect for f in self.files}))
+
+
+def tree_path(version: str, names: Sequence[str], file: str) -> str:
+    """``file`` relative to ROOT (``kubernetes/calico/<version>/<file>``) when it names
+    one of the version's templates (``calico.yaml`` or ``<version>/calico.yaml``, as
+    stages name them), so CI annotates the line of the merge request; else as given."""
+    rest = file.removeprefix(f"{version}/")
+    return f"{COMPONENT.as_posix()}/{version}/{rest}" if rest in names else file
 
 
 def semver_key(name: str) -> tuple[int, int, int, int, int, str]:

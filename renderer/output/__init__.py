@@ -6,7 +6,8 @@ A new format is one module that defines a :class:`Format` and calls :func:`regis
 (listed in :data:`BUILTIN` below, or imported by the command that needs it), plus one
 table-driven test. A format for some documents only answers ``supports`` for the
 document classes that carry what it needs: JUnit renders documents with test suites
-(:class:`renderer.output.junit.Suites`), the check report's. Every command's
+(:class:`renderer.output.junit.Suites`), SARIF and Code Quality documents with findings
+to annotate (:class:`Findings`). Every command's
 ``--format`` choices are the registered formats its document supports (:func:`names`).
 """
 
@@ -14,7 +15,10 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from renderer.finding import Finding
 
 
 class Document(ABC):
@@ -46,6 +50,15 @@ class SortedDocument(Document):
 
     sort_keys = True
     ensure_ascii = False
+
+
+class Findings(ABC):
+    """A document whose findings CI annotates on a merge request: SARIF
+    (:mod:`.sarif`) and GitLab Code Quality (:mod:`.codequality`) render these."""
+
+    @abstractmethod
+    def annotations(self) -> list[Finding]:
+        """Every finding to annotate, in report order, each where it can be fixed."""
 
 
 class Format(Protocol):
@@ -95,13 +108,14 @@ def render(name: str, document: Document) -> str:
 
 
 #: The built-in formats, registered in this order (``--format`` lists them so).
-BUILTIN = ("text", "json", "junit")
+BUILTIN = ("text", "json", "junit", "sarif", "codequality")
 for _name in BUILTIN:
     importlib.import_module(f"{__name__}.{_name}")
 
 __all__ = [
     "BUILTIN",
     "Document",
+    "Findings",
     "Format",
     "SortedDocument",
     "get",

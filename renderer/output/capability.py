@@ -8,18 +8,11 @@ from typing import Any
 
 from renderer.checks.report import ReleaseReport
 from renderer.data import schemas
-from renderer.finding import blocking
-from renderer.k8s.schema import NOT_CHECKED
-from renderer.output import Document
+from renderer.finding import Finding, blocking, merge_findings
+from renderer.k8s.schema import NOT_CHECKED_RULE
+from renderer.output import Document, Findings
 from renderer.output.check_text import LEGACY_RULES
-from renderer.output.findings import (
-    capability_rule_dict,
-    check_dict,
-    context_dict,
-    nulls,
-    schema_dict,
-    schema_text,
-)
+from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 
 def _mark(ok: bool) -> str:
@@ -37,38 +30,26 @@ def render(report: ReleaseReport) -> str:
     ]
     for item in cap.items:
         detail = f" -- {item.detail}" if item.detail and not item.ok else ""
-        at = "; ".join(
-            " ".join(x for x in (f.object, f.field, f"({f.location})" if f.file else "") if x)
-            for f in report.contract
-            if f.rule == item.id and f.object
-        )
-        lines.append(f"  {_mark(item.ok)} {item.description}{detail}" + (f" at {at}" if at else ""))
+        lines.append(f"  {_mark(item.ok)} {item.description}{detail}")
     errs = sum(1 for f in report.rules if f.severity == "error")
     warns = len(report.rules) - errs
     if cap.legacy:
         lines.append(f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)")
     else:
-        on = ", ".join(report.scenarios) or f"Typha on, {report.nodes} nodes"
-        lines.append(f"Release rules ({on}): {errs} error(s), {warns} warning(s)")
-    lines.extend(f"  {f}" for f in report.rules)
-    cov = report.coverage_counts
-    if cov:
         lines.append(
-            f"Coverage: {cov['scenarios']} scenario(s) render {cov['covered']} of "
-            f"{cov['branches']} template branch(es)"
-            + (f"; not analysed: {', '.join(cov['not_analysed'])}" if cov["not_analysed"] else "")
+            f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
         )
-        lines.extend(f"  {f}" for f in report.coverage)
+    lines.extend(f"  {f}" for f in report.rules)
     if report.context:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
-        lines.extend(f"  warning: [{u.rule}] {u.message}" for u in report.context)
-    for v in report.kube_versions:
-        found = [f for f in report.schema if f.kube_versions[0] == v]
-        n = len(blocking(found))
-        skipped = sum(1 for f in found if f.severity == NOT_CHECKED)
-        extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
-        lines.append(f"Schema, Kubernetes {v} (strict): {n} error(s){extra}")
-        lines.extend(f"  {schema_text(f)}" for f in found)
+        lines.extend(f"  {u}" for u in report.context)
+    found = merge_findings(report.schema)
+    n = len(blocking(found))
+    skipped = sum(1 for f in found if f.rule == NOT_CHECKED_RULE)
+    extra = f", {skipped} custom resource(s) not schema-checked" if skipped else ""
+    kube = ", ".join(report.kube_versions)
+    lines.append(f"Schema, Kubernetes {kube} (strict): {n} error(s){extra}")
+    lines.extend(f"  {f}" for f in found)
     fid = report.fidelity
     if fid is not None and fid.note:
         lines.append(f"Upstream fidelity: {fid.note}")
@@ -79,7 +60,7 @@ def render(report: ReleaseReport) -> str:
             f"Upstream fidelity ({fid.upstream}; {scen}): {fid.errors} error(s), "
             f"{fid_warns} warning(s)"
         )
-        lines.extend(f"  {f.describe()}" for f in fid.findings)
+        lines.extend(f"  {f}" for f in fid.findings)
     if report.exceptions or report.exceptions_notes:
         lines.append(f"Exceptions ({report.exceptions_file}):")
         for a in report.exceptions:
@@ -101,42 +82,22 @@ def render(report: ReleaseReport) -> str:
 
 
 def release_data(report: ReleaseReport) -> dict[str, Any]:
-    """The release report's JSON (``capability --format json``)."""
-    out = report.capability.to_dict()
+    """The release report's JSON (``capability --format json``): every stage's findings
+    in one list, identical ones merged."""
+    findings = report.findings
+    out = {**report_header("capability"), **report.capability.to_dict()}
     out["manifests"] = report.manifests
-    out["contract"] = [
-        {
-            **nulls(item, ("detail",)),
-            "findings": [capability_rule_dict(f) for f in report.contract if f.rule == item["id"]],
-        }
-        for item in out["contract"]
-    ]
-    out["rules"] = {
-        "nodes": report.nodes,
-        "applied": not report.capability.legacy,
-        "findings": [capability_rule_dict(f) for f in report.rules],
-    }
+    out["contract"] = [nulls(item, ("detail",)) for item in out["contract"]]
+    out["rules"] = {"nodes": report.nodes, "applied": not report.capability.legacy}
     if report.scenarios:
         out["rules"]["scenarios"] = list(report.scenarios)
     if report.coverage_counts:
-        out["coverage"] = {
-            **report.coverage_counts,
-            "findings": [capability_rule_dict(f) for f in report.coverage],
-        }
-    out["schema"] = {
-        v: {
-            "errors": sum(1 for f in blocking(report.schema) if f.kube_versions[0] == v),
-            "findings": [schema_dict(f) for f in report.schema if f.kube_versions[0] == v],
-        }
-        for v in report.kube_versions
-    }
-    out["context"] = {"findings": [context_dict(f) for f in report.context]}
+        out["coverage"] = dict(report.coverage_counts)
     out["kube_versions"] = list(report.kube_versions)
     if report.fidelity is not None:
-        out["fidelity"] = {
-            **report.fidelity.to_dict(),
-            "findings": [check_dict(f) for f in report.fidelity.findings],
-        }
+        out["fidelity"] = report.fidelity.to_dict()
+    out["summary"] = severity_counts(findings)
+    out["findings"] = findings_list(findings)
     out["exceptions"] = {
         "file": report.exceptions_file,
         "entries": [a.to_dict() for a in report.exceptions],
@@ -148,13 +109,21 @@ def release_data(report: ReleaseReport) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class CapabilityDocument(Document):
+class CapabilityDocument(Document, Findings):
     """One version's Typha contract, release rules, schemas, fidelity and verdict."""
 
     schema = schemas.CAPABILITY_REPORT
     sort_keys = True
 
     report: ReleaseReport
+
+    @property
+    def subject(self) -> str:
+        """The version directory, relative to ROOT (where a missing object belongs)."""
+        return f"kubernetes/calico/{self.report.capability.version}"
+
+    def annotations(self) -> list[Finding]:
+        return self.report.findings
 
     def data(self) -> dict[str, Any]:
         return release_data(self.report)

@@ -17,16 +17,17 @@ from renderer.checks.report import (
     FAIL,
     FIDELITY,
     MISSING,
-    REPORT_VERSION,
     SKIP,
     CheckReport,
     ScenarioResult,
     StaleGolden,
     VersionResult,
 )
-from renderer.output import SortedDocument, check_text
-from renderer.output.findings import check_dict
-from renderer.output.junit import Suites, TestCase, TestSuite
+from renderer.finding import ERROR, Finding, ObjectRef, locate
+from renderer.manifests.tree import tree_path
+from renderer.output import Findings, SortedDocument, check_text
+from renderer.output.findings import findings_list, report_header, severity_counts
+from renderer.output.junit import Suites, TestCase, TestSuite, finding_case
 
 CHECK_REPORT = "check-report.schema.json"
 
@@ -42,7 +43,7 @@ def version_data(v: VersionResult) -> dict[str, Any]:
         "missing": list(v.missing),
         "passed": v.passed,
         "stages": {s: v.stages.get(s, SKIP) for s in v.stage_names},
-        "findings": [check_dict(f) for f in v.findings],
+        "findings": findings_list(v.findings),
         "exceptions": [
             {"rule": r, "severity": sev, "reason": why, "findings": n}
             for r, sev, why, n in v.exceptions
@@ -67,8 +68,7 @@ def check_data(report: CheckReport) -> dict[str, Any]:
     """The check report's JSON (``check --format json``)."""
     failed = [v.version for v in report.versions if not v.passed]
     data: dict[str, Any] = {
-        "report_version": REPORT_VERSION,
-        "tool": "calico-render check",
+        **report_header("check"),
         "manifests": report.manifests,
         "golden": report.golden,
         "kube_versions": list(report.kube_versions),
@@ -80,6 +80,7 @@ def check_data(report: CheckReport) -> dict[str, Any]:
             "failed": len(failed),
             "legacy": sum(1 for v in report.versions if v.legacy),
             "stale_goldens": len(report.stale_failed),
+            "findings": severity_counts(report.findings),
         },
         "versions": [version_data(v) for v in report.versions],
         "stale_goldens": [s.to_dict() for s in report.stale],
@@ -121,11 +122,11 @@ def _exception_properties(v: VersionResult) -> tuple[tuple[str, str], ...]:
 def _version_case(v: VersionResult) -> TestCase:
     """The version's testcase: its failed stages, non-rule errors and orphan changes."""
     bad = v.failed_stages
-    errors = [f.describe() for f in v.findings if f.severity == "error" and f.stage != "rules"]
+    errors = [str(f) for f in v.findings if f.severity == "error" and f.stage != "rules"]
     orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
     orphan_diff = _diffs(v, None)
     body = "\n".join(
-        [f"stage {s}: {v.stages.get(s)}" for s in bad]
+        [f"stage {s}: {v.stages[s]}" for s in bad]
         + errors
         + ([v.golden.command] if v.golden.status == MISSING else [])
         + orphans
@@ -159,19 +160,41 @@ def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
 
 
 def _rule_cases(v: VersionResult) -> list[TestCase]:
-    """A failing testcase per rule error."""
+    """A failing testcase per rule error, located where the finding is."""
     return [
-        TestCase(
-            f"calico.{v.version}",
-            f"{v.version} rule {f.rule}"
+        replace(
+            finding_case(f"calico.{v.version}", f),
+            name=f"{v.version} rule {f.rule}"
             + (f" {f.object}" if f.object else "")
             + (f" {f.field}" if f.field else ""),
-            f.describe(),
-            message=f.message,
         )
         for f in v.findings
         if f.stage == "rules" and f.severity == "error"
     ]
+
+
+def golden_findings(v: VersionResult) -> list[Finding]:
+    """The golden changes of a failed comparison as findings, each at the template line
+    that renders the object now (for merge-request annotations)."""
+    if v.golden.status != FAIL:
+        return []
+    out = []
+    for c in v.golden.changes:
+        file, line = locate(c.file)
+        out.append(
+            Finding(
+                "golden-changed",
+                ERROR,
+                c.describe() + " (differs from the reviewed golden; update it after review "
+                f"with: {v.golden.command})",
+                stage="goldens",
+                object=ObjectRef.parse(c.ref) if " " in c.ref else None,
+                file=tree_path(v.version, v.files, file) if file else "",
+                line=line,
+                scenarios=tuple(c.scenarios),
+            )
+        )
+    return out
 
 
 def version_suite(v: VersionResult) -> TestSuite:
@@ -204,13 +227,32 @@ def stale_suite(stale: StaleGolden) -> TestSuite:
 
 
 @dataclass(frozen=True)
-class CheckDocument(SortedDocument, Suites):
-    """The release gate over every version of a tree, in text, JSON and JUnit."""
+class CheckDocument(SortedDocument, Suites, Findings):
+    """The release gate over every version of a tree, in text, JSON, JUnit, SARIF and
+    Code Quality."""
 
     schema = CHECK_REPORT
     suites_name = "calico-render check"
 
     report: CheckReport
+
+    def annotations(self) -> list[Finding]:
+        """Every version's findings and golden changes, and goldens left for versions
+        not in the tree."""
+        stale = [
+            Finding(
+                "golden-stale",
+                ERROR,
+                f"{check_text.STALE_MESSAGE} ({len(s.files)} file(s)); remove them, after "
+                f"review, with: {s.command}",
+                stage="goldens",
+                file=s.directory,
+            )
+            for s in self.report.stale
+            if s.status == FAIL
+        ]
+        found = [f for v in self.report.versions for f in (*v.findings, *golden_findings(v))]
+        return [*found, *stale]
 
     def data(self) -> dict[str, Any]:
         return check_data(self.report)

@@ -146,7 +146,7 @@ def _details(v: VersionResult) -> list[str]:
         )
     for f in v.findings:
         if f.severity != "info":
-            out.append(f"  {f.stage}: {f.describe()}")
+            out.append(f"  {f}")
     g = v.golden
     if g.status == MISSING:
         out.append(f"  goldens: none in {g.directory}; create them with:")

@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
 from renderer.data import schemas
-from renderer.output import Document, SortedDocument
-from renderer.output.findings import scale_dict, schema_text
+from renderer.finding import Finding, notes
+from renderer.output import Document, Findings, SortedDocument
+from renderer.output.findings import findings_list, report_header, severity_counts
+from renderer.output.junit import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
-    from renderer.api import ExplainResult, PlanResult, TyphaResult, VersionsResult
+    from renderer.api import ExplainResult, PlanResult, TyphaResult, Validation, VersionsResult
     from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
-    from renderer.finding import Finding
+    from renderer.calico.plan.model import Plan
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -55,7 +57,7 @@ def version_entry(
 
 
 def versions_doc(manifests: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"tool": "calico-render versions", "manifests": manifests, "versions": entries}
+    return {**report_header("versions"), "manifests": manifests, "versions": entries}
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ class TyphaDocument(SortedDocument):
     def data(self) -> dict[str, Any]:
         table = [_decision(d) for d in self.decisions]
         return {
-            "tool": "calico-render typha",
+            **report_header("typha"),
             "decision": None if self.nodes is None else table[0],
             "table": None if self.nodes is not None else table,
         }
@@ -158,71 +160,94 @@ class TyphaDocument(SortedDocument):
 # --- validate ------------------------------------------------------------------------------
 
 
-def validate_doc(
-    files: Sequence[str], kube: Sequence[str], objects: int, findings: Sequence[Finding]
-) -> dict[str, Any]:
-    """The findings with the keys every report uses (``rule``, ``field``, ``file`` and
-    ``line``, ``kube_versions``), one per problem whatever the Kubernetes versions it
-    holds for."""
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for f in findings:
-        key = (f.severity, f.object, f.field, f.message, f.file, f.line)
-        if key in merged:
-            merged[key]["kube_versions"].extend(f.kube_versions)
-            continue
-        merged[key] = {
-            "stage": f.stage,
-            "rule": f.rule,
-            "severity": f.severity,
-            "message": f.message,
-            "object": f.object,
-            "kind": f.details["kind"],
-            "api_version": f.details["api_version"],
-            "namespace": f.details["namespace"] or None,
-            "name": f.details["name"],
-            "field": f.field or None,
-            "file": f.file or None,
-            "line": f.line or None,
-            "kube_versions": list(f.kube_versions),
-        }
-    out = list(merged.values())
-    return {
-        "tool": "calico-render validate",
-        "files": list(files),
-        "kube_versions": list(kube),
-        "objects": objects,
-        "errors": sum(1 for f in out if f["severity"] == "error"),
-        "findings": out,
-    }
-
-
 @dataclass(frozen=True)
-class ValidateDocument(SortedDocument):
-    """Strict schema findings of manifest files: one line each in text; ``summary`` is
-    the count line for stderr."""
+class ValidateDocument(SortedDocument, Suites, Findings):
+    """Strict schema findings of manifest files: one line each in text (the same
+    findings, counted alike, in every format); ``summary`` is the count line."""
 
     schema = VALIDATE
+    suites_name = "calico-render validate"
 
-    files: tuple[str, ...]
-    kube_versions: tuple[str, ...]
-    objects: int
-    findings: tuple[Finding, ...]
+    result: Validation
 
     @property
     def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
+        return sum(1 for f in self.result.findings if f.severity == "error")
 
     def summary(self) -> str:
+        """kubeconform's summary line, with the Kubernetes versions and finding counts."""
+        r, n = self.result.resources(), len(self.result.files)
+        c = severity_counts(self.result.findings)
         return (
-            f"{self.objects} object(s) in {len(self.files)} file(s) on Kubernetes "
-            f"{', '.join(self.kube_versions)}: {self.errors} error(s)"
+            f"Summary: {self.result.objects} resource(s) found in {n} file(s) on Kubernetes "
+            f"{', '.join(self.result.kube_versions)} - Valid: {r['valid']}, Invalid: "
+            f"{r['invalid']}, Skipped: {r['skipped']}, Not checked: {r['not_checked']}; "
+            f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info"
         )
 
     def data(self) -> dict[str, Any]:
-        return validate_doc(self.files, self.kube_versions, self.objects, self.findings)
+        v = self.result
+        return {
+            **report_header("validate"),
+            "files": list(v.files),
+            "kube_versions": list(v.kube_versions),
+            "objects": v.objects,
+            "errors": self.errors,
+            "resources": v.resources(),
+            "summary": severity_counts(v.findings),
+            "findings": findings_list(v.findings),
+        }
 
     def text(self) -> str:
-        return "".join(f"{schema_text(f)}\n" for f in self.findings)
+        return "".join(f"{f}\n" for f in self.result.findings)
+
+    def annotations(self) -> list[Finding]:
+        return list(self.result.findings)
+
+    def testsuites(self) -> list[TestSuite]:
+        """A suite per file, a failing case per error finding (the same count as text
+        and JSON); a file without errors is one passing case."""
+        return finding_suites("validate", self.result.files, self.result.findings)
+
+
+# --- a run that ended in bad input ---------------------------------------------------------
+
+INPUT_ERROR = "input-error.schema.json"
+
+
+@dataclass(frozen=True)
+class InputErrorDocument(SortedDocument, Suites, Findings):
+    """The report a command writes to ``--output`` when its run ends in exit 2: one
+    error finding of stage ``input`` saying what was wrong, in the requested format, so
+    a CI step that keeps the report always has one to show."""
+
+    schema = INPUT_ERROR
+
+    command: str
+    finding: Finding
+    #: SARIF says the run did not complete.
+    failed_run = True
+
+    @property
+    def suites_name(self) -> str:  # type: ignore[override]
+        return f"calico-render {self.command}"
+
+    def data(self) -> dict[str, Any]:
+        return {
+            **report_header(self.command),
+            "passed": False,
+            "summary": severity_counts([self.finding]),
+            "findings": findings_list([self.finding]),
+        }
+
+    def text(self) -> str:
+        return f"{self.finding}\n"
+
+    def annotations(self) -> list[Finding]:
+        return [self.finding]
+
+    def testsuites(self) -> list[TestSuite]:
+        return finding_suites(self.command, (), [self.finding])
 
 
 # --- images, plan, advise, explain-context -------------------------------------------------
@@ -235,9 +260,16 @@ class ImagesDocument(Document):
     schema = IMAGES
 
     result: ImageList
+    #: What the command warns of (an image whose tag is not the version's).
+    warnings: tuple[str, ...] = ()
 
     def data(self) -> dict[str, Any]:
-        return self.result.to_dict()
+        found = notes("images", "image-tag-mismatch", self.warnings)
+        return {
+            **report_header("images"),
+            **self.result.to_dict(),
+            "findings": findings_list(found),
+        }
 
     def text(self) -> str:
         return "".join(f"{image}\n" for image in self.result.images)
@@ -261,6 +293,31 @@ def nothing_to_change(data: dict[str, Any]) -> bool:
     return bool(data["change"] == "reconfigure" and data["from"] == data["to"])
 
 
+def plan_json(plan: Plan) -> dict[str, Any]:
+    """A plan as ``plan --format json`` and ``plan.json`` publish it: the report header,
+    the plan, its warnings as findings (checked against ``plan.schema.json``)."""
+    data = plan.to_dict()
+    warnings = data.pop("warnings")
+    out = {
+        **report_header("plan"),
+        **data,
+        "findings": findings_list(notes("plan", "plan-warning", warnings)),
+    }
+    schemas.validate_output(schemas.PLAN, out)
+    return out
+
+
+def explain_json(result: ExplainResult) -> dict[str, Any]:
+    """The contexts as ``explain-context --format json`` publishes them."""
+    data = result.to_dict()
+    warnings = data.pop("warnings")
+    return {
+        **report_header("explain-context"),
+        **data,
+        "findings": findings_list(notes("context", "context-warning", warnings)),
+    }
+
+
 @dataclass(frozen=True)
 class PlanDocument(Document):
     """A phased plan; ``unchanged``: its text is the one line saying there is nothing
@@ -272,7 +329,7 @@ class PlanDocument(Document):
     unchanged: bool = False
 
     def data(self) -> dict[str, Any]:
-        return self.result.to_dict()
+        return plan_json(self.result.plan)
 
     def text(self) -> str:
         data = self.data()
@@ -305,17 +362,14 @@ def _value(fact: Fact) -> str:
 
 def advice_data(report: AdviceReport) -> dict[str, Any]:
     """The advice report's JSON (``advise --format json``)."""
-    from renderer.calico.advise import REPORT_VERSION
-
     return {
-        "report_version": REPORT_VERSION,
-        "tool": "calico-render advise",
+        **report_header("advise"),
         "version": report.version,
         "manifests": report.manifests,
         "passed": report.passed,
         "summary": report.counts(),
         "inputs": report.inputs.to_dict() if report.inputs else {},
-        "findings": [scale_dict(f) for f in report.findings],
+        "findings": findings_list(report.findings),
         "notes": list(report.notes),
     }
 
@@ -332,7 +386,7 @@ def advice_text(report: AdviceReport) -> str:
     ]
     for f in report.findings:
         lines.append("")
-        lines.append(f.describe())
+        lines.append(str(f))
         advice, inputs = f.details.get("advice"), f.details.get("inputs", {})
         if advice:
             lines.append(f"  advice: {advice}")
@@ -413,7 +467,7 @@ class ExplainDocument(Document):
     result: ExplainResult
 
     def data(self) -> dict[str, Any]:
-        return self.result.to_dict()
+        return explain_json(self.result)
 
     def text(self) -> str:
         return explain_text(self.data())

@@ -38,6 +38,7 @@ from renderer.checks.report import (
 from renderer.finding import Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
+from renderer.output.documents import InputErrorDocument
 
 if TYPE_CHECKING:
     from renderer.checks.report import ObjectChange
@@ -95,8 +96,9 @@ def verdict_badge(ok: bool, yes: str = "PASS", no: str = "FAIL") -> str:
 
 
 def location(f: Finding) -> str:
-    """``file:line`` with whatever parts the finding knows."""
-    return f"{f.file}:{f.line}" if f.file and f.line else f.file
+    """``path:line:column`` with whatever parts the finding knows (the one location
+    style of every report)."""
+    return f.where
 
 
 def object_text(f: Finding) -> str:
@@ -915,6 +917,9 @@ def _version_section(
         parts.append("<h3>Golden changes</h3>" + golden_changes(v))
     if v.fidelity is not None:
         parts.append("<h3>Fidelity to upstream</h3>" + fidelity_summary(v.fidelity))
+    coverage = getattr(v, "coverage", None)
+    if isinstance(coverage, Mapping):
+        parts.append("<h3>Branch coverage</h3>" + coverage_summary(coverage))
     parts.append("</section>")
     return "".join(parts)
 
@@ -940,15 +945,39 @@ def fidelity_summary(fid: Mapping[str, Any]) -> str:
 # --- capability ---------------------------------------------------------------------
 
 
+def _contract_findings(report: ReleaseReport) -> tuple[Finding, ...]:
+    """The contract items an incomplete version misses, as findings (located where the
+    report locates them)."""
+    located = getattr(report, "contract", None)
+    if located:
+        return tuple(located)
+    return tuple(f for f in getattr(report, "findings", ()) if f.stage == "capability")
+
+
+def coverage_summary(data: Mapping[str, Any]) -> str:
+    """The coverage stage's counts, as the report carries them."""
+    return facts(
+        (
+            e(key.replace("_", " ").capitalize()),
+            e(", ".join(map(str, value)) if isinstance(value, list | tuple) else value),
+        )
+        for key, value in data.items()
+    )
+
+
 def render_capability(report: ReleaseReport) -> str:
     """The release check of one version as one page."""
     cap = report.capability
-    anchors = Anchors({"summary", "contract", "findings", "typha", "exceptions", "fidelity"})
+    anchors = Anchors(
+        {"summary", "contract", "findings", "typha", "exceptions", "fidelity", "coverage"}
+    )
     groups = (
+        ("capability", "Typha contract", _contract_findings(report)),
         ("rules", "Release rules", report.rules),
         ("context", "Context", report.context),
         ("schema", "Schema", report.schema),
         ("fidelity", "Fidelity", tuple(report.fidelity.findings) if report.fidelity else ()),
+        ("coverage", "Coverage", tuple(getattr(report, "coverage", ()))),
     )
     entries = [
         Entry(anchors.make("f", cap.version, stage, str(i)), cap.version, f)
@@ -987,6 +1016,8 @@ def render_capability(report: ReleaseReport) -> str:
     for stage, title, found in groups:
         if stage == "fidelity" and report.fidelity is None:
             continue
+        if stage == "coverage" and not hasattr(report, "coverage"):
+            continue
         ferrs, fwarns, other = counts(found)
         status = FAIL if ferrs else PASS
         if stage == "rules" and cap.legacy:
@@ -1015,6 +1046,13 @@ def render_capability(report: ReleaseReport) -> str:
         + typha_chart(release_marks(report))
         + "</section>",
     ]
+    counts_ = getattr(report, "coverage_counts", None)
+    if isinstance(counts_, Mapping) and counts_:
+        body.append(
+            '<section id="coverage"><h2>Branch coverage</h2>'
+            + coverage_summary(counts_)
+            + "</section>"
+        )
     if report.fidelity is not None:
         body.append(
             '<section id="fidelity"><h2>Fidelity to upstream</h2>'
@@ -1033,13 +1071,34 @@ def render_capability(report: ReleaseReport) -> str:
     return page(title, header, nav, "".join(body))
 
 
+def render_failure(command: str, findings: Sequence[Finding]) -> str:
+    """A run that ended in bad input (exit 2), as a page: what was wrong and where, so a
+    CI job that publishes the report always has one to show."""
+    anchors = Anchors({"findings"})
+    entries = [Entry(anchors.make("f", str(i)), "", f) for i, f in enumerate(findings, 1)]
+    header = f"<h1>calico-render {e(command)} {verdict_badge(False, no='not run')}</h1>" + facts(
+        [
+            ("Result", "the run stopped on bad input (exit 2): nothing was checked"),
+            ("Tool", f"calico-render {e(__version__)}"),
+        ]
+    )
+    body = (
+        f'<section id="findings"><h2>Findings ({len(entries)})</h2>'
+        + "".join(finding_article(x, Templates({}), 3) for x in entries)
+        + "</section>"
+    )
+    return page(f"calico-render {command}: not run", header, [("findings", "Findings")], body)
+
+
 class HtmlFormat:
     name = "html"
 
     def supports(self, kind: type[output.Document]) -> bool:
-        return issubclass(kind, (CheckDocument, CapabilityDocument))
+        return issubclass(kind, (CheckDocument, CapabilityDocument, InputErrorDocument))
 
     def render(self, document: output.Document) -> str:
+        if isinstance(document, InputErrorDocument):
+            return render_failure(document.command, [document.finding])
         if isinstance(document, CheckDocument):
             return render_check(document.report)
         if isinstance(document, CapabilityDocument):

@@ -10,8 +10,8 @@ from typing import Any
 from renderer.checks.registry import ImageResult, RegistryReport
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.finding import ERROR, WARNING, Finding
-from renderer.output import SortedDocument
-from renderer.output.findings import check_dict
+from renderer.output import Findings, SortedDocument
+from renderer.output.findings import findings_list, report_header
 from renderer.output.junit import Suites, TestCase, TestSuite
 
 TOOL = "calico-render images --check-registry"
@@ -51,7 +51,7 @@ def _for(findings: tuple[Finding, ...], image: str, platform: str) -> list[Findi
 
 
 @dataclass(frozen=True)
-class RegistryDocument(SortedDocument, Suites):
+class RegistryDocument(SortedDocument, Suites, Findings):
     """The registry check of one version."""
 
     schema = IMAGES_REGISTRY
@@ -62,15 +62,14 @@ class RegistryDocument(SortedDocument, Suites):
     def data(self) -> dict[str, Any]:
         r = self.report
         return {
-            "tool": TOOL,
-            "report_version": 1,
+            **report_header("images --check-registry"),
             "version": r.version,
             "registry": r.registry,
             "platforms": list(r.platforms),
             "lock": r.lock,
             "passed": r.ok,
             "images": [image_dict(i) for i in r.images],
-            "findings": [check_dict(f) for f in r.findings],
+            "findings": findings_list(r.findings),
             "summary": {
                 "images": len(r.images),
                 "errors": sum(f.severity == ERROR for f in r.findings),
@@ -100,6 +99,11 @@ class RegistryDocument(SortedDocument, Suites):
         if r.lock:
             summary += f"; digests verified against {r.lock}"
         return "".join(f"{line}\n" for line in [*lines, summary])
+
+    def annotations(self) -> list[Finding]:
+        """Every finding, at the template line that renders the image (SARIF, Code
+        Quality)."""
+        return list(self.report.findings)
 
     def testsuites(self) -> list[TestSuite]:
         r = self.report

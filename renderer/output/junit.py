@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from renderer import output
+
+if TYPE_CHECKING:
+    from renderer.finding import Finding
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,9 @@ class TestCase:
     message: str = ""
     skipped: str | None = None
     seconds: float = 0.0
+    #: Where the case's finding is (the ``file`` and ``line`` attributes CI tools link).
+    file: str = ""
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,40 @@ class Suites(ABC):
         """The suites, in order."""
 
 
+def finding_case(classname: str, f: Finding) -> TestCase:
+    """A finding as a testcase: failing when it is an error, its body the finding's line
+    of text (so a log shows the same ``path:line:column`` as the text report)."""
+    at = " ".join(x for x in (str(f.object or ""), f.field) if x)
+    name = f"{f.where or '-'} [{f.rule}]" + (f" {at}" if at else "")
+    return TestCase(
+        classname,
+        name,
+        str(f) if f.severity == "error" else None,
+        message=f.message,
+        file=f.file,
+        line=f.line,
+    )
+
+
+def finding_suites(
+    command: str, files: Sequence[str], findings: Sequence[Finding]
+) -> list[TestSuite]:
+    """A suite per file (in the order given) with a testcase per finding located in it,
+    or one passing case when it has none; findings located nowhere get a suite of
+    their own. Failures equal the error findings."""
+    by_file: dict[str, list[Finding]] = {name: [] for name in files}
+    for f in findings:
+        by_file.setdefault(f.file, []).append(f)
+    suites = []
+    for name, found in by_file.items():
+        label = name or "(no file)"
+        cases = [finding_case(f"{command}.{label}", f) for f in found] or [
+            TestCase(f"{command}.{label}", f"{label} valid", file=name)
+        ]
+        suites.append(TestSuite(label, tuple(cases)))
+    return suites
+
+
 def _seconds(value: float) -> str:
     return f"{value:.3f}"
 
@@ -67,6 +108,10 @@ def _add_case(parent: ET.Element, case: TestCase) -> None:
     el = ET.SubElement(
         parent, "testcase", classname=case.classname, name=unique, time=_seconds(case.seconds)
     )
+    if case.file:
+        el.set("file", case.file)
+        if case.line:
+            el.set("line", str(case.line))
     if case.failure is not None:
         failure = ET.SubElement(el, "failure", message=case.message or "failed", type="failure")
         failure.text = case.failure

@@ -211,15 +211,18 @@ def test_capability_reports_the_unreachable_key(capsys: pytest.CaptureFixture[st
     import json
 
     data = json.loads(r.out)
-    assert data["context"]["findings"] == [
-        {
-            "rule": "context-unreachable-key",
-            "severity": "warning",
-            "file": "calico.yaml:21",  # the template line reading .ClusterCidr.Ipv6
-            "key": "ClusterCidr",
-            "message": data["context"]["findings"][0]["message"],
-        }
-    ]
+    (f,) = [f for f in data["findings"] if f["stage"] == "context"]
+    assert (f["rule"], f["severity"], f["details"]) == (
+        "context-unreachable-key",
+        "warning",
+        {"key": "ClusterCidr"},
+    )
+    # the template line reading .ClusterCidr.Ipv6, relative to ROOT as check has it
+    assert f["location"] == {
+        "path": f"kubernetes/calico/{VERSION}/calico.yaml",
+        "line": 21,
+        "column": None,
+    }
 
 
 def test_check_reports_the_unreachable_key_as_a_context_warning(
@@ -233,8 +236,12 @@ def test_check_reports_the_unreachable_key_as_a_context_warning(
 
     data = json.loads(r.out)
     found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "context"]
-    assert [(f["rule"], f["severity"], f["file"], f["line"]) for f in found] == [
-        ("context-unreachable-key", "warning", "v1.0.0/calico.yaml", 21)
+    assert [(f["rule"], f["severity"], f["location"]) for f in found] == [
+        (
+            "context-unreachable-key",
+            "warning",
+            {"path": "kubernetes/calico/v1.0.0/calico.yaml", "line": 21, "column": None},
+        )
     ]
 
 
@@ -271,7 +278,9 @@ def test_explain_context_json(
         "verbatim": True,
         "values": {},
     }
-    data["warnings"] = [w.replace(str(tmp_path), "TMP") for w in data["warnings"]]
+    for f in data["findings"]:
+        f["message"] = f["message"].replace(str(tmp_path), "TMP")
+    data["tool_version"] = "VERSION"
     data_regression.check(data)
 
 

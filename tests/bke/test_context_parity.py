@@ -125,6 +125,7 @@ def to_json(text: str) -> object:
     return docs[0] if len(docs) == 1 and docs[0].get("kind") == "BKECluster" else docs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tree", sorted(TREES))
 @pytest.mark.parametrize("nodes", NODE_COUNTS)
 @pytest.mark.parametrize("config", sorted(CONFIGS))

@@ -651,5 +651,6 @@ def test_advise_bad_max_pods() -> None:
 
 def test_schema_names_every_source_and_rule() -> None:
     defs = schemas.load_schema(schemas.ADVISE_REPORT)["$defs"]
-    assert tuple(defs["fact"]["properties"]["source"]["enum"]) == adv.SOURCES
+    fact = schemas.load_schema(schemas.FINDING)["$defs"]["fact"]
+    assert tuple(fact["properties"]["source"]["enum"]) == adv.SOURCES
     assert tuple(defs["finding"]["properties"]["rule"]["enum"]) == adv.RULES

@@ -20,6 +20,7 @@ from renderer.engine.render import version_keys
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
+from tests.clihelp import ref
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = REPO_ROOT / "upstream" / "calico"
@@ -382,7 +383,7 @@ CASES: list[tuple[str, Callable[[list[Data]], None], list[tuple[str, str, str, s
 
 
 def _key(f: Finding) -> tuple[str, str, str, str]:
-    return (f.rule, f.severity, f.object, f.field)
+    return (f.rule, f.severity, ref(f.object), f.field)
 
 
 @pytest.mark.parametrize(("edit", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -612,7 +613,7 @@ def test_handwritten_tree_defects_are_found(
 
 def test_handwritten_v3_31_3_missing_list_is_one_merged_finding() -> None:
     result = _assess(HANDWRITTEN, "v3.31.3")
-    found = [f for f in result.findings if f.field == KCC and f.object == KC_ROLE]
+    found = [f for f in result.findings if f.field == KCC and ref(f.object) == KC_ROLE]
     assert len(found) == 1
     assert found[0].scenarios == ("typha-off", "typha-on", "vxlan")
     assert "missing permission list on" in found[0].message

@@ -12,6 +12,7 @@ from renderer.calico.images import node_images, prepull_images, repository
 from renderer.data.schemas import validate_output
 from renderer.errors import InputError
 from renderer.output.documents import IMAGES as IMAGES_SCHEMA
+from renderer.output.documents import ImagesDocument
 from tests.clihelp import one_error, run
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "tree"
@@ -127,7 +128,7 @@ def test_every_role_pulls_cni_and_node_only(role: str) -> None:
         f"{PREFIX}calico/node:v3.31.3",
     )
     assert not any("typha" in i or "kube-controllers" in i for i in result.images)
-    validate_output(IMAGES_SCHEMA, result.to_dict())
+    validate_output(IMAGES_SCHEMA, ImagesDocument(result).data())
 
 
 def test_the_tag_is_what_the_version_renders() -> None:
@@ -150,7 +151,7 @@ def test_default_registry_form_is_rendered_not_guessed(tmp_path: Path) -> None:
     bgp = api.prepull_images("v3.31.3", root=root, user={"calicoMode": "bgp"})
     assert bgp.images[-1] == "docker.io/calico/node:v3.31.3-bgp"
     for result in (plain, prefixed, bgp):
-        validate_output(IMAGES_SCHEMA, result.to_dict())
+        validate_output(IMAGES_SCHEMA, ImagesDocument(result).data())
 
 
 def test_cli_config_without_prefix_gets_the_templates_default(
@@ -206,7 +207,7 @@ def test_a_render_without_cni_or_node_image_is_exit_2_naming_the_version(
 def test_no_calico_gives_an_empty_list_with_a_note() -> None:
     result = prepull_images(None, "worker", PREFIX)
     assert result.images == () and "no addon named calico" in result.note
-    data = result.to_dict()
+    data = ImagesDocument(result).data()
     assert data["images"] == [] and data["version"] is None
     validate_output(IMAGES_SCHEMA, data)
 
@@ -298,7 +299,7 @@ def test_both_roles_get_the_same_two_images_and_are_told_so(repo: str) -> None:
     assert (master.role, worker.role) == ("master", "worker")
     assert master.note == worker.note and "same" in master.note
     for result in (master, worker):
-        validate_output(IMAGES_SCHEMA, result.to_dict())
+        validate_output(IMAGES_SCHEMA, ImagesDocument(result).data())
 
 
 def test_cli_role_is_echoed_and_changes_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:

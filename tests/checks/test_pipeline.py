@@ -15,6 +15,7 @@ from renderer.checks.report import ReleaseReport, VersionResult
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.manifests.tree import resolve_version
+from tests.clihelp import ref
 from tests.gatehelp import BROKEN, TREE
 
 KUBE = ("1.34",)
@@ -35,7 +36,7 @@ def test_schema_stage_of_the_broken_fixture_names_rule_object_and_field() -> Non
     inputs = pipeline.schema_inputs([("s", _broken())])
     items = [(i.digest, i.obj.data) for i in inputs]
     found = pipeline.located(inputs, pipeline.validate_objects(KUBE, items))
-    assert [(f.stage, f.rule, f.severity, f.object, f.field, f.file) for f in found] == [
+    assert [(f.stage, f.rule, f.severity, ref(f.object), f.field, f.file) for f in found] == [
         ("schema", "schema-invalid", "error", TYPHA, "spec.replica", "misspelled.yaml"),
         (
             "schema",
@@ -57,6 +58,9 @@ def test_schema_stage_of_the_broken_fixture_names_rule_object_and_field() -> Non
     assert all(f.scenarios == ("s",) and f.kube_versions == KUBE for f in found)
 
 
+TREE_DIR = "kubernetes/calico/v9.4.0"
+
+
 def test_a_version_failing_a_rule_fails_that_stage_only(tmp_path: Path) -> None:
     result = pipeline.check_version(resolve_version("v9.4.0", TREE), _options(tmp_path))
     assert result.stages == {
@@ -68,16 +72,17 @@ def test_a_version_failing_a_rule_fails_that_stage_only(tmp_path: Path) -> None:
         "goldens": "missing",
     }
     assert [
-        (f.stage, f.rule, f.severity, f.object, f.field, f.file, f.line) for f in result.findings
+        (f.stage, f.rule, f.severity, ref(f.object), f.field, f.file, f.line)
+        for f in result.findings
     ] == [
-        ("rules", "typha-anti-affinity", "error", TYPHA, ANTI, "001-typha.yaml", 26),
+        ("rules", "typha-anti-affinity", "error", TYPHA, ANTI, f"{TREE_DIR}/001-typha.yaml", 26),
         (
             "schema",
             "schema-not-checked",
             "info",
             "FelixConfiguration default",
             "",
-            "002-calico.yaml",
+            f"{TREE_DIR}/002-calico.yaml",
             107,
         ),
     ]
@@ -124,13 +129,13 @@ def test_an_exception_skips_or_downgrades_and_the_stage_passes(
     assert result.exceptions == [("typha-anti-affinity", severity, "why", 1)]
 
 
-def test_the_capability_view_has_no_goldens_and_qualified_files() -> None:
+def test_the_capability_view_has_no_goldens_and_files_relative_to_root() -> None:
     report = pipeline.release_check(resolve_version("v9.4.0", TREE), KUBE, ExceptionSet())
-    assert [(f.rule, f.severity, f.object, f.field, f.file) for f in report.rules] == [
-        ("typha-anti-affinity", "error", TYPHA, ANTI, "v9.4.0/001-typha.yaml")
+    assert [(f.rule, f.severity, ref(f.object), f.field, f.file) for f in report.rules] == [
+        ("typha-anti-affinity", "error", TYPHA, ANTI, f"{TREE_DIR}/001-typha.yaml")
     ]
-    assert [(f.rule, f.object, f.file) for f in report.schema] == [
-        ("schema-not-checked", "FelixConfiguration default", "v9.4.0/002-calico.yaml")
+    assert [(f.rule, ref(f.object), f.file) for f in report.schema] == [
+        ("schema-not-checked", "FelixConfiguration default", f"{TREE_DIR}/002-calico.yaml")
     ]
     assert report.kube_versions == KUBE and not report.release_ready
 
@@ -289,7 +294,7 @@ def test_a_value_that_changes_the_yaml_is_a_context_error_of_the_check(tmp_path:
     assert (found.severity, found.stage, found.file, found.line) == (
         "error",
         "context",
-        "v3.31.3/003-note.yaml",
+        "kubernetes/calico/v3.31.3/003-note.yaml",
         5,
     )
     assert found.details["key"] == "ipAutoDetectionMethod"

@@ -5,14 +5,13 @@ the reports built here."""
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
 from renderer.checks.report import FileChange, ObjectChange
 from renderer.data import schemas
-from renderer.finding import Finding
+from renderer.finding import Finding, ObjectRef
 from renderer.output.check import check_data
 
 
@@ -47,7 +46,7 @@ def sample() -> report.CheckReport:
     }
     bad.coverage = {"scenarios": 2, "branches": 3, "covered": 2, "uncovered": 1, "not_analysed": []}
     bad.findings = [
-        Finding("r1", "error", "broken", stage="rules", object="Deployment ns/d"),
+        Finding("r1", "error", "broken", stage="rules", object=ObjectRef("Deployment", "d", "ns")),
         Finding(
             "branch-not-rendered",
             "warning",
@@ -87,9 +86,10 @@ def test_summary_counts_every_version_and_the_data_meets_its_schema() -> None:
         "failed": 2,
         "legacy": 1,
         "stale_goldens": 0,
+        "findings": {"error": 1, "warning": 0, "info": 0},
     }
     assert (data["passed"], [v["passed"] for v in data["versions"]]) == (False, [False, False])
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
 
 
 def stale() -> report.CheckReport:
@@ -121,7 +121,7 @@ def test_stale_goldens_fail_the_report_until_removed() -> None:
     assert data["summary"]["stale_goldens"] == 1
     assert [e["rule"] for e in data["exceptions"]["entries"]] == ["r1", "r3"]
     assert len(data["exceptions"]["warnings"]) == 1
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     r.stale[0].status = report.UPDATED
     assert (r.passed, r.stale_failed) == (True, [])
 
@@ -156,7 +156,7 @@ def test_capability_failure_is_neither_capable_nor_legacy() -> None:
     r = report.CheckReport("root", "golden", ["1.30"], [incomplete()])
     assert r.versions[0].failed_stages == ["capability"]
     data = check_data(r)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     v = data["versions"][0]
     assert (v["capable"], v["legacy"], v["passed"], v["stages"]["capability"]) == (
         False,
@@ -173,6 +173,7 @@ def test_capability_failure_is_neither_capable_nor_legacy() -> None:
         "failed": 1,
         "legacy": 0,
         "stale_goldens": 0,
+        "findings": {"error": 1, "warning": 0, "info": 0},
     }
 
 
@@ -199,7 +200,7 @@ def test_json_keys_are_snake_case_like_the_capability_report() -> None:
 
     def keys(value: object, under: str = "") -> set[str]:
         if isinstance(value, dict):
-            if under == "decision":  # the render context's own names, as in decision.json
+            if under in ("decision", "object"):  # the context's and Kubernetes' own names
                 return set()
             return set(value).union(*(keys(v, k) for k, v in value.items()))
         if isinstance(value, list):

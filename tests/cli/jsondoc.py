@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from renderer.data import schemas
 from renderer.data.bundled import schema_path
 from tests.clihelp import run
 
@@ -18,5 +19,5 @@ def json_doc(capsys: pytest.CaptureFixture[str], schema: str, *args: str) -> tup
     r = run(capsys, *args, "--format", "json")
     data = json.loads(r.out)
     published = json.loads(Path(schema_path(schema)).read_text(encoding="utf-8"))
-    jsonschema.Draft202012Validator(published).validate(data)
+    jsonschema.Draft202012Validator(published, registry=schemas.registry()).validate(data)
     return r.code, data

@@ -91,11 +91,15 @@ def test_bundled_601_nodes_pod_addresses(
         capsys, "--version", NEWEST, "--nodes", "601", "--set", f"podSubnet={subnet}"
     )
     assert got == code
-    (f,) = [f for f in by_id(data, "scale-pod-addresses") if f["computed"]["family"] == "IPv4"]
+    (f,) = [
+        f
+        for f in by_id(data, "scale-pod-addresses")
+        if f["details"]["computed"]["family"] == "IPv4"
+    ]
     assert f["severity"] == severity
-    assert f["inputs"]["pool_cidr"]["value"] == subnet
-    assert f["inputs"]["pool_cidr"]["source"] == "rendered"
-    assert f["inputs"]["nodes"] == {
+    assert f["details"]["inputs"]["pool_cidr"]["value"] == subnet
+    assert f["details"]["inputs"]["pool_cidr"]["source"] == "rendered"
+    assert f["details"]["inputs"]["nodes"] == {
         "value": 601,
         "source": "flag",
         "where": "--nodes",
@@ -154,10 +158,10 @@ def test_max_pods_flag(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert got == 0
     (f,) = by_id(data, "scale-pod-addresses")
-    assert f["inputs"]["max_pods"]["source"] == "flag"
-    assert f["computed"]["pod_addresses"] == 601 * 64
+    assert f["details"]["inputs"]["max_pods"]["source"] == "flag"
+    assert f["details"]["computed"]["pod_addresses"] == 601 * 64
     (blocks,) = by_id(data, "scale-ipam-blocks")
-    assert (blocks["severity"], blocks["computed"]["blocks_per_node"]) == ("info", 1)
+    assert (blocks["severity"], blocks["details"]["computed"]["blocks_per_node"]) == ("info", 1)
 
 
 @pytest.mark.parametrize(("nodes", "typha", "replicas"), [("50", "info", None), ("51", "info", 3)])
@@ -167,7 +171,7 @@ def test_typha_boundary(
     _, data = advise_json(capsys, "--manifests", FIXTURE, "--version", "v1.0.0", "--nodes", nodes)
     (f,) = by_id(data, "scale-typha-replicas")
     assert f["severity"] == typha
-    assert f["inputs"]["rendered_replicas"]["value"] == replicas
+    assert f["details"]["inputs"]["rendered_replicas"]["value"] == replicas
     assert data["inputs"]["typha_replicas"]["value"] == replicas
 
 
@@ -181,7 +185,7 @@ def test_config_and_nodes_file(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert data["inputs"]["nodes"]["source"] == "config"
     assert data["inputs"]["nodes"]["value"] == 101
     (bgp,) = by_id(data, "scale-bgp-mesh")
-    assert (bgp["severity"], bgp["computed"]["bgp_sessions"]) == ("warning", 5050)
+    assert (bgp["severity"], bgp["details"]["computed"]["bgp_sessions"]) == ("warning", 5050)
     cidr = data["inputs"]["ipv4_pool_cidr"]
     assert (cidr["value"], cidr["source"]) == ("10.250.0.0/16", "rendered")
     assert cidr["where"] == f"env CALICO_IPV4POOL_CIDR = podSubnet from {config} (config)"
@@ -253,7 +257,11 @@ def test_config_without_calico(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 
 
 def scale_lines(err: str) -> list[str]:
-    return [line for line in err.splitlines() if " scale-" in line]
+    return [line for line in err.splitlines() if " [scale-" in line]
+
+
+def scale_ids(lines: list[str]) -> list[str]:
+    return [line.split(" [", 1)[1].split("]", 1)[0] for line in lines]
 
 
 def test_render_with_config_warns(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -286,8 +294,8 @@ def test_render_with_config_warns(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert with_config.code == plain.code == 0  # warnings never change the render's outcome
     assert with_config.out == plain.out
     lines = scale_lines(with_config.err)
-    assert all(line.startswith("calico-render: warning: scale-") for line in lines)
-    ids = [line.split(": ")[2] for line in lines]
+    assert all(line.startswith("calico-render: ") for line in lines)
+    ids = scale_ids(lines)
     assert ids == [
         "scale-pod-addresses",
         "scale-ipam-blocks",
@@ -295,7 +303,7 @@ def test_render_with_config_warns(capsys: pytest.CaptureFixture[str], tmp_path: 
         "scale-typha-resources",
         "scale-felix-resources",
     ]
-    assert "scale-pod-addresses: limit exceeded: " in lines[0]
+    assert ": error: [scale-pod-addresses] " in lines[0] and "; advice: " in lines[0]
     assert scale_lines(plain.err) == []
 
 
@@ -305,5 +313,5 @@ def test_render_with_config_small_cluster_quiet_pool(
     config = write_cluster(tmp_path, subnet="10.250.0.0/16", mode="vxlan")
     r = run(capsys, "--manifests", FIXTURE, "--config", config, "--nodes", "40", "--no-validate")
     assert r.code == 0
-    ids = [line.split(": ")[2] for line in scale_lines(r.err)]
+    ids = scale_ids(scale_lines(r.err))
     assert ids == ["scale-felix-resources"]  # no memory request; pool, blocks and BGP fine

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,35 @@ def test_validate_loads_no_template_engine(tmp_path: Path) -> None:
     assert not [
         m for m in ("jinja2", "renderer.engine.compile", "renderer.bke.context") if m in loaded
     ]
+
+
+REAL_TREE = Path(__file__).resolve().parents[1] / "fixtures" / "bke-real"
+
+
+def _render_in_process(cache: Path) -> tuple[bytes, set[str]]:
+    """A whole-process 601-node render of the real tree: its stdout and its modules."""
+    code = (
+        "import json, os, sys\n"
+        "from renderer.cli import main\n"
+        "try:\n"
+        f"    main(['--manifests', {str(REAL_TREE)!r}, '--version', 'v3.31.3',"
+        " '--nodes', '601'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stdout.flush()\n"
+        "os.write(2, ('\\n' + json.dumps(sorted(sys.modules)) + '\\n').encode())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
+    env["CALICO_RENDER_CACHE_DIR"] = str(cache)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, check=True)
+    modules = set(json.loads(result.stderr.decode().strip().splitlines()[-1]))
+    return result.stdout, modules
+
+
+def test_a_warm_render_loads_no_schema_library_engine_or_difflib(tmp_path: Path) -> None:
+    cold, _ = _render_in_process(tmp_path)
+    warm, warm_modules = _render_in_process(tmp_path)
+    assert warm == cold and warm.startswith(b"---\n# Source: calico/v3.31.3/")
+    unneeded = ("jsonschema", "referencing", "jinja2", "difflib", "traceback")
+    unneeded += ("renderer.engine.gotemplate", "renderer.output")  # kept by content; no finding
+    assert [m for m in unneeded if m in warm_modules] == []

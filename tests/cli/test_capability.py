@@ -8,7 +8,7 @@ import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.data import schemas
-from tests.clihelp import run
+from tests.clihelp import ref, run
 from tests.gatehelp import TREE
 
 ROOT = str(TREE)
@@ -44,7 +44,10 @@ def test_cli_capability_json(
     schemas.validate_output(schemas.CAPABILITY_REPORT, report)
     assert report["capable"] is capable and report["release_ready"] is (code == 0)
     assert report["legacy"] is legacy
-    assert list(report["schema"]) == ["1.30"] and report["version"] == version
+    assert report["kube_versions"] == ["1.30"] and report["version"] == version
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert report["summary"]["error"] == len(errors)
+    assert all(f["kube_versions"] == ["1.30"] for f in report["findings"] if f["stage"] == "schema")
 
 
 def test_cli_capability_html(capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,7 +65,9 @@ def test_cli_capability_no_anti_affinity_names_rule(
     report = json.loads(r.out)
     assert (report["capable"], report["release_ready"]) == (True, False)
     found = [
-        (f["rule"], f["object"], f["field"], f["severity"]) for f in report["rules"]["findings"]
+        (f["rule"], ref(f["object"]), f["field"], f["severity"])
+        for f in report["findings"]
+        if f["stage"] == "rules"
     ]
     assert found == [
         (

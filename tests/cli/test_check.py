@@ -15,14 +15,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
 from renderer.output.check_text import STALE_MESSAGE
-from tests.clihelp import Result, one_error, run
+from tests.clihelp import Result, one_error, ref, run
 
 CALICO = Path("kubernetes") / "calico"
 KUBE = ("--kube-version", "1.30")
@@ -189,7 +188,7 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     r = check(capsys, tree, "--format", "json")
     assert r.code == 1 and r.err == ""
     data = json.loads(r.out)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     by = {v["version"]: v for v in data["versions"]}
     assert by["v3.27.3"]["legacy"] and by["v3.27.3"]["passed"]
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
@@ -286,7 +285,12 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
         "Deployment kube-system/calico-typha",
         "spec.strategy.type",
         '"Recreate"',
-        ["nodes-51", "nodes-601", "nodes-51-calicoMode-bgp-repo-empty", "nodes-51-calicoMode-unset"],
+        [
+            "nodes-51",
+            "nodes-601",
+            "nodes-51-calicoMode-bgp-repo-empty",
+            "nodes-51-calicoMode-unset",
+        ],
     )
     assert not any(n.startswith(("v3.27.3", "v3.31.3")) for n in failed)
     total = sum(int(s.get("tests", "0")) for s in suites.values())
@@ -395,7 +399,7 @@ def test_incomplete_typha_templates_fail_in_json_and_every_stage_runs(
     r = check(capsys, fixtures, "--format", "json")
     assert r.code == 1
     data = json.loads(r.out)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     by = {v["version"]: v for v in data["versions"]}
     bad = by["v9.3.0"]
     assert (bad["capable"], bad["legacy"], bad["passed"]) == (False, False, False)
@@ -451,6 +455,7 @@ def test_incomplete_typha_templates_fail_in_json_and_every_stage_runs(
         "failed": 2,
         "legacy": 2,
         "stale_goldens": 0,
+        "findings": data["summary"]["findings"],
     }
 
 
@@ -559,8 +564,8 @@ def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
         ["nodes-50"],
     )
     unreadable = [f for f in by["v3.28.2"]["findings"] if f["rule"] == "golden-unreadable"]
-    assert [(f["stage"], f["severity"], f["file"], f["line"]) for f in unreadable] == [
-        ("goldens", "error", str(bad), None)
+    assert [(f["stage"], f["severity"], f["location"]) for f in unreadable] == [
+        ("goldens", "error", {"path": str(bad), "line": None, "column": None})
     ]
     u = check(capsys, tree, "--update-golden", "--format", "json")
     assert u.code == 0
@@ -605,7 +610,7 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
     assert r.code == 1
     file_regression.check(whole(r.out, tree.parent), extension=".txt")
     data = json.loads(check(capsys, tree, "--format", "json").out)
-    jsonschema.validate(data, schemas.load_schema("check-report.schema.json"))
+    schemas.validate_output("check-report.schema.json", data)
     assert data["passed"] is False and data["summary"]["stale_goldens"] == 1
     (stale,) = data["stale_goldens"]
     assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
@@ -694,11 +699,10 @@ def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
 def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_source() -> None:
     jobs = [
         b["calico-gate"]
-        for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md")
-        for b in _yaml_blocks(path)
+        for b in _yaml_blocks(PROJECT / "docs" / "ci.md")
         if isinstance(b, dict) and "calico-gate" in b
     ]
-    assert len(jobs) == 2 and jobs[0] == jobs[1]  # README shows the CI guide's job
+    assert len(jobs) == 1  # the CI guide's job (the README links to it)
     for job in jobs:
         script = job["script"]
         junit = next(i for i, s in enumerate(script) if "--format junit" in s)
@@ -707,15 +711,19 @@ def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_
         assert "--output calico-check.xml" in script[junit]
         html = next(i for i, s in enumerate(script) if "--format html" in s)
         assert html < text and script[html].endswith("--output calico-check.html || true")
+        quality = next(i for i, s in enumerate(script) if "--format codequality" in s)
+        assert quality < text and script[quality].endswith("--output gl-code-quality.json || true")
         assert job["artifacts"] == {
             "when": "always",
             "expose_as": "calico-render report",
             "paths": ["calico-check.html"],
-            "reports": {"junit": "calico-check.xml"},
+            "reports": {"junit": "calico-check.xml", "codequality": "gl-code-quality.json"},
         }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
         text = path.read_text(encoding="utf-8")
         assert "pip install calico-render" not in text
+        if path.name == "README.md":
+            continue
         assert "<calico-render repository URL>" in text
 
 
@@ -779,7 +787,7 @@ def test_one_typo_is_one_finding_naming_every_kube_version_and_scenario(
     assert r.code == 1
     (v,) = json.loads(r.out)["versions"]
     found = [f for f in v["findings"] if f["stage"] == "schema" and f["severity"] == "error"]
-    assert [(f["rule"], f["object"]) for f in found] == [
+    assert [(f["rule"], ref(f["object"])) for f in found] == [
         ("schema-invalid", "DaemonSet kube-system/calico-node")
     ]
     assert found[0]["kube_versions"] == ["1.34", "1.35"]
@@ -842,7 +850,8 @@ def test_legacy_says_the_same_in_check_and_capability(
     rules = [line for line in text.splitlines() if line.startswith("Release rules")]
     assert rules == [f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)"]
     data = json.loads(run(capsys, *base, "--format", "json").out)
-    assert data["rules"] == {"nodes": 51, "applied": False, "findings": []}
+    assert data["rules"] == {"nodes": 51, "applied": False}
+    assert [f for f in data["findings"] if f["stage"] == "rules"] == []
 
 
 def test_check_output_to_dev_null_keeps_the_device(
@@ -937,3 +946,106 @@ def test_an_exception_naming_an_unknown_rule_is_exit_2_naming_its_line(
         run(capsys, "check", "--exceptions", str(bad)), file=bad, line=2, key="rule"
     )
     assert "did you mean typha-probes?" in message and "'calico-render rules'" in message
+
+
+def _ci_commands(job: object) -> list[str]:
+    """The calico-render command lines of a GitLab job's script or a GitHub job's steps,
+    without ``|| true``."""
+    lines: list[str] = []
+    if isinstance(job, dict) and "script" in job:
+        lines = [str(s) for s in job["script"]]
+    elif isinstance(job, dict) and "steps" in job:
+        lines = [str(s["run"]) for s in job["steps"] if isinstance(s, dict) and "run" in s]
+    return [
+        line.removesuffix("|| true").strip() for line in lines if line.startswith("calico-render ")
+    ]
+
+
+def _ci_jobs() -> dict[str, list[str]]:
+    jobs: dict[str, list[str]] = {}
+    for block in _yaml_blocks(PROJECT / "docs" / "ci.md"):
+        if isinstance(block, dict) and "calico-gate" in block:
+            jobs["gitlab"] = _ci_commands(block["calico-gate"])
+        if isinstance(block, dict) and "check" in block.get("jobs", {}):
+            jobs["github"] = _ci_commands(block["jobs"]["check"])
+    return jobs
+
+
+def _ci_reports(tree: Path) -> dict[str, object]:
+    from tests.output.test_sarif import valid_sarif
+
+    out: dict[str, object] = {}
+    if (tree / "gl-code-quality.json").exists():
+        out["codequality"] = json.loads((tree / "gl-code-quality.json").read_text())
+    if (tree / "calico-check.sarif").exists():
+        out["sarif"] = valid_sarif((tree / "calico-check.sarif").read_text())
+    if (tree / "calico-check.xml").exists():
+        out["junit"] = ET.fromstring((tree / "calico-check.xml").read_text())
+    return out
+
+
+@pytest.mark.parametrize("ci", ["gitlab", "github"])
+def test_ci_jobs_commands_leave_reports_that_annotate_the_merge_request(
+    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """The documented job, run as written in a bke-manifests checkout with a failing
+    change: every report is there, and names the template line of the change."""
+    commands = _ci_jobs()[ci]
+    expected = {"gitlab": {"codequality", "junit"}, "github": {"sarif"}}[ci]
+    monkeypatch.chdir(tree)
+    assert run(capsys, "check", "--manifests", ".", *KUBE, "--update-golden").code == 0
+    typha = tree / CALICO / "v3.31.3" / "calico.yaml"
+    text = typha.read_text(encoding="utf-8")
+    typha.write_text(text.replace("podAntiAffinity:", "podAffinity:", 1), encoding="utf-8")
+    codes = [run(capsys, *shlex.split(c)[1:], *KUBE).code for c in commands]
+    assert codes and all(code == 1 for code in codes)
+    reports = _ci_reports(tree)
+    assert expected <= set(reports)
+    path = f"{CALICO.as_posix()}/v3.31.3/calico.yaml"
+    if "codequality" in reports:
+        issues = reports["codequality"]
+        assert isinstance(issues, list)
+        assert any(
+            i["check_name"] == "typha-anti-affinity" and i["location"]["path"] == path
+            for i in issues
+        )
+    if "sarif" in reports:
+        sarif = reports["sarif"]
+        assert isinstance(sarif, dict)
+        results = sarif["runs"][0]["results"]
+        assert any(
+            r["ruleId"] == "typha-anti-affinity"
+            and r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == path
+            for r in results
+        )
+
+
+@pytest.mark.parametrize("ci", ["gitlab", "github"])
+def test_ci_jobs_keep_a_report_when_the_run_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    """A tree that cannot be checked (a template that does not parse is a finding; a
+    bad exceptions file is bad input): exit 2, and each report holds one input finding."""
+    commands = _ci_jobs()[ci]
+    root = tmp_path / "bke-manifests"
+    shutil.copytree(bundled_manifests() / CALICO / "v3.28.2", root / CALICO / "v3.28.2")
+    (root / ".calico-render.yaml").write_text("exceptions:\n  - rule: x\n", encoding="utf-8")
+    monkeypatch.chdir(root)
+    for command in commands:
+        assert run(capsys, *shlex.split(command)[1:], *KUBE).code == 2
+    reports = _ci_reports(root)
+    assert reports
+    for kind, report in reports.items():
+        if kind == "codequality":
+            assert isinstance(report, list)
+            (issue,) = report
+            assert issue["check_name"] == "input-error"
+            assert issue["location"]["path"] == ".calico-render.yaml"
+        elif kind == "sarif":
+            assert isinstance(report, dict)
+            (result,) = report["runs"][0]["results"]
+            assert result["ruleId"] == "input-error"
+            assert report["runs"][0]["invocations"][0]["executionSuccessful"] is False
+        else:
+            assert isinstance(report, ET.Element)
+            assert report.get("failures") == "1"

@@ -59,3 +59,52 @@ def test_notes_name_the_flags() -> None:
     assert cli_worded(f"{line} (unless versions are requested)") == (
         f"{line} (--kube-version to choose)"
     )
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "junit", "sarif", "codequality"])
+def test_a_bad_input_run_still_writes_its_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    """--output FILE exists after exit 2, in the requested format, holding one error
+    finding of stage input located where the input is bad; the exit code is kept."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    from renderer.data import schemas
+    from tests.clihelp import one_error, run
+    from tests.gatehelp import BROKEN
+    from tests.output.test_sarif import valid_sarif
+
+    report = tmp_path / f"report.{fmt}"
+    bad = BROKEN / "bad.yaml"
+    r = run(capsys, "validate", str(bad), "--format", fmt, "-o", str(report))
+    one_error(r, file=bad, line=5)
+    text = report.read_text(encoding="utf-8")
+    if fmt == "text":
+        assert text.startswith(f"{bad}:5:") and ": error: [input-error] " in text
+    elif fmt == "json":
+        data = json.loads(text)
+        schemas.validate_output("input-error.schema.json", data)
+        (f,) = data["findings"]
+        assert (f["stage"], f["severity"], f["location"]["path"], f["location"]["line"]) == (
+            "input", "error", str(bad), 5,
+        )  # fmt: skip
+    elif fmt == "junit":
+        (case,) = ET.fromstring(text).iter("testcase")
+        assert case.find("failure") is not None and case.get("file") == str(bad)
+    elif fmt == "sarif":
+        (result,) = valid_sarif(text)["runs"][0]["results"]
+        assert result["ruleId"] == "input-error"
+    else:
+        (issue,) = json.loads(text)
+        assert (issue["check_name"], issue["location"]["lines"]["begin"]) == ("input-error", 5)
+
+
+def test_without_output_a_bad_input_run_writes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.clihelp import run
+
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "validate", str(tmp_path / "missing.yaml"), "--format", "json").code == 2
+    assert list(tmp_path.iterdir()) == []

@@ -92,7 +92,8 @@ def test_cli_compatibility_warns(capsys: pytest.CaptureFixture[str], operation: 
 
 #: A schema finding on stderr: file:line: severity: Kubernetes version: object field: ...
 SCHEMA_LINE = re.compile(
-    r"calico-render: (\S+):(\d+): (error|warning): Kubernetes (\S+): (\w+ \S+) (\S+): "
+    r"calico-render: (\S+):(\d+): (error|warning): \[schema-invalid\] (\w+ \S+) (\S+): "
+    r".* \(kube ([^)]+)\)$"
 )
 
 
@@ -128,12 +129,12 @@ def test_cli_render_invalid_is_exit_1(capsys: pytest.CaptureFixture[str], tmp_pa
     found = [m.groups() for m in map(SCHEMA_LINE.match, r.err.splitlines()) if m]
     assert found == [
         (
-            "v9.1.0/002-calico.yaml",
+            "kubernetes/calico/v9.1.0/002-calico.yaml",
             "68",
             "error",
-            "1.30",
             "DaemonSet kube-system/calico-node",
             "spec.template.spec.hostNetwrok",
+            "1.30",
         )
     ]
     r = run(capsys, "--version", "v9.1.0", "--nodes", "10", "--manifests", root, "--no-validate")

@@ -131,7 +131,8 @@ def test_render_of_a_duplicated_object_is_an_error_and_writes_nothing(
     assert r.code == 1 and not out.exists()
     lines = [line for line in r.err.splitlines() if "duplicate-object" in line]
     assert lines and all(
-        line.split(": ")[1].startswith("v3.31.3/003-calico.yaml:") for line in lines
+        line.split(": ")[1].startswith("kubernetes/calico/v3.31.3/003-calico.yaml:")
+        for line in lines
     )
     assert all("v3.31.3/002-calico.yaml:" in line for line in lines)
 
@@ -145,7 +146,9 @@ def test_check_and_capability_report_duplicate_objects(
     assert r.code == 1, r.err
     found = [f for v in json.loads(r.out)["versions"] for f in v["findings"]]
     dups = [f for f in found if f["rule"] == "duplicate-object"]
-    assert dups and {(f["severity"], f["file"]) for f in dups} == {("error", "003-calico.yaml")}
+    assert dups and {(f["severity"], f["location"]["path"]) for f in dups} == {
+        ("error", "kubernetes/calico/v3.31.3/003-calico.yaml")
+    }
     r = run(
         capsys, "capability", "--manifests", str(root), "--version", "v3.31.3", "--format", "json"
     )

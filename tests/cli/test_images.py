@@ -16,7 +16,7 @@ from renderer.data.bundled import schema_path
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.output.documents import IMAGES
 from tests.cli.jsondoc import json_doc
-from tests.clihelp import one_error, run
+from tests.clihelp import one_error, ref, run
 from tests.registryhelp import (
     CALICO_VERSION,
     PASSWORD,
@@ -142,7 +142,8 @@ def test_a_changed_digest_fails_the_lock(
     found = {(f["rule"], f["severity"]) for f in report["findings"]}
     assert found == {("registry-digest-changed", "error"), ("registry-lock-stale", "warning")}
     changed = next(f for f in report["findings"] if f["rule"] == "registry-digest-changed")
-    assert (changed["file"], changed["line"]) == ("v3.28.2/002-calico.yaml", 520)
+    where = changed["location"]
+    assert (where["path"], where["line"]) == ("kubernetes/calico/v3.28.2/002-calico.yaml", 520)
 
 
 def test_a_missing_repository_names_the_template_line_that_renders_it(
@@ -158,8 +159,8 @@ def test_a_missing_repository_names_the_template_line_that_renders_it(
         "registry-repository-missing",
         "error",
     )
-    assert (f["file"], f["line"], f["object"]) == (
-        "v3.28.2/001-typha.yaml",
+    assert (f["location"]["path"], f["location"]["line"], ref(f["object"])) == (
+        "kubernetes/calico/v3.28.2/001-typha.yaml",
         79,
         "Deployment kube-system/calico-typha",
     )
@@ -180,9 +181,9 @@ def test_an_index_without_arm64_fails_that_platform_only(
 ) -> None:
     code, data = json_doc(capsys, IMAGES_REGISTRY, *_check(registry, "noarm", "--version", "v3.28"))
     assert code == 1
-    assert [(f["rule"], f["file"], f["line"]) for f in data["findings"]] == [
-        ("registry-platform-missing", "v3.28.2/002-calico.yaml", 520)
-    ]
+    assert [
+        (f["rule"], f["location"]["path"], f["location"]["line"]) for f in data["findings"]
+    ] == [("registry-platform-missing", "kubernetes/calico/v3.28.2/002-calico.yaml", 520)]
     assert "linux/arm64" in data["findings"][0]["message"]
     r = run(capsys, *_check(registry, "noarm", "--version", "v3.28", "--platform", "linux/amd64"))
     assert r.code == 0
@@ -351,3 +352,16 @@ def test_a_bad_lock_is_exit_2_naming_it(
     lock.write_text(content)
     args = ["images", "--version", "v3.28", "--check-registry", "--verify-lock", str(lock)]
     one_error(run(capsys, *args), file=lock)
+
+
+def test_sarif_annotates_the_template_line_that_renders_a_missing_platform(
+    capsys: pytest.CaptureFixture[str], registry: Registry
+) -> None:
+    r = run(capsys, *_check(registry, "noarm", "--version", "v3.28", "--format", "sarif"))
+    log = json.loads(r.out)
+    (result,) = log["runs"][0]["results"]
+    assert r.code == 1 and result["ruleId"] == "registry-platform-missing"
+    assert result["level"] == "error" and "linux/arm64" in result["message"]["text"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"].endswith("v3.28.2/002-calico.yaml")
+    assert physical["region"]["startLine"] == 520

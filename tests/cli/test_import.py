@@ -181,3 +181,23 @@ def test_default_registry_needs_slash(tmp_path: Path, capsys: pytest.CaptureFixt
     src = _source(tmp_path)
     r = run(capsys, "import", str(src), "--manifests", str(tmp_path), "--default-registry", "hub")
     one_error(r, key="--default-registry")
+
+
+def test_import_works_on_the_tree_you_stand_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --manifests: the current directory when it holds kubernetes/calico/, else
+    the bundled tree (here a checkout's, so a check of it passes)."""
+    monkeypatch.chdir(tmp_path)
+    r = run(capsys, "import", str(UPSTREAM / "v3.28.2"), "--check")
+    assert (
+        r.code == 0
+        and r.err == f"calico-render: {MANIFESTS}/kubernetes/calico/v3.28.2: as derived\n"
+    )
+    (tmp_path / "kubernetes" / "calico").mkdir(parents=True)
+    r = run(capsys, "import", str(UPSTREAM / "v3.28.2"))
+    assert r.code == 0 and sorted(_tree(tmp_path, "v3.28.2")) == [
+        "000-crds.yaml",
+        "001-typha.yaml",
+        "002-calico.yaml",
+    ]

@@ -111,4 +111,7 @@ def test_ip_mod_version_without_cluster_cidr_renders_as_the_controller(
         assert "'dual' takes none of those branches" in r.err
     else:
         assert 'value: "<no value>"' in r.out
-        assert "v3.27.3/calico.yaml:4921: warning: context-unreachable-key: " in r.err
+        assert (
+            "kubernetes/calico/v3.27.3/calico.yaml:4921: warning: [context-unreachable-key] "
+            in r.err
+        )

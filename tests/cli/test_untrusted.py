@@ -75,7 +75,9 @@ def test_a_value_that_changes_the_yaml_is_reported_and_nothing_written(
         return
     assert (r.code, r.out) == (1, "")
     (finding,) = [x for x in r.err.splitlines() if "context-value-injects-yaml" in x]
-    assert finding.startswith(f"calico-render: v3.31.3/002-calico.yaml:{line}: error: ")
+    assert finding.startswith(
+        f"calico-render: kubernetes/calico/v3.31.3/002-calico.yaml:{line}: error: "
+    )
     assert f"the value of {key} ({text!r})" in finding
 
 
@@ -90,7 +92,7 @@ def test_a_value_that_changes_the_yaml_is_reported_and_nothing_written(
         (["--config", ""], "--config"),
         (["--version", "v3.31", "--nodes-file", ""], "--nodes-file"),
         (["template", ""], "FILE"),
-        (["validate", ""], "FILES..."),
+        (["validate", ""], "PATH..."),
         (["plan", "--to-version", "v3.31", "--nodes", "3", "--output-dir", ""], "--output-dir"),
         (["images", "--config", ""], "--config"),
         (["advise", "--version", "v3.31", "--config", ""], "--config"),

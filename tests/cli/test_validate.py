@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from renderer.output.documents import VALIDATE
 from tests.cli.jsondoc import json_doc
-from tests.clihelp import one_error, run
+from tests.clihelp import one_error, ref, run
 from tests.gatehelp import BROKEN, TREE
+from tests.output.test_sarif import valid_sarif
 
 ROOT = str(TREE)
 
@@ -23,7 +26,8 @@ def test_cli_validate_files_and_stdin(
     )
     assert code == 1
     found = {
-        (f["rule"], f["severity"], f["object"], f["field"], f["file"]) for f in data["findings"]
+        (f["rule"], f["severity"], ref(f["object"]), f["field"], f["location"]["path"])
+        for f in data["findings"]
     }
     typha = "kube-system/calico-typha"
     assert {
@@ -37,7 +41,7 @@ def test_cli_validate_files_and_stdin(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good.encode())))
     code, data = json_doc(capsys, VALIDATE, "validate", "-")
     assert code == 0 and data["errors"] == 0 and data["objects"] > 0
-    assert {f["severity"] for f in data["findings"]} <= {"not-checked"}  # the FelixConfiguration
+    assert {f["rule"] for f in data["findings"]} <= {"schema-not-checked"}  # FelixConfiguration
 
 
 def test_cli_validate_bad_yaml_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,9 +72,11 @@ def test_validate_json_names_object_field_and_kube_version(
     code, data = json_doc(capsys, VALIDATE, "validate", str(bad), "--kube-version", "1.34")
     assert code == 1 and data["errors"] == 1 and data["objects"] == 1
     (f,) = data["findings"]
-    assert (f["rule"], f["kube_versions"], f["severity"], f["object"], f["file"], f["line"]) == (
-        "schema-invalid", ["1.34"], "error", "ConfigMap kube-system/x", str(bad), 1,
+    where = f["location"]
+    assert (f["rule"], f["kube_versions"], f["severity"], ref(f["object"])) == (
+        "schema-invalid", ["1.34"], "error", "ConfigMap kube-system/x",
     )  # fmt: skip
+    assert (where["path"], where["line"]) == (str(bad), 1)
     code, data = json_doc(capsys, VALIDATE, "validate", str(bad))
     (f,) = data["findings"]  # one finding for every Kubernetes version it holds for
     assert f["kube_versions"] == data["kube_versions"] and len(f["kube_versions"]) > 1
@@ -78,3 +84,148 @@ def test_validate_json_names_object_field_and_kube_version(
     good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", encoding="utf-8")
     code, data = json_doc(capsys, VALIDATE, "validate", str(good), "--kube-version", "1.34")
     assert code == 0 and data["findings"] == [] and data["errors"] == 0
+
+
+# --- like kubeconform: directories, kinds, summary, every format alike -------------------
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: ns\n{body}"
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A directory of manifests: two bad ConfigMaps (one nested), a good one, a Secret,
+    a JSON file, and files validate must not read (hidden, other suffixes)."""
+    top = tmp_path / "manifests"
+    (top / "sub" / "deeper").mkdir(parents=True)
+    (top / ".hidden").mkdir()
+    (top / "a.yaml").write_text(CM.format(name="a", body="datta: {}\n"), encoding="utf-8")
+    (top / "sub" / "deeper" / "b.yml").write_text(
+        CM.format(name="b", body="data:\n  k: v\n---\n")
+        + CM.format(name="c", body="  labelz: {}\n"),
+        encoding="utf-8",
+    )
+    (top / "s.json").write_text(
+        '{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "ns"}}',
+        encoding="utf-8",
+    )
+    for ignored in (".hidden/x.yaml", ".dot.yaml", "notes.txt"):
+        (top / ignored).write_text("not: [valid", encoding="utf-8")
+    return top
+
+
+def test_a_directory_is_walked_recursively_for_manifests_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    top = _tree(tmp_path)
+    code, data = json_doc(capsys, VALIDATE, "validate", str(top), "--kube-version", "1.34")
+    assert code == 1
+    assert data["files"] == [
+        str(top / "a.yaml"),
+        str(top / "s.json"),
+        str(top / "sub" / "deeper" / "b.yml"),
+    ]
+    assert data["objects"] == 4 and data["errors"] == 2
+    assert data["resources"] == {"valid": 2, "invalid": 2, "skipped": 0, "not_checked": 0}
+    assert [(ref(f["object"]), f["location"]["line"]) for f in data["findings"]] == [
+        ("ConfigMap ns/a", 1),
+        ("ConfigMap ns/c", 9),  # the line of the unknown field
+    ]
+
+
+def test_skip_counts_a_kind_and_reject_fails_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    top = _tree(tmp_path)
+    kube = ("--kube-version", "1.34")
+    code, data = json_doc(capsys, VALIDATE, "validate", str(top), *kube, "--skip", "ConfigMap")
+    assert code == 0 and data["findings"] == []
+    assert data["resources"] == {"valid": 1, "invalid": 0, "skipped": 3, "not_checked": 0}
+    code, data = json_doc(
+        capsys,
+        VALIDATE,
+        "validate",
+        str(top),
+        *kube,
+        "--skip",
+        "Foo,ConfigMap",
+        "--reject",
+        "Secret",
+    )
+    assert code == 1
+    (f,) = data["findings"]
+    assert (f["rule"], f["severity"], ref(f["object"])) == ("kind-rejected", "error", "Secret ns/s")
+    assert f["location"] == {"path": str(top / "s.json"), "line": 1, "column": None}
+
+
+def test_summary_in_every_format(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    top = _tree(tmp_path)
+    r = run(capsys, "validate", str(top), "--kube-version", "1.34", "--format", "json", "--summary")
+    assert r.err.startswith("Summary: 4 resource(s) found in 3 file(s)")
+    assert "Valid: 2, Invalid: 2, Skipped: 0" in r.err
+    assert json.loads(r.out)["errors"] == 2
+    quiet = run(capsys, "validate", str(top), "--kube-version", "1.34", "--format", "json")
+    assert quiet.err == ""
+
+
+def _formats(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, str]:
+    out = {}
+    for fmt in ("text", "json", "junit", "sarif", "codequality"):
+        r = run(capsys, "validate", *args, "--format", fmt)
+        assert r.code == 1, r.err
+        out[fmt] = r.out
+    return out
+
+
+def test_counts_are_equal_in_every_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Two Kubernetes versions, three problems: every format counts three, never six."""
+    top = _tree(tmp_path)
+    bad = tmp_path / "removed.yaml"
+    bad.write_text(
+        "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata:\n  name: p\n"
+        "spec:\n  maxUnavailable: 1\n",
+        encoding="utf-8",
+    )
+    out = _formats(capsys, str(top), str(bad), "--kube-version", "1.30", "--kube-version", "1.34")
+    errors = json.loads(out["json"])["errors"]
+    assert errors == 3
+    assert len([x for x in out["text"].splitlines() if ": error: [" in x]) == errors
+    junit = ET.fromstring(out["junit"])
+    assert int(junit.get("failures", "0")) == errors
+    sarif = valid_sarif(out["sarif"])
+    assert sum(1 for r in sarif["runs"][0]["results"] if r["level"] == "error") == errors
+    issues = json.loads(out["codequality"])
+    assert sum(1 for i in issues if i["severity"] == "major") == errors
+
+
+def test_a_finding_has_the_same_location_in_every_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The file and line a user is sent to are the same in text, JSON, JUnit, SARIF and
+    Code Quality (a relative path, as CI checks out)."""
+    top = _tree(tmp_path)
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        out = _formats(capsys, "manifests/sub", "--kube-version", "1.34")
+    finally:
+        os.chdir(here)
+    path, line = "manifests/sub/deeper/b.yml", 9
+    assert top.is_dir()
+    (text,) = out["text"].splitlines()
+    assert text.startswith(f"{path}:{line}: error: [schema-invalid] ConfigMap ns/c ")
+    (f,) = json.loads(out["json"])["findings"]
+    assert (f["location"]["path"], f["location"]["line"]) == (path, line)
+    (case,) = [
+        c for c in ET.fromstring(out["junit"]).iter("testcase") if c.find("failure") is not None
+    ]
+    assert (case.get("file"), case.get("line")) == (path, str(line))
+    failure = case.find("failure")
+    assert failure is not None and (failure.text or "").startswith(f"{path}:{line}: error:")
+    (result,) = valid_sarif(out["sarif"])["runs"][0]["results"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert (physical["artifactLocation"]["uri"], physical["region"]["startLine"]) == (path, line)
+    (issue,) = json.loads(out["codequality"])
+    assert (issue["location"]["path"], issue["location"]["lines"]["begin"]) == (path, line)

@@ -59,3 +59,39 @@ def test_a_good_context_passes() -> None:
 def test_our_own_output_that_breaks_its_schema_is_our_bug() -> None:
     with pytest.raises(AssertionError):
         schemas.validate_output("typha.schema.json", {"decision": "not an object"})
+
+
+CONTEXTS: list[Any] = [
+    {},
+    {"allowTypha": "true", "typhaReplicas": "4", "repo": "r/"},
+    {"allowTypha": "true", "typhaReplicas": "0"},
+    {"allowTypha": "false", "typhaReplicas": "0"},
+    {"allowTypha": "True"},
+    {"allowTypha": True, "typhaReplicas": "3"},
+    {"typhaReplicas": "03"},
+    {"typhaReplicas": "4\n"},
+    {"typhaReplicas": 4},
+    {"ClusterCidr": {"Ipv6": "fd00::/48"}},
+    {"ClusterCidr": "10.0.0.0/8"},
+    {"other": {"a": [1, 2.5, None, True]}, "n": 1.0, "m": 3},
+    {"other": ("a", "b")},
+    {"other": {1, 2}},
+    {"allowTypha": None},
+    ["not", "an", "object"],
+    "text",
+]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_the_plain_python_check_is_never_more_lenient_than_jsonschema(context: Any) -> None:
+    valid = schemas.best_error(RENDER_CONTEXT, context) is None
+    fast = schemas.certainly_valid(schemas.load_schema(RENDER_CONTEXT), context)
+    assert not fast or valid  # it may defer, never pass what jsonschema refuses
+
+
+def test_the_plain_python_check_decides_the_usual_contexts() -> None:
+    schema = schemas.load_schema(RENDER_CONTEXT)
+    assert schemas.certainly_valid(schema, {"allowTypha": "true", "typhaReplicas": "4"})
+    assert schemas.certainly_valid(schema, {"allowTypha": "false", "typhaReplicas": "0"})
+    assert not schemas.certainly_valid(schema, {"allowTypha": "true", "typhaReplicas": "0"})
+    assert not schemas.certainly_valid({"type": "string", "format": "date"}, "x")  # unknown

@@ -186,6 +186,6 @@ def test_schema_error_names_the_field_template_line(tmp_path: Path) -> None:
     (error,) = check.errors
     assert (error.field, error.file, error.line) == (
         "spec.template.spec.terminationGracePeriodSeconds",
-        "v3.31.3/calico.yaml",
+        "kubernetes/calico/v3.31.3/calico.yaml",
         7511,
     )

@@ -70,3 +70,22 @@ def test_the_templates_own_broken_text_is_not_blamed_on_a_value() -> None:
 def test_constants_printed_by_actions_are_template_text() -> None:
     text, _lines, printed = compile_go('a: {{ "x\\n  b: c" }}\n', "t.yaml").render_traced({})
     assert printed == [] and find_injections(text, printed) == []
+
+
+def test_a_kept_answer_is_the_answer_and_a_corrupt_entry_is_a_miss(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderer.k8s import injection
+    from renderer.store import cache
+
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path))
+    monkeypatch.delenv(cache.ENV_OFF, raising=False)
+    fresh = injections(plain="a\n  extra: key")
+    assert [(i.key, i.line) for i in fresh] == [("plain", 6)]
+    with monkeypatch.context() as m:
+        judged_again = lambda *a: pytest.fail("a kept answer was judged again")  # noqa: E731
+        m.setattr(injection, "judge", judged_again)
+        assert injections(plain="a\n  extra: key") == fresh
+    for entry in (tmp_path / "injections").iterdir():
+        entry.write_text("{}", encoding="utf-8")
+    assert injections(plain="a\n  extra: key") == fresh

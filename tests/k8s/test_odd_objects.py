@@ -110,6 +110,6 @@ def test_validate_cli_on_odd_identity_is_a_finding(
     path.write_text(head + "metadata: {name: x}\n")
     code, data = json_doc(capsys, VALIDATE, "validate", "--kube-version", "1.30", str(path))
     assert code == 1  # a finding on the document, not a crash (no JSON then)
-    assert [(f["file"], f["line"], f["severity"]) for f in data["findings"]] == [
-        (str(path), 1, "error")
-    ]
+    assert [
+        (f["location"]["path"], f["location"]["line"], f["severity"]) for f in data["findings"]
+    ] == [(str(path), 1, "error")]

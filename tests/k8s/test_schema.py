@@ -17,6 +17,7 @@ from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import list_versions
+from tests.clihelp import ref
 from tests.gatehelp import BROKEN, typha_on_objects
 from tests.memohelp import cold, isolated
 
@@ -54,14 +55,14 @@ def test_unknown_kube_version_lists_shipped() -> None:
 
 def test_removed_api_is_an_error_naming_the_object() -> None:
     [f] = SchemaValidator(["1.25"]).validate(_broken("removed-api.yaml")[0])
-    assert f.severity == "error" and f.object == "PodDisruptionBudget kube-system/calico-typha"
+    assert f.severity == "error" and ref(f.object) == "PodDisruptionBudget kube-system/calico-typha"
     assert f.field == "apiVersion" and "policy/v1beta1" in f.message
     assert f.file.endswith("removed-api.yaml") and f.line == 1
 
 
 def test_misspelled_fields_name_the_field() -> None:
     findings = SchemaValidator(["1.37"]).validate(_broken("misspelled.yaml")[0])
-    assert [(f.object, f.field) for f in findings] == [
+    assert [(ref(f.object), f.field) for f in findings] == [
         ("Deployment kube-system/calico-typha", "spec.replica"),
         ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].imagePullPolcy"),
     ]
@@ -71,7 +72,8 @@ def test_misspelled_fields_name_the_field() -> None:
 def test_custom_resource_is_not_checked() -> None:
     [cr] = [o for o in typha_on_objects() if o.kind == "FelixConfiguration"]
     [f] = SchemaValidator(["1.30"]).validate(cr)
-    assert f.severity == kubeschema.NOT_CHECKED and "crd.projectcalico.org" in f.message
+    assert (f.rule, f.severity) == (kubeschema.NOT_CHECKED_RULE, "info")
+    assert "crd.projectcalico.org" in f.message
     assert kubeschema.errors([f]) == []
 
 
@@ -125,7 +127,7 @@ def _library_verdict(data: dict[str, Any], version: str) -> str:
 def _our_verdict(data: dict[str, Any], version: str) -> str:
     findings = kubeschema.check_object(data, version)
     if any(f.field == "apiVersion" and "serves no" in f.message for f in findings) or any(
-        f.severity == kubeschema.NOT_CHECKED for f in findings
+        f.rule == kubeschema.NOT_CHECKED_RULE for f in findings
     ):
         return "no-schema"
     return "invalid" if findings else "valid"
@@ -159,6 +161,7 @@ def test_verdicts_equal_library_on_fixtures_and_broken(version: str) -> None:
     assert {v for v, _ in verdicts} == {"valid", "invalid", "no-schema"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", PARITY_VERSIONS)
 def test_verdicts_equal_library_on_bundled_renders(version: str) -> None:
     seen: dict[str, dict[str, Any]] = {}

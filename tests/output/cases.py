@@ -8,9 +8,11 @@ from dataclasses import replace
 from typing import Any
 
 from renderer import api
+from renderer.api import Validation
 from renderer.calico.advise import AdviceReport
 from renderer.calico.images import ImageList
 from renderer.checks.report import CheckReport
+from renderer.finding import Finding, merge_located
 from renderer.output import Document
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
@@ -18,6 +20,7 @@ from renderer.output.documents import (
     AdviceDocument,
     ExplainDocument,
     ImagesDocument,
+    InputErrorDocument,
     PlanDocument,
     TyphaDocument,
     ValidateDocument,
@@ -59,8 +62,15 @@ def _validate() -> Document:
 
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndatta: {}\n"
     objects = parse_stream(text, "cm.yaml")
-    findings = SchemaValidator(("1.33", "1.34")).validate_all(objects)
-    return ValidateDocument(("cm.yaml",), ("1.33", "1.34"), len(objects), tuple(findings))
+    findings = merge_located(SchemaValidator(("1.33", "1.34")).validate_all(objects))
+    return ValidateDocument(Validation(("cm.yaml",), ("1.33", "1.34"), tuple(findings), 1))
+
+
+def _input_error() -> Document:
+    finding = Finding(
+        "input-error", "error", "invalid YAML", stage="input", file="bad.yaml", line=5, column=3
+    )
+    return InputErrorDocument("validate", finding)
 
 
 def _images() -> Document:
@@ -152,6 +162,7 @@ DOCUMENTS: dict[str, Case] = {
     "typha-one": Case(TyphaDocument, lambda: TyphaDocument.of(api.typha(4001))),
     "versions": Case(VersionsDocument, _versions),
     "validate": Case(ValidateDocument, _validate),
+    "input-error": Case(InputErrorDocument, _input_error),
     "images": Case(ImagesDocument, _images),
     "images-registry": Case(RegistryDocument, _registry),
     "images-none": Case(

@@ -19,15 +19,19 @@ def test_text_has_a_line_per_contract_item_in_order() -> None:
     assert "MISSING" in marks  # v9.3.0's contract is incomplete
 
 
-def test_text_has_a_schema_block_per_kubernetes_version() -> None:
+def test_text_has_one_schema_block_naming_every_kubernetes_version() -> None:
     report = api.capability("v9.4.0", root=TREE, kube_versions=("1.29", "1.30"))
     lines = output.render("text", CapabilityDocument(report)).splitlines()
-    blocks = [line.split(",")[1].split()[1] for line in lines if line.startswith("Schema,")]
-    assert blocks == ["1.29", "1.30"]
+    (block,) = [line for line in lines if line.startswith("Schema,")]
+    assert block.startswith("Schema, Kubernetes 1.29, 1.30 (strict)")
+    # one line per problem, listing the Kubernetes versions it holds for
+    found = [line for line in lines if "[schema-not-checked]" in line]
+    assert len(found) == 1 and found[0].endswith("(kube 1.29, 1.30)")
 
 
-def test_json_is_the_report_data_and_offers_no_junit() -> None:
+def test_json_is_the_report_data_and_offers_ci_annotations_not_junit() -> None:
     report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
     doc = CapabilityDocument(report)
     assert doc.data() == release_data(report)
-    assert "junit" not in output.names(CapabilityDocument)
+    assert output.names(CapabilityDocument) == ["text", "json", "sarif", "codequality", "html"]
+    assert [f["rule"] for f in doc.data()["findings"]] == [f.rule for f in doc.annotations()]

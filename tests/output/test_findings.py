@@ -1,70 +1,87 @@
-"""Finding serialisers (output/findings.py): each report keeps its own keys, with null
-for what is unset, and the capability rule form is what its schema describes."""
+"""The one finding shape (output/findings.py): every key of finding.schema.json, null for
+what is unset, the location relative to the tree, details typed per stage."""
 
 from __future__ import annotations
 
-from renderer.finding import ERROR, Finding
-from renderer.output.findings import capability_rule_dict as rule_dict
-from renderer.output.findings import check_dict
+from typing import Any
 
-TYPHA = "Deployment kube-system/calico-typha"
+import pytest
 
+from renderer.data import schemas
+from renderer.finding import ERROR, Finding, ObjectRef
+from renderer.output.findings import finding_dict, report_header, severity_counts
 
-def test_each_report_keeps_its_keys_and_nulls() -> None:
-    f = Finding("r", "warning", "m", stage="rules", field="spec.x", rendered_line=4)
-    assert list(check_dict(f)) == [
-        "stage",
-        "rule",
-        "severity",
-        "message",
-        "object",
-        "file",
-        "line",
-        "field",
-        "scenarios",
-        "kube_versions",
-        "exception",
-    ]
-    assert (check_dict(f)["object"], check_dict(f)["line"], check_dict(f)["field"]) == (
-        None,
-        None,
-        "spec.x",
-    )
-    assert rule_dict(f) == {
-        "rule": "r",
-        "severity": "warning",
-        "message": "m",
-        "object": None,
-        "field": "spec.x",
-        "file": None,
-        "line": None,
-        "rendered_line": 4,
-    }
+TYPHA = ObjectRef("Deployment", "calico-typha", "kube-system", "apps/v1")
+PATH = "kubernetes/calico/v3.31.3/001-typha.yaml"
 
 
-def test_rule_dict_is_its_fields_as_the_capability_schema_wants() -> None:
-    from renderer.data import schemas
+def _valid(data: Any) -> None:
+    schemas.validate_output(schemas.FINDING, data)
 
+
+def test_every_key_of_the_schema_with_nulls_for_what_is_unset() -> None:
+    f = Finding("r", "warning", "m", stage="rules")
+    data = finding_dict(f)
+    _valid(data)
+    assert sorted(data) == sorted(schemas.load_schema(schemas.FINDING)["required"])
+    assert (data["object"], data["field"], data["location"], data["rendered"]) == (None,) * 4
+    assert (data["exception"], data["details"]) == (None, {})
+
+
+def test_object_location_and_render_as_ci_reads_them() -> None:
     f = Finding(
-        "typha-probes",
+        "typha-anti-affinity",
         ERROR,
         "m",
+        stage="rules",
         object=TYPHA,
         field="spec.x",
-        file="v/001-typha.yaml",
-        line=3,
-        rendered_line=9,
+        file=PATH,
+        line=26,
+        column=7,
+        rendered_line=3,
+        scenarios=("nodes-51",),
     )
-    assert rule_dict(f) == {
-        "rule": "typha-probes",
-        "severity": "error",
-        "message": "m",
-        "object": TYPHA,
-        "field": "spec.x",
-        "file": "v/001-typha.yaml",
-        "line": 3,
-        "rendered_line": 9,
+    data = finding_dict(f)
+    _valid(data)
+    assert data["object"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "namespace": "kube-system",
+        "name": "calico-typha",
     }
-    ref = schemas.load_schema(schemas.CAPABILITY_REPORT)["$defs"]["ruleFinding"]
-    assert sorted(ref["properties"]) == sorted(rule_dict(f))
-    assert set(ref["required"]) == set(rule_dict(f)) - {"rendered_line"}
+    assert data["location"] == {"path": PATH, "line": 26, "column": 7}
+    assert data["rendered"] == {"scenarios": ["nodes-51"], "line": 3}
+    assert str(f).startswith(f"{PATH}:26:7: error: [typha-anti-affinity] {TYPHA} spec.x: m")
+
+
+def test_a_cluster_scoped_object_has_a_null_namespace() -> None:
+    data = finding_dict(Finding("r", ERROR, "m", stage="schema", object=ObjectRef("Node", "n")))
+    _valid(data)
+    assert data["object"] == {"apiVersion": None, "kind": "Node", "namespace": None, "name": "n"}
+
+
+@pytest.mark.parametrize(
+    ("stage", "details", "ok"),
+    [
+        ("context", {"key": "ClusterCidr"}, True),
+        ("rules", {"key": "x"}, False),  # a stage with nothing more to say carries nothing
+        ("scale", {"inputs": {}, "computed": {}, "advice": "", "suggestions": []}, True),
+        ("scale", {}, False),
+    ],
+)
+def test_details_are_typed_per_stage(stage: str, details: dict[str, Any], ok: bool) -> None:
+    data = {**finding_dict(Finding("r", ERROR, "m", stage=stage)), "details": details}
+    if ok:
+        _valid(data)
+    else:
+        with pytest.raises(AssertionError):
+            _valid(data)
+
+
+def test_every_report_names_tool_version_and_shape() -> None:
+    head = report_header("check")
+    assert head["tool"] == "calico-render check" and head["report_version"] == 2
+    assert head["tool_version"]
+    found = [Finding("a", "error", "m"), Finding("b", "info", "m"), Finding("c", "info", "m")]
+    assert severity_counts(found) == {"error": 1, "warning": 0, "info": 2}

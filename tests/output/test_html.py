@@ -29,6 +29,7 @@ from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
+from renderer.output.documents import InputErrorDocument
 from tests.chromium import Browser, find_chromium
 from tests.gatehelp import TREE
 from tests.output.cases import DOCUMENTS
@@ -342,9 +343,9 @@ def test_browser_prints(
 HTML_DOCUMENTS = [n for n, case in DOCUMENTS.items() if "html" in output.names(case.kind)]
 
 
-def test_html_offered_for_check_and_capability_only() -> None:
+def test_html_offered_for_check_and_capability_and_their_bad_input_run_only() -> None:
     kinds = {DOCUMENTS[n].kind for n in HTML_DOCUMENTS}
-    assert kinds == {CheckDocument, CapabilityDocument}
+    assert kinds == {CheckDocument, CapabilityDocument, InputErrorDocument}
 
 
 @pytest.mark.parametrize("name", HTML_DOCUMENTS)
@@ -390,3 +391,12 @@ def test_excerpt_lines_around_the_finding_with_it_highlighted() -> None:
     assert "x" * html.MAX_LINE not in long and "…" in long
     for line in (0, 12):  # unknown, or past the end (the template changed since)
         assert html.excerpt(templates, Finding("r", "error", "m", file="t.yaml", line=line)) == ""
+
+
+def test_a_run_stopped_on_bad_input_is_a_page_naming_what_was_wrong() -> None:
+    bad = Finding("input-error", "error", "unknown key <b>", stage="input", file="x.yaml", line=3)
+    tags = elements(html.render_failure("check", [bad]))
+    assert [(a["data-rule"], a["data-severity"]) for t, a in tags if t == "article"] == [
+        ("input-error", "error")
+    ]
+    assert [t for t, _ in tags].count("b") == 0

@@ -55,28 +55,28 @@ def upper() -> Iterator[UpperFormat]:
 
 
 def test_builtin_formats_in_order() -> None:
-    assert list(output.BUILTIN) == ["text", "json", "junit"]
+    assert list(output.BUILTIN) == ["text", "json", "junit", "sarif", "codequality"]
     assert output.names() == [*output.BUILTIN, "html"]
-    assert [output.get(n).name for n in output.names()] == ["text", "json", "junit", "html"]
+    assert [output.get(n).name for n in output.names()] == [*output.BUILTIN, "html"]
 
 
 @pytest.mark.parametrize(
     ("kind", "names"),
     [
         (TyphaDocument, ["text", "json"]),
-        (CapabilityDocument, ["text", "json", "html"]),
+        (CapabilityDocument, ["text", "json", "sarif", "codequality", "html"]),
         (AdviceDocument, ["text", "json"]),
-        (CheckDocument, ["text", "json", "junit", "html"]),
+        (CheckDocument, ["text", "json", "junit", "sarif", "codequality", "html"]),
     ],
 )
-def test_junit_only_for_documents_with_test_suites(
+def test_junit_sarif_codequality_only_for_documents_that_carry_them(
     kind: type[output.Document], names: list[str]
 ) -> None:
     assert output.names(kind) == names
 
 
 def test_a_format_is_offered_only_for_documents_it_supports(upper: UpperFormat) -> None:
-    assert output.names() == ["text", "json", "junit", "html", "upper"]
+    assert output.names() == ["text", "json", "junit", "sarif", "codequality", "html", "upper"]
     assert output.names(TyphaDocument) == ["text", "json"]
     assert output.names(Marked) == ["text", "json", "upper"]
     with pytest.raises(ValueError, match="cannot render"):

@@ -184,6 +184,8 @@ class Plan:
         return list(enumerate(self.phases, start=start))
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as data; :func:`renderer.output.documents.plan_json` publishes it
+        (``plan.schema.json``, its warnings as findings)."""
         return {
             "shape": self.shape,
             "operation": self.operation,

@@ -18,7 +18,7 @@ from typing import Any
 
 from renderer.calico.capability import typha_deployment, typha_pdbs
 from renderer.calico.names import TYPHA_CONTAINER
-from renderer.finding import ERROR, WARNING, Finding
+from renderer.finding import ERROR, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
@@ -87,7 +87,9 @@ class Rule:
                 severity=self.severity,
                 stage=STAGE,
                 message=f"{self.message}: {v.detail}" if v.detail else self.message,
-                object=obj.ref if obj else "",
+                object=ObjectRef(obj.kind, obj.name, obj.namespace, obj.api_version)
+                if obj
+                else None,
                 field=v.field,
                 file=obj.file if obj else "",
                 line=(obj.field_line(v.field) if v.field else obj.source_line or obj.line)
@@ -118,7 +120,7 @@ def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Find
     """Every finding of ``rules`` (default: all registered), sorted for stable output."""
     chosen = REGISTRY.values() if rules is None else rules
     findings = [f for r in chosen for f in r.run(data)]
-    return sorted(findings, key=lambda f: (f.rule, f.object, f.field, f.message))
+    return sorted(findings, key=lambda f: (f.rule, str(f.object or ""), f.field, f.message))
 
 
 __all__ = [

@@ -29,7 +29,6 @@ import functools
 import gc
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from renderer.engine import limits
@@ -47,10 +46,10 @@ from renderer.engine.gotemplate.interp import InterpError, Interpreter, Marks, O
 from renderer.engine.gotemplate.parser import line_col
 from renderer.engine.gotemplate.parser import parse as _parse
 from renderer.engine.gotemplate.runtime import normalize
-from renderer.engine.sourcemap import MappedRender, SourceMap
+from renderer.engine.sourcemap import MappedRender, Printed, SourceMap
 from renderer.errors import TemplateError
 
-__all__ = ["GoTemplate", "compile_go", "key_reads", "parse"]
+__all__ = ["GoTemplate", "Printed", "compile_go", "key_reads", "parse"]
 
 
 def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:
@@ -187,17 +186,6 @@ class GoTemplate(MappedRender):
             raise TemplateError(
                 f"internal error while rendering: {exc!r}", file=self.name
             ) from None
-
-
-@dataclass(frozen=True)
-class Printed:
-    """Text an action printed from the context: its place in the output, the template
-    line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``)."""
-
-    start: int
-    end: int
-    line: int
-    key: str
 
 
 #: Printed text that cannot change YAML structure wherever it lands: letters, digits and

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.calico.plan import Side, split_objects
+from renderer.calico.plan import Plan, Side, split_objects
 from renderer.data.schemas import PLAN as PLAN_SCHEMA
 from renderer.data.schemas import validate_output
 
@@ -76,6 +76,10 @@ def names(refs: list[dict[str, str]]) -> list[str]:
     return [f"{r['kind']}/{r['name']}" for r in refs]
 
 
-def checked(plan_dict: dict[str, Any]) -> dict[str, Any]:
-    validate_output(PLAN_SCHEMA, plan_dict)
-    return plan_dict
+def checked(plan: Plan) -> dict[str, Any]:
+    """The plan as published, checked against its schema."""
+    from renderer.output.documents import plan_json
+
+    data = plan_json(plan)
+    validate_output(PLAN_SCHEMA, data)
+    return data

@@ -66,4 +66,4 @@ def test_change_names_scale_and_reconfigure(
         side(target[0], target[1], True, typha=target[1] > 50),
     )
     assert plan.change == change
-    assert checked(plan.to_dict())["change"] == change
+    assert checked(plan)["change"] == change

@@ -13,6 +13,7 @@ from renderer.calico.rules.images import CALICO_IMAGE
 from renderer.calico.rules.registry import RuleInput
 from renderer.k8s.parse import K8sObject
 from tests.calico.rules.inputs import pod_spec, rule_input
+from tests.clihelp import ref
 from tests.gatehelp import REPO
 
 
@@ -49,11 +50,11 @@ def test_image_tag_and_repo() -> None:
 
     findings = run_rules(rule_input(other, "DaemonSet", "calico-node"))
     tags = [f for f in findings if f.rule == "calico-image-tag"]
-    assert {f.object for f in tags} == {"DaemonSet kube-system/calico-node"}
+    assert {ref(f.object) for f in tags} == {"DaemonSet kube-system/calico-node"}
     assert {f.field for f in tags} == {"spec.template.spec.containers[0].image"}
     assert any("not tagged v9.1.0" in f.message for f in tags)
     [registry] = [f for f in findings if f.rule == "calico-one-registry"]
-    assert (registry.object, registry.field) == (
+    assert (ref(registry), registry.field) == (
         "DaemonSet kube-system/calico-node",
         "spec.template.spec.containers[0].image",
     )
@@ -87,6 +88,6 @@ def test_one_registry_without_repo() -> None:
 
     assert [f for f in run_rules(strip(rule_input())) if f.rule == "calico-one-registry"] == []
     found = [f for f in run_rules(strip(rule_input(typo))) if f.rule == "calico-one-registry"]
-    assert [(f.object, f.field, f.severity) for f in found] == [
+    assert [(ref(f), f.field, f.severity) for f in found] == [
         ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].image", "error")
     ]

@@ -28,7 +28,7 @@ def test_an_object_rendered_twice_is_an_error_at_the_later_line_naming_the_first
     found = run_rules(
         dataclasses.replace(data, objects=[*data.objects, again]), [REGISTRY["duplicate-object"]]
     )
-    assert [(f.rule, f.severity, f.object, f.file, f.line) for f in found] == [
+    assert [(f.rule, f.severity, str(f.object), f.file, f.line) for f in found] == [
         ("duplicate-object", "error", first.ref, "v9.1.0/003-copy.yaml", 7)
     ]
     assert first.where in found[0].message  # both template lines are named

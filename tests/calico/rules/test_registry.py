@@ -15,6 +15,7 @@ from renderer.calico.rules import (
     rule,
     run_rules,
 )
+from tests.clihelp import ref
 from tests.gatehelp import typha_on_objects
 
 TYPHA = "Deployment kube-system/calico-typha"
@@ -31,7 +32,7 @@ def test_adding_a_rule_is_one_function() -> None:
 
     try:
         findings = run_rules(_input(), [REGISTRY["test-only-rule"]])
-        assert [(f.stage, f.rule, f.severity, f.object, f.field) for f in findings] == [
+        assert [(f.stage, f.rule, f.severity, ref(f.object), f.field) for f in findings] == [
             ("rules", "test-only-rule", WARNING, TYPHA, "metadata")
         ]
         assert findings[0].file.endswith("-typha.yaml") and findings[0].line > 0

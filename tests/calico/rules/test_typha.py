@@ -9,6 +9,7 @@ import pytest
 from renderer.calico.rules import ERROR, run_rules
 from renderer.finding import Finding
 from tests.calico.rules.inputs import pod_spec, rule_input
+from tests.clihelp import ref
 
 TYPHA = "Deployment kube-system/calico-typha"
 PDB = "PodDisruptionBudget kube-system/calico-typha"
@@ -28,7 +29,7 @@ def test_rolling_update() -> None:
         d["spec"]["strategy"] = {"type": "Recreate"}
 
     [f] = _only(run_rules(rule_input(recreate)), "typha-rolling-update")
-    assert (f.object, f.field, f.severity) == (TYPHA, "spec.strategy.type", ERROR)
+    assert (ref(f.object), f.field, f.severity) == (TYPHA, "spec.strategy.type", ERROR)
     assert f.file == "v9.1.0/001-typha.yaml" and f.line > 0
 
 
@@ -44,7 +45,7 @@ def test_anti_affinity_missing_or_wrong_topology() -> None:
 
     for change in (drop, zone):
         [f] = _only(run_rules(rule_input(change)), "typha-anti-affinity")
-        assert f.object == TYPHA and f.field == "spec.template.spec.affinity.podAntiAffinity"
+        assert ref(f.object) == TYPHA and f.field == "spec.template.spec.affinity.podAntiAffinity"
 
 
 def test_anti_affinity_required_term_is_accepted() -> None:
@@ -99,7 +100,7 @@ def test_pdb_budget(spec: dict[str, Any], rule_id: str) -> None:
         d["spec"] = {"selector": d["spec"]["selector"], **spec}
 
     [f] = _only(run_rules(rule_input(change, "PodDisruptionBudget")), rule_id)
-    assert f.object == PDB and f.field == f"spec.{next(iter(spec))}"
+    assert ref(f.object) == PDB and f.field == f"spec.{next(iter(spec))}"
 
 
 @pytest.mark.parametrize("spec", [{"maxUnavailable": "33%"}, {"minAvailable": 2}])

@@ -174,6 +174,7 @@ def test_manifest_parity(
     assert_parity(go, *run_python(template, context, manifest.name))
 
 
+@pytest.mark.slow
 def test_100k_actions_match_go(go_render: Path, tmp_path: Path) -> None:
     """A 100,000-action template (1.2 MB): interpreted in a few seconds, as Go renders it."""
     source = "".join(
@@ -221,6 +222,7 @@ FUZZ_SEEDS = range(400)
 FUZZ_CHUNK = 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", FUZZ_SEEDS[::FUZZ_CHUNK])
 def test_generated_programs_match_go(first: int, go_render: Path, tmp_path: Path) -> None:
     """Random programs (tests/gotemplate_gen.py): same output as Go, or both fail."""

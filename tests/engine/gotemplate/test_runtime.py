@@ -82,6 +82,7 @@ def _version_pool() -> list[str]:
     return pool
 
 
+@pytest.mark.slow
 def test_version_functions_are_one_total_order() -> None:
     """Each function is a view of one comparison: exactly one of <, =, > holds, the six
     agree with it, it is antisymmetric, and it is transitive (as sorting relies on)."""

@@ -1,0 +1,47 @@
+"""The GitLab Code Quality format: every document with findings, whole; the keys GitLab
+reads, fingerprints stable and unique."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pytest_regressions.data_regression import DataRegressionFixture
+
+from renderer import output
+from renderer.finding import Finding
+from renderer.output.fingerprint import fingerprints
+from tests.output.cases import DOCUMENTS
+
+WITH_FINDINGS = [n for n, make in DOCUMENTS.items() if "codequality" in output.names(type(make()))]
+SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
+
+
+@pytest.mark.parametrize("name", WITH_FINDINGS)
+def test_codequality(name: str, data_regression: DataRegressionFixture) -> None:
+    document = DOCUMENTS[name]()
+    assert isinstance(document, output.Findings)
+    issues = json.loads(output.render("codequality", document))
+    found = document.annotations()
+    assert len(issues) == len(found)
+    for issue, f in zip(issues, found, strict=True):
+        assert {"description", "check_name", "fingerprint", "severity", "location"} <= set(issue)
+        assert issue["check_name"] == f.rule and issue["severity"] in SEVERITIES
+        assert issue["location"]["path"] and issue["location"]["lines"]["begin"] >= 1
+        if f.file:
+            assert (issue["location"]["path"], issue["location"]["lines"]["begin"]) == (
+                f.file,
+                f.line or 1,
+            )
+    assert len({i["fingerprint"] for i in issues}) == len(issues)
+    data_regression.check(issues, basename=f"codequality-{name}")
+
+
+def test_fingerprints_ignore_the_line_and_the_machine_but_tell_problems_apart() -> None:
+    a = Finding("r", "error", "m", stage="schema", file="/home/a/x/y.yaml", line=3)
+    moved = Finding("r", "error", "m", stage="schema", file="/builds/b/x/y.yaml", line=9)
+    other = Finding("r", "error", "other", stage="schema", file="x/y.yaml", line=3)
+    assert fingerprints([a]) == fingerprints([moved])
+    assert fingerprints([a]) != fingerprints([other])
+    twice = fingerprints([a, moved])
+    assert len(set(twice)) == 2 and twice == fingerprints([a, moved])
