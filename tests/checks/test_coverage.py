@@ -65,7 +65,13 @@ def test_a_branch_no_scenario_renders_is_a_warning_or_with_strict_an_error(
     options = CheckOptions(root, tmp_path / "golden", kube_versions=KUBE)
     result = pipeline.check_version(resolve_version("v9.1.0", root), options)
     found = [(f.stage, f.rule, f.severity, f.file, f.line) for f in result.findings]
-    assert ("coverage", "branch-not-rendered", "warning", "002-calico.yaml", line) in found
+    assert (
+        "coverage",
+        "branch-not-rendered",
+        "warning",
+        "kubernetes/calico/v9.1.0/002-calico.yaml",
+        line,
+    ) in found
     assert result.stages["coverage"] == "pass" and result.coverage is not None
     assert result.coverage["uncovered"] == 1
     strict = pipeline.check_version(

@@ -106,10 +106,17 @@ def test_incomplete_typha_templates_fail_capability_and_every_stage_still_runs(
         "goldens": "missing",
     }
     contract = [f for f in result.findings if f.stage == "capability"]
-    assert [(f.rule, f.severity, f.object, f.field, f.file, f.line) for f in contract] == [
-        ("typha-replicas", "error", TYPHA, "spec.replicas", "001-typha.yaml", 12)
+    assert [(f.rule, f.severity, ref(f.object), f.field, f.file, f.line) for f in contract] == [
+        (
+            "typha-replicas",
+            "error",
+            TYPHA,
+            "spec.replicas",
+            "kubernetes/calico/v9.3.0/001-typha.yaml",
+            12,
+        )
     ]
-    assert contract[0].message == "spec.replicas: 3, typhaReplicas=4"
+    assert contract[0].message == "3, typhaReplicas=4"
     # the install above 50 nodes is refused, the render is checked all the same
     refused = {s.name for s in result.scenarios if "refused" in s.decision}
     assert refused == {"nodes-51", "nodes-601", "nodes-51-repo-empty"}
@@ -216,18 +223,18 @@ def test_a_contract_failure_is_located_and_every_stage_still_runs(
     contract = [f for f in result.findings if f.stage == "capability"]
     assert contract and all(f.object and f.file and f.line for f in contract)
     if defect == "replicas":
-        assert [(f.rule, f.object, f.field, f.file, f.line, f.message) for f in contract] == [
+        assert [(f.rule, ref(f.object), f.field, f.file, f.line, f.message) for f in contract] == [
             (
                 "typha-replicas",
                 TYPHA,
                 "spec.replicas",
-                "calico.yaml",
+                "kubernetes/calico/v3.31.3/calico.yaml",
                 7481,
-                "spec.replicas: 3, typhaReplicas=4",
+                "3, typhaReplicas=4",
             )
         ]
     else:
-        assert {(f.rule, f.object) for f in contract} == {("typha-pdb", TYPHA)}
+        assert {(f.rule, ref(f.object)) for f in contract} == {("typha-pdb", TYPHA)}
     # the rules ran: BKE's v3.31.3 has no Typha anti-affinity
     assert "typha-anti-affinity" in {f.rule for f in result.findings if f.stage == "rules"}
 
@@ -246,10 +253,10 @@ def test_a_typo_in_the_bgp_branch_fails_the_schema_stage(tmp_path: Path) -> None
     result = pipeline.check_version(resolve_version("v3.28.2", root), _options(tmp_path, root=root))
     assert result.stages["schema"] == "fail"
     [typo] = [f for f in result.findings if f.stage == "schema" and f.severity == "error"]
-    assert (typo.rule, typo.object, typo.file, typo.line, typo.scenarios) == (
+    assert (typo.rule, ref(typo.object), typo.file, typo.line, typo.scenarios) == (
         "schema-invalid",
         "DaemonSet kube-system/calico-node",
-        "002-calico.yaml",
+        "kubernetes/calico/v3.28.2/002-calico.yaml",
         665,
         ("nodes-51-calicoMode-bgp-repo-empty",),
     )
@@ -267,10 +274,10 @@ def test_a_misspelled_default_registry_fails_without_goldens(tmp_path: Path) -> 
     result = pipeline.check_version(resolve_version("v3.31.3", root), _options(tmp_path, root=root))
     assert result.golden.status == "missing"
     [bad] = [f for f in result.findings if f.rule == "calico-one-registry"]
-    assert (bad.severity, bad.object, bad.file, bad.line, bad.scenarios) == (
+    assert (bad.severity, ref(bad.object), bad.file, bad.line, bad.scenarios) == (
         "error",
         TYPHA,
-        "calico.yaml",
+        "kubernetes/calico/v3.31.3/calico.yaml",
         7531,
         ("nodes-51-ipAutoDetectionMethod-empty-repo-empty",),
     )

@@ -54,7 +54,7 @@ def test_image_tag_and_repo() -> None:
     assert {f.field for f in tags} == {"spec.template.spec.containers[0].image"}
     assert any("not tagged v9.1.0" in f.message for f in tags)
     [registry] = [f for f in findings if f.rule == "calico-one-registry"]
-    assert (ref(registry), registry.field) == (
+    assert (ref(registry.object), registry.field) == (
         "DaemonSet kube-system/calico-node",
         "spec.template.spec.containers[0].image",
     )
@@ -88,6 +88,6 @@ def test_one_registry_without_repo() -> None:
 
     assert [f for f in run_rules(strip(rule_input())) if f.rule == "calico-one-registry"] == []
     found = [f for f in run_rules(strip(rule_input(typo))) if f.rule == "calico-one-registry"]
-    assert [(ref(f), f.field, f.severity) for f in found] == [
+    assert [(ref(f.object), f.field, f.severity) for f in found] == [
         ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].image", "error")
     ]
