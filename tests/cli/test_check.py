@@ -413,7 +413,7 @@ def test_incomplete_typha_templates_fail_in_json_and_every_stage_runs(
     }
     assert bad["missing"] == ["Deployment calico-typha replicas following typhaReplicas"]
     assert [
-        (f["stage"], f["rule"], f["severity"], f["object"], f["field"], f["file"], f["line"])
+        (f["stage"], f["rule"], f["severity"], ref(f["object"]), f["field"], f["location"])
         for f in bad["findings"]
         if f["severity"] == "error"
     ] == [
@@ -423,11 +423,10 @@ def test_incomplete_typha_templates_fail_in_json_and_every_stage_runs(
             "error",
             "Deployment kube-system/calico-typha",
             "spec.replicas",
-            "001-typha.yaml",
-            12,
+            {"path": "kubernetes/calico/v9.3.0/001-typha.yaml", "line": 12, "column": None},
         )
     ]
-    assert bad["findings"][0]["message"] == "spec.replicas: 3, typhaReplicas=4"
+    assert bad["findings"][0]["message"] == "3, typhaReplicas=4"
     assert bad["findings"][0]["stage"] == "capability"
     assert [s["name"] for s in bad["scenarios"]] == [
         "nodes-50",
