@@ -96,8 +96,9 @@ def verdict_badge(ok: bool, yes: str = "PASS", no: str = "FAIL") -> str:
 
 
 def location(f: Finding) -> str:
-    """``file:line`` with whatever parts the finding knows."""
-    return f"{f.file}:{f.line}" if f.file and f.line else f.file
+    """``path:line:column`` with whatever parts the finding knows (the one location
+    style of every report)."""
+    return f.where
 
 
 def object_text(f: Finding) -> str:
@@ -916,6 +917,9 @@ def _version_section(
         parts.append("<h3>Golden changes</h3>" + golden_changes(v))
     if v.fidelity is not None:
         parts.append("<h3>Fidelity to upstream</h3>" + fidelity_summary(v.fidelity))
+    coverage = getattr(v, "coverage", None)
+    if isinstance(coverage, Mapping):
+        parts.append("<h3>Branch coverage</h3>" + coverage_summary(coverage))
     parts.append("</section>")
     return "".join(parts)
 
@@ -941,15 +945,39 @@ def fidelity_summary(fid: Mapping[str, Any]) -> str:
 # --- capability ---------------------------------------------------------------------
 
 
+def _contract_findings(report: ReleaseReport) -> tuple[Finding, ...]:
+    """The contract items an incomplete version misses, as findings (located where the
+    report locates them)."""
+    located = getattr(report, "contract", None)
+    if located:
+        return tuple(located)
+    return tuple(f for f in getattr(report, "findings", ()) if f.stage == "capability")
+
+
+def coverage_summary(data: Mapping[str, Any]) -> str:
+    """The coverage stage's counts, as the report carries them."""
+    return facts(
+        (
+            e(key.replace("_", " ").capitalize()),
+            e(", ".join(map(str, value)) if isinstance(value, list | tuple) else value),
+        )
+        for key, value in data.items()
+    )
+
+
 def render_capability(report: ReleaseReport) -> str:
     """The release check of one version as one page."""
     cap = report.capability
-    anchors = Anchors({"summary", "contract", "findings", "typha", "exceptions", "fidelity"})
+    anchors = Anchors(
+        {"summary", "contract", "findings", "typha", "exceptions", "fidelity", "coverage"}
+    )
     groups = (
+        ("capability", "Typha contract", _contract_findings(report)),
         ("rules", "Release rules", report.rules),
         ("context", "Context", report.context),
         ("schema", "Schema", report.schema),
         ("fidelity", "Fidelity", tuple(report.fidelity.findings) if report.fidelity else ()),
+        ("coverage", "Coverage", tuple(getattr(report, "coverage", ()))),
     )
     entries = [
         Entry(anchors.make("f", cap.version, stage, str(i)), cap.version, f)
@@ -988,6 +1016,8 @@ def render_capability(report: ReleaseReport) -> str:
     for stage, title, found in groups:
         if stage == "fidelity" and report.fidelity is None:
             continue
+        if stage == "coverage" and not hasattr(report, "coverage"):
+            continue
         ferrs, fwarns, other = counts(found)
         status = FAIL if ferrs else PASS
         if stage == "rules" and cap.legacy:
@@ -1016,6 +1046,13 @@ def render_capability(report: ReleaseReport) -> str:
         + typha_chart(release_marks(report))
         + "</section>",
     ]
+    counts_ = getattr(report, "coverage_counts", None)
+    if isinstance(counts_, Mapping) and counts_:
+        body.append(
+            '<section id="coverage"><h2>Branch coverage</h2>'
+            + coverage_summary(counts_)
+            + "</section>"
+        )
     if report.fidelity is not None:
         body.append(
             '<section id="fidelity"><h2>Fidelity to upstream</h2>'

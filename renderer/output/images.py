@@ -10,7 +10,7 @@ from typing import Any
 from renderer.checks.registry import ImageResult, RegistryReport
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.finding import ERROR, WARNING, Finding
-from renderer.output import SortedDocument
+from renderer.output import Findings, SortedDocument
 from renderer.output.findings import findings_list, report_header
 from renderer.output.junit import Suites, TestCase, TestSuite
 
@@ -51,7 +51,7 @@ def _for(findings: tuple[Finding, ...], image: str, platform: str) -> list[Findi
 
 
 @dataclass(frozen=True)
-class RegistryDocument(SortedDocument, Suites):
+class RegistryDocument(SortedDocument, Suites, Findings):
     """The registry check of one version."""
 
     schema = IMAGES_REGISTRY
@@ -99,6 +99,11 @@ class RegistryDocument(SortedDocument, Suites):
         if r.lock:
             summary += f"; digests verified against {r.lock}"
         return "".join(f"{line}\n" for line in [*lines, summary])
+
+    def annotations(self) -> list[Finding]:
+        """Every finding, at the template line that renders the image (SARIF, Code
+        Quality)."""
+        return list(self.report.findings)
 
     def testsuites(self) -> list[TestSuite]:
         r = self.report

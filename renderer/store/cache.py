@@ -1,4 +1,5 @@
-"""A persistent cache of pure results: schema verdicts, capability verdicts, parses.
+"""A persistent cache of pure results: schema verdicts, capability verdicts, parses,
+renders (per template and context), injection answers, render contexts that passed.
 
 Each entry is the result of a pure function of its key, so a hit can only save time,
 never change a verdict. A key is a content digest of the inputs together with a

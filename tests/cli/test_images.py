@@ -352,3 +352,16 @@ def test_a_bad_lock_is_exit_2_naming_it(
     lock.write_text(content)
     args = ["images", "--version", "v3.28", "--check-registry", "--verify-lock", str(lock)]
     one_error(run(capsys, *args), file=lock)
+
+
+def test_sarif_annotates_the_template_line_that_renders_a_missing_platform(
+    capsys: pytest.CaptureFixture[str], registry: Registry
+) -> None:
+    r = run(capsys, *_check(registry, "noarm", "--version", "v3.28", "--format", "sarif"))
+    log = json.loads(r.out)
+    (result,) = log["runs"][0]["results"]
+    assert r.code == 1 and result["ruleId"] == "registry-platform-missing"
+    assert result["level"] == "error" and "linux/arm64" in result["message"]["text"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"].endswith("v3.28.2/002-calico.yaml")
+    assert physical["region"]["startLine"] == 520
