@@ -30,16 +30,32 @@ def render(report: ReleaseReport) -> str:
     ]
     for item in cap.items:
         detail = f" -- {item.detail}" if item.detail and not item.ok else ""
-        lines.append(f"  {_mark(item.ok)} {item.description}{detail}")
+        at = "; ".join(
+            " ".join(
+                x for x in (str(f.object), f.field, f"({f.file}:{f.line})" if f.file else "") if x
+            )
+            for f in report.contract
+            if f.rule == item.id and f.object
+        )
+        lines.append(f"  {_mark(item.ok)} {item.description}{detail}" + (f" at {at}" if at else ""))
     errs = sum(1 for f in report.rules if f.severity == "error")
     warns = len(report.rules) - errs
     if cap.legacy:
         lines.append(f"Release rules: {LEGACY_RULES} (legacy: not Typha-capable)")
     else:
         lines.append(
-            f"Release rules (Typha on, {report.nodes} nodes): {errs} error(s), {warns} warning(s)"
+            f"Release rules ({', '.join(report.scenarios) or f'Typha on, {report.nodes} nodes'}): "
+            f"{errs} error(s), {warns} warning(s)"
         )
     lines.extend(f"  {f}" for f in report.rules)
+    cov = report.coverage_counts
+    if cov:
+        lines.append(
+            f"Coverage: {cov['scenarios']} scenario(s) render {cov['covered']} of "
+            f"{cov['branches']} template branch(es)"
+            + (f"; not analysed: {', '.join(cov['not_analysed'])}" if cov["not_analysed"] else "")
+        )
+        lines.extend(f"  {f}" for f in report.coverage)
     if report.context:
         lines.append(f"Context (what no BKE config can set): {len(report.context)} warning(s)")
         lines.extend(f"  {u}" for u in report.context)

@@ -345,9 +345,9 @@ def test_a_reachable_value_that_fails_to_render_fails_the_gate(
     (v,) = json.loads(r.out)["versions"]
     assert v["stages"]["templates"] == "fail"
     [error] = [f for f in v["findings"] if f["stage"] == "templates"]
-    assert (error["rule"], error["file"], error["line"]) == (
+    assert (error["rule"], error["location"]["path"], error["location"]["line"]) == (
         "templates-error",
-        f"{VERSION}/000-crds.yaml",
+        f"kubernetes/calico/{VERSION}/000-crds.yaml",
         1,
     )
 
