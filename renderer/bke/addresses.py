@@ -50,7 +50,8 @@ def dns_ip(service_subnet: str, key: str = "serviceSubnet") -> str:
     return str(address)
 
 
-def _str(value: Any) -> str:
+def go_string(value: Any) -> str:
+    """A config scalar as the controller's string fields hold it (Go's bool spelling)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -62,7 +63,11 @@ def image_repo_address(repo: Mapping[str, Any]) -> str:
     """The registry address as the controller joins it from domain, ip and port: port 443
     is left out; a domain (or ip) alone is the address; domain and ip without a port give
     no address at all."""
-    domain, ip, port = _str(repo.get("domain")), _str(repo.get("ip")), _str(repo.get("port"))
+    domain, ip, port = (
+        go_string(repo.get("domain")),
+        go_string(repo.get("ip")),
+        go_string(repo.get("port")),
+    )
     host = domain or ip
     if port:
         return "" if not host else (host if port == "443" else f"{host}:{port}")
@@ -72,5 +77,5 @@ def image_repo_address(repo: Mapping[str, Any]) -> str:
 def image_prefix(repo: Mapping[str, Any]) -> str:
     """``repo`` as the controller sets it: ``<address>/<prefix>/`` when a prefix is set,
     else "" (the templates' own registry applies)."""
-    prefix = _str(repo.get("prefix"))
+    prefix = go_string(repo.get("prefix"))
     return f"{image_repo_address(repo)}/{prefix}/" if prefix else ""

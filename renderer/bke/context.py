@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.bke import TYPHA_KEYS
-from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, image_prefix
+from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError
 from renderer.finding import ERROR, WARNING, Finding
@@ -182,14 +182,6 @@ def controller_defaults() -> dict[str, Entry]:
     return {k: Entry(v, CONTROLLER_DEFAULT) for k, v in CONTROLLER_DEFAULTS}
 
 
-def _str(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -276,19 +268,19 @@ def _repository_params(
 ) -> None:
     """The image and HTTP repositories, NTP, the agent's port and NFS."""
     repo = _map(cluster.get("imageRepo"))
-    address = f"{_str(repo.get('domain'))}:{_str(repo.get('port'))}"
+    address = f"{go_string(repo.get('domain'))}:{go_string(repo.get('port'))}"
     _put(out, "imageRepo", address, f"{at}.imageRepo")
     for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
-        _put(out, f"imageRepo{name}", _str(repo.get(attr)), f"{at}.imageRepo.{attr}")
+        _put(out, f"imageRepo{name}", go_string(repo.get(attr)), f"{at}.imageRepo.{attr}")
     http = _map(cluster.get("httpRepo"))
-    address = f"http://{_str(http.get('domain'))}:{_str(http.get('port'))}"
+    address = f"http://{go_string(http.get('domain'))}:{go_string(http.get('port'))}"
     _put(out, "httpRepo", address, f"{at}.httpRepo")
     for name, attr in (("Domain", "domain"), ("Port", "port"), ("Ip", "ip"), ("Prefix", "prefix")):
-        _put(out, f"httpRepo{name}", _str(http.get(attr)), f"{at}.httpRepo.{attr}")
-    _put(out, "ntpServer", _str(cluster.get("ntpServer")), f"{at}.ntpServer")
-    _put(out, "agentHealthPort", _str(cluster.get("agentHealthPort")), f"{at}.agentHealthPort")
+        _put(out, f"httpRepo{name}", go_string(http.get(attr)), f"{at}.httpRepo.{attr}")
+    _put(out, "ntpServer", go_string(cluster.get("ntpServer")), f"{at}.ntpServer")
+    _put(out, "agentHealthPort", go_string(cluster.get("agentHealthPort")), f"{at}.agentHealthPort")
     for key in ("nfsServer", "nfsRootDir", "nfsVersion"):
-        _put(out, key, _str(extra.get(key)), f"{where}.customExtra.{key}")
+        _put(out, key, go_string(extra.get(key)), f"{where}.customExtra.{key}")
 
 
 def _network_params(
@@ -297,10 +289,15 @@ def _network_params(
     """Subnets and DNS domain when set, and the control plane endpoint."""
     networking = _map(cluster.get("networking"))
     for key in ("podSubnet", "serviceSubnet", "dnsDomain"):
-        if _str(networking.get(key)):
-            _put(out, key, _str(networking.get(key)), f"{at}.networking.{key}")
-    if _str(endpoint.get("host")):
-        _put(out, "apiServerSrcHost", _str(endpoint.get("host")), "spec.controlPlaneEndpoint.host")
+        if go_string(networking.get(key)):
+            _put(out, key, go_string(networking.get(key)), f"{at}.networking.{key}")
+    if go_string(endpoint.get("host")):
+        _put(
+            out,
+            "apiServerSrcHost",
+            go_string(endpoint.get("host")),
+            "spec.controlPlaneEndpoint.host",
+        )
     port = endpoint.get("port")
     if isinstance(port, int) and not isinstance(port, bool) and port:
         _put(out, "apiServerSrcPort", port, "spec.controlPlaneEndpoint.port")
@@ -321,10 +318,10 @@ def _addon_params(out: dict[str, Entry], addons: Any, where: str) -> None:
     """What the addon list decides: ingress replicas (beyondELB) and the network mode."""
     for i, addon in enumerate(addons if isinstance(addons, list) else []):
         addon = _map(addon)
-        name = _str(addon.get("name")).lower()
+        name = go_string(addon.get("name")).lower()
         detail = f"{where}.addons[{i}]"
         if name == "beyondelb":
-            lb = _str(_map(addon.get("param")).get("lbNodes"))
+            lb = go_string(_map(addon.get("param")).get("lbNodes"))
             _put(out, "ingressReplicas", len(lb.split(",")), f"{detail}.param.lbNodes")
         elif name in ("calico", "fabric"):
             _put(out, "clusterNetworkMode", name, f"{detail}.name")
@@ -338,18 +335,18 @@ def _host_params(out: dict[str, Entry], cluster: Mapping[str, Any], at: str) -> 
         volume = _map(volume)
         if volume.get("name") == "kubelet-root-dir":
             detail = f"{at}.kubelet.extraVolumes[{i}].hostPath"
-            _put(out, "kubeletDataRoot", _str(volume.get("hostPath")), detail)
+            _put(out, "kubeletDataRoot", go_string(volume.get("hostPath")), detail)
     runtime = _map(cluster.get("containerRuntime"))
     data_root = _map(runtime.get("param")).get("data-root")
     if runtime.get("cri") == "docker" and data_root is not None:
-        _put(out, "dockerDataRoot", _str(data_root), f"{at}.containerRuntime.param.data-root")
+        _put(out, "dockerDataRoot", go_string(data_root), f"{at}.containerRuntime.param.data-root")
     for key, attr in (
         ("k8sVersion", "kubernetesVersion"),
         ("etcdVersion", "etcdVersion"),
         ("containerdVersion", "containerdVersion"),
     ):
-        if _str(cluster.get(attr)):
-            _put(out, key, _str(cluster.get(attr)), f"{at}.{attr}")
+        if go_string(cluster.get(attr)):
+            _put(out, key, go_string(cluster.get(attr)), f"{at}.{attr}")
 
 
 # --- addon params, per file -------------------------------------------------------------
@@ -595,7 +592,7 @@ def from_mapping(
         if isinstance(value, Mapping | list):
             nested[key] = Entry(value, USER, detail)
         else:
-            params.append(Param(key, _str(value), USER, f"{detail} {key}"))
+            params.append(Param(key, go_string(value), USER, f"{detail} {key}"))
     return tuple(params), nested
 
 
