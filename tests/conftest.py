@@ -8,12 +8,19 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 GO_SOURCE = Path(__file__).resolve().parent / "go"
+
+# Bytecode kept as an installed package has it, also where PYTHONDONTWRITEBYTECODE is set
+# (as in some CI images): otherwise every test process compiles the package and rewrites
+# the asserts of every test module again (~5 s of CPU each), and every CLI the tests start
+# compiles what it imports. Written to __pycache__/ (ignored by git), as Python does.
+sys.dont_write_bytecode = False
 
 # Never the user's cache: a fresh one per run, set before anything reads it. The parallel
 # workers (pytest-xdist) inherit the one their controller made and share it (entries are
