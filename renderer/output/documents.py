@@ -21,10 +21,10 @@ from renderer.output.junit import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult, TyphaResult, Validation, VersionsResult
-    from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
     from renderer.calico.plan.model import Plan
+    from renderer.calico.scale import AdviceReport, Fact
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
