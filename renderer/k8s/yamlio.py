@@ -174,13 +174,19 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
     """The structure of a YAML stream: its events' kinds (documents, mappings,
     sequences, scalars, aliases, anchors and tags), scalars' text aside; None when it does
     not parse (or nests deeper than MAX_DEPTH). Two texts with one shape differ only in
-    the text of their scalars."""
-    from renderer.k8s.libyaml import SAFE, YAMLError
+    the text of their scalars. One pass of libyaml's events (iterative, so the depth is
+    checked as they arrive, before anything recursive sees them)."""
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        YAMLError,
+    )
 
     try:
-        scan(text, "text")
         parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
         out: list[str] = []
+        depth = 0
         while parser.check_event():
             event = parser.get_event()
             kind = type(event).__name__
@@ -191,8 +197,14 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
                 out.append(f"S{style if style in ('|', '>') else ''}{tag or ''}&{anchor or ''}")
             else:
                 out.append(f"{kind}{tag or ''}&{anchor or ''}")
+                if isinstance(event, CollectionStartEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        return None
+                elif isinstance(event, CollectionEndEvent):
+                    depth -= 1
         return tuple(out)
-    except (YAMLError, InputError, ValueError, RecursionError):
+    except (YAMLError, ValueError, RecursionError):
         return None
 
 
