@@ -8,7 +8,8 @@ every finding can name the numbers it used and their origin.
 
 ``tables`` holds seed 003's tables and the limits the rules compare with (each cites its
 section), ``facts`` the numbers and their origins, ``pools`` the address and IPAM block
-arithmetic, ``rules`` the rules (plain functions of facts), ``extraction`` reads the
+arithmetic, ``registry`` registers the rules as the release rules are registered,
+``rules`` the rules (plain functions of facts), ``extraction`` reads the
 facts from a version's rendered objects, ``origins`` says where a request's values came
 from, and ``report`` is what ``advise`` returns. Nothing here touches files.
 """
@@ -30,8 +31,9 @@ from renderer.calico.scale.facts import (
     ScaleInputs,
 )
 from renderer.calico.scale.origins import Origins, request_inputs
+from renderer.calico.scale.registry import REGISTRY, STAGE, Advice, advise, pool_rule, rule
 from renderer.calico.scale.report import AdviceReport
-from renderer.calico.scale.rules import RULES, STAGE, advise
+from renderer.calico.scale.rules import RULES
 
 __all__ = [
     "CALICO_DEFAULT",
@@ -40,11 +42,13 @@ __all__ = [
     "FLAG",
     "KUBERNETES_DEFAULT",
     "POLICY",
+    "REGISTRY",
     "RENDERED",
     "RULES",
     "SEED",
     "SOURCES",
     "STAGE",
+    "Advice",
     "AdviceReport",
     "Fact",
     "Origins",
@@ -53,5 +57,7 @@ __all__ = [
     "ScaleInputs",
     "advise",
     "extract",
+    "pool_rule",
     "request_inputs",
+    "rule",
 ]

@@ -1,6 +1,9 @@
-"""The scale rules: plain functions of :mod:`~renderer.calico.scale.facts`, each
-returning one finding (info when within the limits) that names the facts it used, what it
-computed and, past a limit, the advice and suggestions that fit."""
+"""The scale rules, registered in :mod:`~renderer.calico.scale.registry` when this module
+is imported: plain functions of :mod:`~renderer.calico.scale.facts`, each returning one
+:class:`~renderer.calico.scale.registry.Advice` (info when within the limits) that names
+the facts it used, what it computed and, past a limit, the advice and suggestions that
+fit. Adding a rule is one registered function here and its test in
+``tests/calico/scale/test_rules.py``."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from renderer.calico.scale.pools import (
     suggest_blocks,
     widen,
 )
+from renderer.calico.scale.registry import REGISTRY, Advice, pool_rule, rule
 from renderer.calico.scale.tables import (
     ADDRESS_WARN,
     BGP_MESH_NODES,
@@ -31,10 +35,8 @@ from renderer.calico.scale.tables import (
     route_reflectors,
     size_row,
 )
-from renderer.finding import Finding, ObjectRef, locate
+from renderer.finding import ERROR, WARNING
 from renderer.k8s.quantity import quantity
-
-STAGE = "scale"
 
 POD_ADDRESSES = "scale-pod-addresses"
 IPAM_BLOCKS = "scale-ipam-blocks"
@@ -42,36 +44,6 @@ BGP_MESH = "scale-bgp-mesh"
 TYPHA_REPLICAS = "scale-typha-replicas"
 TYPHA_RESOURCES = "scale-typha-resources"
 FELIX_RESOURCES = "scale-felix-resources"
-RULES = (POD_ADDRESSES, IPAM_BLOCKS, BGP_MESH, TYPHA_REPLICAS, TYPHA_RESOURCES, FELIX_RESOURCES)
-
-
-def _finding(
-    rule: str,
-    severity: str,
-    message: str,
-    inputs: dict[str, Fact],
-    *,
-    at: Fact | None = None,
-    computed: dict[str, Any] | None = None,
-    advice: str = "",
-    suggestions: list[dict[str, Any]] | None = None,
-) -> Finding:
-    file, line = locate(at.file if at else "")
-    return Finding(
-        rule,
-        severity,
-        message,
-        stage=STAGE,
-        object=ObjectRef.parse(at.object) if at else None,
-        file=file,
-        line=line,
-        details={
-            "inputs": inputs,
-            "computed": computed or {},
-            "advice": advice,
-            "suggestions": suggestions or [],
-        },
-    )
 
 
 def _int(fact: Fact, name: str) -> int:
@@ -92,9 +64,8 @@ MESH_FACT = Fact(
 )
 
 
-def _bad_cidr(pool: Pool, rule: str, inputs: dict[str, Fact]) -> Finding:
-    return _finding(
-        rule,
+def _bad_cidr(pool: Pool, inputs: dict[str, Fact]) -> Advice:
+    return Advice(
         "error",
         f"{pool.name} pool CIDR {pool.cidr.value!r} is not an {pool.name} CIDR; calico-node "
         "cannot create the pool",
@@ -106,13 +77,20 @@ def _bad_cidr(pool: Pool, rule: str, inputs: dict[str, Fact]) -> Finding:
     )
 
 
-def pod_addresses(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
+@pool_rule(
+    id=POD_ADDRESSES,
+    severity=f"{ERROR}/{WARNING}",
+    message="the pod address pool must hold nodes x max pods (error: it cannot; warning: "
+    "above 80 % of it)",
+)
+def pod_addresses(data: ScaleInputs, pool: Pool) -> Advice:
     """The pool against nodes x max pods: error when it cannot hold them, warning above 80 %."""
+    nodes, max_pods = data.nodes, data.max_pods
     n, m = _int(nodes, "nodes"), _int(max_pods, "max_pods")
     inputs = {"nodes": nodes, "max_pods": max_pods, "pool_cidr": pool.cidr, "warn_above": WARN_FACT}
     net = pool.network()
     if net is None:
-        return _bad_cidr(pool, POD_ADDRESSES, inputs)
+        return _bad_cidr(pool, inputs)
     capacity, needed = net.num_addresses, n * m
     used = percent(needed, capacity)
     computed: dict[str, Any] = {
@@ -126,7 +104,7 @@ def pod_addresses(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
         f"max pods need {count(needed)} ({used} %)"
     )
     if fits_addresses(needed, capacity):
-        return _finding(POD_ADDRESSES, "info", what, inputs, at=pool.cidr, computed=computed)
+        return Advice("info", what, inputs, at=pool.cidr, computed=computed)
     severity = "error" if needed > capacity else "warning"
     what += (
         ": the pool runs out" if severity == "error" else f", above {WARN_FACT.value} of the pool"
@@ -152,8 +130,7 @@ def pod_addresses(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     if fewer >= 1:
         suggestions.append({"max_pods": fewer})
         options.append(f"at most {fewer} max pods per node to stay within {WARN_FACT.value}")
-    return _finding(
-        POD_ADDRESSES,
+    return Advice(
         severity,
         what,
         inputs,
@@ -164,9 +141,16 @@ def pod_addresses(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     )
 
 
-def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
+@pool_rule(
+    id=IPAM_BLOCKS,
+    severity=f"{ERROR}/{WARNING}",
+    message="every node's IPAM blocks must fit the pool (warning: nodes must borrow "
+    "addresses; error: a block size calico-node refuses)",
+)
+def ipam_blocks(data: ScaleInputs, pool: Pool) -> Advice:
     """Blocks the nodes claim (nodes x ceil(max pods / block addresses)) against the pool's
     blocks: a warning when nodes must borrow, with a block size and CIDR that fit."""
+    nodes, max_pods = data.nodes, data.max_pods
     n, m = _int(nodes, "nodes"), _int(max_pods, "max_pods")
     inputs = {
         "nodes": nodes,
@@ -176,12 +160,11 @@ def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     }
     net = pool.network()
     if net is None:
-        return _bad_cidr(pool, IPAM_BLOCKS, inputs)
+        return _bad_cidr(pool, inputs)
     block = block_prefix(pool, net)
     if block is None:
         low, high = BLOCK_SIZE_LIMITS[pool.family]
-        return _finding(
-            IPAM_BLOCKS,
+        return Advice(
             "error",
             f"{pool.name} block size {pool.block_size.value!r} is not a prefix length from "
             f"/{max(low, net.prefixlen)} to /{high} for pool {net}; calico-node refuses it",
@@ -210,7 +193,7 @@ def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     )
     at = pool.block_size if pool.block_size.source == RENDERED else pool.cidr
     if needed <= have:
-        return _finding(IPAM_BLOCKS, "info", what, inputs, at=at, computed=computed)
+        return Advice("info", what, inputs, at=at, computed=computed)
     what += (
         ": nodes must borrow addresses from other nodes' blocks, so routes stop aggregating "
         "per node"
@@ -224,8 +207,7 @@ def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
             f"{o['cidr']}: {o['blocks_per_node']} block(s) per node, "
             f"{count(o['blocks_needed'])} of {count(o['pool_blocks'])} blocks"
         )
-    return _finding(
-        IPAM_BLOCKS,
+    return Advice(
         "warning",
         what,
         inputs,
@@ -236,15 +218,20 @@ def ipam_blocks(nodes: Fact, max_pods: Fact, pool: Pool) -> Finding:
     )
 
 
-def bgp_mesh(nodes: Fact, backend: Fact) -> Finding:
+@rule(
+    id=BGP_MESH,
+    severity=WARNING,
+    message="a BIRD node-to-node mesh above 100 nodes should give way to route reflectors",
+)
+def bgp_mesh(data: ScaleInputs) -> Advice:
     """BIRD's node-to-node mesh: n(n-1)/2 sessions; a warning above 100 nodes with seed 003's
     route-reflector topology. No BIRD (VXLAN) means no BGP sessions."""
+    nodes, backend = data.nodes, data.backend
     n = _int(nodes, "nodes")
     inputs = {"nodes": nodes, "backend": backend, "mesh_limit": MESH_FACT}
     name = str(backend.value)
     if name != "bird":
-        return _finding(
-            BGP_MESH,
+        return Advice(
             "info",
             f"calico_backend {name}: no BIRD, so no BGP sessions between nodes",
             inputs,
@@ -265,7 +252,7 @@ def bgp_mesh(nodes: Fact, backend: Fact) -> Finding:
         f"{n:,} nodes = {sessions:,} BGP sessions, {n - 1:,} per node"
     )
     if n <= BGP_MESH_NODES:
-        return _finding(BGP_MESH, "info", what, inputs, at=backend, computed=computed)
+        return Advice("info", what, inputs, at=backend, computed=computed)
     what += f"; above {BGP_MESH_NODES} nodes"
     advice = (
         f"disable the mesh (BGPConfiguration default, nodeToNodeMeshEnabled: false) and peer "
@@ -274,8 +261,7 @@ def bgp_mesh(nodes: Fact, backend: Fact) -> Finding:
         f"its zone's reflector: {rr_sessions:,} sessions instead of {sessions:,} (seed 003, "
         f"路由反射器拓扑); or calicoMode vxlan, which runs no BIRD"
     )
-    return _finding(
-        BGP_MESH,
+    return Advice(
         "warning",
         what,
         inputs,
@@ -286,24 +272,29 @@ def bgp_mesh(nodes: Fact, backend: Fact) -> Finding:
     )
 
 
-def typha_replicas(nodes: Fact, rendered: Fact) -> Finding:
+@rule(
+    id=TYPHA_REPLICAS,
+    severity=f"{ERROR}/{WARNING}",
+    message="Typha must be rendered with the policy's replicas, at most 200 calico-nodes "
+    "each (error: Typha needed but not rendered, or replicas not a count)",
+)
+def typha_replicas(data: ScaleInputs) -> Advice:
     """The policy's replicas against the rendered Deployment, and calico-nodes per replica
     (seed 003: at most 200 per replica)."""
+    nodes, rendered = data.nodes, data.typha_replicas
     n = _int(nodes, "nodes")
     decision = policy.decide_typha(n)
     wanted = Fact(decision.replicas, POLICY, decision.reason)
     inputs = {"nodes": nodes, "policy_replicas": wanted, "rendered_replicas": rendered}
     if not decision.allow_typha:
-        return _finding(
-            TYPHA_REPLICAS,
+        return Advice(
             "info",
             f"{n:,} nodes: Typha off by the policy; calico-node talks to the API server",
             inputs,
             computed={"typha": False},
         )
     if rendered.value is None:
-        return _finding(
-            TYPHA_REPLICAS,
+        return Advice(
             "error",
             f"{n:,} nodes need Typha ({decision.replicas} replicas by the policy) but the render "
             "has no Deployment calico-typha: every calico-node watches the API server directly",
@@ -313,8 +304,7 @@ def typha_replicas(nodes: Fact, rendered: Fact) -> Finding:
         )
     value = rendered.value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        return _finding(
-            TYPHA_REPLICAS,
+        return Advice(
             "error",
             f"Deployment calico-typha replicas {value!r} is not a positive count",
             inputs,
@@ -341,9 +331,8 @@ def typha_replicas(nodes: Fact, rendered: Fact) -> Finding:
             f"its example caps connections at {TYPHA_MAX_CONNECTIONS})"
         )
     if not problems:
-        return _finding(TYPHA_REPLICAS, "info", what, inputs, at=rendered, computed=computed)
-    return _finding(
-        TYPHA_REPLICAS,
+        return Advice("info", what, inputs, at=rendered, computed=computed)
+    return Advice(
         "warning",
         f"{what}; {'; '.join(problems)}",
         inputs,
@@ -354,9 +343,29 @@ def typha_replicas(nodes: Fact, rendered: Fact) -> Finding:
     )
 
 
-def resources(
-    rule: str, component: str, nodes: Fact, requests: Requests | None, typha: bool
-) -> Finding:
+@rule(
+    id=TYPHA_RESOURCES,
+    severity=WARNING,
+    message="Typha's cpu and memory requests must reach seed 003's guide for the cluster size",
+)
+def typha_resources(data: ScaleInputs) -> Advice:
+    """Typha's requests, when the policy turns Typha on for this cluster."""
+    typha_on = policy.decide_typha(_int(data.nodes, "nodes")).allow_typha
+    return resources(names.TYPHA, data.nodes, data.typha if typha_on else None, typha=True)
+
+
+@rule(
+    id=FELIX_RESOURCES,
+    severity=WARNING,
+    message="calico-node's cpu and memory requests must reach seed 003's guide for the "
+    "cluster size",
+)
+def felix_resources(data: ScaleInputs) -> Advice:
+    """calico-node's (Felix's) requests."""
+    return resources(names.NODE, data.nodes, data.felix, typha=False)
+
+
+def resources(component: str, nodes: Fact, requests: Requests | None, typha: bool) -> Advice:
     """Rendered requests against the lower end of seed 003's range for the cluster size:
     a warning when a request is missing or below it."""
     n = _int(nodes, "nodes")
@@ -374,7 +383,7 @@ def resources(
             if cpu_range is None
             else f"no {component} container rendered"
         )
-        return _finding(rule, "info", f"{component}: {why}; requests not checked", inputs)
+        return Advice("info", f"{component}: {why}; requests not checked", inputs)
     inputs |= {
         "cpu_request": requests.cpu,
         "memory_request": requests.memory,
@@ -406,9 +415,8 @@ def resources(
     )
     at = requests.cpu
     if not problems:
-        return _finding(rule, "info", what, inputs, at=at)
-    return _finding(
-        rule,
+        return Advice("info", what, inputs, at=at)
+    return Advice(
         "warning",
         f"{what}: {'; '.join(problems)}",
         inputs,
@@ -418,24 +426,6 @@ def resources(
     )
 
 
-def advise(inputs: ScaleInputs) -> list[Finding]:
-    """Every rule over ``inputs``, in a fixed order: per pool addresses then blocks, BGP,
-    Typha replicas, Typha requests, calico-node (Felix) requests."""
-    out: list[Finding] = []
-    for pool in inputs.pools:
-        out.append(pod_addresses(inputs.nodes, inputs.max_pods, pool))
-        out.append(ipam_blocks(inputs.nodes, inputs.max_pods, pool))
-    out.append(bgp_mesh(inputs.nodes, inputs.backend))
-    out.append(typha_replicas(inputs.nodes, inputs.typha_replicas))
-    typha_on = policy.decide_typha(_int(inputs.nodes, "nodes")).allow_typha
-    out.append(
-        resources(
-            TYPHA_RESOURCES,
-            names.TYPHA,
-            inputs.nodes,
-            inputs.typha if typha_on else None,
-            typha=True,
-        )
-    )
-    out.append(resources(FELIX_RESOURCES, names.NODE, inputs.nodes, inputs.felix, typha=False))
-    return out
+#: Every scale rule id, in the order :func:`~renderer.calico.scale.registry.advise` runs
+#: them (the report schema's enum).
+RULES = tuple(REGISTRY)

@@ -16,6 +16,8 @@ from renderer.calico.scale.facts import (
     Requests,
     ScaleInputs,
 )
+from renderer.calico.scale.registry import REGISTRY, advise
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_stream
 
 
@@ -32,6 +34,27 @@ def pool(cidr: str, block: int | str = 26, family: int = 4) -> Pool:
 
 def requests(cpu: str | None, memory: str | None) -> Requests:
     return Requests(Fact(cpu, RENDERED, "cpu"), Fact(memory, RENDERED, "memory"))
+
+
+BIRD = Fact("bird", RENDERED, "calico_backend")
+NO_TYPHA = Fact(None, RENDERED, "no Deployment calico-typha rendered")
+
+
+def advise_one(
+    rule: str,
+    nodes: int,
+    *,
+    pool: Pool | None = None,
+    backend: Fact = BIRD,
+    replicas: Fact = NO_TYPHA,
+    felix: Requests | None = None,
+    typha: Requests | None = None,
+) -> Finding:
+    """The one finding of ``rule``, run through the registry, for ``nodes`` nodes of 110
+    max pods and (for a pool rule) one ``pool``."""
+    data = ScaleInputs(n(nodes), PODS, (pool,) if pool else (), backend, replicas, felix, typha)
+    (finding,) = advise(data, [REGISTRY[rule]])
+    return finding
 
 
 CALICO_NODE = """\

@@ -13,9 +13,10 @@ from renderer.calico.scale.facts import (
     RENDERED,
     Fact,
 )
-from renderer.calico.scale.rules import FELIX_RESOURCES, advise, typha_replicas
+from renderer.calico.scale.registry import advise
+from renderer.calico.scale.rules import FELIX_RESOURCES
 from renderer.k8s.parse import parse_stream
-from tests.calico.scale.inputs import CALICO_NODE, TYPHA, extract, n, objects
+from tests.calico.scale.inputs import CALICO_NODE, TYPHA, advise_one, extract, objects
 
 
 def test_extract_defaults_when_the_templates_set_nothing() -> None:
@@ -103,7 +104,8 @@ def test_extract_typha() -> None:
     assert (default.typha_replicas.value, default.typha_replicas.source) == (1, KUBERNETES_DEFAULT)
     text = extract(objects(typha=TYPHA % 'replicas: "4"'))
     assert text.typha_replicas.value == "4"
-    assert typha_replicas(n(601), text.typha_replicas).severity == "error"
+    replicas = advise_one("scale-typha-replicas", 601, replicas=text.typha_replicas)
+    assert replicas.severity == "error"
 
 
 def test_extract_finds_calico_node_by_label() -> None:

@@ -1,4 +1,4 @@
-"""The scale rules as pure functions of facts, at their boundaries, and their order."""
+"""Each scale rule at its boundaries, through the registry, on facts made by hand."""
 
 from __future__ import annotations
 
@@ -6,19 +6,10 @@ from typing import Any
 
 import pytest
 
-from renderer.calico.scale import rules
 from renderer.calico.scale.facts import FLAG, POLICY, RENDERED, SEED, Fact
-from renderer.calico.scale.rules import (
-    BGP_MESH,
-    FELIX_RESOURCES,
-    IPAM_BLOCKS,
-    POD_ADDRESSES,
-    TYPHA_REPLICAS,
-    TYPHA_RESOURCES,
-)
 from renderer.calico.scale.tables import route_reflectors
 from renderer.finding import Finding
-from tests.calico.scale.inputs import PODS, TYPHA, extract, n, objects, pool, requests
+from tests.calico.scale.inputs import advise_one, pool, requests
 
 
 @pytest.mark.parametrize(
@@ -31,8 +22,8 @@ from tests.calico.scale.inputs import PODS, TYPHA, extract, n, objects, pool, re
     ],
 )
 def test_pod_addresses_boundaries(nodes: int, severity: str) -> None:
-    f = rules.pod_addresses(n(nodes), PODS, pool("10.250.0.0/16"))
-    assert (f.stage, f.rule, f.severity) == ("scale", POD_ADDRESSES, severity)
+    f = advise_one("scale-pod-addresses", nodes, pool=pool("10.250.0.0/16"))
+    assert (f.stage, f.rule, f.severity) == ("scale", "scale-pod-addresses", severity)
     assert f.details["computed"]["pool_addresses"] == 65_536
     assert f.details["computed"]["pod_addresses"] == nodes * 110
     assert set(f.details["inputs"]) == {"nodes", "max_pods", "pool_cidr", "warn_above"}
@@ -42,7 +33,7 @@ def test_pod_addresses_boundaries(nodes: int, severity: str) -> None:
 
 
 def test_pod_addresses_advice_for_601_nodes() -> None:
-    f = rules.pod_addresses(n(601), PODS, pool("10.250.0.0/16"))
+    f = advise_one("scale-pod-addresses", 601, pool=pool("10.250.0.0/16"))
     assert f.severity == "error"
     assert f.details["suggestions"] == [
         {"cidr": "10.250.0.0/15", "pool_addresses": 131_072, "used_percent": 50.4},
@@ -51,23 +42,23 @@ def test_pod_addresses_advice_for_601_nodes() -> None:
 
 
 def test_pod_addresses_no_ipv4_pool_is_large_enough() -> None:
-    f = rules.pod_addresses(n(10**9), PODS, pool("10.0.0.0/8"))
+    f = advise_one("scale-pod-addresses", 10**9, pool=pool("10.0.0.0/8"))
     assert f.severity == "error"
     assert f.details["suggestions"] == []
 
 
 @pytest.mark.parametrize("cidr", ["<no value>", "", "fd00::/64", "10.0.0.0/33"])
 def test_pod_addresses_bad_cidr_is_an_error(cidr: str) -> None:
-    f = rules.pod_addresses(n(10), PODS, pool(cidr))
-    assert (f.rule, f.severity) == (POD_ADDRESSES, "error")
+    f = advise_one("scale-pod-addresses", 10, pool=pool(cidr))
+    assert (f.rule, f.severity) == ("scale-pod-addresses", "error")
     assert f.details["computed"] == {"family": "IPv4"}
 
 
 def test_pod_addresses_ipv6() -> None:
-    f = rules.pod_addresses(n(601), PODS, pool("fd00:10:244::/56", 122, family=6))
+    f = advise_one("scale-pod-addresses", 601, pool=pool("fd00:10:244::/56", 122, family=6))
     assert (f.severity, f.details["computed"]["family"]) == ("info", "IPv6")
     assert f.details["computed"]["pool_addresses"] == 2**72
-    small = rules.pod_addresses(n(601), PODS, pool("fd00:10:244::/112", 122, family=6))
+    small = advise_one("scale-pod-addresses", 601, pool=pool("fd00:10:244::/112", 122, family=6))
     assert small.severity == "error"
     assert small.details["suggestions"][0]["cidr"] == "fd00:10:244::/111"
 
@@ -84,8 +75,8 @@ def test_pod_addresses_ipv6() -> None:
 def test_ipam_blocks_boundaries(
     block: int, nodes: int, severity: str, per_node: int, pool_blocks: int
 ) -> None:
-    f = rules.ipam_blocks(n(nodes), PODS, pool("10.250.0.0/16", block))
-    assert (f.stage, f.rule, f.severity) == ("scale", IPAM_BLOCKS, severity)
+    f = advise_one("scale-ipam-blocks", nodes, pool=pool("10.250.0.0/16", block))
+    assert (f.stage, f.rule, f.severity) == ("scale", "scale-ipam-blocks", severity)
     assert f.details["computed"]["blocks_per_node"] == per_node
     assert f.details["computed"]["pool_blocks"] == pool_blocks
     assert f.details["computed"]["blocks_needed"] == nodes * per_node
@@ -93,7 +84,7 @@ def test_ipam_blocks_boundaries(
 
 
 def test_ipam_blocks_2000_nodes_need_a_wider_pool() -> None:
-    f = rules.ipam_blocks(n(2000), PODS, pool("10.250.0.0/16"))
+    f = advise_one("scale-ipam-blocks", 2000, pool=pool("10.250.0.0/16"))
     assert f.severity == "warning"
     # 4,000 /26 blocks fit a /14, but 220,000 pods would use 84 % of it: a /13
     assert [(s["cidr"], s["block_size"]) for s in f.details["suggestions"]] == [
@@ -105,7 +96,7 @@ def test_ipam_blocks_2000_nodes_need_a_wider_pool() -> None:
 
 
 def test_ipam_blocks_601_nodes_keep_the_default_block_in_a_15() -> None:
-    f = rules.ipam_blocks(n(601), PODS, pool("10.250.0.0/16"))
+    f = advise_one("scale-ipam-blocks", 601, pool=pool("10.250.0.0/16"))
     assert f.details["suggestions"] == [
         {
             "cidr": "10.250.0.0/15",
@@ -120,7 +111,7 @@ def test_ipam_blocks_601_nodes_keep_the_default_block_in_a_15() -> None:
 
 def test_ipam_blocks_smaller_block_keeps_the_pool() -> None:
     """520 nodes: 1,040 /26 blocks > 1,024; /28 (7 per node) fits the /16, or /26 in a /15."""
-    f = rules.ipam_blocks(n(520), PODS, pool("10.250.0.0/16"))
+    f = advise_one("scale-ipam-blocks", 520, pool=pool("10.250.0.0/16"))
     assert f.severity == "warning"
     assert [
         (s["cidr"], s["block_size"], s["blocks_per_node"]) for s in f.details["suggestions"]
@@ -134,18 +125,20 @@ def test_ipam_blocks_smaller_block_keeps_the_pool() -> None:
 
 @pytest.mark.parametrize("block", ["abc", 19, 33, 24])
 def test_ipam_blocks_bad_block_size_is_an_error(block: int | str) -> None:
-    f = rules.ipam_blocks(n(10), PODS, pool("10.250.0.0/25", block))  # /24 is wider than a /25
-    assert (f.rule, f.severity) == (IPAM_BLOCKS, "error")
+    f = advise_one(
+        "scale-ipam-blocks", 10, pool=pool("10.250.0.0/25", block)
+    )  # /24 is wider than a /25
+    assert (f.rule, f.severity) == ("scale-ipam-blocks", "error")
 
 
 def test_ipam_blocks_ipv6() -> None:
-    f = rules.ipam_blocks(n(601), PODS, pool("fd00:10:244::/56", 122, family=6))
+    f = advise_one("scale-ipam-blocks", 601, pool=pool("fd00:10:244::/56", 122, family=6))
     assert f.severity == "info"
     assert (f.details["computed"]["block_addresses"], f.details["computed"]["blocks_per_node"]) == (
         64,
         2,
     )
-    tight = rules.ipam_blocks(n(601), PODS, pool("fd00:10:244::/112", 122, family=6))
+    tight = advise_one("scale-ipam-blocks", 601, pool=pool("fd00:10:244::/112", 122, family=6))
     assert tight.severity == "warning"
     assert all(s["blocks_needed"] <= s["pool_blocks"] for s in tight.details["suggestions"])
     assert all(116 <= s["block_size"] <= 128 for s in tight.details["suggestions"])
@@ -153,13 +146,13 @@ def test_ipam_blocks_ipv6() -> None:
 
 @pytest.mark.parametrize(("nodes", "severity"), [(100, "info"), (101, "warning")])
 def test_bgp_mesh_boundary(nodes: int, severity: str) -> None:
-    f = rules.bgp_mesh(n(nodes), Fact("bird", RENDERED, "calico_backend"))
-    assert (f.rule, f.severity) == (BGP_MESH, severity)
+    f = advise_one("scale-bgp-mesh", nodes, backend=Fact("bird", RENDERED, "calico_backend"))
+    assert (f.rule, f.severity) == ("scale-bgp-mesh", severity)
     assert f.details["computed"]["bgp_sessions"] == nodes * (nodes - 1) // 2
 
 
 def test_bgp_mesh_601_nodes_route_reflectors() -> None:
-    f = rules.bgp_mesh(n(601), Fact("bird", RENDERED, "calico_backend"))
+    f = advise_one("scale-bgp-mesh", 601, backend=Fact("bird", RENDERED, "calico_backend"))
     assert f.details["computed"] == {
         "bgp_sessions": 180_300,
         "sessions_per_node": 600,
@@ -172,18 +165,22 @@ def test_bgp_mesh_601_nodes_route_reflectors() -> None:
 
 @pytest.mark.parametrize("backend", ["vxlan", "none"])
 def test_bgp_mesh_without_bird(backend: str) -> None:
-    f = rules.bgp_mesh(n(5000), Fact(backend, RENDERED, "calico_backend"))
+    f = advise_one("scale-bgp-mesh", 5000, backend=Fact(backend, RENDERED, "calico_backend"))
     assert (f.severity, f.details["computed"]) == ("info", {"bgp_sessions": 0})
 
 
 def test_typha_replicas_off_at_50() -> None:
-    f = rules.typha_replicas(n(50), Fact(None, RENDERED, "none"))
-    assert (f.rule, f.severity, f.details["computed"]) == (TYPHA_REPLICAS, "info", {"typha": False})
+    f = advise_one("scale-typha-replicas", 50, replicas=Fact(None, RENDERED, "none"))
+    assert (f.rule, f.severity, f.details["computed"]) == (
+        "scale-typha-replicas",
+        "info",
+        {"typha": False},
+    )
     assert f.details["inputs"]["policy_replicas"].value == 0
 
 
 def test_typha_replicas_on_at_51() -> None:
-    f = rules.typha_replicas(n(51), Fact(3, RENDERED, "spec.replicas"))
+    f = advise_one("scale-typha-replicas", 51, replicas=Fact(3, RENDERED, "spec.replicas"))
     assert f.severity == "info"
     assert f.details["computed"]["connections_per_replica"] == 17
     assert f.details["computed"]["connections_per_replica_one_down"] == 26
@@ -194,8 +191,8 @@ def test_typha_replicas_on_at_51() -> None:
 
 
 def test_typha_replicas_missing_deployment_is_an_error() -> None:
-    f = rules.typha_replicas(n(51), Fact(None, RENDERED, "no Deployment"))
-    assert (f.rule, f.severity) == (TYPHA_REPLICAS, "error")
+    f = advise_one("scale-typha-replicas", 51, replicas=Fact(None, RENDERED, "no Deployment"))
+    assert (f.rule, f.severity) == ("scale-typha-replicas", "error")
 
 
 @pytest.mark.parametrize(
@@ -203,14 +200,16 @@ def test_typha_replicas_missing_deployment_is_an_error() -> None:
     [(601, 2, 301), (601, 3, 201), (4001, 20, 201)],
 )
 def test_typha_replicas_warnings(nodes: int, rendered: int, per_replica: int) -> None:
-    f = rules.typha_replicas(n(nodes), Fact(rendered, RENDERED, "spec.replicas"))
+    f = advise_one(
+        "scale-typha-replicas", nodes, replicas=Fact(rendered, RENDERED, "spec.replicas")
+    )
     assert f.severity == "warning"
     assert f.details["computed"]["connections_per_replica"] == per_replica
 
 
 @pytest.mark.parametrize("rendered", [0, "x", True])
 def test_typha_replicas_not_a_count(rendered: Any) -> None:
-    f = rules.typha_replicas(n(601), Fact(rendered, RENDERED, "spec.replicas"))
+    f = advise_one("scale-typha-replicas", 601, replicas=Fact(rendered, RENDERED, "spec.replicas"))
     assert f.severity == "error"
 
 
@@ -227,15 +226,15 @@ def test_typha_replicas_not_a_count(rendered: Any) -> None:
     ],
 )
 def test_typha_resources_at_51(cpu: str | None, memory: str | None, severity: str) -> None:
-    f = rules.resources(TYPHA_RESOURCES, "calico-typha", n(51), requests(cpu, memory), typha=True)
-    assert (f.rule, f.severity) == (TYPHA_RESOURCES, severity)
+    f = advise_one("scale-typha-resources", 51, typha=requests(cpu, memory))
+    assert (f.rule, f.severity) == ("scale-typha-resources", severity)
     assert f.details["inputs"]["cpu_minimum"] == Fact("100m", SEED, "资源分配指南: 100m-250m")
     assert f.details["inputs"]["memory_minimum"].value == "128Mi"
     assert f.details["inputs"]["size_row"].value == "51-200 nodes"
 
 
 def test_typha_resources_not_checked_when_typha_is_off() -> None:
-    f = rules.resources(TYPHA_RESOURCES, "calico-typha", n(50), requests(None, None), typha=True)
+    f = advise_one("scale-typha-resources", 50, typha=requests(None, None))
     assert f.severity == "info" and "cpu_request" not in f.details["inputs"]
 
 
@@ -246,22 +245,5 @@ def test_typha_resources_not_checked_when_typha_is_off() -> None:
 def test_felix_resources_by_size(nodes: int, severity: str) -> None:
     """Calico's manifests request cpu 250m for calico-node: enough up to 50 nodes only
     (memory 128Mi given here)."""
-    f = rules.resources(FELIX_RESOURCES, "calico-node", n(nodes), requests("250m", "128Mi"), False)
-    assert (f.rule, f.severity) == (FELIX_RESOURCES, severity)
-
-
-def test_advise_rule_order() -> None:
-    env = """\
-            - {name: CALICO_IPV4POOL_CIDR, value: 10.0.0.0/12}
-            - {name: CALICO_IPV6POOL_CIDR, value: "fd00::/48"}"""
-    i = extract(objects(env, TYPHA % "replicas: 4"), Fact("dual", FLAG, "--set"))
-    assert [(f.rule, f.details["computed"].get("family")) for f in rules.advise(i)] == [
-        (POD_ADDRESSES, "IPv4"),
-        (IPAM_BLOCKS, "IPv4"),
-        (POD_ADDRESSES, "IPv6"),
-        (IPAM_BLOCKS, "IPv6"),
-        (BGP_MESH, None),
-        (TYPHA_REPLICAS, None),
-        (TYPHA_RESOURCES, None),
-        (FELIX_RESOURCES, None),
-    ]
+    f = advise_one("scale-felix-resources", nodes, felix=requests("250m", "128Mi"))
+    assert (f.rule, f.severity) == ("scale-felix-resources", severity)
