@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from renderer.calico.scale.facts import Fact, Pool, ScaleInputs
 from renderer.finding import ERROR, INFO, WARNING, Finding, ObjectRef, locate
@@ -93,11 +93,14 @@ class Rule:
 REGISTRY: dict[str, Rule] = {}
 
 
-def _register(id: str, severity: str, message: str, per_pool: bool) -> Callable[[Any], Any]:
+F = TypeVar("F", ClusterFunc, PoolFunc)
+
+
+def _register(id: str, severity: str, message: str, per_pool: bool) -> Callable[[F], F]:
     if severity not in SEVERITIES:
         raise ValueError(f"severity must be one of {SEVERITIES}, got {severity!r}")
 
-    def register(func: Any) -> Any:
+    def register(func: F) -> F:
         if id in REGISTRY:
             raise ValueError(f"rule {id!r} is registered twice")
         REGISTRY[id] = Rule(id, severity, message, func, per_pool)
