@@ -41,9 +41,8 @@ if TYPE_CHECKING:
     from renderer.bke import context as bke_context
     from renderer.bke import unread
     from renderer.bke.cluster import ClusterInputs, RenderArgs
-    from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
-    from renderer.calico import importer
+    from renderer.calico import importer, scale
     from renderer.calico import plan as plan_mod
     from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
@@ -355,14 +354,14 @@ def scale_findings(
     result: RenderResult,
     *,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
-    origins: advise_mod.Origins | None = None,
-) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
+    origins: scale.Origins | None = None,
+) -> tuple[scale.ScaleInputs, list[Finding]]:
     """The scale advice for a render: its numbers and the findings on them, located
     in the version's templates relative to ROOT."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
     from renderer.manifests.tree import tree_path
 
-    inputs = advise_mod.request_inputs(
+    inputs = scale.request_inputs(
         result.objects,
         result.context,
         nodes=result.decision.nodes,
@@ -371,9 +370,7 @@ def scale_findings(
     )
     v = result.version
     names = [f.name for f in v.files]
-    return inputs, [
-        replace(f, file=tree_path(v.name, names, f.file)) for f in advise_mod.advise(inputs)
-    ]
+    return inputs, [replace(f, file=tree_path(v.name, names, f.file)) for f in scale.advise(inputs)]
 
 
 def advise(
@@ -384,9 +381,9 @@ def advise(
     user: Mapping[str, Any] | None = None,
     repo: str | None = None,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
-    origins: advise_mod.Origins | None = None,
+    origins: scale.Origins | None = None,
     sources: bke_context.ContextInputs | None = None,
-) -> advise_mod.AdviceReport:
+) -> scale.AdviceReport:
     """Render ``version`` for ``nodes`` as the controller would and advise on its scale.
 
     A first install the Typha policy refuses is advised on as its compatibility path
@@ -394,7 +391,7 @@ def advise(
     ``origins`` says where the user's values came from (default: flags); ``sources``
     are a config's context inputs, as for :func:`render` (default: ``user``/``repo``).
     """
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
     check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
@@ -403,7 +400,7 @@ def advise(
         )
     user = dict(user or {})
     vdir = resolve_version(version, root)
-    origins = origins or advise_mod.Origins.of(flags=user)
+    origins = origins or scale.Origins.of(flags=user)
     notes: list[str] = []
     operation = "install"
     if plan_route(vdir, nodes, operation).refused:
@@ -416,7 +413,7 @@ def advise(
         vdir.name, nodes, root=root, user=user, repo=repo, operation=operation, inputs=sources
     )
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
-    return advise_mod.AdviceReport(
+    return scale.AdviceReport(
         vdir.name,
         tree_label(root),
         inputs,
