@@ -24,7 +24,7 @@ from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError
-from renderer.finding import ERROR, WARNING, Details, Finding
+from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -599,7 +599,7 @@ def from_mapping(
 # --- what no config can set -------------------------------------------------------------
 
 UNREACHABLE_RULE = "context-unreachable-key"
-CONTEXT_STAGE = "context"
+CONTEXT_STAGE = CONTEXT
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.finding import Finding, ObjectRef
+from renderer.finding import SCHEMA, Finding, ObjectRef
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
 from renderer.store import cache as result_cache
@@ -123,7 +123,7 @@ def is_builtin_group(group: str) -> bool:
 
 
 #: The stage schema findings belong to, and the rule id of a schema error.
-STAGE = "schema"
+STAGE = SCHEMA
 INVALID = "schema-invalid"
 #: The rule id of a custom resource no schema checks (an info finding).
 NOT_CHECKED_RULE = "schema-not-checked"

@@ -18,14 +18,14 @@ from typing import Any
 
 from renderer.calico.capability import typha_deployment, typha_pdbs
 from renderer.calico.names import TYPHA_CONTAINER
-from renderer.finding import ERROR, WARNING, Finding, ObjectRef
+from renderer.finding import ERROR, RULES, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
 
 SEVERITIES = (ERROR, WARNING)
 #: The stage rule findings belong to.
-STAGE = "rules"
+STAGE = RULES
 
 
 @dataclass(frozen=True)
