@@ -99,7 +99,8 @@ def _judge(version: VersionDir) -> Verdict:
     from renderer.calico import capability
     from renderer.calico.rules import RuleInput, violated
 
-    report = capability.assess_capability(version, _render_objects)
+    with cache.reading_only():  # the renders are kept as this verdict, not one by one
+        report = capability.assess_capability(version, _render_objects)
     rules: list[str] = []
     if report.capable:
         on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)

@@ -156,12 +156,32 @@ def version_nested_keys(version: VersionDir) -> dict[str, frozenset[str]]:
 
 
 _SEPARATOR = re.compile(r"^---(?:[ \t]+(.*))?$")
+#: :data:`_SEPARATOR` over a whole text whose only line break is ``\n``: the line and
+#: its break.
+_SEPARATOR_LINES = re.compile(r"^---(?:[ \t]+(.*))?$\n?", re.MULTILINE)
+#: Line breaks ``str.splitlines`` honours besides ``\n``.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def documents(text: str) -> list[str]:
     """The documents of a rendered file, split at its ``---`` lines (a rest of the line,
     such as ``--- # note``, stays as the document's first line); whitespace-only
     documents are dropped, as ``helm template`` drops them."""
+    if _OTHER_BREAKS.search(text):
+        return _documents_by_line(text)
+    docs: list[str] = []
+    at = 0
+    first = ""
+    for m in _SEPARATOR_LINES.finditer(text):  # one pass, not a match per line
+        docs.append(first + text[at : m.start()])
+        first = m.group(1) + "\n" if m.group(1) else ""
+        at = m.end()
+    docs.append(first + text[at:])
+    return [body if body.endswith("\n") else body + "\n" for body in docs if body.strip()]
+
+
+def _documents_by_line(text: str) -> list[str]:
+    """:func:`documents` line by line, with every line break ``splitlines`` knows."""
     docs: list[list[str]] = [[]]
     for line in text.splitlines(keepends=True):
         m = _SEPARATOR.match(line.rstrip("\r\n"))
