@@ -26,17 +26,15 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.finding import SCHEMA, Finding, ObjectRef
-from renderer.k8s.objects import key_path
-from renderer.k8s.parse import K8sObject
-from renderer.store import cache as result_cache
 from renderer.store.memo import Memo
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults at start-up
     import jsonschema
     from referencing import Registry
 
+    from renderer.finding import Finding
     from renderer.k8s.fastschema import Definitions
+    from renderer.k8s.parse import K8sObject
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -122,8 +120,7 @@ def is_builtin_group(group: str) -> bool:
     return group == "" or "." not in group or group.endswith(".k8s.io")
 
 
-#: The stage schema findings belong to, and the rule id of a schema error.
-STAGE = SCHEMA
+#: The rule id of a schema error (its stage is ``renderer.finding.SCHEMA``).
 INVALID = "schema-invalid"
 #: The rule id of a custom resource no schema checks (an info finding).
 NOT_CHECKED_RULE = "schema-not-checked"
@@ -141,11 +138,13 @@ def schema_finding(
 ) -> Finding:
     """A schema problem (or a skipped custom resource) of one object on one Kubernetes
     version."""
+    from renderer.finding import SCHEMA, Finding, ObjectRef
+
     return Finding(
         INVALID if severity == ERROR else NOT_CHECKED_RULE,
         ERROR if severity == ERROR else "info",
         message,
-        stage=STAGE,
+        stage=SCHEMA,
         object=ObjectRef(kind, name, namespace, api_version),
         field=path,
         kube_versions=(kube_version,),
@@ -357,6 +356,8 @@ def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | obj
 
 
 def _path(error: jsonschema.ValidationError) -> str:
+    from renderer.k8s.objects import key_path
+
     return key_path(error.absolute_path)
 
 
@@ -616,6 +617,8 @@ def _tagged(stored: dict[str, list[Row]], kube_versions: Sequence[str]) -> list[
 def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
     """An object's findings on every version (rows tagged with their version first), kept
     in the persistent cache as one entry per object and set of versions."""
+    from renderer.store import cache as result_cache
+
     key = _object_key(digest, kube_versions)
     stored = result_cache.get("schema", key, lambda v: _valid_verdicts(v, kube_versions))
     if stored is None:
@@ -630,6 +633,8 @@ def verdict_rows_many(
     """:func:`verdict_rows` of several objects (by digest), kept as one entry for the set:
     a render's objects are read back, or written, as one file instead of one per
     object. On a miss, an object's own entry (what the gate keeps) still answers."""
+    from renderer.store import cache as result_cache
+
     digests = sorted(items)
     key = f"{','.join(kube_versions)}\n" + "\n".join(digests)
 
@@ -676,6 +681,8 @@ class SchemaValidator:
 
     def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
+        from renderer.k8s.parse import K8sObject
+
         data = obj.data if isinstance(obj, K8sObject) else obj
         return self._located(obj, self._findings(data, canonical_hash(data)))
 
@@ -716,6 +723,8 @@ class SchemaValidator:
 
     @staticmethod
     def _located(obj: K8sObject | dict[str, Any], found: tuple[Finding, ...]) -> list[Finding]:
+        from renderer.k8s.parse import K8sObject
+
         if isinstance(obj, K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in found]
         return list(found)

@@ -652,12 +652,48 @@ def _plain_text(value: Any) -> str:
     return str(value)
 
 
+#: A separator line (what :func:`split_documents` splits at) after its line break, in a
+#: text whose only line break is ``\n``: ``---``, then a blank or the line's end.
+_SEPARATOR_LINE = re.compile(r"\n---(?=[ \t\n]|\Z)[^\n]*")
+#: Line breaks ``str.splitlines`` honours besides ``\n``.
+OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def only_newlines(text: str) -> bool:
+    """Whether ``\n`` is the only line break of ``text`` that ``splitlines`` sees (then
+    a search for ``\n---`` finds every line that starts with ``---``)."""
+    return not any(b in text for b in OTHER_BREAKS)
+
+
 def split_documents(text: str) -> Iterator[tuple[int, str]]:
     """Yield (first line number, text) per document of a stream, split at ``---`` lines.
 
     Splitting ourselves keeps each object's line number while still parsing with the
-    C loader, which records no positions.
+    C loader, which records no positions. One search for the separator lines; line by
+    line only for a text with a line break other than ``\n``.
     """
+    if not only_newlines(text):
+        yield from _split_by_line(text)
+        return
+    padded = "\n" + text  # so the first line, too, follows a line break
+    start = 1
+    at = 0  # in ``text``
+    number = 1  # the line number of ``at``
+    first = ""
+    for m in _SEPARATOR_LINE.finditer(padded):
+        begin, end = m.start(), m.end() - 1  # the separator line, in ``text``
+        number += text.count("\n", at, begin)
+        yield start, first + text[at:begin]
+        rest = text[begin + 3 : end].strip()
+        first = "" if not rest or rest.startswith("#") else rest + "\n"
+        start = number if first else number + 1
+        at = end + 1 if end < len(text) else end  # past its line break
+        number += 1
+    yield start, first + text[at:]
+
+
+def _split_by_line(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`split_documents` line by line, with every line break ``splitlines`` knows."""
     start = 1
     chunk: list[str] = []
     for number, line in enumerate(text.splitlines(keepends=True), start=1):

@@ -285,3 +285,20 @@ def test_the_one_pass_builder_leaves_the_rest_to_ruamel(text: str) -> None:
         assert exc.file == "f"
     expected = _full_load(text)
     assert loaded is InputError or repr(loaded) == repr(expected)
+
+
+#: Lines that are, are nearly, or hide separators; and the line breaks ``splitlines``
+#: knows besides ``\n`` (a text with one is split line by line).
+_PIECES = ["---", "--- # c", "---\t x", "---x", "----", " ---", "a: 1", "", "  ", "# c",
+           "--- ", "--- a: 1", "---\xa0", "b: |", "  ---", "\r", "x\ry", "\u2028", "\x0c",
+           "---\r", "k: v\r", "--- #"]  # fmt: skip
+
+
+def test_split_documents_in_one_search_is_the_split_line_by_line() -> None:
+    import random
+
+    rng = random.Random(3)
+    for _ in range(3000):
+        lines = rng.choices(_PIECES, k=rng.randint(0, 9))
+        text = "\n".join(lines) + rng.choice(["", "\n", "\n\n"])
+        assert list(yamlio.split_documents(text)) == list(yamlio._split_by_line(text)), text
