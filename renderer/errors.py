@@ -35,6 +35,8 @@ class CalicoRenderError(Exception):
         line: int | None = None,
         column: int | None = None,
         key: str | None = None,
+        argument: str | None = None,
+        value: object = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -42,6 +44,10 @@ class CalicoRenderError(Exception):
         self.line = line
         self.column = column
         self.key = key
+        #: The library argument that was wrong (``nodes``), and the value it was given:
+        #: a caller (the CLI) names the argument in its own words.
+        self.argument = argument
+        self.value = value
 
     def location(self) -> str:
         """`file:line:column` with whatever parts are known."""

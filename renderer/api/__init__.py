@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.api.request import Request, check_nodes, check_operation, cluster_args
 from renderer.api.results import (
     ExplainResult,
     Imported,
@@ -40,7 +41,6 @@ from renderer.store import contain
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
     from renderer.bke import unread
-    from renderer.bke.cluster import ClusterInputs, RenderArgs
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.calico import importer
@@ -94,27 +94,8 @@ def schema_check(
     return validator.kube_versions, tuple(validator.validate_all(objects))
 
 
-def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
-    cluster without BKENodes, which the controller renders), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
-        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
-    return nodes
-
-
-def check_operation(operation: object) -> str:
-    if operation not in policy.OPERATIONS:
-        raise InputError(
-            f"the operation must be one of {', '.join(policy.OPERATIONS)}, got {operation!r}",
-            key="operation",
-        )
-    return str(operation)
-
-
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
     """Route a request; capability is only assessed when the node count needs Typha."""
-    check_nodes(nodes)
-    check_operation(operation)
     if policy.decide_typha(nodes).allow_typha:
         capable, missing = typha_capability(version)
     else:
@@ -136,47 +117,21 @@ def file_contexts(
     return contexts
 
 
-def default_inputs(
-    user: Mapping[str, Any] | None = None, repo: str | None = None
-) -> bke_context.ContextInputs:
-    """The context's sources without a config: ``user`` values are addon params (maps
-    are nested values), after the controller's defaults and bkeadm's calico params."""
-    from renderer.bke import context as bke_context
+def render(request: Request) -> RenderResult:
+    """Route, build each file's context and render the request's version for its nodes.
 
-    params, nested = bke_context.from_mapping(dict(user or {}))
-    return bke_context.without_config(repo=repo, params=params, nested=nested)
-
-
-def render(
-    version: str,
-    nodes: int,
-    *,
-    root: Path | None = None,
-    user: Mapping[str, Any] | None = None,
-    repo: str | None = None,
-    operation: str = "install",
-    inputs: bke_context.ContextInputs | None = None,
-) -> RenderResult:
-    """Resolve, route, build each file's context and render a Calico version for ``nodes``.
-
-    ``inputs`` are the context's sources (a config's, see
-    :func:`renderer.bke.context.for_config`); without them :func:`default_inputs` of
-    ``user`` and ``repo``. Raises RefusedError when a first install above 50 nodes
-    targets a version that is not Typha-capable; nothing is rendered then. A bad
-    ``nodes`` or ``operation`` is an InputError (key ``nodes``/``operation``).
+    Raises RefusedError when a first install above 50 nodes targets a version that is
+    not Typha-capable; nothing is rendered then.
     """
     from renderer.bke import context as bke_context
     from renderer.bke import unread
     from renderer.engine.render import render_version
+    from renderer.manifests.tree import tree_path
 
-    check_nodes(nodes)
-    check_operation(operation)
-    vdir = resolve_version(version, root)
-    if inputs is None:
-        inputs = default_inputs(user, repo)
-    route = plan_route(vdir, nodes, operation)
+    vdir, inputs = request.version, request.inputs
+    route = plan_route(vdir, request.node_count, request.operation)
     if route.refused:
-        raise RefusedError(route.message, key="nodes")
+        raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     contexts = file_contexts(vdir, inputs, route.decision)
     warnings = [
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
@@ -188,8 +143,6 @@ def render(
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
     found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
-    from renderer.manifests.tree import tree_path
-
     names = [f.name for f in vdir.files]
     found = tuple(replace(f, file=tree_path(vdir.name, names, f.file)) for f in found)
     return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
@@ -222,41 +175,30 @@ def _unreachable_read(
     ]
 
 
-def param_warnings(
-    version: str, inputs: bke_context.ContextInputs, root: Path | None = None
-) -> list[unread.ParamWarning]:
-    """User-given params of ``inputs`` that ``version`` never reads or branches on."""
+def param_warnings(request: Request) -> list[unread.ParamWarning]:
+    """User-given params of the request that its version never reads or branches on."""
     from renderer.bke import unread
 
-    return unread.inputs_warnings(resolve_version(version, root), inputs)
+    return unread.inputs_warnings(request.version, request.inputs)
 
 
-def prepull_images(
-    version: str,
-    *,
-    root: Path | None = None,
-    repo: str | None = None,
-    user: Mapping[str, Any] | None = None,
-    role: str = "worker",
-    inputs: bke_context.ContextInputs | None = None,
-) -> images_mod.ImageList:
-    """What every node pre-pulls for Calico ``version``, read from what it renders.
+def prepull_images(request: Request, *, role: str = "worker") -> images_mod.ImageList:
+    """What every node of ``role`` pre-pulls for the request's version, read from what it
+    renders.
 
     The version is rendered with Typha off (the images of calico-node do not depend on
-    it), ``user`` values (e.g. a config's addon params), ``repo`` (None: the schema
-    default, empty, so the templates pick their own registry) and the schema defaults;
-    then the calico/cni and calico/node images of the calico-node DaemonSet are taken.
-    A render without either is an InputError (exit 2) naming the version.
+    it), with the request's values and image prefix (None: the schema default, empty, so
+    the templates pick their own registry); then the calico/cni and calico/node images
+    of the calico-node DaemonSet are taken. A render without either is an InputError
+    (exit 2) naming the version.
     """
     from renderer.calico import images as images_mod
     from renderer.engine.render import render_version
 
     images_mod.check_role(role)
-    if repo is not None:
-        images_mod.check_repo(repo)
-    vdir = resolve_version(version, root)
-    if inputs is None:
-        inputs = default_inputs(user, repo)
+    if request.repo is not None:
+        images_mod.check_repo(request.repo)
+    vdir, inputs = request.version, request.inputs
     contexts = file_contexts(vdir, inputs, policy.decide_typha(1))
     files = render_version(vdir, {}, contexts.contexts())
     objects = [o.data for o in parse_rendered(files)]
@@ -279,48 +221,35 @@ def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
     return None
 
 
-def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
-    """:func:`resolve_version`, its errors naming the argument the version came from."""
-    try:
-        return resolve_version(version, root)
-    except InputError as exc:
-        # keep a quoted value: ``version '../x'`` becomes ``to_version '../x'``
-        given = exc.key or ""
-        key += given[len("version") :] if given.startswith("version") else ""
-        raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
-
-
 def plan(
-    to_version: str,
-    nodes: int,
+    request: Request,
     *,
     from_version: str | None = None,
     from_nodes: int | None = None,
-    root: Path | None = None,
-    user: Mapping[str, Any] | None = None,
-    repo: str | None = None,
     capability: Capability | None = None,
-    inputs: bke_context.ContextInputs | None = None,
 ) -> PlanResult:
-    """Render both ends of a transition and order it into gated phases.
+    """Render both ends of a transition to the request's version and node count and
+    order it into gated phases.
 
     Each side is rendered as the policy routes it for an existing cluster; the target
-    render is what the phases apply. ``capability`` defaults to the render-based check.
+    render is what the phases apply. ``from_version``/``from_nodes`` are the running
+    cluster's (default: the request's); ``capability`` defaults to the render-based check.
     """
     from renderer.bke.values import default_context
     from renderer.calico import plan as plan_mod
     from renderer.engine.render import render_version, version_keys
 
-    check_nodes(nodes)
+    nodes = request.node_count
     if from_nodes is not None:
         check_nodes(from_nodes, "from_nodes")
     assess = capability or typha_capability
-    target_dir = _resolve_as(to_version, root, "to_version")
-    source_dir = _resolve_as(from_version, root, "from_version") if from_version else target_dir
+    target_dir = request.version
+    source_dir = (
+        _resolve_as(from_version, request.root, "from_version") if from_version else target_dir
+    )
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
-    if inputs is None:
-        inputs = default_inputs(user, repo)
+    inputs = request.inputs
     sides: list[plan_mod.Side] = []
     rendered: list[list[tuple[K8sObject, str]]] = []
     for vdir, count, op in (
@@ -346,6 +275,19 @@ def plan(
     )
     texts = {plan_mod.ref_of(o.data).key: text for o, text in rendered[1]}
     return PlanResult(result, texts)
+
+
+def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
+    """:func:`resolve_version`, its errors naming the argument the version came from."""
+    try:
+        return resolve_version(version, root)
+    except InputError as exc:
+        # keep a quoted value: ``version '../x'`` becomes ``from_version '../x'``
+        given = exc.key or ""
+        label = key + (given[len("version") :] if given.startswith("version") else "")
+        raise InputError(
+            exc.message, file=exc.file, line=exc.line, key=label, argument=key, value=version
+        ) from None
 
 
 # --- scale advice --------------------------------------------------------------------------
@@ -377,48 +319,41 @@ def scale_findings(
 
 
 def advise(
-    version: str,
-    nodes: int,
+    request: Request,
     *,
-    root: Path | None = None,
-    user: Mapping[str, Any] | None = None,
-    repo: str | None = None,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
     origins: advise_mod.Origins | None = None,
-    sources: bke_context.ContextInputs | None = None,
 ) -> advise_mod.AdviceReport:
-    """Render ``version`` for ``nodes`` as the controller would and advise on its scale.
+    """Render the request as the controller would and advise on its scale.
 
     A first install the Typha policy refuses is advised on as its compatibility path
     (Typha off), so the missing Typha shows as an error finding instead of exit 3.
-    ``origins`` says where the user's values came from (default: flags); ``sources``
-    are a config's context inputs, as for :func:`render` (default: ``user``/``repo``).
+    ``origins`` says where the user's values came from (default: the request's values
+    as given).
     """
     from renderer.calico import advise as advise_mod
 
-    check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
         raise InputError(
-            f"max pods per node must be a positive integer, got {max_pods!r}", key="max_pods"
+            f"max pods per node must be a positive integer, got {max_pods!r}",
+            key="max_pods",
+            argument="max_pods",
+            value=max_pods,
         )
-    user = dict(user or {})
-    vdir = resolve_version(version, root)
-    origins = origins or advise_mod.Origins.of(flags=user)
+    vdir, nodes = request.version, request.node_count
+    origins = origins or advise_mod.Origins.of(flags=request.given)
     notes: list[str] = []
-    operation = "install"
-    if plan_route(vdir, nodes, operation).refused:
-        operation = "upgrade"
+    if request.operation == "install" and plan_route(vdir, nodes, "install").refused:
+        request = dataclasses.replace(request, operation="upgrade")
         notes.append(
             f"a first install of {vdir.name} on {nodes} nodes is refused (not Typha-capable); "
             "advised on the compatibility path, Typha off"
         )
-    result = render(
-        vdir.name, nodes, root=root, user=user, repo=repo, operation=operation, inputs=sources
-    )
+    result = render(request)
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
     return advise_mod.AdviceReport(
         vdir.name,
-        tree_label(root),
+        tree_label(request.root),
         inputs,
         findings,
         [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
@@ -429,25 +364,15 @@ def advise(
 # --- what each file receives --------------------------------------------------------------
 
 
-def explain_context(
-    version: str,
-    nodes: int,
-    *,
-    root: Path | None = None,
-    inputs: bke_context.ContextInputs | None = None,
-    operation: str = "install",
-) -> ExplainResult:
-    """The contexts :func:`render` would render ``version`` with, without rendering."""
+def explain_context(request: Request) -> ExplainResult:
+    """The contexts :func:`render` would render the request with, without rendering."""
     from renderer.bke import context as bke_context
     from renderer.bke import unread
 
-    check_nodes(nodes)
-    check_operation(operation)
-    vdir = resolve_version(version, root)
-    inputs = inputs if inputs is not None else default_inputs()
-    route = plan_route(vdir, nodes, operation)
+    vdir, inputs = request.version, request.inputs
+    route = plan_route(vdir, request.node_count, request.operation)
     if route.refused:
-        raise RefusedError(route.message, key="nodes")
+        raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     contexts = file_contexts(vdir, inputs, route.decision)
     given = tuple(unread.inputs_warnings(vdir, inputs))
     warnings = (
@@ -457,56 +382,6 @@ def explain_context(
         *(str(w) for w in given),
     )
     return ExplainResult(contexts, route, warnings, given)
-
-
-# --- what the commands of the CLI call -----------------------------------------------------
-# Each takes what a caller holds (paths, KEY=VALUE strings, counts) and returns a result or
-# an :class:`renderer.output.Document`; the CLI only parses flags and prints.
-
-
-def cluster_inputs(*args: Any, **kwargs: Any) -> ClusterInputs:
-    """What a BKECluster/BKEConfig (and its BKENodes) give a request: the arguments of
-    :func:`renderer.bke.cluster.resolve_inputs`, loaded when first called."""
-    from renderer.bke.cluster import resolve_inputs
-
-    return resolve_inputs(*args, **kwargs)
-
-
-def config_context(
-    inputs: ClusterInputs, repo: str | None = None
-) -> bke_context.ContextInputs | None:
-    """The context's sources of a config with a calico addon (None: none)."""
-    from renderer.bke import context as bke_context
-
-    if inputs.addon is None:
-        return None
-    nodes = inputs.inventory.nodes if inputs.inventory is not None else None
-    return bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
-
-
-def request_inputs(
-    args: RenderArgs,
-    *,
-    repo: str | None = None,
-    values_file: str | Path | None = None,
-    sets: Sequence[str] = (),
-) -> bke_context.ContextInputs:
-    """The context's sources of a request: the config's (``repo`` wins over its
-    imageRepo) or the defaults, then the values file and settings as addon params."""
-    from renderer.bke import context as bke_context
-    from renderer.bke.values import user_params
-
-    warnings: list[str] = []
-    params, nested = user_params(values_file, sets, warnings)
-    cluster = args.cluster
-    if cluster is None or cluster.addon is None:
-        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
-    else:
-        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-        inputs = bke_context.for_config(
-            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-        )
-    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def template(
@@ -713,21 +588,6 @@ def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
     return {p.name: read_text(p) for p, kind in found.items() if kind == contain.FILE}
 
 
-def config_images(
-    config: str | Path, *, root: Path | None = None, repo: str | None = None, role: str = "worker"
-) -> tuple[images_mod.ImageList, list[unread.ParamWarning]]:
-    """What every node of a configured cluster pre-pulls (an empty list with a note
-    without a calico addon), and the config's params its version ignores."""
-    from renderer.calico import images as images_mod
-
-    inputs = cluster_inputs(config, root=root, repo=repo)
-    context = config_context(inputs, repo)
-    if inputs.version is None or context is None:
-        return images_mod.no_calico(role, inputs.repo), []
-    result = prepull_images(inputs.version.name, root=root, repo=repo, role=role, inputs=context)
-    return result, param_warnings(inputs.version.name, context, root)
-
-
 # --- images against their registry --------------------------------------------------------
 
 #: The platforms OpenFuyao installs on (x86_64 and aarch64 nodes).
@@ -735,28 +595,19 @@ DEFAULT_PLATFORMS = "linux/amd64,linux/arm64"
 
 
 def version_image_uses(
-    version: str,
-    *,
-    root: Path | None = None,
-    repo: str | None = None,
-    role: str | None = None,
-    inputs: bke_context.ContextInputs | None = None,
+    request: Request, *, role: str | None = None
 ) -> tuple[VersionDir, list[ImageUse]]:
-    """Every image any scenario of ``version`` renders, where it is rendered; with a
-    ``role``, only what that role's nodes pre-pull (nothing for a dedicated etcd node)."""
+    """Every image any scenario of the request's version renders, where it is rendered;
+    with a ``role``, only what that role's nodes pre-pull (nothing for a dedicated etcd
+    node)."""
     from renderer.calico import images as images_mod
     from renderer.calico.scenarios import route_scenario, scenarios_for
     from renderer.checks.registry import image_uses
     from renderer.engine.render import render_version
     from renderer.manifests.tree import tree_path
 
-    if role is not None:
-        images_mod.check_role(role)
-    if repo is not None:
-        images_mod.check_repo(repo)
-    vdir = resolve_version(version, root)
-    if inputs is None:
-        inputs = default_inputs(None, repo)
+    _image_checks(role, request.repo)
+    vdir, inputs = request.version, request.inputs
     capable, missing = typha_capability(vdir)
     renders = []
     for scenario in scenarios_for(capable):
@@ -809,19 +660,19 @@ def check_registry(
     if (version is None) == (config is None):
         raise InputError("give exactly one of a version or a config", key="version")
     if config is not None:
-        inputs = cluster_inputs(config, root=root, repo=repo)
-        context = config_context(inputs, repo)
-        if inputs.version is None or context is None:
+        args = cluster_args(config, root=root, repo=repo)
+        if args.skip or args.version is None:
             uses: list[ImageUse] = []
             name = None
         else:
-            vdir, uses = version_image_uses(
-                inputs.version.name, root=root, repo=repo, role=role, inputs=context
-            )
+            _image_checks(role, repo)
+            request = Request.of(args.version, root=root, repo=repo, cluster=args)
+            vdir, uses = version_image_uses(request, role=role)
             name = vdir.name
     else:
         assert version is not None
-        vdir, uses = version_image_uses(version, root=root, repo=repo, role=role)
+        _image_checks(role, repo)
+        vdir, uses = version_image_uses(Request.of(version, root=root, repo=repo), role=role)
         name = vdir.name
     report = stage.check_registry(uses, chosen, client, registry=registry, version=name, jobs=jobs)
     if lock is not None:
@@ -830,6 +681,16 @@ def check_registry(
             report, findings=(*report.findings, *found), lock=str(verify_lock)
         )
     return report
+
+
+def _image_checks(role: str | None, repo: str | None) -> None:
+    """A node role and an image prefix as the images verbs take them."""
+    from renderer.calico import images as images_mod
+
+    if role is not None:
+        images_mod.check_role(role)
+    if repo is not None:
+        images_mod.check_repo(repo)
 
 
 def read_lock(path: str | Path) -> dict[str, Any]:
@@ -1103,6 +964,7 @@ __all__ = [
     "PlanResult",
     "RenderCheck",
     "RenderResult",
+    "Request",
     "TyphaResult",
     "VersionEntry",
     "VersionsResult",
@@ -1113,11 +975,8 @@ __all__ = [
     "check_operation",
     "check_options",
     "check_registry",
-    "cluster_inputs",
-    "config_context",
-    "config_images",
+    "cluster_args",
     "default_golden",
-    "default_inputs",
     "default_jobs",
     "explain_context",
     "file_contexts",
@@ -1130,7 +989,6 @@ __all__ = [
     "protected_paths",
     "read_lock",
     "render",
-    "request_inputs",
     "resolve_version",
     "rules",
     "scale_findings",

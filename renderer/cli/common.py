@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -16,8 +16,7 @@ from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
 from renderer.errors import CalicoRenderError, InputError
 
 if TYPE_CHECKING:
-    from renderer.bke import context as bke_context
-    from renderer.bke.cluster import NodeInventory, RenderArgs
+    from renderer.bke.cluster import NodeInventory
     from renderer.bke.unread import ParamWarning
     from renderer.calico import advise as advise_mod
     from renderer.checks.options import CheckOptions
@@ -212,21 +211,11 @@ def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = Tr
         )
 
 
-def context_inputs(
-    args: RenderArgs, repo: str | None, values_file: str | None, sets: tuple[str, ...]
-) -> bke_context.ContextInputs:
-    """The context's sources: the config's (``--repo`` wins over its imageRepo) or the
-    defaults, then ``--values``/``--set`` as addon params."""
-    from renderer import api
-
-    return api.request_inputs(args, repo=repo, values_file=values_file, sets=sets)
-
-
 def origins_for(
     *,
     config: str | None,
     config_values: dict[str, str],
-    flag_values: dict[str, object],
+    flag_values: Mapping[str, object],
     values_file: str | None,
     nodes_flag: bool,
     nodes_file: str | None,

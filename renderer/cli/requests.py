@@ -4,37 +4,23 @@ and writing what a command produces (renders, plans, reports) where its flags sa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from renderer import api
 from renderer.errors import InputError
 from renderer.manifests.tree import tree_label
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from renderer.api.results import RenderResult
     from renderer.bke import crdkeys
-    from renderer.bke.cluster import NodeInventory, RenderArgs
+    from renderer.bke.cluster import NodeInventory
     from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
     from renderer.checks.options import CheckOptions
-
-
-def request_args(
-    config: str | Path | None,
-    nodes_file: str | Path | None,
-    *,
-    version: str | None,
-    nodes: int | None,
-    root: Path | None = None,
-    repo: str | None = None,
-) -> RenderArgs:
-    """Version, node count and params of a request: from a BKECluster/BKEConfig and
-    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
-    from renderer.bke.cluster import render_args
-
-    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
 
 
 def node_inventory(nodes_file: str | Path) -> NodeInventory:
@@ -44,27 +30,18 @@ def node_inventory(nodes_file: str | Path) -> NodeInventory:
     return load_nodes(nodes_file).single_cluster()
 
 
-def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
-    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
-    from renderer.bke.values import user_values as values
-
-    return values(values_file, sets)
-
-
-def kube_versions(
-    requested: Sequence[str] = (), cluster_kube: str = ""
-) -> tuple[tuple[str, ...], str]:
-    """The Kubernetes versions to validate a render against, and a note when they were
-    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
-    kube = resolve_kube_versions(requested)
-    if kube and not requested and cluster_kube:
-        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
-        if chosen is not None:
-            return (chosen,), why
-    return kube, ""
+def named(argument: str, build: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``build(*args, **kwargs)``, an error about its ``version`` argument naming
+    ``argument`` instead (``plan`` takes the version of a request as ``--to-version``)."""
+    try:
+        return build(*args, **kwargs)
+    except InputError as exc:
+        if exc.argument != "version":
+            raise
+        label = argument + (exc.key or "")[len("version") :]
+        raise InputError(
+            exc.message, file=exc.file, line=exc.line, key=label, argument=argument, value=exc.value
+        ) from None
 
 
 def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
