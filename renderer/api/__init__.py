@@ -205,7 +205,9 @@ def prepull_images(request: Request, *, role: str = "worker") -> images_mod.Imag
     try:
         return images_mod.prepull_images(vdir.name, role, str(inputs.repo.value), objects)
     except InputError as exc:
-        raise InputError(exc.message, file=exc.file or str(vdir.path), key=exc.key) from None
+        raise InputError(
+            exc.message, file=exc.file or str(vdir.path), key=exc.key, argument=exc.argument
+        ) from None
 
 
 # --- phased plans ------------------------------------------------------------------------
@@ -488,7 +490,9 @@ def import_version(
         derived = importer_mod.derive(texts, options)
     except InputError as exc:  # name the file as the user can find it
         file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
-        raise InputError(exc.message, file=file, line=exc.line, key=exc.key) from None
+        raise InputError(
+            exc.message, file=file, line=exc.line, key=exc.key, argument=exc.argument
+        ) from None
     target = root / COMPONENT / derived.version
     for directory in (root / COMPONENT.parent, root / COMPONENT, target):
         contain.directory(directory, root, "the manifest tree", missing_ok=True)
@@ -658,7 +662,9 @@ def check_registry(
     lock = read_lock(verify_lock) if verify_lock is not None else None
     client = Client(settings)
     if (version is None) == (config is None):
-        raise InputError("give exactly one of a version or a config", key="version")
+        raise InputError(
+            "give exactly one of a version or a config", key="version", argument="version"
+        )
     if config is not None:
         args = cluster_args(config, root=root, repo=repo)
         if args.skip or args.version is None:
@@ -771,7 +777,7 @@ def check_options(
     from renderer.checks.runner import default_jobs as cpus
 
     if golden is not None and golden.exists() and not golden.is_dir():
-        raise InputError("not a directory", file=str(golden), key="golden")
+        raise InputError("not a directory", file=str(golden), key="golden", argument="golden")
     if golden is not None:
         refuse_misplaced(golden)
     return CheckOptions(

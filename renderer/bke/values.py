@@ -38,7 +38,7 @@ def parse_set(item: str) -> tuple[list[str], str]:
     key, sep, value = item.partition("=")
     parts = key.split(".")
     if not sep or not key or any(not p for p in parts):
-        raise InputError(f"expected KEY=VALUE, got {item!r}", key="set")
+        raise InputError(f"expected KEY=VALUE, got {item!r}", key="set", argument="set")
     return parts, value
 
 
@@ -222,13 +222,13 @@ def _params(
     for item in sets:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise InputError(f"expected KEY=VALUE, got {item!r}", key="set")
+            raise InputError(f"expected KEY=VALUE, got {item!r}", key="set", argument="set")
         # checked here, naming the setting, not only in each file's context; a param that
         # reaches no file is still refused rather than carried into a warning
         name = key.split(".", 1)[1] if "." in key else key  # F.K sets K of file F
         found = None if name in TYPHA_KEYS else key_error(name, value)
         if found is not None:
-            raise InputError(found[1], key=f"set {key}")
+            raise InputError(found[1], key=f"set {key}", argument="set", value=value)
         params.append(bke.Param(key, value, bke.USER, f"--set {key}"))
     return tuple(params), nested
 
