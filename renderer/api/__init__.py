@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from renderer.api.results import (
     RenderCheck,
     RenderResult,
     TyphaResult,
+    Validation,
     VersionEntry,
     VersionsResult,
 )
@@ -34,7 +34,7 @@ from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
-from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
+from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import contain
 
@@ -435,29 +435,6 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     return VersionsResult(tree_label(root), tuple(entries))
 
 
-#: What an image reference's registry and path may hold (the distribution grammar).
-_REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
-
-
-def _check_default_registry(prefix: str) -> None:
-    """The default registry goes into every image line of the templates: it is a
-    registry prefix (as the image prefix argument is) and must end with ``/``."""
-    from renderer.calico.images import check_repo
-
-    if not prefix.endswith("/"):
-        raise InputError("must end with '/'", key="default registry")
-    try:
-        check_repo(prefix)
-    except InputError as exc:
-        raise InputError(exc.message, key="default registry") from None
-    if not _REGISTRY_PREFIX.match(prefix):  # a quote or control character is no registry
-        raise InputError(
-            f"{prefix!r} is not a registry prefix (host[:port]/path/ of letters, digits, "
-            "'.', '_', '-')",
-            key="default registry",
-        )
-
-
 def import_version(
     source: Path,
     *,
@@ -473,23 +450,24 @@ def import_version(
     the caller chose), a check takes every other choice (layout, Typha, default
     registry) from the directory's generated header, so it needs no flags."""
     from renderer.calico import importer as importer_mod
+    from renderer.calico import importsource
     from renderer.manifests.tree import COMPONENT
     from renderer.store.files import replace_dir
 
     options = options or importer_mod.Options()
     if options.default_registry is not None:
-        _check_default_registry(options.default_registry)
+        importsource.check_default_registry(options.default_registry)
     record = importer_mod.Recorded(None, {})
     if check and given is not None:
-        record = _recorded(source, root, options)
+        record = importsource.recorded(source, root, options)
         if record.options is not None:
             chosen = {k: getattr(options, k) for k in given}
             options = dataclasses.replace(record.options, version=options.version, **chosen)
-    texts = _read_upstream(source, options.typha)
+    texts = importsource.read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)
     except InputError as exc:  # name the file as the user can find it
-        file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
+        file = str(source / exc.file) if exc.file in importsource.UPSTREAM_FILES else exc.file
         raise InputError(
             exc.message, file=file, line=exc.line, key=exc.key, argument=exc.argument
         ) from None
@@ -498,98 +476,13 @@ def import_version(
         contain.directory(directory, root, "the manifest tree", missing_ok=True)
     files = dict(derived.files)
     if check:
-        on_disk = _read_version_dir(target, root)
-        differences = _differences(record, options, texts, source, target)
+        on_disk = importsource.read_version_dir(target, root)
+        differences = importsource.differences(record, options, texts, source, target)
         diff = importer_mod.compare(files, on_disk, str(target))
         return Imported(target, files, diff, differences)
     contain.not_a_link(target)
     replace_dir(target, files, replace=replace)
     return Imported(target, files)
-
-
-_UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
-
-
-def _recorded(source: Path, root: Path, options: importer.Options) -> importer.Recorded:
-    """What the version directory ``source`` derives to records of its import (nothing
-    when the tag cannot be read: the derivation then says why)."""
-    from renderer.calico import importer as importer_mod
-    from renderer.manifests.tree import COMPONENT
-
-    base = _read_upstream(source, typha=False)[_UPSTREAM_FILES[0]]
-    try:
-        version = importer_mod.tag(base, options.version)
-    except InputError:
-        return importer_mod.Recorded(None, {})
-    target = root / COMPONENT / version
-    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
-        contain.directory(directory, root, "the manifest tree", missing_ok=True)
-    return importer_mod.recorded(_read_version_dir(target, root))
-
-
-def _differences(
-    record: importer.Recorded,
-    options: importer.Options,
-    texts: Mapping[str, str],
-    source: Path,
-    target: Path,
-) -> tuple[str, ...]:
-    """One line per choice that differs from the recorded one, one per upstream file
-    whose checksum differs."""
-    from renderer.calico import importer as importer_mod
-
-    out = []
-    if record.options is not None:
-        changed = importer_mod.choice_differences(options, record.options)
-        if changed:
-            out.append(f"{target}: imported with other choices: {'; '.join(changed)}")
-    for name, sha in sorted(record.sources.items()):
-        now = importer_mod.Source(name, texts[name]).sha256 if name in texts else None
-        if now is None:
-            out.append(f"{source / name}: recorded at import (sha256 {sha[:12]}), not read now")
-        elif now != sha:
-            out.append(
-                f"{source / name}: sha256 {now[:12]} differs from {sha[:12]} recorded at import"
-            )
-    return tuple(out)
-
-
-def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
-    """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
-    ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.store.read import read_text
-
-    if contain.kind(source) != contain.DIRECTORY:
-        raise InputError("not a directory holding calico.yaml", file=str(source))
-    _, typha_file, vxlan = _UPSTREAM_FILES
-    texts: dict[str, str] = {}
-    for name in _UPSTREAM_FILES:
-        path = source / name
-        found = contain.entry(path, source, "the upstream directory")
-        if (name == typha_file and not typha) or (name == vxlan and found is None):
-            continue
-        if found is None:
-            raise InputError("missing", file=str(path))
-        contain.regular_file(path, source, "the upstream directory")
-        texts[name] = read_text(path)
-    return texts
-
-
-def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
-    """Every file of a version directory on disk (the controller renders them all);
-    each must stay inside ``root`` and be a regular file or a directory (skipped)."""
-    from renderer.store.read import read_text
-
-    if contain.kind(directory) is None:
-        return {}
-    try:
-        entries = sorted(directory.iterdir())
-    except OSError as exc:
-        raise InputError(
-            f"cannot read directory: {exc.strerror or exc}", file=str(directory)
-        ) from None
-    found = {p: contain.entry(p, root, "the manifest tree") for p in entries}
-    return {p.name: read_text(p) for p, kind in found.items() if kind == contain.FILE}
 
 
 # --- images against their registry --------------------------------------------------------
@@ -812,20 +705,6 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
-    """What a check reads and its report must not overwrite."""
-    from renderer.data.bundled import bundled_manifests
-    from renderer.manifests.tree import COMPONENT
-
-    root = options.root if options.root is not None else bundled_manifests()
-    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
-    if options.upstream is not None:
-        out.append((options.upstream, "the upstream directory"))
-    if options.exceptions.file:
-        out.append((Path(options.exceptions.file), "the exceptions file"))
-    return out
-
-
 def default_jobs() -> int:
     """How many versions :func:`check` checks at once by default: the CPU count."""
     from renderer.checks.runner import default_jobs as jobs
@@ -855,74 +734,6 @@ def capability(
     return dataclasses.replace(report, manifests=tree_label(root))
 
 
-@dataclass(frozen=True)
-class Validation:
-    """Strict schema findings for the objects of some manifest files, identical ones
-    merged (one per file, object, field and message, listing its Kubernetes versions),
-    and how many objects were valid, invalid, skipped or not schema-checked."""
-
-    files: tuple[str, ...]
-    kube_versions: tuple[str, ...]
-    findings: tuple[Finding, ...]
-    objects: int
-    skipped: int = 0
-
-    @property
-    def errors(self) -> list[Finding]:
-        return errors(self.findings)
-
-    def resources(self) -> dict[str, int]:
-        """Objects by outcome, as kubeconform counts resources."""
-        from renderer.k8s.schema import NOT_CHECKED_RULE
-
-        def keys(rule: str | None) -> set[tuple[str, str]]:
-            return {  # an object is its file and identity
-                (f.file, str(f.object))
-                for f in self.findings
-                if (rule is None and f.severity == "error") or f.rule == rule
-            }
-
-        invalid = keys(None)
-        unchecked = keys(NOT_CHECKED_RULE) - invalid
-        checked = self.objects - self.skipped
-        return {
-            "valid": checked - len(invalid) - len(unchecked),
-            "invalid": len(invalid),
-            "skipped": self.skipped,
-            "not_checked": len(unchecked),
-        }
-
-
-#: The file names a directory given to ``validate`` contributes (kubeconform's choice).
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def manifest_files(paths: Sequence[str]) -> list[str]:
-    """``paths`` with each directory replaced by the manifest files under it, recursively
-    and sorted (``*.yaml``, ``*.yml``, ``*.json``; hidden files and directories skipped,
-    links to directories not followed); files and ``-`` (stdin) as given."""
-    import os
-
-    out: list[str] = []
-    for path in paths:
-        if path == "-" or not os.path.isdir(path):
-            out.append(path)
-            continue
-        for top, dirs, found in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            out.extend(
-                os.path.join(top, n)
-                for n in sorted(found)
-                if not n.startswith(".") and n.endswith(MANIFEST_SUFFIXES)
-            )
-    return out
-
-
-def _kinds(kinds: Sequence[str]) -> set[str]:
-    """``--skip A,B --skip C`` as a set of kinds."""
-    return {k.strip() for item in kinds for k in item.split(",") if k.strip()}
-
-
 def validate(
     paths: Sequence[str],
     kube_versions: Sequence[str] = (),
@@ -934,12 +745,13 @@ def validate(
     as kubeconform does: objects of a ``skip`` kind are counted, not checked; one of a
     ``reject`` kind is an error."""
     from renderer.finding import ObjectRef, merge_located
+    from renderer.k8s.files import kinds, manifest_files
     from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     files = manifest_files(paths)
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
-    skipped, rejected = _kinds(skip), _kinds(reject)
+    skipped, rejected = kinds(skip), kinds(reject)
     checked = [o for o in objects if o.kind not in skipped and o.kind not in rejected]
     _, found = schema_check(checked, kube)
     refused = [
@@ -972,6 +784,7 @@ __all__ = [
     "RenderResult",
     "Request",
     "TyphaResult",
+    "Validation",
     "VersionEntry",
     "VersionsResult",
     "advise",
@@ -992,7 +805,6 @@ __all__ = [
     "plan",
     "plan_route",
     "prepull_images",
-    "protected_paths",
     "read_lock",
     "render",
     "resolve_version",

@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from renderer import api
 from renderer.errors import InputError
 from renderer.manifests.tree import tree_label
 
@@ -80,7 +79,7 @@ def write_report(path: Path, text: str, options: CheckOptions | None = None) -> 
     templates, its goldens, its upstream directory or onto its exceptions file."""
     from renderer.store.files import write_output
 
-    write_output(path, text, protected=api.protected_paths(options) if options else ())
+    write_output(path, text, protected=protected_paths(options) if options else ())
 
 
 def refused_update(error: InputError) -> bool:
@@ -107,3 +106,17 @@ def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
     from renderer.bke.crdkeys import file_unknown_keys
 
     return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
+
+
+def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
+    """What a check reads and its report must not overwrite."""
+    from renderer.data.bundled import bundled_manifests
+    from renderer.manifests.tree import COMPONENT
+
+    root = options.root if options.root is not None else bundled_manifests()
+    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
+    if options.upstream is not None:
+        out.append((options.upstream, "the upstream directory"))
+    if options.exceptions.file:
+        out.append((Path(options.exceptions.file), "the exceptions file"))
+    return out
