@@ -4,9 +4,9 @@ context, goldens and the scale advice.
 A finding names its rule, severity and stage, the object (:class:`ObjectRef`) and
 field path it is about, where it is (file relative to ROOT, template line and column),
 and the scenarios and Kubernetes versions it holds for (see :func:`merge_findings`).
-What one stage alone needs (the advice's numbers, a context finding's key) is in
-``details``. Every report spells a finding the same way
-(:mod:`renderer.output.findings`, ``schemas/finding.schema.json``).
+What one stage alone needs (a context finding's key, a registry finding's image) is in
+``details``, a :class:`Details` dataclass of that stage's own. Every report spells a
+finding the same way (:mod:`renderer.output.findings`, ``schemas/finding.schema.json``).
 """
 
 from __future__ import annotations
@@ -47,6 +47,17 @@ class ObjectRef:
 
 
 @dataclass(frozen=True)
+class Details:
+    """What one stage alone says about a finding, typed: each stage that carries more
+    than the common fields subclasses this as a frozen dataclass beside the code that
+    finds it (``ContextDetails`` in :mod:`renderer.bke.context`, ``ImageDetails`` in
+    :mod:`renderer.checks.registry`). Its JSON is written in one place,
+    :func:`renderer.output.findings.details_dict`: the fields in order, a field that is
+    None left out, dataclass values as their fields, mappings and sequences as they are.
+    """
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem (or note) a stage found; severity "error" fails what it is about."""
 
@@ -69,8 +80,9 @@ class Finding:
     kube_versions: tuple[str, ...] = ()
     #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
     exception: str = ""
-    #: What one stage alone carries (advice numbers, a context finding's key).
-    details: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+    #: What one stage alone carries (:class:`Details`); None: nothing more. The scale
+    #: advice still carries a mapping of its numbers.
+    details: Details | Mapping[str, Any] | None = dataclasses.field(default=None, compare=False)
 
     @property
     def where(self) -> str:
@@ -174,6 +186,7 @@ __all__ = [
     "ERROR",
     "INFO",
     "WARNING",
+    "Details",
     "Finding",
     "ObjectRef",
     "blocking",

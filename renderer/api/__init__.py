@@ -41,9 +41,8 @@ from renderer.store import contain
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
     from renderer.bke import unread
-    from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
-    from renderer.calico import importer
+    from renderer.calico import importer, scale
     from renderer.calico import plan as plan_mod
     from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
@@ -299,14 +298,14 @@ def scale_findings(
     result: RenderResult,
     *,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
-    origins: advise_mod.Origins | None = None,
-) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
+    origins: scale.Origins | None = None,
+) -> tuple[scale.ScaleInputs, list[Finding]]:
     """The scale advice for a render: its numbers and the findings on them, located
     in the version's templates relative to ROOT."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
     from renderer.manifests.tree import tree_path
 
-    inputs = advise_mod.request_inputs(
+    inputs = scale.request_inputs(
         result.objects,
         result.context,
         nodes=result.decision.nodes,
@@ -315,17 +314,15 @@ def scale_findings(
     )
     v = result.version
     names = [f.name for f in v.files]
-    return inputs, [
-        replace(f, file=tree_path(v.name, names, f.file)) for f in advise_mod.advise(inputs)
-    ]
+    return inputs, [replace(f, file=tree_path(v.name, names, f.file)) for f in scale.advise(inputs)]
 
 
 def advise(
     request: Request,
     *,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
-    origins: advise_mod.Origins | None = None,
-) -> advise_mod.AdviceReport:
+    origins: scale.Origins | None = None,
+) -> scale.AdviceReport:
     """Render the request as the controller would and advise on its scale.
 
     A first install the Typha policy refuses is advised on as its compatibility path
@@ -333,7 +330,7 @@ def advise(
     ``origins`` says where the user's values came from (default: the request's values
     as given).
     """
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
         raise InputError(
@@ -343,7 +340,7 @@ def advise(
             value=max_pods,
         )
     vdir, nodes = request.version, request.node_count
-    origins = origins or advise_mod.Origins.of(flags=request.given)
+    origins = origins or scale.Origins.of(flags=request.given)
     notes: list[str] = []
     if request.operation == "install" and plan_route(vdir, nodes, "install").refused:
         request = dataclasses.replace(request, operation="upgrade")
@@ -353,7 +350,7 @@ def advise(
         )
     result = render(request)
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
-    return advise_mod.AdviceReport(
+    return scale.AdviceReport(
         vdir.name,
         tree_label(request.root),
         inputs,

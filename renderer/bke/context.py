@@ -24,7 +24,7 @@ from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError, remedy
-from renderer.finding import ERROR, WARNING, Finding
+from renderer.finding import ERROR, WARNING, Details, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -601,6 +601,15 @@ UNREACHABLE_RULE = "context-unreachable-key"
 CONTEXT_STAGE = "context"
 
 
+@dataclass(frozen=True)
+class ContextDetails(Details):
+    """The context key a finding is about and, for a value that changed the YAML its
+    template wrote, that value."""
+
+    key: str
+    value: str | None = None
+
+
 def unreachable_keys(
     nested: Mapping[str, Iterable[str]], lines: Mapping[str, Mapping[str, int]] | None = None
 ) -> list[Finding]:
@@ -624,7 +633,7 @@ def unreachable_keys(
                     stage=CONTEXT_STAGE,
                     file=file,
                     line=line or 0,
-                    details={"key": key},
+                    details=ContextDetails(key),
                 )
             )
     return out
@@ -654,7 +663,7 @@ def injection_findings(files: Iterable[RenderedFile]) -> list[Finding]:
                     stage=CONTEXT_STAGE,
                     file=f.name,
                     line=found.line,
-                    details={"key": found.key, "value": found.value},
+                    details=ContextDetails(found.key, found.value),
                 )
             )
     return out

@@ -1,8 +1,9 @@
 """Every rule id a gate finding can carry: its stage, its severity and whether a reviewed
 exception may waive it.
 
-The release rules come from their registry (:mod:`renderer.calico.rules`), the contract
-items from :mod:`renderer.calico.capability`; the other stages' ids are listed here,
+The release rules and the scale rules come from their registries
+(:mod:`renderer.calico.rules`, :mod:`renderer.calico.scale`), the contract items from
+:mod:`renderer.calico.capability`; the other stages' ids are listed here,
 beside the modules that raise them. The exceptions file is checked against this list
 (an unknown id is bad input), and ``calico-render rules`` prints it.
 """
@@ -102,12 +103,15 @@ def catalogue() -> dict[str, RuleInfo]:
     """Every rule id, by id, in stage order then id."""
     from renderer.calico.capability import CONTRACT_ITEMS
     from renderer.calico.rules import REGISTRY
+    from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
 
     found: list[RuleInfo] = []
     for item, description in CONTRACT_ITEMS.items():
         found.append(RuleInfo(item, "capability", ERROR, False, f"Typha contract: {description}"))
     for r in REGISTRY.values():
         found.append(RuleInfo(r.id, "rules", r.severity, True, r.message))
+    for s in SCALE_REGISTRY.values():
+        found.append(RuleInfo(s.id, "scale", s.severity, False, s.message))
     for rule, (severity, description) in FIDELITY_RULES.items():
         found.append(RuleInfo(rule, "fidelity", severity, True, description))
     for rule, (stage, severity, description) in OTHER_RULES.items():
@@ -122,6 +126,7 @@ def catalogue() -> dict[str, RuleInfo]:
         "context",
         "fidelity",
         "goldens",
+        "scale",
     )
     found.sort(key=lambda r: (order.index(r.stage) if r.stage in order else len(order), r.id))
     return {r.id: r for r in found}

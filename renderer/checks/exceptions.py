@@ -157,7 +157,7 @@ def parse(text: str, file: str) -> ExceptionSet:
 
 def _known(rule: str, file: str, line: int) -> None:
     """Bad input for a rule id the catalogue does not know, or one that cannot be
-    excepted (the contract, templates, goldens)."""
+    excepted (the contract, templates, goldens, scale advice)."""
     info = catalogue.catalogue().get(rule)
     if info is None:
         hint = catalogue.listed()
@@ -175,6 +175,8 @@ def _known(rule: str, file: str, line: int) -> None:
     if info.stage == "capability":
         why = f"{rule} is a Typha contract rule, and contract rules cannot be excepted: "
         why += catalogue.CONTRACT_WHY
+    elif info.stage == "scale":
+        why = f"{rule} is a scale advice rule; exceptions apply to the gate's findings only"
     else:
         why = f"{rule} belongs to the {info.stage} stage, which exceptions cannot touch: "
         why += "fix the templates, or regenerate the goldens after review"

@@ -474,7 +474,7 @@ def prepare_version(
     result.sources = template_sources(version)
     if not _templates_stage(result, version):
         return result, []
-    result.findings.extend(replace(f, details={}) for f in context_findings(version))
+    result.findings.extend(replace(f, details=None) for f in context_findings(version))
     shared = Renders(version)
     judged = _capability_stage(result, shared, options.strict)
     if judged is None:

@@ -17,7 +17,7 @@ from renderer.errors import FIXED, CalicoRenderError, InputError
 if TYPE_CHECKING:
     from renderer.bke.cluster import NodeInventory
     from renderer.bke.unread import ParamWarning
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
     from renderer.output import Document
 
@@ -201,21 +201,21 @@ def origins_for(
     nodes_flag: bool,
     nodes_file: str | None,
     max_pods_flag: bool,
-) -> advise_mod.Origins:
+) -> scale.Origins:
     """Where each value of a request came from: config file, flags, or a default."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
     flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
     if nodes_flag or nodes_file is None:
-        nodes = (advise_mod.FLAG, "--nodes")
+        nodes = (scale.FLAG, "--nodes")
     else:
-        nodes = (advise_mod.CONFIG, f"BKENodes of {nodes_file}")
+        nodes = (scale.CONFIG, f"BKENodes of {nodes_file}")
     max_pods = (
-        (advise_mod.FLAG, "--max-pods")
+        (scale.FLAG, "--max-pods")
         if max_pods_flag
-        else (advise_mod.KUBERNETES_DEFAULT, "kubelet maxPods")
+        else (scale.KUBERNETES_DEFAULT, "kubelet maxPods")
     )
-    return advise_mod.Origins.of(
+    return scale.Origins.of(
         config=config_values,
         config_file=config or "",
         flags=flag_values,

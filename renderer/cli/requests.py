@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from renderer.api.results import RenderResult
     from renderer.bke import crdkeys
     from renderer.bke.cluster import NodeInventory
-    from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
+    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
 
 
@@ -66,11 +66,11 @@ def disable_cache() -> None:
     cache.disable()
 
 
-def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
+def no_advice(root: Path | None, notes: Sequence[str]) -> scale.AdviceReport:
     """The advice report of a cluster without Calico: nothing to advise on."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
-    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
+    return scale.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:

@@ -18,63 +18,35 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
-    CollectionEndEvent,
-    CollectionStartEvent,
-    DocumentStartEvent,
-    NodeEvent,
-)
-from ruamel.yaml.resolver import VersionedResolver
+from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
 from renderer.store.read import read_text
+
+if TYPE_CHECKING:
+    from ruamel.yaml.error import YAMLError
 
 MAX_EXPANDED_NODES = 2_000_000
 #: Deepest collection nesting accepted. Calico's CRD schemas nest about 30 deep; the C
 #: composer recurses on the C stack, so a file nested thousands deep would crash it.
 MAX_DEPTH = 128
 
-
-class _Yaml12Resolver(VersionedResolver):
-    """YAML 1.2 resolution without re-deriving the version for every scalar.
-
-    ruamel looks the document's version up through two failing attribute lookups per
-    scalar, a quarter of the load time on large files; ``%YAML`` directives are not
-    honoured here (manifests and BKE configs carry none).
-    """
-
-    @property
-    def processing_version(self) -> tuple[int, int]:
-        return (1, 2)
+#: ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
+#: that read YAML; these names stay for callers that import them from here.
+_LAZY = {"_YAML": "SAFE", "_YAML_LAST_WINS": "LAST_WINS", "C_LOADER": "C_LOADER"}
 
 
-def _loader() -> YAML:
-    yaml = YAML(typ="safe", pure=False)
-    yaml.Resolver = _Yaml12Resolver
-    return yaml
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from renderer.k8s import libyaml
 
-
-_YAML = _loader()
-C_LOADER: bool = getattr(_YAML.Parser, "__name__", "") == "CParser"
-#: For values files: a key given twice keeps its last value (reported, not refused).
-_YAML_LAST_WINS = _loader()
-
-
-class _LastWins(_YAML_LAST_WINS.Constructor):  # type: ignore[misc,name-defined]
-    """ruamel keeps the first of equal keys when told to allow them; Go keeps the last."""
-
-    def check_mapping_key(self, *args: Any) -> bool:
-        return True
-
-
-_YAML_LAST_WINS.Constructor = _LastWins
+        return getattr(libyaml, _LAZY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _mark_error(exc: YAMLError, file: str) -> InputError:
+    from renderer.k8s.libyaml import MarkedYAMLError
+
     if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -109,7 +81,15 @@ def scan(text: str, file: str, *, limit: int = MAX_DEPTH) -> list[int]:
     nesting deeper than ``limit`` before anything recursive (the composer, our walkers)
     sees it, and return each document's first content line (1-based), which the C
     loader's documents do not carry."""
-    parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        DocumentStartEvent,
+        NodeEvent,
+    )
+
+    parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
     depth = 0
     starts: list[int] = []
     pending = False
@@ -141,7 +121,15 @@ def item_lines(text: str, key: str, field: str) -> list[tuple[int, int]]:
     and the line of its ``field`` key (the item's line when it has none), 1-based. One
     pass of the C parser's events: locating each item with the round-trip loader parsed
     the file again per item (10,000 exceptions: minutes)."""
-    parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        DocumentStartEvent,
+        NodeEvent,
+    )
+
+    parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
     out: list[list[int]] = []
     depth = 0
     in_key = False  # inside the top-level key's value
@@ -186,11 +174,19 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
     """The structure of a YAML stream: its events' kinds (documents, mappings,
     sequences, scalars, aliases, anchors and tags), scalars' text aside; None when it does
     not parse (or nests deeper than MAX_DEPTH). Two texts with one shape differ only in
-    the text of their scalars."""
+    the text of their scalars. One pass of libyaml's events (iterative, so the depth is
+    checked as they arrive, before anything recursive sees them)."""
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        YAMLError,
+    )
+
     try:
-        scan(text, "text")
-        parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
         out: list[str] = []
+        depth = 0
         while parser.check_event():
             event = parser.get_event()
             kind = type(event).__name__
@@ -201,8 +197,14 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
                 out.append(f"S{style if style in ('|', '>') else ''}{tag or ''}&{anchor or ''}")
             else:
                 out.append(f"{kind}{tag or ''}&{anchor or ''}")
+                if isinstance(event, CollectionStartEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        return None
+                elif isinstance(event, CollectionEndEvent):
+                    depth -= 1
         return tuple(out)
-    except (YAMLError, InputError, ValueError, RecursionError):
+    except (YAMLError, ValueError, RecursionError):
         return None
 
 
@@ -236,10 +238,12 @@ def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
     """All documents of a YAML stream with their first content line (empty documents
     included as None). One load of the whole stream: loading document by document to
     keep positions costs a parser per document."""
+    from renderer.k8s.libyaml import SAFE, YAMLError
+
     try:
         starts = scan(text, file)
         with _gc_paused():
-            docs = list(_YAML.load_all(io.StringIO(text)))
+            docs = list(SAFE.load_all(io.StringIO(text)))
     except YAMLError as exc:
         raise _mark_error(exc, file) from None
     except ValueError as exc:
@@ -289,8 +293,10 @@ def load_mapping_file(
             doc = json.loads(text)  # a dict keeps the last of equal keys
             docs = [] if doc is None else [doc]
         else:
+            from renderer.k8s.libyaml import LAST_WINS
+
             with _gc_paused():
-                docs = [d for d in _YAML_LAST_WINS.load_all(io.StringIO(text)) if d is not None]
+                docs = [d for d in LAST_WINS.load_all(io.StringIO(text)) if d is not None]
     if not docs:
         return {}
     if len(docs) != 1 or not isinstance(docs[0], dict):
@@ -331,9 +337,17 @@ class _Frame:
 def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
     """Keys given twice in one mapping of ``text`` (YAML, or JSON read as YAML): (key
     path, line of the first, line of the last), in the order the repeats appear."""
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        NodeEvent,
+        YAMLError,
+    )
+
     try:
         scan(text, file)  # bounded depth before walking
-        parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
         frames: list[_Frame] = []
         out: dict[str, tuple[str, int, int]] = {}
         while parser.check_event():
@@ -521,15 +535,12 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
 # --- positions, for error messages only --------------------------------------------------
 
 
-def _position_loader() -> YAML:
-    """A round-trip loader: slower than the safe C loader, but it records line numbers."""
-    return YAML(typ="rt")
-
-
 def load_with_positions(text: str) -> list[Any] | None:
     """Documents of ``text`` whose mappings and sequences know their lines; None if invalid."""
+    from renderer.k8s.libyaml import YAMLError, position_loader
+
     try:
-        return list(_position_loader().load_all(io.StringIO(text)))
+        return list(position_loader().load_all(io.StringIO(text)))
     except (YAMLError, ValueError, TypeError, RecursionError):
         return None
 

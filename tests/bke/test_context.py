@@ -199,7 +199,7 @@ def test_node_fields_are_plain() -> None:
 
 def test_unreachable_keys_are_the_map_reads_but_node_selector() -> None:
     found = bc.unreachable_keys({"b.yaml": {"ClusterCidr", "nodeSelector"}, "a.yaml": {"X"}})
-    assert [(f.file, f.details["key"], f.rule, f.severity) for f in found] == [
+    assert [(f.file, f.details.key, f.rule, f.severity) for f in found] == [
         ("a.yaml", "X", "context-unreachable-key", "warning"),
         ("b.yaml", "ClusterCidr", "context-unreachable-key", "warning"),
     ]

@@ -9,8 +9,8 @@ from typing import Any
 
 from renderer import api
 from renderer.api import Validation
-from renderer.calico.advise import AdviceReport
 from renderer.calico.images import ImageList
+from renderer.calico.scale.report import AdviceReport
 from renderer.checks.report import CheckReport
 from renderer.finding import Finding, merge_located
 from renderer.output import Document

@@ -123,6 +123,14 @@ def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Find
     return sorted(findings, key=lambda f: (f.rule, str(f.object or ""), f.field, f.message))
 
 
+def violated(data: RuleInput, severity: str = ERROR) -> list[str]:
+    """Ids of the rules of ``severity`` with a violation on ``data``, sorted: the rule
+    ids of :func:`run_rules`' findings of that severity, without building and locating
+    the findings (what a verdict keeps)."""
+    chosen = [r for r in REGISTRY.values() if r.severity == severity]
+    return sorted(r.id for r in chosen if any(True for _ in r.func(data)))
+
+
 __all__ = [
     "ERROR",
     "REGISTRY",
@@ -132,4 +140,5 @@ __all__ = [
     "Violation",
     "rule",
     "run_rules",
+    "violated",
 ]
