@@ -12,9 +12,8 @@ finding the same way (:mod:`renderer.output.findings`, ``schemas/finding.schema.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
@@ -51,7 +50,8 @@ class Details:
     """What one stage alone says about a finding, typed: each stage that carries more
     than the common fields subclasses this as a frozen dataclass beside the code that
     finds it (``ContextDetails`` in :mod:`renderer.bke.context`, ``ImageDetails`` in
-    :mod:`renderer.checks.registry`). Its JSON is written in one place,
+    :mod:`renderer.checks.registry`, ``ScaleDetails`` in
+    :mod:`renderer.calico.scale.registry`). Its JSON is written in one place,
     :func:`renderer.output.findings.details_dict`: the fields in order, a field that is
     None left out, dataclass values as their fields, mappings and sequences as they are.
     """
@@ -80,9 +80,8 @@ class Finding:
     kube_versions: tuple[str, ...] = ()
     #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
     exception: str = ""
-    #: What one stage alone carries (:class:`Details`); None: nothing more. The scale
-    #: advice still carries a mapping of its numbers.
-    details: Details | Mapping[str, Any] | None = dataclasses.field(default=None, compare=False)
+    #: What one stage alone carries (:class:`Details`); None: nothing more.
+    details: Details | None = dataclasses.field(default=None, compare=False)
 
     @property
     def where(self) -> str:

@@ -261,6 +261,11 @@ def require_version(
 
 
 def _check_shape(doc: Any, text: str, file: str, index: int, prefix: Sequence[PathItem]) -> None:
+    """Exit 2 naming the file, line and key when ``doc`` breaks ``bke-input.schema.json``.
+    The usual valid document is judged in plain Python; jsonschema, which took
+    0.3 ms per BKENode (seconds for 20,000), only decides and words the rest."""
+    if schemas.certainly_valid_as(BKE_INPUT, doc):
+        return
     best = schemas.best_error(BKE_INPUT, doc)
     if best is None:
         return

@@ -26,17 +26,15 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.finding import Finding, ObjectRef
-from renderer.k8s.objects import key_path
-from renderer.k8s.parse import K8sObject
-from renderer.store import cache as result_cache
 from renderer.store.memo import Memo
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults at start-up
     import jsonschema
     from referencing import Registry
 
+    from renderer.finding import Finding
     from renderer.k8s.fastschema import Definitions
+    from renderer.k8s.parse import K8sObject
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -142,6 +140,8 @@ def schema_finding(
 ) -> Finding:
     """A schema problem (or a skipped custom resource) of one object on one Kubernetes
     version."""
+    from renderer.finding import Finding, ObjectRef
+
     return Finding(
         INVALID if severity == ERROR else NOT_CHECKED_RULE,
         ERROR if severity == ERROR else "info",
@@ -358,6 +358,8 @@ def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | obj
 
 
 def _path(error: jsonschema.ValidationError) -> str:
+    from renderer.k8s.objects import key_path
+
     return key_path(error.absolute_path)
 
 
@@ -617,6 +619,8 @@ def _tagged(stored: dict[str, list[Row]], kube_versions: Sequence[str]) -> list[
 def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
     """An object's findings on every version (rows tagged with their version first), kept
     in the persistent cache as one entry per object and set of versions."""
+    from renderer.store import cache as result_cache
+
     key = _object_key(digest, kube_versions)
     stored = result_cache.get("schema", key, lambda v: _valid_verdicts(v, kube_versions))
     if stored is None:
@@ -631,6 +635,8 @@ def verdict_rows_many(
     """:func:`verdict_rows` of several objects (by digest), kept as one entry for the set:
     a render's objects are read back, or written, as one file instead of one per
     object. On a miss, an object's own entry (what the gate keeps) still answers."""
+    from renderer.store import cache as result_cache
+
     digests = sorted(items)
     key = f"{','.join(kube_versions)}\n" + "\n".join(digests)
 
@@ -677,6 +683,8 @@ class SchemaValidator:
 
     def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
+        from renderer.k8s.parse import K8sObject
+
         data = obj.data if isinstance(obj, K8sObject) else obj
         return self._located(obj, self._findings(data, canonical_hash(data)))
 
@@ -717,6 +725,8 @@ class SchemaValidator:
 
     @staticmethod
     def _located(obj: K8sObject | dict[str, Any], found: tuple[Finding, ...]) -> list[Finding]:
+        from renderer.k8s.parse import K8sObject
+
         if isinstance(obj, K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in found]
         return list(found)

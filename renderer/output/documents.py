@@ -388,7 +388,7 @@ def advice_text(report: AdviceReport) -> str:
         lines.append("")
         lines.append(str(f))
         details = scale_details(f)
-        advice, inputs = details.get("advice"), details.get("inputs", {})
+        advice, inputs = (details.advice, details.inputs) if details else ("", {})
         if advice:
             lines.append(f"  advice: {advice}")
         if inputs:

@@ -1,17 +1,21 @@
 """The one way a :class:`~renderer.finding.Finding` is spelled in every report:
 :func:`finding_dict` is its JSON (``schemas/finding.schema.json``, referenced by every
 report schema) and ``str(finding)`` its line of text. Only the finding model and the
-standard library are imported, so library stages may serialise through this module.
+standard library are imported at load (the scale advice's details type when a scale
+finding is printed), so every command may serialise through this module cheaply.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer import __version__
 from renderer.finding import Details, Finding
+
+if TYPE_CHECKING:
+    from renderer.calico.scale.registry import ScaleDetails
 
 #: The version of every report's JSON shape; 2: one finding shape for every command.
 REPORT_VERSION = 2
@@ -46,24 +50,24 @@ def _json(value: Any) -> Any:
     return value
 
 
-def details_dict(details: Details | Mapping[str, Any] | None) -> dict[str, Any]:
+def details_dict(details: Details | None) -> dict[str, Any]:
     """What a finding's stage alone carries, as JSON (typed per stage in the schema):
     the fields of its :class:`~renderer.finding.Details` in order, a None field left
-    out; the scale advice's mapping as it is."""
+    out."""
     if details is None:
         return {}
-    if isinstance(details, Details):
-        return {
-            f.name: _json(v)
-            for f in dataclasses.fields(details)
-            if (v := getattr(details, f.name)) is not None
-        }
-    return {k: _json(v) for k, v in details.items()}
+    return {
+        f.name: _json(v)
+        for f in dataclasses.fields(details)
+        if (v := getattr(details, f.name)) is not None
+    }
 
 
-def scale_details(f: Finding) -> Mapping[str, Any]:
-    """A scale finding's numbers, advice and inputs (empty for any other finding)."""
-    return f.details if isinstance(f.details, Mapping) else {}
+def scale_details(f: Finding) -> ScaleDetails | None:
+    """A scale finding's facts, numbers and advice (None for any other finding)."""
+    from renderer.calico.scale.registry import ScaleDetails  # only where advice is printed
+
+    return f.details if isinstance(f.details, ScaleDetails) else None
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -110,7 +114,8 @@ def severity_counts(findings: Iterable[Finding]) -> dict[str, int]:
 
 def scale_line(f: Finding) -> str:
     """A scale finding as one line (the render command's warnings), advice included."""
-    advice = scale_details(f).get("advice", "")
+    details = scale_details(f)
+    advice = details.advice if details else ""
     return str(f) + (f"; advice: {advice}" if advice else "")
 
 

@@ -25,7 +25,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import secrets
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -201,7 +200,7 @@ def put(kind: str, key: str, value: Any) -> None:
         data = json.dumps({"key": full, "value": value}, separators=(",", ":"))
     except (TypeError, ValueError):
         return
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # as secrets.token_hex
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
         try:

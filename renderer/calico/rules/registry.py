@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from renderer.calico.capability import typha_deployment, typha_pdbs
 from renderer.calico.names import TYPHA_CONTAINER
 from renderer.finding import ERROR, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
@@ -40,6 +39,8 @@ class RuleInput:
     @cached_property
     def typha(self) -> K8sObject | None:
         """The Typha Deployment, if the render has one."""
+        from renderer.calico.capability import typha_deployment  # not for every rule
+
         return typha_deployment(self.objects)
 
     @cached_property
@@ -50,6 +51,8 @@ class RuleInput:
     @cached_property
     def typha_pdbs(self) -> list[K8sObject]:
         """The PodDisruptionBudgets that select the Typha pods."""
+        from renderer.calico.capability import typha_pdbs
+
         return typha_pdbs(self.objects)
 
     @cached_property

@@ -31,7 +31,15 @@ from renderer.calico.scale.facts import (
     ScaleInputs,
 )
 from renderer.calico.scale.origins import Origins, request_inputs
-from renderer.calico.scale.registry import REGISTRY, STAGE, Advice, advise, pool_rule, rule
+from renderer.calico.scale.registry import (
+    REGISTRY,
+    STAGE,
+    Advice,
+    ScaleDetails,
+    advise,
+    pool_rule,
+    rule,
+)
 from renderer.calico.scale.report import AdviceReport
 from renderer.calico.scale.rules import RULES
 
@@ -54,6 +62,7 @@ __all__ = [
     "Origins",
     "Pool",
     "Requests",
+    "ScaleDetails",
     "ScaleInputs",
     "advise",
     "extract",

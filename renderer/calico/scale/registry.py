@@ -6,7 +6,8 @@ cluster) or :func:`pool_rule` (once per IP pool); the message says what the rule
 (``calico-render rules`` lists it). A rule function is a plain function of plain data:
 it takes the :class:`~renderer.calico.scale.facts.ScaleInputs` (and a pool) and returns
 one :class:`Advice`, which the registry turns into a
-:class:`~renderer.finding.Finding` of stage ``scale`` carrying the rule's id. Unlike a
+:class:`~renderer.finding.Finding` of stage ``scale`` carrying the rule's id, with the
+facts, numbers and advice as its :class:`ScaleDetails`. Unlike a
 release rule, a scale rule always answers: info within the limits, and up to its
 registered severity past them, so every number it used is reported either way.
 """
@@ -15,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from renderer.calico.scale.facts import Fact, Pool, ScaleInputs
-from renderer.finding import ERROR, INFO, WARNING, Finding, ObjectRef, locate
+from renderer.finding import ERROR, INFO, WARNING, Details, Finding, ObjectRef, locate
 
 #: The stage scale findings belong to.
 STAGE = "scale"
@@ -40,6 +41,18 @@ class Advice:
     message: str
     inputs: Mapping[str, Fact]
     at: Fact | None = None
+    computed: Mapping[str, Any] = field(default_factory=dict)
+    advice: str = ""
+    suggestions: Sequence[Mapping[str, Any]] = ()
+
+
+@dataclass(frozen=True)
+class ScaleDetails(Details):
+    """What a scale finding carries beyond the common fields: the facts its rule used by
+    name, the numbers it computed, and past a limit the advice and the suggestions that
+    fit (each a mapping of what to set)."""
+
+    inputs: Mapping[str, Fact]
     computed: Mapping[str, Any] = field(default_factory=dict)
     advice: str = ""
     suggestions: Sequence[Mapping[str, Any]] = ()
@@ -73,12 +86,9 @@ class Rule:
             object=ObjectRef.parse(at.object) if at else None,
             file=file,
             line=line,
-            details={
-                "inputs": dict(advice.inputs),
-                "computed": dict(advice.computed),
-                "advice": advice.advice,
-                "suggestions": [dict(s) for s in advice.suggestions],
-            },
+            details=ScaleDetails(
+                advice.inputs, advice.computed, advice.advice, tuple(advice.suggestions)
+            ),
         )
 
     def run(self, data: ScaleInputs, pool: Pool | None = None) -> Finding:
@@ -93,11 +103,14 @@ class Rule:
 REGISTRY: dict[str, Rule] = {}
 
 
-def _register(id: str, severity: str, message: str, per_pool: bool) -> Callable[[Any], Any]:
+F = TypeVar("F", ClusterFunc, PoolFunc)
+
+
+def _register(id: str, severity: str, message: str, per_pool: bool) -> Callable[[F], F]:
     if severity not in SEVERITIES:
         raise ValueError(f"severity must be one of {SEVERITIES}, got {severity!r}")
 
-    def register(func: Any) -> Any:
+    def register(func: F) -> F:
         if id in REGISTRY:
             raise ValueError(f"rule {id!r} is registered twice")
         REGISTRY[id] = Rule(id, severity, message, func, per_pool)
@@ -130,6 +143,7 @@ __all__ = [
     "STAGE",
     "Advice",
     "Rule",
+    "ScaleDetails",
     "advise",
     "pool_rule",
     "rule",

@@ -16,7 +16,7 @@ from renderer.calico.scale.facts import (
     Requests,
     ScaleInputs,
 )
-from renderer.calico.scale.registry import REGISTRY, advise
+from renderer.calico.scale.registry import REGISTRY, ScaleDetails, advise
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_stream
 
@@ -34,6 +34,12 @@ def pool(cidr: str, block: int | str = 26, family: int = 4) -> Pool:
 
 def requests(cpu: str | None, memory: str | None) -> Requests:
     return Requests(Fact(cpu, RENDERED, "cpu"), Fact(memory, RENDERED, "memory"))
+
+
+def details(finding: Finding) -> ScaleDetails:
+    """A scale finding's typed details."""
+    assert isinstance(finding.details, ScaleDetails)
+    return finding.details
 
 
 BIRD = Fact("bird", RENDERED, "calico_backend")

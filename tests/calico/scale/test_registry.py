@@ -6,9 +6,27 @@ from __future__ import annotations
 import pytest
 
 from renderer.calico.scale.facts import FLAG, Fact, Pool, ScaleInputs
-from renderer.calico.scale.registry import REGISTRY, Advice, advise, pool_rule, rule
+from renderer.calico.scale.registry import (
+    REGISTRY,
+    Advice,
+    ScaleDetails,
+    advise,
+    pool_rule,
+    rule,
+)
 from renderer.finding import ERROR, WARNING
-from tests.calico.scale.inputs import BIRD, NO_TYPHA, PODS, TYPHA, extract, n, objects, pool
+from renderer.output.findings import details_dict
+from tests.calico.scale.inputs import (
+    BIRD,
+    NO_TYPHA,
+    PODS,
+    TYPHA,
+    details,
+    extract,
+    n,
+    objects,
+    pool,
+)
 
 
 def _dual() -> ScaleInputs:
@@ -33,8 +51,9 @@ def test_adding_a_rule_is_one_function() -> None:
             ("scale", "test-only-pool", WARNING, "IPv6 pool"),
             ("scale", "test-only-cluster", "info", "fine"),
         ]
-        assert found[2].details == {
-            "inputs": {"nodes": n(601)},
+        assert found[2].details == ScaleDetails({"nodes": n(601)}, {"n": 1})
+        assert details_dict(found[2].details) == {
+            "inputs": {"nodes": n(601).to_dict()},
             "computed": {"n": 1},
             "advice": "",
             "suggestions": [],
@@ -78,7 +97,7 @@ def test_advise_rule_order() -> None:
             - {name: CALICO_IPV4POOL_CIDR, value: 10.0.0.0/12}
             - {name: CALICO_IPV6POOL_CIDR, value: "fd00::/48"}"""
     i = extract(objects(env, TYPHA % "replicas: 4"), Fact("dual", FLAG, "--set"))
-    assert [(f.rule, f.details["computed"].get("family")) for f in advise(i)] == [
+    assert [(f.rule, details(f).computed.get("family")) for f in advise(i)] == [
         ("scale-pod-addresses", "IPv4"),
         ("scale-ipam-blocks", "IPv4"),
         ("scale-pod-addresses", "IPv6"),

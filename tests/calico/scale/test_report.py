@@ -22,6 +22,7 @@ from renderer.calico.scale.rules import (
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.output.documents import AdviceDocument, advice_data
+from tests.calico.scale.inputs import details
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "advise"
 LEGACY = Path(__file__).parents[2] / "fixtures" / "tree"
@@ -60,7 +61,7 @@ def test_report_backend_by_mode(mode: str, bgp: str) -> None:
     report = _report(601, calicoMode=mode)
     (f,) = [f for f in report.findings if f.rule == BGP_MESH]
     assert f.severity == bgp
-    assert f.details["inputs"]["backend"].value == ("vxlan" if mode == "vxlan" else "bird")
+    assert details(f).inputs["backend"].value == ("vxlan" if mode == "vxlan" else "bird")
 
 
 @pytest.mark.parametrize(("nodes", "passed"), [(50, True), (51, True), (595, True), (596, False)])
@@ -75,14 +76,14 @@ def test_report_passed(nodes: int, passed: bool) -> None:
 def test_report_block_size_from_the_render() -> None:
     report = _report(601, blockSize="24", podSubnet="10.248.0.0/14")
     (f,) = [f for f in report.findings if f.rule == IPAM_BLOCKS]
-    assert (f.details["inputs"]["block_size"].value, f.details["inputs"]["block_size"].source) == (
+    assert (details(f).inputs["block_size"].value, details(f).inputs["block_size"].source) == (
         24,
         RENDERED,
     )
     assert (
         f.severity,
-        f.details["computed"]["blocks_per_node"],
-        f.details["computed"]["pool_blocks"],
+        details(f).computed["blocks_per_node"],
+        details(f).computed["pool_blocks"],
     ) == (
         "info",
         1,

@@ -9,7 +9,7 @@ import pytest
 from renderer.calico.scale.facts import FLAG, POLICY, RENDERED, SEED, Fact
 from renderer.calico.scale.tables import route_reflectors
 from renderer.finding import Finding
-from tests.calico.scale.inputs import advise_one, pool, requests
+from tests.calico.scale.inputs import advise_one, details, pool, requests
 
 
 @pytest.mark.parametrize(
@@ -24,18 +24,18 @@ from tests.calico.scale.inputs import advise_one, pool, requests
 def test_pod_addresses_boundaries(nodes: int, severity: str) -> None:
     f = advise_one("scale-pod-addresses", nodes, pool=pool("10.250.0.0/16"))
     assert (f.stage, f.rule, f.severity) == ("scale", "scale-pod-addresses", severity)
-    assert f.details["computed"]["pool_addresses"] == 65_536
-    assert f.details["computed"]["pod_addresses"] == nodes * 110
-    assert set(f.details["inputs"]) == {"nodes", "max_pods", "pool_cidr", "warn_above"}
-    assert f.details["inputs"]["nodes"].source == FLAG
-    assert f.details["inputs"]["warn_above"].source == POLICY
+    assert details(f).computed["pool_addresses"] == 65_536
+    assert details(f).computed["pod_addresses"] == nodes * 110
+    assert set(details(f).inputs) == {"nodes", "max_pods", "pool_cidr", "warn_above"}
+    assert details(f).inputs["nodes"].source == FLAG
+    assert details(f).inputs["warn_above"].source == POLICY
     assert isinstance(f, Finding)
 
 
 def test_pod_addresses_advice_for_601_nodes() -> None:
     f = advise_one("scale-pod-addresses", 601, pool=pool("10.250.0.0/16"))
     assert f.severity == "error"
-    assert f.details["suggestions"] == [
+    assert list(details(f).suggestions) == [
         {"cidr": "10.250.0.0/15", "pool_addresses": 131_072, "used_percent": 50.4},
         {"max_pods": 87},  # floor(65,536 x 0.8 / 601)
     ]
@@ -44,23 +44,23 @@ def test_pod_addresses_advice_for_601_nodes() -> None:
 def test_pod_addresses_no_ipv4_pool_is_large_enough() -> None:
     f = advise_one("scale-pod-addresses", 10**9, pool=pool("10.0.0.0/8"))
     assert f.severity == "error"
-    assert f.details["suggestions"] == []
+    assert list(details(f).suggestions) == []
 
 
 @pytest.mark.parametrize("cidr", ["<no value>", "", "fd00::/64", "10.0.0.0/33"])
 def test_pod_addresses_bad_cidr_is_an_error(cidr: str) -> None:
     f = advise_one("scale-pod-addresses", 10, pool=pool(cidr))
     assert (f.rule, f.severity) == ("scale-pod-addresses", "error")
-    assert f.details["computed"] == {"family": "IPv4"}
+    assert details(f).computed == {"family": "IPv4"}
 
 
 def test_pod_addresses_ipv6() -> None:
     f = advise_one("scale-pod-addresses", 601, pool=pool("fd00:10:244::/56", 122, family=6))
-    assert (f.severity, f.details["computed"]["family"]) == ("info", "IPv6")
-    assert f.details["computed"]["pool_addresses"] == 2**72
+    assert (f.severity, details(f).computed["family"]) == ("info", "IPv6")
+    assert details(f).computed["pool_addresses"] == 2**72
     small = advise_one("scale-pod-addresses", 601, pool=pool("fd00:10:244::/112", 122, family=6))
     assert small.severity == "error"
-    assert small.details["suggestions"][0]["cidr"] == "fd00:10:244::/111"
+    assert details(small).suggestions[0]["cidr"] == "fd00:10:244::/111"
 
 
 @pytest.mark.parametrize(
@@ -77,27 +77,23 @@ def test_ipam_blocks_boundaries(
 ) -> None:
     f = advise_one("scale-ipam-blocks", nodes, pool=pool("10.250.0.0/16", block))
     assert (f.stage, f.rule, f.severity) == ("scale", "scale-ipam-blocks", severity)
-    assert f.details["computed"]["blocks_per_node"] == per_node
-    assert f.details["computed"]["pool_blocks"] == pool_blocks
-    assert f.details["computed"]["blocks_needed"] == nodes * per_node
-    assert set(f.details["inputs"]) == {"nodes", "max_pods", "pool_cidr", "block_size"}
+    assert details(f).computed["blocks_per_node"] == per_node
+    assert details(f).computed["pool_blocks"] == pool_blocks
+    assert details(f).computed["blocks_needed"] == nodes * per_node
+    assert set(details(f).inputs) == {"nodes", "max_pods", "pool_cidr", "block_size"}
 
 
 def test_ipam_blocks_2000_nodes_need_a_wider_pool() -> None:
     f = advise_one("scale-ipam-blocks", 2000, pool=pool("10.250.0.0/16"))
     assert f.severity == "warning"
     # 4,000 /26 blocks fit a /14, but 220,000 pods would use 84 % of it: a /13
-    assert [(s["cidr"], s["block_size"]) for s in f.details["suggestions"]] == [
-        ("10.248.0.0/13", 26)
-    ]
-    assert (
-        f.details["suggestions"][0]["blocks_needed"] <= f.details["suggestions"][0]["pool_blocks"]
-    )
+    assert [(s["cidr"], s["block_size"]) for s in details(f).suggestions] == [("10.248.0.0/13", 26)]
+    assert details(f).suggestions[0]["blocks_needed"] <= details(f).suggestions[0]["pool_blocks"]
 
 
 def test_ipam_blocks_601_nodes_keep_the_default_block_in_a_15() -> None:
     f = advise_one("scale-ipam-blocks", 601, pool=pool("10.250.0.0/16"))
-    assert f.details["suggestions"] == [
+    assert list(details(f).suggestions) == [
         {
             "cidr": "10.250.0.0/15",
             "block_size": 26,
@@ -113,13 +109,11 @@ def test_ipam_blocks_smaller_block_keeps_the_pool() -> None:
     """520 nodes: 1,040 /26 blocks > 1,024; /28 (7 per node) fits the /16, or /26 in a /15."""
     f = advise_one("scale-ipam-blocks", 520, pool=pool("10.250.0.0/16"))
     assert f.severity == "warning"
-    assert [
-        (s["cidr"], s["block_size"], s["blocks_per_node"]) for s in f.details["suggestions"]
-    ] == [
+    assert [(s["cidr"], s["block_size"], s["blocks_per_node"]) for s in details(f).suggestions] == [
         ("10.250.0.0/16", 28, 7),
         ("10.250.0.0/15", 26, 2),
     ]
-    for s in f.details["suggestions"]:
+    for s in details(f).suggestions:
         assert s["blocks_needed"] <= s["pool_blocks"]
 
 
@@ -134,59 +128,59 @@ def test_ipam_blocks_bad_block_size_is_an_error(block: int | str) -> None:
 def test_ipam_blocks_ipv6() -> None:
     f = advise_one("scale-ipam-blocks", 601, pool=pool("fd00:10:244::/56", 122, family=6))
     assert f.severity == "info"
-    assert (f.details["computed"]["block_addresses"], f.details["computed"]["blocks_per_node"]) == (
+    assert (details(f).computed["block_addresses"], details(f).computed["blocks_per_node"]) == (
         64,
         2,
     )
     tight = advise_one("scale-ipam-blocks", 601, pool=pool("fd00:10:244::/112", 122, family=6))
     assert tight.severity == "warning"
-    assert all(s["blocks_needed"] <= s["pool_blocks"] for s in tight.details["suggestions"])
-    assert all(116 <= s["block_size"] <= 128 for s in tight.details["suggestions"])
+    assert all(s["blocks_needed"] <= s["pool_blocks"] for s in details(tight).suggestions)
+    assert all(116 <= s["block_size"] <= 128 for s in details(tight).suggestions)
 
 
 @pytest.mark.parametrize(("nodes", "severity"), [(100, "info"), (101, "warning")])
 def test_bgp_mesh_boundary(nodes: int, severity: str) -> None:
     f = advise_one("scale-bgp-mesh", nodes, backend=Fact("bird", RENDERED, "calico_backend"))
     assert (f.rule, f.severity) == ("scale-bgp-mesh", severity)
-    assert f.details["computed"]["bgp_sessions"] == nodes * (nodes - 1) // 2
+    assert details(f).computed["bgp_sessions"] == nodes * (nodes - 1) // 2
 
 
 def test_bgp_mesh_601_nodes_route_reflectors() -> None:
     f = advise_one("scale-bgp-mesh", 601, backend=Fact("bird", RENDERED, "calico_backend"))
-    assert f.details["computed"] == {
+    assert details(f).computed == {
         "bgp_sessions": 180_300,
         "sessions_per_node": 600,
         "route_reflectors": 3,
         "sessions_with_route_reflectors": 601,
     }
-    assert f.details["suggestions"] == [{"route_reflectors": 3, "bgp_sessions": 601}]
+    assert list(details(f).suggestions) == [{"route_reflectors": 3, "bgp_sessions": 601}]
     assert route_reflectors(2000) == 6
 
 
 @pytest.mark.parametrize("backend", ["vxlan", "none"])
 def test_bgp_mesh_without_bird(backend: str) -> None:
     f = advise_one("scale-bgp-mesh", 5000, backend=Fact(backend, RENDERED, "calico_backend"))
-    assert (f.severity, f.details["computed"]) == ("info", {"bgp_sessions": 0})
+    assert (f.severity, details(f).computed) == ("info", {"bgp_sessions": 0})
 
 
 def test_typha_replicas_off_at_50() -> None:
     f = advise_one("scale-typha-replicas", 50, replicas=Fact(None, RENDERED, "none"))
-    assert (f.rule, f.severity, f.details["computed"]) == (
+    assert (f.rule, f.severity, details(f).computed) == (
         "scale-typha-replicas",
         "info",
         {"typha": False},
     )
-    assert f.details["inputs"]["policy_replicas"].value == 0
+    assert details(f).inputs["policy_replicas"].value == 0
 
 
 def test_typha_replicas_on_at_51() -> None:
     f = advise_one("scale-typha-replicas", 51, replicas=Fact(3, RENDERED, "spec.replicas"))
     assert f.severity == "info"
-    assert f.details["computed"]["connections_per_replica"] == 17
-    assert f.details["computed"]["connections_per_replica_one_down"] == 26
+    assert details(f).computed["connections_per_replica"] == 17
+    assert details(f).computed["connections_per_replica_one_down"] == 26
     assert (
-        f.details["inputs"]["policy_replicas"].value,
-        f.details["inputs"]["policy_replicas"].source,
+        details(f).inputs["policy_replicas"].value,
+        details(f).inputs["policy_replicas"].source,
     ) == (3, "policy")
 
 
@@ -204,7 +198,7 @@ def test_typha_replicas_warnings(nodes: int, rendered: int, per_replica: int) ->
         "scale-typha-replicas", nodes, replicas=Fact(rendered, RENDERED, "spec.replicas")
     )
     assert f.severity == "warning"
-    assert f.details["computed"]["connections_per_replica"] == per_replica
+    assert details(f).computed["connections_per_replica"] == per_replica
 
 
 @pytest.mark.parametrize("rendered", [0, "x", True])
@@ -228,14 +222,14 @@ def test_typha_replicas_not_a_count(rendered: Any) -> None:
 def test_typha_resources_at_51(cpu: str | None, memory: str | None, severity: str) -> None:
     f = advise_one("scale-typha-resources", 51, typha=requests(cpu, memory))
     assert (f.rule, f.severity) == ("scale-typha-resources", severity)
-    assert f.details["inputs"]["cpu_minimum"] == Fact("100m", SEED, "资源分配指南: 100m-250m")
-    assert f.details["inputs"]["memory_minimum"].value == "128Mi"
-    assert f.details["inputs"]["size_row"].value == "51-200 nodes"
+    assert details(f).inputs["cpu_minimum"] == Fact("100m", SEED, "资源分配指南: 100m-250m")
+    assert details(f).inputs["memory_minimum"].value == "128Mi"
+    assert details(f).inputs["size_row"].value == "51-200 nodes"
 
 
 def test_typha_resources_not_checked_when_typha_is_off() -> None:
     f = advise_one("scale-typha-resources", 50, typha=requests(None, None))
-    assert f.severity == "info" and "cpu_request" not in f.details["inputs"]
+    assert f.severity == "info" and "cpu_request" not in details(f).inputs
 
 
 @pytest.mark.parametrize(
