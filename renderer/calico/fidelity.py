@@ -516,9 +516,13 @@ def compare_objects(
 def check_upstream_dir(directory: Path) -> None:
     """Refuse an upstream DIR that is missing or not a directory."""
     if not directory.exists():
-        raise UpstreamError("no such directory", file=str(directory), key="upstream")
+        raise UpstreamError(
+            "no such directory", file=str(directory), key="upstream", argument="upstream"
+        )
     if not directory.is_dir():
-        raise UpstreamError("not a directory", file=str(directory), key="upstream")
+        raise UpstreamError(
+            "not a directory", file=str(directory), key="upstream", argument="upstream"
+        )
 
 
 def upstream_files(directory: Path, version: str) -> dict[str, Path] | None:

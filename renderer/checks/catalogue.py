@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from renderer.errors import remedy
 from renderer.finding import (
     CAPABILITY,
     CONTEXT,
@@ -38,8 +39,13 @@ CONTRACT_WHY = (
     "clusters above 50 nodes; fix the templates, or remove Typha from the version so it "
     "passes as legacy"
 )
+
+
 #: Where rule ids are listed, as the library words it (the CLI names its command).
-LISTED = "the rule catalogue lists every rule id"
+def listed() -> str:
+    """Where every rule id is listed, in the caller's words."""
+    return remedy("{} lists every rule id", "rules")
+
 
 #: The fidelity stage's rules (renderer/calico/fidelity.py) and their severities.
 FIDELITY_RULES = {

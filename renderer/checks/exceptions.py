@@ -109,7 +109,7 @@ def find_file(root: Path | None, explicit: Path | None) -> Path | None:
         found = contain.kind(explicit)
         if found != contain.FILE:
             why = "no such file" if found is None else "not a regular file"
-            raise InputError(why, file=str(explicit), key="exceptions")
+            raise InputError(why, file=str(explicit), key="exceptions", argument="exceptions")
         return explicit
     if root is None:
         return None
@@ -160,11 +160,15 @@ def _known(rule: str, file: str, line: int) -> None:
     excepted (the contract, templates, goldens, scale advice)."""
     info = catalogue.catalogue().get(rule)
     if info is None:
+        hint = catalogue.listed()
         raise InputError(
-            f"unknown rule id {rule!r}{catalogue.did_you_mean(rule)}; {catalogue.LISTED}",
+            f"unknown rule id {rule!r}{catalogue.did_you_mean(rule)}; {hint}",
             file=file,
             line=line,
             key="rule",
+            argument="rules",
+            value=rule,
+            hint=hint,
         )
     if info.exceptable:
         return

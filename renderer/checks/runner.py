@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import replace
 from typing import Any
 
+from renderer import errors
 from renderer.calico import fidelity
 from renderer.checks import exceptions as excepts
 from renderer.checks import golden
@@ -102,11 +103,13 @@ class Merger:
                 self.progress(result)
 
 
-def _init_worker(render_timeout: float) -> None:
+def _init_worker(render_timeout: float, names: dict[str, str]) -> None:
     """Workers leave Ctrl-C to the main process, which reports it once, and render
-    under the main process's time limit (not inherited by spawned processes)."""
+    under the main process's time limit and name arguments in its words (neither is
+    inherited by spawned processes)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limits.set_render_timeout(render_timeout)
+    errors.use_names(names)
 
 
 def run_check(
@@ -139,7 +142,9 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
             merger.validated(validate_objects(kube, new))
         return
     with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(limits.render_timeout(),)
+        max_workers=jobs,
+        initializer=_init_worker,
+        initargs=(limits.render_timeout(), errors.names()),
     ) as pool:
         prepared = {pool.submit(prepare, v, options): v.name for v in versions}
         pending: set[Future[Any]] = set(prepared)

@@ -107,6 +107,7 @@ def resolve_kube_versions(requested: Iterable[str] = ()) -> tuple[str, ...]:
             raise InputError(
                 f"Kubernetes {v!r} has no bundled schemas; shipped: {', '.join(shipped)}",
                 key="kube_version",
+                argument="kube_version",
             )
     return tuple(sorted(set(wanted), key=lambda v: tuple(int(p) for p in v.split("."))))
 
