@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
-from renderer.errors import InputError
-from renderer.finding import ERROR, WARNING, Details, Finding
+from renderer.errors import InputError, remedy
+from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -41,8 +41,6 @@ FILE_PARAM = "file-param"
 BKEADM_DEFAULT = "bkeadm-default"
 USER = "user"
 USER_FILE = "user-file"
-#: How the repo warning says the prefix is set (the CLI names its ``--repo`` flag).
-REPO_REMEDY = "set the image prefix argument or imageRepo.prefix"
 POLICY = "policy"
 SOURCES = (
     CONTROLLER_DEFAULT,
@@ -499,9 +497,10 @@ def overridden_params(params: Iterable[Param]) -> list[str]:
     for p in params:
         key = p.key.split(".")[1] if "." in p.key else p.key
         if key == "repo":
+            hint = remedy("use {} or imageRepo.prefix", "repo")
             out.append(
                 f"param {p.key!r} ({p.detail}) never reaches a template: the controller sets "
-                f"repo last, from cluster.imageRepo ({REPO_REMEDY})"
+                f"repo last, from cluster.imageRepo ({hint})"
             )
     return out
 
@@ -613,7 +612,7 @@ def from_mapping(
 # --- what no config can set -------------------------------------------------------------
 
 UNREACHABLE_RULE = "context-unreachable-key"
-CONTEXT_STAGE = "context"
+CONTEXT_STAGE = CONTEXT
 
 
 @dataclass(frozen=True)
@@ -700,7 +699,7 @@ def kube_version_for(kubernetes_version: str, shipped: Sequence[str]) -> tuple[s
         chosen = minors[want]
         return chosen, (
             f"schema check on Kubernetes {chosen}, the config's kubernetesVersion "
-            f"{kubernetes_version} (unless versions are requested)"
+            f"{kubernetes_version} ({remedy('{}', 'kube_version')} to choose)"
         )
     nearest = min(minors, key=lambda v: (abs(v[0] - want[0]) * 1000 + abs(v[1] - want[1]), v))
     chosen = minors[nearest]

@@ -233,7 +233,9 @@ class GoTemplate(MappedRender):
         try:
             return self._walk(lambda: self._interpret(data, lines, spans, taken))
         except limits.LimitExceeded as exc:
-            raise TemplateError(str(exc), file=self.name) from None
+            raise TemplateError(
+                str(exc), file=self.name, argument=exc.argument, hint=exc.hint
+            ) from None
         except RecursionError:
             raise TemplateError(
                 "exceeded maximum template depth (nested too deeply for this interpreter)",
