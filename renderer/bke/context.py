@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
-from renderer.errors import InputError
-from renderer.finding import ERROR, WARNING, Details, Finding
+from renderer.errors import InputError, remedy
+from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -41,8 +41,6 @@ FILE_PARAM = "file-param"
 BKEADM_DEFAULT = "bkeadm-default"
 USER = "user"
 USER_FILE = "user-file"
-#: How the repo warning says the prefix is set (the CLI names its ``--repo`` flag).
-REPO_REMEDY = "set the image prefix argument or imageRepo.prefix"
 POLICY = "policy"
 SOURCES = (
     CONTROLLER_DEFAULT,
@@ -369,15 +367,23 @@ def split_params(
     # file that land on the same slot make its result random. Per file wins here.
     # A later layer (the user's params after the config's) still wins over both.
     per_file: dict[tuple[str, str], Param] = {}
+    layers = list(out.values())
     for p in params:
-        parts = p.key.split(".")
-        if len(parts) == 1:
+        if "." not in p.key:
+            # One entry for every file (it is frozen): 200,000 keys for nine files made
+            # 1.8 million entries. Per-file params are looked up only once there are any.
+            entry = Entry(p.value, p.source, p.detail)
+            if not per_file:
+                for layer in layers:
+                    layer[p.key] = entry
+                continue
             for base in bases:
                 earlier = per_file.get((base, p.key))
                 if earlier is not None and earlier.source == p.source:
                     continue
-                out[base][p.key] = Entry(p.value, p.source, p.detail)
+                out[base][p.key] = entry
             continue
+        parts = p.key.split(".")
         base, key = parts[0], parts[1]
         if len(parts) > 2:
             warnings.append(
@@ -432,6 +438,8 @@ def build(
     bases = sorted({file_base(n) for n in names})
     per_base, warnings = split_params(inputs.params, bases)
     files = []
+    order: list[str] | None = None
+    order_keys: set[str] = set()
     for name in names:
         base = file_base(name)
         if name in verbatim:
@@ -451,7 +459,11 @@ def build(
         for key, value in (typha or {}).items():
             entries[key] = Entry(value, POLICY, typha_reason)
         entries["repo"] = inputs.repo
-        files.append(FileContext(name, base, dict(sorted(entries.items()))))
+        # files of one version mostly hold the same keys: sorted once, not per file
+        if order is None or len(order) != len(entries) or entries.keys() != order_keys:
+            order = sorted(entries)
+            order_keys = set(order)
+        files.append(FileContext(name, base, {k: entries[k] for k in order}))
     return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
 
 
@@ -485,9 +497,10 @@ def overridden_params(params: Iterable[Param]) -> list[str]:
     for p in params:
         key = p.key.split(".")[1] if "." in p.key else p.key
         if key == "repo":
+            hint = remedy("use {} or imageRepo.prefix", "repo")
             out.append(
                 f"param {p.key!r} ({p.detail}) never reaches a template: the controller sets "
-                f"repo last, from cluster.imageRepo ({REPO_REMEDY})"
+                f"repo last, from cluster.imageRepo ({hint})"
             )
     return out
 
@@ -599,7 +612,7 @@ def from_mapping(
 # --- what no config can set -------------------------------------------------------------
 
 UNREACHABLE_RULE = "context-unreachable-key"
-CONTEXT_STAGE = "context"
+CONTEXT_STAGE = CONTEXT
 
 
 @dataclass(frozen=True)
@@ -686,7 +699,7 @@ def kube_version_for(kubernetes_version: str, shipped: Sequence[str]) -> tuple[s
         chosen = minors[want]
         return chosen, (
             f"schema check on Kubernetes {chosen}, the config's kubernetesVersion "
-            f"{kubernetes_version} (unless versions are requested)"
+            f"{kubernetes_version} ({remedy('{}', 'kube_version')} to choose)"
         )
     nearest = min(minors, key=lambda v: (abs(v[0] - want[0]) * 1000 + abs(v[1] - want[1]), v))
     chosen = minors[nearest]

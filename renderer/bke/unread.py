@@ -80,10 +80,16 @@ class _Reads:
     def __init__(self) -> None:
         self._read: dict[tuple[str, ...], frozenset[str]] = {}
         self._near: dict[tuple[str, ...], _Near] = {}
+        self._groups: dict[int, tuple[str, ...]] = {}
+        self._alive: list[Sequence[TemplateFile]] = []
         self.hints = 0
 
     def read(self, targets: Sequence[TemplateFile]) -> tuple[tuple[str, ...], frozenset[str]]:
-        group = tuple(tf.name for tf in targets)
+        # the group of a param is one of a few lists: named once per list, not per key
+        group = self._groups.get(id(targets))
+        if group is None:
+            group = self._groups[id(targets)] = tuple(tf.name for tf in targets)
+            self._alive.append(targets)  # keeps the id from naming another list
         if group not in self._read:
             self._read[group] = frozenset().union(*(_keys(tf) for tf in targets))
         return group, self._read[group]

@@ -141,14 +141,19 @@ def validate_output(name: str, data: Any) -> None:
 # --- the render context: linear in the number of keys ----------------------------------
 
 
-def _trivially_passes(sub: Any, value: Any) -> bool:
-    """True when ``sub`` only restricts the type and a string or a plain scalar of an
-    allowed type is given: no need to build a validator for it."""
+def takes_any_string(sub: Any) -> bool:
+    """True when schema ``sub`` only restricts the type and allows a string: any
+    string passes it (see :func:`free_key_error`)."""
     if not isinstance(sub, dict) or not set(sub) <= {"description", "type"}:
         return False
     types = sub.get("type")
-    allowed = {types} if isinstance(types, str) else set(types or ())
-    return isinstance(value, str) and "string" in allowed
+    return "string" in ({types} if isinstance(types, str) else set(types or ()))
+
+
+def _trivially_passes(sub: Any, value: Any) -> bool:
+    """True when ``sub`` only restricts the type and a string of an allowed type is
+    given: no need to build a validator for it."""
+    return isinstance(value, str) and takes_any_string(sub)
 
 
 def strings(value: Any) -> Iterator[tuple[list[str | int], str]]:

@@ -441,7 +441,10 @@ def load_mapping_file(
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError("expected one YAML mapping", file=file)
     _check_keys(docs[0], file, text)
-    mapping: dict[str, Any] = _replace_surrogates(docs[0])
+    # Decoded UTF-8 holds no surrogate: only an escape (JSON's \u, YAML's \u and \U)
+    # makes one, so a text without those needs no second copy of its data.
+    may_escape = "\\u" in text or "\\U" in text
+    mapping: dict[str, Any] = _replace_surrogates(docs[0]) if may_escape else docs[0]
     check_plain(mapping, file, text)
     return mapping
 
@@ -575,7 +578,8 @@ def _check_keys(data: Any, file: str, text: str) -> None:
                         line=line,
                         key=where.encode("unicode_escape").decode("ascii"),
                     )
-                stack.append((value, [*path, key]))
+                if isinstance(value, dict | list):  # a scalar has no keys to check
+                    stack.append((value, [*path, key]))
         elif isinstance(node, list):
             stack.extend((value, [*path, i]) for i, value in enumerate(node))
 
@@ -610,7 +614,7 @@ def _plain_problem(value: Any) -> str | None:
     if isinstance(value, datetime.date):  # datetime too
         return f"is a YAML timestamp ({value.isoformat()}); quote it to pass it as text"
     if isinstance(value, str):
-        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        if _SURROGATE.search(value):
             return "holds an unpaired UTF-16 surrogate escape"
         return None
     if value is None or isinstance(value, bool | int | float | dict | list):
@@ -629,11 +633,19 @@ def check_plain(data: dict[Any, Any], file: str, text: str | None = None) -> Non
         if problem is None and len(path) > MAX_DEPTH:
             problem = f"nests deeper than {MAX_DEPTH} levels"
         if problem is None and isinstance(node, dict):
+            # A string or a whole number below the depth limit is plain: not pushed, so
+            # 200,000 keys do not build 200,000 paths (the error found first is the same).
+            shallow = len(path) < MAX_DEPTH
             for key, value in node.items():
                 if not isinstance(key, str):
                     problem = "is not a string key; quote it"
                     path = [*path, _plain_text(key)]
                     break
+                kind = value.__class__
+                if shallow and (
+                    (kind is str and not _SURROGATE.search(value)) or kind is int or kind is bool
+                ):
+                    continue
                 stack.append((value, [*path, key]))
         elif problem is None and isinstance(node, list):
             stack.extend((value, [*path, i]) for i, value in enumerate(node))

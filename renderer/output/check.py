@@ -15,7 +15,6 @@ from typing import Any
 
 from renderer.checks.report import (
     FAIL,
-    FIDELITY,
     MISSING,
     SKIP,
     CheckReport,
@@ -23,7 +22,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.finding import ERROR, Finding, ObjectRef, locate
+from renderer.finding import ERROR, FIDELITY, Finding, ObjectRef, locate
 from renderer.manifests.tree import tree_path
 from renderer.output import Findings, SortedDocument, check_text
 from renderer.output.findings import findings_list, report_header, severity_counts

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from renderer.checks.report import (
     FAIL,
-    FIDELITY,
     LEGACY,
     MISSING,
     PASS,
@@ -16,6 +15,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
+from renderer.finding import FIDELITY
 
 #: What the text and JUnit forms say of goldens left for a version not in the tree.
 STALE_MESSAGE = "goldens for a version not in the tree"

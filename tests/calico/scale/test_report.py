@@ -30,7 +30,7 @@ LEGACY = Path(__file__).parents[2] / "fixtures" / "tree"
 
 def _report(nodes: int, **kw: Any) -> AdviceReport:
     user = {"podSubnet": "10.250.0.0/16", **kw}
-    return api.advise("v1.0.0", nodes, root=FIXTURE, user=user)
+    return api.advise(api.Request.of("v1.0.0", nodes, root=FIXTURE, values=user))
 
 
 def _data(report: AdviceReport) -> dict[str, Any]:
@@ -94,7 +94,7 @@ def test_report_block_size_from_the_render() -> None:
 def test_report_legacy_version_takes_the_compatibility_path() -> None:
     """A version without Typha templates: advised with Typha off; its missing Typha is the
     error, and its pool (no CALICO_IPV4POOL_CIDR rendered) is the controller's default."""
-    report = api.advise("v9.0.0", 601, root=LEGACY)
+    report = api.advise(api.Request.of("v9.0.0", 601, root=LEGACY))
     assert not report.passed
     assert [f.rule for f in report.findings if f.severity == "error"] == [
         POD_ADDRESSES,
@@ -110,7 +110,7 @@ def test_report_legacy_version_takes_the_compatibility_path() -> None:
 
 def test_advise_bad_max_pods() -> None:
     with pytest.raises(InputError) as exc:
-        api.advise("v1.0.0", 10, root=FIXTURE, max_pods=0)
+        api.advise(api.Request.of("v1.0.0", 10, root=FIXTURE), max_pods=0)
     assert exc.value.key == "max_pods"
 
 
