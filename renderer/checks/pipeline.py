@@ -711,6 +711,9 @@ def release_check(
     kube = kubeschema.resolve_kube_versions(kube_versions)
     run = VersionRun(version, qualified=True, strict=strict, upstream=upstream, kube_versions=kube)
     where = (version.name, [f.name for f in version.files])
+    # Every scenario renders first: a template that does not compile or render is bad
+    # input here, and the first file that fails is the one reported.
+    run.scenarios  # noqa: B018
     found: list[Finding] = []
     for stage in capability_stages(upstream):
         mine = list(stage.run(run))
