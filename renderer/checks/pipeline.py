@@ -1,13 +1,13 @@
-"""The version check: every stage for one version, as ``check`` and ``capability`` run it.
+"""The version check: one list of stages (:data:`GATE`), and the two views of it that
+``check`` and ``capability`` run.
 
-Stages: templates (compile), capability (the Typha contract), rules, schema, context,
-fidelity (with an upstream directory), goldens, then the reviewed exceptions, applied
-in one place (:func:`renderer.checks.exceptions.apply`). Each distinct Typha context
-renders once (:class:`Renders`) and each distinct object is schema-validated once.
-:func:`check_version` runs them all for one version; the runner
+Every stage is a function of a :class:`VersionRun` (the version's shared renders: each
+distinct context renders once, each distinct file parses once) returning findings with
+its own ``stage``. :func:`check_version` runs the whole list for one version; the runner
 (:mod:`renderer.checks.runner`) splits it around schema validation to share that work
 across versions and processes. :func:`release_check` is the ``capability`` view: the
-same stages on the contract's renders, without goldens.
+list without templates and goldens. Both apply the reviewed exceptions through
+:func:`except_findings`.
 """
 
 from __future__ import annotations
@@ -228,13 +228,6 @@ def release_rules(report: capability.CapabilityReport) -> list[Finding]:
 def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
     """The release rules as the check report shows them (as capability does)."""
     return release_rules(cap)
-
-
-def check_view(findings: Sequence[Finding]) -> list[Finding]:
-    """Rule findings as the check report shows them: the field leads the message."""
-    return [
-        replace(f, message=f"{f.field}: {f.message}" if f.field else f.message) for f in findings
-    ]
 
 
 def scenario_rules(renders: Sequence[ScenarioRender], version: str) -> list[Finding]:
@@ -510,7 +503,8 @@ UNREACHABLE = Step(CONTEXT, unreachable, about="keys the templates read that no 
 #: Every stage of a version check, in the order they run and list their findings (a
 #: report's status columns are :data:`renderer.checks.report.STAGES`). ``check`` runs
 #: them all (the schema stage last, once the runner validated every version's objects),
-#: ``capability`` all but the templates and goldens (:data:`CHECK`, :data:`CAPABILITY`).
+#: ``capability`` all but the templates and goldens (:func:`check_stages`,
+#: :func:`capability_stages`).
 GATE: tuple[Step[VersionRun], ...] = (
     Step(TEMPLATES, compile_templates, about="every template compiles"),
     UNREACHABLE,
@@ -717,6 +711,9 @@ def release_check(
     kube = kubeschema.resolve_kube_versions(kube_versions)
     run = VersionRun(version, qualified=True, strict=strict, upstream=upstream, kube_versions=kube)
     where = (version.name, [f.name for f in version.files])
+    # Every scenario renders first: a template that does not compile or render is bad
+    # input here, and the first file that fails is the one reported.
+    run.scenarios  # noqa: B018
     found: list[Finding] = []
     for stage in capability_stages(upstream):
         mine = list(stage.run(run))
