@@ -3,9 +3,9 @@
 The CLI is a thin layer over these functions; they raise :mod:`renderer.errors`
 exceptions (with structured remedies: argument, value, hint) and never print. Render,
 advise, explain-context, images and plan take one :class:`Request`
-(:mod:`renderer.api.request`), built and validated once. The engines, BKE's context rules and the advice are
-imported inside the functions that use them: a command that only validates files or
-decides Typha starts without loading them.
+(:mod:`renderer.api.request`), built and validated once. The engines, BKE's context
+rules and the advice are imported inside the functions that use them: a command that
+only validates files or decides Typha starts without loading them.
 """
 
 from __future__ import annotations
