@@ -216,14 +216,6 @@ def prepull_images(request: Request, *, role: str = "worker") -> images_mod.Imag
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
 
 
-def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
-    for obj in objects:
-        if obj.kind == kind and obj.name == name:
-            spec = obj.data.get("spec")
-            return spec.get("template") if isinstance(spec, dict) else None
-    return None
-
-
 def plan(
     request: Request,
     *,
@@ -270,8 +262,8 @@ def plan(
     source, target = sides
     ds = target.objects.find("DaemonSet", target.objects.calico_node)
     name = ds.name if ds else names.NODE_DAEMONSET
-    changed = _pod_template([o for o, _ in rendered[0]], "DaemonSet", name) != _pod_template(
-        [o for o, _ in rendered[1]], "DaemonSet", name
+    changed = plan_mod.node_template_changed(
+        [o.data for o, _ in rendered[0]], [o.data for o, _ in rendered[1]], name
     )
     result = plan_mod.make_plan(
         source, target, node_template_changed=changed, defaults=default_context()
