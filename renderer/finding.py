@@ -19,6 +19,28 @@ ERROR = "error"
 WARNING = "warning"
 INFO = "info"
 
+# The stages a finding comes from (``Finding.stage``), as every report names them
+# (``schemas/finding.schema.json``); the modules that find them refer to these names.
+#: What a command was given could not be used (the run ended in exit 2).
+INPUT = "input"
+TEMPLATES = "templates"
+#: What the templates read that no BKE config can set, values that change the YAML.
+CONTEXT = "context"
+#: The Typha contract.
+CAPABILITY = "capability"
+#: The release rules.
+RULES = "rules"
+SCHEMA = "schema"
+#: Template branches no scenario renders.
+COVERAGE = "coverage"
+GOLDENS = "goldens"
+#: The comparison with upstream's manifests.
+FIDELITY = "fidelity"
+#: The scale advice.
+SCALE = "scale"
+#: Every rendered image in its registry.
+REGISTRY = "registry"
+
 
 @dataclass(frozen=True, order=True)
 class ObjectRef:
@@ -182,8 +204,19 @@ def blocking(findings: Iterable[Finding]) -> list[Finding]:
 
 
 __all__ = [
+    "CAPABILITY",
+    "CONTEXT",
+    "COVERAGE",
     "ERROR",
+    "FIDELITY",
+    "GOLDENS",
     "INFO",
+    "INPUT",
+    "REGISTRY",
+    "RULES",
+    "SCALE",
+    "SCHEMA",
+    "TEMPLATES",
     "WARNING",
     "Details",
     "Finding",

@@ -118,8 +118,7 @@ def user_values(
         values = load_values(values_file, warnings)
         if key_rules:
             check_values_file(values, str(values_file))
-        # the loaded values are this call's own: only containers are copied, as before
-        ctx.update((k, _copied(v)) for k, v in values.items())
+        ctx.update(_copy_values(values))
     for item in sets:
         parts, value = parse_set(item)
         set_path(ctx, parts, value)
@@ -144,6 +143,10 @@ def build_context(
     return ctx
 
 
+#: Contexts with more keys are checked without the persistent cache.
+CACHED_CONTEXT_KEYS = 2000
+
+
 def check_context(ctx: dict[str, Any], *, file: str) -> None:
     """The render-context schema check, remembered for a context that passed.
 
@@ -152,6 +155,11 @@ def check_context(ctx: dict[str, Any], *, file: str) -> None:
     not load jsonschema. Only passes are kept: an error is always worded by a fresh
     check, and a context that is not JSON data is always checked.
     """
+    if len(ctx) > CACHED_CONTEXT_KEYS:
+        # digesting it costs more than checking it (the check is compiled, see
+        # :func:`renderer.data.schemas.certainly_valid_as`)
+        schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
+        return
     from renderer.store import cache
 
     try:
@@ -192,7 +200,7 @@ def read_user_values(
     if values_file is not None:
         values = load_values(values_file, warnings)
         check_values_file(values, str(values_file))
-    given = copy.deepcopy(values)
+    given = _copy_values(values)
     for item in sets:
         parts, value = parse_set(item)
         set_path(given, parts, value)
@@ -227,8 +235,14 @@ def _params(
     return tuple(params), nested
 
 
-def _copied(value: Any) -> Any:
-    return copy.deepcopy(value) if isinstance(value, dict | list) else value
+def _copy_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``copy.deepcopy(dict(values))`` with the scalars taken as they are (immutable):
+    a values file of 200,000 keys took deepcopy's walk 400,000 calls. Containers share
+    one memo, so values that were one object (YAML anchors) stay one."""
+    memo: dict[int, Any] = {}
+    return {
+        k: copy.deepcopy(v, memo) if isinstance(v, dict | list) else v for k, v in values.items()
+    }
 
 
 def _param_str(value: Any) -> str:

@@ -24,7 +24,7 @@ from renderer.checks import catalogue
 from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.finding import Finding
+from renderer.finding import CAPABILITY, CONTEXT, RULES, SCALE, TEMPLATES, Finding
 from renderer.k8s.yamlio import item_lines, load_all, locate
 from renderer.store import contain
 from renderer.store.read import read_text
@@ -172,10 +172,10 @@ def _known(rule: str, file: str, line: int) -> None:
         )
     if info.exceptable:
         return
-    if info.stage == "capability":
+    if info.stage == CAPABILITY:
         why = f"{rule} is a Typha contract rule, and contract rules cannot be excepted: "
         why += catalogue.CONTRACT_WHY
-    elif info.stage == "scale":
+    elif info.stage == SCALE:
         why = f"{rule} is a scale advice rule; exceptions apply to the gate's findings only"
     else:
         why = f"{rule} belongs to the {info.stage} stage, which exceptions cannot touch: "
@@ -288,7 +288,7 @@ def evaluation(
             ran.append(version)
         elif status_of not in statuses:
             why[version] = f"the {stage} stage runs only with an upstream directory"
-        elif stage == "rules" and statuses.get("capability") == "legacy":
+        elif stage == RULES and statuses.get(CAPABILITY) == "legacy":
             why[version] = "legacy: release rules apply to Typha-capable versions"
         elif statuses[status_of] == "skip":
             why[version] = f"the {stage} stage did not run"
@@ -301,7 +301,7 @@ def evaluation(
 
 #: A stage without a status of its own, and the stage whose status says whether it ran
 #: (the context keys are read from the parsed templates).
-_STATUS_OF = {"context": "templates"}
+_STATUS_OF = {CONTEXT: TEMPLATES}
 
 
 def verdicts(

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from renderer.errors import InputError
-from renderer.finding import ERROR, WARNING, Details, Finding, ObjectRef
+from renderer.finding import ERROR, REGISTRY, WARNING, Details, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.parse import K8sObject
 from renderer.oci import reference as oci_ref
 from renderer.oci.client import Client, Resolution
 
-STAGE = "registry"
+STAGE = REGISTRY
 LOCK_TOOL = "calico-render images --lock"
 #: How many registry requests run at once by default (one image's are sequential).
 DEFAULT_JOBS = 4

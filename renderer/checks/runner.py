@@ -26,12 +26,14 @@ from renderer.checks.pipeline import (
     SchemaResults,
     error_finding,
     finish_version,
+    new_result,
     prepare_version,
     validate_objects,
 )
-from renderer.checks.report import FAIL, SKIP, CheckReport, VersionResult
+from renderer.checks.report import FAIL, CheckReport, VersionResult
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
+from renderer.finding import TEMPLATES
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.yamlio import C_LOADER
 from renderer.manifests.tree import VersionDir, list_versions, tree_label
@@ -54,11 +56,9 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
     except fidelity.UpstreamError:
         raise  # bad upstream input stops the whole check (exit 2)
     except CalicoRenderError as exc:
-        result = VersionResult(version.name, [], "")
-        if options.upstream is not None:
-            result.stages[fidelity.STAGE] = SKIP
-        result.stages["templates"] = FAIL
-        result.findings.append(error_finding("templates", exc))
+        result = new_result(version.name, [], "", options)
+        result.stages[TEMPLATES] = FAIL
+        result.findings.append(error_finding(TEMPLATES, exc))
         return result, []
 
 

@@ -255,20 +255,22 @@ def _yes(data: Any) -> bool | None:
     return True
 
 
-_CLASSES: dict[str, type | tuple[type, ...]] = {
+_CLASSES: dict[str, type] = {
     "string": str,
     "object": dict,
     "array": list,
     "null": type(None),
+    "boolean": bool,
 }
 
 
 def _type_check(names: list[str]) -> Check:
-    if all(n in _CLASSES for n in names):
-        classes = tuple(_CLASSES[n] for n in names)
+    classes = tuple(_CLASSES[n] for n in names if n in _CLASSES)
+    preds = tuple(_TYPES[n] for n in names if n not in _CLASSES)
+    if not preds:
         return lambda d: isinstance(d, classes)
-    preds = tuple(_TYPES[n] for n in names)
-    return lambda d: any(f(d) for f in preds)
+    # the types a class names are judged first: a string is not asked about numbers
+    return lambda d: isinstance(d, classes) or any(f(d) for f in preds)
 
 
 def _combine(checks: list[Check]) -> Check:

@@ -85,9 +85,11 @@ def _valid_injections(value: object) -> bool:
 
 #: What makes cutting a stream at its ``---`` lines unsafe: directives, document end
 #: markers, content after a ``---`` on its line, a byte order mark.
-_UNSPLITTABLE = re.compile(r"^(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])|\ufeff", re.MULTILINE)
+#: Both searched in the text after a line break (``"\\n" + text``): a search for the
+#: line break is fast, where ``^`` with MULTILINE tries every position of a long text.
+_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
 #: A document start line: ``---`` at the start of a line, then only blanks or a comment.
-_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|\Z)[^\n]*(?:\n|\Z)", re.MULTILINE)
+_DOCUMENT_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)[^\n]*")
 
 
 def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | None:
@@ -100,18 +102,21 @@ def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | N
     texts have one shape exactly when each piece that holds a printed value has one
     shape in both.
     """
-    if _UNSPLITTABLE.search(text):
+    padded = "\n" + text  # a match starts at the line break before its line
+    if "\ufeff" in text or _UNSPLITTABLE.search(padded):
         return None
     out: list[tuple[int, int]] = []
     at = 0
     i = 0
-    for m in _DOCUMENT_START.finditer(text):
-        while i < len(spans) and spans[i].end < m.start():
+    for m in _DOCUMENT_START.finditer(padded):
+        begin = m.start()  # the line, in ``text``: [begin, end) and its line break
+        end = m.end() - 1 + (padded[m.end() : m.end() + 1] == "\n")
+        while i < len(spans) and spans[i].end < begin:
             i += 1
-        if i < len(spans) and spans[i].start < m.end():
+        if i < len(spans) and spans[i].start < end:
             continue  # a value prints into this line or the line break before it
-        out.append((at, m.start()))
-        at = m.end()
+        out.append((at, begin))
+        at = end
     out.append((at, len(text)))
     return out
 

@@ -228,7 +228,9 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
 _DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
 #: What makes splitting at ``---`` lines unsafe: directives, document end markers, and
 #: content after a ``---`` (then the whole stream is loaded at once).
-_UNSPLITTABLE = re.compile(r"^(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])", re.MULTILINE)
+#: Searched in the text after a line break (``"\\n" + text``): a search for the line
+#: break is fast, where ``^`` with MULTILINE tries every position of a long text.
+_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
 
 
 def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
@@ -239,7 +241,7 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     None when the stream cannot be split at its ``---`` lines, or holds an error: then
     loading the whole stream gives the documents or the error exactly as before.
     """
-    if _UNSPLITTABLE.search(text):
+    if _UNSPLITTABLE.search("\n" + text):
         return None
     chunks = list(split_documents(text))
     keys = [cache.digest(chunk) for _, chunk in chunks]

@@ -121,8 +121,7 @@ def is_builtin_group(group: str) -> bool:
     return group == "" or "." not in group or group.endswith(".k8s.io")
 
 
-#: The stage schema findings belong to, and the rule id of a schema error.
-STAGE = "schema"
+#: The rule id of a schema error (its stage is ``renderer.finding.SCHEMA``).
 INVALID = "schema-invalid"
 #: The rule id of a custom resource no schema checks (an info finding).
 NOT_CHECKED_RULE = "schema-not-checked"
@@ -140,13 +139,13 @@ def schema_finding(
 ) -> Finding:
     """A schema problem (or a skipped custom resource) of one object on one Kubernetes
     version."""
-    from renderer.finding import Finding, ObjectRef
+    from renderer.finding import SCHEMA, Finding, ObjectRef
 
     return Finding(
         INVALID if severity == ERROR else NOT_CHECKED_RULE,
         ERROR if severity == ERROR else "info",
         message,
-        stage=STAGE,
+        stage=SCHEMA,
         object=ObjectRef(kind, name, namespace, api_version),
         field=path,
         kube_versions=(kube_version,),

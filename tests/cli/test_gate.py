@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,10 +36,20 @@ def test_api_route_capable(nodes: int, replicas: int | None) -> None:
 
 
 def test_api_install_refused_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing of the request is rendered: the only renders are the capability
+    contract's (on its check context), whose verdict refuses the install."""
+    from renderer.calico.capability import CHECK_REPO
+    from renderer.engine import render as render_mod
+
+    real = render_mod.render_version
     rendered: list[object] = []
-    monkeypatch.setattr(
-        "renderer.engine.render.render_version", lambda *a: rendered.append(a) or []
-    )
+
+    def spy(version: Any, context: Any, contexts: Any = None) -> Any:
+        if contexts is not None or context.get("repo") != CHECK_REPO:
+            rendered.append(version.name)
+        return real(version, context, contexts)
+
+    monkeypatch.setattr(render_mod, "render_version", spy)
     with pytest.raises(RefusedError) as exc:
         api.render(api.Request.of("v9.0.0", 51, root=TREE))
     assert rendered == []

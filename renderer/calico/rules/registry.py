@@ -17,14 +17,14 @@ from functools import cached_property
 from typing import Any
 
 from renderer.calico.names import TYPHA_CONTAINER
-from renderer.finding import ERROR, WARNING, Finding, ObjectRef
+from renderer.finding import ERROR, RULES, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
 
 SEVERITIES = (ERROR, WARNING)
 #: The stage rule findings belong to.
-STAGE = "rules"
+STAGE = RULES
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from renderer.calico.scale.facts import Fact, Pool, ScaleInputs
-from renderer.finding import ERROR, INFO, WARNING, Details, Finding, ObjectRef, locate
+from renderer.finding import ERROR, INFO, SCALE, WARNING, Details, Finding, ObjectRef, locate
 
 #: The stage scale findings belong to.
-STAGE = "scale"
+STAGE = SCALE
 #: What a rule may register as its severity: the worst it raises (``error/warning``: an
 #: error past the hard limit, a warning past the soft one).
 SEVERITIES = (ERROR, WARNING, f"{ERROR}/{WARNING}")
