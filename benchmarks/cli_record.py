@@ -1244,15 +1244,21 @@ def cases() -> list[Case]:
 # --- running ---------------------------------------------------------------
 
 
-def _repo_of(python: str) -> Path:
-    """The checkout the interpreter imports ``renderer`` from (where the bundled tree is)."""
+def _paths_of(python: str) -> tuple[Path, str]:
+    """The checkout the interpreter imports ``renderer`` from (where the bundled tree is)
+    and the interpreter's prefix."""
+    code = (
+        "import os, sys, renderer; print(os.path.dirname(renderer.__path__[0])); print(sys.prefix)"
+    )
     out = subprocess.run(
-        [python, "-c", "import renderer, os; print(os.path.dirname(renderer.__path__[0]))"],
+        [python, "-c", code],
         capture_output=True,
         text=True,
         check=True,
+        cwd="/",  # not the caller's directory, which may hold another checkout's renderer/
     )
-    return Path(out.stdout.strip()).resolve()
+    repo, prefix = out.stdout.splitlines()
+    return Path(repo).resolve(), prefix
 
 
 def _copy_inputs(repo: Path, ws: Path, extra: Sequence[str]) -> None:
@@ -1276,6 +1282,7 @@ def _snapshot(ws: Path) -> dict[str, str]:
 class Ctx:
     python: str
     repo: Path
+    prefix: str
 
 
 def _env(cache: Path) -> dict[str, str]:
@@ -1345,7 +1352,7 @@ def run_case(ctx: Ctx, case: Case) -> str:
             (str(cache.resolve()), "<CACHE>"),
             (str(cache), "<CACHE>"),
             (str(ctx.repo), "<REPO>"),
-            (sys.prefix, "<PREFIX>"),
+            (ctx.prefix, "<PREFIX>"),
         ]
         parts = [
             f"# id: {case.id}\n",
@@ -1478,7 +1485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.dir is None:
         parser.error(f"{args.action} needs DIR")
-    ctx = Ctx(args.python, _repo_of(args.python))
+    ctx = Ctx(args.python, *_paths_of(args.python))
     if args.action == "record":
         return record(ctx, args.dir, args.only, args.jobs)
     return compare(ctx, args.dir, args.only, args.jobs)
