@@ -144,7 +144,13 @@ class FileContext:
 
     @property
     def context(self) -> dict[str, Any]:
-        return {k: e.value for k, e in self.entries.items()}
+        """A new dict of the values each time (callers may change it), copied from one
+        made once: a render reads it several times, 200,000 keys each."""
+        values: dict[str, Any] | None = self.__dict__.get("_values")
+        if values is None:
+            values = {k: e.value for k, e in self.entries.items()}
+            object.__setattr__(self, "_values", values)
+        return dict(values)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -464,16 +463,19 @@ def _replace_surrogates(value: Any) -> Any:
     return value
 
 
-@dataclass
 class _Frame:
-    """An open collection while walking events: a mapping expects a key or a value."""
+    """An open collection while walking events: a mapping expects a key or a value. (A
+    plain class: this module loads on every run, and a dataclass is built at import.)"""
 
-    is_map: bool
-    path: list[str]
-    seen: dict[str, int] = field(default_factory=dict)
-    expect_key: bool = True
-    key: str = "?"
-    items: int = 0
+    __slots__ = ("expect_key", "is_map", "items", "key", "path", "seen")
+
+    def __init__(self, is_map: bool, path: list[str]) -> None:
+        self.is_map = is_map
+        self.path = path
+        self.seen: dict[str, int] = {}
+        self.expect_key = True
+        self.key = "?"
+        self.items = 0
 
 
 def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
