@@ -4,7 +4,10 @@
 
 Each case runs in a fresh process and prints wall and CPU seconds and peak RSS next to
 its target (under 5 s). ``--scale`` shrinks or grows every input (0.1: a quick look).
-Nothing here is a timed test; the figures are for reading.
+``--linear`` runs each case at half its size too and prints the CPU ratio of the two
+sizes, less the cost of an empty input (start-up): about 2 when the work is linear,
+4 when it is quadratic. Nothing here is a timed test; the figures are for reading, and
+on a shared machine the CPU seconds are the ones to compare.
 """
 
 from __future__ import annotations
@@ -64,9 +67,14 @@ def _run(argv: list[str]) -> tuple[float, float, int, int]:
     return wall, cpu, after.ru_maxrss // 1024, proc.returncode
 
 
+def _argv(extra: list[str]) -> list[str]:
+    return [sys.executable, *(extra if extra[0] == "-c" else ["-m", "renderer", *extra])]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--linear", action="store_true", help="also run at half size")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -77,14 +85,20 @@ def main() -> None:
         ]
         for label, full, make, path in cases:
             count = max(1, int(full * args.scale))
-            extra = make(path, count)
-            argv = [sys.executable, *(extra if extra[0] == "-c" else ["-m", "renderer", *extra])]
-            wall, cpu, rss, code = _run(argv)
+            wall, cpu, rss, code = _run(_argv(make(path, count)))
             verdict = "ok" if wall < TARGET else "OVER"
             print(
                 f"{count:>8,} {label:<12} wall {wall:6.2f} s  cpu {cpu:6.2f} s  "
                 f"peak {rss:5d} MB  exit {code}  target < {TARGET:g} s: {verdict}"
             )
+            if args.linear:
+                half = _run(_argv(make(path, max(1, count // 2))))[1]
+                start = _run(_argv(make(path, 1)))[1]
+                ratio = (cpu - start) / max(half - start, 1e-3)
+                print(
+                    f"{'':>8} {'':<12} cpu at half size {half:6.2f} s, start-up {start:5.2f} s:"
+                    f" work ratio {ratio:4.2f} (2: linear)"
+                )
 
 
 if __name__ == "__main__":

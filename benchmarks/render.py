@@ -45,11 +45,11 @@ def cold_cli(version: str, nodes: int, repeat: int) -> float:
 
 
 def in_process(version: str, nodes: int, repeat: int) -> tuple[float, int]:
-    result = api.render(version, nodes, operation="upgrade")
+    result = api.render(api.Request.of(version, nodes, operation="upgrade"))
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        result = api.render(version, nodes, operation="upgrade")
+        result = api.render(api.Request.of(version, nodes, operation="upgrade"))
         times.append(time.perf_counter() - start)
     return statistics.median(times), sum(f.text.count("\n") for f in result.files)
 

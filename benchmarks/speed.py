@@ -186,7 +186,7 @@ def build_go(work: Path) -> Path | None:
 
 def go_render(binary: Path, version: str, root: Path | None, repeat: int, work: Path) -> Figure:
     """The Go reference renderer on the same templates and context as our 601 render."""
-    result = api.render(version, 601, root=root)
+    result = api.render(api.Request.of(version, 601, root=root))
     ctx = work / "context.json"
     ctx.write_text(json.dumps(result.context), encoding="utf-8")
     walls, cpus, rss, outputs = [], [], 0.0, b""
@@ -268,7 +268,7 @@ def bench_validate(args: argparse.Namespace, work: Path) -> None:
         for v in list_versions(root):
             for nodes in (1, 601):
                 try:
-                    r = api.render(v.name, nodes, root=root, operation="upgrade")
+                    r = api.render(api.Request.of(v.name, nodes, root=root, operation="upgrade"))
                 except Exception:  # a version this tree cannot render
                     continue
                 path = out / f"{'real' if root else 'bundled'}-{v.name}-{nodes}.yaml"

@@ -4,21 +4,42 @@ context, goldens and the scale advice.
 A finding names its rule, severity and stage, the object (:class:`ObjectRef`) and
 field path it is about, where it is (file relative to ROOT, template line and column),
 and the scenarios and Kubernetes versions it holds for (see :func:`merge_findings`).
-What one stage alone needs (the advice's numbers, a context finding's key) is in
-``details``. Every report spells a finding the same way
-(:mod:`renderer.output.findings`, ``schemas/finding.schema.json``).
+What one stage alone needs (a context finding's key, a registry finding's image) is in
+``details``, a :class:`Details` dataclass of that stage's own. Every report spells a
+finding the same way (:mod:`renderer.output.findings`, ``schemas/finding.schema.json``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
+
+# The stages a finding comes from (``Finding.stage``), as every report names them
+# (``schemas/finding.schema.json``); the modules that find them refer to these names.
+#: What a command was given could not be used (the run ended in exit 2).
+INPUT = "input"
+TEMPLATES = "templates"
+#: What the templates read that no BKE config can set, values that change the YAML.
+CONTEXT = "context"
+#: The Typha contract.
+CAPABILITY = "capability"
+#: The release rules.
+RULES = "rules"
+SCHEMA = "schema"
+#: Template branches no scenario renders.
+COVERAGE = "coverage"
+GOLDENS = "goldens"
+#: The comparison with upstream's manifests.
+FIDELITY = "fidelity"
+#: The scale advice.
+SCALE = "scale"
+#: Every rendered image in its registry.
+REGISTRY = "registry"
 
 
 @dataclass(frozen=True, order=True)
@@ -47,6 +68,18 @@ class ObjectRef:
 
 
 @dataclass(frozen=True)
+class Details:
+    """What one stage alone says about a finding, typed: each stage that carries more
+    than the common fields subclasses this as a frozen dataclass beside the code that
+    finds it (``ContextDetails`` in :mod:`renderer.bke.context`, ``ImageDetails`` in
+    :mod:`renderer.checks.registry`, ``ScaleDetails`` in
+    :mod:`renderer.calico.scale.registry`). Its JSON is written in one place,
+    :func:`renderer.output.findings.details_dict`: the fields in order, a field that is
+    None left out, dataclass values as their fields, mappings and sequences as they are.
+    """
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem (or note) a stage found; severity "error" fails what it is about."""
 
@@ -69,8 +102,8 @@ class Finding:
     kube_versions: tuple[str, ...] = ()
     #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
     exception: str = ""
-    #: What one stage alone carries (advice numbers, a context finding's key).
-    details: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+    #: What one stage alone carries (:class:`Details`); None: nothing more.
+    details: Details | None = dataclasses.field(default=None, compare=False)
 
     @property
     def where(self) -> str:
@@ -171,9 +204,21 @@ def blocking(findings: Iterable[Finding]) -> list[Finding]:
 
 
 __all__ = [
+    "CAPABILITY",
+    "CONTEXT",
+    "COVERAGE",
     "ERROR",
+    "FIDELITY",
+    "GOLDENS",
     "INFO",
+    "INPUT",
+    "REGISTRY",
+    "RULES",
+    "SCALE",
+    "SCHEMA",
+    "TEMPLATES",
     "WARNING",
+    "Details",
     "Finding",
     "ObjectRef",
     "blocking",

@@ -20,7 +20,7 @@ from tests.clihelp import ref
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
-    result = api.render("v3.28", 601)
+    result = api.render(api.Request.of("v3.28", 601))
     assert result.version.name == "v3.28.2"
     assert result.context["allowTypha"] == "true" and result.context["typhaReplicas"] == "4"
     assert "  replicas: 4\n" in result.stream()
@@ -32,38 +32,38 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
     dst = tmp_path / COMPONENT / "v3.28.2"
     shutil.copytree(src, dst)
     assert verdicts.typha_capability(resolve_version("v3.28.2", tmp_path))[0] is True
-    assert api.render("v3.28.2", 601, root=tmp_path).decision.allow_typha
+    assert api.render(api.Request.of("v3.28.2", 601, root=tmp_path)).decision.allow_typha
 
     (dst / "001-typha.yaml").write_text("# Typha removed\n")
     capable, missing = verdicts.typha_capability(resolve_version("v3.28.2", tmp_path))
     assert capable is False and any("Deployment calico-typha" in m for m in missing)
     with pytest.raises(RefusedError):
-        api.render("v3.28.2", 601, root=tmp_path)
+        api.render(api.Request.of("v3.28.2", 601, root=tmp_path))
 
 
 def test_zero_nodes_render_as_the_controller_renders_a_cluster_without_bkenodes() -> None:
-    result = api.render("v3.28", 0)
+    result = api.render(api.Request.of("v3.28", 0))
     assert result.decision.context() == {"allowTypha": "false", "typhaReplicas": "0"}
 
 
 @pytest.mark.parametrize("nodes", [-1, True, 1.5, "3", None])
 def test_bad_node_count_is_input_error_naming_nodes(nodes: object) -> None:
     with pytest.raises(InputError) as exc:
-        api.render("v3.28", nodes)  # type: ignore[arg-type]
+        api.render(api.Request.of("v3.28", nodes))  # type: ignore[arg-type]
     assert exc.value.key == "nodes"
     with pytest.raises(InputError) as exc:
-        api.plan("v3.28", nodes)  # type: ignore[arg-type]
+        api.plan(api.Request.of("v3.28", nodes))  # type: ignore[arg-type]
     assert exc.value.key == "nodes"
     if nodes is not None:  # from_nodes=None means "the same as nodes"
         with pytest.raises(InputError) as exc:
-            api.plan("v3.28", 3, from_nodes=nodes)  # type: ignore[arg-type]
+            api.plan(api.Request.of("v3.28", 3), from_nodes=nodes)  # type: ignore[arg-type]
         assert exc.value.key == "from_nodes"
 
 
 @pytest.mark.parametrize("operation", ["bogus", "", None, 3])
 def test_bad_operation_is_input_error_naming_operation(operation: object) -> None:
     with pytest.raises(InputError) as exc:
-        api.render("v3.28", 3, operation=operation)  # type: ignore[arg-type]
+        api.render(api.Request.of("v3.28", 3, operation=operation))  # type: ignore[arg-type]
     assert exc.value.key == "operation" and "install" in exc.value.message
 
 
@@ -78,7 +78,7 @@ def test_render_objects_are_parsed_once_and_validated_from_the_result(
         return real(files)
 
     monkeypatch.setattr(results, "parse_rendered", counting)
-    result = api.render("v3.28", 601)
+    result = api.render(api.Request.of("v3.28", 601))
     assert calls == []  # lazily
     objects = result.objects
     assert any(o.kind == "Deployment" and o.name == "calico-typha" for o in objects)
@@ -95,7 +95,7 @@ def test_validate_render_reports_errors_and_nothing_is_to_be_written(tmp_path: P
     (dst / "999-bad.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndta: {}\n"
     )
-    check = api.validate_render(api.render("v3.28.2", 3, root=tmp_path), ["1.30"])
+    check = api.validate_render(api.render(api.Request.of("v3.28.2", 3, root=tmp_path)), ["1.30"])
     assert not check.ok
     [bad] = check.errors
     assert bad.field == "dta" and bad.file == "kubernetes/calico/v3.28.2/999-bad.yaml"
@@ -116,10 +116,10 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_unchanged_templates_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     vdir = resolve_version("v3.28")
-    api.render("v3.28", 601)  # warm: reads what it has not seen
+    api.render(api.Request.of("v3.28", 601))  # warm: reads what it has not seen
     reads = _count_reads(monkeypatch)
-    api.render("v3.28", 601)
-    api.render("v3.28", 3)
+    api.render(api.Request.of("v3.28", 601))
+    api.render(api.Request.of("v3.28", 3))
     verdicts.typha_capability(vdir)
     assert reads == []
 
@@ -134,12 +134,12 @@ def test_a_changed_template_is_read_again_even_with_the_same_size_and_mtime(
     extra = dst / "999-extra.yaml"
     extra.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aaaa}\n")
     before = extra.stat()
-    assert "name: aaaa" in api.render("v3.28.2", 3, root=tmp_path).stream()
+    assert "name: aaaa" in api.render(api.Request.of("v3.28.2", 3, root=tmp_path)).stream()
     extra.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bbbb}\n")
     os.utime(extra, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert extra.stat().st_size == before.st_size
     assert extra.stat().st_mtime_ns == before.st_mtime_ns
-    assert "name: bbbb" in api.render("v3.28.2", 3, root=tmp_path).stream()
+    assert "name: bbbb" in api.render(api.Request.of("v3.28.2", 3, root=tmp_path)).stream()
 
 
 def test_render_warns_once_when_the_version_is_not_release_ready(

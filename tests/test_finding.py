@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from renderer.finding import (
+    Details,
     Finding,
     ObjectRef,
     blocking,
@@ -74,8 +77,13 @@ def test_blocking_is_the_errors() -> None:
     assert [f.rule for f in blocking(found)] == ["a"]
 
 
+@dataclass(frozen=True)
+class _Key(Details):
+    key: str
+
+
 def test_details_do_not_change_equality() -> None:
-    assert Finding("r", "error", "m", details={"k": 1}) == Finding("r", "error", "m")
+    assert Finding("r", "error", "m", details=_Key("k")) == Finding("r", "error", "m")
 
 
 def test_text_is_the_compilers_location_style() -> None:

@@ -1,21 +1,23 @@
 """Library API: the whole render pipeline for callers such as installer-service.
 
 The CLI is a thin layer over these functions; they raise :mod:`renderer.errors`
-exceptions and never print. The engines, BKE's context rules and the advice are
-imported inside the functions that use them: a command that only validates files or
-decides Typha starts without loading them.
+exceptions (with structured remedies: argument, value, hint) and never print. Render,
+advise, explain-context, images and plan take one :class:`Request`
+(:mod:`renderer.api.request`), built and validated once. The engines, BKE's context
+rules and the advice are imported inside the functions that use them: a command that
+only validates files or decides Typha starts without loading them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import re
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.api.request import Request, check_nodes, check_operation, cluster_args
 from renderer.api.results import (
     ExplainResult,
     Imported,
@@ -23,6 +25,7 @@ from renderer.api.results import (
     RenderCheck,
     RenderResult,
     TyphaResult,
+    Validation,
     VersionEntry,
     VersionsResult,
 )
@@ -33,17 +36,15 @@ from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
-from renderer.k8s.schema import SchemaValidator, errors, resolve_kube_versions
+from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import contain
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
     from renderer.bke import unread
-    from renderer.bke.cluster import ClusterInputs, RenderArgs
-    from renderer.calico import advise as advise_mod
     from renderer.calico import images as images_mod
-    from renderer.calico import importer
+    from renderer.calico import importer, scale
     from renderer.calico import plan as plan_mod
     from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
@@ -94,27 +95,8 @@ def schema_check(
     return validator.kube_versions, tuple(validator.validate_all(objects))
 
 
-def check_nodes(nodes: object, key: str = "nodes") -> int:
-    """A node count as the policy takes it: a non-negative int (not a bool; 0 is a
-    cluster without BKENodes, which the controller renders), else InputError."""
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 0:
-        raise InputError(f"the node count must be a non-negative integer, got {nodes!r}", key=key)
-    return nodes
-
-
-def check_operation(operation: object) -> str:
-    if operation not in policy.OPERATIONS:
-        raise InputError(
-            f"the operation must be one of {', '.join(policy.OPERATIONS)}, got {operation!r}",
-            key="operation",
-        )
-    return str(operation)
-
-
 def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
     """Route a request; capability is only assessed when the node count needs Typha."""
-    check_nodes(nodes)
-    check_operation(operation)
     if policy.decide_typha(nodes).allow_typha:
         capable, missing = typha_capability(version)
     else:
@@ -136,47 +118,21 @@ def file_contexts(
     return contexts
 
 
-def default_inputs(
-    user: Mapping[str, Any] | None = None, repo: str | None = None
-) -> bke_context.ContextInputs:
-    """The context's sources without a config: ``user`` values are addon params (maps
-    are nested values), after the controller's defaults and bkeadm's calico params."""
-    from renderer.bke import context as bke_context
+def render(request: Request) -> RenderResult:
+    """Route, build each file's context and render the request's version for its nodes.
 
-    params, nested = bke_context.from_mapping(dict(user or {}))
-    return bke_context.without_config(repo=repo, params=params, nested=nested)
-
-
-def render(
-    version: str,
-    nodes: int,
-    *,
-    root: Path | None = None,
-    user: Mapping[str, Any] | None = None,
-    repo: str | None = None,
-    operation: str = "install",
-    inputs: bke_context.ContextInputs | None = None,
-) -> RenderResult:
-    """Resolve, route, build each file's context and render a Calico version for ``nodes``.
-
-    ``inputs`` are the context's sources (a config's, see
-    :func:`renderer.bke.context.for_config`); without them :func:`default_inputs` of
-    ``user`` and ``repo``. Raises RefusedError when a first install above 50 nodes
-    targets a version that is not Typha-capable; nothing is rendered then. A bad
-    ``nodes`` or ``operation`` is an InputError (key ``nodes``/``operation``).
+    Raises RefusedError when a first install above 50 nodes targets a version that is
+    not Typha-capable; nothing is rendered then.
     """
     from renderer.bke import context as bke_context
     from renderer.bke import unread
     from renderer.engine.render import render_version
+    from renderer.manifests.tree import tree_path
 
-    check_nodes(nodes)
-    check_operation(operation)
-    vdir = resolve_version(version, root)
-    if inputs is None:
-        inputs = default_inputs(user, repo)
-    route = plan_route(vdir, nodes, operation)
+    vdir, inputs = request.version, request.inputs
+    route = plan_route(vdir, request.node_count, request.operation)
     if route.refused:
-        raise RefusedError(route.message, key="nodes")
+        raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     contexts = file_contexts(vdir, inputs, route.decision)
     warnings = [
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
@@ -188,8 +144,6 @@ def render(
     context = rendered[0] if rendered else {}
     given = tuple(unread.inputs_warnings(vdir, inputs))
     found = (*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files))
-    from renderer.manifests.tree import tree_path
-
     names = [f.name for f in vdir.files]
     found = tuple(replace(f, file=tree_path(vdir.name, names, f.file)) for f in found)
     return RenderResult(vdir, files, context, route, warnings, contexts, given, found)
@@ -222,48 +176,39 @@ def _unreachable_read(
     ]
 
 
-def param_warnings(
-    version: str, inputs: bke_context.ContextInputs, root: Path | None = None
-) -> list[unread.ParamWarning]:
-    """User-given params of ``inputs`` that ``version`` never reads or branches on."""
+def param_warnings(request: Request) -> list[unread.ParamWarning]:
+    """User-given params of the request that its version never reads or branches on."""
     from renderer.bke import unread
 
-    return unread.inputs_warnings(resolve_version(version, root), inputs)
+    return unread.inputs_warnings(request.version, request.inputs)
 
 
-def prepull_images(
-    version: str,
-    *,
-    root: Path | None = None,
-    repo: str | None = None,
-    user: Mapping[str, Any] | None = None,
-    role: str = "worker",
-    inputs: bke_context.ContextInputs | None = None,
-) -> images_mod.ImageList:
-    """What every node pre-pulls for Calico ``version``, read from what it renders.
+def prepull_images(request: Request, *, role: str = "worker") -> images_mod.ImageList:
+    """What every node of ``role`` pre-pulls for the request's version, read from what it
+    renders.
 
     The version is rendered with Typha off (the images of calico-node do not depend on
-    it), ``user`` values (e.g. a config's addon params), ``repo`` (None: the schema
-    default, empty, so the templates pick their own registry) and the schema defaults;
-    then the calico/cni and calico/node images of the calico-node DaemonSet are taken.
-    A render without either is an InputError (exit 2) naming the version.
+    it), with the request's values and image prefix (None: the schema default, empty, so
+    the templates pick their own registry); then the calico/cni and calico/node images
+    of the calico-node DaemonSet are taken. A render without either is an InputError
+    (exit 2) naming the version.
     """
     from renderer.calico import images as images_mod
     from renderer.engine.render import render_version
 
     images_mod.check_role(role)
-    if repo is not None:
-        images_mod.check_repo(repo)
-    vdir = resolve_version(version, root)
-    if inputs is None:
-        inputs = default_inputs(user, repo)
+    if request.repo is not None:
+        images_mod.check_repo(request.repo)
+    vdir, inputs = request.version, request.inputs
     contexts = file_contexts(vdir, inputs, policy.decide_typha(1))
     files = render_version(vdir, {}, contexts.contexts())
     objects = [o.data for o in parse_rendered(files)]
     try:
         return images_mod.prepull_images(vdir.name, role, str(inputs.repo.value), objects)
     except InputError as exc:
-        raise InputError(exc.message, file=exc.file or str(vdir.path), key=exc.key) from None
+        raise InputError(
+            exc.message, file=exc.file or str(vdir.path), key=exc.key, argument=exc.argument
+        ) from None
 
 
 # --- phased plans ------------------------------------------------------------------------
@@ -271,56 +216,35 @@ def prepull_images(
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
 
 
-def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
-    for obj in objects:
-        if obj.kind == kind and obj.name == name:
-            spec = obj.data.get("spec")
-            return spec.get("template") if isinstance(spec, dict) else None
-    return None
-
-
-def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
-    """:func:`resolve_version`, its errors naming the argument the version came from."""
-    try:
-        return resolve_version(version, root)
-    except InputError as exc:
-        # keep a quoted value: ``version '../x'`` becomes ``to_version '../x'``
-        given = exc.key or ""
-        key += given[len("version") :] if given.startswith("version") else ""
-        raise InputError(exc.message, file=exc.file, line=exc.line, key=key) from None
-
-
 def plan(
-    to_version: str,
-    nodes: int,
+    request: Request,
     *,
     from_version: str | None = None,
     from_nodes: int | None = None,
-    root: Path | None = None,
-    user: Mapping[str, Any] | None = None,
-    repo: str | None = None,
     capability: Capability | None = None,
-    inputs: bke_context.ContextInputs | None = None,
 ) -> PlanResult:
-    """Render both ends of a transition and order it into gated phases.
+    """Render both ends of a transition to the request's version and node count and
+    order it into gated phases.
 
     Each side is rendered as the policy routes it for an existing cluster; the target
-    render is what the phases apply. ``capability`` defaults to the render-based check.
+    render is what the phases apply. ``from_version``/``from_nodes`` are the running
+    cluster's (default: the request's); ``capability`` defaults to the render-based check.
     """
     from renderer.bke.values import default_context
     from renderer.calico import plan as plan_mod
     from renderer.engine.render import render_version, version_keys
 
-    check_nodes(nodes)
+    nodes = request.node_count
     if from_nodes is not None:
         check_nodes(from_nodes, "from_nodes")
     assess = capability or typha_capability
-    target_dir = _resolve_as(to_version, root, "to_version")
-    source_dir = _resolve_as(from_version, root, "from_version") if from_version else target_dir
+    target_dir = request.version
+    source_dir = (
+        _resolve_as(from_version, request.root, "from_version") if from_version else target_dir
+    )
     source_nodes = from_nodes if from_nodes is not None else nodes
     operation = plan_mod.operation_for(source_dir.name, target_dir.name)
-    if inputs is None:
-        inputs = default_inputs(user, repo)
+    inputs = request.inputs
     sides: list[plan_mod.Side] = []
     rendered: list[list[tuple[K8sObject, str]]] = []
     for vdir, count, op in (
@@ -338,14 +262,27 @@ def plan(
     source, target = sides
     ds = target.objects.find("DaemonSet", target.objects.calico_node)
     name = ds.name if ds else names.NODE_DAEMONSET
-    changed = _pod_template([o for o, _ in rendered[0]], "DaemonSet", name) != _pod_template(
-        [o for o, _ in rendered[1]], "DaemonSet", name
+    changed = plan_mod.node_template_changed(
+        [o.data for o, _ in rendered[0]], [o.data for o, _ in rendered[1]], name
     )
     result = plan_mod.make_plan(
         source, target, node_template_changed=changed, defaults=default_context()
     )
     texts = {plan_mod.ref_of(o.data).key: text for o, text in rendered[1]}
     return PlanResult(result, texts)
+
+
+def _resolve_as(version: str, root: Path | None, key: str) -> VersionDir:
+    """:func:`resolve_version`, its errors naming the argument the version came from."""
+    try:
+        return resolve_version(version, root)
+    except InputError as exc:
+        # keep a quoted value: ``version '../x'`` becomes ``from_version '../x'``
+        given = exc.key or ""
+        label = key + (given[len("version") :] if given.startswith("version") else "")
+        raise InputError(
+            exc.message, file=exc.file, line=exc.line, key=label, argument=key, value=version
+        ) from None
 
 
 # --- scale advice --------------------------------------------------------------------------
@@ -355,14 +292,14 @@ def scale_findings(
     result: RenderResult,
     *,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
-    origins: advise_mod.Origins | None = None,
-) -> tuple[advise_mod.ScaleInputs, list[Finding]]:
+    origins: scale.Origins | None = None,
+) -> tuple[scale.ScaleInputs, list[Finding]]:
     """The scale advice for a render: its numbers and the findings on them, located
     in the version's templates relative to ROOT."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
     from renderer.manifests.tree import tree_path
 
-    inputs = advise_mod.request_inputs(
+    inputs = scale.request_inputs(
         result.objects,
         result.context,
         nodes=result.decision.nodes,
@@ -371,54 +308,45 @@ def scale_findings(
     )
     v = result.version
     names = [f.name for f in v.files]
-    return inputs, [
-        replace(f, file=tree_path(v.name, names, f.file)) for f in advise_mod.advise(inputs)
-    ]
+    return inputs, [replace(f, file=tree_path(v.name, names, f.file)) for f in scale.advise(inputs)]
 
 
 def advise(
-    version: str,
-    nodes: int,
+    request: Request,
     *,
-    root: Path | None = None,
-    user: Mapping[str, Any] | None = None,
-    repo: str | None = None,
     max_pods: int = policy.KUBERNETES_MAX_PODS,
-    origins: advise_mod.Origins | None = None,
-    sources: bke_context.ContextInputs | None = None,
-) -> advise_mod.AdviceReport:
-    """Render ``version`` for ``nodes`` as the controller would and advise on its scale.
+    origins: scale.Origins | None = None,
+) -> scale.AdviceReport:
+    """Render the request as the controller would and advise on its scale.
 
     A first install the Typha policy refuses is advised on as its compatibility path
     (Typha off), so the missing Typha shows as an error finding instead of exit 3.
-    ``origins`` says where the user's values came from (default: flags); ``sources``
-    are a config's context inputs, as for :func:`render` (default: ``user``/``repo``).
+    ``origins`` says where the user's values came from (default: the request's values
+    as given).
     """
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
-    check_nodes(nodes)
     if isinstance(max_pods, bool) or not isinstance(max_pods, int) or max_pods < 1:
         raise InputError(
-            f"max pods per node must be a positive integer, got {max_pods!r}", key="max_pods"
+            f"max pods per node must be a positive integer, got {max_pods!r}",
+            key="max_pods",
+            argument="max_pods",
+            value=max_pods,
         )
-    user = dict(user or {})
-    vdir = resolve_version(version, root)
-    origins = origins or advise_mod.Origins.of(flags=user)
+    vdir, nodes = request.version, request.node_count
+    origins = origins or scale.Origins.of(flags=request.given)
     notes: list[str] = []
-    operation = "install"
-    if plan_route(vdir, nodes, operation).refused:
-        operation = "upgrade"
+    if request.operation == "install" and plan_route(vdir, nodes, "install").refused:
+        request = dataclasses.replace(request, operation="upgrade")
         notes.append(
             f"a first install of {vdir.name} on {nodes} nodes is refused (not Typha-capable); "
             "advised on the compatibility path, Typha off"
         )
-    result = render(
-        vdir.name, nodes, root=root, user=user, repo=repo, operation=operation, inputs=sources
-    )
+    result = render(request)
     inputs, findings = scale_findings(result, max_pods=max_pods, origins=origins)
-    return advise_mod.AdviceReport(
+    return scale.AdviceReport(
         vdir.name,
-        tree_label(root),
+        tree_label(request.root),
         inputs,
         findings,
         [*notes, *inputs.notes, *(f"warning: {w}" for w in result.param_warnings)],
@@ -429,25 +357,15 @@ def advise(
 # --- what each file receives --------------------------------------------------------------
 
 
-def explain_context(
-    version: str,
-    nodes: int,
-    *,
-    root: Path | None = None,
-    inputs: bke_context.ContextInputs | None = None,
-    operation: str = "install",
-) -> ExplainResult:
-    """The contexts :func:`render` would render ``version`` with, without rendering."""
+def explain_context(request: Request) -> ExplainResult:
+    """The contexts :func:`render` would render the request with, without rendering."""
     from renderer.bke import context as bke_context
     from renderer.bke import unread
 
-    check_nodes(nodes)
-    check_operation(operation)
-    vdir = resolve_version(version, root)
-    inputs = inputs if inputs is not None else default_inputs()
-    route = plan_route(vdir, nodes, operation)
+    vdir, inputs = request.version, request.inputs
+    route = plan_route(vdir, request.node_count, request.operation)
     if route.refused:
-        raise RefusedError(route.message, key="nodes")
+        raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     contexts = file_contexts(vdir, inputs, route.decision)
     given = tuple(unread.inputs_warnings(vdir, inputs))
     warnings = (
@@ -457,56 +375,6 @@ def explain_context(
         *(str(w) for w in given),
     )
     return ExplainResult(contexts, route, warnings, given)
-
-
-# --- what the commands of the CLI call -----------------------------------------------------
-# Each takes what a caller holds (paths, KEY=VALUE strings, counts) and returns a result or
-# an :class:`renderer.output.Document`; the CLI only parses flags and prints.
-
-
-def cluster_inputs(*args: Any, **kwargs: Any) -> ClusterInputs:
-    """What a BKECluster/BKEConfig (and its BKENodes) give a request: the arguments of
-    :func:`renderer.bke.cluster.resolve_inputs`, loaded when first called."""
-    from renderer.bke.cluster import resolve_inputs
-
-    return resolve_inputs(*args, **kwargs)
-
-
-def config_context(
-    inputs: ClusterInputs, repo: str | None = None
-) -> bke_context.ContextInputs | None:
-    """The context's sources of a config with a calico addon (None: none)."""
-    from renderer.bke import context as bke_context
-
-    if inputs.addon is None:
-        return None
-    nodes = inputs.inventory.nodes if inputs.inventory is not None else None
-    return bke_context.for_config(inputs.config, inputs.addon, nodes, repo=repo)
-
-
-def request_inputs(
-    args: RenderArgs,
-    *,
-    repo: str | None = None,
-    values_file: str | Path | None = None,
-    sets: Sequence[str] = (),
-) -> bke_context.ContextInputs:
-    """The context's sources of a request: the config's (``repo`` wins over its
-    imageRepo) or the defaults, then the values file and settings as addon params."""
-    from renderer.bke import context as bke_context
-    from renderer.bke.values import user_params
-
-    warnings: list[str] = []
-    params, nested = user_params(values_file, sets, warnings)
-    cluster = args.cluster
-    if cluster is None or cluster.addon is None:
-        inputs = bke_context.without_config(repo=repo, params=params, nested=nested)
-    else:
-        nodes = cluster.inventory.nodes if cluster.inventory is not None else None
-        inputs = bke_context.for_config(
-            cluster.config, cluster.addon, nodes, repo=repo, params=params, nested=nested
-        )
-    return dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
 
 
 def template(
@@ -558,29 +426,6 @@ def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     return VersionsResult(tree_label(root), tuple(entries))
 
 
-#: What an image reference's registry and path may hold (the distribution grammar).
-_REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
-
-
-def _check_default_registry(prefix: str) -> None:
-    """The default registry goes into every image line of the templates: it is a
-    registry prefix (as the image prefix argument is) and must end with ``/``."""
-    from renderer.calico.images import check_repo
-
-    if not prefix.endswith("/"):
-        raise InputError("must end with '/'", key="default registry")
-    try:
-        check_repo(prefix)
-    except InputError as exc:
-        raise InputError(exc.message, key="default registry") from None
-    if not _REGISTRY_PREFIX.match(prefix):  # a quote or control character is no registry
-        raise InputError(
-            f"{prefix!r} is not a registry prefix (host[:port]/path/ of letters, digits, "
-            "'.', '_', '-')",
-            key="default registry",
-        )
-
-
 def import_version(
     source: Path,
     *,
@@ -596,136 +441,39 @@ def import_version(
     the caller chose), a check takes every other choice (layout, Typha, default
     registry) from the directory's generated header, so it needs no flags."""
     from renderer.calico import importer as importer_mod
+    from renderer.calico import importsource
     from renderer.manifests.tree import COMPONENT
     from renderer.store.files import replace_dir
 
     options = options or importer_mod.Options()
     if options.default_registry is not None:
-        _check_default_registry(options.default_registry)
+        importsource.check_default_registry(options.default_registry)
     record = importer_mod.Recorded(None, {})
     if check and given is not None:
-        record = _recorded(source, root, options)
+        record = importsource.recorded(source, root, options)
         if record.options is not None:
             chosen = {k: getattr(options, k) for k in given}
             options = dataclasses.replace(record.options, version=options.version, **chosen)
-    texts = _read_upstream(source, options.typha)
+    texts = importsource.read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)
     except InputError as exc:  # name the file as the user can find it
-        file = str(source / exc.file) if exc.file in _UPSTREAM_FILES else exc.file
-        raise InputError(exc.message, file=file, line=exc.line, key=exc.key) from None
+        file = str(source / exc.file) if exc.file in importsource.UPSTREAM_FILES else exc.file
+        raise InputError(
+            exc.message, file=file, line=exc.line, key=exc.key, argument=exc.argument
+        ) from None
     target = root / COMPONENT / derived.version
     for directory in (root / COMPONENT.parent, root / COMPONENT, target):
         contain.directory(directory, root, "the manifest tree", missing_ok=True)
     files = dict(derived.files)
     if check:
-        on_disk = _read_version_dir(target, root)
-        differences = _differences(record, options, texts, source, target)
+        on_disk = importsource.read_version_dir(target, root)
+        differences = importsource.differences(record, options, texts, source, target)
         diff = importer_mod.compare(files, on_disk, str(target))
         return Imported(target, files, diff, differences)
     contain.not_a_link(target)
     replace_dir(target, files, replace=replace)
     return Imported(target, files)
-
-
-_UPSTREAM_FILES = ("calico.yaml", "calico-typha.yaml", "calico-vxlan.yaml")
-
-
-def _recorded(source: Path, root: Path, options: importer.Options) -> importer.Recorded:
-    """What the version directory ``source`` derives to records of its import (nothing
-    when the tag cannot be read: the derivation then says why)."""
-    from renderer.calico import importer as importer_mod
-    from renderer.manifests.tree import COMPONENT
-
-    base = _read_upstream(source, typha=False)[_UPSTREAM_FILES[0]]
-    try:
-        version = importer_mod.tag(base, options.version)
-    except InputError:
-        return importer_mod.Recorded(None, {})
-    target = root / COMPONENT / version
-    for directory in (root / COMPONENT.parent, root / COMPONENT, target):
-        contain.directory(directory, root, "the manifest tree", missing_ok=True)
-    return importer_mod.recorded(_read_version_dir(target, root))
-
-
-def _differences(
-    record: importer.Recorded,
-    options: importer.Options,
-    texts: Mapping[str, str],
-    source: Path,
-    target: Path,
-) -> tuple[str, ...]:
-    """One line per choice that differs from the recorded one, one per upstream file
-    whose checksum differs."""
-    from renderer.calico import importer as importer_mod
-
-    out = []
-    if record.options is not None:
-        changed = importer_mod.choice_differences(options, record.options)
-        if changed:
-            out.append(f"{target}: imported with other choices: {'; '.join(changed)}")
-    for name, sha in sorted(record.sources.items()):
-        now = importer_mod.Source(name, texts[name]).sha256 if name in texts else None
-        if now is None:
-            out.append(f"{source / name}: recorded at import (sha256 {sha[:12]}), not read now")
-        elif now != sha:
-            out.append(
-                f"{source / name}: sha256 {now[:12]} differs from {sha[:12]} recorded at import"
-            )
-    return tuple(out)
-
-
-def _read_upstream(source: Path, typha: bool) -> dict[str, str]:
-    """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
-    ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.store.read import read_text
-
-    if contain.kind(source) != contain.DIRECTORY:
-        raise InputError("not a directory holding calico.yaml", file=str(source))
-    _, typha_file, vxlan = _UPSTREAM_FILES
-    texts: dict[str, str] = {}
-    for name in _UPSTREAM_FILES:
-        path = source / name
-        found = contain.entry(path, source, "the upstream directory")
-        if (name == typha_file and not typha) or (name == vxlan and found is None):
-            continue
-        if found is None:
-            raise InputError("missing", file=str(path))
-        contain.regular_file(path, source, "the upstream directory")
-        texts[name] = read_text(path)
-    return texts
-
-
-def _read_version_dir(directory: Path, root: Path) -> dict[str, str]:
-    """Every file of a version directory on disk (the controller renders them all);
-    each must stay inside ``root`` and be a regular file or a directory (skipped)."""
-    from renderer.store.read import read_text
-
-    if contain.kind(directory) is None:
-        return {}
-    try:
-        entries = sorted(directory.iterdir())
-    except OSError as exc:
-        raise InputError(
-            f"cannot read directory: {exc.strerror or exc}", file=str(directory)
-        ) from None
-    found = {p: contain.entry(p, root, "the manifest tree") for p in entries}
-    return {p.name: read_text(p) for p, kind in found.items() if kind == contain.FILE}
-
-
-def config_images(
-    config: str | Path, *, root: Path | None = None, repo: str | None = None, role: str = "worker"
-) -> tuple[images_mod.ImageList, list[unread.ParamWarning]]:
-    """What every node of a configured cluster pre-pulls (an empty list with a note
-    without a calico addon), and the config's params its version ignores."""
-    from renderer.calico import images as images_mod
-
-    inputs = cluster_inputs(config, root=root, repo=repo)
-    context = config_context(inputs, repo)
-    if inputs.version is None or context is None:
-        return images_mod.no_calico(role, inputs.repo), []
-    result = prepull_images(inputs.version.name, root=root, repo=repo, role=role, inputs=context)
-    return result, param_warnings(inputs.version.name, context, root)
 
 
 # --- images against their registry --------------------------------------------------------
@@ -735,28 +483,19 @@ DEFAULT_PLATFORMS = "linux/amd64,linux/arm64"
 
 
 def version_image_uses(
-    version: str,
-    *,
-    root: Path | None = None,
-    repo: str | None = None,
-    role: str | None = None,
-    inputs: bke_context.ContextInputs | None = None,
+    request: Request, *, role: str | None = None
 ) -> tuple[VersionDir, list[ImageUse]]:
-    """Every image any scenario of ``version`` renders, where it is rendered; with a
-    ``role``, only what that role's nodes pre-pull (nothing for a dedicated etcd node)."""
+    """Every image any scenario of the request's version renders, where it is rendered;
+    with a ``role``, only what that role's nodes pre-pull (nothing for a dedicated etcd
+    node)."""
     from renderer.calico import images as images_mod
     from renderer.calico.scenarios import route_scenario, scenarios_for
     from renderer.checks.registry import image_uses
     from renderer.engine.render import render_version
     from renderer.manifests.tree import tree_path
 
-    if role is not None:
-        images_mod.check_role(role)
-    if repo is not None:
-        images_mod.check_repo(repo)
-    vdir = resolve_version(version, root)
-    if inputs is None:
-        inputs = default_inputs(None, repo)
+    _image_checks(role, request.repo)
+    vdir, inputs = request.version, request.inputs
     capable, missing = typha_capability(vdir)
     renders = []
     for scenario in scenarios_for(capable):
@@ -807,21 +546,23 @@ def check_registry(
     lock = read_lock(verify_lock) if verify_lock is not None else None
     client = Client(settings)
     if (version is None) == (config is None):
-        raise InputError("give exactly one of a version or a config", key="version")
+        raise InputError(
+            "give exactly one of a version or a config", key="version", argument="version"
+        )
     if config is not None:
-        inputs = cluster_inputs(config, root=root, repo=repo)
-        context = config_context(inputs, repo)
-        if inputs.version is None or context is None:
+        args = cluster_args(config, root=root, repo=repo)
+        if args.skip or args.version is None:
             uses: list[ImageUse] = []
             name = None
         else:
-            vdir, uses = version_image_uses(
-                inputs.version.name, root=root, repo=repo, role=role, inputs=context
-            )
+            _image_checks(role, repo)
+            request = Request.of(args.version, root=root, repo=repo, cluster=args)
+            vdir, uses = version_image_uses(request, role=role)
             name = vdir.name
     else:
         assert version is not None
-        vdir, uses = version_image_uses(version, root=root, repo=repo, role=role)
+        _image_checks(role, repo)
+        vdir, uses = version_image_uses(Request.of(version, root=root, repo=repo), role=role)
         name = vdir.name
     report = stage.check_registry(uses, chosen, client, registry=registry, version=name, jobs=jobs)
     if lock is not None:
@@ -830,6 +571,16 @@ def check_registry(
             report, findings=(*report.findings, *found), lock=str(verify_lock)
         )
     return report
+
+
+def _image_checks(role: str | None, repo: str | None) -> None:
+    """A node role and an image prefix as the images verbs take them."""
+    from renderer.calico import images as images_mod
+
+    if role is not None:
+        images_mod.check_role(role)
+    if repo is not None:
+        images_mod.check_repo(repo)
 
 
 def read_lock(path: str | Path) -> dict[str, Any]:
@@ -910,7 +661,7 @@ def check_options(
     from renderer.checks.runner import default_jobs as cpus
 
     if golden is not None and golden.exists() and not golden.is_dir():
-        raise InputError("not a directory", file=str(golden), key="golden")
+        raise InputError("not a directory", file=str(golden), key="golden", argument="golden")
     if golden is not None:
         refuse_misplaced(golden)
     return CheckOptions(
@@ -945,20 +696,6 @@ def default_golden(root: Path | None) -> Path:
         return Path(__file__).resolve().parents[1] / "golden"
 
 
-def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
-    """What a check reads and its report must not overwrite."""
-    from renderer.data.bundled import bundled_manifests
-    from renderer.manifests.tree import COMPONENT
-
-    root = options.root if options.root is not None else bundled_manifests()
-    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
-    if options.upstream is not None:
-        out.append((options.upstream, "the upstream directory"))
-    if options.exceptions.file:
-        out.append((Path(options.exceptions.file), "the exceptions file"))
-    return out
-
-
 def default_jobs() -> int:
     """How many versions :func:`check` checks at once by default: the CPU count."""
     from renderer.checks.runner import default_jobs as jobs
@@ -988,74 +725,6 @@ def capability(
     return dataclasses.replace(report, manifests=tree_label(root))
 
 
-@dataclass(frozen=True)
-class Validation:
-    """Strict schema findings for the objects of some manifest files, identical ones
-    merged (one per file, object, field and message, listing its Kubernetes versions),
-    and how many objects were valid, invalid, skipped or not schema-checked."""
-
-    files: tuple[str, ...]
-    kube_versions: tuple[str, ...]
-    findings: tuple[Finding, ...]
-    objects: int
-    skipped: int = 0
-
-    @property
-    def errors(self) -> list[Finding]:
-        return errors(self.findings)
-
-    def resources(self) -> dict[str, int]:
-        """Objects by outcome, as kubeconform counts resources."""
-        from renderer.k8s.schema import NOT_CHECKED_RULE
-
-        def keys(rule: str | None) -> set[tuple[str, str]]:
-            return {  # an object is its file and identity
-                (f.file, str(f.object))
-                for f in self.findings
-                if (rule is None and f.severity == "error") or f.rule == rule
-            }
-
-        invalid = keys(None)
-        unchecked = keys(NOT_CHECKED_RULE) - invalid
-        checked = self.objects - self.skipped
-        return {
-            "valid": checked - len(invalid) - len(unchecked),
-            "invalid": len(invalid),
-            "skipped": self.skipped,
-            "not_checked": len(unchecked),
-        }
-
-
-#: The file names a directory given to ``validate`` contributes (kubeconform's choice).
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def manifest_files(paths: Sequence[str]) -> list[str]:
-    """``paths`` with each directory replaced by the manifest files under it, recursively
-    and sorted (``*.yaml``, ``*.yml``, ``*.json``; hidden files and directories skipped,
-    links to directories not followed); files and ``-`` (stdin) as given."""
-    import os
-
-    out: list[str] = []
-    for path in paths:
-        if path == "-" or not os.path.isdir(path):
-            out.append(path)
-            continue
-        for top, dirs, found in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            out.extend(
-                os.path.join(top, n)
-                for n in sorted(found)
-                if not n.startswith(".") and n.endswith(MANIFEST_SUFFIXES)
-            )
-    return out
-
-
-def _kinds(kinds: Sequence[str]) -> set[str]:
-    """``--skip A,B --skip C`` as a set of kinds."""
-    return {k.strip() for item in kinds for k in item.split(",") if k.strip()}
-
-
 def validate(
     paths: Sequence[str],
     kube_versions: Sequence[str] = (),
@@ -1067,12 +736,13 @@ def validate(
     as kubeconform does: objects of a ``skip`` kind are counted, not checked; one of a
     ``reject`` kind is an error."""
     from renderer.finding import ObjectRef, merge_located
+    from renderer.k8s.files import kinds, manifest_files
     from renderer.store.read import read_text
 
     kube = resolve_kube_versions(kube_versions)  # a bad version before any file is read
     files = manifest_files(paths)
     objects = [o for name in files for o in parse_stream(read_text(name), name)]
-    skipped, rejected = _kinds(skip), _kinds(reject)
+    skipped, rejected = kinds(skip), kinds(reject)
     checked = [o for o in objects if o.kind not in skipped and o.kind not in rejected]
     _, found = schema_check(checked, kube)
     refused = [
@@ -1103,7 +773,9 @@ __all__ = [
     "PlanResult",
     "RenderCheck",
     "RenderResult",
+    "Request",
     "TyphaResult",
+    "Validation",
     "VersionEntry",
     "VersionsResult",
     "advise",
@@ -1113,11 +785,8 @@ __all__ = [
     "check_operation",
     "check_options",
     "check_registry",
-    "cluster_inputs",
-    "config_context",
-    "config_images",
+    "cluster_args",
     "default_golden",
-    "default_inputs",
     "default_jobs",
     "explain_context",
     "file_contexts",
@@ -1127,10 +796,8 @@ __all__ = [
     "plan",
     "plan_route",
     "prepull_images",
-    "protected_paths",
     "read_lock",
     "render",
-    "request_inputs",
     "resolve_version",
     "rules",
     "scale_findings",

@@ -164,3 +164,41 @@ class Imported:
     #: For a check: each choice given that differs from the one the directory records,
     #: and each upstream file whose checksum differs from the recorded one (one line each).
     differences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Strict schema findings for the objects of some manifest files, identical ones
+    merged (one per file, object, field and message, listing its Kubernetes versions),
+    and how many objects were valid, invalid, skipped or not schema-checked."""
+
+    files: tuple[str, ...]
+    kube_versions: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    objects: int
+    skipped: int = 0
+
+    @property
+    def errors(self) -> list[Finding]:
+        return errors(self.findings)
+
+    def resources(self) -> dict[str, int]:
+        """Objects by outcome, as kubeconform counts resources."""
+        from renderer.k8s.schema import NOT_CHECKED_RULE
+
+        def keys(rule: str | None) -> set[tuple[str, str]]:
+            return {  # an object is its file and identity
+                (f.file, str(f.object))
+                for f in self.findings
+                if (rule is None and f.severity == "error") or f.rule == rule
+            }
+
+        invalid = keys(None)
+        unchecked = keys(NOT_CHECKED_RULE) - invalid
+        checked = self.objects - self.skipped
+        return {
+            "valid": checked - len(invalid) - len(unchecked),
+            "invalid": len(invalid),
+            "skipped": self.skipped,
+            "not_checked": len(unchecked),
+        }

@@ -80,10 +80,16 @@ class _Reads:
     def __init__(self) -> None:
         self._read: dict[tuple[str, ...], frozenset[str]] = {}
         self._near: dict[tuple[str, ...], _Near] = {}
+        self._groups: dict[int, tuple[str, ...]] = {}
+        self._alive: list[Sequence[TemplateFile]] = []
         self.hints = 0
 
     def read(self, targets: Sequence[TemplateFile]) -> tuple[tuple[str, ...], frozenset[str]]:
-        group = tuple(tf.name for tf in targets)
+        # the group of a param is one of a few lists: named once per list, not per key
+        group = self._groups.get(id(targets))
+        if group is None:
+            group = self._groups[id(targets)] = tuple(tf.name for tf in targets)
+            self._alive.append(targets)  # keeps the id from naming another list
         if group not in self._read:
             self._read[group] = frozenset().union(*(_keys(tf) for tf in targets))
         return group, self._read[group]
@@ -145,16 +151,25 @@ def check_params(
     reads = _Reads()
     given = [p for p in params if p.source in USER_SOURCES]
     given += [Param(k, None, e.source, e.detail) for k, e in (nested or {}).items()]
+    # what a key for every file meets; read only when a param was given (compiling the
+    # templates for their keys loads the engine, which a warm render never needs)
+    every = reads.read(files) if files and given else None
     for p in given:
-        parts = p.key.split(".")
-        targets = files if len(parts) == 1 else by_base.get(parts[0], [])
-        key = parts[0] if len(parts) == 1 else parts[1]
-        if not targets or not key or key == "repo" or key in TYPHA_KEYS:
+        if "." not in p.key and every is not None:
+            targets, key, scope = files, p.key, ""
+            group, read = every
+        else:
+            parts = p.key.split(".")
+            targets = files if len(parts) == 1 else by_base.get(parts[0], [])
+            key = parts[0] if len(parts) == 1 else parts[1]
+            if not targets:
+                continue
+            scope = "" if len(parts) == 1 else f" for {targets[0].name}"
+            group, read = reads.read(targets)
+        if not key or key == "repo" or key in TYPHA_KEYS:
             continue
-        scope = "" if len(parts) == 1 else f" for {targets[0].name}"
-        group, read = reads.read(targets)
         if key not in read:
-            hint = reads.hint(group, key)
+            hint = reads.hint(group, key) if reads.hints < MAX_HINTS else ""
             tail = f"; did you mean {hint!r}?" if hint else ""
             out.setdefault(
                 (PARAM_UNREAD, p.key, ""),

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def parse_set(item: str) -> tuple[list[str], str]:
     key, sep, value = item.partition("=")
     parts = key.split(".")
     if not sep or not key or any(not p for p in parts):
-        raise InputError(f"expected KEY=VALUE, got {item!r}", key="set")
+        raise InputError(f"expected KEY=VALUE, got {item!r}", key="set", argument="set")
     return parts, value
 
 
@@ -69,11 +70,19 @@ def key_error(key: str, value: Any) -> tuple[list[str | int], str] | None:
 def check_values_file(values: Mapping[str, Any], file: str) -> None:
     """Check each key of a values file against its property in the context schema, so a
     bad value names the file and line (the merged context no longer knows its source).
-    Keys the policy sets (allowTypha, typhaReplicas) are replaced anyway and skipped."""
+    Keys the policy sets (allowTypha, typhaReplicas) are replaced anyway and skipped.
+    A string under a key without its own property passes here without a call: the
+    schema's rule for free keys takes any string (200,000 keys, 200,000 calls)."""
+    schema = schemas.load_schema(schemas.RENDER_CONTEXT)
+    props = schema["properties"]
+    free_strings = schemas.takes_any_string(schema["additionalProperties"])
     for key in sorted(values):
         if key in TYPHA_KEYS:
             continue
-        found = key_error(key, values[key])
+        value = values[key]
+        if free_strings and isinstance(value, str) and key not in props:
+            continue
+        found = key_error(key, value)
         if found is not None:
             path, message = found
             line = locate(read_text(file), 0, path) if file != "-" else None
@@ -109,7 +118,7 @@ def user_values(
         values = load_values(values_file, warnings)
         if key_rules:
             check_values_file(values, str(values_file))
-        ctx.update(copy.deepcopy(values))
+        ctx.update(_copy_values(values))
     for item in sets:
         parts, value = parse_set(item)
         set_path(ctx, parts, value)
@@ -134,6 +143,10 @@ def build_context(
     return ctx
 
 
+#: Contexts with more keys are checked without the persistent cache.
+CACHED_CONTEXT_KEYS = 2000
+
+
 def check_context(ctx: dict[str, Any], *, file: str) -> None:
     """The render-context schema check, remembered for a context that passed.
 
@@ -142,6 +155,11 @@ def check_context(ctx: dict[str, Any], *, file: str) -> None:
     not load jsonschema. Only passes are kept: an error is always worded by a fresh
     check, and a context that is not JSON data is always checked.
     """
+    if len(ctx) > CACHED_CONTEXT_KEYS:
+        # digesting it costs more than checking it (the check is compiled, see
+        # :func:`renderer.data.schemas.certainly_valid_as`)
+        schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
+        return
     from renderer.store import cache
 
     try:
@@ -155,23 +173,49 @@ def check_context(ctx: dict[str, Any], *, file: str) -> None:
         cache.put("context-ok", key, True)
 
 
-def user_params(
+@dataclass(frozen=True)
+class UserValues:
+    """A values file and ``KEY=VALUE`` settings, read and checked once.
+
+    ``given`` is what the user asked for by key (a setting ``A.B=V`` nests, the values
+    file first), which says where a value came from; ``params`` and ``nested`` are the
+    same values as the context takes them: addon params (a key ``F.K`` is per file, as
+    the controller treats a config's params) and the values file's maps, which go to
+    every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs one).
+    """
+
+    given: dict[str, Any]
+    params: tuple[Any, ...]
+    nested: dict[str, Any]
+
+
+def read_user_values(
     values_file: str | Path | None = None,
-    sets: Iterable[str] = (),
+    sets: Sequence[str] = (),
     warnings: list[str] | None = None,
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``--values`` and ``--set`` as addon params (a key ``F.K`` is per file, as the
-    controller treats a config's params), plus the map values of the values file, which
-    go to every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs
-    one, and no config param can give it). Returns (params, nested entries); warnings
+) -> UserValues:
+    """Read ``values_file`` once (``-``: stdin) and check it and ``sets``; warnings
     about the values file go to ``warnings``."""
+    values: dict[str, Any] = {}
+    if values_file is not None:
+        values = load_values(values_file, warnings)
+        check_values_file(values, str(values_file))
+    given = _copy_values(values)
+    for item in sets:
+        parts, value = parse_set(item)
+        set_path(given, parts, value)
+    params, nested = _params(values_file, values, sets)
+    return UserValues(given, params, nested)
+
+
+def _params(
+    values_file: str | Path | None, values: Mapping[str, Any], sets: Iterable[str]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     from renderer.bke import context as bke
 
     params: list[bke.Param] = []
     nested: dict[str, bke.Entry] = {}
     if values_file is not None:
-        values = load_values(values_file, warnings)
-        check_values_file(values, str(values_file))
         for key, value in values.items():
             if isinstance(value, Mapping | list):
                 nested[key] = bke.Entry(copy.deepcopy(value), bke.USER, f"--values {values_file}")
@@ -180,15 +224,25 @@ def user_params(
     for item in sets:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise InputError(f"expected KEY=VALUE, got {item!r}", key="set")
+            raise InputError(f"expected KEY=VALUE, got {item!r}", key="set", argument="set")
         # checked here, naming the setting, not only in each file's context; a param that
         # reaches no file is still refused rather than carried into a warning
         name = key.split(".", 1)[1] if "." in key else key  # F.K sets K of file F
         found = None if name in TYPHA_KEYS else key_error(name, value)
         if found is not None:
-            raise InputError(found[1], key=f"set {key}")
+            raise InputError(found[1], key=f"set {key}", argument="set", value=value)
         params.append(bke.Param(key, value, bke.USER, f"--set {key}"))
     return tuple(params), nested
+
+
+def _copy_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``copy.deepcopy(dict(values))`` with the scalars taken as they are (immutable):
+    a values file of 200,000 keys took deepcopy's walk 400,000 calls. Containers share
+    one memo, so values that were one object (YAML anchors) stay one."""
+    memo: dict[int, Any] = {}
+    return {
+        k: copy.deepcopy(v, memo) if isinstance(v, dict | list) else v for k, v in values.items()
+    }
 
 
 def _param_str(value: Any) -> str:

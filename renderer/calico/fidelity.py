@@ -7,7 +7,9 @@ sets, containers, env, volumes and ports by name, the CNI config's plugin chain 
 type, CRD schemas summarised per CRD version. Anything upstream has that ours lacks or
 changes is an error; a pure addition is a warning.
 
-:func:`compare_objects` is pure; :func:`load_upstream` reads the upstream folder.
+:func:`compare_objects` is pure; :func:`load_upstream` reads the upstream folder. The
+diff of two objects' data is :func:`renderer.k8s.diff.diff`; this module knows what of
+Calico's upstream to compare how (substitutions, RBAC, the CNI config, CRD schemas).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,13 +24,14 @@ from typing import Any
 
 from renderer.calico import names
 from renderer.errors import InputError
-from renderer.finding import Finding, ObjectRef, locate, merge_findings
+from renderer.finding import FIDELITY, Finding, ObjectRef, locate, merge_findings
+from renderer.k8s.diff import Diff, diff, show
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
 from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.store.read import read_text
 
-STAGE = "fidelity"
+STAGE = FIDELITY
 ERROR, WARNING = "error", "warning"
 
 #: Upstream's release manifests in ``DIR/<version>/``; only calico.yaml is required.
@@ -179,110 +181,7 @@ def _named(item: Any, name: str) -> bool:
     return isinstance(item, dict) and item.get("name") == name
 
 
-# --- the generic diff -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Diff:
-    """One difference at ``path``: ``missing`` (upstream only), ``extra`` (ours only)
-    or ``changed``."""
-
-    path: str
-    change: str
-    upstream: Any = None
-    ours: Any = None
-
-
-#: Fields that identify an item of a list of mappings, tried in order.
-_LIST_KEYS = ("name", "mountPath", "containerPort", "type")
-
-
-#: Lists whose order and every item matter (a process's argv): any difference is a change.
-_ORDERED = frozenset({"command", "args"})
-
-
-def _list_key(a: list[Any], b: list[Any]) -> str | None:
-    for key in _LIST_KEYS:
-        ok = True
-        for items in (a, b):
-            values = [i.get(key) if isinstance(i, dict) else None for i in items]
-            if any(v is None or isinstance(v, (dict, list)) for v in values):
-                ok = False
-                break
-            if len(set(map(str, values))) != len(values):
-                ok = False
-                break
-        if ok:
-            return key
-    return None
-
-
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def diff(upstream: Any, ours: Any, path: str = "") -> Iterator[Diff]:
-    """Every difference of ``ours`` from ``upstream``. Mappings by key (a null value is
-    absent); lists of mappings by their identifying field (``[name]``); other lists as
-    multisets (order ignored; only additions: extra; anything else: changed, whole lists
-    shown), but ``command`` and ``args`` exactly."""
-    if isinstance(upstream, dict) and isinstance(ours, dict):
-        for k, v in upstream.items():
-            if v is None:
-                continue
-            if ours.get(k) is None:
-                yield Diff(_join(path, k), "missing", v, None)
-            else:
-                yield from diff(v, ours[k], _join(path, k))
-        for k, v in ours.items():
-            if v is not None and upstream.get(k) is None:
-                yield Diff(_join(path, k), "extra", None, v)
-        return
-    if isinstance(upstream, list) and isinstance(ours, list):
-        if upstream == ours:
-            return
-        key = _list_key(upstream, ours) if upstream and ours else None
-        if key is not None:
-            mine = {str(i[key]): i for i in ours}
-            theirs = {str(i[key]): i for i in upstream}
-            for name, item in theirs.items():
-                where = f"{path}[{name}]"
-                if name in mine:
-                    yield from diff(item, mine[name], where)
-                else:
-                    yield Diff(where, "missing", item, None)
-            for name, item in mine.items():
-                if name not in theirs:
-                    yield Diff(f"{path}[{name}]", "extra", None, item)
-            return
-        up_c, our_c = Counter(map(_canon, upstream)), Counter(map(_canon, ours))
-        ordered = path.rsplit(".", 1)[-1] in _ORDERED
-        if not ordered and up_c == our_c:
-            return  # the same items in another order
-        if not ordered and not up_c - our_c:
-            extra = [json.loads(x) for x in (our_c - up_c).elements()]
-            yield Diff(path, "extra", None, extra)
-        else:
-            yield Diff(path, "changed", upstream, ours)
-        return
-    if upstream != ours or type(upstream) is not type(ours):
-        yield Diff(path, "changed", upstream, ours)
-
-
 # --- findings -------------------------------------------------------------------------
-
-
-_LIMIT = 160
-
-
-def show(value: Any) -> str:
-    """A value as compact JSON, cut to a readable length."""
-    text = _canon(value)
-    return text if len(text) <= _LIMIT else text[: _LIMIT - 3] + "..."
 
 
 @dataclass
@@ -617,9 +516,13 @@ def compare_objects(
 def check_upstream_dir(directory: Path) -> None:
     """Refuse an upstream DIR that is missing or not a directory."""
     if not directory.exists():
-        raise UpstreamError("no such directory", file=str(directory), key="upstream")
+        raise UpstreamError(
+            "no such directory", file=str(directory), key="upstream", argument="upstream"
+        )
     if not directory.is_dir():
-        raise UpstreamError("not a directory", file=str(directory), key="upstream")
+        raise UpstreamError(
+            "not a directory", file=str(directory), key="upstream", argument="upstream"
+        )
 
 
 def upstream_files(directory: Path, version: str) -> dict[str, Path] | None:

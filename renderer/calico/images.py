@@ -86,6 +86,7 @@ def check_repo(repo: str) -> str:
             f"{repo!r} is not an image prefix: use e.g. registry.example.com/openfuyao/ "
             "(trailing slash, no spaces) or an empty string",
             key="image_prefix",
+            argument="image_prefix",
         )
     return repo
 
@@ -132,7 +133,9 @@ def no_calico(role: str, repo: str = "") -> ImageList:
 
 def check_role(role: str) -> str:
     if role not in ROLES:
-        raise InputError(f"role must be one of {', '.join(ROLES)}, got {role!r}", key="role")
+        raise InputError(
+            f"role must be one of {', '.join(ROLES)}, got {role!r}", key="role", argument="role"
+        )
     return role
 
 
@@ -155,7 +158,9 @@ def prepull_images(
     if role in ETCD_ONLY_ROLES:
         return ImageList(version, role, repo, (), NO_KUBELET.format(role=role))
     if not version.strip():
-        raise InputError("the Calico version is empty; no default is guessed", key="version")
+        raise InputError(
+            "the Calico version is empty; no default is guessed", key="version", argument="version"
+        )
     images = node_images(objects)
     bad = [i for i in images if not _IMAGE.match(i)]
     if bad:

@@ -1,8 +1,9 @@
 """Every rule id a gate finding can carry: its stage, its severity and whether a reviewed
 exception may waive it.
 
-The release rules come from their registry (:mod:`renderer.calico.rules`), the contract
-items from :mod:`renderer.calico.capability`; the other stages' ids are listed here,
+The release rules and the scale rules come from their registries
+(:mod:`renderer.calico.rules`, :mod:`renderer.calico.scale`), the contract items from
+:mod:`renderer.calico.capability`; the other stages' ids are listed here,
 beside the modules that raise them. The exceptions file is checked against this list
 (an unknown id is bad input), and ``calico-render rules`` prints it.
 """
@@ -12,11 +13,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from renderer.finding import ERROR, WARNING
+from renderer.errors import remedy
+from renderer.finding import (
+    CAPABILITY,
+    CONTEXT,
+    COVERAGE,
+    ERROR,
+    FIDELITY,
+    GOLDENS,
+    INPUT,
+    RULES,
+    SCALE,
+    SCHEMA,
+    TEMPLATES,
+    WARNING,
+)
 
 #: Stages whose findings an exception may touch; template, capability-contract and
 #: golden failures are never excepted (they are fixed, or goldens regenerated).
-EXCEPTABLE_STAGES = ("rules", "schema", "coverage", "fidelity", "context")
+EXCEPTABLE_STAGES = (RULES, SCHEMA, COVERAGE, FIDELITY, CONTEXT)
 
 #: Why a contract rule cannot be excepted.
 CONTRACT_WHY = (
@@ -24,8 +39,13 @@ CONTRACT_WHY = (
     "clusters above 50 nodes; fix the templates, or remove Typha from the version so it "
     "passes as legacy"
 )
+
+
 #: Where rule ids are listed, as the library words it (the CLI names its command).
-LISTED = "the rule catalogue lists every rule id"
+def listed() -> str:
+    """Where every rule id is listed, in the caller's words."""
+    return remedy("{} lists every rule id", "rules")
+
 
 #: The fidelity stage's rules (renderer/calico/fidelity.py) and their severities.
 FIDELITY_RULES = {
@@ -47,26 +67,26 @@ FIDELITY_RULES = {
 }
 #: Ids of the other stages: (stage, severity, what it means).
 OTHER_RULES = {
-    "templates-error": ("templates", ERROR, "a template does not parse or render"),
-    "schema-invalid": ("schema", ERROR, "an object fails the strict Kubernetes schema"),
-    "schema-not-checked": ("schema", "info", "a custom resource without a schema"),
-    "kind-rejected": ("schema", ERROR, "an object of a kind validate --reject names"),
-    "context-unreachable-key": ("context", WARNING, "a key no BKE config can set"),
+    "templates-error": (TEMPLATES, ERROR, "a template does not parse or render"),
+    "schema-invalid": (SCHEMA, ERROR, "an object fails the strict Kubernetes schema"),
+    "schema-not-checked": (SCHEMA, "info", "a custom resource without a schema"),
+    "kind-rejected": (SCHEMA, ERROR, "an object of a kind validate --reject names"),
+    "context-unreachable-key": (CONTEXT, WARNING, "a key no BKE config can set"),
     "branch-not-rendered": (
-        "coverage",
+        COVERAGE,
         f"{WARNING}/{ERROR}",
         "a template branch no scenario renders (an error with --strict)",
     ),
     "context-value-injects-yaml": (
-        "context",
+        CONTEXT,
         ERROR,
         "a value changes the YAML structure its template wrote",
     ),
-    "goldens-error": ("goldens", ERROR, "the goldens cannot be read or compared"),
-    "golden-unreadable": ("goldens", ERROR, "a golden file is not valid UTF-8"),
-    "golden-changed": ("goldens", ERROR, "a render differs from its reviewed golden"),
-    "golden-stale": ("goldens", ERROR, "goldens of a version not in the tree"),
-    "input-error": ("input", ERROR, "the run could not use its input (exit 2)"),
+    "goldens-error": (GOLDENS, ERROR, "the goldens cannot be read or compared"),
+    "golden-unreadable": (GOLDENS, ERROR, "a golden file is not valid UTF-8"),
+    "golden-changed": (GOLDENS, ERROR, "a render differs from its reviewed golden"),
+    "golden-stale": (GOLDENS, ERROR, "goldens of a version not in the tree"),
+    "input-error": (INPUT, ERROR, "the run could not use its input (exit 2)"),
 }
 
 
@@ -96,27 +116,21 @@ def catalogue() -> dict[str, RuleInfo]:
     """Every rule id, by id, in stage order then id."""
     from renderer.calico.capability import CONTRACT_ITEMS
     from renderer.calico.rules import REGISTRY
+    from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
 
     found: list[RuleInfo] = []
     for item, description in CONTRACT_ITEMS.items():
-        found.append(RuleInfo(item, "capability", ERROR, False, f"Typha contract: {description}"))
+        found.append(RuleInfo(item, CAPABILITY, ERROR, False, f"Typha contract: {description}"))
     for r in REGISTRY.values():
-        found.append(RuleInfo(r.id, "rules", r.severity, True, r.message))
+        found.append(RuleInfo(r.id, RULES, r.severity, True, r.message))
+    for s in SCALE_REGISTRY.values():
+        found.append(RuleInfo(s.id, SCALE, s.severity, False, s.message))
     for rule, (severity, description) in FIDELITY_RULES.items():
-        found.append(RuleInfo(rule, "fidelity", severity, True, description))
+        found.append(RuleInfo(rule, FIDELITY, severity, True, description))
     for rule, (stage, severity, description) in OTHER_RULES.items():
         found.append(RuleInfo(rule, stage, severity, stage in EXCEPTABLE_STAGES, description))
-    order = (
-        "input",
-        "templates",
-        "capability",
-        "rules",
-        "schema",
-        "coverage",
-        "context",
-        "fidelity",
-        "goldens",
-    )
+    order: tuple[str, ...] = (INPUT, TEMPLATES, CAPABILITY, RULES, SCHEMA, COVERAGE, CONTEXT)
+    order += (FIDELITY, GOLDENS, SCALE)
     found.sort(key=lambda r: (order.index(r.stage) if r.stage in order else len(order), r.id))
     return {r.id: r for r in found}
 

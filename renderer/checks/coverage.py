@@ -25,10 +25,10 @@ from renderer.engine.compile import compile_file
 from renderer.engine.gotemplate import GoTemplate
 from renderer.engine.render import is_verbatim
 from renderer.errors import CalicoRenderError
-from renderer.finding import ERROR, WARNING, Finding
+from renderer.finding import COVERAGE, ERROR, WARNING, Finding
 from renderer.manifests.tree import VersionDir
 
-STAGE = "coverage"
+STAGE = COVERAGE
 RULE = "branch-not-rendered"
 
 

@@ -24,7 +24,7 @@ from renderer.checks import catalogue
 from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.finding import Finding
+from renderer.finding import CAPABILITY, CONTEXT, RULES, SCALE, TEMPLATES, Finding
 from renderer.k8s.yamlio import item_lines, load_all, locate
 from renderer.store import contain
 from renderer.store.read import read_text
@@ -109,7 +109,7 @@ def find_file(root: Path | None, explicit: Path | None) -> Path | None:
         found = contain.kind(explicit)
         if found != contain.FILE:
             why = "no such file" if found is None else "not a regular file"
-            raise InputError(why, file=str(explicit), key="exceptions")
+            raise InputError(why, file=str(explicit), key="exceptions", argument="exceptions")
         return explicit
     if root is None:
         return None
@@ -157,20 +157,26 @@ def parse(text: str, file: str) -> ExceptionSet:
 
 def _known(rule: str, file: str, line: int) -> None:
     """Bad input for a rule id the catalogue does not know, or one that cannot be
-    excepted (the contract, templates, goldens)."""
+    excepted (the contract, templates, goldens, scale advice)."""
     info = catalogue.catalogue().get(rule)
     if info is None:
+        hint = catalogue.listed()
         raise InputError(
-            f"unknown rule id {rule!r}{catalogue.did_you_mean(rule)}; {catalogue.LISTED}",
+            f"unknown rule id {rule!r}{catalogue.did_you_mean(rule)}; {hint}",
             file=file,
             line=line,
             key="rule",
+            argument="rules",
+            value=rule,
+            hint=hint,
         )
     if info.exceptable:
         return
-    if info.stage == "capability":
+    if info.stage == CAPABILITY:
         why = f"{rule} is a Typha contract rule, and contract rules cannot be excepted: "
         why += catalogue.CONTRACT_WHY
+    elif info.stage == SCALE:
+        why = f"{rule} is a scale advice rule; exceptions apply to the gate's findings only"
     else:
         why = f"{rule} belongs to the {info.stage} stage, which exceptions cannot touch: "
         why += "fix the templates, or regenerate the goldens after review"
@@ -282,7 +288,7 @@ def evaluation(
             ran.append(version)
         elif status_of not in statuses:
             why[version] = f"the {stage} stage runs only with an upstream directory"
-        elif stage == "rules" and statuses.get("capability") == "legacy":
+        elif stage == RULES and statuses.get(CAPABILITY) == "legacy":
             why[version] = "legacy: release rules apply to Typha-capable versions"
         elif statuses[status_of] == "skip":
             why[version] = f"the {stage} stage did not run"
@@ -295,7 +301,7 @@ def evaluation(
 
 #: A stage without a status of its own, and the stage whose status says whether it ran
 #: (the context keys are read from the parsed templates).
-_STATUS_OF = {"context": "templates"}
+_STATUS_OF = {CONTEXT: TEMPLATES}
 
 
 def verdicts(

@@ -40,7 +40,8 @@ from renderer.checks.report import (
     VersionResult,
 )
 from renderer.errors import CalicoRenderError, InputError
-from renderer.finding import ERROR, Finding, locate
+from renderer.finding import ERROR, GOLDENS, Finding, locate
+from renderer.k8s.diff import diff_values
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.manifests.tree import refuse_name, semver_key
 from renderer.store import contain
@@ -50,7 +51,6 @@ from renderer.store.read import MAX_INPUT_BYTES, read_text
 COMMON = "common"
 SHARED = "+"
 DECISION_FILE = "decision.json"
-_MAX_VALUE = 120
 #: The longest ``s1+s2`` directory name; beyond it each scenario holds its own copy
 #: (file systems refuse names over 255 bytes, and derived scenario names are long).
 MAX_SHARED_NAME = 200
@@ -250,67 +250,6 @@ def _lines(text: str) -> list[str]:
 
 
 # --- object-level differences -------------------------------------------------------
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
-    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
-
-
-def _key(path: str, name: str) -> str:
-    """``path.name``, or ``path["a.b/c"]`` when the key is not a plain identifier."""
-    if name.replace("_", "a").replace("-", "a").isalnum():
-        return f"{path}.{name}" if path else name
-    return f"{path}[{json.dumps(name)}]"
-
-
-def _named(items: list[Any]) -> dict[str, Any] | None:
-    """Items keyed by ``name`` when every item is a mapping with a unique string name."""
-    if not items or not all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items):
-        return None
-    by_name = {i["name"]: i for i in items}
-    return by_name if len(by_name) == len(items) else None
-
-
-def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | None, str | None]]:
-    """(dotted path, old, new) for every leaf difference; lists of named items by name."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        out: list[tuple[str, str | None, str | None]] = []
-        for k in sorted(set(old) | set(new), key=str):
-            sub = _key(path, str(k))
-            if k not in new:
-                out.append((sub, _show(old[k]), None))
-            elif k not in old:
-                out.append((sub, None, _show(new[k])))
-            else:
-                out.extend(diff_values(old[k], new[k], sub))
-        return out
-    if isinstance(old, list) and isinstance(new, list):
-        named_old, named_new = _named(old), _named(new)
-        if named_old is not None and named_new is not None:
-            out = []
-            for name in sorted(set(named_old) | set(named_new)):
-                sub = f"{path}[name={name}]"
-                if name not in named_new:
-                    out.append((sub, _show(named_old[name]), None))
-                elif name not in named_old:
-                    out.append((sub, None, _show(named_new[name])))
-                else:
-                    out.extend(diff_values(named_old[name], named_new[name], sub))
-            return out
-        out = []
-        for i in range(max(len(old), len(new))):
-            sub = f"{path}[{i}]"
-            if i >= len(new):
-                out.append((sub, _show(old[i]), None))
-            elif i >= len(old):
-                out.append((sub, None, _show(new[i])))
-            else:
-                out.extend(diff_values(old[i], new[i], sub))
-        return out
-    if old == new and type(old) is type(new):
-        return []
-    return [(path, _show(old), _show(new))]
 
 
 def _ref(obj: K8sObject) -> str:
@@ -525,18 +464,17 @@ def golden_label(options: CheckOptions) -> str:
     return "(bundled goldens)" if options.root is None else str(options.golden)
 
 
-def _failed(result: VersionResult, error: CalicoRenderError) -> None:
+def _failed(result: VersionResult, error: CalicoRenderError) -> list[Finding]:
     file, line = locate(error.location())
-    result.findings.append(
-        Finding("goldens-error", ERROR, error.message, stage="goldens", file=file, line=line)
-    )
-    result.golden.status = result.stages["goldens"] = FAIL
+    result.golden.status = result.stages[GOLDENS] = FAIL
+    return [Finding("goldens-error", ERROR, error.message, stage=GOLDENS, file=file, line=line)]
 
 
-def _set_all(result: VersionResult, status: str) -> None:
-    result.golden.status = result.stages["goldens"] = status
+def _set_all(result: VersionResult, status: str) -> list[Finding]:
+    result.golden.status = result.stages[GOLDENS] = status
     for s in result.scenarios:
         s.golden = status
+    return []
 
 
 def compare_stage(
@@ -544,8 +482,9 @@ def compare_stage(
     outputs: Sequence[ScenarioOutput],
     parsed: Mapping[tuple[str, str], Sequence[K8sObject]],
     options: CheckOptions,
-) -> None:
-    """The goldens stage: the version's scenario renders against its golden directory."""
+) -> list[Finding]:
+    """The goldens stage: the version's scenario renders against its golden directory;
+    records the comparison and the stage's status in ``result``, returns its findings."""
     new = golden_files(outputs)
     result.rendered = new
     directory = options.golden / result.version
@@ -563,20 +502,21 @@ def compare_stage(
     if loaded is None:
         return _set_all(result, MISSING)
     old, unreadable = loaded
-    result.findings.extend(
+    found = [
         Finding(
             "golden-unreadable",
             ERROR,
             f"golden file {why}; it counts as changed",
-            stage="goldens",
+            stage=GOLDENS,
             file=str(directory / path),
         )
         for path, why in unreadable.items()
-    )
+    ]
     g.files = file_changes(old, new, unreadable)
     if not g.files:
-        return _set_all(result, PASS)
-    g.status = result.stages["goldens"] = FAIL
+        _set_all(result, PASS)
+        return found
+    g.status = result.stages[GOLDENS] = FAIL
     names = [o.name for o in outputs]
     g.file_diffs = file_diffs(old, new, diff_label(directory), unreadable)
     g.diff = "".join(g.file_diffs.values())
@@ -586,6 +526,7 @@ def compare_stage(
         owned = any(s.name in owners(f.path, names) for f in g.files)
         s.changes = mine
         s.golden = FAIL if mine or owned else PASS
+    return found
 
 
 def apply_update(result: VersionResult, options: CheckOptions) -> None:
@@ -598,7 +539,7 @@ def apply_update(result: VersionResult, options: CheckOptions) -> None:
     else:  # MISSING: there are no goldens, every file is new
         changes = file_changes({}, result.rendered)
     result.golden.files = write_golden(directory, result.rendered, changes, options.golden)
-    result.golden.status = result.stages["goldens"] = UPDATED
+    result.golden.status = result.stages[GOLDENS] = UPDATED
     for s in result.scenarios:
         s.golden = UPDATED if s.golden in (FAIL, MISSING) else s.golden
 

@@ -37,6 +37,7 @@ def refuse_misplaced(golden: Path) -> None:
             f"goldens are ROOT/{TREE_GOLDEN.as_posix()}/)",
             file=str(golden),
             key="golden",
+            argument="golden",
         )
     if semver_key(golden.name)[0] == 0 and any(
         (golden / name).is_dir() for name in ("common", "nodes-50")
@@ -46,6 +47,7 @@ def refuse_misplaced(golden: Path) -> None:
             "(the directory holding <version>/)",
             file=str(golden),
             key="golden",
+            argument="golden",
         )
 
 

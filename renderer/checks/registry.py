@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from renderer.errors import InputError
-from renderer.finding import ERROR, WARNING, Finding, ObjectRef
+from renderer.finding import ERROR, REGISTRY, WARNING, Details, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.parse import K8sObject
 from renderer.oci import reference as oci_ref
 from renderer.oci.client import Client, Resolution
 
-STAGE = "registry"
+STAGE = REGISTRY
 LOCK_TOOL = "calico-render images --lock"
 #: How many registry requests run at once by default (one image's are sequential).
 DEFAULT_JOBS = 4
@@ -118,7 +118,28 @@ class RegistryReport:
         return not any(f.severity == ERROR for f in self.findings)
 
 
-def _finding(rule: str, message: str, use: ImageUse, platform: str, **details: Any) -> Finding:
+@dataclass(frozen=True)
+class ImageDetails(Details):
+    """What a registry finding is about: the image as rendered, the platforms (comma
+    separated), the reference asked (after ``--registry``) and, for a lock finding, the
+    digest the lock records and the one the registry serves now."""
+
+    image: str
+    platform: str
+    reference: str | None = None
+    locked: str | None = None
+    digest: str | None = None
+
+
+def _finding(
+    rule: str,
+    message: str,
+    use: ImageUse,
+    platform: str,
+    reference: str,
+    locked: str | None = None,
+    digest: str | None = None,
+) -> Finding:
     return Finding(
         rule,
         ERROR,
@@ -129,7 +150,7 @@ def _finding(rule: str, message: str, use: ImageUse, platform: str, **details: A
         file=use.file,
         line=use.line,
         scenarios=use.scenarios,
-        details={"image": use.image, "platform": platform, **details},
+        details=ImageDetails(use.image, platform, reference, locked, digest),
     )
 
 
@@ -304,7 +325,7 @@ def verify_lock(report: RegistryReport, lock: Mapping[str, Any], lock_file: str)
                 f"{key[0]} ({key[1]}) is in the lock {lock_file} but the version no longer "
                 "renders it for the platforms checked",
                 stage=STAGE,
-                details={"image": key[0], "platform": key[1]},
+                details=ImageDetails(key[0], key[1]),
             )
         )
     return out

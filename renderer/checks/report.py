@@ -13,7 +13,20 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
-from renderer.finding import ERROR, Finding, blocking, merge_findings
+from renderer.finding import (
+    CAPABILITY,
+    CONTEXT,
+    COVERAGE,
+    ERROR,
+    FIDELITY,
+    GOLDENS,
+    RULES,
+    SCHEMA,
+    TEMPLATES,
+    Finding,
+    blocking,
+    merge_findings,
+)
 from renderer.manifests.tree import BUNDLED_TREE, COMPONENT
 
 if TYPE_CHECKING:
@@ -21,9 +34,10 @@ if TYPE_CHECKING:
     from renderer.calico.fidelity import FidelityResult
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
-STAGES = ("templates", "capability", "rules", "schema", "coverage", "goldens")
-#: The stage ``--upstream`` adds; without it a report has no trace of it.
-FIDELITY = "fidelity"
+#: The status columns of a check report, in its order (the stages that run, and the
+#: order they list findings in: :data:`renderer.checks.pipeline.GATE`). FIDELITY is
+#: the column ``--upstream`` adds; without it a report has no trace of it.
+STAGES = (TEMPLATES, CAPABILITY, RULES, SCHEMA, COVERAGE, GOLDENS)
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 
 
@@ -158,13 +172,13 @@ class VersionResult:
     @property
     def capable(self) -> bool | None:
         """Whether the Typha contract holds; None when the capability stage did not run."""
-        status = self.stages["capability"]
+        status = self.stages[CAPABILITY]
         return None if status == SKIP else status == PASS
 
     @property
     def legacy(self) -> bool:
         """No Typha templates at all: passes as legacy, release rules not applied."""
-        return self.stages["capability"] == LEGACY
+        return self.stages[CAPABILITY] == LEGACY
 
     @property
     def passed(self) -> bool:
@@ -255,7 +269,7 @@ def incomplete_findings(cap: CapabilityReport) -> list[Finding]:
             ERROR,
             f"Typha templates incomplete: missing {item.description}"
             + (f" ({item.detail})" if item.detail else ""),
-            stage="capability",
+            stage=CAPABILITY,
             file=f"{COMPONENT.as_posix()}/{cap.version}",
         )
         for item in cap.items
@@ -324,11 +338,11 @@ class ReleaseReport:
             self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
         )
         statuses = {
-            "capability": LEGACY if cap.legacy else (PASS if cap.capable else FAIL),
-            "rules": SKIP if cap.legacy else PASS,
-            "schema": PASS,
-            "coverage": PASS,
-            "context": PASS,
+            CAPABILITY: LEGACY if cap.legacy else (PASS if cap.capable else FAIL),
+            RULES: SKIP if cap.legacy else PASS,
+            SCHEMA: PASS,
+            COVERAGE: PASS,
+            CONTEXT: PASS,
         }
         if self.fidelity is not None:
             statuses[FIDELITY] = PASS

@@ -16,21 +16,17 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import replace
 from typing import Any
 
+from renderer import errors
 from renderer.calico import fidelity
 from renderer.checks import exceptions as excepts
 from renderer.checks import golden
 from renderer.checks.options import CheckOptions
-from renderer.checks.pipeline import (
-    SchemaInput,
-    SchemaResults,
-    error_finding,
-    finish_version,
-    prepare_version,
-    validate_objects,
-)
-from renderer.checks.report import FAIL, SKIP, CheckReport, VersionResult
+from renderer.checks.pipeline import error_finding, finish_version, new_result, prepare_version
+from renderer.checks.report import FAIL, CheckReport, VersionResult
+from renderer.checks.validation import SchemaInput, SchemaResults, validate_objects
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
+from renderer.finding import TEMPLATES
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.yamlio import C_LOADER
 from renderer.manifests.tree import VersionDir, list_versions, tree_label
@@ -53,11 +49,9 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
     except fidelity.UpstreamError:
         raise  # bad upstream input stops the whole check (exit 2)
     except CalicoRenderError as exc:
-        result = VersionResult(version.name, [], "")
-        if options.upstream is not None:
-            result.stages[fidelity.STAGE] = SKIP
-        result.stages["templates"] = FAIL
-        result.findings.append(error_finding("templates", exc))
+        result = new_result(version.name, [], "", options)
+        result.stages[TEMPLATES] = FAIL
+        result.findings.append(error_finding(TEMPLATES, exc))
         return result, []
 
 
@@ -102,11 +96,13 @@ class Merger:
                 self.progress(result)
 
 
-def _init_worker(render_timeout: float) -> None:
+def _init_worker(render_timeout: float, names: dict[str, str]) -> None:
     """Workers leave Ctrl-C to the main process, which reports it once, and render
-    under the main process's time limit (not inherited by spawned processes)."""
+    under the main process's time limit and name arguments in its words (neither is
+    inherited by spawned processes)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limits.set_render_timeout(render_timeout)
+    errors.use_names(names)
 
 
 def run_check(
@@ -139,7 +135,9 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
             merger.validated(validate_objects(kube, new))
         return
     with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(limits.render_timeout(),)
+        max_workers=jobs,
+        initializer=_init_worker,
+        initargs=(limits.render_timeout(), errors.names()),
     ) as pool:
         prepared = {pool.submit(prepare, v, options): v.name for v in versions}
         pending: set[Future[Any]] = set(prepared)

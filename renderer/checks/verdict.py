@@ -7,12 +7,17 @@ template change (the persistent cache, never trusted without a shape check).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from renderer.calico import policy
 from renderer.manifests.tree import VersionDir
 from renderer.store import cache
 from renderer.store.memo import Memo
+
+if TYPE_CHECKING:
+    from renderer.k8s.parse import K8sObject
 
 
 @dataclass(frozen=True)
@@ -66,12 +71,40 @@ def verdict(version: VersionDir) -> Verdict:
     return cached
 
 
-def _judge(version: VersionDir) -> Verdict:
-    from renderer.checks.pipeline import capability_of, release_rules
-    from renderer.finding import blocking
+#: The node count the release rules judge: the smallest cluster that gets Typha (what
+#: :data:`renderer.checks.pipeline.RULE_NODES` is).
+RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
 
-    report = capability_of(version)
-    rules = sorted({f.rule for f in blocking(release_rules(report))}) if report.capable else []
+
+def _render_objects(
+    version: VersionDir, typha: Mapping[str, str]
+) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
+    """``version`` rendered on the controller's default context plus Typha keys, parsed
+    (:func:`renderer.checks.pipeline.render_objects`)."""
+    from renderer.bke.values import build_context
+    from renderer.calico.capability import CHECK_REPO
+    from renderer.engine.render import render_version
+    from renderer.k8s.parse import parse_rendered
+
+    context = build_context({}, typha=typha, repo=CHECK_REPO)
+    return context, tuple(parse_rendered(render_version(version, context)))
+
+
+def _judge(version: VersionDir) -> Verdict:
+    """The contract on three renders and the ids of the release rules with errors on the
+    Typha-on one for :data:`RULE_NODES`: the gate's
+    :func:`~renderer.checks.pipeline.capability_of` and
+    :func:`~renderer.checks.pipeline.release_rules`, without loading the gate and
+    without locating findings a verdict does not keep."""
+    from renderer.calico import capability
+    from renderer.calico.rules import RuleInput, violated
+
+    with cache.reading_only():  # the renders are kept as this verdict, not one by one
+        report = capability.assess_capability(version, _render_objects)
+    rules: list[str] = []
+    if report.capable:
+        on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)
+        rules = violated(RuleInput(on.objects, report.version, on.context, RULE_NODES))
     return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
 
 

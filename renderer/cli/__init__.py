@@ -18,8 +18,14 @@ from types import FrameType
 import click
 
 from renderer.cli.app import cli
-from renderer.cli.common import REPORT, failure_report, flag_worded
-from renderer.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CalicoRenderError, interrupted
+from renderer.cli.common import FLAGS, REPORT, failure_report, flag_worded
+from renderer.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    CalicoRenderError,
+    interrupted,
+    naming,
+)
 
 #: Subcommand -> the module of this package that defines it, imported on first use (so a
 #: command pays only for its own imports). A module imported here instead, the usual
@@ -85,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     would otherwise walk the imported ones again.
     """
     gc.freeze()
-    with _interrupt_handler():
+    with _interrupt_handler(), naming(FLAGS):
         try:
             _utf8_stdout()
             _main(argv)

@@ -12,7 +12,6 @@ from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import (
     config_keys,
-    context_inputs,
     given_params,
     note,
     origins_for,
@@ -77,7 +76,7 @@ def advise(
 ) -> None:
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
-    args = requests.request_args(config, nodes_file, version=version, nodes=nodes, root=root)
+    args = api.cluster_args(config, nodes_file, version=version, nodes=nodes, root=root)
     for message in args.notes:
         note(message)
     if args.skip:
@@ -85,27 +84,26 @@ def advise(
         return
     if args.version is None or args.nodes is None:
         raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")
-    flags = requests.user_values(values_file, sets)
+    request = api.Request.of(
+        args.version,
+        args.nodes,
+        root=root,
+        values_file=values_file,
+        sets=sets,
+        strict=strict,
+        cluster=args,
+    )
     origins = origins_for(
         config=config,
-        config_values=args.user,
-        flag_values=flags,
+        config_values=request.config_values,
+        flag_values=request.given,
         values_file=values_file,
         nodes_flag=nodes is not None,
         nodes_file=nodes_file,
         max_pods_flag=ctx.get_parameter_source("max_pods")
         is not click.core.ParameterSource.DEFAULT,
     )
-    report = api.advise(
-        args.version,
-        args.nodes,
-        root=root,
-        user={**args.user, **flags},
-        repo=args.repo,
-        max_pods=max_pods,
-        origins=origins,
-        sources=context_inputs(args, None, values_file, sets),
-    )
+    report = api.advise(request, max_pods=max_pods, origins=origins)
     write_document(fmt, AdviceDocument(report))
     given_params(report.param_warnings, strict, show=False)
     if not report.passed:

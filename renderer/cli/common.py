@@ -6,26 +6,26 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
-from renderer.errors import CalicoRenderError, InputError
+from renderer.errors import FIXED, CalicoRenderError, InputError
 
 if TYPE_CHECKING:
-    from renderer.bke import context as bke_context
-    from renderer.bke.cluster import NodeInventory, RenderArgs
+    from renderer.bke.cluster import NodeInventory
     from renderer.bke.unread import ParamWarning
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
     from renderer.output import Document
 
 
-#: The library's argument names (the key of an error about an argument) -> the flag that
-#: sets it, so errors name what the user typed; the library itself never names flags.
+#: The library's argument names -> how the command line takes them: the key of an error
+#: about an argument names the flag, and a remedy (what to try) says the flag that does it
+#: (:func:`renderer.errors.naming`). The library itself never names flags; this is the
+#: one table that does.
 FLAGS = {
     "nodes": "--nodes",
     "from_nodes": "--from-nodes",
@@ -36,6 +36,7 @@ FLAGS = {
     "from_version": "--from-version",
     "kube_version": "--kube-version",
     "image_prefix": "--repo",
+    "repo": "--repo",
     "role": "--role",
     "dialect": "--dialect",
     "set": "--set",
@@ -45,40 +46,20 @@ FLAGS = {
     "registry": "--registry",
     "platform": "--platform",
     "ca_file": "--ca-file",
-}
-
-
-#: How the library says a setting is changed (or cannot be) -> the CLI's words for it.
-PHRASES = {
-    RENDER_TIMEOUT_REMEDY: "--render-timeout SECONDS",
-    "; not configurable)": "; no flag)",
-    "; give a config to count": "; give --config to count",
-    " (unless versions are requested)": " (--kube-version to choose)",
-    "a given node count of ": "--nodes ",  # renderer.bke.cluster.NODES_GIVEN
-    "set the image prefix argument or imageRepo.prefix": "use --repo or imageRepo.prefix",
-    "the rule catalogue lists every rule id": "'calico-render rules' lists every rule id",
-    "give the CA file argument": "give --ca-file",
-    "with the insecure registry argument": "with --insecure-registry HOST",
+    "insecure": "--insecure-registry HOST",
+    "config": "--config",
+    "render_timeout": "--render-timeout SECONDS",
+    "rules": "'calico-render rules'",
+    FIXED: "no flag",
 }
 
 
 def flag_worded(exc: CalicoRenderError) -> str:
-    """``exc`` as one line, its key naming the flag when it is one of :data:`FLAGS`
-    (a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)
-    and its message in the CLI's words (:data:`PHRASES`)."""
+    """``exc`` as one line from its fields, its argument named by its flag (:data:`FLAGS`;
+    a quoted value after the name stays: ``version '../x'`` -> ``--version '../x'``)."""
     worded = copy.copy(exc)
-    name, sep, rest = (exc.key or "").partition(" ")
-    if name in FLAGS:
-        worded.key = FLAGS[name] + sep + rest
-    worded.message = cli_worded(exc.message)
+    worded.key = exc.label(FLAGS)
     return str(worded)
-
-
-def cli_worded(text: str) -> str:
-    """``text`` with each of the library's :data:`PHRASES` in the CLI's words."""
-    for phrase, flag in PHRASES.items():
-        text = text.replace(phrase, flag)
-    return text
 
 
 def version_or_config(version: str | None, config: str | None) -> None:
@@ -142,7 +123,7 @@ def write_report_document(
     from renderer import output
     from renderer.cli import requests
 
-    text = cli_worded(output.render(fmt, document))
+    text = output.render(fmt, document)
     if path is None:
         emit(text)
         return
@@ -182,28 +163,27 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
 
 
 def write_document(fmt: str, document: Document) -> None:
-    """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`), the library's
-    wording of a remedy in the CLI's (:data:`PHRASES`)."""
+    """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`)."""
     from renderer import output
 
-    emit(cli_worded(output.render(fmt, document)))
+    emit(output.render(fmt, document))
 
 
 def warn(message: str) -> None:
-    """A warning on stderr, in the CLI's words (:data:`PHRASES`)."""
-    click.echo(f"calico-render: warning: {cli_worded(message)}", err=True)
+    """A warning on stderr."""
+    click.echo(f"calico-render: warning: {message}", err=True)
 
 
 def note(message: str) -> None:
-    """A line on stderr, in the CLI's words (:data:`PHRASES`)."""
-    click.echo(f"calico-render: {cli_worded(message)}", err=True)
+    """A line on stderr."""
+    click.echo(f"calico-render: {message}", err=True)
 
 
 def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:
     """Print the warnings about given params; with ``--strict`` they are exit 2."""
-    if show:
-        for w in found:
-            warn(str(w))
+    if show and found:  # one write: 200,000 warnings one echo each took seconds
+        lines = (f"calico-render: warning: {w}" for w in found)
+        click.echo("\n".join(lines), err=True)
     if strict and found:
         keys = ", ".join(sorted({w.key for w in found}))
         raise InputError(
@@ -212,40 +192,30 @@ def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = Tr
         )
 
 
-def context_inputs(
-    args: RenderArgs, repo: str | None, values_file: str | None, sets: tuple[str, ...]
-) -> bke_context.ContextInputs:
-    """The context's sources: the config's (``--repo`` wins over its imageRepo) or the
-    defaults, then ``--values``/``--set`` as addon params."""
-    from renderer import api
-
-    return api.request_inputs(args, repo=repo, values_file=values_file, sets=sets)
-
-
 def origins_for(
     *,
     config: str | None,
     config_values: dict[str, str],
-    flag_values: dict[str, object],
+    flag_values: Mapping[str, object],
     values_file: str | None,
     nodes_flag: bool,
     nodes_file: str | None,
     max_pods_flag: bool,
-) -> advise_mod.Origins:
+) -> scale.Origins:
     """Where each value of a request came from: config file, flags, or a default."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
     flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
     if nodes_flag or nodes_file is None:
-        nodes = (advise_mod.FLAG, "--nodes")
+        nodes = (scale.FLAG, "--nodes")
     else:
-        nodes = (advise_mod.CONFIG, f"BKENodes of {nodes_file}")
+        nodes = (scale.CONFIG, f"BKENodes of {nodes_file}")
     max_pods = (
-        (advise_mod.FLAG, "--max-pods")
+        (scale.FLAG, "--max-pods")
         if max_pods_flag
-        else (advise_mod.KUBERNETES_DEFAULT, "kubelet maxPods")
+        else (scale.KUBERNETES_DEFAULT, "kubelet maxPods")
     )
-    return advise_mod.Origins.of(
+    return scale.Origins.of(
         config=config_values,
         config_file=config or "",
         flags=flag_values,

@@ -9,12 +9,12 @@ from pathlib import Path
 import click
 
 from renderer import api
+from renderer.api.request import cluster_inputs
 from renderer.bke.cluster import RenderArgs
 from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import (
     config_keys,
-    context_inputs,
     given_params,
     note,
     warn,
@@ -69,7 +69,7 @@ def explain_context(
         count = nodes if nodes is not None else (inventory.count if inventory else None)
         args = RenderArgs(version, count, repo, {}, inventory=inventory)
     else:
-        inputs = api.cluster_inputs(
+        inputs = cluster_inputs(
             config, nodes_file=nodes_file, nodes=nodes, root=root, check_version=version is None
         )
         for message in inputs.notes:
@@ -85,12 +85,17 @@ def explain_context(
             "give --nodes or --nodes-file: the Typha decision needs a node count", key="--nodes"
         )
     assert args.version is not None
-    result = api.explain_context(
+    request = api.Request.of(
         args.version,
         args.nodes,
         root=root,
-        inputs=context_inputs(args, repo, values_file, sets),
+        values_file=values_file,
+        sets=sets,
+        repo=repo,
+        strict=strict,
+        cluster=args,
     )
+    result = api.explain_context(request)
     if fmt == "text":
         for message in result.warnings:
             warn(message)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from renderer import api
-from renderer.calico.images import ROLES
+from renderer.calico.images import ROLES, check_repo, no_calico
 from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import config_keys, given_params, note, warn, write_document
@@ -171,10 +171,19 @@ def images(
     role = role or "worker"
     if config is not None:
         config_keys(strict, config)
-        result, found = api.config_images(config, root=root, repo=repo, role=role)
+        args = api.cluster_args(config, root=root, repo=repo)
+        if args.skip or args.version is None:
+            result, found = no_calico(role, args.repo or ""), []
+        else:
+            request = api.Request.of(args.version, root=root, repo=repo, cluster=args)
+            result = api.prepull_images(request, role=role)
+            found = api.param_warnings(request)
     else:
         assert version is not None
-        result, found = api.prepull_images(version, root=root, repo=repo, role=role), []
+        if repo is not None:
+            check_repo(repo)  # before the version, as the user reads the flags
+        request = api.Request.of(version, root=root, repo=repo)
+        result, found = api.prepull_images(request, role=role), []
         if result.version != version:
             note(f"--version {version} resolved to {result.version} (newest patch)")
     warnings = tuple(requests.image_warnings(result))

@@ -9,7 +9,7 @@ import click
 from renderer import api
 from renderer.cli import requests
 from renderer.cli.app import cli
-from renderer.cli.common import context_inputs, given_params, note, warn, write_document
+from renderer.cli.common import given_params, note, warn, write_document
 from renderer.cli.options import (
     PathType,
     format_option,
@@ -62,17 +62,19 @@ def plan(
     strict: bool,
     fmt: str,
 ) -> None:
-    args = requests.request_args(None, None, version=None, nodes=None, repo=repo)
-    inputs = context_inputs(args, repo, values_file, sets)
-    result = api.plan(
+    request = requests.named(
+        "to_version",
+        api.Request.of,
         to_version,
         nodes,
-        from_version=from_version,
-        from_nodes=from_nodes,
         root=root,
-        inputs=inputs,
+        values_file=values_file,
+        sets=sets,
+        repo=repo,
+        strict=strict,
     )
-    given_params(api.param_warnings(to_version, inputs, root), strict)
+    result = api.plan(request, from_version=from_version, from_nodes=from_nodes)
+    given_params(api.param_warnings(request), strict)
     data = PlanDocument(result).data()
     # given params are applied even when nothing else changes
     unchanged = not sets and values_file is None and nothing_to_change(data)

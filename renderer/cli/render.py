@@ -12,7 +12,6 @@ import click
 from renderer.calico.policy import OPERATIONS
 from renderer.cli.common import (
     config_keys,
-    context_inputs,
     dedicated_note,
     emit,
     given_params,
@@ -39,7 +38,7 @@ from renderer.errors import EXIT_CHECK_FAILED
 
 if TYPE_CHECKING:
     from renderer.api import RenderResult
-    from renderer.bke.cluster import RenderArgs
+    from renderer.api.request import Request
 
 RENDER_HELP = (
     "Render and gate BKE's Calico manifests.\n\n"
@@ -116,14 +115,13 @@ def render(
     strict: bool,
 ) -> None:
     from renderer import api
+    from renderer.api import request as requests_api
     from renderer.cli import requests
 
     gc.freeze()  # see :func:`renderer.cli.main`
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
-    args = requests.request_args(
-        config, nodes_file, version=version, nodes=nodes, root=root, repo=repo
-    )
+    args = api.cluster_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     for message in args.notes:
         note(message)
     if args.skip:
@@ -135,23 +133,30 @@ def render(
         raise click.UsageError(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
-    kube = () if no_validate else _kube_versions(args, kube_versions)
-    flags = requests.user_values(values_file, sets)
-    result = api.render(
+    kube = None if no_validate else requests_api.kube_versions(kube_versions, args)
+    if kube is not None and kube.note:
+        note(kube.note)
+    request = api.Request.of(
         args.version,
         args.nodes,
         root=root,
+        values_file=values_file,
+        sets=sets,
+        repo=repo,
         operation=operation,
-        inputs=context_inputs(args, repo, values_file, sets),
+        kube=kube,
+        strict=strict,
+        cluster=args,
     )
-    _report(result, args, strict, root)
+    result = api.render(request)
+    _report(result, request)
     _injections(ctx, result)
     if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
         nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
-        _scale_warnings(result, args, config, flags, values_file, nodes_flag, nodes_file)
+        _scale_warnings(result, request, config, values_file, nodes_flag, nodes_file)
     _duplicates(ctx, result)
-    if kube:
-        _validate(ctx, result, kube)
+    if request.kube_versions:
+        _validate(ctx, result, request.kube_versions)
     if output_dir is not None:
         for path in requests.write_render(output_dir, result):
             note(f"wrote {path}")
@@ -174,43 +179,31 @@ def _injections(ctx: click.Context, result: RenderResult) -> None:
         ctx.exit(EXIT_CHECK_FAILED)
 
 
-def _kube_versions(args: RenderArgs, requested: tuple[str, ...]) -> tuple[str, ...]:
-    """The requested Kubernetes versions, else the config's own minor (with a note)."""
-    from renderer.cli import requests
-
-    cluster_kube = args.cluster.config.kubernetes_version if args.cluster is not None else ""
-    kube, why = requests.kube_versions(requested, cluster_kube)
-    if why:
-        note(why)
-    return kube
-
-
-def _report(result: RenderResult, args: RenderArgs, strict: bool, root: Path | None) -> None:
+def _report(result: RenderResult, request: Request) -> None:
     """The render's warnings, then the Typha decision line, naming the tree, on stderr."""
     from renderer.manifests.tree import tree_label
 
     for message in result.warnings:
         warn(message)
-    given_params(result.param_warnings, strict)
+    given_params(result.param_warnings, request.strict)
     from renderer.checks.verdict import readiness_warning
 
     readiness = readiness_warning(result.version, assess=False)
     if readiness:
         warn(f"{readiness}; see calico-render capability --version {result.version.name}")
     d = result.decision
-    tree = tree_label(root)
+    tree = tree_label(request.root)
     note(
         f"Calico {result.version.name} ({tree}): allowTypha={d.context()['allowTypha']} "
         f"typhaReplicas={d.context()['typhaReplicas']} ({d.reason})"
-        + dedicated_note(args.inventory)
+        + dedicated_note(request.inventory)
     )
 
 
 def _scale_warnings(
     result: RenderResult,
-    args: RenderArgs,
+    request: Request,
     config: str,
-    flags: dict[str, Any],
     values_file: str | None,
     nodes_flag: bool,
     nodes_file: str | None,
@@ -220,8 +213,8 @@ def _scale_warnings(
 
     origins = origins_for(
         config=config,
-        config_values=args.user,
-        flag_values=flags,
+        config_values=request.config_values,
+        flag_values=request.given,
         values_file=values_file,
         nodes_flag=nodes_flag,
         nodes_file=nodes_file,

@@ -4,37 +4,22 @@ and writing what a command produces (renders, plans, reports) where its flags sa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from renderer import api
 from renderer.errors import InputError
 from renderer.manifests.tree import tree_label
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from renderer.api.results import RenderResult
     from renderer.bke import crdkeys
-    from renderer.bke.cluster import NodeInventory, RenderArgs
-    from renderer.calico import advise as advise_mod
+    from renderer.bke.cluster import NodeInventory
     from renderer.calico import images as images_mod
+    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
-
-
-def request_args(
-    config: str | Path | None,
-    nodes_file: str | Path | None,
-    *,
-    version: str | None,
-    nodes: int | None,
-    root: Path | None = None,
-    repo: str | None = None,
-) -> RenderArgs:
-    """Version, node count and params of a request: from a BKECluster/BKEConfig and
-    BKENodes when given, the explicit ``version``/``nodes`` otherwise (or winning)."""
-    from renderer.bke.cluster import render_args
-
-    return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
 
 
 def node_inventory(nodes_file: str | Path) -> NodeInventory:
@@ -44,27 +29,18 @@ def node_inventory(nodes_file: str | Path) -> NodeInventory:
     return load_nodes(nodes_file).single_cluster()
 
 
-def user_values(values_file: str | Path | None = None, sets: Sequence[str] = ()) -> dict[str, Any]:
-    """The values of a values file and ``KEY=VALUE`` settings, held to the context's rules."""
-    from renderer.bke.values import user_values as values
-
-    return values(values_file, sets)
-
-
-def kube_versions(
-    requested: Sequence[str] = (), cluster_kube: str = ""
-) -> tuple[tuple[str, ...], str]:
-    """The Kubernetes versions to validate a render against, and a note when they were
-    chosen from the cluster's ``kubernetesVersion`` (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
-    kube = resolve_kube_versions(requested)
-    if kube and not requested and cluster_kube:
-        chosen, why = bke_context.kube_version_for(cluster_kube, shipped_versions())
-        if chosen is not None:
-            return (chosen,), why
-    return kube, ""
+def named(argument: str, build: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``build(*args, **kwargs)``, an error about its ``version`` argument naming
+    ``argument`` instead (``plan`` takes the version of a request as ``--to-version``)."""
+    try:
+        return build(*args, **kwargs)
+    except InputError as exc:
+        if exc.argument != "version":
+            raise
+        label = argument + (exc.key or "")[len("version") :]
+        raise InputError(
+            exc.message, file=exc.file, line=exc.line, key=label, argument=argument, value=exc.value
+        ) from None
 
 
 def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
@@ -90,11 +66,11 @@ def disable_cache() -> None:
     cache.disable()
 
 
-def no_advice(root: Path | None, notes: Sequence[str]) -> advise_mod.AdviceReport:
+def no_advice(root: Path | None, notes: Sequence[str]) -> scale.AdviceReport:
     """The advice report of a cluster without Calico: nothing to advise on."""
-    from renderer.calico import advise as advise_mod
+    from renderer.calico import scale
 
-    return advise_mod.AdviceReport(None, tree_label(root), None, [], list(notes))
+    return scale.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
 def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
@@ -103,7 +79,7 @@ def write_report(path: Path, text: str, options: CheckOptions | None = None) -> 
     templates, its goldens, its upstream directory or onto its exceptions file."""
     from renderer.store.files import write_output
 
-    write_output(path, text, protected=api.protected_paths(options) if options else ())
+    write_output(path, text, protected=protected_paths(options) if options else ())
 
 
 def refused_update(error: InputError) -> bool:
@@ -130,3 +106,17 @@ def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
     from renderer.bke.crdkeys import file_unknown_keys
 
     return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
+
+
+def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
+    """What a check reads and its report must not overwrite."""
+    from renderer.data.bundled import bundled_manifests
+    from renderer.manifests.tree import COMPONENT
+
+    root = options.root if options.root is not None else bundled_manifests()
+    out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
+    if options.upstream is not None:
+        out.append((options.upstream, "the upstream directory"))
+    if options.exceptions.file:
+        out.append((Path(options.exceptions.file), "the exceptions file"))
+    return out

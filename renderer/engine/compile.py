@@ -74,7 +74,9 @@ def compile_source(
 
         compiled = JinjaTemplate(source, name)
     else:
-        raise InputError(f"unknown dialect {dialect!r}; use go or jinja2", key="dialect")
+        raise InputError(
+            f"unknown dialect {dialect!r}; use go or jinja2", key="dialect", argument="dialect"
+        )
     with _LOCK:
         _CACHE[cache_key] = compiled
     return compiled

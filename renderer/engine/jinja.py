@@ -54,8 +54,8 @@ def _check_size(size: int, what: str) -> None:
     result size limit, or over the render's memory limit, it is refused."""
     if size > MAX_RESULT_SIZE:
         raise SecurityError(
-            f"{what} would produce {size} items, over {MAX_RESULT_SIZE} (result size limit "
-            "for untrusted templates; not configurable)"
+            f"{what} would produce {size} items, over {MAX_RESULT_SIZE} "
+            + limits.fixed("result size")
         )
     limits.check_size(size)
 
@@ -155,8 +155,8 @@ _FORMAT_NUMBERS = re.compile(r"(\d+)")
 def _check_width(number: int, what: str) -> None:
     if number > MAX_FORMAT_WIDTH:
         raise LimitExceeded(
-            f"{what} width or precision {number} is over {MAX_FORMAT_WIDTH} (format width "
-            "limit for untrusted templates; not configurable)"
+            f"{what} width or precision {number} is over {MAX_FORMAT_WIDTH} "
+            + limits.fixed("format width")
         )
 
 
@@ -304,8 +304,8 @@ def _bounded_filters(env: SandboxedEnvironment) -> None:
         text = str(s)
         if len(text) > MAX_WRAP_CHARS:
             raise LimitExceeded(
-                f"wordwrap of {len(text)} characters is over {MAX_WRAP_CHARS} (wordwrap "
-                "limit for untrusted templates; not configurable)"
+                f"wordwrap of {len(text)} characters is over {MAX_WRAP_CHARS} "
+                + limits.fixed("wordwrap")
             )
         if _is_int(width) and width > 0:
             _check_size(len(text) + (len(text) // width + 1) * 8, "wordwrap")
@@ -339,18 +339,14 @@ def _bounded_lipsum(n: Any = 5, html: Any = True, min: Any = 20, max: Any = 100)
     for count, what in ((n, "paragraphs"), (min, "words"), (max, "words")):
         if _is_int(count) and count > MAX_LIPSUM:
             raise LimitExceeded(
-                f"lipsum of {count} {what} is over {MAX_LIPSUM} (lipsum limit for untrusted "
-                "templates; not configurable)"
+                f"lipsum of {count} {what} is over {MAX_LIPSUM} " + limits.fixed("lipsum")
             )
     return generate_lorem_ipsum(n=n, html=html, min=min, max=max)
 
 
 def _check_items(count: Any, what: str) -> None:
     if _is_int(count) and count > MAX_ITEMS:
-        raise LimitExceeded(
-            f"{what} of {count} is over {MAX_ITEMS} items (item limit for untrusted "
-            "templates; not configurable)"
-        )
+        raise LimitExceeded(f"{what} of {count} is over {MAX_ITEMS} items " + limits.fixed("item"))
 
 
 def _bound_concat(template: jinja2.nodes.Template) -> jinja2.nodes.Template:
@@ -525,7 +521,9 @@ class JinjaTemplate(MappedRender):
             return self._bounded_output(context, lines)
         except LimitExceeded as exc:
             line = _template_line(sys.exc_info()[2], self.name)
-            raise TemplateError(str(exc), file=self.name, line=line) from None
+            raise TemplateError(
+                str(exc), file=self.name, line=line, argument=exc.argument, hint=exc.hint
+            ) from None
         except jinja2.UndefinedError as exc:
             line = _template_line(sys.exc_info()[2], self.name)
             raise TemplateError(exc.message or "undefined", file=self.name, line=line) from None

@@ -16,6 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from renderer.errors import FIXED, remedy
+
 if TYPE_CHECKING:
     from jinja2 import nodes as j
 
@@ -38,12 +40,23 @@ MAX_GO_TEMPLATE_ACTIONS = 200_000
 _timeout = DEFAULT_RENDER_TIMEOUT
 
 
-#: How a message says the render time limit is raised (the CLI names its flag instead).
-RENDER_TIMEOUT_REMEDY = "set_render_timeout(seconds)"
+#: The argument that raises the render time limit (:func:`set_render_timeout`).
+RENDER_TIMEOUT = "render_timeout"
 
 
 class LimitExceeded(Exception):
-    """A render went over a limit; the message names it (and how to raise it, if it can be)."""
+    """A render went over a limit; the message names it (and how to raise it, if it can be:
+    ``argument`` and ``hint``, as on :class:`renderer.errors.CalicoRenderError`)."""
+
+    def __init__(self, message: str, argument: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.argument = argument
+        self.hint = hint
+
+
+def fixed(limit: str) -> str:
+    """``(<limit> limit for untrusted templates; <no argument changes it>)``."""
+    return f"({limit} limit for untrusted templates; {remedy('{}', FIXED)})"
 
 
 def set_render_timeout(seconds: float) -> None:
@@ -110,9 +123,11 @@ def budget() -> Iterator[None]:
 
 def _overtime(b: _Budget) -> None:
     if time.monotonic() > b.deadline:
+        hint = remedy("raise it with {}", RENDER_TIMEOUT)
         raise LimitExceeded(
-            f"render took longer than {b.timeout:g} s (render time limit; raise it with "
-            f"{RENDER_TIMEOUT_REMEDY})"
+            f"render took longer than {b.timeout:g} s (render time limit; {hint})",
+            RENDER_TIMEOUT,
+            hint,
         )
 
 
@@ -120,7 +135,7 @@ def _overmemory(b: _Budget, coming: int = 0) -> None:
     if b.memory and _resident() + coming - b.memory > MAX_RENDER_MEMORY:
         raise LimitExceeded(
             f"render used more than {MAX_RENDER_MEMORY // (1024 * 1024)} MiB of memory "
-            "(memory limit for untrusted templates; not configurable)"
+            + fixed("memory")
         )
 
 
@@ -162,8 +177,7 @@ def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
         if not b.iterations & 1023:
             if b.iterations > MAX_LOOP_ITERATIONS:
                 raise LimitExceeded(
-                    f"more than {MAX_LOOP_ITERATIONS} loop iterations (loop iteration "
-                    "limit for untrusted templates; not configurable)"
+                    f"more than {MAX_LOOP_ITERATIONS} loop iterations " + fixed("loop iteration")
                 )
             _overtime(b)
             _overmemory(b)
@@ -181,7 +195,7 @@ def check_actions(source: str, file: str, dialect: str) -> None:
         return
     positions = sorted(i for m in marks for i in _find_all(source, m, limit + 1))[: limit + 1]
     raise TemplateError(
-        f"more than {limit} actions (action limit for untrusted templates; not configurable)",
+        f"more than {limit} actions " + fixed("action"),
         file=file,
         line=source.count("\n", 0, positions[-1]) + 1,
     )
@@ -211,7 +225,4 @@ MAX_OUTPUT_CHARS = 64 * 1024 * 1024
 
 
 def output_message() -> str:
-    return (
-        f"output longer than {MAX_OUTPUT_CHARS} characters (output limit for untrusted "
-        "templates; not configurable)"
-    )
+    return f"output longer than {MAX_OUTPUT_CHARS} characters " + fixed("output")

@@ -156,12 +156,32 @@ def version_nested_keys(version: VersionDir) -> dict[str, frozenset[str]]:
 
 
 _SEPARATOR = re.compile(r"^---(?:[ \t]+(.*))?$")
+#: Line breaks ``str.splitlines`` honours besides ``\n``.
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+#: :data:`_SEPARATOR` after its line break, in a text whose only line break is ``\n``.
+_SEPARATOR_LINE = re.compile(r"\n---(?:[ \t]+([^\n]*))?(?=\n|\Z)")
 
 
 def documents(text: str) -> list[str]:
     """The documents of a rendered file, split at its ``---`` lines (a rest of the line,
     such as ``--- # note``, stays as the document's first line); whitespace-only
     documents are dropped, as ``helm template`` drops them."""
+    if any(b in text for b in _OTHER_BREAKS):
+        return _documents_by_line(text)
+    docs: list[str] = []
+    at = 0
+    first = ""
+    for m in _SEPARATOR_LINE.finditer("\n" + text):  # one search, not a match per line
+        docs.append(first + text[at : m.start()])
+        first = m.group(1) + "\n" if m.group(1) else ""
+        end = m.end() - 1  # where the separator line ends, in ``text``
+        at = end + (text[end : end + 1] == "\n")  # past its line break
+    docs.append(first + text[at:])
+    return [body if body.endswith("\n") else body + "\n" for body in docs if body.strip()]
+
+
+def _documents_by_line(text: str) -> list[str]:
+    """:func:`documents` line by line, with every line break ``splitlines`` knows."""
     docs: list[list[str]] = [[]]
     for line in text.splitlines(keepends=True):
         m = _SEPARATOR.match(line.rstrip("\r\n"))

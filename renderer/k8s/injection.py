@@ -15,8 +15,9 @@ in, the injections out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from renderer.k8s.yamlio import yaml_shape
@@ -82,8 +83,82 @@ def _valid_injections(value: object) -> bool:
     )
 
 
+#: What makes cutting a stream at its ``---`` lines unsafe: directives, document end
+#: markers, content after a ``---`` on its line, a byte order mark.
+#: Both searched in the text after a line break (``"\\n" + text``): a search for the
+#: line break is fast, where ``^`` with MULTILINE tries every position of a long text.
+_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
+#: A document start line: ``---`` at the start of a line, then only blanks or a comment.
+_DOCUMENT_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)[^\n]*")
+
+
+def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | None:
+    """``text`` cut at its ``---`` lines that no printed span touches, as (start, end)
+    offsets of the texts between them; None when the stream cannot be cut safely.
+
+    A ``---`` at the start of a line always ends what precedes it (a block scalar, a
+    mapping; inside a quoted or flow scalar it is an error either way), and the same
+    lines stand in the text with values and in the one with placeholders, so the two
+    texts have one shape exactly when each piece that holds a printed value has one
+    shape in both.
+    """
+    padded = "\n" + text  # a match starts at the line break before its line
+    if "\ufeff" in text or _UNSPLITTABLE.search(padded):
+        return None
+    out: list[tuple[int, int]] = []
+    at = 0
+    i = 0
+    for m in _DOCUMENT_START.finditer(padded):
+        begin = m.start()  # the line, in ``text``: [begin, end) and its line break
+        end = m.end() - 1 + (padded[m.end() : m.end() + 1] == "\n")
+        while i < len(spans) and spans[i].end < begin:
+            i += 1
+        if i < len(spans) and spans[i].start < end:
+            continue  # a value prints into this line or the line break before it
+        out.append((at, begin))
+        at = end
+    out.append((at, len(text)))
+    return out
+
+
+def _unchanged(text: str, spans: Sequence[Printed]) -> bool:
+    """True when certainly no value changed the structure: every document holding a
+    printed value parses, and to the shape it has with placeholders for the values.
+    Only those documents are read (a 7,600-line render prints into a few of them); any
+    doubt (False) leaves the answer to reading the whole text."""
+    cuts = _documents(text, spans)
+    if cuts is None:
+        return False
+    i = 0
+    for start, end in cuts:
+        inside = []
+        while i < len(spans) and spans[i].start < end:
+            if spans[i].start < start or spans[i].end > end:
+                return False
+            inside.append(spans[i])
+            i += 1
+        if not inside:
+            continue
+        piece = text[start:end]
+        moved = [replace(p, start=p.start - start, end=p.end - start) for p in inside]
+        shape = yaml_shape(piece)
+        if shape is None or shape != yaml_shape(_replaced(piece, moved)):
+            return False
+    return i == len(spans)
+
+
 def judge(text: str, spans: Sequence[Printed]) -> list[Injection]:
-    """The injections of ``text`` judged afresh (what :func:`find_injections` keeps)."""
+    """The injections of ``text`` judged afresh (what :func:`find_injections` keeps):
+    none when the documents holding values keep their shape, else
+    :func:`judge_whole`."""
+    if _unchanged(text, spans):
+        return []
+    return judge_whole(text, spans)
+
+
+def judge_whole(text: str, spans: Sequence[Printed]) -> list[Injection]:
+    """The injections of ``text``, the whole stream read with values and with
+    placeholders, then once per suspect value."""
     neutral = yaml_shape(_replaced(text, spans))
     if neutral is None:
         return []  # the template's own text does not parse: not a value's doing

@@ -19,24 +19,22 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.finding import Finding, ObjectRef
-from renderer.k8s.objects import key_path
-from renderer.k8s.parse import K8sObject
-from renderer.store import cache as result_cache
 from renderer.store.memo import Memo
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults at start-up
     import jsonschema
     from referencing import Registry
 
+    from renderer.finding import Finding
     from renderer.k8s.fastschema import Definitions
+    from renderer.k8s.parse import K8sObject
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -109,6 +107,7 @@ def resolve_kube_versions(requested: Iterable[str] = ()) -> tuple[str, ...]:
             raise InputError(
                 f"Kubernetes {v!r} has no bundled schemas; shipped: {', '.join(shipped)}",
                 key="kube_version",
+                argument="kube_version",
             )
     return tuple(sorted(set(wanted), key=lambda v: tuple(int(p) for p in v.split("."))))
 
@@ -122,8 +121,7 @@ def is_builtin_group(group: str) -> bool:
     return group == "" or "." not in group or group.endswith(".k8s.io")
 
 
-#: The stage schema findings belong to, and the rule id of a schema error.
-STAGE = "schema"
+#: The rule id of a schema error (its stage is ``renderer.finding.SCHEMA``).
 INVALID = "schema-invalid"
 #: The rule id of a custom resource no schema checks (an info finding).
 NOT_CHECKED_RULE = "schema-not-checked"
@@ -141,11 +139,13 @@ def schema_finding(
 ) -> Finding:
     """A schema problem (or a skipped custom resource) of one object on one Kubernetes
     version."""
+    from renderer.finding import SCHEMA, Finding, ObjectRef
+
     return Finding(
         INVALID if severity == ERROR else NOT_CHECKED_RULE,
         ERROR if severity == ERROR else "info",
         message,
-        stage=STAGE,
+        stage=SCHEMA,
         object=ObjectRef(kind, name, namespace, api_version),
         field=path,
         kube_versions=(kube_version,),
@@ -357,6 +357,8 @@ def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | obj
 
 
 def _path(error: jsonschema.ValidationError) -> str:
+    from renderer.k8s.objects import key_path
+
     return key_path(error.absolute_path)
 
 
@@ -596,23 +598,65 @@ def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
     return rows
 
 
+def _valid_verdicts(value: Any, kube_versions: Sequence[str]) -> bool:
+    """One object's stored verdicts: rows for exactly ``kube_versions``, in order."""
+    return (
+        isinstance(value, dict)
+        and list(value) == list(kube_versions)
+        and all(_valid_rows(rows) for rows in value.values())
+    )
+
+
+def _object_key(digest: str, kube_versions: Sequence[str]) -> str:
+    return f"{','.join(kube_versions)}\n{digest}"
+
+
+def _tagged(stored: dict[str, list[Row]], kube_versions: Sequence[str]) -> list[Row]:
+    return [[v, *row] for v in kube_versions for row in stored[v]]
+
+
 def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
     """An object's findings on every version (rows tagged with their version first), kept
     in the persistent cache as one entry per object and set of versions."""
-    key = f"{','.join(kube_versions)}\n{digest}"
+    from renderer.store import cache as result_cache
+
+    key = _object_key(digest, kube_versions)
+    stored = result_cache.get("schema", key, lambda v: _valid_verdicts(v, kube_versions))
+    if stored is None:
+        stored = {v: _rows(data, digest, v) for v in kube_versions}
+        result_cache.put("schema", key, stored)
+    return _tagged(stored, kube_versions)
+
+
+def verdict_rows_many(
+    items: Mapping[str, dict[str, Any]], kube_versions: Sequence[str]
+) -> dict[str, list[Row]]:
+    """:func:`verdict_rows` of several objects (by digest), kept as one entry for the set:
+    a render's objects are read back, or written, as one file instead of one per
+    object. On a miss, an object's own entry (what the gate keeps) still answers."""
+    from renderer.store import cache as result_cache
+
+    digests = sorted(items)
+    key = f"{','.join(kube_versions)}\n" + "\n".join(digests)
 
     def valid(value: Any) -> bool:
         return (
             isinstance(value, dict)
-            and list(value) == list(kube_versions)
-            and all(_valid_rows(rows) for rows in value.values())
+            and sorted(value) == digests
+            and all(_valid_verdicts(v, kube_versions) for v in value.values())
         )
 
-    stored = result_cache.get("schema", key, valid)
+    stored = result_cache.get("schemas", key, valid)
     if stored is None:
-        stored = {v: _rows(data, digest, v) for v in kube_versions}
-        result_cache.put("schema", key, stored)
-    return [[v, *row] for v in kube_versions for row in stored[v]]
+        stored = {}
+        for digest in digests:
+            own = _object_key(digest, kube_versions)
+            found = result_cache.get("schema", own, lambda v: _valid_verdicts(v, kube_versions))
+            if found is None:
+                found = {v: _rows(items[digest], digest, v) for v in kube_versions}
+            stored[digest] = found
+        result_cache.put("schemas", key, stored)
+    return {d: _tagged(stored[d], kube_versions) for d in digests}
 
 
 #: Objects a validator keeps findings for (a caller may hold one validator for a long
@@ -638,28 +682,53 @@ class SchemaValidator:
 
     def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
+        from renderer.k8s.parse import K8sObject
+
         data = obj.data if isinstance(obj, K8sObject) else obj
-        digest = canonical_hash(data)
+        return self._located(obj, self._findings(data, canonical_hash(data)))
+
+    def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
+        """Findings for many objects, sorted by Kubernetes version, file and line; the
+        objects this validator has not seen are looked up (and kept) together
+        (:func:`verdict_rows_many`)."""
+        items = [(o, canonical_hash(o.data)) for o in objects]
+        with self._lock:
+            missing = {d: o.data for o, d in items if d not in self._results}
+        if missing:
+            for digest, rows in verdict_rows_many(missing, self.kube_versions).items():
+                self._keep(digest, missing[digest], rows)
+        out = [f for o, d in items for f in self._located(o, self._findings(o.data, d))]
+        return sorted(out, key=schema_sort_key)
+
+    def _findings(self, data: dict[str, Any], digest: str) -> tuple[Finding, ...]:
+        """The findings of the object with ``digest``: kept by this validator, else from
+        :func:`verdict_rows`."""
         with self._lock:
             cached = self._results.get(digest)
         if cached is None:
-            kind, api_version, namespace, name = _strip(data)
-            cached = tuple(
-                schema_finding(v, severity, kind, api_version, namespace, name, path, message)
-                for v, severity, path, message in verdict_rows(data, digest, self.kube_versions)
-            )
-            with self._lock:
-                self._results[digest] = cached
-                if len(self._results) > self.keep:  # oldest first
-                    del self._results[next(iter(self._results))]
-        if isinstance(obj, K8sObject):
-            return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in cached]
-        return list(cached)
+            cached = self._keep(digest, data, verdict_rows(data, digest, self.kube_versions))
+        return cached
 
-    def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
-        """Findings for many objects, sorted by Kubernetes version, file and line."""
-        out = [f for o in objects for f in self.validate(o)]
-        return sorted(out, key=schema_sort_key)
+    def _keep(self, digest: str, data: dict[str, Any], rows: list[Row]) -> tuple[Finding, ...]:
+        """The findings of ``rows``, remembered for the object with ``digest``."""
+        kind, api_version, namespace, name = _strip(data)
+        found = tuple(
+            schema_finding(v, severity, kind, api_version, namespace, name, path, message)
+            for v, severity, path, message in rows
+        )
+        with self._lock:
+            self._results[digest] = found
+            if len(self._results) > self.keep:  # oldest first
+                del self._results[next(iter(self._results))]
+        return found
+
+    @staticmethod
+    def _located(obj: K8sObject | dict[str, Any], found: tuple[Finding, ...]) -> list[Finding]:
+        from renderer.k8s.parse import K8sObject
+
+        if isinstance(obj, K8sObject):
+            return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in found]
+        return list(found)
 
 
 def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:

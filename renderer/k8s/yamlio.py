@@ -16,65 +16,36 @@ import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
-    CollectionEndEvent,
-    CollectionStartEvent,
-    DocumentStartEvent,
-    NodeEvent,
-)
-from ruamel.yaml.resolver import VersionedResolver
+from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
 from renderer.store.read import read_text
+
+if TYPE_CHECKING:
+    from ruamel.yaml.error import YAMLError
 
 MAX_EXPANDED_NODES = 2_000_000
 #: Deepest collection nesting accepted. Calico's CRD schemas nest about 30 deep; the C
 #: composer recurses on the C stack, so a file nested thousands deep would crash it.
 MAX_DEPTH = 128
 
-
-class _Yaml12Resolver(VersionedResolver):
-    """YAML 1.2 resolution without re-deriving the version for every scalar.
-
-    ruamel looks the document's version up through two failing attribute lookups per
-    scalar, a quarter of the load time on large files; ``%YAML`` directives are not
-    honoured here (manifests and BKE configs carry none).
-    """
-
-    @property
-    def processing_version(self) -> tuple[int, int]:
-        return (1, 2)
+#: ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
+#: that read YAML; these names stay for callers that import them from here.
+_LAZY = {"_YAML": "SAFE", "_YAML_LAST_WINS": "LAST_WINS", "C_LOADER": "C_LOADER"}
 
 
-def _loader() -> YAML:
-    yaml = YAML(typ="safe", pure=False)
-    yaml.Resolver = _Yaml12Resolver
-    return yaml
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from renderer.k8s import libyaml
 
-
-_YAML = _loader()
-C_LOADER: bool = getattr(_YAML.Parser, "__name__", "") == "CParser"
-#: For values files: a key given twice keeps its last value (reported, not refused).
-_YAML_LAST_WINS = _loader()
-
-
-class _LastWins(_YAML_LAST_WINS.Constructor):  # type: ignore[misc,name-defined]
-    """ruamel keeps the first of equal keys when told to allow them; Go keeps the last."""
-
-    def check_mapping_key(self, *args: Any) -> bool:
-        return True
-
-
-_YAML_LAST_WINS.Constructor = _LastWins
+        return getattr(libyaml, _LAZY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _mark_error(exc: YAMLError, file: str) -> InputError:
+    from renderer.k8s.libyaml import MarkedYAMLError
+
     if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -109,7 +80,15 @@ def scan(text: str, file: str, *, limit: int = MAX_DEPTH) -> list[int]:
     nesting deeper than ``limit`` before anything recursive (the composer, our walkers)
     sees it, and return each document's first content line (1-based), which the C
     loader's documents do not carry."""
-    parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        DocumentStartEvent,
+        NodeEvent,
+    )
+
+    parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
     depth = 0
     starts: list[int] = []
     pending = False
@@ -141,7 +120,15 @@ def item_lines(text: str, key: str, field: str) -> list[tuple[int, int]]:
     and the line of its ``field`` key (the item's line when it has none), 1-based. One
     pass of the C parser's events: locating each item with the round-trip loader parsed
     the file again per item (10,000 exceptions: minutes)."""
-    parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        DocumentStartEvent,
+        NodeEvent,
+    )
+
+    parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
     out: list[list[int]] = []
     depth = 0
     in_key = False  # inside the top-level key's value
@@ -186,11 +173,19 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
     """The structure of a YAML stream: its events' kinds (documents, mappings,
     sequences, scalars, aliases, anchors and tags), scalars' text aside; None when it does
     not parse (or nests deeper than MAX_DEPTH). Two texts with one shape differ only in
-    the text of their scalars."""
+    the text of their scalars. One pass of libyaml's events (iterative, so the depth is
+    checked as they arrive, before anything recursive sees them)."""
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        YAMLError,
+    )
+
     try:
-        scan(text, "text")
-        parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
         out: list[str] = []
+        depth = 0
         while parser.check_event():
             event = parser.get_event()
             kind = type(event).__name__
@@ -201,8 +196,14 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
                 out.append(f"S{style if style in ('|', '>') else ''}{tag or ''}&{anchor or ''}")
             else:
                 out.append(f"{kind}{tag or ''}&{anchor or ''}")
+                if isinstance(event, CollectionStartEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        return None
+                elif isinstance(event, CollectionEndEvent):
+                    depth -= 1
         return tuple(out)
-    except (YAMLError, InputError, ValueError, RecursionError):
+    except (YAMLError, ValueError, RecursionError):
         return None
 
 
@@ -232,14 +233,155 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
+_STR = "tag:yaml.org,2002:str"
+#: Implicit scalar tags the plain builder constructs (through ruamel's own constructors).
+_PLAIN_TAGS = frozenset(
+    {_STR, "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"}
+)
+_NULL = "tag:yaml.org,2002:null"
+_NO_KEY = object()
+
+
+class _NotPlain(Exception):
+    """The stream leaves the plain subset :func:`_plain_load_all` builds."""
+
+
+class _MapFrame:
+    """A mapping being built and its key waiting for a value."""
+
+    __slots__ = ("data", "key")
+
+    def __init__(self, data: dict[Any, Any]) -> None:
+        self.data = data
+        self.key: Any = _NO_KEY
+
+
+def _plain_load_all(text: str, limit: int = MAX_DEPTH) -> list[tuple[int, Any]] | None:
+    """:func:`load_all_lines` for the usual input, in one pass over libyaml's events:
+    scalars, mappings and sequences without tags, anchors, aliases, merge keys or
+    duplicate keys, scalars resolving to str, int, float, bool or null. Anything else,
+    and every error, is None: the caller loads the stream the full way, which decides
+    and words it. ruamel's pure-Python composer and constructor took 4 s for 20,000
+    BKENodes; the values are the ones they build (ruamel's resolver table and scalar
+    constructors are used here)."""
+    from ruamel.yaml.events import (
+        AliasEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+    )
+    from ruamel.yaml.nodes import ScalarNode
+
+    from renderer.k8s.libyaml import C_LOADER, SAFE
+
+    if not C_LOADER:
+        return None
+    loader = SAFE.get_constructor_parser(io.StringIO(text))[1]
+    table = loader.versioned_resolver
+    extra = table.get(None, [])
+    constructors = loader.yaml_constructors
+    resolved: dict[str, str | None] = {}
+
+    def resolve(value: str) -> str | None:
+        """ruamel's implicit tag of a plain scalar, None outside the plain tags."""
+        tag: str | None = _STR
+        for candidate, regexp in [*table.get(value[0] if value else "", []), *extra]:
+            if regexp.match(value):
+                tag = candidate
+                break
+        if tag != _NULL and tag not in _PLAIN_TAGS:
+            tag = None
+        if tag is not None and len(resolved) < 4096:
+            resolved[value] = tag
+        return tag
+
+    docs: list[tuple[int, Any]] = []
+    # Open collections: a list, or [dict, pending key]; ``nodes`` counts a document's.
+    stack: list[Any] = []
+    start = 0
+    pending = False
+    nodes = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            kind = type(event)
+            if kind is ScalarEvent:
+                if event.anchor is not None or event.ctag is not None:
+                    raise _NotPlain
+                value: Any = event.value
+                if event.implicit[0]:
+                    tag = resolved.get(value) or resolve(value)
+                    if tag is None:
+                        raise _NotPlain
+                    if tag == _NULL:
+                        value = None
+                    elif tag != _STR:
+                        value = constructors[tag](loader, ScalarNode(tag, value))
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                if event.anchor is not None or event.ctag is not None or len(stack) >= limit:
+                    raise _NotPlain
+                value = {} if kind is MappingStartEvent else []
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                stack.pop()
+                continue
+            elif kind is DocumentStartEvent:
+                line = event.start_mark.line + 1
+                start = line + 1 if event.explicit else line
+                pending = True
+                nodes = 0
+                continue
+            elif kind is AliasEvent:
+                raise _NotPlain
+            else:
+                continue
+            if pending:
+                start = event.start_mark.line + 1
+                pending = False
+            nodes += 1
+            if nodes > MAX_EXPANDED_NODES:
+                raise _NotPlain
+            if not stack:
+                docs.append((start, value))
+            else:
+                top = stack[-1]
+                if top.__class__ is list:
+                    top.append(value)
+                elif top.key is _NO_KEY:
+                    if kind is not ScalarEvent:
+                        raise _NotPlain  # a collection as a key
+                    top.key = value
+                else:
+                    if top.key in top.data:
+                        raise _NotPlain  # a duplicate key: the full load words it
+                    top.data[top.key] = value
+                    top.key = _NO_KEY
+            if kind is MappingStartEvent:
+                stack.append(_MapFrame(value))
+            elif kind is SequenceStartEvent:
+                stack.append(value)
+    except Exception:  # not plain, or an error the full load words
+        return None
+    return docs
+
+
 def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
     """All documents of a YAML stream with their first content line (empty documents
     included as None). One load of the whole stream: loading document by document to
-    keep positions costs a parser per document."""
+    keep positions costs a parser per document. The usual input is built in one pass
+    (:func:`_plain_load_all`); the rest takes ruamel's composer and constructor."""
+    with _gc_paused():
+        plain = _plain_load_all(text)
+    if plain is not None:
+        return plain
+    from renderer.k8s.libyaml import SAFE, YAMLError
+
     try:
         starts = scan(text, file)
         with _gc_paused():
-            docs = list(_YAML.load_all(io.StringIO(text)))
+            docs = list(SAFE.load_all(io.StringIO(text)))
     except YAMLError as exc:
         raise _mark_error(exc, file) from None
     except ValueError as exc:
@@ -289,14 +431,19 @@ def load_mapping_file(
             doc = json.loads(text)  # a dict keeps the last of equal keys
             docs = [] if doc is None else [doc]
         else:
+            from renderer.k8s.libyaml import LAST_WINS
+
             with _gc_paused():
-                docs = [d for d in _YAML_LAST_WINS.load_all(io.StringIO(text)) if d is not None]
+                docs = [d for d in LAST_WINS.load_all(io.StringIO(text)) if d is not None]
     if not docs:
         return {}
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError("expected one YAML mapping", file=file)
     _check_keys(docs[0], file, text)
-    mapping: dict[str, Any] = _replace_surrogates(docs[0])
+    # Decoded UTF-8 holds no surrogate: only an escape (JSON's \u, YAML's \u and \U)
+    # makes one, so a text without those needs no second copy of its data.
+    may_escape = "\\u" in text or "\\U" in text
+    mapping: dict[str, Any] = _replace_surrogates(docs[0]) if may_escape else docs[0]
     check_plain(mapping, file, text)
     return mapping
 
@@ -316,24 +463,35 @@ def _replace_surrogates(value: Any) -> Any:
     return value
 
 
-@dataclass
 class _Frame:
-    """An open collection while walking events: a mapping expects a key or a value."""
+    """An open collection while walking events: a mapping expects a key or a value. (A
+    plain class: this module loads on every run, and a dataclass is built at import.)"""
 
-    is_map: bool
-    path: list[str]
-    seen: dict[str, int] = field(default_factory=dict)
-    expect_key: bool = True
-    key: str = "?"
-    items: int = 0
+    __slots__ = ("expect_key", "is_map", "items", "key", "path", "seen")
+
+    def __init__(self, is_map: bool, path: list[str]) -> None:
+        self.is_map = is_map
+        self.path = path
+        self.seen: dict[str, int] = {}
+        self.expect_key = True
+        self.key = "?"
+        self.items = 0
 
 
 def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
     """Keys given twice in one mapping of ``text`` (YAML, or JSON read as YAML): (key
     path, line of the first, line of the last), in the order the repeats appear."""
+    from renderer.k8s.libyaml import (
+        SAFE,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        NodeEvent,
+        YAMLError,
+    )
+
     try:
         scan(text, file)  # bounded depth before walking
-        parser = _YAML.get_constructor_parser(io.StringIO(text))[1]
+        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
         frames: list[_Frame] = []
         out: dict[str, tuple[str, int, int]] = {}
         while parser.check_event():
@@ -422,7 +580,8 @@ def _check_keys(data: Any, file: str, text: str) -> None:
                         line=line,
                         key=where.encode("unicode_escape").decode("ascii"),
                     )
-                stack.append((value, [*path, key]))
+                if isinstance(value, dict | list):  # a scalar has no keys to check
+                    stack.append((value, [*path, key]))
         elif isinstance(node, list):
             stack.extend((value, [*path, i]) for i, value in enumerate(node))
 
@@ -457,7 +616,7 @@ def _plain_problem(value: Any) -> str | None:
     if isinstance(value, datetime.date):  # datetime too
         return f"is a YAML timestamp ({value.isoformat()}); quote it to pass it as text"
     if isinstance(value, str):
-        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        if _SURROGATE.search(value):
             return "holds an unpaired UTF-16 surrogate escape"
         return None
     if value is None or isinstance(value, bool | int | float | dict | list):
@@ -476,11 +635,19 @@ def check_plain(data: dict[Any, Any], file: str, text: str | None = None) -> Non
         if problem is None and len(path) > MAX_DEPTH:
             problem = f"nests deeper than {MAX_DEPTH} levels"
         if problem is None and isinstance(node, dict):
+            # A string or a whole number below the depth limit is plain: not pushed, so
+            # 200,000 keys do not build 200,000 paths (the error found first is the same).
+            shallow = len(path) < MAX_DEPTH
             for key, value in node.items():
                 if not isinstance(key, str):
                     problem = "is not a string key; quote it"
                     path = [*path, _plain_text(key)]
                     break
+                kind = value.__class__
+                if shallow and (
+                    (kind is str and not _SURROGATE.search(value)) or kind is int or kind is bool
+                ):
+                    continue
                 stack.append((value, [*path, key]))
         elif problem is None and isinstance(node, list):
             stack.extend((value, [*path, i]) for i, value in enumerate(node))
@@ -499,12 +666,48 @@ def _plain_text(value: Any) -> str:
     return str(value)
 
 
+#: A separator line (what :func:`split_documents` splits at) after its line break, in a
+#: text whose only line break is ``\n``: ``---``, then a blank or the line's end.
+_SEPARATOR_LINE = re.compile(r"\n---(?=[ \t\n]|\Z)[^\n]*")
+#: Line breaks ``str.splitlines`` honours besides ``\n``.
+OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def only_newlines(text: str) -> bool:
+    """Whether ``\n`` is the only line break of ``text`` that ``splitlines`` sees (then
+    a search for ``\n---`` finds every line that starts with ``---``)."""
+    return not any(b in text for b in OTHER_BREAKS)
+
+
 def split_documents(text: str) -> Iterator[tuple[int, str]]:
     """Yield (first line number, text) per document of a stream, split at ``---`` lines.
 
     Splitting ourselves keeps each object's line number while still parsing with the
-    C loader, which records no positions.
+    C loader, which records no positions. One search for the separator lines; line by
+    line only for a text with a line break other than ``\n``.
     """
+    if not only_newlines(text):
+        yield from _split_by_line(text)
+        return
+    padded = "\n" + text  # so the first line, too, follows a line break
+    start = 1
+    at = 0  # in ``text``
+    number = 1  # the line number of ``at``
+    first = ""
+    for m in _SEPARATOR_LINE.finditer(padded):
+        begin, end = m.start(), m.end() - 1  # the separator line, in ``text``
+        number += text.count("\n", at, begin)
+        yield start, first + text[at:begin]
+        rest = text[begin + 3 : end].strip()
+        first = "" if not rest or rest.startswith("#") else rest + "\n"
+        start = number if first else number + 1
+        at = end + 1 if end < len(text) else end  # past its line break
+        number += 1
+    yield start, first + text[at:]
+
+
+def _split_by_line(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`split_documents` line by line, with every line break ``splitlines`` knows."""
     start = 1
     chunk: list[str] = []
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
@@ -521,15 +724,12 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
 # --- positions, for error messages only --------------------------------------------------
 
 
-def _position_loader() -> YAML:
-    """A round-trip loader: slower than the safe C loader, but it records line numbers."""
-    return YAML(typ="rt")
-
-
 def load_with_positions(text: str) -> list[Any] | None:
     """Documents of ``text`` whose mappings and sequences know their lines; None if invalid."""
+    from renderer.k8s.libyaml import YAMLError, position_loader
+
     try:
-        return list(_position_loader().load_all(io.StringIO(text)))
+        return list(position_loader().load_all(io.StringIO(text)))
     except (YAMLError, ValueError, TypeError, RecursionError):
         return None
 
@@ -539,13 +739,49 @@ def _line_of(node: Any) -> int | None:
     return int(lc.line) + 1 if lc is not None else None
 
 
+#: Line breaks Python's ``splitlines`` knows and YAML does not count.
+_NOT_YAML_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e]")
+
+
+def _document_lines(text: str, doc_index: int) -> tuple[int, int] | None:
+    """The first and last line (0-based) of document ``doc_index``, from one pass of the
+    C parser's events up to it; None when that cannot be told."""
+    from ruamel.yaml.events import DocumentEndEvent
+
+    from renderer.k8s.libyaml import C_LOADER, SAFE, DocumentStartEvent, YAMLError
+
+    if not C_LOADER or _NOT_YAML_BREAKS.search(text):
+        return None
+    try:
+        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
+        seen = -1
+        first = 0
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, DocumentStartEvent):
+                seen += 1
+                first = event.start_mark.line
+            elif isinstance(event, DocumentEndEvent) and seen == doc_index:
+                return first, event.end_mark.line
+    except (YAMLError, ValueError, TypeError):
+        return None
+    return None
+
+
 def locate(text: str, doc_index: int, path: Sequence[str | int]) -> int | None:
     """1-based line of key ``path`` in document ``doc_index`` of ``text``, or None.
 
-    Meant for error paths only: it parses ``text`` again with the round-trip loader.
-    The line of the deepest key of ``path`` that exists is returned.
+    Meant for error paths only: it parses the document again with the round-trip
+    loader, alone (a bad BKENode among 20,000 took a minute when the whole stream was
+    parsed that way). The line of the deepest key of ``path`` that exists is returned.
     """
-    return locate_in(load_with_positions(text), doc_index, path)
+    span = _document_lines(text, doc_index)
+    if span is None:
+        return locate_in(load_with_positions(text), doc_index, path)
+    first, last = span
+    lines = text.splitlines(keepends=True)[first : last + 1]
+    line = locate_in(load_with_positions("".join(lines)), 0, path)
+    return None if line is None else line + first
 
 
 def locate_in(docs: list[Any] | None, doc_index: int, path: Sequence[str | int]) -> int | None:

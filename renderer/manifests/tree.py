@@ -181,6 +181,8 @@ def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
         raise InputError(
             "a version is a directory name such as v3.28.2 or v3.28 (no path separators, no '..')",
             key=f"version {spec!r}",
+            argument="version",
+            value=spec,
         )
     versions = list_versions(root)
     by_name = {v.name: v for v in versions}
@@ -201,4 +203,6 @@ def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
         f"unknown Calico version {spec!r}; available: {known}",
         file=str(component_dir(root)),
         key="version",
+        argument="version",
+        value=spec,
     )

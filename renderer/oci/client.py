@@ -29,7 +29,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from renderer.errors import InputError
+from renderer.errors import InputError, remedy
 from renderer.oci import auth
 from renderer.oci.manifest import (
     ACCEPT,
@@ -56,8 +56,6 @@ RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 8.0
 USER_AGENT = "calico-render"
 #: How errors say what would fix them (the CLI words them as its flags).
-CA_REMEDY = "give the CA file argument"
-INSECURE_REMEDY = "allow it with the insecure registry argument"
 _CHALLENGE = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 
 
@@ -186,7 +184,10 @@ class Client:
         except (OSError, ssl.SSLError) as exc:
             reason = getattr(exc, "strerror", None) or "not a PEM CA bundle"
             raise InputError(
-                f"cannot load the CA file: {reason}", file=self.settings.ca_file, key="ca_file"
+                f"cannot load the CA file: {reason}",
+                file=self.settings.ca_file,
+                key="ca_file",
+                argument="ca_file",
             ) from None
         self._lock = threading.Lock()
         self._tokens: dict[tuple[str, str], str] = {}
@@ -197,7 +198,10 @@ class Client:
     def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
         timeout = self.settings.timeout
         if scheme == "http" and host not in self.settings.insecure:
-            raise RegistryError(f"{host} would be spoken to in plain HTTP; {INSECURE_REMEDY}")
+            hint = remedy("allow it with {}", "insecure")
+            raise RegistryError(
+                f"{host} would be spoken to in plain HTTP; {hint}", argument="insecure", hint=hint
+            )
         env = os.environ if self.settings.env is None else self.settings.env
         via = proxy_for(scheme, host, env)
         # through a proxy, a CONNECT tunnel: TLS stays end to end, the proxy sees host:port
@@ -256,8 +260,11 @@ class Client:
             try:
                 answer = self._exchange(method, url, headers, max_bytes)
             except ssl.SSLCertVerificationError as exc:
+                hint = remedy("give {}", "ca_file")
                 raise RegistryError(
-                    f"{host}: TLS certificate not trusted ({exc.verify_message}); {CA_REMEDY}"
+                    f"{host}: TLS certificate not trusted ({exc.verify_message}); {hint}",
+                    argument="ca_file",
+                    hint=hint,
                 ) from None
             except ssl.SSLError as exc:
                 raise RegistryError(f"{host}: TLS failed ({exc.reason or exc})") from None

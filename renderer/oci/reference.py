@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from renderer.errors import InputError
+from renderer.errors import InputError, remedy
 
 DOCKER_HUB = "docker.io"
 #: Where Docker Hub's Distribution API answers (``docker.io`` is only its name).
@@ -100,15 +100,22 @@ def parse_registry(url: str) -> tuple[str, str]:
     scheme, sep, after = rest.partition("://")
     if sep:
         if scheme != "https":
+            hint = remedy("plain HTTP is allowed per host with {}", "insecure")
             raise InputError(
-                f"{url!r}: only https:// may be given; plain HTTP is allowed per host "
-                "with the insecure registry argument",
+                f"{url!r}: only https:// may be given; {hint}",
                 key="registry",
+                argument="registry",
+                value=url,
+                hint=hint,
             )
         rest = after
     host, _, namespace = rest.rstrip("/").partition("/")
     if not host or not _HOST.match(host) or (namespace and not _PATH.match(namespace)):
-        raise InputError(f"{url!r} is not a registry (host[:port][/namespace])", key="registry")
+        raise InputError(
+            f"{url!r} is not a registry (host[:port][/namespace])",
+            key="registry",
+            argument="registry",
+        )
     return host, namespace
 
 
@@ -147,6 +154,7 @@ def parse_platform(text: str) -> Platform:
         raise InputError(
             f"{text!r} is not a platform: use os/architecture[/variant], e.g. linux/arm64",
             key="platform",
+            argument="platform",
         )
     return Platform(*parts)
 

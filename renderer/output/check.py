@@ -15,7 +15,6 @@ from typing import Any
 
 from renderer.checks.report import (
     FAIL,
-    FIDELITY,
     MISSING,
     SKIP,
     CheckReport,
@@ -23,7 +22,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.finding import ERROR, Finding, ObjectRef, locate
+from renderer.finding import ERROR, FIDELITY, GOLDENS, RULES, Finding, ObjectRef, locate
 from renderer.manifests.tree import tree_path
 from renderer.output import Findings, SortedDocument, check_text
 from renderer.output.findings import findings_list, report_header, severity_counts
@@ -122,7 +121,7 @@ def _exception_properties(v: VersionResult) -> tuple[tuple[str, str], ...]:
 def _version_case(v: VersionResult) -> TestCase:
     """The version's testcase: its failed stages, non-rule errors and orphan changes."""
     bad = v.failed_stages
-    errors = [str(f) for f in v.findings if f.severity == "error" and f.stage != "rules"]
+    errors = [str(f) for f in v.findings if f.severity == "error" and f.stage != RULES]
     orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
     orphan_diff = _diffs(v, None)
     body = "\n".join(
@@ -169,7 +168,7 @@ def _rule_cases(v: VersionResult) -> list[TestCase]:
             + (f" {f.field}" if f.field else ""),
         )
         for f in v.findings
-        if f.stage == "rules" and f.severity == "error"
+        if f.stage == RULES and f.severity == "error"
     ]
 
 
@@ -187,7 +186,7 @@ def golden_findings(v: VersionResult) -> list[Finding]:
                 ERROR,
                 c.describe() + " (differs from the reviewed golden; update it after review "
                 f"with: {v.golden.command})",
-                stage="goldens",
+                stage=GOLDENS,
                 object=ObjectRef.parse(c.ref) if " " in c.ref else None,
                 file=tree_path(v.version, v.files, file) if file else "",
                 line=line,
@@ -245,7 +244,7 @@ class CheckDocument(SortedDocument, Suites, Findings):
                 ERROR,
                 f"{check_text.STALE_MESSAGE} ({len(s.files)} file(s)); remove them, after "
                 f"review, with: {s.command}",
-                stage="goldens",
+                stage=GOLDENS,
                 file=s.directory,
             )
             for s in self.report.stale

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from renderer.checks.report import (
     FAIL,
-    FIDELITY,
     LEGACY,
     MISSING,
     PASS,
@@ -16,6 +15,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
+from renderer.finding import CAPABILITY, COVERAGE, FIDELITY
 
 #: What the text and JUnit forms say of goldens left for a version not in the tree.
 STALE_MESSAGE = "goldens for a version not in the tree"
@@ -25,11 +25,11 @@ LEGACY_RULES = "release rules not applied"
 
 def _cell(v: VersionResult, stage: str) -> str:
     status = v.stages.get(stage, SKIP)
-    if stage == "coverage" and v.coverage is not None:
+    if stage == COVERAGE and v.coverage is not None:
         # branches rendered of the branches the templates hold
         counts = f"{v.coverage['covered']}/{v.coverage['branches']}"
         return f"FAIL {counts}" if status == FAIL else counts
-    if stage == "capability":
+    if stage == CAPABILITY:
         if status == FAIL:
             return "FAIL"
         return "-" if v.capable is None else ("yes" if v.capable else "legacy")
@@ -131,7 +131,7 @@ def _details(v: VersionResult) -> list[str]:
         for s in v.scenarios:
             if s.decision.get("compatibility"):
                 out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
-    if v.stages["capability"] == FAIL:
+    if v.stages[CAPABILITY] == FAIL:
         out.append(
             "  capability: Typha templates present but incomplete: neither capable nor "
             "legacy, so installs above 50 nodes are refused; every other stage still ran"

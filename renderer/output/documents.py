@@ -16,15 +16,15 @@ from renderer.calico import policy
 from renderer.data import schemas
 from renderer.finding import Finding, notes
 from renderer.output import Document, Findings, SortedDocument
-from renderer.output.findings import findings_list, report_header, severity_counts
+from renderer.output.findings import findings_list, report_header, scale_details, severity_counts
 from renderer.output.junit import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult, TyphaResult, Validation, VersionsResult
-    from renderer.calico.advise import AdviceReport, Fact
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
     from renderer.calico.plan.model import Plan
+    from renderer.calico.scale import AdviceReport, Fact
     from renderer.manifests.tree import VersionDir
 
 VERSIONS = "versions.schema.json"
@@ -387,7 +387,8 @@ def advice_text(report: AdviceReport) -> str:
     for f in report.findings:
         lines.append("")
         lines.append(str(f))
-        advice, inputs = f.details.get("advice"), f.details.get("inputs", {})
+        details = scale_details(f)
+        advice, inputs = (details.advice, details.inputs) if details else ("", {})
         if advice:
             lines.append(f"  advice: {advice}")
         if inputs:

@@ -1,16 +1,21 @@
 """The one way a :class:`~renderer.finding.Finding` is spelled in every report:
 :func:`finding_dict` is its JSON (``schemas/finding.schema.json``, referenced by every
 report schema) and ``str(finding)`` its line of text. Only the finding model and the
-standard library are imported, so library stages may serialise through this module.
+standard library are imported at load (the scale advice's details type when a scale
+finding is printed), so every command may serialise through this module cheaply.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer import __version__
-from renderer.finding import Finding
+from renderer.finding import Details, Finding
+
+if TYPE_CHECKING:
+    from renderer.calico.scale.registry import ScaleDetails
 
 #: The version of every report's JSON shape; 2: one finding shape for every command.
 REPORT_VERSION = 2
@@ -33,17 +38,36 @@ def nulls(data: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: (None if k in keys and v in ("", 0) else v) for k, v in data.items()}
 
 
-def _details(f: Finding) -> dict[str, Any]:
-    """What the finding's stage alone carries, as JSON (typed per stage in the schema)."""
-    d = f.details
-    if f.stage == "scale":
-        return {
-            "inputs": {k: v.to_dict() for k, v in d.get("inputs", {}).items()},
-            "computed": dict(d.get("computed", {})),
-            "advice": d.get("advice", ""),
-            "suggestions": [dict(s) for s in d.get("suggestions", [])],
-        }
-    return {k: v for k, v in d.items() if isinstance(v, str | int | float | bool | type(None))}
+def _json(value: Any) -> Any:
+    """A value of a finding's details as JSON data: a dataclass as its fields (all of
+    them, in order), mappings and sequences item by item."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
+
+
+def details_dict(details: Details | None) -> dict[str, Any]:
+    """What a finding's stage alone carries, as JSON (typed per stage in the schema):
+    the fields of its :class:`~renderer.finding.Details` in order, a None field left
+    out."""
+    if details is None:
+        return {}
+    return {
+        f.name: _json(v)
+        for f in dataclasses.fields(details)
+        if (v := getattr(details, f.name)) is not None
+    }
+
+
+def scale_details(f: Finding) -> ScaleDetails | None:
+    """A scale finding's facts, numbers and advice (None for any other finding)."""
+    from renderer.calico.scale.registry import ScaleDetails  # only where advice is printed
+
+    return f.details if isinstance(f.details, ScaleDetails) else None
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -72,7 +96,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "kube_versions": list(f.kube_versions),
         "scenarios": list(f.scenarios),
         "exception": f.exception or None,
-        "details": _details(f),
+        "details": details_dict(f.details),
     }
 
 
@@ -90,17 +114,20 @@ def severity_counts(findings: Iterable[Finding]) -> dict[str, int]:
 
 def scale_line(f: Finding) -> str:
     """A scale finding as one line (the render command's warnings), advice included."""
-    advice = f.details.get("advice", "")
+    details = scale_details(f)
+    advice = details.advice if details else ""
     return str(f) + (f"; advice: {advice}" if advice else "")
 
 
 __all__ = [
     "FINDING_SCHEMA",
     "REPORT_VERSION",
+    "details_dict",
     "finding_dict",
     "findings_list",
     "nulls",
     "report_header",
+    "scale_details",
     "scale_line",
     "severity_counts",
 ]

@@ -35,7 +35,7 @@ from renderer.checks.report import (
     ScenarioResult,
     VersionResult,
 )
-from renderer.finding import Finding
+from renderer.finding import CAPABILITY, COVERAGE, FIDELITY, GOLDENS, RULES, Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 from renderer.output.documents import InputErrorDocument
@@ -860,7 +860,7 @@ def _version_section(
         else "legacy (no Typha templates)"
         if v.legacy
         else "no: Typha templates incomplete"
-        if v.stages.get("capability") == FAIL
+        if v.stages.get(CAPABILITY) == FAIL
         else "–"
     )
     stage_list = ", ".join(f"{s} {status_badge(v.stages.get(s, SKIP))}" for s in stages)
@@ -913,7 +913,7 @@ def _version_section(
                 rows,
             )
         )
-    if v.stages.get("goldens", SKIP) != SKIP:
+    if v.stages.get(GOLDENS, SKIP) != SKIP:
         parts.append("<h3>Golden changes</h3>" + golden_changes(v))
     if v.fidelity is not None:
         parts.append("<h3>Fidelity to upstream</h3>" + fidelity_summary(v.fidelity))
@@ -951,7 +951,7 @@ def _contract_findings(report: ReleaseReport) -> tuple[Finding, ...]:
     located = getattr(report, "contract", None)
     if located:
         return tuple(located)
-    return tuple(f for f in getattr(report, "findings", ()) if f.stage == "capability")
+    return tuple(f for f in getattr(report, "findings", ()) if f.stage == CAPABILITY)
 
 
 def coverage_summary(data: Mapping[str, Any]) -> str:
@@ -1014,13 +1014,13 @@ def render_capability(report: ReleaseReport) -> str:
     )
     summary_rows = []
     for stage, title, found in groups:
-        if stage == "fidelity" and report.fidelity is None:
+        if stage == FIDELITY and report.fidelity is None:
             continue
-        if stage == "coverage" and not hasattr(report, "coverage"):
+        if stage == COVERAGE and not hasattr(report, "coverage"):
             continue
         ferrs, fwarns, other = counts(found)
         status = FAIL if ferrs else PASS
-        if stage == "rules" and cap.legacy:
+        if stage == RULES and cap.legacy:
             status = LEGACY
         summary_rows.append(
             f'<tr><th scope="row">{title}</th><td>{status_badge(status)}</td>'

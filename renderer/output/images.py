@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.checks.registry import ImageResult, RegistryReport
+from renderer.checks.registry import ImageDetails, ImageResult, RegistryReport
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.finding import ERROR, WARNING, Finding
 from renderer.output import Findings, SortedDocument
@@ -46,7 +46,9 @@ def _for(findings: tuple[Finding, ...], image: str, platform: str) -> list[Findi
     return [
         f
         for f in findings
-        if f.details.get("image") == image and platform in str(f.details.get("platform")).split(",")
+        if isinstance(d := f.details, ImageDetails)
+        and d.image == image
+        and platform in d.platform.split(",")
     ]
 
 
@@ -120,9 +122,11 @@ class RegistryDocument(SortedDocument, Suites, Findings):
                         message=errors[0].message if errors else "",
                     )
                 )
-        stale = [f for f in r.findings if f.rule == "registry-lock-stale"]
-        cases += [
-            TestCase(f.details["image"], f.details["platform"], skipped=f.message) for f in stale
+        stale = [
+            (f, f.details)
+            for f in r.findings
+            if f.rule == "registry-lock-stale" and isinstance(f.details, ImageDetails)
         ]
+        cases += [TestCase(d.image, d.platform, skipped=f.message) for f, d in stale]
         props = (("version", r.version or ""), ("platforms", ",".join(r.platforms)))
         return [TestSuite(f"registry {r.version or 'no Calico'}", tuple(cases), props)]

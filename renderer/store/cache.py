@@ -20,14 +20,14 @@ directory clears it.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import importlib.util
 import json
 import os
-import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,24 @@ _FORMAT = 1
 
 #: Directories whose size this process has checked (at most one check per process).
 _PRUNED: Memo[Path, bool] = Memo("store.cache.pruned", 64)
+
+
+#: Inside :func:`reading_only`: entries are read, none written (this thread or task).
+_READING_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "calico_render_cache_reading_only", default=False
+)
+
+
+@contextlib.contextmanager
+def reading_only() -> Iterator[None]:
+    """Read entries, write none, for work whose result is kept by other means: the
+    three renders of a capability verdict are kept as the verdict, so a render on a cold
+    cache does not also write a file per render and parse that only the verdict used."""
+    token = _READING_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _READING_ONLY.reset(token)
 
 
 def disable() -> None:
@@ -171,9 +189,10 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
 
 
 def put(kind: str, key: str, value: Any) -> None:
-    """Store ``value`` (JSON data) for ``key``; any failure leaves the cache as it was."""
+    """Store ``value`` (JSON data) for ``key``; any failure leaves the cache as it was.
+    Nothing is stored inside :func:`reading_only`."""
     base = directory()
-    if base is None:
+    if base is None or _READING_ONLY.get():
         return
     full = _full_key(kind, key)
     path = _entry_path(base, kind, full)
@@ -181,7 +200,7 @@ def put(kind: str, key: str, value: Any) -> None:
         data = json.dumps({"key": full, "value": value}, separators=(",", ":"))
     except (TypeError, ValueError):
         return
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # as secrets.token_hex
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
         try:
@@ -251,4 +270,14 @@ def prune(base: Path, limit: int = MAX_BYTES) -> int:
     return removed
 
 
-__all__ = ["digest", "directory", "disable", "enabled", "fingerprint", "get", "prune", "put"]
+__all__ = [
+    "digest",
+    "directory",
+    "disable",
+    "enabled",
+    "fingerprint",
+    "get",
+    "prune",
+    "put",
+    "reading_only",
+]

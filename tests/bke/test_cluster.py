@@ -537,3 +537,45 @@ def test_example_nodes_are_all_of_the_example_cluster() -> None:
     )
     assert inputs.nodes == 601 and inputs.notes == ()
     assert load_nodes(EXAMPLES / "bkenodes-601.yaml").clusters == {"bke-large": 601}
+
+
+def _bke_nodes(count: int, *, bad_at: int | None = None) -> str:
+    docs = []
+    for i in range(count):
+        role = "[nodes]" if i == bad_at else "[node]"
+        docs.append(
+            f"apiVersion: bke.bocloud.com/v1beta1\nkind: BKENode\nmetadata:\n  name: n{i}\n"
+            f"spec:\n  role: {role}\n  ip: 10.{i // 65536}.{i // 256 % 256}.{i % 256}\n"
+        )
+    return "---\n".join(docs)
+
+
+@pytest.mark.slow
+def test_twenty_thousand_bke_nodes_render_with_twenty_typha_replicas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from renderer.k8s.yamlio import load_all
+
+    path = tmp_path / "nodes.yaml"
+    path.write_text(_bke_nodes(20_000))
+    assert load_nodes(path).count == 20_000
+    r = run(capsys, "--version", "v3.28", "--nodes-file", str(path), "--no-validate")
+    assert r.code == 0
+    typha = [
+        d
+        for d in load_all(r.out, "out")
+        if isinstance(d, dict)
+        and d.get("kind") == "Deployment"
+        and d["metadata"]["name"] == "calico-typha"
+    ]
+    assert [d["spec"]["replicas"] for d in typha] == [20]  # min(20, ceil(20000/200))
+
+
+@pytest.mark.slow
+def test_a_bad_node_among_thousands_is_named_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "nodes.yaml"
+    path.write_text(_bke_nodes(5_000, bad_at=4_321))
+    with pytest.raises(InputError) as exc:
+        load_nodes(path)
+    # each node is 7 lines and a separator, its role on the 6th
+    assert exc.value.key == "spec.role[0]" and exc.value.line == 4_321 * 8 + 6

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -149,7 +150,7 @@ def test_render_per_file_and_verbatim(tmp_path: Path) -> None:
     config = load_config(write_config(tmp_path, {"calico.calicoMode": "ipip"}))
     assert config.calico() is not None
     inputs = bc.for_config(config, config.calico(), None)
-    result = api.render(VERSION, 3, root=ROOT, inputs=inputs)
+    result = api.render(dataclasses.replace(api.Request.of(VERSION, 3, root=ROOT), inputs=inputs))
     texts = {f.name: f.text for f in result.files}
     assert "mode: ipip" in texts["v1.0.0/calico.yaml"]
     assert "mode: no-match" in texts["v1.0.0/001-typha.yaml"]
@@ -198,7 +199,7 @@ def test_node_fields_are_plain() -> None:
 
 def test_unreachable_keys_are_the_map_reads_but_node_selector() -> None:
     found = bc.unreachable_keys({"b.yaml": {"ClusterCidr", "nodeSelector"}, "a.yaml": {"X"}})
-    assert [(f.file, f.details["key"], f.rule, f.severity) for f in found] == [
+    assert [(f.file, f.details.key, f.rule, f.severity) for f in found] == [
         ("a.yaml", "X", "context-unreachable-key", "warning"),
         ("b.yaml", "ClusterCidr", "context-unreachable-key", "warning"),
     ]

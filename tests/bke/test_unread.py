@@ -90,9 +90,9 @@ def test_only_user_given_values_are_judged() -> None:
 
 
 def test_render_result_carries_them() -> None:
-    result = api.render("v3.31", 3, user={"calicomode": "ipip"})
+    result = api.render(api.Request.of("v3.31", 3, values={"calicomode": "ipip"}))
     assert [(w.rule, w.key) for w in result.param_warnings] == [(PARAM_UNREAD, "calicomode")]
-    assert api.render("v3.31", 3).param_warnings == ()
+    assert api.render(api.Request.of("v3.31", 3)).param_warnings == ()
 
 
 def test_did_you_mean() -> None:

@@ -191,3 +191,21 @@ def test_many_keys_take_linear_time(tmp_path: Path) -> None:
     seconds(1000)  # warm caches
     small, large = seconds(10_000), seconds(40_000)
     assert large / small < 8
+
+
+@pytest.mark.slow
+def test_two_hundred_thousand_values_keys_render_as_without_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.clihelp import run
+
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps({f"key{i}": f"v{i}" for i in range(200_000)}))
+    args = ("--version", "v3.28", "--nodes", "3", "--no-validate")
+    plain = run(capsys, *args)
+    r = run(capsys, *args, "--values", str(path))
+    assert r.code == 0 and r.out == plain.out  # keys no template reads change nothing
+    warned = [line for line in r.err.splitlines() if "is read by no template" in line]
+    assert len(warned) == 200_000 and "'key199999'" in warned[-1]  # each key, in order

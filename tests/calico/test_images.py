@@ -122,7 +122,7 @@ def test_images_are_deduplicated_sorted_cni_first_and_keep_registry_ports() -> N
 
 @pytest.mark.parametrize("role", ["master", "worker"])
 def test_every_role_pulls_cni_and_node_only(role: str) -> None:
-    result = api.prepull_images("v3.31.3", role=role, repo=PREFIX)
+    result = api.prepull_images(api.Request.of("v3.31.3", repo=PREFIX), role=role)
     assert result.images == (
         f"{PREFIX}calico/cni:v3.31.3",
         f"{PREFIX}calico/node:v3.31.3",
@@ -132,7 +132,7 @@ def test_every_role_pulls_cni_and_node_only(role: str) -> None:
 
 
 def test_the_tag_is_what_the_version_renders() -> None:
-    assert api.prepull_images("v3.27.3").images == (
+    assert api.prepull_images(api.Request.of("v3.27.3")).images == (
         "calico/cni:v3.27.3",
         "calico/node:v3.27.3",
     )
@@ -142,13 +142,13 @@ def test_default_registry_form_is_rendered_not_guessed(tmp_path: Path) -> None:
     """BKE's ``{{ if .repo }}..{{ else }}docker.io/{{ end }}`` form: no prefix means the
     template's own registry, a prefix replaces it; Typha off, params as user values."""
     root = tree(tmp_path)
-    plain = api.prepull_images("v3.31.3", root=root)
+    plain = api.prepull_images(api.Request.of("v3.31.3", root=root))
     assert plain.images == ("docker.io/calico/cni:v3.31.3", "docker.io/calico/node:v3.31.3")
     assert plain.repo == "" and "default registry" in plain.note
-    prefixed = api.prepull_images("v3.31", root=root, repo=PREFIX)
+    prefixed = api.prepull_images(api.Request.of("v3.31", root=root, repo=PREFIX))
     assert prefixed.version == "v3.31.3"
     assert prefixed.images == (f"{PREFIX}calico/cni:v3.31.3", f"{PREFIX}calico/node:v3.31.3")
-    bgp = api.prepull_images("v3.31.3", root=root, user={"calicoMode": "bgp"})
+    bgp = api.prepull_images(api.Request.of("v3.31.3", root=root, values={"calicoMode": "bgp"}))
     assert bgp.images[-1] == "docker.io/calico/node:v3.31.3-bgp"
     for result in (plain, prefixed, bgp):
         validate_output(IMAGES_SCHEMA, ImagesDocument(result).data())
@@ -197,7 +197,7 @@ def test_a_render_without_cni_or_node_image_is_exit_2_naming_the_version(
         tmp_path, DEFAULT_FORM.replace("calico/cni:", "x/cni:").replace("calico/node:", "x/node:")
     )
     with pytest.raises(InputError, match=r"v3\.31\.3 renders no calico/cni or calico/node") as exc:
-        api.prepull_images("v3.31.3", root=root)
+        api.prepull_images(api.Request.of("v3.31.3", root=root))
     assert exc.value.file is not None and exc.value.file.endswith("v3.31.3")
     r = run(capsys, "images", "--manifests", str(root), "--version", "v3.31.3")
     one_error(r, file=exc.value.file)
@@ -224,7 +224,7 @@ def test_empty_version_bad_role_and_bad_prefix_are_refused() -> None:
         prepull_images("v3.31.3", "worker", "reg.example.com/openfuyao", ds)
     assert err.value.key == "image_prefix"
     with pytest.raises(InputError) as err:
-        api.prepull_images("v3.31.3", repo="reg.example.com/openfuyao")
+        api.prepull_images(api.Request.of("v3.31.3", repo="reg.example.com/openfuyao"))
     assert err.value.key == "image_prefix"
     with pytest.raises(InputError) as err:
         prepull_images("v1", "worker", "", [daemonset("bad name/calico/node:v1")])
@@ -289,8 +289,8 @@ def test_cli_images_bad_arguments(
 
 @pytest.mark.parametrize("repo", ["", PREFIX])
 def test_both_roles_get_the_same_two_images_and_are_told_so(repo: str) -> None:
-    master = api.prepull_images("v3.31.3", role="master", repo=repo)
-    worker = api.prepull_images("v3.31.3", role="worker", repo=repo)
+    master = api.prepull_images(api.Request.of("v3.31.3", repo=repo), role="master")
+    worker = api.prepull_images(api.Request.of("v3.31.3", repo=repo), role="worker")
     assert master.images == worker.images
     assert [i.removeprefix(repo) for i in worker.images] == [
         "calico/cni:v3.31.3",
@@ -344,13 +344,16 @@ def test_cli_images_config_version_stays_exact(
 
 @pytest.mark.parametrize("role", ["etcd", "etcd-event", "etcd-pod"])
 def test_dedicated_etcd_roles_pull_nothing(role: str) -> None:
-    result = api.prepull_images("v3.31.3", role=role)
+    result = api.prepull_images(api.Request.of("v3.31.3"), role=role)
     assert result.images == () and result.role == role and "no kubelet" in result.note
 
 
 @pytest.mark.parametrize("role", ["node", "master/node", "apiserver", "controller-manager"])
 def test_roles_with_a_kubelet_pull_what_workers_pull(role: str) -> None:
-    assert api.prepull_images("v3.31.3", role=role).images == api.prepull_images("v3.31.3").images
+    assert (
+        api.prepull_images(api.Request.of("v3.31.3"), role=role).images
+        == api.prepull_images(api.Request.of("v3.31.3")).images
+    )
 
 
 def test_tags_other_than_the_version_are_warned() -> None:

@@ -31,7 +31,9 @@ def capable_by_name(vdir: VersionDir) -> tuple[bool, tuple[str, ...]]:
 
 
 def test_api_plan_introduces_typha_from_rendered_versions() -> None:
-    result = api.plan(TYPHA, 601, from_version=NO_TYPHA, root=ROOT, capability=capable_by_name)
+    result = api.plan(
+        api.Request.of(TYPHA, 601, root=ROOT), from_version=NO_TYPHA, capability=capable_by_name
+    )
     data = result.to_dict()
     assert data["shape"] == "introduce-typha"
     first = {(r["kind"], r["name"]) for r in data["phases"][0]["apply"]}
@@ -42,11 +44,17 @@ def test_api_plan_introduces_typha_from_rendered_versions() -> None:
 
 def test_output_dir_writes_phase_manifests_in_order(tmp_path: Path) -> None:
     result = api.plan(
-        TYPHA, 601, from_version=TYPHA, from_nodes=60, root=ROOT, capability=capable_by_name
+        api.Request.of(TYPHA, 601, root=ROOT),
+        from_version=TYPHA,
+        from_nodes=60,
+        capability=capable_by_name,
     )
     assert result.plan.shape == "typha-upgrade"
     result = api.plan(
-        TYPHA, 40, from_version=TYPHA, from_nodes=601, root=ROOT, capability=capable_by_name
+        api.Request.of(TYPHA, 40, root=ROOT),
+        from_version=TYPHA,
+        from_nodes=601,
+        capability=capable_by_name,
     )
     files = result.files()
     assert sorted(files) == [
@@ -198,7 +206,9 @@ def test_api_plan_routes_each_side_once_and_checks_its_output_once(
         return real_route(*args, **kwargs)
 
     monkeypatch.setattr(policy, "route", route)
-    result = api.plan(TYPHA, 601, from_version=NO_TYPHA, root=ROOT, capability=capable_by_name)
+    result = api.plan(
+        api.Request.of(TYPHA, 601, root=ROOT), from_version=NO_TYPHA, capability=capable_by_name
+    )
     assert len(routes) == 2
     data = result.to_dict()
     files = result.files()
@@ -214,7 +224,9 @@ def test_api_plan_refuses_a_rendered_object_without_a_name(tmp_path: Path) -> No
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: kube-system}\n"
     )
     with pytest.raises(TemplateError) as exc:
-        api.plan(TYPHA, 601, from_version=NO_TYPHA, root=root, capability=capable_by_name)
+        api.plan(
+            api.Request.of(TYPHA, 601, root=root), from_version=NO_TYPHA, capability=capable_by_name
+        )
     assert exc.value.file == f"{TYPHA}/003-noname.yaml" and exc.value.line == 1
     assert exc.value.key == "metadata.name"
 

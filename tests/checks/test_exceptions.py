@@ -290,6 +290,14 @@ def test_contract_and_golden_rules_cannot_be_excepted(rule: str) -> None:
     assert "cannot be excepted" in caught.value.message or "cannot touch" in caught.value.message
 
 
+def test_scale_rules_are_known_but_cannot_be_excepted() -> None:
+    text = "exceptions:\n  - rule: scale-bgp-mesh\n    reason: x\n"
+    with pytest.raises(InputError) as caught:
+        excepts.parse(text, "f.yaml")
+    assert (caught.value.line, caught.value.key) == (2, "rule")
+    assert "unknown rule id" not in caught.value.message
+
+
 @pytest.mark.parametrize("text", ["", "# nothing yet\n", "exceptions: []\n"])
 def test_an_empty_file_is_a_note(text: str) -> None:
     found = excepts.parse(text, "f.yaml")

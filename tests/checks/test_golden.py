@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from renderer.checks import golden as compare
-from renderer.checks.golden import ScenarioOutput, diff_values, golden_files, object_changes
+from renderer.checks.golden import ScenarioOutput, golden_files, object_changes
+from renderer.k8s.diff import diff_values
 
 CM = """\
 apiVersion: v1

@@ -304,4 +304,4 @@ def test_a_value_that_changes_the_yaml_is_a_context_error_of_the_check(tmp_path:
         "kubernetes/calico/v3.31.3/003-note.yaml",
         5,
     )
-    assert found.details["key"] == "ipAutoDetectionMethod"
+    assert found.details.key == "ipAutoDetectionMethod"

@@ -75,9 +75,7 @@ def test_verifying_a_lock_finds_changed_unlocked_and_stale_entries() -> None:
     old["images"].append({**old["images"][0], "image": "calico/gone:v1"})
     now = _report(("linux/amd64", B), ("linux/s390x", A))
     found = verify_lock(now, old, "lock.json")
-    assert [
-        (f.rule, f.severity, f.details["image"], f.details["platform"], f.line) for f in found
-    ] == [
+    assert [(f.rule, f.severity, f.details.image, f.details.platform, f.line) for f in found] == [
         ("registry-digest-changed", ERROR, "calico/node:v1", "linux/amd64", 9),
         ("registry-lock-missing", ERROR, "calico/node:v1", "linux/s390x", 9),
         # no longer rendered, or a platform not checked this time: a warning

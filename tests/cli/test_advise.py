@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from renderer.calico.advise import RULES
+from renderer.calico.scale.rules import RULES
 from renderer.data import schemas
 from renderer.data.schemas import ADVISE_REPORT as ADVISE_REPORT_SCHEMA
 from renderer.manifests.tree import list_versions

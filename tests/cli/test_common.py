@@ -1,4 +1,4 @@
-"""What commands share: library errors re-worded to name the flags."""
+"""What commands share: library errors worded from their fields, naming the flags."""
 
 from __future__ import annotations
 
@@ -6,59 +6,98 @@ from pathlib import Path
 
 import pytest
 
-import renderer
-from renderer.cli.common import FLAGS, PHRASES, cli_worded, flag_worded
-from renderer.engine.limits import RENDER_TIMEOUT_REMEDY
-from renderer.errors import CalicoRenderError, InputError, RefusedError, TemplateError
+from renderer.bke.cluster import NodeInventory
+from renderer.bke.context import kube_version_for
+from renderer.cli.common import FLAGS, flag_worded
+from renderer.errors import (
+    FIXED,
+    CalicoRenderError,
+    InputError,
+    RefusedError,
+    TemplateError,
+    naming,
+)
 
 
 @pytest.mark.parametrize(
     ("error", "line"),
     [
-        (InputError("bad", key="nodes"), "--nodes: bad"),
-        (RefusedError("no Typha", key="nodes"), "--nodes: no Typha"),
-        (InputError("no dots", key="to_version '../x'"), "--to-version '../x': no dots"),
-        (InputError("unknown", file="d", key="version"), "d: --version: unknown"),
-        (InputError("bad", key="image_prefix"), "--repo: bad"),
+        (InputError("bad", key="nodes", argument="nodes"), "--nodes: bad"),
+        (RefusedError("no Typha", key="nodes", argument="nodes"), "--nodes: no Typha"),
+        (
+            InputError("no dots", key="to_version '../x'", argument="to_version", value="../x"),
+            "--to-version '../x': no dots",
+        ),
+        (
+            InputError("unknown", file="d", key="version", argument="version"),
+            "d: --version: unknown",
+        ),
+        (InputError("bad", key="image_prefix", argument="image_prefix"), "--repo: bad"),
         (InputError("unsafe", file="f", key="ClusterCidr.Ipv6"), "f: ClusterCidr.Ipv6: unsafe"),
-        (InputError("x", key="set a"), "--set a: x"),
-        (InputError("x", key="upstream"), "--upstream: x"),
-        (InputError("gone", file="e", key="exceptions"), "e: --exceptions: gone"),
+        (InputError("x", key="set a", argument="set"), "--set a: x"),
+        (InputError("x", key="upstream", argument="upstream"), "--upstream: x"),
+        (
+            InputError("gone", file="e", key="exceptions", argument="exceptions"),
+            "e: --exceptions: gone",
+        ),
         (InputError("no key"), "no key"),
-        (
-            TemplateError(
-                "render took longer than 1 s (raise it with set_render_timeout(seconds))"
-            ),
-            "render took longer than 1 s (raise it with --render-timeout SECONDS)",
-        ),
-        (TemplateError("over 9 (item limit; not configurable)"), "over 9 (item limit; no flag)"),
-        (
-            InputError("BKENodes of 2 clusters: a, b; give a config to count them", file="n"),
-            "n: BKENodes of 2 clusters: a, b; give --config to count them",
-        ),
+        (InputError("a key, no argument", key="nodes"), "nodes: a key, no argument"),
     ],
 )
 def test_flag_worded(error: CalicoRenderError, line: str) -> None:
     assert flag_worded(error) == line
-    assert error.key is None or error.key.partition(" ")[0] not in FLAGS.values()
 
 
-def test_flags_are_flags() -> None:
-    assert all(flag.startswith("--") and " " not in flag for flag in FLAGS.values())
+def test_arguments_are_named_as_flags() -> None:
+    """Every argument an error can name is a flag; remedies may say more (its value)."""
+    plain = {k: v for k, v in FLAGS.items() if k not in (FIXED, "rules")}
+    assert all(flag.startswith("--") for flag in plain.values())
 
 
-def test_phrases_are_the_library_s() -> None:
-    """Each phrase the CLI re-words is one the library still writes."""
-    library = [p for p in Path(renderer.__file__).parent.rglob("*.py") if "cli" not in p.parts]
-    source = "".join(p.read_text(encoding="utf-8") for p in library)
-    assert all(phrase in source for phrase in PHRASES if phrase != RENDER_TIMEOUT_REMEDY)
+def _two_clusters() -> InputError:
+    from renderer.bke.cluster import Node
 
-
-def test_notes_name_the_flags() -> None:
-    line = "schema check on Kubernetes 1.28, the config's kubernetesVersion v1.28.8"
-    assert cli_worded(f"{line} (unless versions are requested)") == (
-        f"{line} (--kube-version to choose)"
+    nodes = tuple(
+        Node(name, ("node",), cluster=cluster) for name, cluster in (("a1", "a"), ("b1", "b"))
     )
+    with pytest.raises(InputError) as err:
+        NodeInventory("n", nodes).single_cluster()
+    return err.value
+
+
+def test_remedies_name_the_argument_in_the_caller_s_words() -> None:
+    """A remedy is structured (the argument that does it) and worded when raised: in the
+    library's words, or the command line's while it runs."""
+    line = "schema check on Kubernetes 1.28, the config's kubernetesVersion v1.28.8"
+    assert kube_version_for("v1.28.8", ["1.28"])[1] == (
+        f"{line} (the kube_versions argument to choose)"
+    )
+    with naming(FLAGS):
+        assert kube_version_for("v1.28.8", ["1.28"])[1] == f"{line} (--kube-version to choose)"
+    assert "(the kube_versions argument to choose)" in kube_version_for("v1.28.8", ["1.28"])[1]
+
+
+def test_bkenodes_of_two_clusters_say_which_argument_counts_them() -> None:
+    err = _two_clusters()
+    assert (err.argument, err.hint) == ("config", "give a config to count the nodes of one cluster")
+    with naming(FLAGS):
+        err = _two_clusters()
+    assert err.hint == "give --config to count the nodes of one cluster"
+    assert flag_worded(err) == (
+        "n: BKENodes of 2 clusters: a (1), b (1); give --config to count the nodes of one cluster"
+    )
+
+
+def test_a_template_limit_names_no_flag() -> None:
+    from renderer.engine.jinja import JinjaTemplate
+
+    source = '{{ "%99999999d"|format(1) }}'
+    with pytest.raises(TemplateError) as err:
+        JinjaTemplate(source, "t.j2").render({})
+    assert "(format width limit for untrusted templates; not configurable)" in err.value.message
+    with naming(FLAGS), pytest.raises(TemplateError) as err:
+        JinjaTemplate(source, "t.j2").render({})
+    assert "(format width limit for untrusted templates; no flag)" in err.value.message
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "junit", "sarif", "codequality"])

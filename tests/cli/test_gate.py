@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def _typha_deployment(stream: str) -> dict | None:  # type: ignore[type-arg]
 
 @pytest.mark.parametrize(("nodes", "replicas"), [(50, None), (51, 3), (601, 4)])
 def test_api_route_capable(nodes: int, replicas: int | None) -> None:
-    result = api.render("v9.1.0", nodes, root=TREE)
+    result = api.render(api.Request.of("v9.1.0", nodes, root=TREE))
     dep = _typha_deployment(result.stream())
     assert (dep["spec"]["replicas"] if dep else None) == replicas
     assert result.decision.allow_typha is (replicas is not None)
@@ -35,12 +36,22 @@ def test_api_route_capable(nodes: int, replicas: int | None) -> None:
 
 
 def test_api_install_refused_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing of the request is rendered: the only renders are the capability
+    contract's (on its check context), whose verdict refuses the install."""
+    from renderer.calico.capability import CHECK_REPO
+    from renderer.engine import render as render_mod
+
+    real = render_mod.render_version
     rendered: list[object] = []
-    monkeypatch.setattr(
-        "renderer.engine.render.render_version", lambda *a: rendered.append(a) or []
-    )
+
+    def spy(version: Any, context: Any, contexts: Any = None) -> Any:
+        if contexts is not None or context.get("repo") != CHECK_REPO:
+            rendered.append(version.name)
+        return real(version, context, contexts)
+
+    monkeypatch.setattr(render_mod, "render_version", spy)
     with pytest.raises(RefusedError) as exc:
-        api.render("v9.0.0", 51, root=TREE)
+        api.render(api.Request.of("v9.0.0", 51, root=TREE))
     assert rendered == []
     msg = exc.value.message
     assert "v9.0.0" in msg and "51 nodes" in msg and "Deployment calico-typha" in msg
@@ -48,14 +59,14 @@ def test_api_install_refused_before_rendering(monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize("operation", ["upgrade", "rollback"])
 def test_api_compatibility_path(operation: str) -> None:
-    result = api.render("v9.0.0", 120, root=TREE, operation=operation)
+    result = api.render(api.Request.of("v9.0.0", 120, root=TREE, operation=operation))
     assert not result.decision.allow_typha and result.route.compatibility
     assert any("directly on the API server" in w for w in result.warnings)
     assert _typha_deployment(result.stream()) is None
 
 
 def test_api_small_cluster_on_legacy_needs_no_capability() -> None:
-    result = api.render("v9.0.0", 50, root=TREE)
+    result = api.render(api.Request.of("v9.0.0", 50, root=TREE))
     assert not result.decision.allow_typha and not result.route.compatibility
 
 

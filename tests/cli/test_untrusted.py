@@ -152,3 +152,32 @@ def test_template_is_named_after_the_addon_unless_told(
     template.write_text('{{ define "calico" }}defined{{ end }}{{ define "other" }}o{{ end }}')
     assert run(capsys, "template", str(template)).out == "defined"
     assert run(capsys, "template", str(template), "--name", "other").out == "o"
+
+
+def test_a_template_whose_value_changes_the_yaml_is_a_finding_of_the_json_reports(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """check and capability report context-value-injects-yaml in their JSON (details:
+    the key and the value), never an internal error."""
+    version = tmp_path / "kubernetes" / "calico" / "v1.0.0"
+    version.mkdir(parents=True)
+    (version / "note.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: note, namespace: kube-system}\n"
+        'data:\n  method: {{ printf "%s\\n  injected: yes" .ipAutoDetectionMethod }}\n'
+    )
+    kube = ("--kube-version", "1.34", "--format", "json", "--manifests", str(tmp_path))
+    commands = (
+        ["check", "--golden", str(tmp_path / "golden")],
+        ["capability", "--version", "v1.0.0"],
+    )
+    for args in commands:
+        r = run(capsys, *args, *kube)
+        assert r.code == 1, r.err
+        findings = (
+            json.loads(r.out)["findings"]
+            if args[0] == "capability"
+            else json.loads(r.out)["versions"][0]["findings"]
+        )
+        (inject,) = [f for f in findings if f["rule"] == "context-value-injects-yaml"]
+        assert (inject["stage"], inject["details"]["key"]) == ("context", "ipAutoDetectionMethod")
+        assert set(inject["details"]) == {"key", "value"}

@@ -95,3 +95,49 @@ def test_the_plain_python_check_decides_the_usual_contexts() -> None:
     assert schemas.certainly_valid(schema, {"allowTypha": "false", "typhaReplicas": "0"})
     assert not schemas.certainly_valid(schema, {"allowTypha": "true", "typhaReplicas": "0"})
     assert not schemas.certainly_valid({"type": "string", "format": "date"}, "x")  # unknown
+
+
+BKE_INPUT = "bke-input.schema.json"
+_NODE = {"apiVersion": "v1", "kind": "BKENode", "metadata": {"name": "n0"}}
+BKE_DOCS: list[Any] = [
+    {**_NODE, "spec": {"role": ["node"], "ip": "10.0.0.1"}},
+    {**_NODE, "spec": {"role": ["master/node", "etcd"], "hostname": "h"}},
+    {**_NODE, "spec": {"role": []}},
+    {**_NODE, "spec": {"role": ["nodes"]}},
+    {**_NODE, "spec": {"role": "node"}},
+    {**_NODE, "spec": {"ip": "10.0.0.1"}},
+    {**_NODE, "spec": {"role": ["node"], "ip": 10}},
+    {"kind": "BKENode", "metadata": {"name": ""}, "spec": {"role": ["node"]}},
+    {"kind": "BKENode", "metadata": {}, "spec": {"role": ["node"]}},
+    {"kind": "BKENode", "spec": {"role": ["node"]}},
+    {**_NODE, "metadata": {"name": "n", "labels": {"a": None, "b": 1}}, "spec": {"role": ["node"]}},
+    {
+        **_NODE,
+        "metadata": {"name": "n", "ownerReferences": [{"kind": 1}]},
+        "spec": {"role": ["node"]},
+    },
+    {"kind": "BKECluster", "spec": {"controlPlaneEndpoint": {"host": "h", "port": 6443}}},
+    {"kind": "BKECluster", "spec": {"controlPlaneEndpoint": {"port": 70000}}},
+    {"kind": "BKECluster", "spec": {"controlPlaneEndpoint": {"port": -1}}},
+    {"kind": "BKECluster", "spec": {"controlPlaneEndpoint": {"port": 1.5}}},
+    {"kind": "BKEConfig", "spec": {"addons": [{"name": "calico", "param": {"a": [1]}}]}},
+    {"kind": "BKEConfig", "spec": {"addons": [{"version": "v3.28.2"}]}},
+    {"kind": "BKEConfig", "spec": {"cluster": {"imageRepo": {"port": True}}}},
+    {"kind": "BKEConfig"},
+    {"kind": 3},
+    {},
+]
+
+
+@pytest.mark.parametrize("doc", BKE_DOCS)
+def test_the_compiled_check_of_bke_input_agrees_with_jsonschema(doc: Any) -> None:
+    valid = schemas.best_error(BKE_INPUT, doc) is None
+    schema = schemas.load_schema(BKE_INPUT)
+    assert schemas.certainly_valid_as(BKE_INPUT, doc) == schemas.certainly_valid(schema, doc)
+    assert not schemas.certainly_valid_as(BKE_INPUT, doc) or valid
+
+
+def test_the_compiled_check_decides_the_usual_bke_node() -> None:
+    # 20,000 BKENodes are judged without jsonschema: the usual node must be decided here
+    assert schemas.certainly_valid_as(BKE_INPUT, BKE_DOCS[0])
+    assert schemas.certainly_valid_as(BKE_INPUT, BKE_DOCS[1])

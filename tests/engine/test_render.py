@@ -73,6 +73,24 @@ def test_documents_split_at_separator_lines(text: str, docs: list[str]) -> None:
     assert documents(text) == docs
 
 
+#: Lines that are, are nearly, or hide separators; and the line breaks ``splitlines``
+#: knows besides ``\n`` (a text with one is split line by line).
+_PIECES = ["---", "--- # c", "---\t x", "---x", "----", " ---", "a: 1", "", "  ", "# c",
+           "--- ", "b: |", "  ---", "\r", "x\ry", "\u2028", "\x0c", "---\r", "k: v\r"]  # fmt: skip
+
+
+def test_documents_in_one_pass_are_the_documents_line_by_line() -> None:
+    import random
+
+    from renderer.engine import render as render_mod
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        lines = rng.choices(_PIECES, k=rng.randint(0, 8))
+        text = "\n".join(lines) + rng.choice(["", "\n", "\n\n"])
+        assert documents(text) == render_mod._documents_by_line(text), repr(text)
+
+
 def test_stream_names_the_source_of_every_document_and_skips_empty_files() -> None:
     files = [
         RenderedFile(f"{VERSION}/001-a.yaml", "a: 1\n---\nb: 2\n"),

@@ -24,7 +24,7 @@ CALICO = REAL / "kubernetes" / "calico" / "v3.31.3" / "calico.yaml"
 
 
 def _render(root: Path, nodes: int = 601) -> api.RenderResult:
-    return api.render("v3.31.3", nodes, root=root)
+    return api.render(api.Request.of("v3.31.3", nodes, root=root))
 
 
 def _object(objects: tuple[K8sObject, ...], kind: str, name: str) -> K8sObject:
@@ -167,7 +167,7 @@ def test_stream_heads_every_document_with_its_source_like_helm() -> None:
     from renderer.engine.render import documents
     from renderer.k8s.parse import parse_files, parse_stream
 
-    result = api.render("v3.28", 601)
+    result = api.render(api.Request.of("v3.28", 601))
     stream = result.stream()
     docs = stream.split("---\n")[1:]
     assert docs and all(d.startswith("# Source: calico/v3.28.2/") for d in docs)

@@ -56,7 +56,10 @@ def _objects() -> list[dict[str, Any]]:
     for v in list_versions():
         for nodes in (1, 601):
             try:
-                out.extend(o.data for o in api.render(v.name, nodes, operation="upgrade").objects)
+                out.extend(
+                    o.data
+                    for o in api.render(api.Request.of(v.name, nodes, operation="upgrade")).objects
+                )
             except RefusedError:  # a version without Typha on 601 nodes
                 continue
     return out
@@ -151,7 +154,7 @@ def test_valid_objects_need_no_jsonschema(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(kubeschema, "validator_for", boom)
     cold("k8s.schema.shared_verdicts", "k8s.schema.closures")
-    objects = api.render("v3.28", 601).objects
+    objects = api.render(api.Request.of("v3.28", 601)).objects
     builtin = [
         o for o in objects if kubeschema.is_builtin_group(kubeschema.api_group(o.api_version))
     ]

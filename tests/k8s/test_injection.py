@@ -89,3 +89,65 @@ def test_a_kept_answer_is_the_answer_and_a_corrupt_entry_is_a_miss(
     for entry in (tmp_path / "injections").iterdir():
         entry.write_text("{}", encoding="utf-8")
     assert injections(plain="a\n  extra: key") == fresh
+
+
+#: Documents around a value: a value can only change the documents it prints into,
+#: unless it writes a ``---`` line itself or the line break before one.
+DOCUMENTS = """\
+kind: A
+data:
+  x: {{ .a }}
+---
+# a comment document
+---
+kind: B
+text: |
+  block {{ .b }}
+---
+kind: C
+list: [{{ .c }}]
+note: |
+  {{ .d }}---
+kind: D
+quoted: "{{ .e }}"
+"""
+NASTY = [
+    "ok",
+    "a\n---\nkind: E",
+    "a\n---",
+    "x\n",
+    "\n",
+    "- a",
+    "a, b",
+    'q", "r',
+    "a: b",
+    "#c",
+    "a\n  k: v",
+    "--- x",
+    "...",
+    "%YAML 1.2",
+    "x\ny",
+]
+
+
+@pytest.mark.parametrize("key", ["a", "b", "c", "d", "e"])
+@pytest.mark.parametrize("value", NASTY)
+def test_reading_only_the_documents_with_values_agrees_with_reading_the_whole_stream(
+    key: str, value: str
+) -> None:
+    from renderer.k8s import injection
+
+    values = {"a": "1", "b": "2", "c": "3", "d": "", "e": "4", key: value}
+    text, _lines, printed = compile_go(DOCUMENTS, "t.yaml").render_traced(values)
+    spans = sorted(printed, key=lambda p: p.start)
+    assert injection.judge(text, spans) == injection.judge_whole(text, spans)
+
+
+def test_a_value_that_ends_the_line_before_a_document_start_is_read_whole() -> None:
+    """``{{ .d }}---``: the value's line break makes the ``---`` a document start, which
+    the placeholder text does not have (there it is text of a block scalar)."""
+    text, _lines, printed = compile_go(DOCUMENTS, "t.yaml").render_traced(
+        {"a": "1", "b": "2", "c": "3", "d": "x\n", "e": "4"}
+    )
+    (found,) = find_injections(text, printed)
+    assert (found.key, found.value, found.line) == ("d", "x\n", 14)

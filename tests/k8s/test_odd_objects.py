@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from renderer.checks.golden import diff_values
 from renderer.errors import InputError
+from renderer.k8s.diff import diff_values
 from renderer.k8s.parse import parse_stream
 from renderer.k8s.schema import SchemaValidator, canonical_hash
 from renderer.output.documents import VALIDATE

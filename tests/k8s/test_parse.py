@@ -54,7 +54,7 @@ def _texts(source: str) -> tuple[tuple[str, str], ...]:
         return tuple(
             (f.name, f.text)
             for nodes in (1, 601)
-            for f in api.render(name, nodes, root=root, operation="upgrade").files
+            for f in api.render(api.Request.of(name, nodes, root=root, operation="upgrade")).files
         )
     pattern = "golden/**/*.yaml" if kind == "golden" else f"upstream/calico/{name}/**/*.yaml"
     paths = sorted(glob.glob(str(ROOT / pattern), recursive=True))

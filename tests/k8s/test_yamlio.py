@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -224,3 +226,79 @@ def test_a_lone_surrogate_escape_becomes_the_replacement_character(tmp_path: Pat
     path = tmp_path / "v.json"
     path.write_text('{"a": ["x\\ud800y"]}')
     assert yamlio.load_mapping_file(path) == {"a": ["x\ufffdy"]}
+
+
+PLAIN_STREAMS = [
+    "",
+    "---\n",
+    "---\n---\n",
+    "a: 1\nb: [1, 2.5, .inf, -.nan, 0o17, 0x1f, 1_000, true, False, null, ~, '', \"x\"]\n",
+    "a: |\n  x\n  y\nb: >-\n  z\n",
+    "- - - 1\n",
+    "{a: 1, b: {c: [d, {e: f}]}}\n",
+    "x\n---\ny\n...\n---\n# c\nz: 1\n",
+    "a: 1\n b\n",
+    "yes: no\non: off\n",
+    "1.5: 1\n'1': 2\n1: 3\n",
+    "a: 12345678901234567890\n",
+    "kind: BKENode\nmetadata:\n  name: n0\nspec:\n  role: [node]\n---\nkind: BKENode\n",
+]
+NOT_PLAIN_STREAMS = [
+    "a: &x 1\nb: *x\n",
+    "a: 1\na: 2\n",
+    "true: 1\n1: 2\n",
+    "<<: {a: 1}\n",
+    "!!str 1\n",
+    "a: !foo x\n",
+    "? [1]\n: 2\n",
+    "2001-12-14: x\n",
+    "= : 1\n",
+    "a: [\n",
+    "a: " + "9" * 5000 + "\n",
+    "[" * 200 + "]" * 200 + "\n",
+]
+
+
+def _full_load(text: str) -> Any:
+    try:
+        starts = yamlio.scan(text, "f")
+        return list(zip(starts, yamlio._YAML.load_all(io.StringIO(text)), strict=True))
+    except Exception as exc:  # the error is part of what is compared
+        return type(exc)
+
+
+@pytest.mark.parametrize("text", PLAIN_STREAMS)
+def test_the_one_pass_builder_loads_what_ruamel_loads(text: str) -> None:
+    built = yamlio._plain_load_all(text)
+    assert built is not None
+    assert repr(built) == repr(_full_load(text))  # repr: NaN equals itself there
+    assert repr(yamlio.load_all_lines(text, "f")) == repr(built)
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN_STREAMS)
+def test_the_one_pass_builder_leaves_the_rest_to_ruamel(text: str) -> None:
+    assert yamlio._plain_load_all(text) is None
+    try:
+        loaded: Any = yamlio.load_all_lines(text, "f")
+    except InputError as exc:  # errors are worded by the full load, with their line
+        loaded = InputError
+        assert exc.file == "f"
+    expected = _full_load(text)
+    assert loaded is InputError or repr(loaded) == repr(expected)
+
+
+#: Lines that are, are nearly, or hide separators; and the line breaks ``splitlines``
+#: knows besides ``\n`` (a text with one is split line by line).
+_PIECES = ["---", "--- # c", "---\t x", "---x", "----", " ---", "a: 1", "", "  ", "# c",
+           "--- ", "--- a: 1", "---\xa0", "b: |", "  ---", "\r", "x\ry", "\u2028", "\x0c",
+           "---\r", "k: v\r", "--- #"]  # fmt: skip
+
+
+def test_split_documents_in_one_search_is_the_split_line_by_line() -> None:
+    import random
+
+    rng = random.Random(3)
+    for _ in range(3000):
+        lines = rng.choices(_PIECES, k=rng.randint(0, 9))
+        text = "\n".join(lines) + rng.choice(["", "\n", "\n\n"])
+        assert list(yamlio.split_documents(text)) == list(yamlio._split_by_line(text)), text

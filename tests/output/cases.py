@@ -9,8 +9,8 @@ from typing import Any
 
 from renderer import api
 from renderer.api import Validation
-from renderer.calico.advise import AdviceReport
 from renderer.calico.images import ImageList
+from renderer.calico.scale.report import AdviceReport
 from renderer.checks.report import CheckReport
 from renderer.finding import Finding, merge_located
 from renderer.output import Document
@@ -174,13 +174,17 @@ DOCUMENTS: dict[str, Case] = {
             AdviceReport(None, "bundled tree", None, [], ["no calico addon"]), skipped=True
         ),
     ),
-    "advise": Case(AdviceDocument, lambda: AdviceDocument(api.advise("v3.28.2", 300))),
-    "plan": Case(PlanDocument, lambda: PlanDocument(api.plan("v3.28.2", 60, from_nodes=10))),
+    "advise": Case(
+        AdviceDocument, lambda: AdviceDocument(api.advise(api.Request.of("v3.28.2", 300)))
+    ),
+    "plan": Case(
+        PlanDocument, lambda: PlanDocument(api.plan(api.Request.of("v3.28.2", 60), from_nodes=10))
+    ),
     "plan-unchanged": Case(
-        PlanDocument, lambda: PlanDocument(api.plan("v3.28.2", 60), unchanged=True)
+        PlanDocument, lambda: PlanDocument(api.plan(api.Request.of("v3.28.2", 60)), unchanged=True)
     ),
     "explain-context": Case(
-        ExplainDocument, lambda: ExplainDocument(api.explain_context("v3.28.2", 3))
+        ExplainDocument, lambda: ExplainDocument(api.explain_context(api.Request.of("v3.28.2", 3)))
     ),
     "check": Case(CheckDocument, lambda: CheckDocument(sample())),
     "check-capability-failure": Case(

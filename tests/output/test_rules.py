@@ -8,6 +8,7 @@ import pytest
 
 from renderer import api, output
 from renderer.calico.rules import REGISTRY
+from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
 from renderer.checks.catalogue import EXCEPTABLE_STAGES as STAGES
 from renderer.data import schemas
 from renderer.output.rules import RulesDocument
@@ -21,6 +22,9 @@ def test_every_rule_id_once_with_its_stage_and_whether_it_can_be_excepted() -> N
     by = {r["id"]: r for r in data["rules"]}
     assert len(by) == len(data["rules"])
     assert set(REGISTRY) <= set(by)  # every registered release rule
+    assert set(SCALE_REGISTRY) <= set(by)  # and every scale rule, never exceptable
+    assert {(by[i]["stage"], by[i]["exceptable"]) for i in SCALE_REGISTRY} == {("scale", False)}
+    assert by["scale-pod-addresses"]["severity"] == "error/warning"
     assert (by["typha-anti-affinity"]["stage"], by["typha-anti-affinity"]["exceptable"]) == (
         "rules",
         True,

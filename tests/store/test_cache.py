@@ -15,6 +15,7 @@ from renderer.checks import verdict as verdicts
 from renderer.cli import cli
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
+from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
 from renderer.store import cache
 from tests.memohelp import cold
@@ -134,6 +135,16 @@ def test_concurrent_writers_leave_whole_entries(cache_dir: Path) -> None:
     assert len(_entries(cache_dir)) == 1
 
 
+def test_reading_only_reads_and_writes_nothing(cache_dir: Path) -> None:
+    cache.put("t", "k", 1)
+    with cache.reading_only():
+        assert cache.get("t", "k", _is_int) == 1
+        cache.put("t", "other", 2)
+    assert cache.get("t", "other", _is_int) is None
+    cache.put("t", "other", 2)  # the scope ended
+    assert cache.get("t", "other", _is_int) == 2
+
+
 def test_fingerprint_is_stable() -> None:
     assert cache.fingerprint() == cache.fingerprint()
     assert len(cache.fingerprint()) == 64
@@ -188,6 +199,68 @@ def test_corrupt_schema_verdict_is_not_trusted(cache_dir: Path) -> None:
     assert kubeschema.SchemaValidator(versions).validate(bad) == _uncached(bad, versions)
 
 
+def _objects() -> list[K8sObject]:
+    valid = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ok"}}
+    return [K8sObject("a.yaml", 0, 1, valid), K8sObject("a.yaml", 1, 5, _deployment())]
+
+
+def _reworded(entry: Path, digest: str | None = None) -> None:
+    """Every message of ``entry`` (of one object's verdicts, or of a set's) replaced."""
+    data = json.loads(entry.read_text())
+    sets = data["value"].values() if digest is None else [data["value"]]
+    for verdicts_by_version in sets:
+        for rows in verdicts_by_version.values():
+            for row in rows:
+                row[2] = "kept"
+    entry.write_text(json.dumps(data))
+
+
+def test_a_set_of_objects_is_kept_as_one_entry_and_read_back(cache_dir: Path) -> None:
+    versions = ("1.36", "1.37")
+    first = kubeschema.SchemaValidator(versions).validate_all(_objects())
+    [entry] = _entries(cache_dir, "schemas")
+    assert [p for p in _entries(cache_dir) if p.parent.name != "schemas"] == []
+    assert first == sorted(
+        (f for o in _objects() for f in kubeschema.SchemaValidator(versions).validate(o)),
+        key=kubeschema.schema_sort_key,
+    )
+    _reworded(entry)
+    again = kubeschema.SchemaValidator(versions).validate_all(_objects())
+    assert [f.message for f in again] == ["kept"] * len(first)
+
+
+def test_a_forged_or_corrupt_set_entry_is_not_trusted(cache_dir: Path) -> None:
+    versions = ("1.37",)
+    objects = _objects()
+    first = kubeschema.SchemaValidator(versions).validate_all(objects)
+    kubeschema.SchemaValidator(versions).validate_all(objects[:1])  # another set
+    [source] = [p for p in _entries(cache_dir, "schemas")
+                if len(json.loads(p.read_text())["value"]) == 1]  # fmt: skip
+    [target] = [p for p in _entries(cache_dir, "schemas") if p != source]
+    target.write_bytes(source.read_bytes())
+    assert kubeschema.SchemaValidator(versions).validate_all(objects) == first
+    target.write_text("{")
+    assert kubeschema.SchemaValidator(versions).validate_all(objects) == first
+
+
+def test_a_set_missed_is_answered_by_each_objects_own_entry(cache_dir: Path) -> None:
+    """What the gate keeps per object serves a render's set of objects."""
+    versions = ("1.37",)
+    for o in _objects():
+        kubeschema.SchemaValidator(versions).validate(o)
+    for entry in _entries(cache_dir, "schema"):
+        _reworded(entry, digest="")
+    cold("k8s.schema.shared_verdicts")
+    together = kubeschema.SchemaValidator(versions).validate_all(_objects())
+    assert together and {f.message for f in together} == {"kept"}
+
+
+def test_a_verdict_is_kept_as_one_entry_not_its_renders(cache_dir: Path) -> None:
+    cold("checks.verdicts")
+    verdicts.typha_capability(resolve_version("v3.28"))
+    assert {p.parent.name for p in _entries(cache_dir)} == {"capability"}
+
+
 def test_capability_verdict_cached_by_template_digest(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -218,7 +291,7 @@ def test_no_cache_flag_writes_nothing(cache_dir: Path, monkeypatch: pytest.Monke
     monkeypatch.delenv(cache.ENV_OFF)  # the flag turns the cache off for the process
     result = CliRunner().invoke(cli, ["validate", "-"], input=text)
     assert result.exit_code == 1
-    assert _entries(cache_dir, "schema")
+    assert _entries(cache_dir, "schemas")  # the objects of a run, as one entry
 
 
 def test_size_is_checked_at_most_every_few_minutes(

@@ -11,6 +11,7 @@ from renderer.calico.rules.registry import (
     Violation,
     rule,
     run_rules,
+    violated,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "rule",
     "run_rules",
     "typha",
+    "violated",
 ]

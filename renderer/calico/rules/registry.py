@@ -16,16 +16,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from renderer.calico.capability import typha_deployment, typha_pdbs
 from renderer.calico.names import TYPHA_CONTAINER
-from renderer.finding import ERROR, WARNING, Finding, ObjectRef
+from renderer.finding import ERROR, RULES, WARNING, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
 
 SEVERITIES = (ERROR, WARNING)
 #: The stage rule findings belong to.
-STAGE = "rules"
+STAGE = RULES
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,8 @@ class RuleInput:
     @cached_property
     def typha(self) -> K8sObject | None:
         """The Typha Deployment, if the render has one."""
+        from renderer.calico.capability import typha_deployment  # not for every rule
+
         return typha_deployment(self.objects)
 
     @cached_property
@@ -50,6 +51,8 @@ class RuleInput:
     @cached_property
     def typha_pdbs(self) -> list[K8sObject]:
         """The PodDisruptionBudgets that select the Typha pods."""
+        from renderer.calico.capability import typha_pdbs
+
         return typha_pdbs(self.objects)
 
     @cached_property
@@ -123,6 +126,14 @@ def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Find
     return sorted(findings, key=lambda f: (f.rule, str(f.object or ""), f.field, f.message))
 
 
+def violated(data: RuleInput, severity: str = ERROR) -> list[str]:
+    """Ids of the rules of ``severity`` with a violation on ``data``, sorted: the rule
+    ids of :func:`run_rules`' findings of that severity, without building and locating
+    the findings (what a verdict keeps)."""
+    chosen = [r for r in REGISTRY.values() if r.severity == severity]
+    return sorted(r.id for r in chosen if any(True for _ in r.func(data)))
+
+
 __all__ = [
     "ERROR",
     "REGISTRY",
@@ -132,4 +143,5 @@ __all__ = [
     "Violation",
     "rule",
     "run_rules",
+    "violated",
 ]

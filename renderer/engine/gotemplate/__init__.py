@@ -25,11 +25,14 @@ is carried as a ``surrogateescape`` code point, so ``out.encode("utf-8",
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import gc
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from renderer.engine import limits
 from renderer.engine.gotemplate import nodes
@@ -52,13 +55,64 @@ from renderer.errors import TemplateError
 __all__ = ["GoTemplate", "Printed", "compile_go", "key_reads", "parse"]
 
 
+R = TypeVar("R")
+
+#: A tree nested deeper than this is parsed, analysed and rendered on a thread of its
+#: own with a deep stack (:func:`_deep`): Go nests as deep as its parser allows (10,000
+#: parentheses), Python's default recursion limit stops near 200 levels.
+DEEP_NESTING = 50
+_DEEP_RECURSION = 300_000
+_DEEP_STACK = 512 * 1024 * 1024
+_DEEP_LOCK = threading.Lock()
+_IN_DEEP = threading.local()
+
+
+def _deep(work: Callable[[], R]) -> R:
+    """``work()`` on a thread with a 512 MiB stack and a recursion limit of
+    :data:`_DEEP_RECURSION` (the limit is the interpreter's, so deep runs take turns);
+    its result or its exception, as if called here. The render budget (a context
+    variable) comes along."""
+    if getattr(_IN_DEEP, "active", False):
+        return work()
+    context = contextvars.copy_context()
+    outcome: list[tuple[bool, Any]] = []
+
+    def target() -> None:
+        _IN_DEEP.active = True
+        try:
+            outcome.append((True, context.run(work)))
+        except BaseException as exc:  # handed to the caller
+            outcome.append((False, exc))
+
+    with _DEEP_LOCK:
+        limit, size = sys.getrecursionlimit(), threading.stack_size()
+        try:
+            threading.stack_size(_DEEP_STACK)
+            sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
+            thread = threading.Thread(target=target, name="calico-render-deep-template")
+            thread.start()
+            thread.join()
+        finally:
+            threading.stack_size(size)
+            sys.setrecursionlimit(limit)
+    ok, value = outcome[0]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    raise value
+
+
 def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:
     """Parse ``source`` as Go template ``name``; raises TemplateError on bad syntax,
-    naming ``file`` (default: ``name``)."""
+    naming ``file`` (default: ``name``). A source nesting too deep for Python's stack
+    is parsed again on a deep one (:func:`_deep`)."""
     where = name if file is None else file
     try:
         with _collector_paused():
-            return _parse(source, name, where)
+            try:
+                return _parse(source, name, where)
+            except RecursionError:
+                pass
+            return _deep(lambda: _parse(source, name, where))
     except TemplateError:
         raise
     except RecursionError:
@@ -86,11 +140,16 @@ class GoTemplate(MappedRender):
     def __init__(self, tree: nodes.Tree, file: str | None = None) -> None:
         self.name = tree.name if file is None else file  # what errors name
         self.tree = tree
-        reads = key_reads(tree)
+        self.deep = tree.depth > DEEP_NESTING
+        reads = self._walk(lambda: key_reads(tree))
         self.keys: frozenset[str] = reads.keys
         self.nested_keys: frozenset[str] = frozenset(reads.nested)
         self._nested_offsets = reads.nested
         self._marks = Marks(tree.source)  # the tree (and so every node id) lives as long
+
+    def _walk(self, work: Callable[[], R]) -> R:
+        """``work()``, a recursive walk of this tree: on a deep stack for a deep tree."""
+        return _deep(work) if self.deep else work()
 
     @functools.cached_property
     def nested_lines(self) -> dict[str, int]:
@@ -101,17 +160,17 @@ class GoTemplate(MappedRender):
     @functools.cached_property
     def branches(self) -> dict[str, Branches]:
         """Literals each root key is compared with (for warnings on unmatched values)."""
-        return value_branches(self.tree)
+        return self._walk(lambda: value_branches(self.tree))
 
     @functools.cached_property
     def arms(self) -> tuple[Arm, ...]:
         """Every arm of every branch: what a traced render can take."""
-        return tuple(branch_arms(self.tree))
+        return self._walk(lambda: tuple(branch_arms(self.tree)))
 
     @functools.cached_property
     def conditions(self) -> Conditions:
         """The root keys the branches test and the strings they compare them with."""
-        return branch_conditions(self.tree)
+        return self._walk(lambda: branch_conditions(self.tree))
 
     def line_of(self, offset: int) -> int:
         """The template line of a source offset (an arm's)."""
@@ -172,9 +231,11 @@ class GoTemplate(MappedRender):
         except RecursionError:
             raise TemplateError("bad context: nested too deeply", file=self.name) from None
         try:
-            return self._interpret(data, lines, spans, taken)
+            return self._walk(lambda: self._interpret(data, lines, spans, taken))
         except limits.LimitExceeded as exc:
-            raise TemplateError(str(exc), file=self.name) from None
+            raise TemplateError(
+                str(exc), file=self.name, argument=exc.argument, hint=exc.hint
+            ) from None
         except RecursionError:
             raise TemplateError(
                 "exceeded maximum template depth (nested too deeply for this interpreter)",

@@ -246,6 +246,9 @@ class Tree:
     name: str
     source: str
     templates: dict[str, ListNode]
+    #: The deepest nesting of lists (control bodies) and parentheses in the source: how
+    #: deep every walk of the tree recurses.
+    depth: int = 0
 
     @property
     def root(self) -> ListNode:

@@ -54,6 +54,8 @@ CONTROLLER_FUNCTIONS = frozenset(
     }
 )
 FUNCTIONS = BUILTIN_FUNCTIONS | CONTROLLER_FUNCTIONS
+#: Go's ``maxStackDepth``: the most parentheses one expression may nest.
+MAX_PAREN_DEPTH = 10_000
 
 
 class _End(n.Node):
@@ -122,6 +124,9 @@ class Parser:
         self.vars: list[str] = ["$"]
         self.range_depth = 0
         self.tree_set = _TreeSet()
+        self.paren_depth = 0
+        self.list_depth = 0
+        self.max_depth = 0
 
     # -- errors ----------------------------------------------------------------------
     def fail(self, message: str, pos: int | None = None) -> None:
@@ -187,7 +192,7 @@ class Parser:
                 self.fail(f"unexpected {node}", node.pos)
             root.nodes.append(node)
         self.tree_set.add(self, self.name, root, self.last.pos)
-        return n.Tree(self.name, self.source, dict(self.tree_set.trees))
+        return n.Tree(self.name, self.source, dict(self.tree_set.trees), self.max_depth)
 
     def parse_definition(self) -> None:
         context = "define clause"
@@ -206,9 +211,12 @@ class Parser:
 
     def item_list(self) -> tuple[n.ListNode, n.Node]:
         body = n.ListNode(self.peek_non_space().pos)
+        self.list_depth += 1
+        self.max_depth = max(self.max_depth, self.list_depth + self.paren_depth)
         while self.peek_non_space().typ is not T.EOF:
             node = self.text_or_action()
             if isinstance(node, _End | _Else):
+                self.list_depth -= 1
                 return body, node
             body.nodes.append(node)
         self.fail("unexpected EOF")
@@ -456,7 +464,15 @@ class Parser:
                 token.pos, token.val, num.kind, num.int_value, num.float_value, num.error
             )
         if typ is T.LEFT_PAREN:
-            return self.pipeline("parenthesized pipeline", T.RIGHT_PAREN)
+            # Go's parser (since 1.20; BKE's controller builds with 1.24) refuses the
+            # parenthesis nested one deeper than maxStackDepth, naming its line.
+            if self.paren_depth >= MAX_PAREN_DEPTH:
+                self.fail("max expression depth exceeded", token.pos)
+            self.paren_depth += 1
+            self.max_depth = max(self.max_depth, self.list_depth + self.paren_depth)
+            pipe = self.pipeline("parenthesized pipeline", T.RIGHT_PAREN)
+            self.paren_depth -= 1
+            return pipe
         if typ in (T.STRING, T.RAW_STRING):
             return n.StringNode(token.pos, token.val, self._unquote(token))
         self.backup()

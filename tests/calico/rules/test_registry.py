@@ -14,6 +14,7 @@ from renderer.calico.rules import (
     Violation,
     rule,
     run_rules,
+    violated,
 )
 from tests.clihelp import ref
 from tests.gatehelp import typha_on_objects
@@ -40,6 +41,26 @@ def test_adding_a_rule_is_one_function() -> None:
             rule(id="test-only-rule", severity=WARNING, message="x")(suspicious)
     finally:
         del REGISTRY["test-only-rule"]
+
+
+def test_violated_names_the_rules_whose_findings_have_that_severity() -> None:
+    @rule(id="test-only-error", severity=ERROR, message="always")
+    def always(data: RuleInput) -> Iterator[Violation]:
+        yield Violation("twice", data.typha, "metadata")
+        yield Violation("twice", data.typha, "spec")
+
+    @rule(id="test-only-warning", severity=WARNING, message="always")
+    def warns(data: RuleInput) -> Iterator[Violation]:
+        yield Violation("", data.typha)
+
+    try:
+        data = _input()
+        for severity in (ERROR, WARNING):
+            found = sorted({f.rule for f in run_rules(data) if f.severity == severity})
+            assert violated(data, severity) == found
+        assert "test-only-error" in violated(data) and "test-only-warning" not in violated(data)
+    finally:
+        del REGISTRY["test-only-error"], REGISTRY["test-only-warning"]
 
 
 def test_a_rule_has_a_known_severity() -> None:

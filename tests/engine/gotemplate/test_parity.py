@@ -297,6 +297,11 @@ DEEP_CASES = {
         60,
         "{{ $i }}",
     ),
+    # Go nests parentheses up to its parser's maxStackDepth (10,000); ours too
+    "parens_300": "{{ " + _nested("(", ")", 300, "1") + " }}",
+    "parens_1000": '{{ printf "%d" ' + _nested("(", ")", 1000, "len .l") + " }}",
+    "parens_10000": "a\n{{ " + _nested("(", ")", 10_000, "$.s") + " }}",
+    "parens_in_ifs_300": _nested("{{ if .s }}(", "){{ end }}", 300, "{{ (((.s))) }}"),
     "range_else_break_deep": (
         "{{ range .l }}"
         + _nested(

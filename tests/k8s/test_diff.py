@@ -1,0 +1,35 @@
+"""The object diffs fidelity and goldens report through (renderer/k8s/diff.py)."""
+
+from __future__ import annotations
+
+from renderer.k8s.diff import Diff, diff, diff_values, show
+
+
+def test_diff_names_list_items_by_their_key_and_ignores_set_order() -> None:
+    up = {"env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}], "x": [1, 2]}
+    ours = {"env": [{"name": "B", "value": "3"}, {"name": "C", "value": "4"}], "x": [2, 1]}
+    assert list(diff(up, ours)) == [
+        Diff("env[A]", "missing", {"name": "A", "value": "1"}, None),
+        Diff("env[B].value", "changed", "2", "3"),
+        Diff("env[C]", "extra", None, {"name": "C", "value": "4"}),
+    ]
+
+
+def test_diff_compares_a_process_argv_exactly_and_nulls_as_absent() -> None:
+    assert list(diff({"args": ["a", "b"], "n": None}, {"args": ["b", "a"]})) == [
+        Diff("args", "changed", ["a", "b"], ["b", "a"])
+    ]
+
+
+def test_diff_values_lists_every_leaf_by_name_or_position() -> None:
+    old = {"c": [{"name": "n", "image": "a"}], "p": [1, 2], "k.x": 1}
+    new = {"c": [{"name": "n", "image": "b"}], "p": [1], "k.x": 1}
+    assert diff_values(old, new) == [
+        ("c[name=n].image", '"a"', '"b"'),
+        ("p[1]", "2", None),
+    ]
+
+
+def test_show_cuts_long_values() -> None:
+    assert show({"b": 1, "a": 2}) == '{"a":2,"b":1}'
+    assert len(show("x" * 500)) == 160 and show("x" * 500).endswith("...")
