@@ -1,9 +1,11 @@
 """Library API: the whole render pipeline for callers such as installer-service.
 
 The CLI is a thin layer over these functions; they raise :mod:`renderer.errors`
-exceptions and never print. The engines, BKE's context rules and the advice are
-imported inside the functions that use them: a command that only validates files or
-decides Typha starts without loading them.
+exceptions (with structured remedies: argument, value, hint) and never print. Render,
+advise, explain-context, images and plan take one :class:`Request`
+(:mod:`renderer.api.request`), built and validated once. The engines, BKE's context
+rules and the advice are imported inside the functions that use them: a command that
+only validates files or decides Typha starts without loading them.
 """
 
 from __future__ import annotations
@@ -214,14 +216,6 @@ def prepull_images(request: Request, *, role: str = "worker") -> images_mod.Imag
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
 
 
-def _pod_template(objects: list[K8sObject], kind: str, name: str) -> Any:
-    for obj in objects:
-        if obj.kind == kind and obj.name == name:
-            spec = obj.data.get("spec")
-            return spec.get("template") if isinstance(spec, dict) else None
-    return None
-
-
 def plan(
     request: Request,
     *,
@@ -268,8 +262,8 @@ def plan(
     source, target = sides
     ds = target.objects.find("DaemonSet", target.objects.calico_node)
     name = ds.name if ds else names.NODE_DAEMONSET
-    changed = _pod_template([o for o, _ in rendered[0]], "DaemonSet", name) != _pod_template(
-        [o for o, _ in rendered[1]], "DaemonSet", name
+    changed = plan_mod.node_template_changed(
+        [o.data for o, _ in rendered[0]], [o.data for o, _ in rendered[1]], name
     )
     result = plan_mod.make_plan(
         source, target, node_template_changed=changed, defaults=default_context()

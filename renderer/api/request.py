@@ -220,8 +220,11 @@ class Request:
 
     @property
     def node_count(self) -> int:
-        """The node count a render needs (an InputError naming ``nodes`` without one)."""
-        return check_nodes(self.nodes)
+        """The node count a render needs (checked by :meth:`of`; an InputError naming
+        ``nodes`` when the request has none)."""
+        if self.nodes is None:
+            return check_nodes(None)  # raises
+        return self.nodes
 
     @property
     def config_values(self) -> dict[str, str]:

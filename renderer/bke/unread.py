@@ -151,7 +151,9 @@ def check_params(
     reads = _Reads()
     given = [p for p in params if p.source in USER_SOURCES]
     given += [Param(k, None, e.source, e.detail) for k, e in (nested or {}).items()]
-    every = reads.read(files) if files else None  # what a key for every file meets
+    # what a key for every file meets; read only when a param was given (compiling the
+    # templates for their keys loads the engine, which a warm render never needs)
+    every = reads.read(files) if files and given else None
     for p in given:
         if "." not in p.key and every is not None:
             targets, key, scope = files, p.key, ""

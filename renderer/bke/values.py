@@ -179,7 +179,9 @@ class UserValues:
 
     ``given`` is what the user asked for by key (a setting ``A.B=V`` nests, the values
     file first), which says where a value came from; ``params`` and ``nested`` are the
-    same values as the context takes them (see :func:`user_params`).
+    same values as the context takes them: addon params (a key ``F.K`` is per file, as
+    the controller treats a config's params) and the values file's maps, which go to
+    every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs one).
     """
 
     given: dict[str, Any]
@@ -204,23 +206,6 @@ def read_user_values(
         set_path(given, parts, value)
     params, nested = _params(values_file, values, sets)
     return UserValues(given, params, nested)
-
-
-def user_params(
-    values_file: str | Path | None = None,
-    sets: Iterable[str] = (),
-    warnings: list[str] | None = None,
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``--values`` and ``--set`` as addon params (a key ``F.K`` is per file, as the
-    controller treats a config's params), plus the map values of the values file, which
-    go to every file as they are (a template such as ``{{ .ClusterCidr.Ipv6 }}`` needs
-    one, and no config param can give it). Returns (params, nested entries); warnings
-    about the values file go to ``warnings``."""
-    values: dict[str, Any] = {}
-    if values_file is not None:
-        values = load_values(values_file, warnings)
-        check_values_file(values, str(values_file))
-    return _params(values_file, values, sets)
 
 
 def _params(

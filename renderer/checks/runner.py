@@ -21,16 +21,9 @@ from renderer.calico import fidelity
 from renderer.checks import exceptions as excepts
 from renderer.checks import golden
 from renderer.checks.options import CheckOptions
-from renderer.checks.pipeline import (
-    SchemaInput,
-    SchemaResults,
-    error_finding,
-    finish_version,
-    new_result,
-    prepare_version,
-    validate_objects,
-)
+from renderer.checks.pipeline import error_finding, finish_version, new_result, prepare_version
 from renderer.checks.report import FAIL, CheckReport, VersionResult
+from renderer.checks.validation import SchemaInput, SchemaResults, validate_objects
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES

@@ -115,3 +115,17 @@ def test_ip_mod_version_without_cluster_cidr_renders_as_the_controller(
             "kubernetes/calico/v3.27.3/calico.yaml:4921: warning: [context-unreachable-key] "
             in r.err
         )
+
+
+def test_values_from_stdin_reach_the_render(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--values -`` is read once: what stdin held is rendered (it was read twice, and
+    the render got the empty second read)."""
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"podSubnet: 10.9.0.0/16\n")))
+    r = run(capsys, "--version", "v3.28", "--nodes", "3", "--values", "-", "--no-validate")
+    assert r.code == 0, r.err
+    assert "10.9.0.0/16" in r.out

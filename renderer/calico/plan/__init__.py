@@ -28,7 +28,7 @@ from renderer.calico.plan.phases import (
     operation_for,
     shape_of,
 )
-from renderer.calico.plan.split import rbac_fingerprint, split_objects
+from renderer.calico.plan.split import node_template_changed, rbac_fingerprint, split_objects
 
 __all__ = [
     "BUILDERS",
@@ -44,6 +44,7 @@ __all__ = [
     "delete_stub",
     "drift_warnings",
     "make_plan",
+    "node_template_changed",
     "objects_with_text",
     "operation_for",
     "plan_files",

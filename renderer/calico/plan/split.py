@@ -97,3 +97,19 @@ def split_objects(objects: Sequence[Mapping[str, Any]]) -> Split:
     return Split(
         apply_order(typha), apply_order(typha_deps), apply_order(node), apply_order(rest), rbac
     )
+
+
+def node_template_changed(
+    source: Sequence[Mapping[str, Any]], target: Sequence[Mapping[str, Any]], name: str
+) -> bool:
+    """Whether the pod template of DaemonSet ``name`` (calico-node) differs between two
+    renders: then every node's pod is replaced."""
+
+    def template(objects: Sequence[Mapping[str, Any]]) -> Any:
+        for obj in objects:
+            if obj.get("kind") == "DaemonSet" and dig(obj, "metadata", "name") == name:
+                spec = obj.get("spec")
+                return spec.get("template") if isinstance(spec, dict) else None
+        return None
+
+    return bool(template(source) != template(target))
