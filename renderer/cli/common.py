@@ -1,5 +1,6 @@
-"""What every command shares: writing to stdout and stderr, printing a document in the
-chosen format, and turning flags into the library's context inputs."""
+"""What every command shares: the one table from the library's argument names to the
+flags (:data:`FLAGS`), writing to stdout and stderr, and printing a document in the
+chosen format."""
 
 from __future__ import annotations
 
