@@ -30,17 +30,8 @@ MAX_EXPANDED_NODES = 2_000_000
 #: composer recurses on the C stack, so a file nested thousands deep would crash it.
 MAX_DEPTH = 128
 
-#: ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
-#: that read YAML; these names stay for callers that import them from here.
-_LAZY = {"_YAML": "SAFE", "_YAML_LAST_WINS": "LAST_WINS", "C_LOADER": "C_LOADER"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from renderer.k8s import libyaml
-
-        return getattr(libyaml, _LAZY[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
+# that read YAML (a warm render reads its parses back without them).
 
 
 def _mark_error(exc: YAMLError, file: str) -> InputError:
