@@ -8,6 +8,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -15,9 +16,21 @@ import pytest
 
 GO_SOURCE = Path(__file__).resolve().parent / "go"
 
-# Never the user's cache: a fresh one per session, set before anything reads it.
-os.environ["CALICO_RENDER_CACHE_DIR"] = tempfile.mkdtemp(prefix="calico-render-test-cache-")
-atexit.register(shutil.rmtree, os.environ["CALICO_RENDER_CACHE_DIR"], ignore_errors=True)
+# Bytecode kept as an installed package has it, also where PYTHONDONTWRITEBYTECODE is set
+# (as in some CI images): otherwise every test process compiles the package and rewrites
+# the asserts of every test module again (~5 s of CPU each), and every CLI the tests start
+# compiles what it imports. Written to __pycache__/ (ignored by git), as Python does.
+sys.dont_write_bytecode = False
+
+# Never the user's cache: a fresh one per run, set before anything reads it. The parallel
+# workers (pytest-xdist) inherit the one their controller made and share it (entries are
+# written whole and renamed), so a render one worker cached is a hit for the other.
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("CALICO_RENDER_TEST_CACHE_DIR"):
+    os.environ["CALICO_RENDER_CACHE_DIR"] = os.environ["CALICO_RENDER_TEST_CACHE_DIR"]
+else:
+    os.environ["CALICO_RENDER_CACHE_DIR"] = tempfile.mkdtemp(prefix="calico-render-test-cache-")
+    os.environ["CALICO_RENDER_TEST_CACHE_DIR"] = os.environ["CALICO_RENDER_CACHE_DIR"]
+    atexit.register(shutil.rmtree, os.environ["CALICO_RENDER_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -31,7 +31,19 @@ VERSION = "v3.29.3"
 
 
 def check(capsys: pytest.CaptureFixture[str], root: Path, golden: Path, *args: str) -> Result:
-    return run(capsys, "check", "--manifests", str(root), "--golden", str(golden), *KUBE, *args)
+    """``check`` in this process (``--jobs 1``) unless ``args`` name other jobs."""
+    return run(
+        capsys,
+        "check",
+        "--manifests",
+        str(root),
+        "--golden",
+        str(golden),
+        *KUBE,
+        "--jobs",
+        "1",
+        *args,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +203,8 @@ def test_whole_json_report_regression(
         "--upstream",
         "upstream/calico",
         *KUBE,
+        "--jobs",
+        "1",
         "--format",
         "json",
     )

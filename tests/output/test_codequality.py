@@ -13,7 +13,7 @@ from renderer.finding import Finding
 from renderer.output.fingerprint import fingerprints
 from tests.output.cases import DOCUMENTS
 
-WITH_FINDINGS = [n for n, make in DOCUMENTS.items() if "codequality" in output.names(type(make()))]
+WITH_FINDINGS = [n for n, case in DOCUMENTS.items() if "codequality" in output.names(case.kind)]
 SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
 
 

@@ -17,7 +17,7 @@ from renderer.output.findings import finding_dict
 from tests.output.cases import DOCUMENTS
 
 SARIF_SCHEMA = Path(__file__).parents[1] / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"
-WITH_FINDINGS = [n for n, make in DOCUMENTS.items() if "sarif" in output.names(type(make()))]
+WITH_FINDINGS = [n for n, case in DOCUMENTS.items() if "sarif" in output.names(case.kind)]
 
 
 @cache
