@@ -18,17 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.api.request import Request, check_nodes, check_operation, cluster_args
-from renderer.api.results import (
-    ExplainResult,
-    Imported,
-    PlanResult,
-    RenderCheck,
-    RenderResult,
-    TyphaResult,
-    Validation,
-    VersionEntry,
-    VersionsResult,
-)
+from renderer.api.results import RenderCheck, RenderResult
 from renderer.calico import names, policy
 from renderer.checks.verdict import typha_capability
 from renderer.data import schemas
@@ -41,6 +31,15 @@ from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import contain
 
 if TYPE_CHECKING:
+    from renderer.api.verb_results import (
+        ExplainResult,
+        Imported,
+        PlanResult,
+        TyphaResult,
+        Validation,
+        VersionEntry,
+        VersionsResult,
+    )
     from renderer.bke import context as bke_context
     from renderer.bke import unread
     from renderer.calico import images as images_mod
@@ -230,6 +229,7 @@ def plan(
     render is what the phases apply. ``from_version``/``from_nodes`` are the running
     cluster's (default: the request's); ``capability`` defaults to the render-based check.
     """
+    from renderer.api.verb_results import PlanResult
     from renderer.bke.values import default_context
     from renderer.calico import plan as plan_mod
     from renderer.engine.render import render_version, version_keys
@@ -359,6 +359,7 @@ def advise(
 
 def explain_context(request: Request) -> ExplainResult:
     """The contexts :func:`render` would render the request with, without rendering."""
+    from renderer.api.verb_results import ExplainResult
     from renderer.bke import context as bke_context
     from renderer.bke import unread
 
@@ -401,6 +402,8 @@ def template(
 
 def typha(nodes: int | None = None) -> TyphaResult:
     """The Typha decision for ``nodes``, or the boundary table when None."""
+    from renderer.api.verb_results import TyphaResult
+
     if nodes is not None:
         check_nodes(nodes)
     counts = policy.BOUNDARY_TABLE if nodes is None else (nodes,)
@@ -410,6 +413,7 @@ def typha(nodes: int | None = None) -> TyphaResult:
 def versions(root: Path | None = None, *, keys: bool = False) -> VersionsResult:
     """The versions under ``root`` with their Typha capability (a version that fails to
     render is listed with its error) and, with ``keys``, the context keys each reads."""
+    from renderer.api.verb_results import VersionEntry, VersionsResult
     from renderer.checks.pipeline import capability_of
     from renderer.engine.render import version_keys
     from renderer.manifests.tree import list_versions
@@ -440,6 +444,7 @@ def import_version(
     compare it with what is on disk. With ``given`` (the names of the ``options`` fields
     the caller chose), a check takes every other choice (layout, Typha, default
     registry) from the directory's generated header, so it needs no flags."""
+    from renderer.api.verb_results import Imported
     from renderer.calico import importer as importer_mod
     from renderer.calico import importsource
     from renderer.manifests.tree import COMPONENT
@@ -735,6 +740,7 @@ def validate(
     """Schema-check manifest files and directories (``-`` for stdin) in strict mode,
     as kubeconform does: objects of a ``skip`` kind are counted, not checked; one of a
     ``reject`` kind is an error."""
+    from renderer.api.verb_results import Validation
     from renderer.finding import ObjectRef, merge_located
     from renderer.k8s.files import kinds, manifest_files
     from renderer.store.read import read_text
@@ -765,6 +771,16 @@ def validate(
         objects=len(objects),
         skipped=sum(1 for o in objects if o.kind in skipped),
     )
+
+
+def __getattr__(name: str) -> Any:
+    """The other verbs' results (:mod:`renderer.api.verb_results`), imported on first
+    use: a render does not build their classes."""
+    from renderer.api import results
+
+    if name in results._VERB_RESULTS:
+        return getattr(results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

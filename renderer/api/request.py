@@ -20,7 +20,8 @@ from renderer.manifests.tree import VersionDir, resolve_version
 
 if TYPE_CHECKING:
     from renderer.bke import context as bke_context
-    from renderer.bke.cluster import ClusterInputs, NodeInventory, RenderArgs
+    from renderer.bke.args import RenderArgs
+    from renderer.bke.cluster import ClusterInputs, NodeInventory
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
@@ -60,6 +61,10 @@ def cluster_args(
     """What a BKECluster/BKEConfig and its BKENodes give a request (version, node count,
     notes; ``skip`` for a cluster without Calico), the explicit ``version``/``nodes``
     otherwise (or winning)."""
+    if config is None and nodes_file is None:  # the flags alone: no loader to import
+        from renderer.bke.args import RenderArgs
+
+        return RenderArgs(version, nodes, repo, {})
     from renderer.bke.cluster import render_args
 
     return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)

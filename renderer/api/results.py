@@ -3,10 +3,8 @@ documents (text, JSON) and the CLI prints."""
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
@@ -16,11 +14,15 @@ from renderer.k8s.schema import errors
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
+    from renderer.api.verb_results import ExplainResult as ExplainResult
+    from renderer.api.verb_results import Imported as Imported
+    from renderer.api.verb_results import PlanResult as PlanResult
+    from renderer.api.verb_results import TyphaResult as TyphaResult
+    from renderer.api.verb_results import Validation as Validation
+    from renderer.api.verb_results import VersionEntry as VersionEntry
+    from renderer.api.verb_results import VersionsResult as VersionsResult
     from renderer.bke import context as bke_context
     from renderer.bke import unread
-    from renderer.calico import plan as plan_mod
-    from renderer.calico.capability import CapabilityReport
-    from renderer.calico.policy import TyphaDecision
     from renderer.engine.render import RenderedFile
 
 
@@ -79,126 +81,23 @@ class RenderCheck:
         )
 
 
-@dataclass
-class PlanResult:
-    """A plan and the rendered target objects its apply lists refer to."""
-
-    plan: plan_mod.Plan
-    texts: dict[tuple[str, str, str], str]
-
-    @cached_property
-    def _data(self) -> dict[str, Any]:
-        return self.plan.to_dict()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plan as data (``renderer.output.documents.plan_json`` publishes it)."""
-        return copy.deepcopy(self._data)
-
-    def files(self, published: dict[str, Any] | None = None) -> dict[str, str]:
-        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
-        order, plus ``plan.json`` (``published``: the plan as its report publishes it):
-        see :func:`renderer.calico.plan.files.plan_files`."""
-        from renderer.calico.plan.files import plan_files
-
-        return plan_files(self.plan, self.texts, published or self._data)
+#: The other verbs' results live in :mod:`renderer.api.verb_results`, imported on first use.
+_VERB_RESULTS = frozenset(
+    {
+        "PlanResult",
+        "ExplainResult",
+        "TyphaResult",
+        "VersionEntry",
+        "VersionsResult",
+        "Imported",
+        "Validation",
+    }
+)
 
 
-@dataclass(frozen=True)
-class ExplainResult:
-    """Each file's context for a version and node count, with every value's origin."""
+def __getattr__(name: str) -> Any:
+    if name in _VERB_RESULTS:
+        from renderer.api import verb_results
 
-    contexts: bke_context.VersionContexts
-    route: policy.Route
-    warnings: tuple[str, ...]
-    param_warnings: tuple[unread.ParamWarning, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The contexts as data (``renderer.output.documents.explain_json`` publishes
-        them, the warnings as findings)."""
-        d = self.route.decision
-        return {
-            "version": self.contexts.version,
-            "nodes": d.nodes,
-            "operation": self.route.operation,
-            "decision": {**d.context(), "reason": d.reason},
-            "files": self.contexts.to_dict()["files"],
-            "warnings": list(self.warnings),
-        }
-
-
-@dataclass(frozen=True)
-class TyphaResult:
-    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
-
-    nodes: int | None
-    decisions: tuple[TyphaDecision, ...]
-
-
-@dataclass(frozen=True)
-class VersionEntry:
-    """One version of a tree: its capability, or the error that stopped its render."""
-
-    version: VersionDir
-    capability: CapabilityReport | None
-    error: str | None = None
-    #: The context keys its templates read, when asked for.
-    keys: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class VersionsResult:
-    """The versions under a tree; ``manifests`` names the tree as reports do."""
-
-    manifests: str
-    versions: tuple[VersionEntry, ...]
-
-
-@dataclass(frozen=True)
-class Imported:
-    """A version derived from upstream: its directory, files and, for a check, the
-    difference from the directory on disk ("" when none)."""
-
-    target: Path
-    files: dict[str, str]
-    diff: str = ""
-    #: For a check: each choice given that differs from the one the directory records,
-    #: and each upstream file whose checksum differs from the recorded one (one line each).
-    differences: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Validation:
-    """Strict schema findings for the objects of some manifest files, identical ones
-    merged (one per file, object, field and message, listing its Kubernetes versions),
-    and how many objects were valid, invalid, skipped or not schema-checked."""
-
-    files: tuple[str, ...]
-    kube_versions: tuple[str, ...]
-    findings: tuple[Finding, ...]
-    objects: int
-    skipped: int = 0
-
-    @property
-    def errors(self) -> list[Finding]:
-        return errors(self.findings)
-
-    def resources(self) -> dict[str, int]:
-        """Objects by outcome, as kubeconform counts resources."""
-        from renderer.k8s.schema import NOT_CHECKED_RULE
-
-        def keys(rule: str | None) -> set[tuple[str, str]]:
-            return {  # an object is its file and identity
-                (f.file, str(f.object))
-                for f in self.findings
-                if (rule is None and f.severity == "error") or f.rule == rule
-            }
-
-        invalid = keys(None)
-        unchecked = keys(NOT_CHECKED_RULE) - invalid
-        checked = self.objects - self.skipped
-        return {
-            "valid": checked - len(invalid) - len(unchecked),
-            "invalid": len(invalid),
-            "skipped": self.skipped,
-            "not_checked": len(unchecked),
-        }
+        return getattr(verb_results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,7 @@ from typing import Any
 
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import dns_ip, image_prefix
+from renderer.bke.args import RenderArgs
 from renderer.data import schemas
 from renderer.errors import InputError, remedy
 from renderer.k8s.objects import key_path
@@ -664,25 +665,6 @@ def admitted_config(config: ClusterConfig, inventory: NodeInventory | None) -> C
         spec=result.spec if config.kind == "BKECluster" else config.spec,
         admitted=result.filled,
     )
-
-
-@dataclass(frozen=True)
-class RenderArgs:
-    """Version, node count, prefix and user values for a render, from flags and files.
-
-    ``skip`` is set for a cluster without Calico: the render produces nothing.
-    """
-
-    version: str | None
-    nodes: int | None
-    repo: str | None
-    user: dict[str, str]
-    notes: tuple[str, ...] = ()
-    skip: bool = False
-    #: The config's inputs (None: no --config); the context is built from them.
-    cluster: ClusterInputs | None = None
-    #: The BKENodes given (with or without a config), for the decision line.
-    inventory: NodeInventory | None = None
 
 
 def render_args(

@@ -18,7 +18,7 @@ from typing import Any
 
 from renderer.data import schemas
 from renderer.k8s.objects import key_path
-from renderer.k8s.yamlio import load_with_positions, locate_in
+from renderer.k8s.yamlio import locate_in, positions
 
 PathItem = str | int
 
@@ -100,9 +100,9 @@ def unknown_keys(
             found.append((index, [*prefix, *path], kind, near))
     if not found:
         return []
-    positions = load_with_positions(text)  # parsed again only when a key is unknown
+    found_at = positions(text)  # parsed again only when a key is unknown
     return [
-        UnknownKey(file, locate_in(positions, index, path), kind, key_path(path), near)
+        UnknownKey(file, locate_in(found_at, index, path), kind, key_path(path), near)
         for index, path, kind, near in found
     ]
 

@@ -1,5 +1,6 @@
-"""What every command shares: writing to stdout and stderr, printing a document in the
-chosen format, and turning flags into the library's context inputs."""
+"""What every command shares: the one table from the library's argument names to the
+flags (:data:`FLAGS`), writing to stdout and stderr, and printing a document in the
+chosen format."""
 
 from __future__ import annotations
 
@@ -240,9 +241,12 @@ def config_keys(strict: bool, *files: str | None) -> None:
     """Warn about every key of the given BKECluster/BKEConfig/BKENode files that BKE's
     CRDs do not define (it would be dropped); with ``--strict`` the first is exit 2,
     naming file, line and key."""
+    given = [f for f in files if f is not None]
+    if not given:  # nothing to read: the CRD key tables are not loaded
+        return
     from renderer.cli import requests
 
-    found = requests.config_keys(*(f for f in files if f is not None))
+    found = requests.config_keys(*given)
     for unknown in () if strict else found:
         warn(str(unknown))
     if strict and found:

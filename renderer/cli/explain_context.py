@@ -10,7 +10,7 @@ import click
 
 from renderer import api
 from renderer.api.request import cluster_inputs
-from renderer.bke.cluster import RenderArgs
+from renderer.bke.args import RenderArgs
 from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import (

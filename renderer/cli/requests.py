@@ -1,6 +1,6 @@
-"""What only the command line does around the library: turning flags into a request
-(the version and node count of a config, values and ``--set``, Kubernetes versions),
-and writing what a command produces (renders, plans, reports) where its flags say."""
+"""What only the command line does around the library: naming the argument a request's
+version came from (``--to-version``), and writing what a command produces (renders,
+plans, reports) where its flags say."""
 
 from __future__ import annotations
 

@@ -242,6 +242,34 @@ _NULL = "tag:yaml.org,2002:null"
 _NO_KEY = object()
 
 
+class _Lines:
+    """Where a collection, its keys and its items start (0-based lines): the part of
+    ruamel's ``lc`` that :func:`locate_in` reads."""
+
+    __slots__ = ("items", "keys", "line")
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+        self.keys: dict[Any, int] = {}
+        self.items: dict[int, int] = {}
+
+    def key(self, key: Any) -> tuple[int, int]:
+        return self.keys[key], 0
+
+    def item(self, index: int) -> tuple[int, int]:
+        return self.items[index], 0
+
+
+class _LineDict(dict[Any, Any]):
+    __slots__ = ("lc",)
+    lc: _Lines
+
+
+class _LineList(list[Any]):
+    __slots__ = ("lc",)
+    lc: _Lines
+
+
 class _NotPlain(Exception):
     """The stream leaves the plain subset :func:`_plain_load_all` builds."""
 
@@ -252,18 +280,21 @@ class _MapFrame:
     __slots__ = ("data", "key")
 
     def __init__(self, data: dict[Any, Any]) -> None:
-        self.data = data
+        self.data: Any = data
         self.key: Any = _NO_KEY
 
 
-def _plain_load_all(text: str, limit: int = MAX_DEPTH) -> list[tuple[int, Any]] | None:
+def _plain_load_all(
+    text: str, limit: int = MAX_DEPTH, *, lines: bool = False
+) -> list[tuple[int, Any]] | None:
     """:func:`load_all_lines` for the usual input, in one pass over libyaml's events:
     scalars, mappings and sequences without tags, anchors, aliases, merge keys or
     duplicate keys, scalars resolving to str, int, float, bool or null. Anything else,
     and every error, is None: the caller loads the stream the full way, which decides
     and words it. ruamel's pure-Python composer and constructor took 4 s for 20,000
     BKENodes; the values are the ones they build (ruamel's resolver table and scalar
-    constructors are used here)."""
+    constructors are used here). With ``lines``, mappings and sequences carry the lines
+    of their keys and items as the round-trip loader's do (see :func:`positions`)."""
     from ruamel.yaml.events import (
         AliasEvent,
         DocumentStartEvent,
@@ -323,7 +354,11 @@ def _plain_load_all(text: str, limit: int = MAX_DEPTH) -> list[tuple[int, Any]] 
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 if event.anchor is not None or event.ctag is not None or len(stack) >= limit:
                     raise _NotPlain
-                value = {} if kind is MappingStartEvent else []
+                if lines:
+                    value = _LineDict() if kind is MappingStartEvent else _LineList()
+                    value.lc = _Lines(event.start_mark.line)
+                else:
+                    value = {} if kind is MappingStartEvent else []
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
                 stack.pop()
                 continue
@@ -347,12 +382,16 @@ def _plain_load_all(text: str, limit: int = MAX_DEPTH) -> list[tuple[int, Any]] 
                 docs.append((start, value))
             else:
                 top = stack[-1]
-                if top.__class__ is list:
+                if top.__class__ is not _MapFrame:
+                    if lines:
+                        top.lc.items[len(top)] = event.start_mark.line
                     top.append(value)
                 elif top.key is _NO_KEY:
                     if kind is not ScalarEvent:
                         raise _NotPlain  # a collection as a key
                     top.key = value
+                    if lines:
+                        top.data.lc.keys[value] = event.start_mark.line
                 else:
                     if top.key in top.data:
                         raise _NotPlain  # a duplicate key: the full load words it
@@ -724,6 +763,18 @@ def _split_by_line(text: str) -> Iterator[tuple[int, str]]:
 # --- positions, for error messages only --------------------------------------------------
 
 
+def positions(text: str) -> list[Any] | None:
+    """:func:`load_with_positions` for error messages: the plain stream's documents with
+    their lines from one pass of the C parser's events (:func:`_plain_load_all`), the
+    rest by the round-trip loader. A bad key among 200,000 values keys took 40 s to
+    locate with the round-trip loader alone."""
+    with _gc_paused():
+        plain = _plain_load_all(text, lines=True)
+    if plain is not None:
+        return [doc for _, doc in plain]
+    return load_with_positions(text)
+
+
 def load_with_positions(text: str) -> list[Any] | None:
     """Documents of ``text`` whose mappings and sequences know their lines; None if invalid."""
     from renderer.k8s.libyaml import YAMLError, position_loader
@@ -777,10 +828,10 @@ def locate(text: str, doc_index: int, path: Sequence[str | int]) -> int | None:
     """
     span = _document_lines(text, doc_index)
     if span is None:
-        return locate_in(load_with_positions(text), doc_index, path)
+        return locate_in(positions(text), doc_index, path)
     first, last = span
     lines = text.splitlines(keepends=True)[first : last + 1]
-    line = locate_in(load_with_positions("".join(lines)), 0, path)
+    line = locate_in(positions("".join(lines)), 0, path)
     return None if line is None else line + first
 
 

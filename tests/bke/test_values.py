@@ -209,3 +209,19 @@ def test_two_hundred_thousand_values_keys_render_as_without_them(
     assert r.code == 0 and r.out == plain.out  # keys no template reads change nothing
     warned = [line for line in r.err.splitlines() if "is read by no template" in line]
     assert len(warned) == 200_000 and "'key199999'" in warned[-1]  # each key, in order
+
+
+@pytest.mark.slow
+def test_a_bad_value_among_two_hundred_thousand_keys_is_named_by_line(tmp_path: Path) -> None:
+    import json
+
+    from renderer.bke.values import load_values
+
+    values: dict[str, object] = {f"key{i}": f"v{i}" for i in range(200_000)}
+    values["key150000"] = {"a": [1, float("nan")]}
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps(values, indent=1))
+    with pytest.raises(InputError) as err:
+        load_values(path)
+    # one key a line after the brace; the key's own line, then "a", 1 and NaN
+    assert (err.value.key, err.value.line) == ("key150000.a.1", 150_000 + 2 + 3)

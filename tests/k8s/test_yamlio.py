@@ -302,3 +302,36 @@ def test_split_documents_in_one_search_is_the_split_line_by_line() -> None:
         lines = rng.choices(_PIECES, k=rng.randint(0, 9))
         text = "\n".join(lines) + rng.choice(["", "\n", "\n\n"])
         assert list(yamlio.split_documents(text)) == list(yamlio._split_by_line(text)), text
+
+
+LOCATED_STREAMS = [
+    *PLAIN_STREAMS,
+    "a: 1\n---\nb:\n  c: [1, 2]\n  d:\n  - e: 1\n    f:\n      - x\n      -   y\n  - [q, {r: s}]\n",
+    '{"a": {"b": [1, {"c": 2}]},\n "d": 3}\n',
+    "list:\n- a\n-\n  b: 1\n- - 1\n  - 2\n",
+    "? a\n: 1\n'b': |\n  x\n\"c\":\n  - 1\n",
+    "a: &x {b: 1}\nc: *x\n",  # not plain: the round-trip loader answers
+]
+LOCATED_PATHS: list[list[str | int]] = [
+    [],
+    ["a"],
+    ["a", "b", 1, "c"],
+    ["b", "c", 1],
+    ["b", "d", 0, "f", 1],
+    ["b", "d", 1, 1, "r"],
+    ["list", 1, "b"],
+    ["list", 2, 1],
+    ["c", 0],
+    ["c", "b"],
+    ["z"],
+    [0],
+    ["1"],
+]
+
+
+@pytest.mark.parametrize("text", LOCATED_STREAMS)
+def test_lines_from_one_event_pass_are_the_round_trip_loaders(text: str) -> None:
+    slow, fast = yamlio.load_with_positions(text), yamlio.positions(text)
+    for index in range(len(slow or [None])):
+        for path in LOCATED_PATHS:
+            assert yamlio.locate_in(fast, index, path) == yamlio.locate_in(slow, index, path)

@@ -89,7 +89,10 @@ def _deep(work: Callable[[], R]) -> R:
         try:
             threading.stack_size(_DEEP_STACK)
             sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
-            thread = threading.Thread(target=target, name="calico-render-deep-template")
+            # a daemon: an interrupted caller (Ctrl-C) does not wait for it at exit
+            thread = threading.Thread(
+                target=target, name="calico-render-deep-template", daemon=True
+            )
             thread.start()
             thread.join()
         finally:
