@@ -94,6 +94,8 @@ FILES: dict[str, str] = {
 }
 
 STDIN_VALUES = "calicoMode: vxlan\nrepo: stdin.example/\n"
+#: Values on stdin that change the render (vxlan is the bundled versions' default).
+STDIN_VALUES_BGP = "calicoMode: bgp\nipAutoDetectionMethod: interface=eth1\n"
 STDIN_MANIFEST = FILES["valid.yaml"] + "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
 
 FORMATS = {
@@ -1236,6 +1238,81 @@ def cases() -> list[Case]:
             "--layout",
             "bogus",
             extra=("upstream",),
+        )
+    )
+    # values on stdin that the render, explain-context, advise and plan must see
+    # (appended last: earlier records keep their numbers)
+    stdin = STDIN_VALUES_BGP
+    add(
+        _c("render-values-stdin-bgp", "--version", "v3.28", "--nodes", "60", "-f", "-", stdin=stdin)
+    )
+    add(
+        _c(
+            "real-render-values-stdin-bgp",
+            *real,
+            "--version",
+            "v3.31.3",
+            "--nodes",
+            "60",
+            "-f",
+            "-",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "explain-values-stdin-bgp",
+            "explain-context",
+            "--version",
+            "v3.28",
+            "--nodes",
+            "60",
+            "-f",
+            "-",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "advise-values-stdin-bgp",
+            "advise",
+            "--version",
+            "v3.28",
+            "--nodes",
+            "200",
+            "-f",
+            "-",
+            "--format",
+            "json",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "plan-values-stdin-bgp",
+            "plan",
+            "--to-version",
+            "v3.28",
+            "--nodes",
+            "60",
+            "-f",
+            "-",
+            "--format",
+            "json",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "render-values-file-bgp",
+            "--version",
+            "v3.28",
+            "--nodes",
+            "60",
+            "--set",
+            "calicoMode=bgp",
+            "--set",
+            "ipAutoDetectionMethod=interface=eth1",
         )
     )
     return out
