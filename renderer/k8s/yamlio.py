@@ -34,7 +34,9 @@ MAX_DEPTH = 128
 # that read YAML (a warm render reads its parses back without them).
 
 
-def _mark_error(exc: YAMLError, file: str) -> InputError:
+def mark_error(exc: YAMLError, file: str) -> InputError:
+    """ruamel's error as our one-line input error, at its line and column when it has
+    them (:func:`load_all_lines` and :mod:`renderer.k8s.load` report this way)."""
     from renderer.k8s.libyaml import MarkedYAMLError
 
     if isinstance(exc, MarkedYAMLError):
@@ -413,7 +415,7 @@ def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
         with _gc_paused():
             docs = list(SAFE.load_all(io.StringIO(text)))
     except YAMLError as exc:
-        raise _mark_error(exc, file) from None
+        raise mark_error(exc, file) from None
     except ValueError as exc:
         raise _huge_integer(text, file, exc) from None
     except (TypeError, RecursionError) as exc:
