@@ -1407,18 +1407,23 @@ def run_case(ctx: Ctx, case: Case) -> str:
         _copy_inputs(ctx.repo, ws, case.extra)
         before = _snapshot(ws)
         argv = [ctx.python, "-m", "renderer", *case.args]
-        kwargs = {
-            "cwd": ws / case.cwd,
-            "env": _env(cache),
-            "input": None if case.stdin is None else case.stdin.encode(),
-            "capture_output": True,
-            "timeout": TIMEOUT,
-        }
+        stdin = None if case.stdin is None else case.stdin.encode()
+
+        def run() -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run(
+                argv,
+                cwd=ws / case.cwd,
+                env=_env(cache),
+                input=stdin,
+                capture_output=True,
+                timeout=TIMEOUT,
+            )
+
         if case.warm:
-            subprocess.run(argv, **kwargs)  # type: ignore[call-overload]
+            run()
             before = _snapshot(ws)
         try:
-            proc = subprocess.run(argv, **kwargs)  # type: ignore[call-overload]
+            proc = run()
             code, out, err = str(proc.returncode), proc.stdout, proc.stderr
         except subprocess.TimeoutExpired as exc:
             code, out, err = "timeout", exc.stdout or b"", exc.stderr or b""

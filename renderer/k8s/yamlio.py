@@ -30,20 +30,13 @@ MAX_EXPANDED_NODES = 2_000_000
 #: composer recurses on the C stack, so a file nested thousands deep would crash it.
 MAX_DEPTH = 128
 
-#: ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
-#: that read YAML; these names stay for callers that import them from here.
-_LAZY = {"_YAML": "SAFE", "_YAML_LAST_WINS": "LAST_WINS", "C_LOADER": "C_LOADER"}
+# ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
+# that read YAML (a warm render reads its parses back without them).
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from renderer.k8s import libyaml
-
-        return getattr(libyaml, _LAZY[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _mark_error(exc: YAMLError, file: str) -> InputError:
+def mark_error(exc: YAMLError, file: str) -> InputError:
+    """ruamel's error as our one-line input error, at its line and column when it has
+    them (:func:`load_all_lines` and :mod:`renderer.k8s.load` report this way)."""
     from renderer.k8s.libyaml import MarkedYAMLError
 
     if isinstance(exc, MarkedYAMLError):
@@ -422,7 +415,7 @@ def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
         with _gc_paused():
             docs = list(SAFE.load_all(io.StringIO(text)))
     except YAMLError as exc:
-        raise _mark_error(exc, file) from None
+        raise mark_error(exc, file) from None
     except ValueError as exc:
         raise _huge_integer(text, file, exc) from None
     except (TypeError, RecursionError) as exc:

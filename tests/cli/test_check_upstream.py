@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from renderer.calico import fidelity
-from renderer.checks.pipeline import fidelity_renderer
+from renderer.checks.renders import fidelity_renderer
 from renderer.data import schemas
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import Result, one_error, ref, run
