@@ -463,8 +463,20 @@ def build(
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
     from renderer.engine.render import is_verbatim
+    from renderer.k8s.yamlio import gc_paused
 
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
+    with gc_paused():  # an entry per key of a big values file, no cycles
+        return _build(version, inputs, typha, typha_reason, verbatim)
+
+
+def _build(
+    version: VersionDir,
+    inputs: ContextInputs,
+    typha: Mapping[str, str] | None,
+    typha_reason: str,
+    verbatim: Sequence[str],
+) -> VersionContexts:
     names = [tf.name for tf in version.files]
     bases = sorted({file_base(n) for n in names})
     per_base, warnings = split_params(inputs.params, bases)
