@@ -17,6 +17,7 @@ from renderer.bke import TYPHA_KEYS
 from renderer.bke.context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
 from renderer.engine.compile import compile_file
 from renderer.engine.render import is_verbatim
+from renderer.k8s.yamlio import gc_paused
 from renderer.manifests.tree import TemplateFile, VersionDir
 
 #: Sources of values the user gave (per-file entries keep the source of their param).
@@ -25,7 +26,7 @@ PARAM_UNREAD = "param-unread"
 PARAM_VALUE_UNMATCHED = "param-value-unmatched"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ParamWarning:
     """One user-given param that changes nothing, or takes no branch, in a version."""
 
@@ -35,6 +36,14 @@ class ParamWarning:
     version: str
     message: str
     suggestion: str = ""
+
+    def __init__(
+        self, rule: str, key: str, value: str, version: str, message: str, suggestion: str = ""
+    ) -> None:
+        # as Entry's: the frozen dataclass's __init__ without object.__setattr__ per field
+        self.__dict__.update(
+            rule=rule, key=key, value=value, version=version, message=message, suggestion=suggestion
+        )
 
     def __str__(self) -> str:
         return self.message
@@ -143,6 +152,13 @@ def check_params(
     templates compare the key with, where an ``if eq`` without else then renders nothing.
     Keys the controller or the policy overrides (``repo``, the Typha keys) and dotted
     keys naming no file are warned about elsewhere."""
+    with gc_paused():  # a warning per key of a big values file, no cycles
+        return _check_params(version, params, nested)
+
+
+def _check_params(
+    version: VersionDir, params: Sequence[Param], nested: Mapping[str, Entry] | None
+) -> list[ParamWarning]:
     files = [tf for tf in version.files if not is_verbatim(version, tf)]
     by_base: dict[str, list[TemplateFile]] = {}
     for tf in files:

@@ -18,7 +18,7 @@ from typing import Any
 from renderer.bke import TYPHA_KEYS
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.k8s.yamlio import load_mapping_file, locate
+from renderer.k8s.yamlio import gc_paused, load_mapping_file, locate
 from renderer.store.read import read_text
 
 
@@ -196,6 +196,13 @@ def read_user_values(
 ) -> UserValues:
     """Read ``values_file`` once (``-``: stdin) and check it and ``sets``; warnings
     about the values file go to ``warnings``."""
+    with gc_paused():  # a param and an entry per key, no cycles
+        return _read_user_values(values_file, sets, warnings)
+
+
+def _read_user_values(
+    values_file: str | Path | None, sets: Sequence[str], warnings: list[str] | None
+) -> UserValues:
     values: dict[str, Any] = {}
     if values_file is not None:
         values = load_values(values_file, warnings)

@@ -226,6 +226,10 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
+#: The same pause for other builders of many acyclic objects (a values file's params,
+#: entries and warnings: 200,000 keys spent a fifth of their CPU time in the collector).
+gc_paused = _gc_paused
+
 _STR = "tag:yaml.org,2002:str"
 #: Implicit scalar tags the plain builder constructs (through ruamel's own constructors).
 _PLAIN_TAGS = frozenset(

@@ -12,8 +12,10 @@ import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.checks import exceptions as excepts
+from renderer.checks.catalogue import catalogue
 from renderer.data import schemas
 from renderer.errors import InputError
+from renderer.finding import SCALE
 from tests.clihelp import one_error, ref, run
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "bke-real" / "kubernetes" / "calico" / "v3.31.3"
@@ -316,7 +318,9 @@ def test_scale_rules_are_known_but_cannot_be_excepted() -> None:
     with pytest.raises(InputError) as caught:
         excepts.parse(text, "f.yaml")
     assert (caught.value.line, caught.value.key) == (2, "rule")
-    assert "unknown rule id" not in caught.value.message
+    info = catalogue()["scale-bgp-mesh"]  # known (not an unknown id), never exceptable
+    assert (info.stage, info.exceptable) == (SCALE, False)
+    assert caught.value.argument is None  # an unknown id names the rules to list instead
 
 
 @pytest.mark.parametrize("text", ["", "# nothing yet\n", "exceptions: []\n"])
