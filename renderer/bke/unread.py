@@ -170,34 +170,38 @@ def _check_params(
     # what a key for every file meets; read only when a param was given (compiling the
     # templates for their keys loads the engine, which a warm render never needs)
     every = reads.read(files) if files and given else None
+    name = version.name
+    skip = frozenset({"", "repo", *TYPHA_KEYS})
     for p in given:
-        if "." not in p.key and every is not None:
-            targets, key, scope = files, p.key, ""
+        pkey = p.key
+        if every is not None and "." not in pkey:
+            targets, key, scope = files, pkey, ""
             group, read = every
         else:
-            parts = p.key.split(".")
+            parts = pkey.split(".")
             targets = files if len(parts) == 1 else by_base.get(parts[0], [])
             key = parts[0] if len(parts) == 1 else parts[1]
             if not targets:
                 continue
             scope = "" if len(parts) == 1 else f" for {targets[0].name}"
             group, read = reads.read(targets)
-        if not key or key == "repo" or key in TYPHA_KEYS:
+        if key in skip:
             continue
         if key not in read:
             hint = reads.hint(group, key) if reads.hints < MAX_HINTS else ""
+            slot = (PARAM_UNREAD, pkey, "")
+            if slot in out:  # the first warning for a key stays (a warning per key is built)
+                continue
             tail = f"; did you mean {hint!r}?" if hint else ""
-            out.setdefault(
-                (PARAM_UNREAD, p.key, ""),
-                ParamWarning(
-                    PARAM_UNREAD,
-                    p.key,
-                    "" if p.value is None else str(p.value),
-                    version.name,
-                    f"param {p.key!r} ({p.detail}) is read by no template of "
-                    f"{version.name}{scope}: it changes nothing{tail}",
-                    hint,
-                ),
+            value = p.value
+            out[slot] = ParamWarning(
+                PARAM_UNREAD,
+                pkey,
+                value if value.__class__ is str else "" if value is None else str(value),
+                name,
+                f"param {pkey!r} ({p.detail}) is read by no template of "
+                f"{name}{scope}: it changes nothing{tail}",
+                hint,
             )
             continue
         if not isinstance(p.value, str):

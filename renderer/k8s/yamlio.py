@@ -564,7 +564,10 @@ def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
 
 
 def _json_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(items)
+    if len(out) == len(items):  # no key twice: built in C, not a loop per key
+        return out
+    out = {}
     for key, value in items:
         if key in out:
             raise _JsonDuplicate(key)
@@ -599,6 +602,9 @@ def _huge_integer(text: str, file: str, exc: ValueError) -> InputError:
     )
 
 
+_SCALAR_CLASSES = frozenset({str, int, float, bool, type(None)})
+
+
 def _check_keys(data: Any, file: str, text: str) -> None:
     """Every mapping key, YAML or JSON, must be a plain printable name: a line break,
     control character or lone surrogate in a key would reach warnings and reports."""
@@ -616,7 +622,8 @@ def _check_keys(data: Any, file: str, text: str) -> None:
                         line=line,
                         key=where.encode("unicode_escape").decode("ascii"),
                     )
-                if isinstance(value, dict | list):  # a scalar has no keys to check
+                # a scalar has no keys to check (judged by class first: one a key)
+                if value.__class__ not in _SCALAR_CLASSES and isinstance(value, dict | list):
                     stack.append((value, [*path, key]))
         elif isinstance(node, list):
             stack.extend((value, [*path, i]) for i, value in enumerate(node))
