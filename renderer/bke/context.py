@@ -641,11 +641,14 @@ def for_config(
 def typha_params(params: Iterable[Param]) -> dict[str, Any]:
     """The Typha keys a config or the user set (the policy replaces them; bkeadm's
     defaults are not worth a warning)."""
-    return {
-        p.key.split(".")[-1]: p.value
-        for p in params
-        if p.key.split(".")[-1] in TYPHA_KEYS and p.source != BKEADM_DEFAULT
-    }
+    out: dict[str, Any] = {}
+    for p in params:
+        key = p.key
+        if "." in key:  # one split per dotted key only (200,000 plain keys split none)
+            key = key.rsplit(".", 1)[1]
+        if key in TYPHA_KEYS and p.source != BKEADM_DEFAULT:
+            out[key] = p.value
+    return out
 
 
 def from_mapping(
