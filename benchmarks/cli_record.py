@@ -94,6 +94,8 @@ FILES: dict[str, str] = {
 }
 
 STDIN_VALUES = "calicoMode: vxlan\nrepo: stdin.example/\n"
+#: Values on stdin that change the render (vxlan is the bundled versions' default).
+STDIN_VALUES_BGP = "calicoMode: bgp\nipAutoDetectionMethod: interface=eth1\n"
 STDIN_MANIFEST = FILES["valid.yaml"] + "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
 
 FORMATS = {
@@ -1238,6 +1240,81 @@ def cases() -> list[Case]:
             extra=("upstream",),
         )
     )
+    # values on stdin that the render, explain-context, advise and plan must see
+    # (appended last: earlier records keep their numbers)
+    stdin = STDIN_VALUES_BGP
+    add(
+        _c("render-values-stdin-bgp", "--version", "v3.28", "--nodes", "60", "-f", "-", stdin=stdin)
+    )
+    add(
+        _c(
+            "real-render-values-stdin-bgp",
+            *real,
+            "--version",
+            "v3.31.3",
+            "--nodes",
+            "60",
+            "-f",
+            "-",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "explain-values-stdin-bgp",
+            "explain-context",
+            "--version",
+            "v3.28",
+            "--nodes",
+            "60",
+            "-f",
+            "-",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "advise-values-stdin-bgp",
+            "advise",
+            "--version",
+            "v3.28",
+            "--nodes",
+            "200",
+            "-f",
+            "-",
+            "--format",
+            "json",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "plan-values-stdin-bgp",
+            "plan",
+            "--to-version",
+            "v3.28",
+            "--nodes",
+            "60",
+            "-f",
+            "-",
+            "--format",
+            "json",
+            stdin=stdin,
+        )
+    )
+    add(
+        _c(
+            "render-values-file-bgp",
+            "--version",
+            "v3.28",
+            "--nodes",
+            "60",
+            "--set",
+            "calicoMode=bgp",
+            "--set",
+            "ipAutoDetectionMethod=interface=eth1",
+        )
+    )
     return out
 
 
@@ -1330,18 +1407,23 @@ def run_case(ctx: Ctx, case: Case) -> str:
         _copy_inputs(ctx.repo, ws, case.extra)
         before = _snapshot(ws)
         argv = [ctx.python, "-m", "renderer", *case.args]
-        kwargs = {
-            "cwd": ws / case.cwd,
-            "env": _env(cache),
-            "input": None if case.stdin is None else case.stdin.encode(),
-            "capture_output": True,
-            "timeout": TIMEOUT,
-        }
+        stdin = None if case.stdin is None else case.stdin.encode()
+
+        def run() -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run(
+                argv,
+                cwd=ws / case.cwd,
+                env=_env(cache),
+                input=stdin,
+                capture_output=True,
+                timeout=TIMEOUT,
+            )
+
         if case.warm:
-            subprocess.run(argv, **kwargs)  # type: ignore[call-overload]
+            run()
             before = _snapshot(ws)
         try:
-            proc = subprocess.run(argv, **kwargs)  # type: ignore[call-overload]
+            proc = run()
             code, out, err = str(proc.returncode), proc.stdout, proc.stderr
         except subprocess.TimeoutExpired as exc:
             code, out, err = "timeout", exc.stdout or b"", exc.stderr or b""

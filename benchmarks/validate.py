@@ -18,7 +18,7 @@ from typing import Any
 import kubernetes_validate
 from kubernetes_validate.utils import SchemaNotFoundError
 
-from renderer.checks.pipeline import capability_of
+from renderer.checks.renders import capability_of
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import list_versions

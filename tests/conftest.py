@@ -16,6 +16,10 @@ import pytest
 
 GO_SOURCE = Path(__file__).resolve().parent / "go"
 
+# The registries (tests/registryhelp.py) as a plugin: its session fixtures start once per
+# test process, however many modules use them (a module importing a fixture gets its own).
+pytest_plugins = ("tests.registryhelp",)
+
 # Bytecode kept as an installed package has it, also where PYTHONDONTWRITEBYTECODE is set
 # (as in some CI images): otherwise every test process compiles the package and rewrites
 # the asserts of every test module again (~5 s of CPU each), and every CLI the tests start

@@ -1,5 +1,6 @@
-"""What the library's verbs return: plain results that :mod:`renderer.output` turns into
-documents (text, JSON) and the CLI prints."""
+"""What a render returns: plain results that :mod:`renderer.output` turns into documents
+(text, JSON) and the CLI prints. The other verbs' results are
+:mod:`renderer.api.verb_results`, imported on first use."""
 
 from __future__ import annotations
 
@@ -14,13 +15,6 @@ from renderer.k8s.schema import errors
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
-    from renderer.api.verb_results import ExplainResult as ExplainResult
-    from renderer.api.verb_results import Imported as Imported
-    from renderer.api.verb_results import PlanResult as PlanResult
-    from renderer.api.verb_results import TyphaResult as TyphaResult
-    from renderer.api.verb_results import Validation as Validation
-    from renderer.api.verb_results import VersionEntry as VersionEntry
-    from renderer.api.verb_results import VersionsResult as VersionsResult
     from renderer.bke import context as bke_context
     from renderer.bke import unread
     from renderer.engine.render import RenderedFile
@@ -79,25 +73,3 @@ class RenderCheck:
             f"{len(self.errors)} schema error(s) on Kubernetes "
             f"{', '.join(self.kube_versions)}; nothing written"
         )
-
-
-#: The other verbs' results live in :mod:`renderer.api.verb_results`, imported on first use.
-_VERB_RESULTS = frozenset(
-    {
-        "PlanResult",
-        "ExplainResult",
-        "TyphaResult",
-        "VersionEntry",
-        "VersionsResult",
-        "Imported",
-        "Validation",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _VERB_RESULTS:
-        from renderer.api import verb_results
-
-        return getattr(verb_results, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """What the library's verbs other than render return (plan, explain-context, typha,
 versions, import, validate): kept apart from :mod:`renderer.api.results` so a render
-does not build their classes at start-up. Import them from :mod:`renderer.api` or
-:mod:`renderer.api.results`, which hand them out on first use."""
+does not build their classes at start-up. :mod:`renderer.api` hands them out on first
+use."""
 
 from __future__ import annotations
 

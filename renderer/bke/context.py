@@ -94,7 +94,7 @@ BKEADM_CALICO_PARAMS: tuple[tuple[str, str], ...] = (
 MAP_PARAMS = frozenset({"nodeSelector"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Entry:
     """One context value and its origin: a source of :data:`SOURCES` and a detail
     (a field path, a param key, a flag)."""
@@ -103,11 +103,16 @@ class Entry:
     source: str
     detail: str = ""
 
+    def __init__(self, value: Any, source: str, detail: str = "") -> None:
+        # the frozen dataclass's __init__ at half the cost (a values file of 200,000 keys
+        # builds a Param, an Entry and a warning per key): no object.__setattr__ per field
+        self.__dict__.update(value=value, source=source, detail=detail)
+
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "source": self.source, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Param:
     """An addon param as given (key possibly ``F.K``), in the order given."""
 
@@ -115,6 +120,9 @@ class Param:
     value: Any
     source: str
     detail: str
+
+    def __init__(self, key: str, value: Any, source: str, detail: str) -> None:
+        self.__dict__.update(key=key, value=value, source=source, detail=detail)
 
 
 @dataclass(frozen=True)
@@ -146,11 +154,21 @@ class FileContext:
     def context(self) -> dict[str, Any]:
         """A new dict of the values each time (callers may change it), copied from one
         made once: a render reads it several times, 200,000 keys each."""
+        return dict(self._value_dict())
+
+    def _value_dict(self) -> dict[str, Any]:
         values: dict[str, Any] | None = self.__dict__.get("_values")
         if values is None:
             values = {k: e.value for k, e in self.entries.items()}
             object.__setattr__(self, "_values", values)
-        return dict(values)
+        return values
+
+    def sharing(self, file: str, base: str) -> FileContext:
+        """The context of another file with the same entries: one mapping and one dict
+        of values for both (neither is changed after it is built)."""
+        other = FileContext(file, base, self.entries, self.verbatim)
+        object.__setattr__(other, "_values", self._value_dict())
+        return other
 
 
 @dataclass(frozen=True)
@@ -445,20 +463,41 @@ def build(
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
     from renderer.engine.render import is_verbatim
+    from renderer.k8s.yamlio import gc_paused
 
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
+    with gc_paused():  # an entry per key of a big values file, no cycles
+        return _build(version, inputs, typha, typha_reason, verbatim)
+
+
+def _build(
+    version: VersionDir,
+    inputs: ContextInputs,
+    typha: Mapping[str, str] | None,
+    typha_reason: str,
+    verbatim: Sequence[str],
+) -> VersionContexts:
     names = [tf.name for tf in version.files]
     bases = sorted({file_base(n) for n in names})
     per_base, warnings = split_params(inputs.params, bases)
     files = []
     order: list[str] | None = None
     order_keys: set[str] = set()
+    # a file's entries follow from its base's params alone (the rest is the same for
+    # every file): bases with equal params share one mapping and one dict of values
+    # (200,000 values keys were copied, sorted and turned into values once per file)
+    built: list[tuple[dict[str, Entry], FileContext]] = []
     for name in names:
         base = file_base(name)
         if name in verbatim:
             files.append(FileContext(name, base, {}, verbatim=True))
             continue
-        entries: dict[str, Entry] = dict(per_base[base])
+        layer = per_base[base]
+        same = next((fc for seen, fc in built if seen == layer), None)
+        if same is not None:
+            files.append(same.sharing(name, base))
+            continue
+        entries: dict[str, Entry] = dict(layer)
         for key in MAP_PARAMS & entries.keys():
             entry = entries[key]
             if isinstance(entry.value, str):
@@ -477,6 +516,7 @@ def build(
             order = sorted(entries)
             order_keys = set(order)
         files.append(FileContext(name, base, {k: entries[k] for k in order}))
+        built.append((layer, files[-1]))
     return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
 
 
@@ -601,11 +641,14 @@ def for_config(
 def typha_params(params: Iterable[Param]) -> dict[str, Any]:
     """The Typha keys a config or the user set (the policy replaces them; bkeadm's
     defaults are not worth a warning)."""
-    return {
-        p.key.split(".")[-1]: p.value
-        for p in params
-        if p.key.split(".")[-1] in TYPHA_KEYS and p.source != BKEADM_DEFAULT
-    }
+    out: dict[str, Any] = {}
+    for p in params:
+        key = p.key
+        if "." in key:  # one split per dotted key only (200,000 plain keys split none)
+            key = key.rsplit(".", 1)[1]
+        if key in TYPHA_KEYS and p.source != BKEADM_DEFAULT:
+            out[key] = p.value
+    return out
 
 
 def from_mapping(

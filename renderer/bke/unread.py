@@ -17,6 +17,7 @@ from renderer.bke import TYPHA_KEYS
 from renderer.bke.context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
 from renderer.engine.compile import compile_file
 from renderer.engine.render import is_verbatim
+from renderer.k8s.yamlio import gc_paused
 from renderer.manifests.tree import TemplateFile, VersionDir
 
 #: Sources of values the user gave (per-file entries keep the source of their param).
@@ -25,7 +26,7 @@ PARAM_UNREAD = "param-unread"
 PARAM_VALUE_UNMATCHED = "param-value-unmatched"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ParamWarning:
     """One user-given param that changes nothing, or takes no branch, in a version."""
 
@@ -35,6 +36,14 @@ class ParamWarning:
     version: str
     message: str
     suggestion: str = ""
+
+    def __init__(
+        self, rule: str, key: str, value: str, version: str, message: str, suggestion: str = ""
+    ) -> None:
+        # as Entry's: the frozen dataclass's __init__ without object.__setattr__ per field
+        self.__dict__.update(
+            rule=rule, key=key, value=value, version=version, message=message, suggestion=suggestion
+        )
 
     def __str__(self) -> str:
         return self.message
@@ -143,6 +152,13 @@ def check_params(
     templates compare the key with, where an ``if eq`` without else then renders nothing.
     Keys the controller or the policy overrides (``repo``, the Typha keys) and dotted
     keys naming no file are warned about elsewhere."""
+    with gc_paused():  # a warning per key of a big values file, no cycles
+        return _check_params(version, params, nested)
+
+
+def _check_params(
+    version: VersionDir, params: Sequence[Param], nested: Mapping[str, Entry] | None
+) -> list[ParamWarning]:
     files = [tf for tf in version.files if not is_verbatim(version, tf)]
     by_base: dict[str, list[TemplateFile]] = {}
     for tf in files:
@@ -154,34 +170,38 @@ def check_params(
     # what a key for every file meets; read only when a param was given (compiling the
     # templates for their keys loads the engine, which a warm render never needs)
     every = reads.read(files) if files and given else None
+    name = version.name
+    skip = frozenset({"", "repo", *TYPHA_KEYS})
     for p in given:
-        if "." not in p.key and every is not None:
-            targets, key, scope = files, p.key, ""
+        pkey = p.key
+        if every is not None and "." not in pkey:
+            targets, key, scope = files, pkey, ""
             group, read = every
         else:
-            parts = p.key.split(".")
+            parts = pkey.split(".")
             targets = files if len(parts) == 1 else by_base.get(parts[0], [])
             key = parts[0] if len(parts) == 1 else parts[1]
             if not targets:
                 continue
             scope = "" if len(parts) == 1 else f" for {targets[0].name}"
             group, read = reads.read(targets)
-        if not key or key == "repo" or key in TYPHA_KEYS:
+        if key in skip:
             continue
         if key not in read:
             hint = reads.hint(group, key) if reads.hints < MAX_HINTS else ""
+            slot = (PARAM_UNREAD, pkey, "")
+            if slot in out:  # the first warning for a key stays (a warning per key is built)
+                continue
             tail = f"; did you mean {hint!r}?" if hint else ""
-            out.setdefault(
-                (PARAM_UNREAD, p.key, ""),
-                ParamWarning(
-                    PARAM_UNREAD,
-                    p.key,
-                    "" if p.value is None else str(p.value),
-                    version.name,
-                    f"param {p.key!r} ({p.detail}) is read by no template of "
-                    f"{version.name}{scope}: it changes nothing{tail}",
-                    hint,
-                ),
+            value = p.value
+            out[slot] = ParamWarning(
+                PARAM_UNREAD,
+                pkey,
+                value if value.__class__ is str else "" if value is None else str(value),
+                name,
+                f"param {pkey!r} ({p.detail}) is read by no template of "
+                f"{name}{scope}: it changes nothing{tail}",
+                hint,
             )
             continue
         if not isinstance(p.value, str):

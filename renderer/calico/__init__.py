@@ -1,1 +1,3 @@
-"""Calico knowledge: deriving BKE templates from upstream releases, and fidelity to them."""
+"""Calico knowledge: names, the Typha policy and contract, the release rules, scale
+advice, phased plans, pre-pulled images, and deriving BKE templates from upstream
+releases with fidelity to them."""

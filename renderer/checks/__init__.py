@@ -1,1 +1,3 @@
-"""Checks of a version: findings, the rule registry, the version pipeline, goldens."""
+"""The gate: what a stage is (:mod:`.stages`), the one ordered list of a version's stages
+and its two views (:mod:`.pipeline`), the renders they share (:mod:`.renders`), coverage,
+goldens, reviewed exceptions, the rule catalogue, the reports and the runner."""

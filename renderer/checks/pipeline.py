@@ -32,10 +32,6 @@ from renderer.checks.renders import (
     assess_fidelity,
     render_scenarios,
 )
-from renderer.checks.renders import capability_of as capability_of
-from renderer.checks.renders import fidelity_renderer as fidelity_renderer
-from renderer.checks.renders import gate_renders as gate_renders
-from renderer.checks.renders import render_objects as render_objects
 from renderer.checks.report import (
     FAIL,
     LEGACY,

@@ -16,7 +16,6 @@ from renderer.bke import context as bke_context
 from renderer.bke.values import build_context
 from renderer.calico import capability, fidelity, policy
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario, scenarios_for
-from renderer.checks import coverage
 from renderer.checks.coverage import scenario_context
 from renderer.engine.render import render_version, version_keys
 from renderer.engine.sourcemap import SourceMap
@@ -158,16 +157,6 @@ def render_scenarios(
         decision = decision_record(scenario, route)
         out.append(ScenarioRender(scenario, decision, files, objects, ctx))
     return out
-
-
-def gate_renders(
-    shared: Renders,
-) -> tuple[capability.CapabilityReport, coverage.Coverage, list[ScenarioRender]]:
-    """The contract, the scenarios derived from the templates (and what they cover), and
-    their renders: what both ``check`` and ``capability`` judge."""
-    cap = assess(shared)
-    cov = coverage.derive(shared.version, cap.capable, cap.legacy, cap.missing)
-    return cap, cov, render_scenarios(shared, cap, cov.scenarios)
 
 
 def fidelity_render(shared: Renders) -> fidelity.RenderFn:

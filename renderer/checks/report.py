@@ -17,7 +17,6 @@ from renderer.finding import (
     CAPABILITY,
     CONTEXT,
     COVERAGE,
-    ERROR,
     FIDELITY,
     GOLDENS,
     RULES,
@@ -27,7 +26,7 @@ from renderer.finding import (
     blocking,
     merge_findings,
 )
-from renderer.manifests.tree import BUNDLED_TREE, COMPONENT
+from renderer.manifests.tree import BUNDLED_TREE
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
@@ -258,23 +257,6 @@ class CheckReport:
 
 
 # --- the release report (``capability``) ---------------------------------------------
-
-
-def incomplete_findings(cap: CapabilityReport) -> list[Finding]:
-    """A capability failure per contract item that incomplete Typha templates miss,
-    located at the version directory (what is missing belongs in one of its files)."""
-    return [
-        Finding(
-            item.id,
-            ERROR,
-            f"Typha templates incomplete: missing {item.description}"
-            + (f" ({item.detail})" if item.detail else ""),
-            stage=CAPABILITY,
-            file=f"{COMPONENT.as_posix()}/{cap.version}",
-        )
-        for item in cap.items
-        if not item.ok
-    ]
 
 
 @dataclass(frozen=True)

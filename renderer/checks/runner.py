@@ -28,7 +28,7 @@ from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES
 from renderer.k8s import schema as kubeschema
-from renderer.k8s.yamlio import C_LOADER
+from renderer.k8s.libyaml import C_LOADER
 from renderer.manifests.tree import VersionDir, list_versions, tree_label
 from renderer.store.files import exclusive_lock
 

@@ -1,5 +1,5 @@
 """The verdict on a version's templates, kept per content digest: the Typha contract
-(:func:`renderer.checks.pipeline.capability_of`) and the release rules, judged once.
+(:func:`renderer.checks.renders.capability_of`) and the release rules, judged once.
 
 A long-running caller pays the three renders once per version, a command line once per
 template change (the persistent cache, never trusted without a shape check).
@@ -72,7 +72,7 @@ def verdict(version: VersionDir) -> Verdict:
 
 
 #: The node count the release rules judge: the smallest cluster that gets Typha (what
-#: :data:`renderer.checks.pipeline.RULE_NODES` is).
+#: :data:`renderer.checks.renders.RULE_NODES` is).
 RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
 
 
@@ -80,7 +80,7 @@ def _render_objects(
     version: VersionDir, typha: Mapping[str, str]
 ) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
     """``version`` rendered on the controller's default context plus Typha keys, parsed
-    (:func:`renderer.checks.pipeline.render_objects`)."""
+    (:func:`renderer.checks.renders.render_objects`)."""
     from renderer.bke.values import build_context
     from renderer.calico.capability import CHECK_REPO
     from renderer.engine.render import render_version
@@ -93,7 +93,7 @@ def _render_objects(
 def _judge(version: VersionDir) -> Verdict:
     """The contract on three renders and the ids of the release rules with errors on the
     Typha-on one for :data:`RULE_NODES`: the gate's
-    :func:`~renderer.checks.pipeline.capability_of` and
+    :func:`~renderer.checks.renders.capability_of` and
     :func:`~renderer.checks.pipeline.release_rules`, without loading the gate and
     without locating findings a verdict does not keep."""
     from renderer.calico import capability

@@ -183,7 +183,7 @@ def note(message: str) -> None:
 def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:
     """Print the warnings about given params; with ``--strict`` they are exit 2."""
     if show and found:  # one write: 200,000 warnings one echo each took seconds
-        lines = (f"calico-render: warning: {w}" for w in found)
+        lines = (f"calico-render: warning: {w.message}" for w in found)
         click.echo("\n".join(lines), err=True)
     if strict and found:
         keys = ", ".join(sorted({w.key for w in found}))

@@ -228,7 +228,7 @@ def certainly_valid(schema: Any, data: Any) -> bool:
     error. A keyword not listed is never judged here. Its "invalid" is jsonschema's too
     (same types, string equality, ``re.search``), so ``not`` may build on it. Checking
     20,000 BKENodes this way takes a fraction of a second; jsonschema took seconds."""
-    return _valid(schema, data, schema) is True
+    return _compile(schema, schema, {})(data) is True
 
 
 @cache
@@ -294,8 +294,9 @@ def _combine(checks: list[Check]) -> Check:
 
 
 def _compile(schema: Any, root: Any, defs: dict[str, Check]) -> Check:
-    """``schema`` as a function with :func:`_valid`'s verdicts; ``defs`` holds the
-    compiled ``$defs`` by reference (filled lazily, so a recursive schema compiles)."""
+    """``schema`` as a function: True valid, False invalid, None not known (see
+    :func:`certainly_valid`); ``defs`` holds the compiled ``$defs`` by reference (filled
+    lazily, so a recursive schema compiles)."""
     if schema is True:
         return _yes
     if not isinstance(schema, dict):
@@ -457,106 +458,3 @@ def _ref(root: Any, ref: Any) -> Any:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _valid(schema: Any, data: Any, root: Any = None) -> bool | None:
-    """True valid, False invalid, None not known (see :func:`certainly_valid`); ``root``
-    is the schema ``$ref`` resolves in."""
-    if schema is True:
-        return True
-    if not isinstance(schema, dict):
-        return None
-    verdict: bool | None = True
-    for word, arg in schema.items():
-        if word in _ANNOTATIONS or word == "then" or word == "$defs":
-            continue
-        if word == "type":
-            names = [arg] if isinstance(arg, str) else arg
-            if not isinstance(names, list) or any(n not in _TYPES for n in names):
-                return None
-            ok: bool | None = any(_TYPES[n](data) for n in names)
-        elif word in ("enum", "const"):
-            allowed = arg if word == "enum" else [arg]
-            if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
-                return None
-            ok = isinstance(data, str) and data in allowed  # a string equals strings only
-        elif word == "pattern":
-            if not isinstance(arg, str):
-                return None
-            ok = True if not isinstance(data, str) else re.search(arg, data) is not None
-        elif word == "not":
-            inner = _valid(arg, data, root)
-            ok = None if inner is None else not inner
-        elif word == "$ref":
-            target = _ref(root, arg)
-            ok = None if target is None else _valid(target, data, root)
-        elif word == "items":
-            if not isinstance(arg, dict):
-                return None
-            ok = True if not isinstance(data, list) else _all(arg, data, root)
-        elif word in ("minItems", "minLength"):
-            if not isinstance(arg, int) or isinstance(arg, bool):
-                return None
-            kind = list if word == "minItems" else str
-            ok = not isinstance(data, kind) or len(data) >= arg
-        elif word in ("minimum", "maximum"):
-            if not _is_number(arg):
-                return None
-            ok = not _is_number(data) or (data >= arg if word == "minimum" else data <= arg)
-        elif word == "required":
-            if not isinstance(arg, list):
-                return None
-            ok = not isinstance(data, dict) or all(k in data for k in arg)
-        elif word == "properties" or word == "additionalProperties":
-            ok = _properties(schema, data, root) if word == "properties" else True
-            if word == "additionalProperties" and "properties" not in schema:
-                ok = _properties(schema, data, root)
-        elif word == "allOf":
-            if not isinstance(arg, list):
-                return None
-            results = [_valid(sub, data, root) for sub in arg]
-            ok = False if False in results else (None if None in results else True)
-        elif word == "if":
-            cond = _valid(arg, data, root)
-            if cond is None:
-                return None
-            ok = _valid(schema.get("then", True), data, root) if cond else True
-        else:
-            return None
-        if ok is False:
-            return False
-        if ok is None:
-            verdict = None
-    return verdict
-
-
-def _all(schema: Any, items: list[Any], root: Any) -> bool | None:
-    """Every item of a list against one schema (``items``)."""
-    verdict: bool | None = True
-    for item in items:
-        ok = _valid(schema, item, root)
-        if ok is False:
-            return False
-        if ok is None:
-            verdict = None
-    return verdict
-
-
-def _properties(schema: dict[str, Any], data: Any, root: Any = None) -> bool | None:
-    """``properties`` and ``additionalProperties`` of an object (others pass)."""
-    if not isinstance(data, dict):
-        return True
-    props = schema.get("properties", {})
-    extra = schema.get("additionalProperties", True)
-    if not isinstance(props, dict):
-        return None
-    verdict: bool | None = True
-    for key, value in data.items():
-        if not isinstance(key, str):
-            return None
-        ok = _valid(props[key], value, root) if key in props else _valid(extra, value, root)
-        if ok is False:
-            return False
-        if ok is None:
-            verdict = None
-    return verdict

@@ -4,13 +4,16 @@
   (size, UTF-8, expansion) and error locations.
 - :mod:`~renderer.k8s.parse`: rendered text to :class:`~renderer.k8s.parse.K8sObject`
   (JSON-like data, file, line, template line), one event pass per stream, memoised by
-  the text's digest.
+  the text's digest; its loader is :mod:`~renderer.k8s.load` over ruamel's loaders in
+  :mod:`~renderer.k8s.libyaml`, imported only when a text is parsed.
 - :mod:`~renderer.k8s.objects`: structural access (pod specs, containers, env, label
   selectors), so rules judge objects, never text.
 - :mod:`~renderer.k8s.schema`: strict validation with kubernetes-validate's schemas and
   verdicts, cached per object and shared across Kubernetes versions with one schema.
 - :mod:`~renderer.k8s.fastschema`: a compiled check that proves valid objects valid
   without jsonschema; anything it is unsure of goes to jsonschema.
+- :mod:`~renderer.k8s.diff`: the differences between two objects' data;
+  :mod:`~renderer.k8s.quantity`: resource quantities as exact numbers.
 
 Nothing here knows Calico or BKE: these modules serve any manifest the tool reads.
 """

@@ -28,7 +28,7 @@ from ruamel.yaml.tag import Tag
 
 from renderer.errors import InputError
 from renderer.k8s.libyaml import SAFE
-from renderer.k8s.yamlio import MAX_DEPTH, _mark_error, check_expansion
+from renderer.k8s.yamlio import MAX_DEPTH, check_expansion, mark_error
 
 
 def _compose_all(
@@ -300,7 +300,7 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
             if failed is not None:
                 raise failed[1]
     except YAMLError as exc:
-        raise _mark_error(exc, file) from None
+        raise mark_error(exc, file) from None
     except (ValueError, TypeError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
     for _, doc in out:

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.k8s.yamlio import load_with_positions, locate_in, split_documents
 
 _PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+@lru_cache(maxsize=16)
+def positions(document: str) -> list[Any] | None:
+    """``document`` parsed with positions (read only: shared). One document renders
+    alike in every scenario and Kubernetes version, and each of them locates its own
+    findings: the slow parse is done once for all of them."""
+    return load_with_positions(document)
 
 
 def parse_path(field: str) -> list[str | int]:
@@ -48,7 +57,7 @@ class Locator:
         for first, last, chunk in self._docs:
             if first <= start <= last:
                 if first not in self._parsed:
-                    self._parsed[first] = load_with_positions(chunk)
+                    self._parsed[first] = positions(chunk)
                 found = locate_in(self._parsed[first], 0, path)
                 return template_line(self.source, first + found - 1) if found else None
         return None

@@ -30,20 +30,13 @@ MAX_EXPANDED_NODES = 2_000_000
 #: composer recurses on the C stack, so a file nested thousands deep would crash it.
 MAX_DEPTH = 128
 
-#: ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
-#: that read YAML; these names stay for callers that import them from here.
-_LAZY = {"_YAML": "SAFE", "_YAML_LAST_WINS": "LAST_WINS", "C_LOADER": "C_LOADER"}
+# ruamel's loaders live in :mod:`renderer.k8s.libyaml`, imported by the functions
+# that read YAML (a warm render reads its parses back without them).
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from renderer.k8s import libyaml
-
-        return getattr(libyaml, _LAZY[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _mark_error(exc: YAMLError, file: str) -> InputError:
+def mark_error(exc: YAMLError, file: str) -> InputError:
+    """ruamel's error as our one-line input error, at its line and column when it has
+    them (:func:`load_all_lines` and :mod:`renderer.k8s.load` report this way)."""
     from renderer.k8s.libyaml import MarkedYAMLError
 
     if isinstance(exc, MarkedYAMLError):
@@ -232,6 +225,10 @@ def _gc_paused() -> Iterator[None]:
             if _gc_pauses == 0 and _gc_was_enabled:
                 gc.enable()
 
+
+#: The same pause for other builders of many acyclic objects (a values file's params,
+#: entries and warnings: 200,000 keys spent a fifth of their CPU time in the collector).
+gc_paused = _gc_paused
 
 _STR = "tag:yaml.org,2002:str"
 #: Implicit scalar tags the plain builder constructs (through ruamel's own constructors).
@@ -422,7 +419,7 @@ def load_all_lines(text: str, file: str) -> list[tuple[int, Any]]:
         with _gc_paused():
             docs = list(SAFE.load_all(io.StringIO(text)))
     except YAMLError as exc:
-        raise _mark_error(exc, file) from None
+        raise mark_error(exc, file) from None
     except ValueError as exc:
         raise _huge_integer(text, file, exc) from None
     except (TypeError, RecursionError) as exc:
@@ -567,7 +564,10 @@ def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
 
 
 def _json_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = dict(items)
+    if len(out) == len(items):  # no key twice: built in C, not a loop per key
+        return out
+    out = {}
     for key, value in items:
         if key in out:
             raise _JsonDuplicate(key)
@@ -602,6 +602,9 @@ def _huge_integer(text: str, file: str, exc: ValueError) -> InputError:
     )
 
 
+_SCALAR_CLASSES = frozenset({str, int, float, bool, type(None)})
+
+
 def _check_keys(data: Any, file: str, text: str) -> None:
     """Every mapping key, YAML or JSON, must be a plain printable name: a line break,
     control character or lone surrogate in a key would reach warnings and reports."""
@@ -619,7 +622,8 @@ def _check_keys(data: Any, file: str, text: str) -> None:
                         line=line,
                         key=where.encode("unicode_escape").decode("ascii"),
                     )
-                if isinstance(value, dict | list):  # a scalar has no keys to check
+                # a scalar has no keys to check (judged by class first: one a key)
+                if value.__class__ not in _SCALAR_CLASSES and isinstance(value, dict | list):
                     stack.append((value, [*path, key]))
         elif isinstance(node, list):
             stack.extend((value, [*path, i]) for i, value in enumerate(node))

@@ -12,7 +12,7 @@ import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.checks import golden as compare
-from renderer.checks import pipeline
+from renderer.checks.pipeline import VersionRun
 from renderer.data.bundled import bundled_golden
 from renderer.manifests.tree import list_versions, resolve_version
 
@@ -24,8 +24,7 @@ def test_bundled_goldens_match_the_renders(
     name: str, file_regression: FileRegressionFixture
 ) -> None:
     version = resolve_version(name)
-    shared = pipeline.Renders(version)
-    _, _, renders = pipeline.gate_renders(shared)
+    renders = VersionRun(version).scenarios  # what the gate's stages render
     expected = compare.golden_files(
         [compare.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in renders]
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from renderer.checks import pipeline, verdict
+from renderer.checks import pipeline, renders, verdict
 from renderer.finding import blocking
 from renderer.manifests.tree import list_versions
 
@@ -22,16 +22,16 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "bke-real"
 )
 def test_the_verdict_is_the_gates_contract_and_release_rules(root: Path | None, name: str) -> None:
     version = next(v for v in list_versions(root) if v.name == name)
-    report = pipeline.capability_of(version)
+    report = renders.capability_of(version)
     rules = sorted({f.rule for f in blocking(pipeline.release_rules(report))})
-    judged = verdict._judge(version)
+    judged = verdict.verdict(version)
     assert (judged.capable, judged.missing, judged.summary) == (
         report.capable,
         tuple(report.missing),
         report.verdict,
     )
     assert judged.rule_errors == (tuple(rules) if report.capable else ())
-    assert verdict.RULE_NODES == pipeline.RULE_NODES
+    assert verdict.RULE_NODES == renders.RULE_NODES
 
 
 def test_judging_a_verdict_does_not_load_the_gate() -> None:

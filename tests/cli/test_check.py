@@ -32,9 +32,7 @@ def source() -> Path:
     return bundled_manifests() / CALICO
 
 
-@pytest.fixture
-def tree(tmp_path: Path, source: Path) -> Path:
-    root = tmp_path / "bke-manifests"
+def lay_out(root: Path, source: Path) -> Path:
     dest = root / CALICO
     dest.mkdir(parents=True)
     shutil.copytree(source / "v3.27.3", dest / "v3.27.3")
@@ -44,6 +42,34 @@ def tree(tmp_path: Path, source: Path) -> Path:
     parts = [p.read_text(encoding="utf-8") for p in sorted((source / "v3.31.3").glob("*.yaml"))]
     (single / "calico.yaml").write_text("\n---\n".join(parts), encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def tree(tmp_path: Path, source: Path) -> Path:
+    return lay_out(tmp_path / "bke-manifests", source)
+
+
+@pytest.fixture(scope="module")
+def goldens(tmp_path_factory: pytest.TempPathFactory, source: Path) -> Path:
+    """The goldens ``check --update-golden`` writes for a fresh ``tree``, written once:
+    the tests that start from an adopted tree copy them (``adopted``)."""
+    from renderer.cli import main
+
+    base = tmp_path_factory.mktemp("adopted")
+    root = lay_out(base / "bke-manifests", source)
+    argv = ["check", "--manifests", str(root), "--golden", str(base / "golden"), *KUBE]
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--jobs", "1", "--update-golden"])
+    assert done.value.code == 0
+    return base / "golden"
+
+
+@pytest.fixture
+def adopted(tree: Path, goldens: Path) -> Path:
+    """``tree`` with its goldens beside it (``tree.parent / "golden"``), as
+    ``check --update-golden`` leaves it."""
+    shutil.copytree(goldens, tree.parent / "golden")
+    return tree
 
 
 def whole(text: str, tmp: Path) -> str:
@@ -151,9 +177,9 @@ def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
 
 
 def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
-    capsys: pytest.CaptureFixture[str], tree: Path, file_regression: FileRegressionFixture
+    capsys: pytest.CaptureFixture[str], adopted: Path, file_regression: FileRegressionFixture
 ) -> None:
-    assert check(capsys, tree, "--update-golden").code == 0
+    tree = adopted
     template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
     text = template.read_text(encoding="utf-8")
     assert 'veth_mtu: "0"' in text
@@ -176,9 +202,9 @@ def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
 
 
 def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
-    capsys: pytest.CaptureFixture[str], tree: Path
+    capsys: pytest.CaptureFixture[str], adopted: Path
 ) -> None:
-    check(capsys, tree, "--update-golden")
+    tree = adopted
     (tree / CALICO / "v3.28.2" / "002-calico.yaml").write_text(
         (tree / CALICO / "v3.28.2" / "002-calico.yaml")
         .read_text()
@@ -221,9 +247,9 @@ def diffed(text: str) -> list[str]:
 
 
 def test_html_report_written_with_every_rule_failure_linked(
-    capsys: pytest.CaptureFixture[str], tree: Path
+    capsys: pytest.CaptureFixture[str], adopted: Path
 ) -> None:
-    check(capsys, tree, "--update-golden")
+    tree = adopted
     typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
     typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
     out = tree.parent / "report.html"
@@ -240,9 +266,9 @@ def test_html_report_written_with_every_rule_failure_linked(
 
 
 def test_junit_has_a_case_per_version_scenario_and_failed_rule(
-    capsys: pytest.CaptureFixture[str], tree: Path
+    capsys: pytest.CaptureFixture[str], adopted: Path
 ) -> None:
-    check(capsys, tree, "--update-golden")
+    tree = adopted
     typha = tree / CALICO / "v3.28.2" / "001-typha.yaml"
     typha.write_text(typha.read_text().replace("type: RollingUpdate", "type: Recreate"))
     out = tree.parent / "report.xml"
@@ -536,9 +562,9 @@ def test_the_tree_is_scanned_once_and_json_built_once(
 
 
 def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
-    capsys: pytest.CaptureFixture[str], tree: Path
+    capsys: pytest.CaptureFixture[str], adopted: Path
 ) -> None:
-    assert check(capsys, tree, "--update-golden").code == 0
+    tree = adopted
     bad = tree.parent / "golden" / "v3.28.2" / "nodes-50" / "002-calico.yaml"
     bad.write_bytes(b"kind: ConfigMap\n\xff\xfe\n")
     r = check(capsys, tree)
@@ -598,9 +624,9 @@ def test_diff_headers_name_the_golden_directory_given(
 
 
 def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
-    capsys: pytest.CaptureFixture[str], tree: Path, file_regression: FileRegressionFixture
+    capsys: pytest.CaptureFixture[str], adopted: Path, file_regression: FileRegressionFixture
 ) -> None:
-    assert check(capsys, tree, "--update-golden").code == 0
+    tree = adopted
     golden = tree.parent / "golden"
     shutil.copytree(golden / "v3.27.3", golden / "v7.7.7")
     (golden / "notes").mkdir()  # not named like a version: never touched
@@ -985,15 +1011,19 @@ def _ci_reports(tree: Path) -> dict[str, object]:
 
 @pytest.mark.parametrize("ci", ["gitlab", "github"])
 def test_ci_jobs_commands_leave_reports_that_annotate_the_merge_request(
-    capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch, ci: str
+    capsys: pytest.CaptureFixture[str],
+    tree: Path,
+    goldens: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ci: str,
 ) -> None:
-    """The documented job, run as written in a bke-manifests checkout with a failing
-    change: every report is there, and names the template line of the change."""
+    """The documented job, run as written in a bke-manifests checkout (goldens in
+    golden/calico/) with a failing change: every report is there, and names the template
+    line of the change."""
     commands = _ci_jobs()[ci]
     expected = {"gitlab": {"codequality", "junit"}, "github": {"sarif"}}[ci]
+    shutil.copytree(goldens, tree / "golden" / "calico")
     monkeypatch.chdir(tree)
-    adopt = ("check", "--manifests", ".", *KUBE, "--jobs", "1", "--update-golden")
-    assert run(capsys, *adopt).code == 0
     typha = tree / CALICO / "v3.31.3" / "calico.yaml"
     text = typha.read_text(encoding="utf-8")
     typha.write_text(text.replace("podAntiAffinity:", "podAffinity:", 1), encoding="utf-8")

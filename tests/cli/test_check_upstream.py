@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from renderer.calico import fidelity
-from renderer.checks.pipeline import fidelity_renderer
+from renderer.checks.renders import fidelity_renderer
 from renderer.data import schemas
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import Result, one_error, ref, run
@@ -59,13 +59,28 @@ def own_upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def goldens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The goldens ``--update-golden`` writes for ``tree``'s version, written once."""
+    from renderer.cli import main
+
+    root = tmp_path_factory.mktemp("adopted") / "bke-manifests"
+    shutil.copytree(HANDWRITTEN / CALICO / VERSION, root / CALICO / VERSION)
+    golden = root.parent / "golden"
+    argv = ["check", "--manifests", str(root), "--golden", str(golden), *KUBE, "--jobs", "1"]
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--update-golden"])
+    assert done.value.code == 0
+    return golden
+
+
 @pytest.fixture
-def tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+def tree(tmp_path: Path, goldens: Path) -> tuple[Path, Path]:
     """A one-version tree (hand-written v3.29.3) and goldens that match it."""
     root = tmp_path / "bke-manifests"
     shutil.copytree(HANDWRITTEN / CALICO / VERSION, root / CALICO / VERSION)
     golden = tmp_path / "golden"
-    assert check(capsys, root, golden, "--update-golden").code == 0
+    shutil.copytree(goldens, golden)
     return root, golden
 
 

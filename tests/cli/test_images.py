@@ -23,13 +23,8 @@ from tests.registryhelp import (
     USER,
     Registry,
     SilentServer,
-    auth_registry,
     docker_config,
-    registry,
-    silent,
 )
-
-__all__ = ["auth_registry", "registry", "silent"]  # fixtures used by name
 
 
 def test_text_lists_the_json_images_one_a_line(capsys: pytest.CaptureFixture[str]) -> None:

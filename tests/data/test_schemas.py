@@ -130,10 +130,8 @@ BKE_DOCS: list[Any] = [
 
 
 @pytest.mark.parametrize("doc", BKE_DOCS)
-def test_the_compiled_check_of_bke_input_agrees_with_jsonschema(doc: Any) -> None:
+def test_the_compiled_check_of_bke_input_passes_nothing_jsonschema_refuses(doc: Any) -> None:
     valid = schemas.best_error(BKE_INPUT, doc) is None
-    schema = schemas.load_schema(BKE_INPUT)
-    assert schemas.certainly_valid_as(BKE_INPUT, doc) == schemas.certainly_valid(schema, doc)
     assert not schemas.certainly_valid_as(BKE_INPUT, doc) or valid
 
 

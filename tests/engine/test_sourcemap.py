@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from renderer import api
-from renderer.checks.pipeline import capability_of, release_rules
+from renderer.checks.pipeline import release_rules
+from renderer.checks.renders import capability_of
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile

@@ -10,7 +10,7 @@ import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
 
-from renderer.checks.pipeline import capability_of
+from renderer.checks.renders import capability_of
 from renderer.errors import InputError
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
@@ -240,7 +240,7 @@ def test_odd_identity_gives_findings_not_exceptions(data: dict[str, Any]) -> Non
 def test_shared_closures_give_the_uncached_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Verdicts shared across Kubernetes versions by schema closure equal validating on
     each version alone, for every object the bundled versions render."""
-    from renderer.checks.pipeline import capability_of
+    from renderer.checks.renders import capability_of
     from renderer.manifests.tree import list_versions
 
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")

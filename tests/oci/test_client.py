@@ -21,21 +21,8 @@ from tests.registryhelp import (
     SilentServer,
     TokenServer,
     TunnelProxy,
-    auth_registry,
     docker_config,
-    proxy,
-    registry,
-    silent,
-    token_registry,
 )
-
-__all__ = [
-    "auth_registry",
-    "proxy",
-    "registry",
-    "silent",
-    "token_registry",
-]  # fixtures used by name
 
 AMD64, ARM64 = Platform("linux", "amd64"), Platform("linux", "arm64")
 BOTH = (AMD64, ARM64)

@@ -75,14 +75,15 @@ def _deep(work: Callable[[], R]) -> R:
     if getattr(_IN_DEEP, "active", False):
         return work()
     context = contextvars.copy_context()
-    outcome: list[tuple[bool, Any]] = []
+    results: list[R] = []
+    failures: list[BaseException] = []
 
     def target() -> None:
         _IN_DEEP.active = True
         try:
-            outcome.append((True, context.run(work)))
+            results.append(context.run(work))
         except BaseException as exc:  # handed to the caller
-            outcome.append((False, exc))
+            failures.append(exc)
 
     with _DEEP_LOCK:
         limit, size = sys.getrecursionlimit(), threading.stack_size()
@@ -98,10 +99,9 @@ def _deep(work: Callable[[], R]) -> R:
         finally:
             threading.stack_size(size)
             sys.setrecursionlimit(limit)
-    ok, value = outcome[0]
-    if ok:
-        return value  # type: ignore[no-any-return]
-    raise value
+    if failures:
+        raise failures[0]
+    return results[0]
 
 
 def parse(source: str, name: str, file: str | None = None) -> nodes.Tree:

@@ -1,0 +1,36 @@
+"""Field lines of rendered objects: a document is parsed with positions once, whichever
+scenario's render asks for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from renderer.engine.sourcemap import SourceMap
+from renderer.k8s import locate
+
+RENDERED = (
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: '1'\n"
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  y: '2'\n"
+)
+
+
+def test_the_same_document_in_two_renders_is_parsed_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed: list[str] = []
+    load = locate.load_with_positions
+
+    def counted(text: str) -> Any:
+        parsed.append(text)
+        return load(text)
+
+    monkeypatch.setattr(locate, "load_with_positions", counted)
+    locate.positions.cache_clear()
+    verbatim = SourceMap.identity(RENDERED)  # template line N is rendered line N
+    # two scenarios' renders of one file: each asks for a field of the second object
+    assert locate.field_line(RENDERED, verbatim, 8, ["data", "y"]) == 13
+    assert locate.field_line(RENDERED, verbatim, 8, ["data", "y"]) == 13
+    assert locate.field_line(RENDERED, verbatim, 1, ["metadata", "name"]) == 4
+    assert len(parsed) == 2 and parsed[0] != parsed[1]  # once per document
