@@ -94,7 +94,7 @@ BKEADM_CALICO_PARAMS: tuple[tuple[str, str], ...] = (
 MAP_PARAMS = frozenset({"nodeSelector"})
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class Entry:
     """One context value and its origin: a source of :data:`SOURCES` and a detail
     (a field path, a param key, a flag)."""
@@ -103,16 +103,11 @@ class Entry:
     source: str
     detail: str = ""
 
-    def __init__(self, value: Any, source: str, detail: str = "") -> None:
-        # the frozen dataclass's __init__ at half the cost (a values file of 200,000 keys
-        # builds a Param, an Entry and a warning per key): no object.__setattr__ per field
-        self.__dict__.update(value=value, source=source, detail=detail)
-
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "source": self.source, "detail": self.detail}
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class Param:
     """An addon param as given (key possibly ``F.K``), in the order given."""
 
@@ -120,9 +115,6 @@ class Param:
     value: Any
     source: str
     detail: str
-
-    def __init__(self, key: str, value: Any, source: str, detail: str) -> None:
-        self.__dict__.update(key=key, value=value, source=source, detail=detail)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ PARAM_UNREAD = "param-unread"
 PARAM_VALUE_UNMATCHED = "param-value-unmatched"
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class ParamWarning:
     """One user-given param that changes nothing, or takes no branch, in a version."""
 
@@ -36,14 +36,6 @@ class ParamWarning:
     version: str
     message: str
     suggestion: str = ""
-
-    def __init__(
-        self, rule: str, key: str, value: str, version: str, message: str, suggestion: str = ""
-    ) -> None:
-        # as Entry's: the frozen dataclass's __init__ without object.__setattr__ per field
-        self.__dict__.update(
-            rule=rule, key=key, value=value, version=version, message=message, suggestion=suggestion
-        )
 
     def __str__(self) -> str:
         return self.message
