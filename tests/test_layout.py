@@ -13,14 +13,12 @@ EXEMPT = {"__init__", "__main__", "_entry"}
 #: Modules written before the rule whose test module is still to come; only ever shrinks.
 NOT_YET = {
     "api/results.py",
-    "bke/admission.py",
     "checks/catalogue.py",
     "cli/requests.py",
     "cli/rules.py",
     "cli/version.py",
     "output/fingerprint.py",
     "output/images.py",
-    "store/read.py",
 }
 
 
