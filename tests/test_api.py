@@ -16,7 +16,6 @@ from renderer.data.bundled import bundled_manifests
 from renderer.engine import compile as compile_mod
 from renderer.errors import InputError, RefusedError
 from renderer.manifests.tree import COMPONENT, resolve_version
-from tests.clihelp import ref
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
@@ -155,16 +154,6 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
     ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
     assert ok.code == 0 and "release-ready" not in ok.err
-
-
-def test_validate_reports_schema_findings_of_files() -> None:
-    from tests.gatehelp import BROKEN
-
-    result = api.validate([str(BROKEN / "removed-api.yaml")], ["1.30"])
-    assert (result.objects, result.kube_versions) == (1, ("1.30",))
-    assert [(f.stage, f.rule, ref(f.object), f.field) for f in result.errors] == [
-        ("schema", "schema-invalid", "PodDisruptionBudget kube-system/calico-typha", "apiVersion")
-    ]
 
 
 def test_validate_refuses_an_unknown_kube_version_before_reading_files() -> None:
