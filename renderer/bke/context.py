@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
@@ -94,10 +94,10 @@ BKEADM_CALICO_PARAMS: tuple[tuple[str, str], ...] = (
 MAP_PARAMS = frozenset({"nodeSelector"})
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One context value and its origin: a source of :data:`SOURCES` and a detail
-    (a field path, a param key, a flag)."""
+    (a field path, a param key, a flag). A named tuple, not a frozen dataclass: a values
+    file of 200,000 keys builds one per key, and a tuple is built in a third of the time."""
 
     value: Any
     source: str
@@ -107,9 +107,9 @@ class Entry:
         return {"value": self.value, "source": self.source, "detail": self.detail}
 
 
-@dataclass(frozen=True)
-class Param:
-    """An addon param as given (key possibly ``F.K``), in the order given."""
+class Param(NamedTuple):
+    """An addon param as given (key possibly ``F.K``), in the order given (a named tuple,
+    as :class:`Entry`)."""
 
     key: str
     value: Any
