@@ -13,11 +13,9 @@ EXEMPT = {"__init__", "__main__", "_entry"}
 #: Modules written before the rule whose test module is still to come; only ever shrinks.
 NOT_YET = {
     "api/results.py",
-    "checks/catalogue.py",
     "cli/requests.py",
     "cli/rules.py",
     "cli/version.py",
-    "output/fingerprint.py",
     "output/images.py",
 }
 
