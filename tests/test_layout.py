@@ -12,7 +12,6 @@ TESTS = PROJECT / "tests"
 EXEMPT = {"__init__", "__main__", "_entry"}
 #: Modules written before the rule whose test module is still to come; only ever shrinks.
 NOT_YET = {
-    "api/results.py",
     "cli/requests.py",
     "output/images.py",
 }
