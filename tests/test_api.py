@@ -10,13 +10,11 @@ from typing import Any
 import pytest
 
 from renderer import api
-from renderer.api import results
 from renderer.checks import verdict as verdicts
 from renderer.data.bundled import bundled_manifests
 from renderer.engine import compile as compile_mod
 from renderer.errors import InputError, RefusedError
 from renderer.manifests.tree import COMPONENT, resolve_version
-from tests.clihelp import ref
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
@@ -65,27 +63,6 @@ def test_bad_operation_is_input_error_naming_operation(operation: object) -> Non
     with pytest.raises(InputError) as exc:
         api.render(api.Request.of("v3.28", 3, operation=operation))  # type: ignore[arg-type]
     assert exc.value.key == "operation" and "install" in exc.value.message
-
-
-def test_render_objects_are_parsed_once_and_validated_from_the_result(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    calls: list[int] = []
-    real = results.parse_rendered
-
-    def counting(files: Any) -> Any:
-        calls.append(1)
-        return real(files)
-
-    monkeypatch.setattr(results, "parse_rendered", counting)
-    result = api.render(api.Request.of("v3.28", 601))
-    assert calls == []  # lazily
-    objects = result.objects
-    assert any(o.kind == "Deployment" and o.name == "calico-typha" for o in objects)
-    check = api.validate_render(result, ["1.30"])
-    assert result.objects is objects and calls == [1]
-    assert check.ok and check.kube_versions == ("1.30",) and check.errors == []
-    assert all(f.file for f in check.findings)
 
 
 def test_validate_render_reports_errors_and_nothing_is_to_be_written(tmp_path: Path) -> None:
@@ -155,16 +132,6 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
     ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
     assert ok.code == 0 and "release-ready" not in ok.err
-
-
-def test_validate_reports_schema_findings_of_files() -> None:
-    from tests.gatehelp import BROKEN
-
-    result = api.validate([str(BROKEN / "removed-api.yaml")], ["1.30"])
-    assert (result.objects, result.kube_versions) == (1, ("1.30",))
-    assert [(f.stage, f.rule, ref(f.object), f.field) for f in result.errors] == [
-        ("schema", "schema-invalid", "PodDisruptionBudget kube-system/calico-typha", "apiVersion")
-    ]
 
 
 def test_validate_refuses_an_unknown_kube_version_before_reading_files() -> None:

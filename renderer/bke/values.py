@@ -76,12 +76,17 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
     schema = schemas.load_schema(schemas.RENDER_CONTEXT)
     props = schema["properties"]
     free_strings = schemas.takes_any_string(schema["additionalProperties"])
-    for key in sorted(values):
+    # the keys that pass without a call are left out before sorting: 200,000 keys were
+    # sorted to find the first bad one among none
+    rest = [
+        key
+        for key, value in values.items()
+        if not (free_strings and isinstance(value, str) and key not in props)
+    ]
+    for key in sorted(rest):
         if key in TYPHA_KEYS:
             continue
         value = values[key]
-        if free_strings and isinstance(value, str) and key not in props:
-            continue
         found = key_error(key, value)
         if found is not None:
             path, message = found

@@ -218,8 +218,8 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
             return objects
         cache.put("parse", key, rows)
         return objects
-    if known is None:
-        _PARSED[key] = json.dumps(rows)
+    # read back from the persistent cache: not copied into the memo (a dump of the whole
+    # render); a later use in this process reads the entry again, to the same objects
     return [K8sObject(file, index, line, data) for index, line, data in rows]
 
 

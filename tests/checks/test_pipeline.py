@@ -13,10 +13,9 @@ from renderer.checks.exceptions import ExceptionSet, RuleException
 from renderer.checks.options import CheckOptions
 from renderer.checks.report import ReleaseReport, VersionResult
 from renderer.finding import Finding
-from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import ref
-from tests.gatehelp import BROKEN, TREE
+from tests.gatehelp import TREE
 
 KUBE = ("1.34",)
 TYPHA = "Deployment kube-system/calico-typha"
@@ -25,37 +24,6 @@ ANTI = "spec.template.spec.affinity.podAntiAffinity"
 
 def _options(tmp_path: Path, root: Path = TREE, **kw: object) -> CheckOptions:
     return CheckOptions(root, tmp_path / "golden", kube_versions=KUBE, **kw)  # type: ignore[arg-type]
-
-
-def _broken() -> list[K8sObject]:
-    names = ("misspelled.yaml", "removed-api.yaml")
-    return [o for n in names for o in parse_stream((BROKEN / n).read_text(), n)]
-
-
-def test_schema_stage_of_the_broken_fixture_names_rule_object_and_field() -> None:
-    inputs = pipeline.schema_inputs([("s", _broken())])
-    items = [(i.digest, i.obj.data) for i in inputs]
-    found = pipeline.located(inputs, pipeline.validate_objects(KUBE, items))
-    assert [(f.stage, f.rule, f.severity, ref(f.object), f.field, f.file) for f in found] == [
-        ("schema", "schema-invalid", "error", TYPHA, "spec.replica", "misspelled.yaml"),
-        (
-            "schema",
-            "schema-invalid",
-            "error",
-            TYPHA,
-            "spec.template.spec.containers[0].imagePullPolcy",
-            "misspelled.yaml",
-        ),
-        (
-            "schema",
-            "schema-invalid",
-            "error",
-            "PodDisruptionBudget kube-system/calico-typha",
-            "apiVersion",
-            "removed-api.yaml",
-        ),
-    ]
-    assert all(f.scenarios == ("s",) and f.kube_versions == KUBE for f in found)
 
 
 TREE_DIR = "kubernetes/calico/v9.4.0"

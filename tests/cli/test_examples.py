@@ -71,16 +71,3 @@ def test_short_flags_as_helm_has_them(capsys: pytest.CaptureFixture[str]) -> Non
     for name in ("", "advise", "plan", "template", "explain-context"):
         opts = {o for p in _command(name).params for o in getattr(p, "opts", [])}
         assert {"-f", "--values"} <= opts, name
-
-
-def test_version_command_is_the_tool_version(capsys: pytest.CaptureFixture[str]) -> None:
-    import json
-
-    from renderer import __version__
-
-    flag = run(capsys, "--tool-version")
-    command = run(capsys, "version")
-    assert flag.code == command.code == 0
-    assert flag.out == command.out == f"calico-render {__version__}\n"
-    data = json.loads(run(capsys, "version", "--format", "json").out)
-    assert (data["tool_version"], data["report_version"]) == (__version__, 2)

@@ -109,12 +109,6 @@ def test_odd_streams_match_loading_the_stream(text: str) -> None:
     assert ours == ref and repr(ours) == repr(ref)
 
 
-def test_depth_bound_comes_before_composing() -> None:
-    with pytest.raises(InputError, match="nests deeper") as info:
-        parse.load_documents("a: 1\n---\n" + "[" * 100_000, "deep.yaml")
-    assert info.value.line == 3
-
-
 def test_a_text_is_parsed_once_and_objects_are_not_shared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

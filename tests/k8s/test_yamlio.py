@@ -11,10 +11,9 @@ import pytest
 
 from renderer.errors import InputError
 from renderer.k8s import yamlio
-from renderer.k8s.libyaml import C_LOADER, SAFE
+from renderer.k8s.libyaml import SAFE
 from renderer.k8s.parse import parse_stream
 from renderer.k8s.yamlio import load_mapping_file
-from renderer.store.read import read_text
 
 BOMB = """
 a: &a ["x","x","x","x","x","x","x","x","x"]
@@ -26,10 +25,6 @@ f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
 g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
 h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
 """
-
-
-def test_c_loader_is_used() -> None:
-    assert C_LOADER
 
 
 def test_alias_bomb_rejected_fast(tmp_path: Path) -> None:
@@ -46,28 +41,6 @@ def test_syntax_error_names_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         load_mapping_file(f)
     assert err.value.file == str(f) and err.value.line is not None and err.value.line >= 2
-
-
-def test_non_utf8_rejected(tmp_path: Path) -> None:
-    f = tmp_path / "latin1.yaml"
-    f.write_bytes(b"a: 1\nb: caf\xe9\n")
-    with pytest.raises(InputError) as err:
-        read_text(f)
-    assert "UTF-8" in str(err.value) and err.value.line == 2
-
-
-def test_huge_file_rejected(tmp_path: Path) -> None:
-    f = tmp_path / "big.yaml"
-    f.write_text("a: 1\n" * 100)
-    with pytest.raises(InputError) as err:
-        read_text(f, limit=64)
-    assert "larger than" in str(err.value)
-
-
-def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(InputError) as err:
-        read_text(tmp_path / "nope.yaml")
-    assert "nope.yaml" in str(err.value)
 
 
 def test_objects_remember_their_line() -> None:
@@ -194,22 +167,6 @@ def test_mixed_type_keys_are_refused_without_type_error(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         load_mapping_file(_values(tmp_path, "x: d\ntrue: a\nnull: b\n2: c\n"))
     assert err.value.key in ("true", "null", "2") and "\n" not in str(err.value)
-
-
-@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
-def test_non_regular_files_are_refused_without_blocking(tmp_path: Path, kind: str) -> None:
-    import os
-
-    path = tmp_path / "input"
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "device":
-        path = Path("/dev/zero")
-    else:
-        path.mkdir()
-    with pytest.raises(InputError) as err:
-        read_text(path)
-    assert err.value.file == str(path)
 
 
 def test_loading_restores_the_garbage_collector(tmp_path: Path) -> None:

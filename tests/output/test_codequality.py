@@ -1,5 +1,5 @@
 """The GitLab Code Quality format: every document with findings, whole; the keys GitLab
-reads, fingerprints stable and unique."""
+reads, fingerprints unique."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import pytest
 from pytest_regressions.data_regression import DataRegressionFixture
 
 from renderer import output
-from renderer.finding import Finding
-from renderer.output.fingerprint import fingerprints
 from tests.output.cases import DOCUMENTS
 
 WITH_FINDINGS = [n for n, case in DOCUMENTS.items() if "codequality" in output.names(case.kind)]
@@ -35,13 +33,3 @@ def test_codequality(name: str, data_regression: DataRegressionFixture) -> None:
             )
     assert len({i["fingerprint"] for i in issues}) == len(issues)
     data_regression.check(issues, basename=f"codequality-{name}")
-
-
-def test_fingerprints_ignore_the_line_and_the_machine_but_tell_problems_apart() -> None:
-    a = Finding("r", "error", "m", stage="schema", file="/home/a/x/y.yaml", line=3)
-    moved = Finding("r", "error", "m", stage="schema", file="/builds/b/x/y.yaml", line=9)
-    other = Finding("r", "error", "other", stage="schema", file="x/y.yaml", line=3)
-    assert fingerprints([a]) == fingerprints([moved])
-    assert fingerprints([a]) != fingerprints([other])
-    twice = fingerprints([a, moved])
-    assert len(set(twice)) == 2 and twice == fingerprints([a, moved])

@@ -821,6 +821,10 @@ def call(name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
         raise ExecError(f"error calling {name}: {exc}") from None
 
 
+#: The classes :func:`normalize` returns as they are (exactly these, not subclasses).
+_ITSELF = frozenset({str, bool, float, type(None)})
+
+
 def normalize(value: Any, path: str = "") -> Any:
     """Copy context data into the JSON-like shapes the engine understands.
 
@@ -836,7 +840,12 @@ def normalize(value: Any, path: str = "") -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ValueError(f"context key {key!r} at {path or '.'} is not a string")
-            out[key] = normalize(item, f"{path}.{key}")
+            # a string, bool, float or None is itself (most of a context): no call and no
+            # path per key (a values file of 200,000 keys, once per file)
+            if item.__class__ in _ITSELF:
+                out[key] = item
+            else:
+                out[key] = normalize(item, f"{path}.{key}")
         return out
     if isinstance(value, list | tuple):
         return [normalize(item, f"{path}[{i}]") for i, item in enumerate(value)]
