@@ -146,7 +146,12 @@ SCENARIOS = {
 }
 
 
-@pytest.mark.parametrize("layout", importer.LAYOUTS)
+@pytest.mark.parametrize(
+    "layout",
+    # the single file is the same templates concatenated; the quick loop has it byte for
+    # byte (test_single_layout_renders_upstream_byte_for_byte), -m slow object for object
+    [x if x == "split" else pytest.param(x, marks=pytest.mark.slow) for x in importer.LAYOUTS],
+)
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 @pytest.mark.parametrize("tag", TAGS)
 def test_renders_upstream_object_for_object(tag: str, scenario: str, layout: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from typing import Any
 
 import pytest
 
@@ -92,7 +93,12 @@ _FRAGMENTS = [
 ]
 
 
-@pytest.mark.parametrize("seed", range(40))
+def _seeds(quick: int, total: int) -> list[Any]:
+    """Fuzz seeds: the first ``quick`` in the quick loop, the rest under ``-m slow``."""
+    return [s if s < quick else pytest.param(s, marks=pytest.mark.slow) for s in range(total)]
+
+
+@pytest.mark.parametrize("seed", _seeds(10, 40))
 def test_fuzz_random_token_soup_only_raises_template_error(seed: int) -> None:
     rng = random.Random(seed)
     context = {"a": [1, None, "x"], "b": {"c": {"d": 1}}, "s": "v", "n": None}
@@ -106,7 +112,7 @@ def test_fuzz_random_token_soup_only_raises_template_error(seed: int) -> None:
             assert isinstance(out, str)
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", _seeds(3, 10))
 def test_fuzz_mutated_valid_template_only_raises_template_error(seed: int) -> None:
     base = (
         '{{ define "d" }}{{ range $i, $v := . }}{{ $i }}={{ $v | printf "%v" }}{{ end }}{{ end }}'

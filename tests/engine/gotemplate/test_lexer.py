@@ -204,8 +204,12 @@ def random_fragments(seed: int) -> str:
     return "".join(parts)
 
 
-@pytest.mark.parametrize("block", range(10))
+@pytest.mark.parametrize(
+    "block", [0, *(pytest.param(b, marks=pytest.mark.slow) for b in range(1, 10))]
+)
 def test_random_fragments_lex_the_same(block: int) -> None:
+    """1,000 random fragment programs per block: the first block in the quick loop, all
+    ten (10,000) under ``-m slow``."""
     for seed in range(block * 1000, (block + 1) * 1000):
         assert_same(random_fragments(seed))
 
