@@ -11,6 +11,7 @@ from renderer import api
 from renderer.api import results
 from renderer.api.results import RenderCheck
 from renderer.finding import ERROR, SCHEMA, WARNING, Finding, ObjectRef
+from renderer.k8s.parse import parse_rendered
 
 DEPLOY = ObjectRef("Deployment", "calico-typha", "kube-system", "apps/v1")
 
@@ -19,7 +20,7 @@ def test_render_objects_are_parsed_once_and_validated_from_the_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    real = results.parse_rendered
+    real = parse_rendered
 
     def counting(files: Any) -> Any:
         calls.append(1)

@@ -118,15 +118,49 @@ def _python(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:
     )
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("delay", [0.05, 0.3, 0.8])
-def test_sigint_at_any_time_is_one_line_and_130(tmp_path: Path, delay: float) -> None:
-    """Early (importing), or while rendering a long template."""
+def _endless_render(tmp_path: Path) -> list[str]:
+    """Arguments of a render that runs far longer than any test waits."""
     values = tmp_path / "values.json"
     values.write_text(json.dumps({"l": list(range(2000))}))
     template = tmp_path / "loop.yaml"
     template.write_text("{{ range .l }}{{ range $.l }}{{ range $.l }}{{ end }}{{ end }}{{ end }}")
-    proc = _python("template", str(template), "--values", str(values))
+    return ["template", str(template), "--values", str(values)]
+
+
+@pytest.mark.slow
+def test_sigint_while_the_cli_imports_is_one_line_and_130(tmp_path: Path) -> None:
+    """Ctrl-C once the entry point runs, while the CLI is still importing. The moment is
+    read from ``-X importtime`` (the first module imported after ``renderer._entry``), not
+    from a delay, which a loaded machine would make land inside the interpreter's own
+    start-up, before any of our code."""
+    entry = "from renderer._entry import main; main()"
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-c", entry, *_endless_render(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    lines: list[str] = []
+    entered = False
+    for raw in proc.stderr:
+        line = raw.decode()
+        lines.append(line)
+        if entered:
+            proc.send_signal(signal.SIGINT)
+            break
+        entered = line.rstrip().endswith("renderer._entry")
+    assert entered, "".join(lines)
+    lines += proc.stderr.read().decode().splitlines(keepends=True)
+    assert proc.wait(timeout=60) == 130, "".join(lines)
+    said = [line.rstrip("\n") for line in lines if not line.startswith("import time:")]
+    assert said == ["calico-render: interrupted"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.3, 0.8])
+def test_sigint_at_any_time_is_one_line_and_130(tmp_path: Path, delay: float) -> None:
+    """While importing or rendering a long template, whichever a delay lands in."""
+    proc = _python(*_endless_render(tmp_path))
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
