@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.k8s.yamlio import load_with_positions, locate_in, split_documents
+from renderer.store.memo import Memo
 
 _PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
 
 
-@lru_cache(maxsize=16)
+#: The last documents parsed with positions (``None``: not parseable), by their text.
+_POSITIONS: Memo[str, list[Any] | None] = Memo("k8s.locate.positions", 16)
+
+
 def positions(document: str) -> list[Any] | None:
     """``document`` parsed with positions (read only: shared). One document renders
     alike in every scenario and Kubernetes version, and each of them locates its own
     findings: the slow parse is done once for all of them."""
-    return load_with_positions(document)
+    try:
+        return _POSITIONS[document]
+    except KeyError:
+        parsed = _POSITIONS[document] = load_with_positions(document)
+        return parsed
 
 
 def parse_path(field: str) -> list[str | int]:

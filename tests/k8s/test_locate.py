@@ -9,6 +9,7 @@ import pytest
 
 from renderer.engine.sourcemap import SourceMap
 from renderer.k8s import locate
+from renderer.store.memo import memos
 
 RENDERED = (
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: '1'\n"
@@ -27,7 +28,7 @@ def test_the_same_document_in_two_renders_is_parsed_once(
         return load(text)
 
     monkeypatch.setattr(locate, "load_with_positions", counted)
-    locate.positions.cache_clear()
+    memos()["k8s.locate.positions"].clear()
     verbatim = SourceMap.identity(RENDERED)  # template line N is rendered line N
     # two scenarios' renders of one file: each asks for a field of the second object
     assert locate.field_line(RENDERED, verbatim, 8, ["data", "y"]) == 13

@@ -86,6 +86,7 @@ def test_shared_by_threads_the_bound_holds() -> None:
             ],
         ),
         ("renderer.k8s.parse", ["k8s.parse.texts", "k8s.parse.documents"]),
+        ("renderer.k8s.locate", ["k8s.locate.positions"]),
         ("renderer.checks.verdict", ["checks.verdicts"]),
         ("renderer.bke.cluster", ["bke.cluster.param_validators"]),
     ],
