@@ -172,6 +172,10 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
 #: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.
 #: Bounded: a long-lived caller keeps only recent texts (a version renders some 15 files).
 _PARSED: Memo[str, str] = Memo("k8s.parse.texts", 1024)
+#: Texts of :data:`_PARSED` parsed while the cache was reading only (a capability
+#: verdict's renders): written to the cache when a later use, such as the render the
+#: user asked for, is served from the memo, so that the next run finds it.
+_UNSAVED: Memo[str, bool] = Memo("k8s.parse.unsaved", 1024)
 
 
 def _valid_parse(value: Any) -> bool:
@@ -216,8 +220,14 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
             _PARSED[key] = json.dumps(rows)
         except (TypeError, ValueError):
             return objects
-        cache.put("parse", key, rows)
+        if cache.writing():
+            cache.put("parse", key, rows)
+        else:
+            _UNSAVED[key] = True
         return objects
+    if known is not None and _UNSAVED.get(key) and cache.writing():
+        cache.put("parse", key, rows)
+        _UNSAVED[key] = False
     # read back from the persistent cache: not copied into the memo (a dump of the whole
     # render); a later use in this process reads the entry again, to the same objects
     return [K8sObject(file, index, line, data) for index, line, data in rows]

@@ -71,6 +71,11 @@ def reading_only() -> Iterator[None]:
         _READING_ONLY.reset(token)
 
 
+def writing() -> bool:
+    """Whether :func:`put` writes here (not inside :func:`reading_only`)."""
+    return not _READING_ONLY.get()
+
+
 def disable() -> None:
     """Turn the cache off for this process and the worker processes it starts."""
     os.environ[ENV_OFF] = "1"
