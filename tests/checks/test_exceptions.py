@@ -371,3 +371,32 @@ def test_matches_nothing_only_where_the_stage_ran() -> None:
         "f:4: exception for rule typha-probes on v1",
     ]
     assert "upstream directory" in notes[0] and "legacy" in notes[1]
+
+
+def _many(count: int) -> list[str]:
+    lines = ["exceptions:"]
+    for i in range(count):
+        lines += [
+            "  - rule: typha-probes",
+            f"    reason: reviewed {i}",
+            f"    versions: [v3.{i % 100}.{i // 100}]",
+        ]
+    return lines
+
+
+@pytest.mark.slow
+def test_ten_thousand_exceptions_load_and_match_each_its_version() -> None:
+    """A long reviewed file is read whole (each entry's line was found by parsing the
+    file again: minutes for 10,000); the figures are benchmarks/large_inputs.py's."""
+    items = excepts.parse("\n".join(_many(10_000)) + "\n", "f").items
+    assert len(items) == 10_000
+    assert excepts.match(items, "typha-probes", "v3.99.99") is items[9_999]
+    assert excepts.match(items, "typha-probes", "v3.7.42") is items[4_207]
+
+
+@pytest.mark.slow
+def test_a_bad_entry_after_ten_thousand_is_named_by_its_line() -> None:
+    lines = [*_many(10_000), "  - rule: typha-probes", "    reason: ''"]
+    with pytest.raises(InputError) as caught:
+        excepts.parse("\n".join(lines) + "\n", "f")
+    assert (caught.value.line, caught.value.key) == (30_003, "exceptions.10000.reason")
