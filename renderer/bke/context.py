@@ -455,7 +455,7 @@ def build(
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
     from renderer.engine.render import is_verbatim
-    from renderer.k8s.yamlio import gc_paused
+    from renderer.k8s.gcpause import gc_paused
 
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
     with gc_paused():  # an entry per key of a big values file, no cycles

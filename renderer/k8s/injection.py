@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from renderer.k8s.yamlio import yaml_shape
 from renderer.store import cache
 
 if TYPE_CHECKING:
@@ -126,6 +125,8 @@ def _unchanged(text: str, spans: Sequence[Printed]) -> bool:
     printed value parses, and to the shape it has with placeholders for the values.
     Only those documents are read (a 7,600-line render prints into a few of them); any
     doubt (False) leaves the answer to reading the whole text."""
+    from renderer.k8s.yamlio import yaml_shape  # a judgement kept in the cache needs none
+
     cuts = _documents(text, spans)
     if cuts is None:
         return False
@@ -159,6 +160,8 @@ def judge(text: str, spans: Sequence[Printed]) -> list[Injection]:
 def judge_whole(text: str, spans: Sequence[Printed]) -> list[Injection]:
     """The injections of ``text``, the whole stream read with values and with
     placeholders, then once per suspect value."""
+    from renderer.k8s.yamlio import yaml_shape
+
     neutral = yaml_shape(_replaced(text, spans))
     if neutral is None:
         return []  # the template's own text does not parse: not a value's doing

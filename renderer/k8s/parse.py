@@ -6,19 +6,17 @@ Each object remembers its file, document index and first line, so every later fi
 
 from __future__ import annotations
 
-import base64
 import bisect
 import datetime
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
 from renderer.k8s.locate import Locator, parse_path
-from renderer.k8s.yamlio import split_documents
 from renderer.store import cache
 from renderer.store.memo import Memo
 
@@ -88,6 +86,8 @@ def _scalar_json(value: Any) -> Any:
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, bytes):
+        import base64  # a !!binary scalar: rare
+
         return base64.b64encode(value).decode("ascii")
     return str(value)
 
@@ -167,6 +167,14 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
     from renderer.k8s import load
 
     return load.load_documents(text, file)
+
+
+def split_documents(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`renderer.k8s.yamlio.split_documents`, whose module (the YAML reader's
+    checks) loads only when a text is parsed, not served from the cache."""
+    from renderer.k8s import yamlio
+
+    return yamlio.split_documents(text)
 
 
 #: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.

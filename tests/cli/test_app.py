@@ -151,6 +151,7 @@ def test_a_warm_render_loads_no_schema_library_engine_or_difflib(
     unneeded = ("jsonschema", "referencing", "jinja2", "difflib", "traceback")
     unneeded += ("renderer.engine.gotemplate", "renderer.output")  # kept by content; no finding
     unneeded += ("ruamel.yaml", "renderer.k8s.load")  # parses come back from the cache
+    unneeded += ("renderer.k8s.yamlio", "base64")  # locators never asked, nothing split
     unneeded += ("renderer.calico.capability", "renderer.checks.pipeline", "secrets")
     unneeded += ("renderer.bke.cluster", "renderer.bke.crdkeys")  # no --config/--nodes-file
     unneeded += ("renderer.api.verb_results",)  # the other verbs' results
