@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 
 from renderer.store import cache
 
@@ -32,8 +32,7 @@ PLACEHOLDER = "x"
 MAX_SUSPECTS = 64
 
 
-@dataclass(frozen=True)
-class Injection:
+class Injection(NamedTuple):  # far cheaper to define than a frozen dataclass
     """A printed value that changed the YAML structure: the key it came from, its text,
     the template line that printed it."""
 
