@@ -85,9 +85,11 @@ def _valid_injections(value: object) -> bool:
 #: markers, content after a ``---`` on its line, a byte order mark.
 #: Both searched in the text after a line break (``"\\n" + text``): a search for the
 #: line break is fast, where ``^`` with MULTILINE tries every position of a long text.
-_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
+#: Patterns, compiled (and kept by ``re``) when a judgement is first made: one kept in
+#: the cache needs neither.
+_UNSPLITTABLE = r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])"
 #: A document start line: ``---`` at the start of a line, then only blanks or a comment.
-_DOCUMENT_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)[^\n]*")
+_DOCUMENT_START = r"\n---(?=[ \t\r\n]|\Z)[^\n]*"
 
 
 def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | None:
@@ -101,12 +103,12 @@ def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | N
     shape in both.
     """
     padded = "\n" + text  # a match starts at the line break before its line
-    if "\ufeff" in text or _UNSPLITTABLE.search(padded):
+    if "\ufeff" in text or re.search(_UNSPLITTABLE, padded):
         return None
     out: list[tuple[int, int]] = []
     at = 0
     i = 0
-    for m in _DOCUMENT_START.finditer(padded):
+    for m in re.finditer(_DOCUMENT_START, padded):
         begin = m.start()  # the line, in ``text``: [begin, end) and its line break
         end = m.end() - 1 + (padded[m.end() : m.end() + 1] == "\n")
         while i < len(spans) and spans[i].end < begin:

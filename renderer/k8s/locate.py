@@ -14,7 +14,8 @@ from typing import Any
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.store.memo import Memo
 
-_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+#: Compiled (and kept by ``re``) when a finding first asks for a line.
+_PATH_PART = r"\[(\d+)\]|([^.\[\]]+)"
 
 
 #: The last documents parsed with positions (``None``: not parseable), by their text.
@@ -43,7 +44,7 @@ def load_with_positions(document: str) -> list[Any] | None:
 
 def parse_path(field: str) -> list[str | int]:
     """``spec.containers[0].image`` as path parts: ["spec", "containers", 0, "image"]."""
-    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
+    return [int(i) if i else key for i, key in re.findall(_PATH_PART, field)]
 
 
 class Locator:

@@ -248,7 +248,8 @@ _DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
 #: content after a ``---`` (then the whole stream is loaded at once).
 #: Searched in the text after a line break (``"\\n" + text``): a search for the line
 #: break is fast, where ``^`` with MULTILINE tries every position of a long text.
-_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
+#: A pattern compiled (and kept by ``re``) when a text is first parsed, not read back.
+_UNSPLITTABLE = r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])"
 
 
 def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
@@ -259,7 +260,7 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     None when the stream cannot be split at its ``---`` lines, or holds an error: then
     loading the whole stream gives the documents or the error exactly as before.
     """
-    if _UNSPLITTABLE.search("\n" + text):
+    if re.search(_UNSPLITTABLE, "\n" + text):
         return None
     chunks = list(split_documents(text))
     keys = [cache.digest(chunk) for _, chunk in chunks]
