@@ -28,9 +28,10 @@ interpreter opens to import modules are not traced: the modules are, as code.
 On reuse every item is checked again, and any difference, an unreadable or corrupt
 entry, or a closed stdout is a miss: the command then runs as usual. Entries live in
 the result cache directory (``invocation/``; ``--no-cache`` and
-``CALICO_RENDER_NO_CACHE=1`` turn them off too), one file each, framed by a CRC and
-written atomically. This module imports nothing heavier than :mod:`marshal` and
-:mod:`zlib`: reuse costs the interpreter's start-up and the checks.
+``CALICO_RENDER_NO_CACHE=1`` turn them off too, ``CALICO_RENDER_NO_RUN_MEMO=1`` only
+them), one file each, framed by a CRC and written atomically. This module imports
+nothing heavier than :mod:`marshal` and :mod:`zlib`: reuse costs the interpreter's
+start-up and the checks.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
 _FORMAT = 1
 _MAGIC = b"calico-render run\n"
 _KIND = "invocation"
+#: Set to anything but empty or 0: no run is served or kept (the result cache still is).
+ENV_OFF = "CALICO_RENDER_NO_RUN_MEMO"
 #: What a shell changes between two commands without changing what a command does.
 _VOLATILE_ENV = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
 #: Audit events that change the file system: allowed only inside the cache directory.
@@ -193,10 +196,17 @@ def _content(path: str) -> bytes | None:
 # --- reuse -------------------------------------------------------------------------------
 
 
+def _base() -> str | None:
+    """The cache directory, when both the cache and the run memo are on."""
+    if os.environ.get(ENV_OFF, "") not in ("", "0"):
+        return None
+    return home.cache_directory()
+
+
 def serve(argv: list[str]) -> int | None:
     """Write what an earlier identical run wrote, if every input is unchanged, and
     return its exit code; None when there is no such run (then run the command)."""
-    base = home.cache_directory()
+    base = _base()
     if base is None:
         return None
     try:
@@ -527,7 +537,7 @@ def record(argv: list[str]) -> Recorder | None:
     """Start tracing this run (None when the cache is off). Audit hooks cannot be
     removed, so one hook serves every recorder and does nothing between them."""
     global _HOOKED
-    base = home.cache_directory()
+    base = _base()
     if base is None:
         return None
     if not _HOOKED:

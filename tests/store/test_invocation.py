@@ -245,3 +245,12 @@ def test_a_closed_pipe_ends_a_served_run_quietly(tmp_path: Path, tree: Path) -> 
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 0
     assert b"Traceback" not in err and b"Exception ignored" not in err
+
+
+def test_the_run_memo_alone_can_be_turned_off(tmp_path: Path, tree: Path) -> None:
+    cache = tmp_path / "cache"
+    off = {invocation.ENV_OFF: "1"}
+    first = _cli(tmp_path, cache, *_render(tree), env=off)
+    second = _cli(tmp_path, cache, *_render(tree), env=off)
+    assert not second.served and second.out == first.out
+    assert not (cache / "invocation").exists() and (cache / "render").is_dir()
