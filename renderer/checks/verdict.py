@@ -266,24 +266,31 @@ def judge_aside(version: VersionDir) -> Aside | None:
         read, write = os.pipe()
     except OSError:
         return None
+    # Ctrl-C waits until the child has its own handler: the parent's prints a line
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         pid = os.fork()
     except OSError:
+        pid = -1
+    if pid != 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    if pid < 0:
         os.close(read)
         os.close(write)
         return None
     if pid == 0:  # pragma: no cover - the child, measured by the parent's tests
-        _child(version, read, write)
+        _child(version, read, write, blocked)
     os.close(write)
     return Aside(version, key, pid, read)
 
 
-def _child(version: VersionDir, read: int, write: int) -> NoReturn:
+def _child(version: VersionDir, read: int, write: int, mask: set[int | signal.Signals]) -> NoReturn:
     """Judge, write the verdict as JSON to ``write`` and leave without running the
     parent's exit handlers or flushing its buffers; nothing else is written."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent speaks
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(read)
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
