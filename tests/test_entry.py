@@ -29,3 +29,27 @@ def test_bad_input_through_the_entry_point_is_exit_2_and_one_line() -> None:
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("calico-render: error: ")
+
+
+def _leave(code: str) -> subprocess.CompletedProcess[str]:
+    program = (
+        "import atexit, sys\n"
+        "from renderer._entry import leave\n"
+        "atexit.register(lambda: print('handler ran'))\n"
+        "print('out', end='')\n"
+        f"leave({code})\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False, timeout=60
+    )
+
+
+def test_leaving_keeps_the_code_runs_exit_handlers_and_flushes() -> None:
+    for code, status in (("0", 0), ("1", 1), ("2", 2), ("None", 0), ("130", 130)):
+        proc = _leave(code)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (status, "outhandler ran\n", "")
+
+
+def test_leaving_with_a_message_is_the_interpreter_s_exit() -> None:
+    proc = _leave("'calico-render: gone'")
+    assert (proc.returncode, proc.stderr) == (1, "calico-render: gone\n")

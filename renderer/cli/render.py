@@ -133,6 +133,10 @@ def render(
         raise click.UsageError(
             "rendering needs --version (or --config) and --nodes (or --nodes-file)"
         )
+    if output_dir is None:  # what it prints depends only on what it reads: keep the run
+        from renderer.store import invocation
+
+        invocation.allow()
     kube = None if no_validate else requests_api.kube_versions(kube_versions, args)
     if kube is not None and kube.note:
         note(kube.note)

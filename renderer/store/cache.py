@@ -34,10 +34,11 @@ from typing import Any
 
 from renderer import __version__
 from renderer.data import bundled as resources
+from renderer.store import home
+from renderer.store.home import ENV_DIR as ENV_DIR  # where tests and callers look for it
+from renderer.store.home import ENV_OFF
 from renderer.store.memo import Memo
 
-ENV_DIR = "CALICO_RENDER_CACHE_DIR"
-ENV_OFF = "CALICO_RENDER_NO_CACHE"
 #: Size bound of the whole cache directory; the oldest entries are removed beyond it.
 MAX_BYTES = 256 * 1024 * 1024
 #: Seconds between two size checks of the cache directory.
@@ -151,23 +152,26 @@ def disable() -> None:
 
 
 def enabled() -> bool:
-    return os.environ.get(ENV_OFF, "") in ("", "0")
+    return home.enabled()
 
 
 def directory() -> Path | None:
-    """The cache directory, or None when the cache is off or no home can be found."""
-    if not enabled():
-        return None
-    explicit = os.environ.get(ENV_DIR)
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME")
-    if base and os.path.isabs(base):
-        return Path(base) / "calico-render"
-    home = os.path.expanduser("~")
-    if home == "~":
-        return None
-    return Path(home) / ".cache" / "calico-render"
+    """The cache directory, or None when the cache is off or no home can be found
+    (:func:`renderer.store.home.cache_directory`)."""
+    found = home.cache_directory()
+    return None if found is None else Path(found)
+
+
+#: The files whose size and modification time :func:`fingerprint` read.
+_FINGERPRINTED: list[str] = []
+
+
+def fingerprinted_files() -> tuple[str, ...]:
+    """The files :func:`fingerprint` depends on: a memo of a whole run
+    (:mod:`renderer.store.invocation`) checks them, since results it served from this
+    cache were keyed by them."""
+    fingerprint()
+    return tuple(_FINGERPRINTED)
 
 
 def _stat_files(
@@ -183,6 +187,7 @@ def _stat_files(
                     st = os.stat(path)
                 except OSError:
                     continue
+                _FINGERPRINTED.append(path)
                 out.append(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}")
         if not recursive:
             break
@@ -213,6 +218,7 @@ def fingerprint() -> str:
             parts += _stat_files(locations[0], recursive=False)
         elif spec.origin:
             st = os.stat(spec.origin)
+            _FINGERPRINTED.append(spec.origin)
             parts.append(f"{name}: {spec.origin}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 

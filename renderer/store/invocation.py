@@ -1,0 +1,548 @@
+"""A memo of whole command-line runs: a render repeated on unchanged inputs is answered
+with the bytes the first run wrote, without importing or computing anything.
+
+A run is kept only when it is a pure function of what it could see, and everything it
+saw is written down while it runs:
+
+- its command line, working directory, environment (but for a few variables a shell
+  changes between commands), whether stdin/stdout/stderr are terminals, and the
+  interpreter (version, executable, flags, module path);
+- every file it read (through an audit hook on ``open``): the bytes themselves,
+  compared in full on reuse; a file of the installation (the interpreter's prefixes)
+  by its size and modification time;
+- every file it asked about (``os.stat``, ``os.lstat``, ``os.access``, ``os.readlink``,
+  and so ``os.path.exists``, ``Path.is_dir``...): absent, its type, and for a regular
+  file its size and modification time; a directory only by its type;
+- every directory it listed (``os.listdir``/``os.scandir``, and so ``os.walk`` and
+  ``glob``): the names and their types;
+- the code that ran: each loaded module's file, and the files the result cache's
+  fingerprint reads (:func:`renderer.store.cache.fingerprinted_files`), by size and
+  modification time.
+
+Anything it cannot account for spoils the run for keeping: a write outside the cache
+directory, reading stdin, a child process or a socket, changing directory, an exit
+code other than 0 or 1 (bad input, an interrupt or a timeout are not kept), or a
+command that did not ask to be kept (:func:`allow`; only the render does). Files the
+interpreter opens to import modules are not traced: the modules are, as code.
+
+On reuse every item is checked again, and any difference, an unreadable or corrupt
+entry, or a closed stdout is a miss: the command then runs as usual. Entries live in
+the result cache directory (``invocation/``; ``--no-cache`` and
+``CALICO_RENDER_NO_CACHE=1`` turn them off too, ``CALICO_RENDER_NO_RUN_MEMO=1`` only
+them), one file each, framed by a CRC and written atomically. This module imports
+nothing heavier than :mod:`marshal` and :mod:`zlib`: reuse costs the interpreter's
+start-up and the checks.
+"""
+
+from __future__ import annotations
+
+import io
+import marshal
+import os
+import stat
+import sys
+import zlib
+
+from renderer.store import home
+
+TYPE_CHECKING = False  # typing itself costs a run served from here more than the rest
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+#: Bump when what an entry holds changes: older entries are then misses.
+_FORMAT = 1
+_MAGIC = b"calico-render run\n"
+_KIND = "invocation"
+#: Set to anything but empty or 0: no run is served or kept (the result cache still is).
+ENV_OFF = "CALICO_RENDER_NO_RUN_MEMO"
+#: What a shell changes between two commands without changing what a command does.
+_VOLATILE_ENV = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
+#: Audit events that change the file system: allowed only inside the cache directory.
+_MUTATING = frozenset(
+    {
+        "os.chmod",
+        "os.chown",
+        "os.link",
+        "os.mkdir",
+        "os.remove",
+        "os.rename",
+        "os.rmdir",
+        "os.symlink",
+        "os.truncate",
+        "os.utime",
+        "shutil.copyfile",
+        "shutil.copymode",
+        "shutil.copystat",
+        "shutil.copytree",
+        "shutil.move",
+        "shutil.rmtree",
+    }
+)
+#: Audit events whose effects cannot be traced: the run is not kept.
+_UNTRACEABLE = (
+    "subprocess.",
+    "os.fork",
+    "os.forkpty",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.system",
+    "os.kill",
+    "os.chdir",
+    "os.chroot",
+    "socket.",
+    "builtins.input",
+    "ctypes.",
+    "mmap.",
+)
+#: The os functions that ask about a path without opening it (and whether they follow
+#: symbolic links): os.path and pathlib call them by these names.
+_STAT_FUNCTIONS = (("stat", True), ("lstat", False), ("access", True), ("readlink", False))
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: Frames of these files are the interpreter importing a module (traced as code).
+_IMPORT_FRAMES = ("<frozen importlib", "<frozen zipimport")
+
+#: The run being recorded in this process (at most one; see :func:`record`).
+_ACTIVE: Recorder | None = None
+#: Whether the running command may be kept (:func:`allow`).
+_ALLOWED = False
+
+
+def allow() -> None:
+    """Say that the running command's output is a function of what it reads: it may be
+    kept when nothing else spoils it. Called by the command, once its options are
+    parsed (help text, for one, depends on the terminal's width and is not kept)."""
+    global _ALLOWED
+    _ALLOWED = True
+
+
+def spoil(why: str) -> None:
+    """Something the run did cannot be traced (reading stdin): it is not kept."""
+    if _ACTIVE is not None:
+        _ACTIVE.spoiled = _ACTIVE.spoiled or why
+
+
+def _key(argv: list[str]) -> bytes:
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k not in _VOLATILE_ENV))
+    ttys = tuple(_isatty(fd) for fd in (0, 1, 2))
+    interpreter = (sys.version, sys.executable, tuple(sys.flags), tuple(sys.path))
+    return marshal.dumps((_FORMAT, interpreter, tuple(argv), os.getcwd(), env, ttys))
+
+
+def _isatty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _entry_path(base: str, key: bytes) -> str:
+    """A name from two checksums of the key: the entry holds the whole key, so two keys
+    with one name only cost each other a miss."""
+    name = f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}"
+    return os.path.join(base, _KIND, name)
+
+
+def _installed_prefixes() -> tuple[str, ...]:
+    """Where the interpreter and installed packages live: files there change only when
+    something is installed, which changes their size or time."""
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    return tuple(sorted(os.path.join(p, "") for p in found if p))
+
+
+def _stat_signature(path: str, follow: bool) -> tuple[int, int, int] | None:
+    """None when absent; else (type, size, mtime) for a regular file, (type, 0, 0) for
+    anything else: a directory gains entries all the time without changing a run."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    kind = stat.S_IFMT(st.st_mode)
+    if kind == stat.S_IFREG:
+        return (kind, st.st_size, st.st_mtime_ns)
+    return (kind, 0, 0)
+
+
+def _listing(path: str) -> tuple[tuple[str, bool, bool, bool], ...] | None:
+    try:
+        with os.scandir(path) as entries:
+            return tuple(sorted((e.name, e.is_dir(), e.is_file(), e.is_symlink()) for e in entries))
+    except (OSError, ValueError):
+        return None
+
+
+def _content(path: str) -> bytes | None:
+    """A regular file's bytes (None: absent, not regular or unreadable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+# --- reuse -------------------------------------------------------------------------------
+
+
+def _base() -> str | None:
+    """The cache directory, when both the cache and the run memo are on."""
+    if os.environ.get(ENV_OFF, "") not in ("", "0"):
+        return None
+    return home.cache_directory()
+
+
+def serve(argv: list[str]) -> int | None:
+    """Write what an earlier identical run wrote, if every input is unchanged, and
+    return its exit code; None when there is no such run (then run the command)."""
+    base = _base()
+    if base is None:
+        return None
+    try:
+        with open(_entry_path(base, _key(argv)), "rb") as fh:
+            raw = fh.read()
+        entry = _decode(raw)
+        if entry is None or entry[0] != _key(argv) or not _unchanged(entry):
+            return None
+        os.fstat(1)  # a closed stdout is the command's to report
+        os.fstat(2)
+    except (OSError, ValueError, TypeError, EOFError, IndexError):
+        return None
+    code: int = entry[1]
+    return _replay(entry[2], code)
+
+
+def _decode(raw: bytes) -> tuple[Any, ...] | None:
+    head = len(_MAGIC)
+    if not raw.startswith(_MAGIC) or len(raw) < head + 4:
+        return None
+    crc, payload = int.from_bytes(raw[head : head + 4], "big"), raw[head + 4 :]
+    if zlib.crc32(payload) != crc:
+        return None
+    entry = marshal.loads(payload)
+    if not (isinstance(entry, tuple) and len(entry) == 7 and entry[1] in (0, 1)):
+        return None
+    return entry
+
+
+def _unchanged(entry: tuple[Any, ...]) -> bool:
+    _, _, _, code, files, stats, listings = entry
+    for path, size, mtime in code:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if (st.st_size, st.st_mtime_ns) != (size, mtime):
+            return False
+    for path, follow, signature in stats:
+        if _stat_signature(path, follow) != signature:
+            return False
+    for path, listing in listings:
+        if _listing(path) != listing:
+            return False
+    for path, how, seen in files:
+        if how == "content":
+            if _content(path) != seen:
+                return False
+        elif _stat_signature(path, True) != seen:
+            return False
+    return True
+
+
+def _replay(outputs: tuple[tuple[int, bytes], ...], code: int) -> int:
+    """The kept bytes to stdout and stderr in the order they were written. A closed
+    pipe ends the run quietly with 0, as the command itself does."""
+    for fd, data in outputs:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(fd, view)
+            except BrokenPipeError:
+                return 0
+            except OSError as exc:
+                if fd != 1:
+                    return code
+                os.write(
+                    2,
+                    f"calico-render: error: cannot write to standard output: "
+                    f"{exc.strerror or exc}\n".encode(),
+                )
+                return 2
+            view = view[written:]
+    return code
+
+
+# --- recording ---------------------------------------------------------------------------
+
+
+class _Tee(io.RawIOBase):
+    """A standard stream's file descriptor that remembers what went through it."""
+
+    def __init__(self, fd: int, outputs: list[tuple[int, bytes]]) -> None:
+        super().__init__()
+        self._fd = fd
+        self._outputs = outputs
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return _isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        written = os.write(self._fd, data)
+        self._outputs.append((self._fd, bytes(memoryview(data)[:written])))
+        return written
+
+    def close(self) -> None:  # the descriptor stays the interpreter's
+        super().close()
+
+
+def _teed(stream: Any, fd: int, outputs: list[tuple[int, bytes]]) -> Any:
+    """A text stream like ``stream`` (encoding, errors, buffering) over a :class:`_Tee`."""
+    raw = _Tee(fd, outputs)
+    buffered = io.BufferedWriter(raw)
+    return io.TextIOWrapper(
+        buffered,
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.line_buffering,
+        write_through=stream.write_through,
+    )
+
+
+class Recorder:
+    """Traces one run (see the module doc) and keeps it when nothing spoiled it."""
+
+    def __init__(self, argv: list[str], base: str) -> None:
+        self.key = _key(argv)
+        self.base = base
+        self.cache_prefix = os.path.join(os.path.abspath(base), "")
+        self.installed = _installed_prefixes()
+        #: This process's own files (its memory use, read to bound it): not inputs.
+        self.own_proc = ("/proc/self/", f"/proc/{os.getpid()}/")
+        self.spoiled: str | None = None
+        self.outputs: list[tuple[int, bytes]] = []
+        self.reads: dict[str, tuple[str, Any]] = {}
+        self.stats: dict[tuple[str, bool], tuple[int, int, int] | None] = {}
+        self.listings: dict[str, Any] = {}
+        self._busy = False
+        self._saved: dict[str, Any] = {}
+
+    # the trace
+
+    def _under_cache(self, path: str) -> bool:
+        name = os.path.join(os.path.abspath(path), "")
+        return name.startswith(self.cache_prefix)
+
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if self._busy or self.spoiled:
+            return
+        if event == "open":
+            self._open(args)
+        elif event in ("os.listdir", "os.scandir"):
+            self._list(args[0])
+        elif event in _MUTATING:
+            paths = [a for a in args if isinstance(a, str | bytes | os.PathLike)]
+            if not paths or not all(self._under_cache(os.fsdecode(p)) for p in paths):
+                self.spoiled = event
+        elif event.startswith(_UNTRACEABLE):
+            self.spoiled = event
+
+    @staticmethod
+    def _from_import() -> bool:
+        """Whether the audited call came from the interpreter's import machinery (the
+        first frame outside this module)."""
+        frame: Any = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename.startswith(_IMPORT_FRAMES)
+
+    def _open(self, args: tuple[Any, ...]) -> None:
+        path, mode, flags = (*args, None, None, None)[:3]
+        if isinstance(path, int) or path is None:
+            return  # an open descriptor (its file was traced when opened)
+        name = os.path.abspath(os.fsdecode(path))
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & _WRITE_FLAGS
+        )
+        if self._under_cache(name) or name.startswith(self.own_proc):
+            return  # the result cache (content-keyed) and this process's own state
+        if writes:
+            self.spoiled = f"writes {name}"
+        elif name not in self.reads and not self._from_import():
+            self._busy = True
+            try:
+                self.reads[name] = self._snapshot(name)
+            finally:
+                self._busy = False
+
+    def _snapshot(self, path: str) -> tuple[str, Any]:
+        """How a file read is checked on reuse: its bytes, or for a file of the
+        installation its size and time."""
+        signature = _stat_signature(path, True)
+        if path.startswith(self.installed):
+            return ("stat", signature)
+        if signature is not None and signature[0] != stat.S_IFREG:
+            self.spoiled = f"reads a special file {path}"
+        return ("content", _content(path))
+
+    def _list(self, path: Any) -> None:
+        if isinstance(path, int):
+            self.spoiled = "lists a directory descriptor"
+            return
+        if self._from_import():
+            return
+        name = os.path.abspath(os.fsdecode(path) if path is not None else ".")
+        if name not in self.listings and not self._under_cache(name):
+            self._busy = True
+            try:
+                self.listings[name] = _listing(name)
+            finally:
+                self._busy = False
+
+    def _stat_wrapper(self, real: Callable[..., Any], follow_default: bool) -> Callable[..., Any]:
+        def traced(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if not self._busy and not self.spoiled:
+                if kwargs.get("dir_fd") is not None:
+                    self.spoiled = "a path relative to a directory descriptor"
+                elif not isinstance(path, int):
+                    follow = bool(kwargs.get("follow_symlinks", follow_default))
+                    name = os.path.abspath(os.fsdecode(path))
+                    if (name, follow) not in self.stats and not self._under_cache(name):
+                        self._busy = True
+                        try:
+                            self.stats[(name, follow)] = _stat_signature(name, follow)
+                        finally:
+                            self._busy = False
+            return real(path, *args, **kwargs)
+
+        return traced
+
+    # start and finish
+
+    def start(self) -> None:
+        global _ACTIVE
+        _ACTIVE = self
+        for name, follow in _STAT_FUNCTIONS:
+            real = getattr(os, name)
+            self._saved[name] = real
+            setattr(os, name, self._stat_wrapper(real, follow))
+        for attr, fd in (("stdout", 1), ("stderr", 2)):
+            stream = getattr(sys, attr)
+            self._saved[attr] = stream
+            if stream is None or not hasattr(stream, "buffer"):
+                self.spoiled = f"{attr} is not a file"
+                continue
+            stream.flush()
+            setattr(sys, attr, _teed(stream, fd, self.outputs))
+
+    def stop(self) -> None:
+        """Restore the stat functions and streams; the trace ends."""
+        global _ACTIVE
+        if _ACTIVE is self:
+            _ACTIVE = None
+        for attr in ("stdout", "stderr"):
+            stream = getattr(sys, attr)
+            if attr in self._saved and stream is not self._saved[attr]:
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    self.spoiled = self.spoiled or f"{attr} failed"
+                setattr(sys, attr, self._saved[attr])
+        for name, _ in _STAT_FUNCTIONS:
+            if name in self._saved:
+                setattr(os, name, self._saved[name])
+
+    def finish(self, code: Any) -> None:
+        """Stop tracing; keep the run when it may be kept (see the module doc)."""
+        self.stop()
+        if self.spoiled or not _ALLOWED or code not in (0, 1) or not home.enabled():
+            return
+        try:
+            entry = self._entry(code)
+            if _unchanged(entry):  # nothing it read changed while it ran
+                self._write(entry)
+        except (OSError, ValueError, TypeError):
+            return
+
+    def _entry(self, code: int) -> tuple[Any, ...]:
+        modules = set()
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if isinstance(path, str):
+                modules.add(os.path.abspath(path))
+        cache = sys.modules.get("renderer.store.cache")
+        if cache is not None:
+            modules.update(os.path.abspath(p) for p in cache.fingerprinted_files())
+        code_files = []
+        for path in sorted(modules):
+            st = os.stat(path)
+            code_files.append((path, st.st_size, st.st_mtime_ns))
+        files = [(p, how, seen) for p, (how, seen) in self.reads.items() if p not in modules]
+        stats = tuple((path, follow, sig) for (path, follow), sig in self.stats.items())
+        return (
+            self.key,
+            code,
+            tuple(self.outputs),
+            tuple(code_files),
+            tuple(files),
+            stats,
+            tuple(self.listings.items()),
+        )
+
+    def _write(self, entry: tuple[Any, ...]) -> None:
+        payload = marshal.dumps(entry)
+        data = _MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
+        path = _entry_path(self.base, self.key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with open(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except OSError:
+            import contextlib  # recording only: a served run does not pay for it
+
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    recorder = _ACTIVE
+    if recorder is not None:
+        recorder.audit(event, args)
+
+
+_HOOKED = False
+
+
+def record(argv: list[str]) -> Recorder | None:
+    """Start tracing this run (None when the cache is off). Audit hooks cannot be
+    removed, so one hook serves every recorder and does nothing between them."""
+    global _HOOKED
+    base = _base()
+    if base is None:
+        return None
+    if not _HOOKED:
+        sys.addaudithook(_hook)
+        _HOOKED = True
+    recorder = Recorder(argv, base)
+    recorder.start()
+    return recorder
