@@ -154,12 +154,13 @@ _ASIDE_DRIVER = """
 import os, sys
 from renderer import api
 from renderer.checks import verdict
-mode, flag = sys.argv[1], sys.argv[2]
+mode = sys.argv[1]
+flag = open(sys.argv[2], "w")  # opened before the run is traced: a write would spoil it
 real_aside, parent = verdict.judge_aside, os.getpid()
 def judge_aside(version):
     found = None if mode == "serial" else real_aside(version)
-    with open(flag, "a") as fh:
-        fh.write("forked\\n" if found is not None else "in turn\\n")
+    flag.write("forked\\n" if found is not None else "in turn\\n")
+    flag.flush()
     return found
 verdict.judge_aside = judge_aside
 if mode == "crash":
@@ -174,23 +175,24 @@ if mode == "speculation-fails":
         return real_check(*args)
     api.schema_check = schema_check
 sys.argv = ["calico-render", *sys.argv[3:]]
-from renderer.cli import main
+from renderer._entry import main
 main()
 """
 
 _REAL_TREE = str(Path(__file__).parent / "fixtures" / "bke-real")
 
 
-def _cli_run(tmp_path: Path, name: str, mode: str, args: list[str]) -> tuple[Any, ...]:
-    """(exit code, stdout, stderr, every cache file's bytes, how the verdict was judged)."""
+def _cli_run(work: Path, mode: str, args: list[str]) -> tuple[Any, ...]:
+    """(exit code, stdout, stderr, every cache file's bytes, how the verdict was judged)
+    of a run in ``work`` (emptied first: the run memo keys a run by its directory)."""
     import subprocess
     import sys
 
-    work = tmp_path / name
+    shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     env = {**os.environ, "CALICO_RENDER_CACHE_DIR": str(work / "cache")}
     env.pop("CALICO_RENDER_NO_CACHE", None)
-    flag = work / "judged"
+    flag = work.parent / f"{work.name}.judged"
     done = subprocess.run(
         [sys.executable, "-c", _ASIDE_DRIVER, mode, str(flag), *args],
         capture_output=True,
@@ -198,13 +200,16 @@ def _cli_run(tmp_path: Path, name: str, mode: str, args: list[str]) -> tuple[Any
         cwd=work,
         check=False,
     )
-    files = {
-        str(p.relative_to(work / "cache")): p.read_bytes()
-        for p in sorted((work / "cache").rglob("*"))
-        if p.is_file()
-    }
-    judged = flag.read_text().split("\n")[:-1] if flag.exists() else []
-    return done.returncode, done.stdout, done.stderr, files, judged
+    from renderer.store import invocation
+
+    files: dict[str, Any] = {}
+    for path in sorted((work / "cache").rglob("*")):
+        if path.is_file():
+            name = str(path.relative_to(work / "cache"))
+            files[name] = path.read_bytes()
+            if name.startswith("invocation/"):  # marshal's bytes follow reference counts
+                files[name] = invocation._decode(files[name])
+    return done.returncode, done.stdout, done.stderr, files, flag.read_text().split()
 
 
 @pytest.mark.parametrize(
@@ -222,11 +227,12 @@ def _cli_run(tmp_path: Path, name: str, mode: str, args: list[str]) -> tuple[Any
 def test_a_render_judging_its_verdict_aside_prints_and_caches_what_one_judging_in_turn_does(
     tmp_path: Path, mode: str, args: list[str], code: int
 ) -> None:
-    aside = _cli_run(tmp_path, "aside", mode, args)
-    in_turn = _cli_run(tmp_path, "in-turn", "serial", args)
-    assert aside[4] == ["forked"] and in_turn[4] == ["in turn"]
+    aside = _cli_run(tmp_path / "run", mode, args)
+    in_turn = _cli_run(tmp_path / "run", "serial", args)
+    assert aside[4] == ["forked"] and in_turn[4] == ["in", "turn"]
     assert aside[0] == in_turn[0] == code
     assert aside[1:4] == in_turn[1:4]
     assert any(name.startswith("capability/") for name in in_turn[3])
-    if code == 0:
+    if code == 0:  # a run the run memo keeps, with what the child read as its inputs
         assert any(name.startswith("render/") for name in in_turn[3])
+        assert any(name.startswith("invocation/") for name in in_turn[3])

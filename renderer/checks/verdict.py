@@ -15,6 +15,7 @@ import select
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -213,38 +214,46 @@ class Aside:
             from renderer.engine.limits import render_timeout
 
             timeout = 3 * render_timeout() + ASIDE_GRACE
-        data = b""
+        chunks: list[bytes] = []
         end = time.monotonic() + timeout
+        finished = False
         try:
             while True:
                 left = end - time.monotonic()
                 if left <= 0 or not select.select([self._fd], [], [], left)[0]:
                     return None
-                chunk = os.read(self._fd, 65536)
+                chunk = os.read(self._fd, 1 << 20)
                 if not chunk:
+                    finished = True
                     break
-                data += chunk
+                chunks.append(chunk)
         except OSError:
             return None
         finally:
-            self.close()
+            self.close(finished=finished)
+        data = b"".join(chunks)
+        head, _, trace = data.partition(b"\n")
         try:
-            value = json.loads(data)
+            value = json.loads(head)
         except (ValueError, UnicodeDecodeError):
             return None
-        return _from_data(value) if _valid_verdict(value) else None
+        if not _valid_verdict(value):
+            return None
+        from renderer.store import invocation
 
-    def close(self) -> None:
-        """End the child (when still running) and reap it."""
+        invocation.add_trace(trace)  # what the child read is this run's input too
+        return _from_data(value)
+
+    def close(self, *, finished: bool = False) -> None:
+        """End the child (unless it ``finished``: it closed its end) and reap it."""
         if self._done:
             return
         self._done = True
         os.close(self._fd)
         try:
-            pid, _ = os.waitpid(self._pid, os.WNOHANG)
-            if pid == 0:
+            if not finished:
                 os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
+            os.waitpid(self._pid, 0)
         except OSError:
             pass
 
@@ -268,8 +277,10 @@ def judge_aside(version: VersionDir) -> Aside | None:
         return None
     # Ctrl-C waits until the child has its own handler: the parent's prints a line
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    from renderer.store import invocation
+
     try:
-        pid = os.fork()
+        pid = invocation.fork()  # the child hands back what it read (a run memo's inputs)
     except OSError:
         pid = -1
     if pid != 0:
@@ -285,19 +296,20 @@ def judge_aside(version: VersionDir) -> Aside | None:
 
 
 def _child(version: VersionDir, read: int, write: int, mask: set[int | signal.Signals]) -> NoReturn:
-    """Judge, write the verdict as JSON to ``write`` and leave without running the
-    parent's exit handlers or flushing its buffers; nothing else is written."""
+    """Judge, write the verdict as a line of JSON to ``write``, then what the work read
+    (:func:`renderer.store.invocation.trace`), and leave without running the parent's
+    exit handlers or flushing its buffers: the child prints nothing, writes no file."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent speaks
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        warnings.simplefilter("ignore")
         os.close(read)
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
         with cache.reading_only():
             judged = _judge(version)
-        data = json.dumps(_to_data(judged)).encode()
+        from renderer.store import invocation
+
+        data = json.dumps(_to_data(judged)).encode() + b"\n" + invocation.trace()
         while data:
             data = data[os.write(write, data) :]
         code = 0
