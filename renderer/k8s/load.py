@@ -15,6 +15,7 @@ from ruamel.yaml.composer import ComposerError
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
+    DocumentEndEvent,
     DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -28,7 +29,7 @@ from ruamel.yaml.tag import Tag
 
 from renderer.errors import InputError
 from renderer.k8s.libyaml import SAFE
-from renderer.k8s.yamlio import MAX_DEPTH, check_expansion, mark_error
+from renderer.k8s.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, check_expansion, mark_error
 
 
 def _compose_all(
@@ -204,7 +205,25 @@ _MISSING = object()
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
+#: Scalar types JSON has: a document built of these and string keys needs no converting.
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+class Built:
+    """The documents of a plain stream (:func:`_build_all`) and what building them
+    proved: which are JSON-like already (string keys, JSON scalars), and the first
+    whose values number more than :data:`MAX_EXPANDED_NODES` (with no aliases, what
+    :func:`check_expansion` would count)."""
+
+    __slots__ = ("docs", "json_like", "oversized")
+
+    def __init__(self) -> None:
+        self.docs: list[tuple[int, Any]] = []
+        self.json_like: list[bool] = []
+        self.oversized: int | None = None
+
+
+def _build_all(text: str, file: str) -> Built | None:
     """The documents of a plain stream built straight from its events, or None.
 
     Plain means what rendered manifests are: no anchors, aliases, explicit tags, merge
@@ -217,9 +236,13 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
     loader, parser = SAFE.get_constructor_parser(io.StringIO(text))
     get_event = parser.get_event
     scalars: dict[tuple[Any, Any], Any] = {}
-    docs: list[tuple[int, Any]] = []
+    built = Built()
+    docs = built.docs
     #: Open collections: [container, pending key or _MISSING].
     stack: list[list[Any]] = []
+    #: Values in the current document, and whether every scalar and key so far is JSON's.
+    count = 0
+    plain = True
     while True:
         event = get_event()
         kind = type(event)
@@ -234,6 +257,8 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
                 if value is _MISSING:
                     return None
                 scalars[key] = value
+            if plain and type(value) not in _JSON_SCALARS:
+                plain = False
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
             if event.anchor is not None or event.tag is not None:
                 return None
@@ -246,26 +271,37 @@ def _build_all(text: str, file: str) -> list[tuple[int, Any]] | None:
             break
         elif kind is AliasEvent:
             return None
+        elif kind is DocumentEndEvent:
+            built.json_like.append(plain)
+            if count > MAX_EXPANDED_NODES and built.oversized is None:
+                built.oversized = len(built.json_like) - 1
+            count, plain = 0, True
+            continue
         else:
-            continue  # stream and document starts and ends
+            continue  # stream and document starts
         if stack:
             top = stack[-1]
             container = top[0]
             if type(container) is list:
                 container.append(value)
+                count += 1
             elif top[1] is _MISSING:
                 if isinstance(value, (dict, list)) or value in container:
                     return None  # a collection or duplicate key: the node path decides
+                if type(value) is not str:
+                    plain = False  # a key JSON would write as a string
                 top[1] = value
             else:
                 container[top[1]] = value
                 top[1] = _MISSING
+                count += 1
         else:
             docs.append((_first_line(event), value))
+            count += 1
         if kind is MappingStartEvent or kind is SequenceStartEvent:
             stack.append([value, _MISSING])
             _check_depth(stack, event, file)
-    return docs
+    return built
 
 
 def _plain_scalar(loader: Any, event: Any) -> Any:
@@ -289,10 +325,20 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
     """All documents of a YAML stream with their first content line (empty documents
     as None), from one pass over the events: built directly when the stream is plain,
     else composed into nodes for ruamel's safe constructor."""
+    return [(start, doc) for start, doc, _ in load_marked(text, file)]
+
+
+def load_marked(text: str, file: str) -> list[tuple[int, Any, bool]]:
+    """:func:`load_documents`, each document marked True when building it proved it
+    JSON-like already (string keys, JSON scalars): converting it would change nothing.
+    A built document is not walked again for :func:`check_expansion` either: without
+    aliases, its values are what that counts, and the builder counted them."""
+    json_like: list[bool] = []
     try:
         built = _build_all(text, file)
         if built is not None:
-            out = built
+            out = built.docs
+            json_like = built.json_like
         else:
             loader, nodes, failed = _compose_all(text, file)
             limit = failed[0] if failed is not None else len(nodes)
@@ -303,6 +349,10 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
         raise mark_error(exc, file) from None
     except (ValueError, TypeError, RecursionError) as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
-    for _, doc in out:
-        check_expansion(doc, file)
-    return out
+    if built is None:
+        for _, doc in out:
+            check_expansion(doc, file)
+    elif built.oversized is not None:
+        # raises, worded as ever (the same limit the builder counted against)
+        check_expansion(out[built.oversized][1], file, MAX_EXPANDED_NODES)
+    return [(start, doc, i < len(json_like) and json_like[i]) for i, (start, doc) in enumerate(out)]

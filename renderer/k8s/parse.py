@@ -11,7 +11,7 @@ import bisect
 import datetime
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -169,6 +169,16 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
     return load.load_documents(text, file)
 
 
+def _json_documents(text: str, file: str) -> Iterator[tuple[int, Any]]:
+    """The non-empty documents of a stream, each made JSON-like (:func:`to_json_like`)
+    as it is reached, unless the loader proved it JSON-like already."""
+    from renderer.k8s import load
+
+    for start, doc, json_like in load.load_marked(text, file):
+        if doc is not None:
+            yield start, doc if json_like else to_json_like(doc, file, start)
+
+
 #: Parsed texts of this process as JSON (digest -> text): each use gets its own objects.
 #: Bounded: a long-lived caller keeps only recent texts (a version renders some 15 files).
 _PARSED: Memo[str, str] = Memo("k8s.parse.texts", 1024)
@@ -283,12 +293,14 @@ def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> None:
         parts.append(chunks[i])
         line += 1 + chunks[i].count("\n")
     rows: list[list[list[Any]]] = [[] for _ in order]
-    for start, doc in load_documents("".join(parts), file):
+    from renderer.k8s import load
+
+    for start, doc, json_like in load.load_marked("".join(parts), file):
         if doc is None:
             continue
         slot = bisect.bisect_right(firsts, start) - 1
         rel = start - firsts[slot] + 1
-        rows[slot].append([rel, to_json_like(doc, file, rel)])
+        rows[slot].append([rel, doc if json_like else to_json_like(doc, file, rel)])
     for slot, i in enumerate(order):
         _DOCUMENTS[keys[i]] = json.dumps(rows[slot])
 
@@ -297,15 +309,7 @@ def _parse(text: str, file: str) -> list[K8sObject]:
     objects: list[K8sObject] = []
     index = 0
     split = _split(text, file)
-    documents = (
-        iter(split)
-        if split is not None
-        else (
-            (start, to_json_like(doc, file, start))
-            for start, doc in load_documents(text, file)
-            if doc is not None
-        )
-    )
+    documents = iter(split) if split is not None else (_json_documents(text, file))
     for start, doc in documents:
         if not isinstance(doc, dict):
             raise InputError(

@@ -47,3 +47,27 @@ def test_depth_bound_comes_before_composing() -> None:
     with pytest.raises(InputError, match="nests deeper") as info:
         load_documents("a: 1\n---\n" + "[" * 100_000, "deep.yaml")
     assert info.value.line == 3
+
+
+def test_built_documents_are_marked_json_like_only_when_they_are() -> None:
+    from renderer.k8s.load import load_marked
+
+    text = "a: 1\nb: [x, 2.5, true, null]\n---\n1: x\n---\nwhen: 2001-12-14\n---\n"
+    marks = [(line, json_like) for line, _, json_like in load_marked(text, "f.yaml")]
+    # an int key, a date value: converting changes them; an empty document is None
+    assert marks == [(1, True), (4, False), (6, False), (8, True)]
+
+
+def test_a_built_document_over_the_node_limit_is_refused_as_the_walk_refuses_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The builder counts a plain document's values instead of walking it again; the
+    limit and the error are the walk's (:func:`renderer.k8s.yamlio.check_expansion`)."""
+    from renderer.k8s import load
+
+    monkeypatch.setattr(load, "MAX_EXPANDED_NODES", 5)
+    ok = "a: [1, 2, 3]\n---\n"  # 5 values: the root, the list, three items
+    assert load.load_documents(ok + "b: 1\n", "f.yaml")[0] == (1, {"a": [1, 2, 3]})
+    with pytest.raises(InputError, match="more than 5 nodes") as info:
+        load.load_documents(ok + "c: [1, 2, 3, 4]\n", "f.yaml")
+    assert info.value.file == "f.yaml"
