@@ -146,3 +146,93 @@ def test_capability_is_the_release_check_of_one_version() -> None:
     report = api.capability("v9.4.0", root=TREE, kube_versions=["1.30"])
     assert [(f.rule, f.severity) for f in report.rules] == [("typha-anti-affinity", "error")]
     assert report.kube_versions == ("1.30",) and not report.release_ready
+
+
+#: The command line with the Typha verdict judged aside (a forked child) or in turn;
+#: ``crash``: the child dies, ``speculation-fails``: the render done meanwhile fails.
+_ASIDE_DRIVER = """
+import os, sys
+from renderer import api
+from renderer.checks import verdict
+mode = sys.argv[1]
+flag = open(sys.argv[2], "w")  # opened before the run is traced: a write would spoil it
+real_aside, parent = verdict.judge_aside, os.getpid()
+def judge_aside(version):
+    found = None if mode == "serial" else real_aside(version)
+    flag.write("forked\\n" if found is not None else "in turn\\n")
+    flag.flush()
+    return found
+verdict.judge_aside = judge_aside
+if mode == "crash":
+    real_judge = verdict._judge
+    verdict._judge = lambda v: os._exit(9) if os.getpid() != parent else real_judge(v)
+if mode == "speculation-fails":
+    real_check, calls = api.schema_check, []
+    def schema_check(*args):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("failed meanwhile")
+        return real_check(*args)
+    api.schema_check = schema_check
+sys.argv = ["calico-render", *sys.argv[3:]]
+from renderer._entry import main
+main()
+"""
+
+_REAL_TREE = str(Path(__file__).parent / "fixtures" / "bke-real")
+
+
+def _cli_run(work: Path, mode: str, args: list[str]) -> tuple[Any, ...]:
+    """(exit code, stdout, stderr, every cache file's bytes, how the verdict was judged)
+    of a run in ``work`` (emptied first: the run memo keys a run by its directory)."""
+    import subprocess
+    import sys
+
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    env = {**os.environ, "CALICO_RENDER_CACHE_DIR": str(work / "cache")}
+    env.pop("CALICO_RENDER_NO_CACHE", None)
+    flag = work.parent / f"{work.name}.judged"
+    done = subprocess.run(
+        [sys.executable, "-c", _ASIDE_DRIVER, mode, str(flag), *args],
+        capture_output=True,
+        env=env,
+        cwd=work,
+        check=False,
+    )
+    from renderer.store import invocation
+
+    files: dict[str, Any] = {}
+    for path in sorted((work / "cache").rglob("*")):
+        if path.is_file():
+            name = str(path.relative_to(work / "cache"))
+            files[name] = path.read_bytes()
+            if name.startswith("invocation/"):  # marshal's bytes follow reference counts
+                files[name] = invocation._decode(files[name])
+    return done.returncode, done.stdout, done.stderr, files, flag.read_text().split()
+
+
+@pytest.mark.parametrize(
+    ("mode", "args", "code"),
+    [
+        ("aside", ["--manifests", _REAL_TREE, "--version", "v3.31.3", "--nodes", "601"], 0),
+        ("aside", ["--version", "v3.27.3", "--nodes", "601"], 3),  # not capable: refused
+        ("aside", ["--version", "v3.27.3", "--nodes", "601", "--operation", "upgrade"], 0),
+        ("crash", ["--manifests", _REAL_TREE, "--version", "v3.31.3", "--nodes", "601"], 0),
+        ("crash", ["--version", "v3.27.3", "--nodes", "601"], 3),
+        ("speculation-fails", ["--version", "v3.28", "--nodes", "601"], 0),
+    ],
+    ids=["capable", "refused", "compatibility", "child-crashes", "child-crashes-refused", "fails"],
+)
+def test_a_render_judging_its_verdict_aside_prints_and_caches_what_one_judging_in_turn_does(
+    tmp_path: Path, mode: str, args: list[str], code: int
+) -> None:
+    aside = _cli_run(tmp_path / "run", mode, args)
+    in_turn = _cli_run(tmp_path / "run", "serial", args)
+    assert aside[4] == ["forked"] and in_turn[4] == ["in", "turn"]
+    assert aside[0] == in_turn[0] == code
+    assert aside[1:4] == in_turn[1:4]
+    assert any(name.startswith("capability/") for name in in_turn[3])
+    if code == 0:  # a run the run memo keeps, with what the child read as its inputs
+        assert any(name.startswith("render/") for name in in_turn[3])
+        assert any(name.startswith("invocation/") for name in in_turn[3])

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from renderer.calico import images as images_mod
     from renderer.calico import importer, scale
     from renderer.calico import plan as plan_mod
+    from renderer.checks import verdict as verdict_mod
     from renderer.checks.catalogue import RuleInfo
     from renderer.checks.options import CheckOptions
     from renderer.checks.registry import ImageUse, RegistryReport
@@ -131,13 +132,71 @@ def render(request: Request) -> RenderResult:
     Raises RefusedError when a first install above 50 nodes targets a version that is
     not Typha-capable; nothing is rendered then.
     """
+    vdir = request.version
+    if policy.decide_typha(request.node_count).allow_typha:
+        from renderer.checks import verdict
+
+        aside = verdict.judge_aside(vdir)
+        if aside is not None:
+            return _render_aside(request, aside)
+    return _render_routed(request, plan_route(vdir, request.node_count, request.operation))
+
+
+def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
+    """:func:`render` while the verdict is judged in a forked child: the render, its
+    objects and their schema check are done for the route of a capable version (the
+    likely one), holding what they would write to the cache. The same route once the
+    verdict is in: the render is the answer and the held entries are written as the
+    same work done in turn would write them (the schema check's when the caller asks
+    for it). Another route, or any failure: that work is dropped and :func:`render`'s
+    own steps follow, in turn, so errors and their wording are the same."""
+    from renderer.store import cache
+
+    vdir, nodes, operation = request.version, request.node_count, request.operation
+    held, checked = cache.Held(), cache.Held(until_read=True)
+    guess: policy.Route | None = None
+    result: RenderResult | None = None
+    try:
+        guess = policy.route(nodes, True, operation, version=vdir.name)
+        with cache.holding(held):
+            result = _render_routed(request, guess)
+        with cache.reading_only():  # written when the caller parses them (k8s.parse)
+            objects = parse_rendered(result.files)
+        if request.kube_versions:  # written when the caller checks them
+            with cache.holding(checked):
+                schema_check(objects, request.kube_versions)
+    except Exception:  # redone in turn, where it raises as it would have
+        result = None
+    except BaseException:
+        aside.close()
+        held.drop()
+        checked.drop()
+        raise
+    judged = aside.result()
+    if judged is not None:
+        aside.keep(judged)
+    try:
+        route = plan_route(vdir, nodes, operation)  # judges in turn when the child failed
+    except BaseException:
+        held.drop()
+        checked.drop()
+        raise
+    if result is not None and route == guess:
+        held.write()
+        return result
+    held.drop()
+    checked.drop()
+    return _render_routed(request, route)
+
+
+def _render_routed(request: Request, route: policy.Route) -> RenderResult:
+    """:func:`render` once routed: refused, or each file's context built and rendered."""
     from renderer.bke import context as bke_context
     from renderer.bke import unread
     from renderer.engine.render import render_version
     from renderer.manifests.tree import tree_path
 
     vdir, inputs = request.version, request.inputs
-    route = plan_route(vdir, request.node_count, request.operation)
     if route.refused:
         raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     contexts = file_contexts(vdir, inputs, route.decision)

@@ -2,14 +2,23 @@
 (:func:`renderer.checks.renders.capability_of`) and the release rules, judged once.
 
 A long-running caller pays the three renders once per version, a command line once per
-template change (the persistent cache, never trusted without a shape check).
+template change (the persistent cache, never trusted without a shape check). A command
+line may judge it aside (:func:`judge_aside`): in a forked child, while it renders.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import json
+import os
+import select
+import signal
+import threading
+import time
+import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from renderer.calico import policy
 from renderer.manifests.tree import VersionDir
@@ -47,28 +56,47 @@ def _key(version: VersionDir) -> tuple[tuple[str, str], ...]:
     return tuple((tf.name, template_digest(tf)) for tf in version.files)
 
 
+def _stored_key(version: VersionDir, key: tuple[tuple[str, str], ...]) -> str:
+    return "\n".join(
+        f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
+    )
+
+
+def _known(version: VersionDir, key: tuple[tuple[str, str], ...]) -> Verdict | None:
+    """The verdict this process or the persistent cache already holds (then kept)."""
+    cached = _VERDICTS.get(key)
+    if cached is None:
+        stored = cache.get("capability", _stored_key(version, key), _valid_verdict)
+        if stored is not None:
+            cached = _from_data(stored)
+            _VERDICTS[key] = cached
+    return cached
+
+
+def _keep(version: VersionDir, key: tuple[tuple[str, str], ...], judged: Verdict) -> None:
+    """Keep a verdict just judged: for this process and in the persistent cache."""
+    cache.put("capability", _stored_key(version, key), _to_data(judged))
+    _VERDICTS[key] = judged
+
+
 def verdict(version: VersionDir) -> Verdict:
     """The version's :class:`Verdict`, kept per content digest: a long-running caller
     pays the three renders once per version, not once per request, and a command line
     once per template change (the persistent cache)."""
     key = _key(version)
-    cached = _VERDICTS.get(key)
+    cached = _known(version, key)
     if cached is None:
-        stored_key = "\n".join(
-            f"{tf.name}\t{tf.dialect}\t{d}" for tf, (_, d) in zip(version.files, key, strict=True)
-        )
-        stored = cache.get("capability", stored_key, _valid_verdict)
-        if stored is not None:
-            cached = Verdict(stored[0], tuple(stored[1]), stored[2], tuple(stored[3]))
-        else:
-            cached = _judge(version)
-            cache.put(
-                "capability",
-                stored_key,
-                [cached.capable, list(cached.missing), cached.summary, list(cached.rule_errors)],
-            )
-        _VERDICTS[key] = cached
+        cached = _judge(version)
+        _keep(version, key, cached)
     return cached
+
+
+def _to_data(v: Verdict) -> list[Any]:
+    return [v.capable, list(v.missing), v.summary, list(v.rule_errors)]
+
+
+def _from_data(value: list[Any]) -> Verdict:
+    return Verdict(value[0], tuple(value[1]), value[2], tuple(value[3]))
 
 
 #: The node count the release rules judge: the smallest cluster that gets Typha (what
@@ -140,3 +168,150 @@ def _valid_verdict(value: Any) -> bool:
         and isinstance(value[3], list)
         and all(isinstance(r, str) for r in value[3])
     )
+
+
+# --- judged aside ---------------------------------------------------------------------
+
+#: Whether :func:`judge_aside` may fork (inside :func:`aside_allowed`).
+_aside_allowed = False
+#: Seconds a parent waits for the child beyond the renders' own time limits.
+ASIDE_GRACE = 30.0
+
+
+@contextlib.contextmanager
+def aside_allowed() -> Iterator[None]:
+    """Let :func:`judge_aside` judge verdicts in a forked child here. Only a
+    short-lived, single-threaded process should (the command line's render): a child
+    copies the whole process, and a library caller's threads and descriptors are its
+    own."""
+    global _aside_allowed
+    before, _aside_allowed = _aside_allowed, True
+    try:
+        yield
+    finally:
+        _aside_allowed = before
+
+
+class Aside:
+    """A verdict being judged in a forked child. :meth:`result` waits for it; any
+    failure (an error in the child, a crash, a timeout, data that is not a verdict) is
+    None, and the caller judges in turn, so errors and their wording are those of
+    :func:`verdict`. The child writes nothing: the caller keeps the verdict
+    (:meth:`keep`), as :func:`verdict` does."""
+
+    def __init__(self, version: VersionDir, key: tuple[tuple[str, str], ...], pid: int, fd: int):
+        self.version = version
+        self._key = key
+        self._pid = pid
+        self._fd = fd
+        self._done = False
+
+    def result(self, timeout: float | None = None) -> Verdict | None:
+        """The child's verdict, or None (it failed, or took longer than ``timeout``)."""
+        if self._done:
+            return None
+        if timeout is None:
+            from renderer.engine.limits import render_timeout
+
+            timeout = 3 * render_timeout() + ASIDE_GRACE
+        chunks: list[bytes] = []
+        end = time.monotonic() + timeout
+        finished = False
+        try:
+            while True:
+                left = end - time.monotonic()
+                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(self._fd, 1 << 20)
+                if not chunk:
+                    finished = True
+                    break
+                chunks.append(chunk)
+        except OSError:
+            return None
+        finally:
+            self.close(finished=finished)
+        data = b"".join(chunks)
+        head, _, trace = data.partition(b"\n")
+        try:
+            value = json.loads(head)
+        except (ValueError, UnicodeDecodeError):
+            return None
+        if not _valid_verdict(value):
+            return None
+        from renderer.store import invocation
+
+        invocation.add_trace(trace)  # what the child read is this run's input too
+        return _from_data(value)
+
+    def close(self, *, finished: bool = False) -> None:
+        """End the child (unless it ``finished``: it closed its end) and reap it."""
+        if self._done:
+            return
+        self._done = True
+        os.close(self._fd)
+        try:
+            if not finished:
+                os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+        except OSError:
+            pass
+
+    def keep(self, judged: Verdict) -> None:
+        """Keep the child's verdict as :func:`verdict` keeps one it judged."""
+        _keep(self.version, self._key, judged)
+
+
+def judge_aside(version: VersionDir) -> Aside | None:
+    """Start judging ``version``'s verdict in a forked child, or None: not allowed
+    (:func:`aside_allowed`), no ``os.fork``, other threads running, or the verdict
+    already known (this process or the persistent cache: nothing to judge)."""
+    if not _aside_allowed or not hasattr(os, "fork") or threading.active_count() != 1:
+        return None
+    key = _key(version)
+    if _known(version, key) is not None:
+        return None
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    # Ctrl-C waits until the child has its own handler: the parent's prints a line
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    from renderer.store import invocation
+
+    try:
+        pid = invocation.fork()  # the child hands back what it read (a run memo's inputs)
+    except OSError:
+        pid = -1
+    if pid != 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    if pid < 0:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # pragma: no cover - the child, measured by the parent's tests
+        _child(version, read, write, blocked)
+    os.close(write)
+    return Aside(version, key, pid, read)
+
+
+def _child(version: VersionDir, read: int, write: int, mask: set[int | signal.Signals]) -> NoReturn:
+    """Judge, write the verdict as a line of JSON to ``write``, then what the work read
+    (:func:`renderer.store.invocation.trace`), and leave without running the parent's
+    exit handlers or flushing its buffers: the child prints nothing, writes no file."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent speaks
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        warnings.simplefilter("ignore")
+        os.close(read)
+        with cache.reading_only():
+            judged = _judge(version)
+        from renderer.store import invocation
+
+        data = json.dumps(_to_data(judged)).encode() + b"\n" + invocation.trace()
+        while data:
+            data = data[os.write(write, data) :]
+        code = 0
+    finally:
+        os._exit(code)

@@ -72,6 +72,75 @@ def reading_only() -> Iterator[None]:
         _READING_ONLY.reset(token)
 
 
+class Held:
+    """Entries put inside :func:`holding`, not yet in the directory: work done ahead of
+    knowing whether it is wanted (a render while its capability verdict is judged aside)
+    writes what the same work done in turn would have written, and nothing else.
+
+    :meth:`write` stores them, :meth:`drop` forgets them; with ``until_read``, an entry
+    is also stored when :func:`get` reads it outside any hold (the use that would have
+    put it), and read back without being computed again.
+    """
+
+    def __init__(self, *, until_read: bool = False) -> None:
+        self.until_read = until_read
+        #: Full key -> (kind, the entry's JSON), in the order they were put.
+        self._entries: dict[str, tuple[str, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _read(self, full: str) -> tuple[str, str] | None:
+        found = self._entries.get(full)
+        if found is not None and self.until_read and _HOLDING.get() is None:
+            del self._entries[full]
+            self._store(full, *found)
+        return found
+
+    def _store(self, full: str, kind: str, data: str) -> None:
+        base = directory()
+        if base is not None:
+            _store(base, kind, full, data)
+
+    def write(self) -> None:
+        """Store every held entry, as :func:`put` would have."""
+        entries, self._entries = self._entries, {}
+        for full, (kind, data) in entries.items():
+            self._store(full, kind, data)
+        _drop(self)
+
+    def drop(self) -> None:
+        """Forget every held entry: the work they came from was not wanted."""
+        self._entries = {}
+        _drop(self)
+
+
+#: Holds whose entries :func:`get` reads (see :class:`Held`).
+_HOLDS: list[Held] = []
+#: Inside :func:`holding`: where this thread's or task's puts go.
+_HOLDING: contextvars.ContextVar[Held | None] = contextvars.ContextVar(
+    "calico_render_cache_holding", default=None
+)
+
+
+def _drop(held: Held) -> None:
+    with contextlib.suppress(ValueError):
+        _HOLDS.remove(held)
+
+
+@contextlib.contextmanager
+def holding(held: Held) -> Iterator[Held]:
+    """Hold the entries put here (this thread or task) in ``held`` instead of writing
+    them; ``held`` decides later (:meth:`Held.write`, :meth:`Held.drop`)."""
+    if held not in _HOLDS:
+        _HOLDS.append(held)
+    token = _HOLDING.set(held)
+    try:
+        yield held
+    finally:
+        _HOLDING.reset(token)
+
+
 def writing() -> bool:
     """Whether :func:`put` writes here (not inside :func:`reading_only`)."""
     return not _READING_ONLY.get()
@@ -185,9 +254,13 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
     if base is None:
         return None
     full = _full_key(kind, key)
+    held = next((found for h in _HOLDS if (found := h._read(full)) is not None), None)
     try:
-        with open(_entry_path(base, kind, full), "rb") as fh:
-            entry = json.loads(fh.read())
+        if held is not None:
+            entry = json.loads(held[1])
+        else:
+            with open(_entry_path(base, kind, full), "rb") as fh:
+                entry = json.loads(fh.read())
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(entry, dict) or entry.get("key") != full or "value" not in entry:
@@ -206,11 +279,20 @@ def put(kind: str, key: str, value: Any) -> None:
     if base is None or _READING_ONLY.get():
         return
     full = _full_key(kind, key)
-    path = _entry_path(base, kind, full)
     try:
         data = json.dumps({"key": full, "value": value}, separators=(",", ":"))
     except (TypeError, ValueError):
         return
+    held = _HOLDING.get()
+    if held is not None:
+        held._entries[full] = (kind, data)
+        return
+    _store(base, kind, full, data)
+
+
+def _store(base: Path, kind: str, full: str, data: str) -> None:
+    """Write one entry (its JSON ``data``) to a temporary file and rename it."""
+    path = _entry_path(base, kind, full)
     tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # as secrets.token_hex
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
@@ -288,12 +370,14 @@ def prune(base: Path, limit: int = MAX_BYTES) -> int:
 
 
 __all__ = [
+    "Held",
     "digest",
     "directory",
     "disable",
     "enabled",
     "fingerprint",
     "get",
+    "holding",
     "prune",
     "put",
     "reading_only",

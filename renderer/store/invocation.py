@@ -395,6 +395,8 @@ class Recorder:
         self._busy: set[int] = set()
         self._saved: dict[str, Any] = {}
         self._teed: dict[str, Any] = {}
+        #: Code a forked child of this run loaded (see :func:`add_trace`).
+        self.child_code: set[str] = set()
 
     # the trace
 
@@ -556,6 +558,7 @@ class Recorder:
             path = getattr(module, "__file__", None)
             if isinstance(path, str):
                 modules.add(os.path.abspath(path))
+        modules.update(self.child_code)
         cache = sys.modules.get("renderer.store.cache")
         if cache is not None:
             modules.update(os.path.abspath(p) for p in cache.fingerprinted_files())
@@ -616,3 +619,62 @@ def record(argv: list[str]) -> Recorder | None:
     recorder = Recorder(argv, base, cwd)
     recorder.start()
     return recorder
+
+
+# --- work forked aside -------------------------------------------------------------------
+
+
+def fork() -> int:
+    """``os.fork`` for work whose child hands its trace back (:func:`trace`, then
+    :func:`add_trace` in the parent): the fork alone does not spoil the run."""
+    global _ACTIVE
+    active, _ACTIVE = _ACTIVE, None
+    try:
+        return os.fork()
+    finally:
+        _ACTIVE = active
+
+
+def trace() -> bytes:
+    """In a child of :func:`fork`: what the run read, asked about, listed and loaded."""
+    rec = _ACTIVE
+    if rec is None:
+        return marshal.dumps(None)
+    code = sorted(
+        os.path.abspath(path)
+        for module in list(sys.modules.values())
+        if isinstance(path := getattr(module, "__file__", None), str)
+    )
+    return marshal.dumps(
+        (
+            rec.spoiled,
+            tuple(rec.reads.items()),
+            tuple(rec.stats.items()),
+            tuple(rec.listings.items()),
+            tuple(code),
+        )
+    )
+
+
+def add_trace(data: bytes) -> None:
+    """A child's :func:`trace`, kept as if this run had done the child's work; one that
+    cannot be read spoils the run."""
+    rec = _ACTIVE
+    if rec is None:
+        return
+    try:
+        found = marshal.loads(data)
+        if found is None:
+            rec.spoiled = rec.spoiled or "a child ran untraced"
+            return
+        spoiled, reads, stats, listings, code = found
+        rec.spoiled = rec.spoiled or spoiled
+        for path, seen in reads:
+            rec.reads.setdefault(path, seen)
+        for path_follow, signature in stats:
+            rec.stats.setdefault(path_follow, signature)
+        for path, listing in listings:
+            rec.listings.setdefault(path, listing)
+        rec.child_code.update(code)
+    except (ValueError, TypeError, EOFError):
+        rec.spoiled = rec.spoiled or "a child's trace is unreadable"

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from renderer.checks import pipeline, renders, verdict
 from renderer.finding import blocking
-from renderer.manifests.tree import list_versions
+from renderer.manifests.tree import VersionDir, list_versions, resolve_version
+from tests.memohelp import cold
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "bke-real"
 
@@ -47,3 +55,103 @@ def test_judging_a_verdict_does_not_load_the_gate() -> None:
     rules, modules = json.loads(out.stdout)
     assert rules == ["typha-anti-affinity"]
     assert [m for m in modules if m.startswith("renderer.checks.")] == ["renderer.checks.verdict"]
+
+
+@pytest.fixture
+def cold_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private, empty cache and no verdict held in this process."""
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(directory))
+    cold("checks.verdicts")
+    yield directory
+    cold("checks.verdicts")
+
+
+def _entries(directory: Path) -> dict[str, bytes]:
+    if not directory.exists():
+        return {}
+    return {str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*.json")}
+
+
+def _aside(version: VersionDir) -> verdict.Aside:
+    with verdict.aside_allowed():
+        aside = verdict.judge_aside(version)
+    assert aside is not None
+    return aside
+
+
+def test_a_verdict_judged_aside_is_the_verdict_kept_as_in_turn(cold_verdicts: Path) -> None:
+    version = resolve_version("v3.31.3", REAL)
+    aside = _aside(version)
+    judged = aside.result()
+    assert _entries(cold_verdicts) == {}  # the child writes nothing
+    assert judged is not None
+    aside.keep(judged)
+    kept = _entries(cold_verdicts)
+    cold("checks.verdicts")
+    shutil.rmtree(cold_verdicts)
+    assert verdict.verdict(version) == judged  # judged in turn: the same verdict
+    assert _entries(cold_verdicts) == kept  # and the same cache entry
+    assert judged.rule_errors == ("typha-anti-affinity",)
+
+
+def test_nothing_is_judged_aside_unless_allowed_needed_and_single_threaded(
+    cold_verdicts: Path,
+) -> None:
+    version = resolve_version("v3.31.3", REAL)
+    assert verdict.judge_aside(version) is None  # not allowed: a library caller
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with verdict.aside_allowed():
+            assert verdict.judge_aside(version) is None  # a threaded process is not forked
+    finally:
+        stop.set()
+        other.join()
+    verdict.verdict(version)
+    cold("checks.verdicts")
+    with verdict.aside_allowed():
+        assert verdict.judge_aside(version) is None  # known: from the persistent cache
+    assert verdict._VERDICTS.get(verdict._key(version)) is not None
+
+
+def _in_child(parent: int, then: Callable[[], Any], otherwise: Callable[[], Any]) -> Any:
+    return then() if os.getpid() != parent else otherwise()
+
+
+@pytest.mark.parametrize("failure", ["raises", "crashes", "garbage", "killed"])
+def test_a_failing_child_is_no_verdict(
+    cold_verdicts: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    version = resolve_version("v3.31.3", REAL)
+    parent = os.getpid()
+
+    def boom() -> Any:
+        raise RuntimeError("judging failed")
+
+    if failure == "raises":
+        monkeypatch.setattr(verdict, "_judge", lambda v: boom())
+    elif failure == "crashes":
+        monkeypatch.setattr(verdict, "_judge", lambda v: os._exit(0))
+    elif failure == "garbage":
+        real = verdict._to_data
+        monkeypatch.setattr(
+            verdict, "_to_data", lambda v: _in_child(parent, lambda: [True, ["x"]], lambda: real(v))
+        )
+    else:
+        monkeypatch.setattr(verdict, "_judge", lambda v: os.kill(os.getpid(), signal.SIGKILL))
+    assert _aside(version).result() is None
+    assert _entries(cold_verdicts) == {}
+
+
+def test_a_child_past_its_time_is_ended(
+    cold_verdicts: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(verdict, "_judge", lambda v: time.sleep(30))
+    aside = _aside(resolve_version("v3.31.3", REAL))
+    started = time.monotonic()
+    assert aside.result(timeout=0.3) is None
+    assert time.monotonic() - started < 10
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+        os.waitpid(aside._pid, os.WNOHANG)

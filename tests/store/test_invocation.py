@@ -254,3 +254,75 @@ def test_the_run_memo_alone_can_be_turned_off(tmp_path: Path, tree: Path) -> Non
     second = _cli(tmp_path, cache, *_render(tree), env=off)
     assert not second.served and second.out == first.out
     assert not (cache / "invocation").exists() and (cache / "render").is_dir()
+
+
+def test_a_render_judging_its_verdict_in_a_child_is_kept_and_served(
+    tmp_path: Path, tree: Path
+) -> None:
+    first = _cli(
+        tmp_path,
+        tmp_path / "cache",
+        "--manifests",
+        str(tree),
+        "--version",
+        VERSION,
+        "--nodes",
+        "601",
+    )
+    again = _cli(
+        tmp_path,
+        tmp_path / "cache",
+        "--manifests",
+        str(tree),
+        "--version",
+        VERSION,
+        "--nodes",
+        "601",
+    )
+    assert first.code == 0 and not first.served
+    assert again.served and (again.code, again.out, again.err) == (0, first.out, first.err)
+
+
+def _forked_trace(path: Path) -> bytes:
+    """What a child of :func:`invocation.fork` that reads ``path`` hands back."""
+    read, write = os.pipe()
+    pid = invocation.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            path.read_bytes()
+            os.write(write, invocation.trace())
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return b"".join(chunks)
+
+
+def test_what_a_forked_child_read_is_an_input_of_the_run(tmp_path: Path) -> None:
+    data = tmp_path / "read-by-the-child.txt"
+    data.write_text("x")
+    recorder = invocation.record(["--trace-test"])
+    assert recorder is not None
+    try:
+        trace = _forked_trace(data)
+        assert recorder.spoiled is None and str(data) not in recorder.reads  # the fork alone
+        invocation.add_trace(trace)
+    finally:
+        recorder.stop()
+    assert recorder.spoiled is None
+    assert recorder.reads[str(data)] == ("content", b"x")
+    assert os.path.abspath(invocation.__file__) in recorder.child_code  # its code too
+
+
+def test_an_unreadable_child_trace_spoils_the_run() -> None:
+    recorder = invocation.record(["--trace-test"])
+    assert recorder is not None
+    try:
+        invocation.add_trace(b"not a trace")
+    finally:
+        recorder.stop()
+    assert recorder.spoiled
