@@ -17,11 +17,14 @@ jsonschema's in every case, this only skips the work for objects that pass.
 
 ``_definitions.json`` (1.5-1.8 MB per Kubernetes version) is not parsed whole:
 :class:`Definitions` indexes its top-level ``$defs`` entries in the text and parses
-only those a schema reaches.
+only those a schema reaches, and :func:`references` finds the definitions a schema
+reaches in its text, so that equal schemas of several Kubernetes versions are known
+equal (and compiled once) without parsing them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import numbers
 import re
@@ -41,6 +44,15 @@ _NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 _HEAD = b'{\n  "$defs": {\n'
 _ENTRY = b'\n    "'
 _DEFS_END = b"\n  }"
+#: In JSON text of any spacing: a keyword that names or moves what a ``$ref`` reaches,
+#: with a string value. Within a string a quote is escaped, so this cannot match text
+#: inside a description.
+_KEYWORD = re.compile(
+    rb'"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor)"'
+    rb'\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"'
+)
+#: An escaped ASCII character, which could spell such a keyword unseen.
+_ASCII_ESCAPE = re.compile(rb"\\u00[0-7]")
 
 
 class Unsupported(Exception):
@@ -88,6 +100,8 @@ class Definitions:
         if not isinstance(head, dict) or "$defs" in head:
             raise Unsupported("definitions: unexpected layout")
         self.head: dict[str, Any] = head
+        #: The text of the file's other top-level members (what :attr:`head` holds).
+        self.head_text = raw[end + len(_DEFS_END) + 1 :]
         self._raw = raw
         self._spans = spans
         self._nodes: dict[str, Any] = {}
@@ -104,6 +118,52 @@ class Definitions:
             except ValueError:
                 raise Unsupported(f"definitions: entry {name!r} does not parse") from None
         return self._nodes[name]
+
+    def entry(self, name: str) -> tuple[str, tuple[str, ...]] | None:
+        """The SHA-256 of an entry's text and the names it refers to (see
+        :func:`references`); None when there is no such entry or a reference is of
+        another form."""
+        span = self._spans.get(name)
+        if span is None:
+            return None
+        refs = references(self._raw, False, *span)
+        if refs is None:
+            return None
+        return hashlib.sha256(memoryview(self._raw)[span[0] : span[1]]).hexdigest(), refs
+
+
+def references(
+    text: bytes, root: bool, start: int = 0, stop: int | None = None
+) -> tuple[str, ...] | None:
+    """The definition names the ``$ref``s in the JSON text ``text[start:stop]`` reach,
+    read from the text without parsing it; ``root``: a kind's own file (whose ``$id``
+    is allowed). None when a reference is not one :class:`_Compiler` follows by name, an
+    ``$id`` or anchor could move one, or an escape could hide one: then the text's
+    closure is not known from its bytes.
+    """
+    prefixes = (_SCHEMA_REF,) if root else (_SCHEMA_REF, _DEFS_REF)
+    names: list[str] = []
+    end = len(text) if stop is None else stop
+    if text.find(b"\\u00", start, end) >= 0 and _ASCII_ESCAPE.search(text, start, end):
+        return None
+    pos = text.find(b'"$', start, end)
+    while pos >= 0:
+        m = _KEYWORD.match(text, pos, end)
+        if m is None:  # another member ("$schema", a property named "$ref") or text
+            pos = text.find(b'"$', pos + 1, end)
+            continue
+        keyword = m.group(1)
+        pos = text.find(b'"$', m.end(), end)
+        if keyword == b"id" and root:
+            continue
+        if keyword != b"ref":
+            return None
+        ref = m.group(2).decode("ascii", "replace")
+        name = next((ref[len(p) :] for p in prefixes if ref.startswith(p)), None)
+        if name is None or not _NAME.match(name):
+            return None
+        names.append(name)
+    return tuple(names)
 
 
 def _is_type(name: str) -> Check:

@@ -152,10 +152,18 @@ def schema_finding(
     )
 
 
+@cache  # no arguments: one value per process
+def _schema_dirs() -> dict[str, str]:
+    """``X.Y`` -> the newest shipped ``X.Y.Z``'s strict directory (asked for per file)."""
+    return {_major_minor(v): f"v{v}-local-strict" for v in _all_versions()}
+
+
 def schema_dir(kube_version: str) -> str:
     """The strict schema directory the library uses for ``X.Y``."""
-    version = [v for v in _all_versions() if _major_minor(v) == kube_version][-1]
-    return f"v{version}-local-strict"
+    try:
+        return _schema_dirs()[kube_version]
+    except KeyError:
+        raise IndexError(f"no schemas for Kubernetes {kube_version!r}") from None
 
 
 def schema_file(kube_version: str, kind: str, api_version: str) -> str:
@@ -194,16 +202,6 @@ def _registry(kube_version: str) -> Registry[Any]:
             _REGISTRIES[kube_version] = reg
             _DEFINITIONS[kube_version] = defs if isinstance(defs, dict) else {}
         return reg
-
-
-def _definitions(kube_version: str) -> dict[str, Any]:
-    """The definitions document of a version, read again when its memo let it go."""
-    with _LOCK:
-        found = _DEFINITIONS.get(kube_version)
-        if found is None:
-            _registry(kube_version)
-            found = _DEFINITIONS.get(kube_version)
-        return found if found is not None else {}
 
 
 class SchemaUnavailable(Exception):
@@ -270,6 +268,9 @@ class _Fast:
 _ABSENT = object()
 #: Compiled checks ((kube version, kind, apiVersion) -> check, _ABSENT or None).
 _FAST: Memo[tuple[str, str, str], _Fast | object | None] = Memo("k8s.schema.fast", _PER_KIND)
+#: Compiled checks by schema closure (:func:`closure_digest` -> check or None): the
+#: Kubernetes versions whose schemas for a kind are the same share one.
+_FAST_SHARED: Memo[str, _Fast | None] = Memo("k8s.schema.fast_shared", _PER_KIND)
 #: Compiled definitions of a version (None: not compilable, use jsonschema).
 _FAST_DEFS: Memo[str, Definitions | None] = Memo("k8s.schema.fast_defs", _PER_VERSION)
 
@@ -323,6 +324,8 @@ def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | No
     """The compiled check for a kind, :data:`_ABSENT`, or None: use jsonschema.
 
     Reads the same files as kubernetes-validate, without importing it or jsonschema.
+    A check is compiled once per schema closure (:func:`closure_digest`) and shared by
+    the versions with that closure.
     """
     if not _KIND.match(kind) or not _API_VERSION.match(api_version):
         return None
@@ -330,18 +333,32 @@ def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | No
     with _LOCK:
         if key in _FAST:
             return _FAST[key]
-        found = _compile_fast(kube_version, kind, api_version)
+        closure = closure_digest(kube_version, kind, api_version)
+        found: _Fast | object | None
+        if closure is not None and closure in _FAST_SHARED:
+            found = _FAST_SHARED[closure]
+        else:
+            found = _compile_fast(kube_version, kind, api_version)
+            if closure is not None and (found is None or isinstance(found, _Fast)):
+                _FAST_SHARED[closure] = found
         _FAST[key] = found
         return found
+
+
+def _kind_path(kube_version: str, kind: str, api_version: str) -> str | None:
+    root = _schema_root()
+    if root is None:
+        return None
+    return os.path.join(root, schema_file(kube_version, kind, api_version))
 
 
 def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
     from renderer.k8s.fastschema import Unsupported, compile_schema
 
     root = _schema_root()
-    if root is None:
+    path = _kind_path(kube_version, kind, api_version)
+    if root is None or path is None:
         return None
-    path = os.path.join(root, schema_file(kube_version, kind, api_version))
     try:
         raw = _ascii(path)
     except FileNotFoundError:
@@ -458,8 +475,6 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
 
 #: A finding without its object and Kubernetes version: (severity, path, message).
 Row = list[str]
-_SCHEMA_REF = "/api/_definitions.json#/$defs/"
-_DEFS_REF = "#/$defs/"
 #: Schema closure digests ((kube version, kind, apiVersion) -> digest or None).
 _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", _PER_KIND)
 #: One definition's digest and references ((kube version, name) -> entry); a version
@@ -467,102 +482,82 @@ _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", 
 _DEF_DIGESTS: Memo[tuple[str, str], tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
-#: Findings of an object under a schema closure ((closure, object digest) -> rows),
-#: shared by the versions with that closure; a release holds a few hundred objects.
+#: Findings jsonschema gave an object under a schema closure ((closure, object digest)
+#: -> rows), shared by the versions with that closure whose schema the library reads;
+#: a release holds a few hundred objects.
 _SHARED: Memo[tuple[str, str], list[Row]] = Memo("k8s.schema.shared_verdicts", 8192)
-
-
-#: A ``$ref`` with a string value in compact JSON text: inside a string a quote is
-#: escaped, so this cannot match text within a description.
-_REF_TEXT = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
-
-
-def _json_text(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _json_digest(data: Any) -> str:
-    return hashlib.sha256(_json_text(data).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _digest_and_refs(data: Any) -> tuple[str, list[str]]:
-    """The digest of a schema's canonical JSON and its ``$ref`` values, in one pass."""
-    text = _json_text(data)
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return digest, _REF_TEXT.findall(text)
-
-
-def _definition(kube_version: str, name: str) -> tuple[str, tuple[str, ...]] | None:
-    """(digest, names it refers to) of one shared definition; None when not plain."""
-    key = (kube_version, name)
-    if key in _DEF_DIGESTS:
-        return _DEF_DIGESTS[key]
-    defs = _definitions(kube_version).get("$defs")
-    node = defs.get(name) if isinstance(defs, dict) else None
-    result: tuple[str, tuple[str, ...]] | None = None
-    if node is not None:
-        digest, refs = _digest_and_refs(node)
-        names: list[str] = []
-        for ref in refs:
-            for prefix in (_DEFS_REF, _SCHEMA_REF):
-                if ref.startswith(prefix):
-                    names.append(ref[len(prefix) :])
-                    break
-            else:
-                node = None
-                break
-        if node is not None:
-            result = (digest, tuple(names))
-    _DEF_DIGESTS[key] = result
-    return result
+#: Objects the compiled check of a schema closure proved valid ((closure, object
+#: digest) -> True): valid on every version with that closure.
+_PASSED: Memo[tuple[str, str], bool] = Memo("k8s.schema.passed", 8192)
 
 
 def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None:
-    """A digest of a kind's schema and every definition it reaches, or None.
+    """A digest of a kind's schema file and every definition it reaches, or None.
 
     Two Kubernetes versions with equal digests validate every object alike (the same
-    schema text, the same validator class), so an object is validated once per distinct
-    closure. None (no schema, an unreadable one, a reference of another form) means
-    no sharing: the object is validated on that version on its own.
+    schema text, the same definitions text, the same validator class), so a kind's
+    check is compiled, and an object validated, once per distinct closure. It is
+    computed from the files' bytes (:func:`renderer.k8s.fastschema.references`), with
+    neither JSON parsing nor jsonschema. None (no schema, an unreadable one, a
+    reference of another form) means no sharing: that version is checked on its own.
     """
+    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
+        return None
     key = (kube_version, kind, api_version)
     with _LOCK:
         if key in _CLOSURES:
             return _CLOSURES[key]
-        if _fast(kube_version, kind, api_version) is _ABSENT:  # what validator_for says too
-            _CLOSURES[key] = None
-            return None
-        try:
-            validator = validator_for(kube_version, kind, api_version)
-        except SchemaUnavailable:
-            validator = None
-        result = None
-        if validator is not None and isinstance(validator.schema, dict):
-            result = _closure(kube_version, validator.schema)
+        result = _closure(kube_version, kind, api_version)
         _CLOSURES[key] = result
         return result
 
 
-def _closure(kube_version: str, schema: dict[str, Any]) -> str | None:
-    own, refs = _digest_and_refs(schema)
-    todo: list[str] = []
-    for ref in refs:
-        if not ref.startswith(_SCHEMA_REF):
-            return None
-        todo.append(ref[len(_SCHEMA_REF) :])
+def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
+    from renderer.k8s.fastschema import references
+
+    root = _schema_root()
+    path = _kind_path(kube_version, kind, api_version)
+    if root is None or path is None:
+        return None
+    try:
+        raw = _ascii(path)
+    except FileNotFoundError:
+        return None
+    defs = _fast_defs(kube_version, root) if raw is not None else None
+    found = references(raw, True) if raw is not None and defs is not None else None
+    if defs is None or raw is None or found is None:
+        return None
+    todo = list(found)
     seen: dict[str, str] = {}
     while todo:
         name = todo.pop()
         if name in seen:
             continue
-        entry = _definition(kube_version, name)
+        key = (kube_version, name)
+        if key in _DEF_DIGESTS:
+            entry = _DEF_DIGESTS[key]
+        else:
+            entry = _DEF_DIGESTS[key] = defs.entry(name)
         if entry is None:
             return None
         seen[name] = entry[0]
         todo.extend(entry[1])
-    defs = _definitions(kube_version)
-    head = {k: v for k, v in defs.items() if k != "$defs"}
-    return _json_digest([own, head, sorted(seen.items())])
+    digest = hashlib.sha256()
+    for part in (raw, defs.head_text):
+        digest.update(b"%d\n" % len(part))
+        digest.update(part)
+    for name in sorted(seen):
+        digest.update(f"{name}\n{seen[name]}\n".encode("ascii"))
+    return digest.hexdigest()
+
+
+def _library_reads(kube_version: str, kind: str, api_version: str) -> bool:
+    """kubernetes-validate reads the kind's schema on this version: jsonschema's
+    findings there are those of any version with the same closure."""
+    try:
+        return validator_for(kube_version, kind, api_version) is not None
+    except SchemaUnavailable:
+        return False
 
 
 def _valid_rows(value: Any) -> bool:
@@ -577,24 +572,25 @@ def _valid_rows(value: Any) -> bool:
 
 def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
     """An object's findings on one Kubernetes version: from another version with the
-    same schema closure, or validated."""
+    same schema closure, or checked."""
     kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
-    closure = None
-    if _KIND.match(kind) and _API_VERSION.match(api_version):
-        fast = _fast(kube_version, kind, api_version)
-        if isinstance(fast, _Fast) and fast.passes(data):
-            return []  # valid: nothing to share, no closure to compute
-        closure = closure_digest(kube_version, kind, api_version)
-    rows: list[Row] | None = None
+    closure = closure_digest(kube_version, kind, api_version)
     if closure is not None:
         with _LOCK:
+            if _PASSED.get((closure, digest)):
+                return []
             shared = _SHARED.get((closure, digest))
-        rows = list(shared) if shared is not None else None
-    if rows is None:
-        rows = [[f.severity, f.field, f.message] for f in check_object(data, kube_version)]
-        if closure is not None:
+        if shared is not None and _library_reads(kube_version, kind, api_version):
+            return list(shared)
+        fast = _fast(kube_version, kind, api_version)
+        if isinstance(fast, _Fast) and fast.passes(data):
             with _LOCK:
-                _SHARED[(closure, digest)] = list(rows)
+                _PASSED[(closure, digest)] = True
+            return []
+    rows = [[f.severity, f.field, f.message] for f in check_object(data, kube_version)]
+    if closure is not None and _library_reads(kube_version, kind, api_version):
+        with _LOCK:
+            _SHARED[(closure, digest)] = list(rows)
     return rows
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
@@ -36,6 +39,8 @@ SCHEMA_MEMOS = (
     "k8s.schema.closures",
     "k8s.schema.definition_digests",
     "k8s.schema.shared_verdicts",
+    "k8s.schema.fast_shared",
+    "k8s.schema.passed",
 )
 
 
@@ -281,3 +286,93 @@ def test_a_validator_keeps_findings_for_a_bounded_number_of_objects(
         data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}
         assert validator.validate(data) == []
     assert len(validator._results) == 2
+
+
+def _two_version_tree(tmp_path: Path, changed: Callable[[dict[str, Any]], None]) -> Path:
+    """A copy of the newest shipped schemas as Kubernetes 1.90, 1.91 (a definition
+    edited by ``changed``) and 1.92 (the same as 1.90), laid out as the library ships them."""
+    real = kubeschema._schema_root()
+    assert real is not None
+    source = Path(real, "kubernetes-json-schema", kubeschema.schema_dir(KUBE_NEWEST))
+    defs = json.loads((source / "_definitions.json").read_text())
+    kind = (source / "configmap-v1.json").read_text()
+    for version in ("1.90", "1.91", "1.92"):
+        target = tmp_path / "kubernetes-json-schema" / f"v{version}.0-local-strict"
+        target.mkdir(parents=True)
+        data = copy.deepcopy(defs)
+        if version == "1.91":
+            changed(data["$defs"])
+        (target / "_definitions.json").write_text(json.dumps(data, indent=2))
+        (target / "configmap-v1.json").write_text(kind)
+    return tmp_path
+
+
+KUBE_NEWEST = kubeschema.default_kube_versions()[-1]
+FAKE_VERSIONS = ("1.90", "1.91", "1.92")
+
+
+@pytest.fixture
+def fake_versions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """kubeschema and kubernetes-validate reading the tree of :func:`_two_version_tree`
+    (ObjectMeta's ``name`` an integer on 1.91)."""
+
+    def integer_name(defs: dict[str, Any]) -> None:
+        meta = defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]
+        meta["properties"]["name"]["type"] = "integer"
+
+    root = _two_version_tree(tmp_path, integer_name)
+
+    def contents(filename: str, version: str) -> Any:
+        with open(root / filename) as fh:
+            return json.load(fh)
+
+    with isolated(*SCHEMA_MEMOS):
+        monkeypatch.setattr(kubeschema, "_schema_root", lambda: str(root))
+        monkeypatch.setattr(kubeschema, "_all_versions", lambda: ("1.90.0", "1.91.0", "1.92.0"))
+        monkeypatch.setattr(kubeschema, "shipped_versions", lambda: FAKE_VERSIONS)
+        monkeypatch.setattr(kubeschema.kv, "schema_contents", contents)
+        monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+        kubeschema._schema_dirs.cache_clear()
+        try:
+            yield root
+        finally:
+            kubeschema._schema_dirs.cache_clear()
+
+
+def test_versions_whose_definitions_differ_share_nothing(fake_versions: Path) -> None:
+    data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    for order in (FAKE_VERSIONS, tuple(reversed(FAKE_VERSIONS))):
+        cold("k8s.schema.shared_verdicts", "k8s.schema.passed")
+        findings = SchemaValidator(order).validate(data)
+        assert [(f.kube_versions, f.field, f.severity) for f in findings] == [
+            (("1.91",), "metadata.name", "error")
+        ]
+        # the same as each version checked alone, uncached
+        assert findings == [f for v in FAKE_VERSIONS for f in kubeschema.check_object(data, v)]
+    # an object invalid everywhere: jsonschema's findings, shared where the closure is
+    bad = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": 5}
+    expected = [f for v in FAKE_VERSIONS for f in kubeschema.check_object(bad, v)]
+    cold("k8s.schema.shared_verdicts", "k8s.schema.passed")
+    assert SchemaValidator(FAKE_VERSIONS).validate(bad) == expected
+    assert {f.kube_versions[0] for f in expected} == set(FAKE_VERSIONS)
+    closures = {v: kubeschema.closure_digest(v, "ConfigMap", "v1") for v in FAKE_VERSIONS}
+    assert None not in closures.values()
+    assert closures["1.90"] == closures["1.92"] != closures["1.91"]
+    fast = {v: kubeschema._fast(v, "ConfigMap", "v1") for v in FAKE_VERSIONS}
+    assert fast["1.90"] is fast["1.92"] and fast["1.90"] is not fast["1.91"]
+
+
+def test_an_object_valid_under_a_shared_closure_is_checked_once(
+    fake_versions: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    real = kubeschema._Fast.passes
+
+    def counting(self: kubeschema._Fast, data: Any) -> bool:
+        calls.append(str(data["metadata"]["name"]))
+        return real(self, data)
+
+    monkeypatch.setattr(kubeschema._Fast, "passes", counting)
+    data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "y"}}
+    assert SchemaValidator(["1.90", "1.92"]).validate(data) == []
+    assert calls == ["y"]
