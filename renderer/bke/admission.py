@@ -17,8 +17,7 @@ import contextvars
 import copy
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The origin explain-context gives a value the webhook filled in.
 ADMISSION_DEFAULT = "admission-default"
@@ -78,8 +77,7 @@ def as_written() -> Iterator[None]:
         _ENABLED.reset(token)
 
 
-@dataclass(frozen=True)
-class Admitted:
+class Admitted(NamedTuple):  # far cheaper to define than a frozen dataclass
     """The install config and spec after admission, and each path the webhook filled
     (key path as the context's origins name them, e.g. ``spec.clusterConfig.cluster.
     imageRepo.domain``) with the value it put there."""

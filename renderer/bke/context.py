@@ -455,7 +455,7 @@ def build(
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
     from renderer.engine.render import is_verbatim
-    from renderer.k8s.yamlio import gc_paused
+    from renderer.k8s.gcpause import gc_paused
 
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
     with gc_paused():  # an entry per key of a big values file, no cycles
@@ -731,14 +731,15 @@ def injection_findings(files: Iterable[RenderedFile]) -> list[Finding]:
     return out
 
 
-_KUBE_VERSION = re.compile(r"^v?(\d+)\.(\d+)")
+#: Compiled (and kept by ``re``) only for a config that names a Kubernetes version.
+_KUBE_VERSION = r"^v?(\d+)\.(\d+)"
 
 
 def kube_version_for(kubernetes_version: str, shipped: Sequence[str]) -> tuple[str | None, str]:
     """The schema version (``X.Y`` of ``shipped``) for a cluster's ``kubernetesVersion``
     (``v1.34.3-of.1``): its own minor when shipped, else the nearest one; and a note
     saying which. None when the value names no version (the defaults apply)."""
-    m = _KUBE_VERSION.match(kubernetes_version.strip())
+    m = re.match(_KUBE_VERSION, kubernetes_version.strip())
     if not m or not shipped:
         return None, ""
     want = (int(m.group(1)), int(m.group(2)))

@@ -16,7 +16,7 @@ from renderer.bke import TYPHA_KEYS
 from renderer.bke.context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
 from renderer.engine.compile import compile_file
 from renderer.engine.render import is_verbatim
-from renderer.k8s.yamlio import gc_paused
+from renderer.k8s.gcpause import gc_paused
 from renderer.manifests.tree import TemplateFile, VersionDir
 
 #: Sources of values the user gave (per-file entries keep the source of their param).

@@ -11,14 +11,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.k8s.yamlio import gc_paused, load_mapping_file, locate
+from renderer.k8s.gcpause import gc_paused
 from renderer.store.read import read_text
 
 
@@ -90,6 +89,8 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
         found = key_error(key, value)
         if found is not None:
             path, message = found
+            from renderer.k8s.yamlio import locate
+
             line = locate(read_text(file), 0, path) if file != "-" else None
             raise InputError(message, file=file, line=line, key=".".join(map(str, path)))
 
@@ -97,6 +98,8 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
 def load_values(values_file: str | Path, warnings: list[str] | None = None) -> dict[str, Any]:
     """A values file; a key given twice keeps its last value (as Go's decoders keep it),
     with a warning in ``warnings`` naming both lines."""
+    from renderer.k8s.yamlio import load_mapping_file  # the YAML reader: only for a file
+
     found: list[tuple[str, int, int]] = []
     values = load_mapping_file(values_file, found)
     for key, first, last in found:
@@ -178,8 +181,7 @@ def check_context(ctx: dict[str, Any], *, file: str) -> None:
         cache.put("context-ok", key, True)
 
 
-@dataclass(frozen=True)
-class UserValues:
+class UserValues(NamedTuple):  # far cheaper to define than a frozen dataclass
     """A values file and ``KEY=VALUE`` settings, read and checked once.
 
     ``given`` is what the user asked for by key (a setting ``A.B=V`` nests, the values

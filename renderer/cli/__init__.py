@@ -18,7 +18,14 @@ from types import FrameType
 import click
 
 from renderer.cli.app import cli
-from renderer.cli.common import FLAGS, REPORT, failure_report, flag_worded
+from renderer.cli.common import (
+    FLAGS,
+    REPORT,
+    ReaderGone,
+    discard_output,
+    failure_report,
+    flag_worded,
+)
 from renderer.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -136,7 +143,8 @@ def _main(argv: list[str] | None) -> None:
         failure_report(exc.format_message())
         click.echo(f"calico-render: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
-    except BrokenPipeError:
+    except (BrokenPipeError, ReaderGone):  # the reader left (| head): nothing more to say
+        discard_output()
         sys.exit(0)
     except Exception as exc:  # last resort: one line, never a traceback unless --debug
         if debug:

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from renderer import __version__
-from renderer.cli.common import emit, note, warn
+from renderer.cli.common import ReaderGone, emit, note, warn
 from renderer.cli.examples import epilog
 from renderer.cli.render import RENDER_HELP, render_options
 
@@ -30,6 +30,14 @@ class LazyGroup(click.Group):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy: dict[str, str] = {}
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """A closed pipe is the reader leaving, whichever stream and command: the same
+        quiet exit 0 every time (click itself would exit 1)."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise ReaderGone from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *self.lazy})

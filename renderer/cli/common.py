@@ -92,15 +92,27 @@ def emit(text: str) -> None:
         raise InputError(f"cannot write to standard output: {why}") from None
 
 
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush of what could not be
-    written adds no second message."""
+def _discard_stdout(fds: tuple[int, ...] = (1,)) -> None:
+    """Point stdout (or ``fds``) at /dev/null so the interpreter's final flush of what
+    could not be written adds no second message."""
     import os
 
     with contextlib.suppress(OSError, ValueError):
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 1)
+        for fd in fds:
+            os.dup2(null, fd)
         os.close(null)
+
+
+class ReaderGone(Exception):
+    """stdout or stderr was a pipe whose reader left (``| head``): not an OSError, so
+    that click does not turn it into exit 1; the command ends quietly with 0."""
+
+
+def discard_output() -> None:
+    """After a closed pipe on stdout or stderr: both go to /dev/null, so what is still
+    buffered cannot fail again at exit (the run ends with 0 whenever the reader left)."""
+    _discard_stdout((1, 2))
 
 
 def _escapable(text: str) -> bool:

@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from renderer.errors import FIXED, remedy
@@ -95,13 +94,18 @@ except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
     _PAGE = 4096
 
 
-@dataclass
 class _Budget:
-    deadline: float
-    timeout: float
-    iterations: int = 0
-    calls: int = 0
-    memory: int = 0
+    """One render's budget and what it has spent (a plain class: the CLI imports this
+    module at start-up, and a dataclass costs more to define than the rest of it)."""
+
+    __slots__ = ("calls", "deadline", "iterations", "memory", "timeout")
+
+    def __init__(self, deadline: float, timeout: float, *, memory: int = 0) -> None:
+        self.deadline = deadline
+        self.timeout = timeout
+        self.iterations = 0
+        self.calls = 0
+        self.memory = memory
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("calico_render_budget", default=None)

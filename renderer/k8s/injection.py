@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 
-from renderer.k8s.yamlio import yaml_shape
 from renderer.store import cache
 
 if TYPE_CHECKING:
@@ -33,8 +32,7 @@ PLACEHOLDER = "x"
 MAX_SUSPECTS = 64
 
 
-@dataclass(frozen=True)
-class Injection:
+class Injection(NamedTuple):  # far cheaper to define than a frozen dataclass
     """A printed value that changed the YAML structure: the key it came from, its text,
     the template line that printed it."""
 
@@ -87,9 +85,11 @@ def _valid_injections(value: object) -> bool:
 #: markers, content after a ``---`` on its line, a byte order mark.
 #: Both searched in the text after a line break (``"\\n" + text``): a search for the
 #: line break is fast, where ``^`` with MULTILINE tries every position of a long text.
-_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
+#: Patterns, compiled (and kept by ``re``) when a judgement is first made: one kept in
+#: the cache needs neither.
+_UNSPLITTABLE = r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])"
 #: A document start line: ``---`` at the start of a line, then only blanks or a comment.
-_DOCUMENT_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)[^\n]*")
+_DOCUMENT_START = r"\n---(?=[ \t\r\n]|\Z)[^\n]*"
 
 
 def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | None:
@@ -103,12 +103,12 @@ def _documents(text: str, spans: Sequence[Printed]) -> list[tuple[int, int]] | N
     shape in both.
     """
     padded = "\n" + text  # a match starts at the line break before its line
-    if "\ufeff" in text or _UNSPLITTABLE.search(padded):
+    if "\ufeff" in text or re.search(_UNSPLITTABLE, padded):
         return None
     out: list[tuple[int, int]] = []
     at = 0
     i = 0
-    for m in _DOCUMENT_START.finditer(padded):
+    for m in re.finditer(_DOCUMENT_START, padded):
         begin = m.start()  # the line, in ``text``: [begin, end) and its line break
         end = m.end() - 1 + (padded[m.end() : m.end() + 1] == "\n")
         while i < len(spans) and spans[i].end < begin:
@@ -126,6 +126,8 @@ def _unchanged(text: str, spans: Sequence[Printed]) -> bool:
     printed value parses, and to the shape it has with placeholders for the values.
     Only those documents are read (a 7,600-line render prints into a few of them); any
     doubt (False) leaves the answer to reading the whole text."""
+    from renderer.k8s.yamlio import yaml_shape  # a judgement kept in the cache needs none
+
     cuts = _documents(text, spans)
     if cuts is None:
         return False
@@ -159,6 +161,8 @@ def judge(text: str, spans: Sequence[Printed]) -> list[Injection]:
 def judge_whole(text: str, spans: Sequence[Printed]) -> list[Injection]:
     """The injections of ``text``, the whole stream read with values and with
     placeholders, then once per suspect value."""
+    from renderer.k8s.yamlio import yaml_shape
+
     neutral = yaml_shape(_replaced(text, spans))
     if neutral is None:
         return []  # the template's own text does not parse: not a value's doing

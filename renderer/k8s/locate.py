@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
-from renderer.k8s.yamlio import load_with_positions, locate_in, split_documents
 from renderer.store.memo import Memo
 
-_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+#: Compiled (and kept by ``re``) when a finding first asks for a line.
+_PATH_PART = r"\[(\d+)\]|([^.\[\]]+)"
 
 
 #: The last documents parsed with positions (``None``: not parseable), by their text.
@@ -33,9 +33,18 @@ def positions(document: str) -> list[Any] | None:
         return parsed
 
 
+def load_with_positions(document: str) -> list[Any] | None:
+    """:func:`renderer.k8s.yamlio.load_with_positions`, importing the YAML reader when a
+    finding first asks for a line (a render served from the cache makes locators that
+    are never asked)."""
+    from renderer.k8s import yamlio
+
+    return yamlio.load_with_positions(document)
+
+
 def parse_path(field: str) -> list[str | int]:
     """``spec.containers[0].image`` as path parts: ["spec", "containers", 0, "image"]."""
-    return [int(i) if i else key for i, key in _PATH_PART.findall(field)]
+    return [int(i) if i else key for i, key in re.findall(_PATH_PART, field)]
 
 
 class Locator:
@@ -56,6 +65,8 @@ class Locator:
     def field_line(self, start: int, path: Sequence[str | int]) -> int | None:
         """The template line of ``path`` (its deepest existing key) in the object whose
         document holds rendered line ``start``."""
+        from renderer.k8s.yamlio import locate_in, split_documents
+
         if self._docs is None:
             self._docs = [
                 (first, first + chunk.count("\n"), chunk)

@@ -6,7 +6,6 @@ Each object remembers its file, document index and first line, so every later fi
 
 from __future__ import annotations
 
-import base64
 import bisect
 import datetime
 import json
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
 from renderer.k8s.locate import Locator, parse_path
-from renderer.k8s.yamlio import split_documents
 from renderer.store import cache
 from renderer.store.memo import Memo
 
@@ -88,6 +86,8 @@ def _scalar_json(value: Any) -> Any:
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, bytes):
+        import base64  # a !!binary scalar: rare
+
         return base64.b64encode(value).decode("ascii")
     return str(value)
 
@@ -167,6 +167,14 @@ def load_documents(text: str, file: str) -> list[tuple[int, Any]]:
     from renderer.k8s import load
 
     return load.load_documents(text, file)
+
+
+def split_documents(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`renderer.k8s.yamlio.split_documents`, whose module (the YAML reader's
+    checks) loads only when a text is parsed, not served from the cache."""
+    from renderer.k8s import yamlio
+
+    return yamlio.split_documents(text)
 
 
 def _json_documents(text: str, file: str) -> Iterator[tuple[int, Any]]:
@@ -250,7 +258,8 @@ _DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
 #: content after a ``---`` (then the whole stream is loaded at once).
 #: Searched in the text after a line break (``"\\n" + text``): a search for the line
 #: break is fast, where ``^`` with MULTILINE tries every position of a long text.
-_UNSPLITTABLE = re.compile(r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])")
+#: A pattern compiled (and kept by ``re``) when a text is first parsed, not read back.
+_UNSPLITTABLE = r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])"
 
 
 def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
@@ -261,7 +270,7 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     None when the stream cannot be split at its ``---`` lines, or holds an error: then
     loading the whole stream gives the documents or the error exactly as before.
     """
-    if _UNSPLITTABLE.search("\n" + text):
+    if re.search(_UNSPLITTABLE, "\n" + text):
         return None
     chunks = list(split_documents(text))
     keys = [cache.digest(chunk) for _, chunk in chunks]

@@ -7,19 +7,17 @@ an alias bomb fails fast with exit 2 instead of exhausting memory later.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import gc
 import io
 import json
 import math
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
+from renderer.k8s import gcpause as _gcpause
 from renderer.store.read import read_text
 
 if TYPE_CHECKING:
@@ -200,35 +198,8 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
         return None
 
 
-_GC_LOCK = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a document is built. Building creates
-    objects that all stay alive, and the collector's repeated passes over them made
-    loading superlinear (a values file of 400,000 keys); documents hold no cycles.
-    Counted, so overlapping loads in threads restore the collector once, at the end."""
-    global _gc_pauses, _gc_was_enabled
-    with _GC_LOCK:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _GC_LOCK:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
-
-
-#: The same pause for other builders of many acyclic objects (a values file's params,
-#: entries and warnings: 200,000 keys spent a fifth of their CPU time in the collector).
-gc_paused = _gc_paused
+#: Kept under its old names: the readers below and callers that import it from here.
+gc_paused = _gc_paused = _gcpause.gc_paused
 
 _STR = "tag:yaml.org,2002:str"
 #: Implicit scalar tags the plain builder constructs (through ruamel's own constructors).

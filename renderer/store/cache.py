@@ -43,7 +43,7 @@ from renderer.store.memo import Memo
 MAX_BYTES = 256 * 1024 * 1024
 #: Seconds between two size checks of the cache directory.
 PRUNE_EVERY = 600
-_MARKER = ".last-prune"
+_MARKER = home.PRUNE_MARKER
 #: What pruning keeps, so a full cache is not pruned again on the next write.
 _PRUNE_TO = 0.8
 #: Packages whose code decides a cached result; their installed files are fingerprinted.
@@ -337,11 +337,17 @@ def prune(base: Path, limit: int = MAX_BYTES) -> int:
     """
     entries: list[tuple[int, int, str]] = []
     total = 0
-    for dirpath, _, filenames in os.walk(base):
+    root = str(base)
+    for dirpath, dirnames, filenames in os.walk(root):
+        # only the kinds' directories, one level down: anything else kept in the same
+        # directory (a tree, when the cache directory is a project's) is not an entry
+        dirnames[:] = [
+            d for d in dirnames if dirpath == root and home.owned(root, os.path.join(root, d))
+        ]
         for name in filenames:
-            if name == _MARKER:
-                continue
             path = os.path.join(dirpath, name)
+            if name == home.PRUNE_MARKER or not home.owned(root, path):
+                continue
             try:
                 st = os.stat(path)
             except OSError:

@@ -31,3 +31,46 @@ def cache_directory() -> str | None:
     if home == "~":
         return None
     return os.path.join(home, ".cache", "calico-render")
+
+
+#: The file that records when the cache directory's size was last checked.
+PRUNE_MARKER = ".last-prune"
+_HEX = frozenset("0123456789abcdef")
+_KIND_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def _hex(text: str, length: int) -> bool:
+    return len(text) == length and set(text) <= _HEX
+
+
+def _entry_name(name: str) -> bool:
+    """A file name the cache writes: ``<sha256>.json`` and its temporary
+    ``.<sha256>.json.<12 hex>.tmp``, a run memo entry ``<16 hex>`` and its temporary
+    ``<16 hex>.<pid>.<8 hex>.tmp``."""
+    if name.endswith(".json"):
+        return _hex(name[:-5], 64)
+    if name.startswith(".") and name.endswith(".tmp"):
+        head, _, tail = name[1:-4].rpartition(".")
+        return head.endswith(".json") and _hex(head[:-5], 64) and _hex(tail, 12)
+    if name.endswith(".tmp"):
+        parts = name[:-4].split(".")
+        return len(parts) == 3 and _hex(parts[0], 16) and parts[1].isdigit() and _hex(parts[2], 8)
+    return _hex(name, 16)
+
+
+def owned(base: str, path: str) -> bool:
+    """Whether ``path`` is the cache directory ``base``, one of its kinds' directories, or
+    a file the cache writes there: anything else under ``base`` (a tree kept in the
+    same directory) is not the cache's to read as its own, prune or skip."""
+    prefix = os.path.join(base, "")
+    if path.rstrip("/") == base.rstrip("/"):
+        return True
+    if not path.startswith(prefix):
+        return False
+    rel = path[len(prefix) :].rstrip("/")
+    if rel == PRUNE_MARKER:
+        return True
+    kind, _, name = rel.partition("/")
+    if not kind or not set(kind) <= _KIND_CHARS:
+        return False
+    return not name or ("/" not in name and _entry_name(name))

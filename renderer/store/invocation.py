@@ -36,6 +36,8 @@ start-up and the checks.
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import io
 import marshal
 import os
@@ -47,7 +49,7 @@ from renderer.store import home
 
 TYPE_CHECKING = False  # typing itself costs a run served from here more than the rest
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 #: Bump when what an entry holds changes: older entries are then misses.
@@ -99,6 +101,11 @@ _UNTRACEABLE = (
 #: The os functions that ask about a path without opening it (and whether they follow
 #: symbolic links): os.path and pathlib call them by these names.
 _STAT_FUNCTIONS = (("stat", True), ("lstat", False), ("access", True), ("readlink", False))
+#: Files this process reads about itself to bound its memory: not inputs.
+_OWN_STATE = frozenset({"/proc/self/statm", f"/proc/{os.getpid()}/statm"})
+#: Reading anything else here is not reading a file's bytes (``/proc/self/fd/0`` is
+#: stdin, ``/dev/stdin`` too): such a run is not kept.
+_SYSTEM_FILES = ("/proc/", "/dev/", "/sys/")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 #: Frames of these files are the interpreter importing a module (traced as code).
 _IMPORT_FRAMES = ("<frozen importlib", "<frozen zipimport")
@@ -123,11 +130,26 @@ def spoil(why: str) -> None:
         _ACTIVE.spoiled = _ACTIVE.spoiled or why
 
 
-def _key(argv: list[str]) -> bytes:
+def _key(argv: list[str], cwd: str) -> bytes:
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k not in _VOLATILE_ENV))
     ttys = tuple(_isatty(fd) for fd in (0, 1, 2))
-    interpreter = (sys.version, sys.executable, tuple(sys.flags), tuple(sys.path))
-    return marshal.dumps((_FORMAT, interpreter, tuple(argv), os.getcwd(), env, ttys))
+    interpreter = (
+        sys.version,
+        sys.executable,
+        tuple(sys.flags),
+        tuple(sys.path),
+        tuple(sys.warnoptions),
+        tuple(sorted((str(k), str(v)) for k, v in sys._xoptions.items())),
+    )
+    return marshal.dumps((_FORMAT, interpreter, tuple(argv), cwd, env, ttys))
+
+
+def _cwd() -> str | None:
+    """The working directory, or None when it is gone (no run is served or kept)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _isatty(fd: int) -> bool:
@@ -151,17 +173,23 @@ def _installed_prefixes() -> tuple[str, ...]:
     return tuple(sorted(os.path.join(p, "") for p in found if p))
 
 
-def _stat_signature(path: str, follow: bool) -> tuple[int, int, int] | None:
-    """None when absent; else (type, size, mtime) for a regular file, (type, 0, 0) for
-    anything else: a directory gains entries all the time without changing a run."""
+def _stat_signature(path: str, follow: bool) -> tuple[int, int, int, str] | None:
+    """None when absent; else (type, size, mtime, "") for a regular file, (type, 0, 0,
+    target) for a symbolic link and (type, 0, 0, "") for anything else: a directory
+    gains entries all the time without changing a run."""
     try:
         st = os.stat(path) if follow else os.lstat(path)
     except (OSError, ValueError):
         return None
     kind = stat.S_IFMT(st.st_mode)
     if kind == stat.S_IFREG:
-        return (kind, st.st_size, st.st_mtime_ns)
-    return (kind, 0, 0)
+        return (kind, st.st_size, st.st_mtime_ns, "")
+    if kind == stat.S_IFLNK:
+        try:
+            return (kind, 0, 0, os.readlink(path))
+        except (OSError, ValueError):
+            return None
+    return (kind, 0, 0, "")
 
 
 def _listing(path: str) -> tuple[tuple[str, bool, bool, bool], ...] | None:
@@ -172,20 +200,35 @@ def _listing(path: str) -> tuple[tuple[str, bool, bool, bool], ...] | None:
         return None
 
 
-def _content(path: str) -> bytes | None:
-    """A regular file's bytes (None: absent, not regular or unreadable)."""
+#: The largest file a kept run may have read (twice what any input may be): a larger
+#: one is not copied into an entry, and the run is not kept.
+MAX_CONTENT = 16 * 1024 * 1024
+#: What stands for a file too large to keep (never equal to a file's bytes).
+_TOO_LARGE = "too large"
+
+
+def _content(path: str) -> bytes | str | None:
+    """A regular file's bytes (None: absent, not regular or unreadable; :data:`_TOO_LARGE`
+    beyond :data:`MAX_CONTENT`)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
+        if info.st_size > MAX_CONTENT:
+            return _TOO_LARGE
         chunks: list[bytes] = []
+        size = 0
         while True:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_CONTENT:
+                return _TOO_LARGE
             chunks.append(chunk)
     except OSError:
         return None
@@ -206,14 +249,15 @@ def _base() -> str | None:
 def serve(argv: list[str]) -> int | None:
     """Write what an earlier identical run wrote, if every input is unchanged, and
     return its exit code; None when there is no such run (then run the command)."""
-    base = _base()
-    if base is None:
+    base, cwd = _base(), _cwd()
+    if base is None or cwd is None:
         return None
+    key = _key(argv, cwd)
     try:
-        with open(_entry_path(base, _key(argv)), "rb") as fh:
+        with open(_entry_path(base, key), "rb") as fh:
             raw = fh.read()
         entry = _decode(raw)
-        if entry is None or entry[0] != _key(argv) or not _unchanged(entry):
+        if entry is None or entry[0] != key or not _unchanged(entry):
             return None
         os.fstat(1)  # a closed stdout is the command's to report
         os.fstat(2)
@@ -253,6 +297,10 @@ def _unchanged(entry: tuple[Any, ...]) -> bool:
             return False
     for path, how, seen in files:
         if how == "content":
+            if isinstance(seen, bytes):  # the size first: a file grown huge is not read
+                signature = _stat_signature(path, True)
+                if signature is None or signature[1] != len(seen):
+                    return False
             if _content(path) != seen:
                 return False
         elif _stat_signature(path, True) != seen:
@@ -261,8 +309,9 @@ def _unchanged(entry: tuple[Any, ...]) -> bool:
 
 
 def _replay(outputs: tuple[tuple[int, bytes], ...], code: int) -> int:
-    """The kept bytes to stdout and stderr in the order they were written. A closed
-    pipe ends the run quietly with 0, as the command itself does."""
+    """The kept bytes to stdout and stderr in the order they were written, ending as
+    the command ends when it cannot write: a closed pipe quietly with 0; stdout failing
+    otherwise (a full disk) with one line and 2; stderr failing otherwise with 1."""
     for fd, data in outputs:
         view = memoryview(data)
         while view:
@@ -272,12 +321,11 @@ def _replay(outputs: tuple[tuple[int, bytes], ...], code: int) -> int:
                 return 0
             except OSError as exc:
                 if fd != 1:
-                    return code
-                os.write(
-                    2,
-                    f"calico-render: error: cannot write to standard output: "
-                    f"{exc.strerror or exc}\n".encode(),
-                )
+                    return 1
+                why = exc.strerror or str(exc)
+                line = f"calico-render: error: cannot write to standard output: {why}\n"
+                with contextlib.suppress(OSError):
+                    os.write(2, line.encode())
                 return 2
             view = view[written:]
     return code
@@ -304,7 +352,11 @@ class _Tee(io.RawIOBase):
         return _isatty(self._fd)
 
     def write(self, data: Any) -> int:
-        written = os.write(self._fd, data)
+        try:
+            written = os.write(self._fd, data)
+        except OSError:
+            spoil(f"writing to descriptor {self._fd} failed")  # a reader gone, a full disk
+            raise
         self._outputs.append((self._fd, bytes(memoryview(data)[:written])))
         return written
 
@@ -328,31 +380,49 @@ def _teed(stream: Any, fd: int, outputs: list[tuple[int, bytes]]) -> Any:
 class Recorder:
     """Traces one run (see the module doc) and keeps it when nothing spoiled it."""
 
-    def __init__(self, argv: list[str], base: str) -> None:
-        self.key = _key(argv)
+    def __init__(self, argv: list[str], base: str, cwd: str) -> None:
+        self.key = _key(argv, cwd)
         self.base = base
-        self.cache_prefix = os.path.join(os.path.abspath(base), "")
+        self.cwd = cwd
         self.installed = _installed_prefixes()
-        #: This process's own files (its memory use, read to bound it): not inputs.
-        self.own_proc = ("/proc/self/", f"/proc/{os.getpid()}/")
         self.spoiled: str | None = None
         self.outputs: list[tuple[int, bytes]] = []
         self.reads: dict[str, tuple[str, Any]] = {}
-        self.stats: dict[tuple[str, bool], tuple[int, int, int] | None] = {}
+        self.stats: dict[tuple[str, bool], tuple[int, int, int, str] | None] = {}
         self.listings: dict[str, Any] = {}
-        self._busy = False
+        #: Threads inside the recorder's own file calls (not traced): one thread's
+        #: snapshot must not hide another thread's read.
+        self._busy: set[int] = set()
         self._saved: dict[str, Any] = {}
+        self._teed: dict[str, Any] = {}
         #: Code a forked child of this run loaded (see :func:`add_trace`).
         self.child_code: set[str] = set()
 
     # the trace
 
-    def _under_cache(self, path: str) -> bool:
-        name = os.path.join(os.path.abspath(path), "")
-        return name.startswith(self.cache_prefix)
+    @contextlib.contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """The recorder's own file calls in this thread are not traced."""
+        me = _thread.get_ident()
+        self._busy.add(me)
+        try:
+            yield
+        finally:
+            self._busy.discard(me)
+
+    def _name(self, path: Any) -> str:
+        """A path as the run named it, made absolute against the working directory but
+        not normalized: ``link/..`` is where the system says, not where text says."""
+        name = os.fsdecode(path)
+        return name if os.path.isabs(name) else os.path.join(self.cwd, name)
+
+    def _cache_own(self, name: str) -> bool:
+        """The result cache's own directories and entries (content-keyed, never a
+        dependency); nothing reached through ``..``, whatever the text says."""
+        return "/../" not in f"{name}/" and home.owned(self.base, os.path.normpath(name))
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if self._busy or self.spoiled:
+        if self.spoiled or _thread.get_ident() in self._busy:
             return
         if event == "open":
             self._open(args)
@@ -360,7 +430,7 @@ class Recorder:
             self._list(args[0])
         elif event in _MUTATING:
             paths = [a for a in args if isinstance(a, str | bytes | os.PathLike)]
-            if not paths or not all(self._under_cache(os.fsdecode(p)) for p in paths):
+            if not paths or not all(self._cache_own(self._name(p)) for p in paths):
                 self.spoiled = event
         elif event.startswith(_UNTRACEABLE):
             self.spoiled = event
@@ -378,30 +448,32 @@ class Recorder:
         path, mode, flags = (*args, None, None, None)[:3]
         if isinstance(path, int) or path is None:
             return  # an open descriptor (its file was traced when opened)
-        name = os.path.abspath(os.fsdecode(path))
+        name = self._name(path)
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
             isinstance(flags, int) and flags & _WRITE_FLAGS
         )
-        if self._under_cache(name) or name.startswith(self.own_proc):
-            return  # the result cache (content-keyed) and this process's own state
+        if self._cache_own(name) or name in _OWN_STATE:
+            return  # the result cache, and this process's memory use (read to bound it)
         if writes:
             self.spoiled = f"writes {name}"
+        elif name.startswith(_SYSTEM_FILES):
+            self.spoiled = f"reads {name}"  # /proc/self/fd/0 is stdin: not a file's bytes
         elif name not in self.reads and not self._from_import():
-            self._busy = True
-            try:
+            with self._quiet():
                 self.reads[name] = self._snapshot(name)
-            finally:
-                self._busy = False
 
     def _snapshot(self, path: str) -> tuple[str, Any]:
         """How a file read is checked on reuse: its bytes, or for a file of the
         installation its size and time."""
         signature = _stat_signature(path, True)
-        if path.startswith(self.installed):
+        if path.startswith(self.installed) and "/../" not in path:
             return ("stat", signature)
         if signature is not None and signature[0] != stat.S_IFREG:
             self.spoiled = f"reads a special file {path}"
-        return ("content", _content(path))
+        content = _content(path)
+        if content == _TOO_LARGE:
+            self.spoiled = f"reads a file larger than {MAX_CONTENT} bytes"
+        return ("content", content)
 
     def _list(self, path: Any) -> None:
         if isinstance(path, int):
@@ -409,28 +481,22 @@ class Recorder:
             return
         if self._from_import():
             return
-        name = os.path.abspath(os.fsdecode(path) if path is not None else ".")
-        if name not in self.listings and not self._under_cache(name):
-            self._busy = True
-            try:
+        name = self._name(path if path is not None else ".")
+        if name not in self.listings and not self._cache_own(name):
+            with self._quiet():
                 self.listings[name] = _listing(name)
-            finally:
-                self._busy = False
 
     def _stat_wrapper(self, real: Callable[..., Any], follow_default: bool) -> Callable[..., Any]:
         def traced(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if not self._busy and not self.spoiled:
+            if not self.spoiled and _thread.get_ident() not in self._busy:
                 if kwargs.get("dir_fd") is not None:
                     self.spoiled = "a path relative to a directory descriptor"
                 elif not isinstance(path, int):
                     follow = bool(kwargs.get("follow_symlinks", follow_default))
-                    name = os.path.abspath(os.fsdecode(path))
-                    if (name, follow) not in self.stats and not self._under_cache(name):
-                        self._busy = True
-                        try:
+                    name = self._name(path)
+                    if (name, follow) not in self.stats and not self._cache_own(name):
+                        with self._quiet():
                             self.stats[(name, follow)] = _stat_signature(name, follow)
-                        finally:
-                            self._busy = False
             return real(path, *args, **kwargs)
 
         return traced
@@ -446,12 +512,13 @@ class Recorder:
             setattr(os, name, self._stat_wrapper(real, follow))
         for attr, fd in (("stdout", 1), ("stderr", 2)):
             stream = getattr(sys, attr)
-            self._saved[attr] = stream
             if stream is None or not hasattr(stream, "buffer"):
-                self.spoiled = f"{attr} is not a file"
+                self.spoiled = f"{attr} is not a file"  # closed at start: not teed
                 continue
+            self._saved[attr] = stream
             stream.flush()
-            setattr(sys, attr, _teed(stream, fd, self.outputs))
+            self._teed[attr] = _teed(stream, fd, self.outputs)
+            setattr(sys, attr, self._teed[attr])
 
     def stop(self) -> None:
         """Restore the stat functions and streams; the trace ends."""
@@ -460,12 +527,15 @@ class Recorder:
             _ACTIVE = None
         for attr in ("stdout", "stderr"):
             stream = getattr(sys, attr)
-            if attr in self._saved and stream is not self._saved[attr]:
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    self.spoiled = self.spoiled or f"{attr} failed"
-                setattr(sys, attr, self._saved[attr])
+            if attr not in self._saved:
+                continue
+            if stream is not self._teed.get(attr):  # replaced while it ran: not all seen
+                self.spoiled = self.spoiled or f"{attr} was replaced"
+            try:
+                self._teed[attr].flush()
+            except (OSError, ValueError):
+                self.spoiled = self.spoiled or f"{attr} failed"
+            setattr(sys, attr, self._saved[attr])
         for name, _ in _STAT_FUNCTIONS:
             if name in self._saved:
                 setattr(os, name, self._saved[name])
@@ -520,8 +590,6 @@ class Recorder:
                 fh.write(data)
             os.replace(tmp, path)
         except OSError:
-            import contextlib  # recording only: a served run does not pay for it
-
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
@@ -540,13 +608,15 @@ def record(argv: list[str]) -> Recorder | None:
     """Start tracing this run (None when the cache is off). Audit hooks cannot be
     removed, so one hook serves every recorder and does nothing between them."""
     global _HOOKED
-    base = _base()
-    if base is None:
+    base, cwd = _base(), _cwd()
+    if base is None or cwd is None:
         return None
     if not _HOOKED:
         sys.addaudithook(_hook)
         _HOOKED = True
-    recorder = Recorder(argv, base)
+    global _ALLOWED
+    _ALLOWED = False  # each run allows itself (a caller may run commands one after another)
+    recorder = Recorder(argv, base, cwd)
     recorder.start()
     return recorder
 

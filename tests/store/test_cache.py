@@ -119,6 +119,25 @@ def test_prune_removes_oldest_first(cache_dir: Path) -> None:
     assert cache.prune(cache_dir, limit=5 * size) == 0
 
 
+def test_prune_removes_entries_only_never_what_else_the_directory_holds(
+    cache_dir: Path,
+) -> None:
+    """A cache directory that is also a project's (CALICO_RENDER_CACHE_DIR=$PWD) keeps
+    the project's files however full the cache is."""
+    template = cache_dir / "tree" / "kubernetes" / "calico" / "v3.28.2" / "calico.yaml"
+    template.parent.mkdir(parents=True)
+    template.write_text("x" * 5000)
+    notes = cache_dir / "t" / "notes.txt"
+    for i in range(3):
+        cache.put("t", str(i), "x" * 1000)
+    notes.write_text("y" * 5000)
+    for path in (template, notes):
+        os.utime(path, ns=(0, 0))  # the oldest files there
+    assert cache.prune(cache_dir, limit=1) == 3
+    assert template.read_text() == "x" * 5000 and notes.exists()
+    assert _entries(cache_dir) == []
+
+
 def test_concurrent_writers_leave_whole_entries(cache_dir: Path) -> None:
     value = {"data": ["y" * 10_000] * 10}
 

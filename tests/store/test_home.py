@@ -37,3 +37,26 @@ def test_the_off_switch(
     monkeypatch.setenv(home.ENV_OFF, value)
     assert home.enabled() is on
     assert (home.cache_directory() is not None) is on
+
+
+def test_the_cache_owns_its_entries_not_what_else_the_directory_holds(tmp_path: Path) -> None:
+    base = str(tmp_path)
+    digest = "ab" * 32
+    owned = [
+        base,
+        f"{base}/render",
+        f"{base}/render/{digest}.json",
+        f"{base}/render/.{digest}.json.0123456789ab.tmp",
+        f"{base}/invocation/0123456789abcdef",
+        f"{base}/invocation/0123456789abcdef.42.01234567.tmp",
+        f"{base}/.last-prune",
+    ]
+    foreign = [
+        f"{base}/tree/kubernetes/calico/v3.28.2/002-calico.yaml",
+        f"{base}/render/notes.txt",
+        f"{base}/Render/{digest}.json",
+        f"{base}/render/sub/{digest}.json",
+        f"{base}x/render/{digest}.json",
+    ]
+    assert [home.owned(base, p) for p in owned] == [True] * len(owned)
+    assert [home.owned(base, p) for p in foreign] == [False] * len(foreign)

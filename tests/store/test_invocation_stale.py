@@ -1,6 +1,7 @@
-"""The run memo must answer exactly what running the command now would: each test here
-is a way its answer (or a recorded run's exit) differs today. Marked strict xfail so
-each fix shows up as an XPASS to unmark."""
+"""The run memo answers exactly what running the command now would: each test here is a
+way an answer could differ (a run cut short by its reader, write errors, a symbolic
+link retargeted, reads through /proc, a tree inside the cache directory, a removed
+working directory, a huge input, a path through ``link/..``)."""
 
 from __future__ import annotations
 
@@ -71,7 +72,6 @@ def _render(tree: Path, *extra: str) -> list[str]:
     return ["--manifests", str(tree), "--version", VERSION, "--nodes", "601", *extra]
 
 
-@pytest.mark.xfail(strict=True, reason="a run cut short by its reader is kept (truncated, exit 1)")
 def test_a_run_whose_stdout_reader_left_is_not_kept(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     _sh(tmp_path, cache, _render(tree), "{cmd} | head -c 10 >/dev/null")
@@ -81,7 +81,6 @@ def test_a_run_whose_stdout_reader_left_is_not_kept(tmp_path: Path, tree: Path) 
     assert (served.code, served.out, served.err) == (plain.code, plain.out, plain.err)
 
 
-@pytest.mark.xfail(strict=True, reason="a run whose stderr pipe closed is kept: exit 1, no output")
 def test_a_run_whose_stderr_reader_left_is_not_kept(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     _sh(tmp_path, cache, _render(tree), "{cmd} 2>&1 >/dev/null | true")
@@ -90,7 +89,6 @@ def test_a_run_whose_stderr_reader_left_is_not_kept(tmp_path: Path, tree: Path) 
     assert (served.code, served.out, served.err) == (plain.code, plain.out, plain.err)
 
 
-@pytest.mark.xfail(strict=True, reason="served: exit 0 and no stdout; the command: exit 1")
 def test_an_unwritable_stderr_is_answered_as_the_command_does(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     _cli(tmp_path, cache, *_render(tree))
@@ -100,9 +98,6 @@ def test_an_unwritable_stderr_is_answered_as_the_command_does(tmp_path: Path, tr
     assert served == plain
 
 
-@pytest.mark.xfail(
-    strict=True, reason="served: exit 0 on a reader gone before any output; command: 1"
-)
 def test_a_pipe_closed_before_output_ends_with_the_commands_code(
     tmp_path: Path, tree: Path
 ) -> None:
@@ -114,7 +109,6 @@ def test_a_pipe_closed_before_output_ends_with_the_commands_code(
     assert served == plain
 
 
-@pytest.mark.xfail(strict=True, reason="readlink's target is not recorded: containment is stale")
 def test_a_template_link_turned_outside_the_tree_is_a_miss(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     version = tree / "kubernetes" / "calico" / VERSION
@@ -132,7 +126,6 @@ def test_a_template_link_turned_outside_the_tree_is_a_miss(tmp_path: Path, tree:
     assert (served.code, served.out) == (plain.code, plain.out)
 
 
-@pytest.mark.xfail(strict=True, reason="files read through /proc/self/ are not traced")
 def test_values_read_through_proc_self_are_traced(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     (tmp_path / "a.yaml").write_text("calicoMode: vxlan\n")
@@ -147,7 +140,6 @@ def test_values_read_through_proc_self_are_traced(tmp_path: Path, tree: Path) ->
     assert served == plain
 
 
-@pytest.mark.xfail(strict=True, reason="everything under the cache directory is exempt")
 def test_a_tree_inside_the_cache_directory_is_still_traced(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path  # e.g. CALICO_RENDER_CACHE_DIR=$CI_PROJECT_DIR
     first = _cli(tmp_path, cache, *_render(tree))
@@ -159,7 +151,6 @@ def test_a_tree_inside_the_cache_directory_is_still_traced(tmp_path: Path, tree:
     assert (served.code, served.out, served.err) == (plain.code, plain.out, plain.err)
 
 
-@pytest.mark.xfail(strict=True, reason="record() calls os.getcwd() unguarded: a traceback")
 def test_a_removed_working_directory_still_renders(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     shell = "mkdir gone && cd gone && rmdir ../gone && {cmd} >/dev/null 2>../err"
@@ -167,7 +158,6 @@ def test_a_removed_working_directory_still_renders(tmp_path: Path, tree: Path) -
     assert b"Traceback" not in (tmp_path / "err").read_bytes()
 
 
-@pytest.mark.xfail(strict=True, reason="the recorder reads a whole input file, unbounded")
 def test_a_huge_values_file_is_refused_within_bounded_memory(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     with open(tmp_path / "big.yaml", "wb") as fh:
@@ -177,7 +167,6 @@ def test_a_huge_values_file_is_refused_within_bounded_memory(tmp_path: Path, tre
     assert b"larger than 8 MiB" in (tmp_path / "err").read_bytes()
 
 
-@pytest.mark.xfail(strict=True, reason="abspath folds 'link/..': the wrong file is watched")
 def test_a_tree_named_through_link_dotdot_is_watched_where_it_is(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     real = tmp_path / "x"

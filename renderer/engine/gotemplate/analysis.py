@@ -4,11 +4,14 @@ Used to report the parameters each Calico version consumes. A key counts when it
 read from the root data: ``.x`` (or ``.x.y``) where dot is the root, ``$.x`` where ``$``
 is the root, ``$v.x`` for a variable bound to the root, ``index . "x"``, and the same
 inside ``define``d templates called with the root as their dot.
+
+What the walks return are named tuples, not frozen dataclasses: the module loads with
+every cold render, and making a frozen dataclass costs some fifty times as much.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from renderer.engine.gotemplate import nodes as n
 
@@ -117,8 +120,7 @@ class _KeyFinder:
             self.pipe(arg, dot_root, dollar, roots)
 
 
-@dataclass(frozen=True)
-class KeyReads:
+class KeyReads(NamedTuple):
     """The root context keys a template reads (and what it calls with the root).
 
     ``nested``: the keys read with a further field (``.ClusterCidr.Ipv6``), which only a
@@ -137,8 +139,7 @@ def key_reads(tree: n.Tree) -> KeyReads:
     return KeyReads(frozenset(finder.keys), dict(finder.nested_pos))
 
 
-@dataclass(frozen=True)
-class Branches:
+class Branches(NamedTuple):
     """What templates compare a root key with: ``eq``/``ne`` string literals, and
     whether some ``{{ if eq .key "..." }}`` has no else, so a value matching none of
     them renders nothing there (BKE's ``ipModVersion`` handles ``ipv4`` and ``ipv6``
@@ -205,8 +206,7 @@ def value_branches(tree: n.Tree) -> dict[str, Branches]:
 BODY, ELSE = 0, 1
 
 
-@dataclass(frozen=True)
-class Arm:
+class Arm(NamedTuple):
     """One arm of an ``if``/``with``/``range`` of a template: ``key`` is what a traced
     render records when it takes the arm (the branch node's offset and :data:`BODY` or
     :data:`ELSE`); ``explicit`` says whether it is a body the template wrote (an
@@ -269,8 +269,7 @@ def _reads_comparison(pipe: n.PipeNode, dot_root: bool) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class Conditions:
+class Conditions(NamedTuple):
     """What the branches of a template test about root keys: the string literals each
     key is compared with (``eq``/``ne``), and the keys tested for truth alone
     (``{{ if .repo }}``, ``{{ with .x }}``, ``{{ range .x }}``)."""

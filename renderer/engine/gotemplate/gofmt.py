@@ -11,7 +11,6 @@ refused with :class:`FormatError` instead of being approximated.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from typing import Any
 
 from renderer.engine.gotemplate.lexer import is_go_print
@@ -57,6 +56,8 @@ def _shortest_digits(v: float) -> tuple[str, int]:
     """
     if v == 0:
         return "0", 1
+    from decimal import Decimal  # printing a float: rare in manifests, and decimal is big
+
     _, digit_tuple, exp = Decimal(repr(abs(v))).as_tuple()
     assert isinstance(exp, int)
     digits = "".join(str(d) for d in digit_tuple).lstrip("0")

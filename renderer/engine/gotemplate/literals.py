@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -208,9 +208,10 @@ def parse_go_float(text: str) -> float | None:
     return value
 
 
-@dataclass(frozen=True)
-class GoNumber:
-    """What parse.newNumber and exec's idealConstant make of a numeric literal."""
+class GoNumber(NamedTuple):
+    """What parse.newNumber and exec's idealConstant make of a numeric literal (a named
+    tuple: cheaper to define than a frozen dataclass, and the engine loads with every
+    cold render)."""
 
     kind: str  # "int", "float" or "error"
     int_value: int | None

@@ -2,18 +2,31 @@
 
 Keeping Go's node kinds (and their ``String()`` forms) lets execution errors quote the
 failing construct the way Go does (``executing "x" at <.a.b>: ...``).
+
+Plain classes with ``__slots__`` rather than dataclasses: the engine is imported by
+every cold render, and making two dozen dataclasses cost more than the rest of the
+module. Nodes compare by identity; ``repr`` prints the fields as a dataclass would.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import ClassVar
 
 
-@dataclass(eq=False)
 class Node:
     """Base node: ``pos`` is the character offset of the node in the source."""
 
-    pos: int
+    __slots__ = ("pos",)
+
+    def __init__(self, pos: int) -> None:
+        self.pos = pos
+
+    def __repr__(self) -> str:
+        """As a dataclass prints it: every ``__init__`` parameter, in order."""
+        code = type(self).__init__.__code__
+        names = code.co_varnames[1 : code.co_argcount]
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{type(self).__qualname__}({shown})"
 
     def __str__(self) -> str:  # pragma: no cover - overridden everywhere
         return type(self).__name__
@@ -22,27 +35,31 @@ class Node:
 # --- operands ---------------------------------------------------------------------
 
 
-@dataclass(eq=False)
 class DotNode(Node):
+    __slots__ = ()
+
     def __str__(self) -> str:
         return "."
 
 
-@dataclass(eq=False)
 class NilNode(Node):
+    __slots__ = ()
+
     def __str__(self) -> str:
         return "nil"
 
 
-@dataclass(eq=False)
 class BoolNode(Node):
-    value: bool
+    __slots__ = ("value",)
+
+    def __init__(self, pos: int, value: bool) -> None:
+        self.pos = pos
+        self.value = value
 
     def __str__(self) -> str:
         return "true" if self.value else "false"
 
 
-@dataclass(eq=False)
 class NumberNode(Node):
     """A numeric constant; ``kind`` is the Go type it takes where no type is imposed.
 
@@ -50,57 +67,84 @@ class NumberNode(Node):
     like a uint that overflows int, or an unsupported complex constant).
     """
 
-    text: str
-    kind: str
-    int_value: int | None
-    float_value: float | None
-    error: str = ""
+    __slots__ = ("error", "float_value", "int_value", "kind", "text")
+
+    def __init__(
+        self,
+        pos: int,
+        text: str,
+        kind: str,
+        int_value: int | None,
+        float_value: float | None,
+        error: str = "",
+    ) -> None:
+        self.pos = pos
+        self.text = text
+        self.kind = kind
+        self.int_value = int_value
+        self.float_value = float_value
+        self.error = error
 
     def __str__(self) -> str:
         return self.text
 
 
-@dataclass(eq=False)
 class StringNode(Node):
-    quoted: str
-    value: str
+    __slots__ = ("quoted", "value")
+
+    def __init__(self, pos: int, quoted: str, value: str) -> None:
+        self.pos = pos
+        self.quoted = quoted
+        self.value = value
 
     def __str__(self) -> str:
         return self.quoted
 
 
-@dataclass(eq=False)
 class FieldNode(Node):
-    idents: tuple[str, ...]
+    __slots__ = ("idents",)
+
+    def __init__(self, pos: int, idents: tuple[str, ...]) -> None:
+        self.pos = pos
+        self.idents = idents
 
     def __str__(self) -> str:
         return "".join("." + i for i in self.idents)
 
 
-@dataclass(eq=False)
 class VariableNode(Node):
     """``$x`` or ``$x.a.b``: ``idents[0]`` is the variable name with its ``$``."""
 
-    idents: tuple[str, ...]
+    __slots__ = ("idents",)
+
+    def __init__(self, pos: int, idents: tuple[str, ...]) -> None:
+        self.pos = pos
+        self.idents = idents
 
     def __str__(self) -> str:
         return ".".join(self.idents)
 
 
-@dataclass(eq=False)
 class IdentifierNode(Node):
-    name: str
+    __slots__ = ("name",)
+
+    def __init__(self, pos: int, name: str) -> None:
+        self.pos = pos
+        self.name = name
 
     def __str__(self) -> str:
         return self.name
 
 
-@dataclass(eq=False)
 class ChainNode(Node):
     """``(pipeline).a.b`` (or another term followed by fields)."""
 
-    node: Node
-    fields: tuple[str, ...]
+    __slots__ = ("fields", "node")
+
+    def __init__(self, pos: int, node: Node, fields: tuple[str, ...]) -> None:
+        self.pos = pos
+        self.node = node
+        self.fields = fields
 
     def __str__(self) -> str:
         inner = str(self.node)
@@ -109,9 +153,12 @@ class ChainNode(Node):
         return inner + "".join("." + f for f in self.fields)
 
 
-@dataclass(eq=False)
 class CommandNode(Node):
-    args: list[Node] = field(default_factory=list)
+    __slots__ = ("args",)
+
+    def __init__(self, pos: int, args: list[Node] | None = None) -> None:
+        self.pos = pos
+        self.args: list[Node] = [] if args is None else args
 
     def __str__(self) -> str:
         parts = []
@@ -123,12 +170,22 @@ class CommandNode(Node):
         return " ".join(parts)
 
 
-@dataclass(eq=False)
 class PipeNode(Node):
-    line: int
-    is_assign: bool = False
-    decl: list[VariableNode] = field(default_factory=list)
-    cmds: list[CommandNode] = field(default_factory=list)
+    __slots__ = ("cmds", "decl", "is_assign", "line")
+
+    def __init__(
+        self,
+        pos: int,
+        line: int,
+        is_assign: bool = False,
+        decl: list[VariableNode] | None = None,
+        cmds: list[CommandNode] | None = None,
+    ) -> None:
+        self.pos = pos
+        self.line = line
+        self.is_assign = is_assign
+        self.decl: list[VariableNode] = [] if decl is None else decl
+        self.cmds: list[CommandNode] = [] if cmds is None else cmds
 
     def __str__(self) -> str:
         text = ""
@@ -140,49 +197,66 @@ class PipeNode(Node):
 # --- statements -------------------------------------------------------------------
 
 
-@dataclass(eq=False)
 class TextNode(Node):
-    text: str
+    __slots__ = ("text",)
+
+    def __init__(self, pos: int, text: str) -> None:
+        self.pos = pos
+        self.text = text
 
     def __str__(self) -> str:
         return repr(self.text)
 
 
-@dataclass(eq=False)
 class CommentNode(Node):
-    text: str
+    __slots__ = ("text",)
+
+    def __init__(self, pos: int, text: str) -> None:
+        self.pos = pos
+        self.text = text
 
     def __str__(self) -> str:
         return "{{" + self.text + "}}"
 
 
-@dataclass(eq=False)
 class ActionNode(Node):
-    line: int
-    pipe: PipeNode
+    __slots__ = ("line", "pipe")
+
+    def __init__(self, pos: int, line: int, pipe: PipeNode) -> None:
+        self.pos = pos
+        self.line = line
+        self.pipe = pipe
 
     def __str__(self) -> str:
         return "{{" + str(self.pipe) + "}}"
 
 
-@dataclass(eq=False)
 class ListNode(Node):
-    nodes: list[Node] = field(default_factory=list)
+    __slots__ = ("nodes",)
+
+    def __init__(self, pos: int, nodes: list[Node] | None = None) -> None:
+        self.pos = pos
+        self.nodes: list[Node] = [] if nodes is None else nodes
 
     def __str__(self) -> str:
         return "".join(str(n) for n in self.nodes)
 
 
-@dataclass(eq=False)
 class BranchNode(Node):
     """Shared shape of if, range and with."""
 
-    line: int
-    pipe: PipeNode
-    body: ListNode
-    else_body: ListNode | None
+    __slots__ = ("body", "else_body", "line", "pipe")
 
-    keyword = "branch"
+    keyword: ClassVar[str] = "branch"
+
+    def __init__(
+        self, pos: int, line: int, pipe: PipeNode, body: ListNode, else_body: ListNode | None
+    ) -> None:
+        self.pos = pos
+        self.line = line
+        self.pipe = pipe
+        self.body = body
+        self.else_body = else_body
 
     def __str__(self) -> str:
         text = "{{" + self.keyword + " " + str(self.pipe) + "}}" + str(self.body)
@@ -191,26 +265,29 @@ class BranchNode(Node):
         return text + "{{end}}"
 
 
-@dataclass(eq=False)
 class IfNode(BranchNode):
+    __slots__ = ()
     keyword = "if"
 
 
-@dataclass(eq=False)
 class RangeNode(BranchNode):
+    __slots__ = ()
     keyword = "range"
 
 
-@dataclass(eq=False)
 class WithNode(BranchNode):
+    __slots__ = ()
     keyword = "with"
 
 
-@dataclass(eq=False)
 class TemplateNode(Node):
-    line: int
-    name: str
-    pipe: PipeNode | None
+    __slots__ = ("line", "name", "pipe")
+
+    def __init__(self, pos: int, line: int, name: str, pipe: PipeNode | None) -> None:
+        self.pos = pos
+        self.line = line
+        self.name = name
+        self.pipe = pipe
 
     def __str__(self) -> str:
         quoted = '"' + self.name + '"'
@@ -219,23 +296,28 @@ class TemplateNode(Node):
         return "{{template " + quoted + " " + str(self.pipe) + "}}"
 
 
-@dataclass(eq=False)
 class BreakNode(Node):
-    line: int
+    __slots__ = ("line",)
+
+    def __init__(self, pos: int, line: int) -> None:
+        self.pos = pos
+        self.line = line
 
     def __str__(self) -> str:
         return "{{break}}"
 
 
-@dataclass(eq=False)
 class ContinueNode(Node):
-    line: int
+    __slots__ = ("line",)
+
+    def __init__(self, pos: int, line: int) -> None:
+        self.pos = pos
+        self.line = line
 
     def __str__(self) -> str:
         return "{{continue}}"
 
 
-@dataclass(eq=False)
 class Tree:
     """A parsed template file: the tree Execute runs plus every ``define``/``block``.
 
@@ -243,12 +325,23 @@ class Tree:
     Go's rules for empty and repeated definitions already applied.
     """
 
-    name: str
-    source: str
-    templates: dict[str, ListNode]
-    #: The deepest nesting of lists (control bodies) and parentheses in the source: how
-    #: deep every walk of the tree recurses.
-    depth: int = 0
+    __slots__ = ("depth", "name", "source", "templates")
+
+    def __init__(
+        self, name: str, source: str, templates: dict[str, ListNode], depth: int = 0
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.templates = templates
+        #: The deepest nesting of lists (control bodies) and parentheses in the source:
+        #: how deep every walk of the tree recurses.
+        self.depth = depth
+
+    def __repr__(self) -> str:
+        return (
+            f"Tree(name={self.name!r}, source={self.source!r}, "
+            f"templates={self.templates!r}, depth={self.depth!r})"
+        )
 
     @property
     def root(self) -> ListNode:
