@@ -51,6 +51,8 @@ _KEYWORD = re.compile(
     rb'"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor)"'
     rb'\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"'
 )
+#: A reference by name from a definition (either form :class:`_Compiler` follows).
+_PLAIN_REF = re.compile(rb'"\$ref": "(?:/api/_definitions\.json)?#/\$defs/([A-Za-z0-9._-]+)"')
 #: An escaped ASCII character, which could spell such a keyword unseen.
 _ASCII_ESCAPE = re.compile(rb"\\u00[0-7]")
 
@@ -71,14 +73,18 @@ class Definitions:
             raise Unsupported("definitions are not ASCII")
         if not raw.startswith(_HEAD):
             raise Unsupported("definitions: unexpected layout")
-        end = raw.find(_DEFS_END, len(_HEAD) - 1)
-        if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
-            raise Unsupported("definitions: unexpected layout")
         starts = []
         pos = raw.find(_ENTRY, len(_HEAD) - 2)
-        while 0 <= pos < end:
+        while pos >= 0:
             starts.append(pos + 1)
             pos = raw.find(_ENTRY, pos + 1)
+        # $defs ends at the first line at depth one after its last entry (an entry's
+        # value lies deeper), found without reading the file twice. A line at depth two
+        # past that end (in a later member) follows a "{" or "[", never the "," the
+        # loop below asks of every entry but the last.
+        end = raw.find(_DEFS_END, starts[-1] if starts else len(_HEAD) - 1)
+        if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
+            raise Unsupported("definitions: unexpected layout")
         spans: dict[str, tuple[int, int]] = {}
         for i, start in enumerate(starts):
             stop = starts[i + 1] - 1 if i + 1 < len(starts) else end
@@ -142,10 +148,14 @@ def references(
     closure is not known from its bytes.
     """
     prefixes = (_SCHEMA_REF,) if root else (_SCHEMA_REF, _DEFS_REF)
-    names: list[str] = []
     end = len(text) if stop is None else stop
     if text.find(b"\\u00", start, end) >= 0 and _ASCII_ESCAPE.search(text, start, end):
         return None
+    if not root:  # most definitions: every '"$' starts a plain reference by name
+        plain = _PLAIN_REF.findall(text, start, end)
+        if len(plain) == text.count(b'"$', start, end):
+            return tuple(n.decode("ascii") for n in plain)
+    names: list[str] = []
     pos = text.find(b'"$', start, end)
     while pos >= 0:
         m = _KEYWORD.match(text, pos, end)

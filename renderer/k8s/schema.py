@@ -534,12 +534,11 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
         if name in seen:
             continue
         key = (kube_version, name)
-        if key in _DEF_DIGESTS:
-            entry = _DEF_DIGESTS[key]
-        else:
+        entry = _DEF_DIGESTS.get(key)
+        if entry is None:  # not read yet, or not plain (then read again: rare)
             entry = _DEF_DIGESTS[key] = defs.entry(name)
-        if entry is None:
-            return None
+            if entry is None:
+                return None
         seen[name] = entry[0]
         todo.extend(entry[1])
     digest = hashlib.sha256()
