@@ -205,9 +205,18 @@ def _types(value: Any) -> Check:
     checks = [_is_type(n) for n in names]
     if len(checks) == 1:
         return checks[0]
-    if names == ["string", "null"]:
-        return lambda x: x is None or isinstance(x, str)
+    if len(names) == 2 and "null" in names:  # the nullable fields of strict schemas
+        other = names[0] if names[1] == "null" else names[1]
+        cls = _PLAIN_TYPES.get(other)
+        if cls is not None:
+            return lambda x: x is None or isinstance(x, cls)
+        check = checks[names.index(other)]
+        return lambda x: x is None or check(x)
     return lambda x: any(c(x) for c in checks)
+
+
+#: Types whose check is one isinstance (exactly as :func:`_is_type` says).
+_PLAIN_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "boolean": bool}
 
 
 def _yes(_: Any) -> bool:
@@ -370,6 +379,8 @@ def _combine(
     if not fields and not closed and extra is None and not required and items is None:
         if not also and enum is None and type_ok is not None:
             return type_ok  # a leaf: most nodes
+        if len(also) == 1 and enum is None and type_ok is None:
+            return also[0]  # a bare reference (a field naming a definition)
         if not also and enum is not None and type_ok is None:
             return lambda x: isinstance(x, str) and x in enum
     after: Check | None = also[0] if len(also) == 1 else None
