@@ -163,6 +163,7 @@ def judge_aside(version):
     flag.flush()
     return found
 verdict.judge_aside = judge_aside
+verdict._spare_core = lambda: True  # however busy the machine running the tests is
 if mode == "crash":
     real_judge = verdict._judge
     verdict._judge = lambda v: os._exit(9) if os.getpid() != parent else real_judge(v)

@@ -264,9 +264,12 @@ class Aside:
 
 def judge_aside(version: VersionDir) -> Aside | None:
     """Start judging ``version``'s verdict in a forked child, or None: not allowed
-    (:func:`aside_allowed`), no ``os.fork``, other threads running, or the verdict
-    already known (this process or the persistent cache: nothing to judge)."""
+    (:func:`aside_allowed`), no ``os.fork``, other threads running, no idle core, or
+    the verdict already known (this process or the persistent cache: nothing to
+    judge)."""
     if not _aside_allowed or not hasattr(os, "fork") or threading.active_count() != 1:
+        return None
+    if not _spare_core():
         return None
     key = _key(version)
     if _known(version, key) is not None:
@@ -293,6 +296,21 @@ def judge_aside(version: VersionDir) -> Aside | None:
         _child(version, read, write, blocked)
     os.close(write)
     return Aside(version, key, pid, read)
+
+
+def _spare_core() -> bool:
+    """Whether a second core is likely idle: the child costs more CPU than judging in
+    turn (it compiles and parses what the render shares), which only pays when it runs
+    beside the render, not when every core is busy."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return cores > 1
+    return cores > 1 and load < cores
 
 
 def _child(version: VersionDir, read: int, write: int, mask: set[int | signal.Signals]) -> NoReturn:

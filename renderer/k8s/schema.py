@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults a
     from referencing import Registry
 
     from renderer.finding import Finding
-    from renderer.k8s.fastschema import Definitions
+    from renderer.k8s.fastschema import Check, Definitions
     from renderer.k8s.parse import K8sObject
 
 DEFAULT_COUNT = 4
@@ -271,6 +271,10 @@ _FAST: Memo[tuple[str, str, str], _Fast | object | None] = Memo("k8s.schema.fast
 #: Compiled checks by schema closure (:func:`closure_digest` -> check or None): the
 #: Kubernetes versions whose schemas for a kind are the same share one.
 _FAST_SHARED: Memo[str, _Fast | None] = Memo("k8s.schema.fast_shared", _PER_KIND)
+#: Compiled checks of single definitions by :func:`_reach` digest, shared by every kind
+#: and version that reaches the same text (most of a release's definitions are those of
+#: the one before).
+_FAST_DEFINITIONS: Memo[str, Check] = Memo("k8s.schema.fast_definitions", 64 * _PER_VERSION)
 #: Compiled definitions of a version (None: not compilable, use jsonschema).
 _FAST_DEFS: Memo[str, Definitions | None] = Memo("k8s.schema.fast_defs", _PER_VERSION)
 
@@ -368,9 +372,12 @@ def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | obj
     if raw is None or defs is None:
         return None
     try:
-        return _Fast(compile_schema(json.loads(raw), defs))
+        check = compile_schema(
+            json.loads(raw), defs, _FAST_DEFINITIONS, lambda name: _reach(kube_version, name)
+        )
     except (Unsupported, ValueError, RecursionError):
         return None
+    return _Fast(check)
 
 
 def _path(error: jsonschema.ValidationError) -> str:
@@ -482,6 +489,8 @@ _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", 
 _DEF_DIGESTS: Memo[tuple[str, str], tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
+#: One definition's :func:`_reach` digest ((kube version, name) -> digest; "": none).
+_REACH: Memo[tuple[str, str], str] = Memo("k8s.schema.definition_closures", 1024 * _PER_VERSION)
 #: Findings jsonschema gave an object under a schema closure ((closure, object digest)
 #: -> rows), shared by the versions with that closure whose schema the library reads;
 #: a release holds a few hundred objects.
@@ -527,28 +536,54 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
     found = references(raw, True) if raw is not None and defs is not None else None
     if defs is None or raw is None or found is None:
         return None
-    todo = list(found)
+    seen = _reachable(kube_version, defs, found)
+    if seen is None:
+        return None
+    digest = hashlib.sha256()
+    for part in (raw, defs.head_text):
+        digest.update(b"%d\n" % len(part))
+        digest.update(part)
+    digest.update(_reach_digest(seen).encode("ascii"))
+    return digest.hexdigest()
+
+
+def _reachable(kube_version: str, defs: Definitions, names: Iterable[str]) -> dict[str, str] | None:
+    """Every definition ``names`` reach, with its text's digest; None when one is not
+    plain (see :meth:`renderer.k8s.fastschema.Definitions.entry`)."""
+    todo = list(names)
     seen: dict[str, str] = {}
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         key = (kube_version, name)
-        if key in _DEF_DIGESTS:
-            entry = _DEF_DIGESTS[key]
-        else:
+        entry = _DEF_DIGESTS.get(key)
+        if entry is None:  # not read yet, or not plain (then read again: rare)
             entry = _DEF_DIGESTS[key] = defs.entry(name)
-        if entry is None:
-            return None
+            if entry is None:
+                return None
         seen[name] = entry[0]
         todo.extend(entry[1])
+    return seen
+
+
+def _reach_digest(seen: Mapping[str, str]) -> str:
     digest = hashlib.sha256()
-    for part in (raw, defs.head_text):
-        digest.update(b"%d\n" % len(part))
-        digest.update(part)
     for name in sorted(seen):
         digest.update(f"{name}\n{seen[name]}\n".encode("ascii"))
     return digest.hexdigest()
+
+
+def _reach(kube_version: str, name: str) -> str | None:
+    """A digest of one definition and every definition it reaches (what its compiled
+    check depends on), or None: not shared."""
+    key = (kube_version, name)
+    found = _REACH.get(key)
+    if found is None:
+        defs = _FAST_DEFS.get(kube_version)
+        seen = _reachable(kube_version, defs, (name,)) if defs is not None else None
+        found = _REACH[key] = "" if seen is None else _reach_digest(seen)
+    return found or None
 
 
 def _library_reads(kube_version: str, kind: str, api_version: str) -> bool:

@@ -73,6 +73,12 @@ def _entries(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*.json")}
 
 
+@pytest.fixture(autouse=True)
+def _idle_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core to spare, however busy the machine running the tests is."""
+    monkeypatch.setattr(verdict, "_spare_core", lambda: True)
+
+
 def _aside(version: VersionDir) -> verdict.Aside:
     with verdict.aside_allowed():
         aside = verdict.judge_aside(version)
@@ -95,7 +101,7 @@ def test_a_verdict_judged_aside_is_the_verdict_kept_as_in_turn(cold_verdicts: Pa
     assert judged.rule_errors == ("typha-anti-affinity",)
 
 
-def test_nothing_is_judged_aside_unless_allowed_needed_and_single_threaded(
+def test_nothing_is_judged_aside_unless_allowed_needed_single_threaded_and_idle(
     cold_verdicts: Path,
 ) -> None:
     version = resolve_version("v3.31.3", REAL)
@@ -109,6 +115,9 @@ def test_nothing_is_judged_aside_unless_allowed_needed_and_single_threaded(
     finally:
         stop.set()
         other.join()
+    with pytest.MonkeyPatch.context() as busy, verdict.aside_allowed():
+        busy.setattr(verdict, "_spare_core", lambda: False)
+        assert verdict.judge_aside(version) is None  # every core busy: judged in turn
     verdict.verdict(version)
     cold("checks.verdicts")
     with verdict.aside_allowed():
@@ -155,3 +164,15 @@ def test_a_child_past_its_time_is_ended(
     assert time.monotonic() - started < 10
     with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
         os.waitpid(aside._pid, os.WNOHANG)
+
+
+def test_a_core_is_spare_while_the_load_is_below_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real check, with the machine's numbers given
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.9, 0.0, 0.0))
+    assert verdict._spare_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert not verdict._spare_core()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not verdict._spare_core()

@@ -15,7 +15,14 @@ import pytest
 from renderer import api
 from renderer.errors import RefusedError
 from renderer.k8s import schema as kubeschema
-from renderer.k8s.fastschema import Definitions, Unsupported, compile_schema
+from renderer.k8s.fastschema import (
+    Definitions,
+    Unsupported,
+    _is_type,
+    _types,
+    compile_schema,
+    references,
+)
 from renderer.manifests.tree import list_versions
 from tests.memohelp import cold
 
@@ -176,3 +183,76 @@ def test_unsupported_keyword_falls_back() -> None:
     check = compile_schema({**base, "properties": {"a": {"$ref": "#/$defs/x"}}}, defs)
     with pytest.raises(Unsupported):
         check({"a": 1})
+
+
+def _refs_in(node: Any) -> list[str]:
+    """Every ``$ref`` string value in parsed JSON."""
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [r for v in node.values() for r in _refs_in(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs_in(v)]
+    return []
+
+
+@pytest.mark.parametrize("kube_version", KUBE)
+def test_references_read_from_the_text_are_those_of_the_parsed_entries(
+    kube_version: str,
+) -> None:
+    with open(_defs_path(kube_version), "rb") as fh:
+        raw = fh.read()
+    whole = json.loads(raw)["$defs"]
+    defs = Definitions(raw)
+    for name in defs.names():
+        entry = defs.entry(name)
+        assert entry is not None, name
+        expected = [r.rsplit("/", 1)[1] for r in _refs_in(whole[name])]
+        assert sorted(entry[1]) == sorted(expected), name
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (b'{"$ref": "#/$defs/a", "x": {"$ref": "/api/_definitions.json#/$defs/b"}}', ("a", "b")),
+        (b'{"$ref" :  "#/$defs/a"}', ("a",)),  # other spacing: read the slow way
+        (b'{"properties": {"$ref": {"type": "string"}}, "$ref": "#/$defs/a"}', ("a",)),
+        (b'{"description": "see \\"$ref\\": \\"#/$defs/x\\"", "$ref": "#/$defs/a"}', ("a",)),
+        (b'{"$ref": "#/$defs/a~1b"}', None),  # a pointer escape: not followed by name
+        (b'{"$ref": "other.json#/a"}', None),
+        (b'{"$id": "https://example.com/", "$ref": "#/$defs/a"}', None),
+        (b'{"$anchor": "x"}', None),
+        (b'{"\\u0024ref": "#/$defs/a"}', None),  # a keyword spelled with an escape
+    ],
+)
+def test_references_are_plain_or_none(text: bytes, found: tuple[str, ...] | None) -> None:
+    assert references(text, False) == found
+
+
+def test_a_kind_file_may_name_itself() -> None:
+    text = b'{"$id": "https://kubernetes.io/x", "$ref": "/api/_definitions.json#/$defs/a"}'
+    assert references(text, True) == ("a",)
+    assert references(b'{"$ref": "#/$defs/a"}', True) is None  # its own $defs: not followed
+
+
+def test_definitions_with_a_member_after_defs_holding_objects_are_unsupported() -> None:
+    head = {"$defs": {"a": {"type": "string"}}}
+    for later in ({"b": {"type": "string"}}, ["x", "y"]):
+        text = json.dumps(
+            {**head, "x": later, "$id": "https://kubernetes.io/api/_definitions.json"}, indent=2
+        )
+        with pytest.raises(Unsupported):
+            Definitions(text.encode())
+    text = json.dumps({**head, "x": {}, "$id": "i"}, indent=2)
+    assert Definitions(text.encode()).head == {"x": {}, "$id": "i"}
+
+
+TYPE_NAMES = ["object", "array", "string", "boolean", "integer", "number", "null"]
+
+
+@pytest.mark.parametrize("other", TYPE_NAMES)
+def test_nullable_types_check_exactly_either_type(other: str) -> None:
+    samples: list[Any] = [None, {}, [], "s", True, False, 0, 1, 1.0, 1.5, 10**30]
+    for names in ([other, "null"], ["null", other]):
+        check = _types(names)
+        one = [_is_type(n) for n in names]
+        assert [check(x) for x in samples] == [any(c(x) for c in one) for x in samples]

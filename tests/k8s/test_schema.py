@@ -41,6 +41,8 @@ SCHEMA_MEMOS = (
     "k8s.schema.shared_verdicts",
     "k8s.schema.fast_shared",
     "k8s.schema.passed",
+    "k8s.schema.fast_definitions",
+    "k8s.schema.definition_closures",
 )
 
 
@@ -360,6 +362,11 @@ def test_versions_whose_definitions_differ_share_nothing(fake_versions: Path) ->
     assert closures["1.90"] == closures["1.92"] != closures["1.91"]
     fast = {v: kubeschema._fast(v, "ConfigMap", "v1") for v in FAKE_VERSIONS}
     assert fast["1.90"] is fast["1.92"] and fast["1.90"] is not fast["1.91"]
+    # single definitions: shared where they and all they reach are the same text
+    meta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    owner = "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"
+    assert kubeschema._reach("1.90", meta) != kubeschema._reach("1.91", meta)
+    assert kubeschema._reach("1.90", owner) == kubeschema._reach("1.91", owner) is not None
 
 
 def test_an_object_valid_under_a_shared_closure_is_checked_once(

@@ -256,31 +256,51 @@ def test_the_run_memo_alone_can_be_turned_off(tmp_path: Path, tree: Path) -> Non
     assert not (cache / "invocation").exists() and (cache / "render").is_dir()
 
 
+#: ``python -m renderer`` with the Typha verdict judged in a forked child however busy
+#: the machine is; writes "forked" to the file named first when it was.
+_ASIDE = """
+import sys
+from renderer.checks import verdict
+flag = open(sys.argv[1], "w")  # before the run is traced
+real = verdict.judge_aside
+def judge_aside(version):
+    found = real(version)
+    flag.write("forked" if found is not None else "")
+    flag.flush()
+    return found
+verdict._spare_core = lambda: True
+verdict.judge_aside = judge_aside
+sys.argv = ["calico-render", *sys.argv[2:]]
+from renderer._entry import main
+main()
+"""
+
+
 def test_a_render_judging_its_verdict_in_a_child_is_kept_and_served(
     tmp_path: Path, tree: Path
 ) -> None:
-    first = _cli(
-        tmp_path,
-        tmp_path / "cache",
-        "--manifests",
-        str(tree),
-        "--version",
-        VERSION,
-        "--nodes",
-        "601",
+    args = ["--manifests", str(tree), "--version", VERSION, "--nodes", "601"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
+    env["CALICO_RENDER_CACHE_DIR"] = str(tmp_path / "cache")
+    flag = tmp_path / "judged"
+    first = subprocess.run(
+        [sys.executable, "-c", _ASIDE, str(flag), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        check=False,
     )
-    again = _cli(
-        tmp_path,
-        tmp_path / "cache",
-        "--manifests",
-        str(tree),
-        "--version",
-        VERSION,
-        "--nodes",
-        "601",
+    assert first.returncode == 0 and flag.read_text() == "forked"
+    flag.write_text("")
+    again = subprocess.run(
+        [sys.executable, "-c", _ASIDE, str(flag), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        check=False,
     )
-    assert first.code == 0 and not first.served
-    assert again.served and (again.code, again.out, again.err) == (0, first.out, first.err)
+    assert flag.read_text() == ""  # served: nothing was judged, nor rendered
+    assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, first.stderr)
 
 
 def _forked_trace(path: Path) -> bytes:
