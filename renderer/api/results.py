@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.calico import policy
 from renderer.finding import Finding, merge_findings
@@ -51,8 +51,7 @@ class RenderResult:
         return tuple(parse_rendered(self.files))
 
 
-@dataclass(frozen=True)
-class RenderCheck:
+class RenderCheck(NamedTuple):
     """Strict schema findings for a render; ``ok`` says whether it may be written."""
 
     kube_versions: tuple[str, ...]

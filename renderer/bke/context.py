@@ -163,8 +163,7 @@ class FileContext:
         return other
 
 
-@dataclass(frozen=True)
-class VersionContexts:
+class VersionContexts(NamedTuple):
     version: str
     files: tuple[FileContext, ...]
     warnings: tuple[str, ...] = ()

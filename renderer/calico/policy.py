@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: kubelet's default ``maxPods``: the pods per node the scale advice assumes unless told.
 KUBERNETES_MAX_PODS = 110
@@ -24,8 +24,7 @@ OPERATIONS = ("install", "upgrade", "rollback")
 BOUNDARY_TABLE = (50, 51, 600, 601, 800, 801, 1000, 4000, 4001)
 
 
-@dataclass(frozen=True)
-class TyphaDecision:
+class TyphaDecision(NamedTuple):
     """What the policy decided for a node count, and why."""
 
     nodes: int
@@ -79,8 +78,7 @@ def overridden_keys(user: Mapping[str, object], decision: TyphaDecision) -> list
     return out
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(NamedTuple):
     """The routing outcome: render with ``decision``, or refuse (exit 3)."""
 
     decision: TyphaDecision
@@ -89,7 +87,7 @@ class Route:
     refused: bool = False
     compatibility: bool = False
     message: str = ""
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
 
 def route(

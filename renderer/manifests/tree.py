@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
@@ -32,8 +32,7 @@ _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
-@dataclass(frozen=True)
-class TemplateFile:
+class TemplateFile(NamedTuple):
     """One template of a version directory; ``name`` is its path below the version
     directory (``sub/x.yaml`` in a subdirectory), ``dialect`` comes from its suffix."""
 
@@ -47,8 +46,7 @@ class TemplateFile:
         return f"{self.path.parts[-len(self.name.split('/')) - 1]}/{self.name}"
 
 
-@dataclass(frozen=True)
-class VersionDir:
+class VersionDir(NamedTuple):
     name: str
     path: Path
     files: tuple[TemplateFile, ...]
