@@ -29,7 +29,7 @@ import json
 import numbers
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 Check = Callable[[Any], bool]
 
@@ -205,9 +205,18 @@ def _types(value: Any) -> Check:
     checks = [_is_type(n) for n in names]
     if len(checks) == 1:
         return checks[0]
-    if names == ["string", "null"]:
-        return lambda x: x is None or isinstance(x, str)
+    if len(names) == 2 and "null" in names:  # the nullable fields of strict schemas
+        other = names[0] if names[1] == "null" else names[1]
+        cls = _PLAIN_TYPES.get(other)
+        if cls is not None:
+            return lambda x: x is None or isinstance(x, cls)
+        check = checks[names.index(other)]
+        return lambda x: x is None or check(x)
     return lambda x: any(c(x) for c in checks)
+
+
+#: Types whose check is one isinstance (exactly as :func:`_is_type` says).
+_PLAIN_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "boolean": bool}
 
 
 def _yes(_: Any) -> bool:
@@ -224,10 +233,25 @@ def _ignored(key: str) -> bool:
     return key in ("description", "format") or key.startswith("x-kubernetes-")
 
 
+class CheckTable(Protocol):
+    """Compiled definitions kept beyond one compile (a :class:`renderer.store.memo.Memo`)."""
+
+    def get(self, key: str) -> Check | None: ...
+
+    def __setitem__(self, key: str, value: Check) -> None: ...
+
+
 class _Compiler:
-    def __init__(self, defs: Definitions) -> None:
+    def __init__(
+        self,
+        defs: Definitions,
+        shared: CheckTable | None = None,
+        key: Callable[[str], str | None] | None = None,
+    ) -> None:
         self.defs = defs
         self.checks: dict[str, Check] = {}
+        self.shared = shared
+        self.key = key
 
     def ref(self, ref: Any, root: bool) -> Check:
         """A reference from the kind's own file (``root``) or from the definitions."""
@@ -238,19 +262,31 @@ class _Compiler:
         if name is None or not _NAME.match(name):  # nothing to unescape or resolve further
             raise Unsupported(f"$ref {ref!r}")
         checks = self.checks
-        defs = self.defs
 
         def check(x: Any) -> bool:
             compiled = checks.get(name)
             if compiled is None:
-                try:
-                    node = defs.node(name)
-                except KeyError:
-                    raise Unsupported(f"$ref {ref!r} resolves to nothing") from None
-                compiled = checks[name] = self.node(node, root=False, top=False)
+                compiled = checks[name] = self.definition(name, ref)
             return compiled(x)
 
         return check
+
+    def definition(self, name: str, ref: str) -> Check:
+        """A definition's check: one another compile made from the same text (the
+        definition and all it reaches, as ``key`` names it), or compiled here."""
+        key = self.key(name) if self.key is not None and self.shared is not None else None
+        if key is not None and self.shared is not None:
+            found = self.shared.get(key)
+            if found is not None:
+                return found
+        try:
+            node = self.defs.node(name)
+        except KeyError:
+            raise Unsupported(f"$ref {ref!r} resolves to nothing") from None
+        compiled = self.node(node, root=False, top=False)
+        if key is not None and self.shared is not None:
+            self.shared[key] = compiled
+        return compiled
 
     def lazy(
         self, schema: Any, root: bool, slot: dict[Any, Check] | None = None, key: Any = None
@@ -343,6 +379,8 @@ def _combine(
     if not fields and not closed and extra is None and not required and items is None:
         if not also and enum is None and type_ok is not None:
             return type_ok  # a leaf: most nodes
+        if len(also) == 1 and enum is None and type_ok is None:
+            return also[0]  # a bare reference (a field naming a definition)
         if not also and enum is not None and type_ok is None:
             return lambda x: isinstance(x, str) and x in enum
     after: Check | None = also[0] if len(also) == 1 else None
@@ -389,8 +427,18 @@ def _one_of(value: Any) -> Check:
     return lambda x: sum(1 for a in alternatives if a(x)) == 1
 
 
-def compile_schema(schema: Any, defs: Definitions) -> Check:
+def compile_schema(
+    schema: Any,
+    defs: Definitions,
+    shared: CheckTable | None = None,
+    key: Callable[[str], str | None] | None = None,
+) -> Check:
     """The check for a kind's schema, compiled as objects reach its parts.
+
+    With ``shared`` and ``key``, a definition's check is taken from ``shared`` under
+    ``key(name)`` (a digest of the definition and every definition it reaches: None,
+    not shared) and kept there once compiled, so other kinds and Kubernetes versions
+    with the same text reuse it.
 
     Raises :class:`Unsupported` for a top-level schema not mirrored exactly; the check
     itself raises it for such a part when an object reaches it (read it as "not sure").
@@ -399,4 +447,4 @@ def compile_schema(schema: Any, defs: Definitions) -> Check:
         raise Unsupported("schema is not an object")
     if defs.head.get("$id") != _DEFS_ID:
         raise Unsupported("definitions $id")
-    return _Compiler(defs).node(schema, root=True, top=True)
+    return _Compiler(defs, shared, key).node(schema, root=True, top=True)

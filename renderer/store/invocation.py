@@ -7,23 +7,28 @@ saw is written down while it runs:
 - its command line, working directory, environment (but for a few variables a shell
   changes between commands), whether stdin/stdout/stderr are terminals, and the
   interpreter (version, executable, flags, module path);
-- every file it read (through an audit hook on ``open``): the bytes themselves,
-  compared in full on reuse; a file of the installation (the interpreter's prefixes)
-  by its size and modification time;
+- every file it read (through an audit hook on ``open``), by the path as named (made
+  absolute, not normalized): the bytes themselves, compared in full on reuse; a file
+  of the installation (the interpreter's prefixes) by its size and modification time;
 - every file it asked about (``os.stat``, ``os.lstat``, ``os.access``, ``os.readlink``,
-  and so ``os.path.exists``, ``Path.is_dir``...): absent, its type, and for a regular
-  file its size and modification time; a directory only by its type;
+  and so ``os.path.exists``, ``Path.is_dir``, ``os.path.realpath``...): absent, its
+  type, a regular file's size and modification time, a symbolic link's target; a
+  directory only by its type;
 - every directory it listed (``os.listdir``/``os.scandir``, and so ``os.walk`` and
   ``glob``): the names and their types;
 - the code that ran: each loaded module's file, and the files the result cache's
   fingerprint reads (:func:`renderer.store.cache.fingerprinted_files`), by size and
   modification time.
 
-Anything it cannot account for spoils the run for keeping: a write outside the cache
-directory, reading stdin, a child process or a socket, changing directory, an exit
-code other than 0 or 1 (bad input, an interrupt or a timeout are not kept), or a
-command that did not ask to be kept (:func:`allow`; only the render does). Files the
-interpreter opens to import modules are not traced: the modules are, as code.
+Anything it cannot account for spoils the run for keeping: a write outside the cache's
+own entries (:func:`renderer.store.home.owned`; a tree kept in the cache directory is
+traced like any other), reading stdin or anything under ``/proc``, ``/dev`` or ``/sys``
+but this process's own memory use, a file over :data:`MAX_CONTENT`, a child process
+(but work forked by :func:`fork`, whose child hands its trace back) or a socket,
+changing directory, output it could not all write, an exit code other than 0 or 1
+(bad input, an interrupt or a timeout are not kept), or a command that did not ask to
+be kept (:func:`allow`; only the render does). Files the interpreter opens to import
+modules are not traced: the modules are, as code.
 
 On reuse every item is checked again, and any difference, an unreadable or corrupt
 entry, or a closed stdout is a miss: the command then runs as usual. Entries live in
@@ -53,7 +58,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bump when what an entry holds changes: older entries are then misses.
-_FORMAT = 1
+_FORMAT = 2
 _MAGIC = b"calico-render run\n"
 _KIND = "invocation"
 #: Set to anything but empty or 0: no run is served or kept (the result cache still is).
@@ -276,6 +281,12 @@ def _decode(raw: bytes) -> tuple[Any, ...] | None:
         return None
     entry = marshal.loads(payload)
     if not (isinstance(entry, tuple) and len(entry) == 7 and entry[1] in (0, 1)):
+        return None
+    outputs = entry[2]
+    if not isinstance(outputs, tuple) or not all(
+        isinstance(o, tuple) and len(o) == 2 and o[0] in (1, 2) and isinstance(o[1], bytes)
+        for o in outputs
+    ):
         return None
     return entry
 

@@ -15,7 +15,14 @@ import pytest
 from renderer import api
 from renderer.errors import RefusedError
 from renderer.k8s import schema as kubeschema
-from renderer.k8s.fastschema import Definitions, Unsupported, compile_schema, references
+from renderer.k8s.fastschema import (
+    Definitions,
+    Unsupported,
+    _is_type,
+    _types,
+    compile_schema,
+    references,
+)
 from renderer.manifests.tree import list_versions
 from tests.memohelp import cold
 
@@ -237,3 +244,15 @@ def test_definitions_with_a_member_after_defs_holding_objects_are_unsupported() 
             Definitions(text.encode())
     text = json.dumps({**head, "x": {}, "$id": "i"}, indent=2)
     assert Definitions(text.encode()).head == {"x": {}, "$id": "i"}
+
+
+TYPE_NAMES = ["object", "array", "string", "boolean", "integer", "number", "null"]
+
+
+@pytest.mark.parametrize("other", TYPE_NAMES)
+def test_nullable_types_check_exactly_either_type(other: str) -> None:
+    samples: list[Any] = [None, {}, [], "s", True, False, 0, 1, 1.0, 1.5, 10**30]
+    for names in ([other, "null"], ["null", other]):
+        check = _types(names)
+        one = [_is_type(n) for n in names]
+        assert [check(x) for x in samples] == [any(c(x) for c in one) for x in samples]
