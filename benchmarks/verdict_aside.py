@@ -7,8 +7,9 @@ turn, whole process, each on a new, empty cache directory.
 "aside" forks whatever the load (the command line itself forks only while the load
 is below the usable cores). Prints, for both, the median of ``--repeat`` fresh
 processes (run alternately): wall seconds, CPU seconds of the command alone and with
-its child (user + system), and the difference. Outputs (exit code, stdout, stderr) are asserted identical. On a machine
-without a spare core the wall times say little: compare the command's own CPU.
+its child (user + system), and the difference. Outputs (exit code, stdout, stderr)
+are asserted identical. On a machine without a spare core the wall times say little:
+compare the command's own CPU.
 """
 
 from __future__ import annotations
