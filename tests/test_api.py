@@ -181,6 +181,10 @@ main()
 """
 
 _REAL_TREE = str(Path(__file__).parent / "fixtures" / "bke-real")
+#: A value that adds an env entry to calico-node, in YAML that still parses.
+_INJECTED = (
+    'ipAutoDetectionMethod=x"\n            - name: FELIX_BPFENABLED\n              value: "true'
+)
 
 
 def _cli_run(work: Path, mode: str, args: list[str]) -> tuple[Any, ...]:
@@ -222,8 +226,18 @@ def _cli_run(work: Path, mode: str, args: list[str]) -> tuple[Any, ...]:
         ("crash", ["--manifests", _REAL_TREE, "--version", "v3.31.3", "--nodes", "601"], 0),
         ("crash", ["--version", "v3.27.3", "--nodes", "601"], 3),
         ("speculation-fails", ["--version", "v3.28", "--nodes", "601"], 0),
+        # a value that changes the YAML: exit 1 before the objects are parsed or checked
+        ("aside", ["--version", "v3.31", "--nodes", "601", "--set", _INJECTED], 1),
     ],
-    ids=["capable", "refused", "compatibility", "child-crashes", "child-crashes-refused", "fails"],
+    ids=[
+        "capable",
+        "refused",
+        "compatibility",
+        "child-crashes",
+        "child-crashes-refused",
+        "fails",
+        "injected",
+    ],
 )
 def test_a_render_judging_its_verdict_aside_prints_and_caches_what_one_judging_in_turn_does(
     tmp_path: Path, mode: str, args: list[str], code: int
@@ -234,6 +248,8 @@ def test_a_render_judging_its_verdict_aside_prints_and_caches_what_one_judging_i
     assert aside[0] == in_turn[0] == code
     assert aside[1:4] == in_turn[1:4]
     assert any(name.startswith("capability/") for name in in_turn[3])
+    if code == 1:  # nothing parsed nor checked: no entry for either
+        assert not any(name.startswith(("parse/", "schemas/")) for name in in_turn[3])
     if code == 0:  # a run the run memo keeps, with what the child read as its inputs
         assert any(name.startswith("render/") for name in in_turn[3])
         assert any(name.startswith("invocation/") for name in in_turn[3])

@@ -14,6 +14,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,9 +62,20 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
     are not errors (custom resources not checked) are reported and do not block.
     ``kube_versions`` empty means the default (newest shipped) versions.
     """
+    if isinstance(result, _RenderedAhead):
+        checked = result.checked(kube_versions)
+        if checked is not None:
+            return checked
+    return _render_check(result, result.objects, kube_versions)
+
+
+def _render_check(
+    result: RenderResult, objects: Sequence[K8sObject], kube_versions: Sequence[str]
+) -> RenderCheck:
+    """:func:`validate_render` of the render's ``objects``."""
     from renderer.manifests.tree import tree_path
 
-    kube, found = schema_check(result.objects, kube_versions)
+    kube, found = schema_check(objects, kube_versions)
     v = result.version
     names = [f.name for f in v.files]
     return RenderCheck(
@@ -74,10 +86,15 @@ def validate_render(result: RenderResult, kube_versions: Sequence[str] = ()) -> 
 def duplicate_findings(result: RenderResult) -> list[Finding]:
     """``duplicate-object`` findings of a render: an object rendered twice (kind,
     namespace, name) is applied once, the last; the first never takes effect."""
+    return _duplicates(result, result.objects)
+
+
+def _duplicates(result: RenderResult, objects: Sequence[K8sObject]) -> list[Finding]:
+    """:func:`duplicate_findings` of the render's ``objects``."""
     from renderer.calico.rules import REGISTRY, RuleInput
     from renderer.manifests.tree import tree_path
 
-    data = RuleInput(result.objects, result.version.name, result.context)
+    data = RuleInput(objects, result.version.name, result.context)
     v = result.version
     names = [f.name for f in v.files]
     return [  # located relative to ROOT, as every finding is
@@ -146,31 +163,36 @@ def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
     """:func:`render` while the verdict is judged in a forked child: the render, its
     objects and their schema check are done for the route of a capable version (the
     likely one), holding what they would write to the cache. The same route once the
-    verdict is in: the render is the answer and the held entries are written as the
-    same work done in turn would write them (the schema check's when the caller asks
-    for it). Another route, or any failure: that work is dropped and :func:`render`'s
-    own steps follow, in turn, so errors and their wording are the same."""
+    verdict is in: the render is the answer, with its objects and check for the caller
+    (:class:`_RenderedAhead`), and the held entries are written as the same work done
+    in turn would write them. Another route, or any failure: that work is dropped and
+    :func:`render`'s own steps follow, in turn, so errors and their wording are the
+    same."""
     from renderer.store import cache
 
     vdir, nodes, operation = request.version, request.node_count, request.operation
-    held, checked = cache.Held(), cache.Held(until_read=True)
+    held, parsed, checked = cache.Held(), cache.Held(), cache.Held()
     guess: policy.Route | None = None
     result: RenderResult | None = None
+    ahead: _Ahead | None = None
     try:
         guess = policy.route(nodes, True, operation, version=vdir.name)
         with cache.holding(held):
             result = _render_routed(request, guess)
-        with cache.reading_only():  # written when the caller parses them (k8s.parse)
-            objects = parse_rendered(result.files)
-        if request.kube_versions:  # written when the caller checks them
-            with cache.holding(checked):
-                schema_check(objects, request.kube_versions)
+        # what a render that is not written (a value changed the YAML, an object is
+        # rendered twice) is not asked for is not done: its inputs would be the run's
+        if not any(f.severity == "error" for f in result.findings):
+            with cache.holding(parsed):
+                objects = tuple(parse_rendered(result.files))
+            check = None
+            if request.kube_versions and not _duplicates(result, objects):
+                with cache.holding(checked):
+                    check = _render_check(result, objects, request.kube_versions)
+            ahead = _Ahead(objects, parsed, request.kube_versions, check, checked)
     except Exception:  # redone in turn, where it raises as it would have
         result = None
     except BaseException:
         aside.close()
-        held.drop()
-        checked.drop()
         raise
     judged = aside.result()
     if judged is not None:
@@ -178,15 +200,62 @@ def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
     try:
         route = plan_route(vdir, nodes, operation)  # judges in turn when the child failed
     except BaseException:
-        held.drop()
-        checked.drop()
+        _drop_ahead(held, parsed, checked)
         raise
     if result is not None and route == guess:
         held.write()
-        return result
-    held.drop()
-    checked.drop()
+        return result if ahead is None else _RenderedAhead.of(result, ahead)
+    _drop_ahead(held, parsed, checked)
     return _render_routed(request, route)
+
+
+def _drop_ahead(*holds: Any) -> None:
+    """Forget work done ahead, and the parses it kept in memory: their cache entries
+    were not written, so a parse of the same text must be done (and written) again."""
+    from renderer.store.memo import memos
+
+    for held in holds:
+        held.drop()
+    memos()["k8s.parse.texts"].clear()
+
+
+@dataclasses.dataclass
+class _Ahead:
+    """A render's objects and schema check done ahead, and their held cache entries."""
+
+    objects: tuple[K8sObject, ...]
+    parsed: Any  # store.cache.Held
+    kube_versions: tuple[str, ...]
+    check: RenderCheck | None
+    checked: Any  # store.cache.Held
+
+
+class _RenderedAhead(RenderResult):
+    """A render done while its verdict was judged aside (:func:`_render_aside`): its
+    objects and their schema check are handed over as :attr:`RenderResult.objects` and
+    :func:`validate_render` would compute them, and their cache entries are written
+    when first asked for, as that work would have written them."""
+
+    @classmethod
+    def of(cls, result: RenderResult, ahead: _Ahead) -> _RenderedAhead:
+        done = cls(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
+        done.__dict__["_ahead"] = ahead
+        return done
+
+    @cached_property
+    def objects(self) -> tuple[K8sObject, ...]:
+        ahead: _Ahead = self.__dict__["_ahead"]
+        ahead.parsed.write()
+        return ahead.objects
+
+    def checked(self, kube_versions: Sequence[str]) -> RenderCheck | None:
+        """The schema check done ahead for ``kube_versions``, or None."""
+        ahead: _Ahead = self.__dict__["_ahead"]
+        if ahead.check is None or tuple(kube_versions) != ahead.kube_versions:
+            return None
+        self.objects  # noqa: B018  # parsed to be checked: the parse's entries too
+        ahead.checked.write()
+        return ahead.check
 
 
 def _render_routed(request: Request, route: policy.Route) -> RenderResult:

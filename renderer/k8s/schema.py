@@ -489,7 +489,7 @@ _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", 
 _DEF_DIGESTS: Memo[tuple[str, str], tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
-#: One definition's :func:`_reach` digest ((kube version, name) -> digest; "": none).
+#: One definition's component digest ((kube version, name) -> digest; "": not plain).
 _REACH: Memo[tuple[str, str], str] = Memo("k8s.schema.definition_closures", 1024 * _PER_VERSION)
 #: Findings jsonschema gave an object under a schema closure ((closure, object digest)
 #: -> rows), shared by the versions with that closure whose schema the library reads;
@@ -536,54 +536,109 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
     found = references(raw, True) if raw is not None and defs is not None else None
     if defs is None or raw is None or found is None:
         return None
-    seen = _reachable(kube_version, defs, found)
-    if seen is None:
+    if not _components(kube_version, defs, found):
+        return None
+    keys = {_reach(kube_version, name) for name in found}
+    if None in keys:
         return None
     digest = hashlib.sha256()
     for part in (raw, defs.head_text):
         digest.update(b"%d\n" % len(part))
         digest.update(part)
-    digest.update(_reach_digest(seen).encode("ascii"))
+    for key in sorted(k for k in keys if k is not None):
+        digest.update(f"{key}\n".encode("ascii"))
     return digest.hexdigest()
 
 
-def _reachable(kube_version: str, defs: Definitions, names: Iterable[str]) -> dict[str, str] | None:
-    """Every definition ``names`` reach, with its text's digest; None when one is not
-    plain (see :meth:`renderer.k8s.fastschema.Definitions.entry`)."""
-    todo = list(names)
-    seen: dict[str, str] = {}
-    while todo:
-        name = todo.pop()
-        if name in seen:
+def _entry(kube_version: str, defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
+    key = (kube_version, name)
+    entry = _DEF_DIGESTS.get(key)
+    if entry is None:  # not read yet, or not plain (then read again: rare)
+        entry = _DEF_DIGESTS[key] = defs.entry(name)
+    return entry
+
+
+def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> bool:
+    """Give every definition ``roots`` reach its component digest in :data:`_REACH`,
+    False when one is not plain (see :meth:`renderer.k8s.fastschema.Definitions.entry`).
+
+    A component is a set of definitions that reach each other (Tarjan's algorithm); its
+    digest covers its members' text and the digests of the components they refer to, so
+    a definition's digest on two versions is equal only when it and everything it
+    reaches are the same text. Components digested before are taken as they are.
+    """
+    entries: dict[str, tuple[str, tuple[str, ...]]] = {}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    done: dict[str, str] = {}
+
+    def known(name: str) -> str | None:
+        found = done.get(name)
+        return found if found is not None else _REACH.get((kube_version, name))
+
+    for root in roots:
+        if root in index or known(root):
             continue
-        key = (kube_version, name)
-        entry = _DEF_DIGESTS.get(key)
-        if entry is None:  # not read yet, or not plain (then read again: rare)
-            entry = _DEF_DIGESTS[key] = defs.entry(name)
-            if entry is None:
-                return None
-        seen[name] = entry[0]
-        todo.extend(entry[1])
-    return seen
-
-
-def _reach_digest(seen: Mapping[str, str]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(seen):
-        digest.update(f"{name}\n{seen[name]}\n".encode("ascii"))
-    return digest.hexdigest()
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            name, i = work[-1]
+            if i == 0:
+                entry = _entry(kube_version, defs, name)
+                if entry is None:
+                    return False
+                entries[name] = entry
+                index[name] = low[name] = len(index)
+                stack.append(name)
+            refs = entries[name][1]
+            if i < len(refs):
+                work[-1] = (name, i + 1)
+                ref = refs[i]
+                if ref in index:
+                    if ref not in done:  # on the stack: in this component or above it
+                        low[name] = min(low[name], index[ref])
+                    continue
+                digest = known(ref)
+                if digest is None:
+                    work.append((ref, 0))
+                elif not digest:
+                    return False
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[name])
+            if low[name] == index[name]:
+                members = [stack.pop()]
+                while members[-1] != name:
+                    members.append(stack.pop())
+                inside = set(members)
+                below = {known(r) for m in members for r in entries[m][1] if r not in inside}
+                if None in below:  # a component digested elsewhere, since let go
+                    return False
+                digest_ = hashlib.sha256()
+                for m in sorted(members):
+                    digest_.update(f"{m}\n{entries[m][0]}\n".encode("ascii"))
+                for d in sorted(str(d) for d in below):
+                    digest_.update(f"{d}\n".encode("ascii"))
+                component = digest_.hexdigest()
+                for m in members:
+                    done[m] = component
+                    _REACH[(kube_version, m)] = component
+    return True
 
 
 def _reach(kube_version: str, name: str) -> str | None:
-    """A digest of one definition and every definition it reaches (what its compiled
-    check depends on), or None: not shared."""
-    key = (kube_version, name)
-    found = _REACH.get(key)
+    """What one definition's compiled check depends on: its name and component digest
+    (:func:`_components`); None: not shared."""
+    found = _REACH.get((kube_version, name))
     if found is None:
         defs = _FAST_DEFS.get(kube_version)
-        seen = _reachable(kube_version, defs, (name,)) if defs is not None else None
-        found = _REACH[key] = "" if seen is None else _reach_digest(seen)
-    return found or None
+        if defs is None or not _components(kube_version, defs, (name,)):
+            _REACH[(kube_version, name)] = found = ""
+        else:
+            found = _REACH.get((kube_version, name))
+    return f"{name}\n{found}" if found else None
 
 
 def _library_reads(kube_version: str, kind: str, api_version: str) -> bool:

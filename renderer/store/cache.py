@@ -77,25 +77,16 @@ class Held:
     knowing whether it is wanted (a render while its capability verdict is judged aside)
     writes what the same work done in turn would have written, and nothing else.
 
-    :meth:`write` stores them, :meth:`drop` forgets them; with ``until_read``, an entry
-    is also stored when :func:`get` reads it outside any hold (the use that would have
-    put it), and read back without being computed again.
+    :meth:`write` stores them, :meth:`drop` forgets them; until then :func:`get` reads
+    them back, as it would read them written.
     """
 
-    def __init__(self, *, until_read: bool = False) -> None:
-        self.until_read = until_read
+    def __init__(self) -> None:
         #: Full key -> (kind, the entry's JSON), in the order they were put.
         self._entries: dict[str, tuple[str, str]] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
-
-    def _read(self, full: str) -> tuple[str, str] | None:
-        found = self._entries.get(full)
-        if found is not None and self.until_read and _HOLDING.get() is None:
-            del self._entries[full]
-            self._store(full, *found)
-        return found
 
     def _store(self, full: str, kind: str, data: str) -> None:
         base = directory()
@@ -254,7 +245,7 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
     if base is None:
         return None
     full = _full_key(kind, key)
-    held = next((found for h in _HOLDS if (found := h._read(full)) is not None), None)
+    held = next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
     try:
         if held is not None:
             entry = json.loads(held[1])

@@ -383,3 +383,44 @@ def test_an_object_valid_under_a_shared_closure_is_checked_once(
     data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "y"}}
     assert SchemaValidator(["1.90", "1.92"]).validate(data) == []
     assert calls == ["y"]
+
+
+def _closure_text(version: str, name: str) -> dict[str, str] | None:
+    """Every definition ``name`` reaches on ``version``, with its text's digest (a plain
+    walk, to check the component digests against); None when one is missing."""
+    root = kubeschema._schema_root()
+    assert root is not None
+    defs = kubeschema._fast_defs(version, root)
+    assert defs is not None
+    seen: dict[str, str] = {}
+    todo = [name]
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            entry = defs.entry(n)
+            if entry is None:
+                return None
+            seen[n] = entry[0]
+            todo.extend(entry[1])
+    return seen
+
+
+def test_definition_digests_are_equal_exactly_when_all_they_reach_is() -> None:
+    versions = ("1.25", "1.30", *kubeschema.default_kube_versions())
+    with isolated(*SCHEMA_MEMOS):
+        assert kubeschema.closure_digest(
+            versions[-1], "CustomResourceDefinition", "apiextensions.k8s.io/v1"
+        )
+        names = sorted(_closure_text(versions[-1], "io.k8s.api.apps.v1.DaemonSet") or ())
+        names += ["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"]
+        equal = unequal = 0
+        for name in names:
+            texts = {v: _closure_text(v, name) for v in versions}
+            for a in versions:
+                assert (kubeschema._reach(a, name) is None) is (texts[a] is None)
+                for b in versions:
+                    if texts[a] is not None and texts[b] is not None:
+                        same = texts[a] == texts[b]
+                        assert (kubeschema._reach(a, name) == kubeschema._reach(b, name)) is same
+                        equal, unequal = equal + same, unequal + (not same)
+        assert equal > len(names) * len(versions) and unequal > 0

@@ -186,23 +186,6 @@ def test_dropped_entries_are_never_written_nor_read(cache_dir: Path) -> None:
     assert _entries(cache_dir) == []
 
 
-def test_an_entry_held_until_read_is_written_by_the_read_that_would_have_put_it(
-    cache_dir: Path,
-) -> None:
-    held = cache.Held(until_read=True)
-    with cache.holding(held):
-        cache.put("t", "k", 1)
-        cache.put("t", "unread", 2)
-        assert cache.get("t", "k", _is_int) == 1  # inside the hold: still held
-    assert _entries(cache_dir) == []
-    assert cache.get("t", "k", _is_int) == 1
-    assert len(_entries(cache_dir, "t")) == 1 and len(held) == 1
-    assert cache.get("t", "k", _is_int) == 1  # now from the directory
-    held.drop()
-    assert cache.get("t", "unread", _is_int) is None
-    assert len(_entries(cache_dir, "t")) == 1
-
-
 def test_reading_only_inside_a_hold_holds_nothing(cache_dir: Path) -> None:
     held = cache.Held()
     with cache.holding(held), cache.reading_only():
