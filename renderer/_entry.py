@@ -54,11 +54,12 @@ def leave(code: object) -> NoReturn:
     """Exit with ``code`` the way the interpreter would, without its teardown: threads
     joined, exit handlers run, standard streams flushed. Anything unusual (a code that
     is not a number, a stream that cannot be flushed, a thread still running) leaves
-    through ``sys.exit`` instead, so the interpreter reports it as it always does."""
+    through ``sys.exit`` instead, so the interpreter reports it as it always does, and
+    so does a run under a profiler or a coverage tracer, which write their data then."""
     if code is None:
         code = 0
-    if not isinstance(code, int):
-        raise SystemExit(code)
+    if not isinstance(code, int) or sys.getprofile() is not None or sys.gettrace() is not None:
+        raise SystemExit(code)  # a profiler or coverage writes its data at a normal exit
     import atexit
     import threading
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from renderer import __version__
 
@@ -53,3 +54,15 @@ def test_leaving_keeps_the_code_runs_exit_handlers_and_flushes() -> None:
 def test_leaving_with_a_message_is_the_interpreter_s_exit() -> None:
     proc = _leave("'calico-render: gone'")
     assert (proc.returncode, proc.stderr) == (1, "calico-render: gone\n")
+
+
+def test_a_profiled_run_leaves_the_usual_way_so_the_profile_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "run.prof"
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "renderer", "--tool-version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and out.stat().st_size > 0

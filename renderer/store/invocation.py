@@ -635,33 +635,46 @@ def record(argv: list[str]) -> Recorder | None:
 # --- work forked aside -------------------------------------------------------------------
 
 
+#: In a child of :func:`fork`: how much of the trace (reads, stats, listings, modules)
+#: the parent already had, so the child hands back only what it added.
+_FORKED_AT: tuple[int, int, int, frozenset[str]] | None = None
+
+
 def fork() -> int:
     """``os.fork`` for work whose child hands its trace back (:func:`trace`, then
     :func:`add_trace` in the parent): the fork alone does not spoil the run."""
-    global _ACTIVE
+    global _ACTIVE, _FORKED_AT
     active, _ACTIVE = _ACTIVE, None
+    at = None
+    if active is not None:
+        at = (len(active.reads), len(active.stats), len(active.listings), frozenset(sys.modules))
     try:
-        return os.fork()
+        pid = os.fork()
     finally:
         _ACTIVE = active
+    if pid == 0:
+        _FORKED_AT = at
+    return pid
 
 
 def trace() -> bytes:
-    """In a child of :func:`fork`: what the run read, asked about, listed and loaded."""
+    """In a child of :func:`fork`: what the run read, asked about, listed and loaded
+    since the fork (the parent has the rest)."""
     rec = _ACTIVE
     if rec is None:
         return marshal.dumps(None)
+    reads, stats, listings, loaded = _FORKED_AT or (0, 0, 0, frozenset())
     code = sorted(
         os.path.abspath(path)
-        for module in list(sys.modules.values())
-        if isinstance(path := getattr(module, "__file__", None), str)
+        for name, module in list(sys.modules.items())
+        if name not in loaded and isinstance(path := getattr(module, "__file__", None), str)
     )
     return marshal.dumps(
         (
             rec.spoiled,
-            tuple(rec.reads.items()),
-            tuple(rec.stats.items()),
-            tuple(rec.listings.items()),
+            tuple(rec.reads.items())[reads:],
+            tuple(rec.stats.items())[stats:],
+            tuple(rec.listings.items())[listings:],
             tuple(code),
         )
     )

@@ -3,6 +3,7 @@ to what the run read, asked about, listed or ran as code is a miss."""
 
 from __future__ import annotations
 
+import marshal
 import os
 import shutil
 import subprocess
@@ -303,13 +304,16 @@ def test_a_render_judging_its_verdict_in_a_child_is_kept_and_served(
     assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, first.stderr)
 
 
-def _forked_trace(path: Path) -> bytes:
-    """What a child of :func:`invocation.fork` that reads ``path`` hands back."""
+def _forked_trace(path: Path, module: str) -> bytes:
+    """What a child of :func:`invocation.fork` that reads ``path`` and imports
+    ``module`` hands back."""
     read, write = os.pipe()
     pid = invocation.fork()
     if pid == 0:  # pragma: no cover - the child
         try:
             path.read_bytes()
+            sys.dont_write_bytecode = True  # a write outside the cache would spoil it
+            __import__(module)
             os.write(write, invocation.trace())
         finally:
             os._exit(0)
@@ -322,20 +326,29 @@ def _forked_trace(path: Path) -> bytes:
     return b"".join(chunks)
 
 
-def test_what_a_forked_child_read_is_an_input_of_the_run(tmp_path: Path) -> None:
+def test_what_a_forked_child_read_and_ran_is_an_input_of_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = tmp_path / "read-by-the-child.txt"
     data.write_text("x")
+    before = tmp_path / "read-before.txt"
+    before.write_text("y")
+    (tmp_path / "run_by_the_child.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
     recorder = invocation.record(["--trace-test"])
     assert recorder is not None
     try:
-        trace = _forked_trace(data)
+        before.read_bytes()
+        trace = _forked_trace(data, "run_by_the_child")
         assert recorder.spoiled is None and str(data) not in recorder.reads  # the fork alone
         invocation.add_trace(trace)
     finally:
         recorder.stop()
     assert recorder.spoiled is None
     assert recorder.reads[str(data)] == ("content", b"x")
-    assert os.path.abspath(invocation.__file__) in recorder.child_code  # its code too
+    assert recorder.child_code == {str(tmp_path / "run_by_the_child.py")}
+    _, reads, _, _, _ = marshal.loads(trace)
+    assert [path for path, _ in reads] == [str(data)]  # only what the parent did not have
 
 
 def test_an_unreadable_child_trace_spoils_the_run() -> None:
