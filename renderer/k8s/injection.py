@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+from renderer.engine.sourcemap import Printed
 from renderer.store import cache
-
-if TYPE_CHECKING:
-    from renderer.engine.sourcemap import Printed
 
 #: What a value becomes in the comparison render: text that is a plain scalar anywhere.
 PLACEHOLDER = "x"
@@ -142,7 +139,7 @@ def _unchanged(text: str, spans: Sequence[Printed]) -> bool:
         if not inside:
             continue
         piece = text[start:end]
-        moved = [replace(p, start=p.start - start, end=p.end - start) for p in inside]
+        moved = [Printed(p.start - start, p.end - start, p.line, p.key) for p in inside]
         shape = yaml_shape(piece)
         if shape is None or shape != yaml_shape(_replaced(piece, moved)):
             return False
