@@ -61,11 +61,12 @@ def leave(code: object) -> NoReturn:
     if not isinstance(code, int) or sys.getprofile() is not None or sys.gettrace() is not None:
         raise SystemExit(code)  # a profiler or coverage writes its data at a normal exit
     import atexit
-    import threading
 
-    threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does first
-    if threading.active_count() > 1:
-        sys.exit(code)
+    threading = sys.modules.get("threading")  # not loaded (a served run): no threads
+    if threading is not None:
+        threading._shutdown()  # what the interpreter does first
+        if threading.active_count() > 1:
+            sys.exit(code)
     atexit._run_exitfuncs()
     try:
         for stream in (sys.stdout, sys.stderr):

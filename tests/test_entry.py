@@ -66,3 +66,16 @@ def test_a_profiled_run_leaves_the_usual_way_so_the_profile_is_written(tmp_path:
         timeout=60,
     )
     assert proc.returncode == 0 and out.stat().st_size > 0
+
+
+def test_leaving_waits_for_a_running_thread_as_the_interpreter_does() -> None:
+    program = (
+        "import threading, time\n"
+        "from renderer._entry import leave\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), print('thread done'))).start()\n"
+        "leave(3)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert (proc.returncode, proc.stdout) == (3, "thread done\n")
