@@ -15,8 +15,9 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Mapping
-from dataclasses import FrozenInstanceError
 from typing import Any
+
+from renderer.frozen import Frozen
 
 
 class _Trace(threading.local):
@@ -42,13 +43,12 @@ def mark(line: int, newlines: int = -1) -> str:
     return ""
 
 
-class Printed:
+class Printed(Frozen):
     """Text an action printed from the context: its place in the output, the template
     line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``).
 
-    Frozen, compared, hashed and printed as a frozen dataclass of these four fields
-    would be, written out: every render defines it at start-up, where a dataclass costs
-    some 3.7 million instructions to make.
+    A frozen record of these four fields (:class:`renderer.frozen.Frozen`): every render
+    defines it at start-up, where a dataclass costs some 3.7 million instructions.
     """
 
     __match_args__ = ("start", "end", "line", "key")
@@ -64,30 +64,6 @@ class Printed:
         setattr_(self, "end", end)
         setattr_(self, "line", line)
         setattr_(self, "key", key)
-
-    def _key(self) -> tuple[int, int, int, str]:
-        return (self.start, self.end, self.line, self.key)
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__qualname__}(start={self.start!r}, end={self.end!r}, "
-            f"line={self.line!r}, key={self.key!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is type(self):
-            assert isinstance(other, Printed)
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 class MappedRender:
