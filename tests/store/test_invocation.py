@@ -8,24 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from renderer.data.bundled import bundled_manifests
 from renderer.store import invocation
-
-VERSION = "v3.28.2"
-
-
-@dataclass(frozen=True)
-class Run:
-    code: int
-    out: bytes
-    err: bytes
-    #: Answered from the memo: the command-line interface was never imported.
-    served: bool
+from tests.runmemohelp import VERSION, Run, cli, copy_version, environment
+from tests.runmemohelp import render_args as _render
 
 
 def _cli(
@@ -35,39 +24,12 @@ def _cli(
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
 ) -> Run:
-    """``python -m renderer ARGS`` in ``cwd`` with a private cache; ``-X importtime``
-    tells whether the CLI ran (its lines are not part of the command's stderr)."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
-    base["CALICO_RENDER_CACHE_DIR"] = str(cache)
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "renderer", *args],
-        cwd=cwd,
-        env={**base, **(env or {})},
-        input=stdin,
-        capture_output=True,
-        check=False,
-        timeout=120,
-    )
-    lines = proc.stderr.splitlines(keepends=True)
-    imports = [line for line in lines if line.startswith(b"import time:")]
-    err = b"".join(line for line in lines if not line.startswith(b"import time:"))
-    served = not any(line.rstrip().endswith(b" renderer.cli") for line in imports)
-    return Run(proc.returncode, proc.stdout, err, served)
+    return cli(cwd, cache, *args, env=env, stdin=stdin, traced=True)
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    """A tree with one bundled version, free to edit."""
-    root = tmp_path / "tree"
-    shutil.copytree(
-        bundled_manifests() / "kubernetes" / "calico" / VERSION,
-        root / "kubernetes" / "calico" / VERSION,
-    )
-    return root
-
-
-def _render(tree: Path, *extra: str) -> list[str]:
-    return ["--manifests", str(tree), "--version", VERSION, "--nodes", "601", *extra]
+    return copy_version(tmp_path)
 
 
 def test_a_repeated_render_is_served_byte_for_byte(tmp_path: Path, tree: Path) -> None:
@@ -231,12 +193,10 @@ def test_changed_code_is_a_miss(tmp_path: Path, tree: Path) -> None:
 def test_a_closed_pipe_ends_a_served_run_quietly(tmp_path: Path, tree: Path) -> None:
     cache = tmp_path / "cache"
     _cli(tmp_path, cache, *_render(tree))
-    base = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
-    base["CALICO_RENDER_CACHE_DIR"] = str(cache)
     proc = subprocess.Popen(
         [sys.executable, "-m", "renderer", *_render(tree)],
         cwd=tmp_path,
-        env=base,
+        env=environment(cache),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -280,9 +240,8 @@ main()
 def test_a_render_judging_its_verdict_in_a_child_is_kept_and_served(
     tmp_path: Path, tree: Path
 ) -> None:
-    args = ["--manifests", str(tree), "--version", VERSION, "--nodes", "601"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
-    env["CALICO_RENDER_CACHE_DIR"] = str(tmp_path / "cache")
+    args = _render(tree)
+    env = environment(tmp_path / "cache")
     flag = tmp_path / "judged"
     first = subprocess.run(
         [sys.executable, "-c", _ASIDE, str(flag), *args],

@@ -10,42 +10,20 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from renderer.data.bundled import bundled_manifests
 from renderer.store import invocation
+from tests.runmemohelp import VERSION, Run, cli, copy_version, environment
+from tests.runmemohelp import render_args as _render
 
-VERSION = "v3.28.2"
 OFF = {invocation.ENV_OFF: "1"}
 
 
-@dataclass(frozen=True)
-class Run:
-    code: int
-    out: bytes
-    err: bytes
-
-
-def _env(cache: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    skip = ("PS1", "PS2")  # bash -c drops them: the key would differ
-    base = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
-    base = {k: v for k, v in base.items() if k not in skip}
-    return {**base, "CALICO_RENDER_CACHE_DIR": str(cache), **(extra or {})}
-
-
 def _cli(cwd: Path, cache: Path, *args: str, env: dict[str, str] | None = None) -> Run:
-    proc = subprocess.run(
-        [sys.executable, "-m", "renderer", *args],
-        cwd=cwd,
-        env=_env(cache, env),
-        capture_output=True,
-        check=False,
-        timeout=120,
-    )
-    return Run(proc.returncode, proc.stdout, proc.stderr)
+    return cli(cwd, cache, *args, env=env)
 
 
 def _sh(
@@ -54,22 +32,13 @@ def _sh(
     """``shell`` in bash with ``{cmd}`` the render command line; its exit status."""
     cmd = shlex.join([sys.executable, "-m", "renderer", *args])
     script = shell.format(cmd=cmd)
-    proc = subprocess.run(["bash", "-c", script], cwd=cwd, env=_env(cache, env), timeout=120)
+    proc = subprocess.run(["bash", "-c", script], cwd=cwd, env=environment(cache, env), timeout=120)
     return proc.returncode
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "tree"
-    shutil.copytree(
-        bundled_manifests() / "kubernetes" / "calico" / VERSION,
-        root / "kubernetes" / "calico" / VERSION,
-    )
-    return root
-
-
-def _render(tree: Path, *extra: str) -> list[str]:
-    return ["--manifests", str(tree), "--version", VERSION, "--nodes", "601", *extra]
+    return copy_version(tmp_path)
 
 
 def test_a_run_whose_stdout_reader_left_is_not_kept(tmp_path: Path, tree: Path) -> None:
