@@ -3,6 +3,10 @@
 Every command shares the exit codes of :mod:`renderer.errors` and prints bad input as
 one line on stderr; ``--debug`` shows the traceback. An unexpected exception is still
 reported as one line (exit 2), so no input can produce a traceback by default.
+
+The commands are click's (:mod:`renderer.cli.app`, loaded when first needed); the plain
+render of a version for a node count, the command run most, is read without it
+(:mod:`renderer.cli.quick`) and prints the same bytes.
 """
 
 from __future__ import annotations
@@ -14,15 +18,14 @@ import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
-import click
-
-from renderer.cli.app import cli
 from renderer.cli.common import (
     FLAGS,
     REPORT,
     ReaderGone,
     discard_output,
+    echo_err,
     failure_report,
     flag_worded,
 )
@@ -52,7 +55,20 @@ LAZY_COMMANDS = {
     "version": ".version",
     "versions": ".versions",
 }
-cli.lazy.update(LAZY_COMMANDS)
+
+if TYPE_CHECKING:
+    from renderer.cli.app import LazyGroup
+
+    cli: LazyGroup
+
+
+def __getattr__(name: str) -> Any:
+    """``cli``, the click group, imported when first asked for."""
+    if name == "cli":
+        from renderer.cli.app import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Interrupted(BaseException):
@@ -89,8 +105,11 @@ def _utf8_stdout() -> None:
             reconfigure(encoding="utf-8", errors="surrogateescape")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, *, quick: bool = True) -> None:
     """Console entry point: Ctrl-C at any moment is one line and exit 130.
+
+    ``quick``: a plain render is read without click (:mod:`renderer.cli.quick`); False
+    sends every command line through click (the two print the same bytes, tested).
 
     Imported modules live as long as the process, so they are moved out of the
     collector's sight (``gc.freeze``) here and after a command's own imports: a run
@@ -101,22 +120,22 @@ def main(argv: list[str] | None = None) -> None:
     with _interrupt_handler(), naming(FLAGS):
         try:
             _utf8_stdout()
-            _main(argv)
+            _main(argv, quick)
         except (KeyboardInterrupt, Interrupted):
             with contextlib.suppress(ValueError):
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-            click.echo("calico-render: interrupted", err=True)
+            echo_err("calico-render: interrupted")
             sys.exit(EXIT_INTERRUPTED)
 
 
-def _main(argv: list[str] | None) -> None:
+def _main(argv: list[str] | None, quick: bool = True) -> None:
     args = sys.argv[1:] if argv is None else argv
     REPORT.clear()
     debug = "--debug" in args
     if debug:  # accepted anywhere on the line, not only before the command
         args = ["--debug", *(a for a in args if a != "--debug")]
     try:
-        code = cli.main(args=args, prog_name="calico-render", standalone_mode=False)
+        code = _run(args, quick)
     except CalicoRenderError as exc:
         if debug:
             import traceback  # --debug only
@@ -124,43 +143,76 @@ def _main(argv: list[str] | None) -> None:
             traceback.print_exc()
         if exc.exit_code == EXIT_BAD_INPUT:
             failure_report(flag_worded(_unlocated(exc)), exc)
-        click.echo(f"calico-render: error: {flag_worded(exc)}", err=True)
+        echo_err(f"calico-render: error: {flag_worded(exc)}")
         sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("calico-render: aborted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except click.UsageError as exc:
-        command = exc.ctx.command_path if exc.ctx is not None else "calico-render"
-        message = exc.format_message()
-        if "'--version' requires an argument" in message:
-            message += " (the tool's own version is --tool-version)"
-        failure_report(message)
-        click.echo(f"calico-render: error: {message} (see '{command} --help')", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    except click.ClickException as exc:
-        failure_report(exc.format_message())
-        click.echo(f"calico-render: error: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
     except (BrokenPipeError, ReaderGone):  # the reader left (| head): nothing more to say
         discard_output()
         sys.exit(0)
-    except Exception as exc:  # last resort: one line, never a traceback unless --debug
-        if debug:
+    except Exception as exc:
+        _click_error(exc)  # click's own: usage, bad values, aborts
+        if debug:  # last resort: one line, never a traceback unless --debug
             import traceback  # --debug only
 
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
         failure_report(f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else ""))
-        click.echo(
+        echo_err(
             f"calico-render: internal error: {type(exc).__name__}"
             + (f": {detail}" if detail else "")
-            + ("" if debug else " (run with --debug for the traceback)"),
-            err=True,
+            + ("" if debug else " (run with --debug for the traceback)")
         )
         sys.exit(EXIT_BAD_INPUT)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _run(args: list[str], quick: bool) -> Any:
+    """Run the command line: a plain render without click when it is one, else click's
+    group; what click returns (an exit code, or None)."""
+    if quick:
+        from renderer.cli import quick as plain
+
+        params = plain.parse(args)
+        if params is not None:
+            try:
+                plain.run(params)
+            except (EOFError, KeyboardInterrupt) as exc:  # as click's main turns them
+                echo_err("")
+                raise _abort() from exc
+            return 0
+    from renderer.cli.app import cli
+
+    return cli.main(args=args, prog_name="calico-render", standalone_mode=False)
+
+
+def _abort() -> Exception:
+    import click
+
+    return click.exceptions.Abort()
+
+
+def _click_error(exc: Exception) -> None:
+    """Report one of click's exceptions and exit as the command line does; return for
+    any other (click is not even loaded when the command did not use it)."""
+    click = sys.modules.get("click")
+    if click is None:
+        return
+    if isinstance(exc, click.exceptions.Exit):
+        sys.exit(exc.exit_code)
+    if isinstance(exc, click.exceptions.Abort):
+        echo_err("calico-render: aborted")
+        sys.exit(EXIT_INTERRUPTED)
+    if isinstance(exc, click.UsageError):
+        command = exc.ctx.command_path if exc.ctx is not None else "calico-render"
+        message = exc.format_message()
+        if "'--version' requires an argument" in message:
+            message += " (the tool's own version is --tool-version)"
+        failure_report(message)
+        echo_err(f"calico-render: error: {message} (see '{command} --help')")
+        sys.exit(EXIT_BAD_INPUT)
+    if isinstance(exc, click.ClickException):
+        failure_report(exc.format_message())
+        echo_err(f"calico-render: error: {exc.format_message()}")
+        sys.exit(exc.exit_code if exc.exit_code else EXIT_BAD_INPUT)
 
 
 def _unlocated(exc: CalicoRenderError) -> CalicoRenderError:

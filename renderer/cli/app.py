@@ -11,9 +11,10 @@ from typing import Any
 import click
 
 from renderer import __version__
+from renderer.cli import LAZY_COMMANDS
 from renderer.cli.common import ReaderGone, emit, note, warn
 from renderer.cli.examples import epilog
-from renderer.cli.render import RENDER_HELP, render_options
+from renderer.cli.render_flags import RENDER_HELP, render_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -91,6 +92,9 @@ def cli(ctx: click.Context, /, debug: bool, **params: Any) -> None:
     from renderer.cli.render import render
 
     render(ctx, **params)
+
+
+cli.lazy.update(LAZY_COMMANDS)
 
 
 __all__ = ["LazyGroup", "cli", "emit", "note", "warn"]

@@ -1,17 +1,18 @@
 """What every command shares: the one table from the library's argument names to the
 flags (:data:`FLAGS`), writing to stdout and stderr, and printing a document in the
-chosen format."""
+chosen format. Nothing here imports click: the plain render runs without it
+(:mod:`renderer.cli.quick`)."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import copy
+import io
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
-
-import click
 
 from renderer.errors import FIXED, CalicoRenderError, InputError
 
@@ -182,27 +183,72 @@ def write_document(fmt: str, document: Document) -> None:
     emit(output.render(fmt, document))
 
 
+def echo_err(text: str) -> None:
+    """``text`` and a line break on stderr, flushed: what ``click.echo(text, err=True)``
+    writes, without importing click for the common case. A text holding an escape
+    character (click strips colour codes off a stream that is not a terminal) or a
+    stream click would re-wrap (not text, no encoding or errors, ASCII) goes through
+    click itself."""
+    stream = sys.stderr
+    if stream is None:  # started without stderr: click writes nothing either
+        return
+    if "\x1b" in text or not _plain_text_stream(stream):
+        import click
+
+        click.echo(text, err=True)
+        return
+    stream.write(text + "\n")
+    stream.flush()
+
+
+def _plain_text_stream(stream: Any) -> bool:
+    """A text stream that click's ``echo`` writes to as it is: encoding and errors
+    set, the encoding not ASCII."""
+    encoding = getattr(stream, "encoding", None)
+    if not isinstance(stream, io.TextIOBase) or not encoding or not getattr(stream, "errors", None):
+        return False
+    try:
+        return codecs.lookup(encoding).name != "ascii"
+    except LookupError:
+        return True  # click keeps a stream whose encoding it cannot look up
+
+
 def warn(message: str) -> None:
     """A warning on stderr."""
-    click.echo(f"calico-render: warning: {message}", err=True)
+    echo_err(f"calico-render: warning: {message}")
 
 
 def note(message: str) -> None:
     """A line on stderr."""
-    click.echo(f"calico-render: {message}", err=True)
+    echo_err(f"calico-render: {message}")
 
 
 def given_params(found: Sequence[ParamWarning], strict: bool, *, show: bool = True) -> None:
     """Print the warnings about given params; with ``--strict`` they are exit 2."""
     if show and found:  # one write: 200,000 warnings one echo each took seconds
         lines = (f"calico-render: warning: {w.message}" for w in found)
-        click.echo("\n".join(lines), err=True)
+        echo_err("\n".join(lines))
     if strict and found:
         keys = ", ".join(sorted({w.key for w in found}))
         raise InputError(
             f"{len(found)} given param(s) change nothing or take no branch: {keys}",
             key="--strict",
         )
+
+
+#: What the tree options' help says of the default tree.
+TREE_DEFAULT = "the current directory when it holds kubernetes/calico/, else the bundled tree"
+
+
+def tree_root(root: Path | None) -> Path | None:
+    """The tree a command works on: ROOT as given; else the current directory when it
+    holds ``kubernetes/calico/`` (as ``helm lint`` and ``yamllint`` check ``.``); else
+    None, the bundled tree."""
+    from renderer.manifests.tree import holds_tree
+
+    if root is None and holds_tree(Path(".")):
+        return Path(".")
+    return root
 
 
 def origins_for(

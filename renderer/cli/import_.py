@@ -10,8 +10,8 @@ import click
 from renderer import api
 from renderer.calico.importer import LAYOUTS, TYPHA, Options
 from renderer.cli.app import cli
-from renderer.cli.common import note
-from renderer.cli.options import TREE_DEFAULT, PathType, tree_root
+from renderer.cli.common import TREE_DEFAULT, note, tree_root
+from renderer.cli.options import PathType
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 
 

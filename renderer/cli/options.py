@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from renderer.cli.common import TREE_DEFAULT, tree_root
 from renderer.engine.limits import DEFAULT_RENDER_TIMEOUT
 from renderer.k8s.schema import DEFAULT_COUNT
 
@@ -45,21 +46,6 @@ def stacked(*options: Decorator) -> Decorator:
         return func
 
     return apply
-
-
-#: What the tree options' help says of the default tree.
-TREE_DEFAULT = "the current directory when it holds kubernetes/calico/, else the bundled tree"
-
-
-def tree_root(root: Path | None) -> Path | None:
-    """The tree a command works on: ROOT as given; else the current directory when it
-    holds ``kubernetes/calico/`` (as ``helm lint`` and ``yamllint`` check ``.``); else
-    None, the bundled tree."""
-    from renderer.manifests.tree import holds_tree
-
-    if root is None and holds_tree(Path(".")):
-        return Path(".")
-    return root
 
 
 def _tree_default(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:

@@ -1,15 +1,15 @@
 """The default command: render ``--version`` for ``--nodes`` to stdout or a directory,
-with the Typha decision on stderr, after a strict schema check of what it renders."""
+with the Typha decision on stderr, after a strict schema check of what it renders.
+
+Its options are declared on the group (:mod:`renderer.cli.render_flags`); this module
+does not import click, so that :mod:`renderer.cli.quick` can run it without."""
 
 from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
-import click
-
-from renderer.calico.policy import OPERATIONS
 from renderer.cli.common import (
     config_keys,
     dedicated_note,
@@ -20,85 +20,26 @@ from renderer.cli.common import (
     version_or_config,
     warn,
 )
-from renderer.cli.options import (
-    Decorator,
-    PathType,
-    config_option,
-    kube_version_option,
-    manifests_option,
-    no_cache_option,
-    nodes_file_option,
-    render_timeout_option,
-    repo_option,
-    set_option,
-    strict_option,
-    values_option,
-)
 from renderer.errors import EXIT_CHECK_FAILED
 
 if TYPE_CHECKING:
     from renderer.api import RenderResult
     from renderer.api.request import Request
 
-RENDER_HELP = (
-    "Render and gate BKE's Calico manifests.\n\n"
-    "Without a command, renders --version for --nodes to stdout (or --output-dir), "
-    "with the Typha decision on stderr. Rendered objects are schema-checked (strict) "
-    "first; invalid output is not written and exits 1."
-)
 
-#: The render's options, in the order ``--help`` lists them.
-_OPTIONS: tuple[Decorator, ...] = (
-    click.option(
-        "--version",
-        "version",
-        metavar="V",
-        help="Calico version: v3.28.2, or v3.28 for the newest patch.",
-    ),
-    click.option(
-        "--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster."
-    ),
-    manifests_option,
-    render_timeout_option,
-    repo_option,
-    set_option,
-    values_option,
-    click.option(
-        "--operation",
-        type=click.Choice(OPERATIONS),
-        default="install",
-        show_default=True,
-        help="install, or upgrade/rollback of an existing cluster.",
-    ),
-    click.option(
-        "--output-dir",
-        type=PathType(file_okay=False, path_type=Path),
-        help="Write one file per template into DIR.",
-    ),
-    click.option(
-        "--no-validate",
-        is_flag=True,
-        help="Skip strict schema validation of the rendered objects.",
-    ),
-    kube_version_option,
-    no_cache_option,
-    config_option(
-        "BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon."
-    ),
-    nodes_file_option("BKENode objects (multi-document or a List): the node count (--nodes wins)."),
-    strict_option,
-)
+class Invocation(Protocol):
+    """What the render asks of the command line that runs it: click's context, or
+    :class:`renderer.cli.quick.Plain`."""
 
+    def exit(self, code: int = 0) -> NoReturn: ...
 
-def render_options(f: Any) -> Any:
-    """Declare the render's options on the group (it renders without a subcommand)."""
-    for option in reversed(_OPTIONS):
-        f = option(f)
-    return f
+    def get_help(self) -> str: ...
+
+    def get_parameter_source(self, name: str) -> Any: ...
 
 
 def render(
-    ctx: click.Context,
+    ctx: Invocation,
     *,
     version: str | None,
     nodes: int | None,
@@ -127,6 +68,8 @@ def render(
     if args.skip:
         return
     if args.version is None or args.nodes is None:
+        import click  # only click's own command line gets here (quick needs both)
+
         if args.version is None and args.nodes is None and not sets and values_file is None:
             click.echo(ctx.get_help())
             return
@@ -159,7 +102,9 @@ def render(
     _report(result, request)
     _injections(ctx, result)
     if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
-        nodes_flag = ctx.get_parameter_source("nodes") is not click.core.ParameterSource.DEFAULT
+        from click.core import ParameterSource  # --config is read by click's command line
+
+        nodes_flag = ctx.get_parameter_source("nodes") is not ParameterSource.DEFAULT
         _scale_warnings(result, request, config, values_file, nodes_flag, nodes_file)
     _duplicates(ctx, result)
     if request.kube_versions:
@@ -171,7 +116,7 @@ def render(
         emit(result.stream())
 
 
-def _injections(ctx: click.Context, result: RenderResult) -> None:
+def _injections(ctx: Invocation, result: RenderResult) -> None:
     """The render's context findings on stderr. Values that changed the YAML their
     template wrote are errors: nothing is written (exit 1); ``template`` shows the bytes
     the controller would apply."""
@@ -235,7 +180,7 @@ def _scale_warnings(
             note(scale_line(finding))
 
 
-def _duplicates(ctx: click.Context, result: RenderResult) -> None:
+def _duplicates(ctx: Invocation, result: RenderResult) -> None:
     """An object rendered twice is an error finding: nothing is written (exit 1)."""
     from renderer import api
 
@@ -246,7 +191,7 @@ def _duplicates(ctx: click.Context, result: RenderResult) -> None:
         ctx.exit(EXIT_CHECK_FAILED)
 
 
-def _validate(ctx: click.Context, result: RenderResult, kube: tuple[str, ...]) -> None:
+def _validate(ctx: Invocation, result: RenderResult, kube: tuple[str, ...]) -> None:
     """Strict schema findings on stderr; an error means nothing is written (exit 1)."""
     from renderer import api
     from renderer.finding import merge_findings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,43 @@ def test_without_output_a_bad_input_run_writes_nothing(
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "validate", str(tmp_path / "missing.yaml"), "--format", "json").code == 2
     assert list(tmp_path.iterdir()) == []
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("encoding", "text", "terminal"),
+    [
+        ("utf-8", "calico-render: plain é", False),
+        ("utf-8", "calico-render: \x1b[31mred\x1b[0m", False),  # click strips colour codes
+        ("utf-8", "calico-render: \x1b[31mred\x1b[0m", True),  # not on a terminal
+        ("ascii", "calico-render: é", False),  # click re-wraps an ASCII stream as UTF-8
+        ("latin-1", "calico-render: é", False),
+    ],
+)
+def test_echo_err_writes_what_click_echo_writes(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, text: str, terminal: bool
+) -> None:
+    import click
+
+    from renderer.cli.common import echo_err
+
+    written = []
+    for echo in (echo_err, lambda t: click.echo(t, err=True)):
+        raw = io.BytesIO()
+        kind = _Terminal if terminal else io.TextIOWrapper
+        monkeypatch.setattr("sys.stderr", kind(raw, encoding=encoding, errors="strict"))
+        echo(text)
+        written.append(raw.getvalue())
+    assert written[0] == written[1]
+    assert written[0].endswith(b"\n")
+
+
+def test_echo_err_without_stderr_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from renderer.cli.common import echo_err
+
+    monkeypatch.setattr("sys.stderr", None)
+    echo_err("calico-render: nowhere")  # no error, as click.echo

@@ -1,0 +1,82 @@
+"""The render's options, declared on the group (it renders without a subcommand) in
+the order ``--help`` lists them. :mod:`renderer.cli.quick` reads the common ones of
+them without click, and must agree with what is declared here (tested)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from renderer.calico.policy import OPERATIONS
+from renderer.cli.options import (
+    Decorator,
+    PathType,
+    config_option,
+    kube_version_option,
+    manifests_option,
+    no_cache_option,
+    nodes_file_option,
+    render_timeout_option,
+    repo_option,
+    set_option,
+    strict_option,
+    values_option,
+)
+
+RENDER_HELP = (
+    "Render and gate BKE's Calico manifests.\n\n"
+    "Without a command, renders --version for --nodes to stdout (or --output-dir), "
+    "with the Typha decision on stderr. Rendered objects are schema-checked (strict) "
+    "first; invalid output is not written and exits 1."
+)
+
+#: The render's options, in the order ``--help`` lists them.
+_OPTIONS: tuple[Decorator, ...] = (
+    click.option(
+        "--version",
+        "version",
+        metavar="V",
+        help="Calico version: v3.28.2, or v3.28 for the newest patch.",
+    ),
+    click.option(
+        "--nodes", type=click.IntRange(min=1), metavar="N", help="Node count of the cluster."
+    ),
+    manifests_option,
+    render_timeout_option,
+    repo_option,
+    set_option,
+    values_option,
+    click.option(
+        "--operation",
+        type=click.Choice(OPERATIONS),
+        default="install",
+        show_default=True,
+        help="install, or upgrade/rollback of an existing cluster.",
+    ),
+    click.option(
+        "--output-dir",
+        type=PathType(file_okay=False, path_type=Path),
+        help="Write one file per template into DIR.",
+    ),
+    click.option(
+        "--no-validate",
+        is_flag=True,
+        help="Skip strict schema validation of the rendered objects.",
+    ),
+    kube_version_option,
+    no_cache_option,
+    config_option(
+        "BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon."
+    ),
+    nodes_file_option("BKENode objects (multi-document or a List): the node count (--nodes wins)."),
+    strict_option,
+)
+
+
+def render_options(f: Any) -> Any:
+    """Declare the render's options on the group (it renders without a subcommand)."""
+    for option in reversed(_OPTIONS):
+        f = option(f)
+    return f
