@@ -29,6 +29,7 @@ import json
 import numbers
 import re
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any, Protocol
 
 Check = Callable[[Any], bool]
@@ -43,6 +44,8 @@ _NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 #: depth two. JSON strings cannot hold a raw newline, so these only match structure.
 _HEAD = b'{\n  "$defs": {\n'
 _ENTRY = b'\n    "'
+#: A line at depth two, with the name when it starts a plain '"name": ' entry.
+_ENTRY_LINE = re.compile(rb'\n    "(?:([^"\\\n]*)": )?')
 _DEFS_END = b"\n  }"
 #: In JSON text of any spacing: a keyword that names or moves what a ``$ref`` reaches,
 #: with a string value. Within a string a quote is escaped, so this cannot match text
@@ -73,32 +76,27 @@ class Definitions:
             raise Unsupported("definitions are not ASCII")
         if not raw.startswith(_HEAD):
             raise Unsupported("definitions: unexpected layout")
-        starts = []
-        pos = raw.find(_ENTRY, len(_HEAD) - 2)
-        while pos >= 0:
-            starts.append(pos + 1)
-            pos = raw.find(_ENTRY, pos + 1)
         # $defs ends at the first line at depth one after its last entry (an entry's
-        # value lies deeper), found without reading the file twice. A line at depth two
-        # past that end (in a later member) follows a "{" or "[", never the "," the
-        # loop below asks of every entry but the last.
-        end = raw.find(_DEFS_END, starts[-1] if starts else len(_HEAD) - 1)
+        # value lies deeper). A line at depth two past that end (in a later member)
+        # follows a "{" or "[", never the "," asked below of every entry but the last.
+        first = len(_HEAD) - 1  # the newline before the first entry
+        last = raw.rfind(_ENTRY, first)
+        end = raw.find(_DEFS_END, last + 1 if last >= 0 else first)
         if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
             raise Unsupported("definitions: unexpected layout")
-        spans: dict[str, tuple[int, int]] = {}
-        for i, start in enumerate(starts):
-            stop = starts[i + 1] - 1 if i + 1 < len(starts) else end
-            key_end = raw.find(b'": ', start + 5, stop)
-            name = raw[start + 5 : key_end]
-            if key_end < 0 or b'"' in name or b"\\" in name:
-                raise Unsupported("definitions: unexpected entry name")
-            value_end = stop
-            if i + 1 < len(starts):
-                if raw[stop - 1 : stop] != b",":
-                    raise Unsupported("definitions: unexpected layout")
-                value_end = stop - 1
-            # a repeated name: the last wins, as in json
-            spans[name.decode("ascii")] = (key_end + 3, value_end)
+        # one pass of the regular expression over the text: every line at depth two
+        # splits it, its name None when the line is not a plain '"name": ' entry
+        parts: list[bytes] = _ENTRY_LINE.split(raw)
+        names, texts = parts[1::2], parts[2::2]
+        if (names and len(parts[0]) != first) or None in names:
+            raise Unsupported("definitions: unexpected entry name")
+        if not all(map(bytes.endswith, texts[:-1], repeat(b","))):
+            raise Unsupported("definitions: unexpected layout")
+        keys = b"\n".join(names).decode("ascii").split("\n") if names else []
+        #: Each entry's text: its value, then "," (the last entry: the rest of the file).
+        self._texts: dict[str, bytes] = dict(zip(keys, texts, strict=True))
+        self._last = keys[-1] if keys else None
+        self._last_stop = len(texts[-1]) - (len(raw) - end) if texts else 0
         try:
             head = json.loads(b"{" + raw[end + len(_DEFS_END) + 1 :])
         except ValueError:
@@ -108,19 +106,28 @@ class Definitions:
         self.head: dict[str, Any] = head
         #: The text of the file's other top-level members (what :attr:`head` holds).
         self.head_text = raw[end + len(_DEFS_END) + 1 :]
-        self._raw = raw
-        self._spans = spans
         self._nodes: dict[str, Any] = {}
 
     def names(self) -> list[str]:
-        return list(self._spans)
+        return list(self._texts)
+
+    def text(self, name: str) -> tuple[bytes, int] | None:
+        """An entry's text and where its value ends in it, or None when there is no such
+        entry (a repeated name: the last wins, as in json)."""
+        text = self._texts.get(name)
+        if text is None:
+            return None
+        return text, len(text) - 1 if name != self._last else self._last_stop
 
     def node(self, name: str) -> Any:
         """The parsed entry; KeyError when there is none."""
         if name not in self._nodes:
-            start, stop = self._spans[name]
+            found = self.text(name)
+            if found is None:
+                raise KeyError(name)
+            text, stop = found
             try:
-                self._nodes[name] = json.loads(self._raw[start:stop])
+                self._nodes[name] = json.loads(text[:stop])
             except ValueError:
                 raise Unsupported(f"definitions: entry {name!r} does not parse") from None
         return self._nodes[name]
@@ -129,13 +136,16 @@ class Definitions:
         """The SHA-256 of an entry's text and the names it refers to (see
         :func:`references`); None when there is no such entry or a reference is of
         another form."""
-        span = self._spans.get(name)
-        if span is None:
-            return None
-        refs = references(self._raw, False, *span)
-        if refs is None:
-            return None
-        return hashlib.sha256(memoryview(self._raw)[span[0] : span[1]]).hexdigest(), refs
+        found = self.text(name)
+        return None if found is None else entry_of(*found)
+
+
+def entry_of(text: bytes, stop: int) -> tuple[str, tuple[str, ...]] | None:
+    """:meth:`Definitions.entry` of an entry's ``text`` whose value ends at ``stop``."""
+    refs = references(text, False, 0, stop)
+    if refs is None:
+        return None
+    return hashlib.sha256(memoryview(text)[:stop]).hexdigest(), refs
 
 
 def references(

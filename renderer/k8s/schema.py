@@ -310,15 +310,12 @@ def _fast_defs(kube_version: str, root: str) -> Definitions | None:
         return _FAST_DEFS[kube_version]
     from renderer.k8s.fastschema import Definitions, Unsupported
 
-    defs = None
+    path = os.path.join(
+        root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
+    )
     try:
-        raw = _ascii(
-            os.path.join(
-                root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
-            )
-        )
-        defs = Definitions(raw) if raw is not None else None
-    except (OSError, Unsupported):
+        defs: Definitions | None = Definitions(read_schema_file(path))  # it asks for ASCII
+    except (OSError, ValueError, Unsupported):
         defs = None
     _FAST_DEFS[kube_version] = defs
     return defs
@@ -484,13 +481,15 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
 Row = list[str]
 #: Schema closure digests ((kube version, kind, apiVersion) -> digest or None).
 _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", _PER_KIND)
-#: One definition's digest and references ((kube version, name) -> entry); a version
-#: holds some 750 definitions.
-_DEF_DIGESTS: Memo[tuple[str, str], tuple[str, tuple[str, ...]] | None] = Memo(
+#: One definition's digest and references by its text (:meth:`Definitions.text` ->
+#: entry): a version holds some 750 definitions, most of them the same text as the
+#: version before, so each text is digested and read for references once.
+_DEF_DIGESTS: Memo[tuple[bytes, int], tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
-#: One definition's component digest ((kube version, name) -> digest; "": not plain).
-_REACH: Memo[tuple[str, str], str] = Memo("k8s.schema.definition_closures", 1024 * _PER_VERSION)
+#: Definitions' component digests (kube version -> name -> digest; "": not plain), one
+#: table per version.
+_REACH: Memo[str, dict[str, str]] = Memo("k8s.schema.definition_closures", _PER_VERSION)
 #: Findings jsonschema gave an object under a schema closure ((closure, object digest)
 #: -> rows), shared by the versions with that closure whose schema the library reads;
 #: a release holds a few hundred objects.
@@ -550,12 +549,23 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
     return digest.hexdigest()
 
 
-def _entry(kube_version: str, defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
-    key = (kube_version, name)
+def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
+    from renderer.k8s.fastschema import entry_of
+
+    key = defs.text(name)
+    if key is None:
+        return None
     entry = _DEF_DIGESTS.get(key)
     if entry is None:  # not read yet, or not plain (then read again: rare)
-        entry = _DEF_DIGESTS[key] = defs.entry(name)
+        entry = _DEF_DIGESTS[key] = entry_of(*key)
     return entry
+
+
+def _reach_table(kube_version: str) -> dict[str, str]:
+    table = _REACH.get(kube_version)
+    if table is None:
+        table = _REACH[kube_version] = {}
+    return table
 
 
 def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> bool:
@@ -571,11 +581,9 @@ def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> b
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
-    done: dict[str, str] = {}
-
-    def known(name: str) -> str | None:
-        found = done.get(name)
-        return found if found is not None else _REACH.get((kube_version, name))
+    done: set[str] = set()  # digested here
+    table = _reach_table(kube_version)
+    known = table.get  # digested here or before
 
     for root in roots:
         if root in index or known(root):
@@ -584,7 +592,7 @@ def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> b
         while work:
             name, i = work[-1]
             if i == 0:
-                entry = _entry(kube_version, defs, name)
+                entry = _entry(defs, name)
                 if entry is None:
                     return False
                 entries[name] = entry
@@ -614,7 +622,7 @@ def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> b
                     members.append(stack.pop())
                 inside = set(members)
                 below = {known(r) for m in members for r in entries[m][1] if r not in inside}
-                if None in below:  # a component digested elsewhere, since let go
+                if None in below:  # not digested: another thread's work, under way
                     return False
                 digest_ = hashlib.sha256()
                 for m in sorted(members):
@@ -622,22 +630,23 @@ def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> b
                 for d in sorted(str(d) for d in below):
                     digest_.update(f"{d}\n".encode("ascii"))
                 component = digest_.hexdigest()
+                done.update(members)
                 for m in members:
-                    done[m] = component
-                    _REACH[(kube_version, m)] = component
+                    table[m] = component
     return True
 
 
 def _reach(kube_version: str, name: str) -> str | None:
     """What one definition's compiled check depends on: its name and component digest
     (:func:`_components`); None: not shared."""
-    found = _REACH.get((kube_version, name))
+    table = _reach_table(kube_version)
+    found = table.get(name)
     if found is None:
         defs = _FAST_DEFS.get(kube_version)
         if defs is None or not _components(kube_version, defs, (name,)):
-            _REACH[(kube_version, name)] = found = ""
+            table[name] = found = ""
         else:
-            found = _REACH.get((kube_version, name))
+            found = table.get(name)
     return f"{name}\n{found}" if found else None
 
 
