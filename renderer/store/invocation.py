@@ -112,6 +112,8 @@ _OWN_STATE = frozenset({"/proc/self/statm", f"/proc/{os.getpid()}/statm"})
 #: stdin, ``/dev/stdin`` too): such a run is not kept.
 _SYSTEM_FILES = ("/proc/", "/dev/", "/sys/")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: Modes of ``open`` that do not write (most opens: checked before the letters).
+_READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
 #: Frames of these files are the interpreter importing a module (traced as code).
 _IMPORT_FRAMES = ("<frozen importlib", "<frozen zipimport")
 #: The functions a recorder wraps while it runs (:data:`_STAT_FUNCTIONS`), as they are
@@ -199,18 +201,21 @@ def _classify(event: str) -> int:
     return kind
 
 
-def _absolute(path: str) -> str:
-    """``os.path.abspath(path)``, without its cost when ``path`` already is absolute
-    and normal (no empty, ``.`` or ``..`` part, no trailing slash): module files are."""
-    if (
+def _normal(path: str) -> bool:
+    """Whether ``path`` is absolute and normal (no empty, ``.`` or ``..`` part, no
+    trailing slash): ``os.path.abspath`` and ``os.path.normpath`` return it as it is."""
+    return (
         path[:1] == "/"
         and "//" not in path
         and "/./" not in path
         and "/../" not in path
         and not path.endswith(("/", "/.", "/.."))
-    ):
-        return path
-    return os.path.abspath(path)
+    )
+
+
+def _absolute(path: str) -> str:
+    """``os.path.abspath(path)``, without its cost on a normal path: module files are."""
+    return path if _normal(path) else os.path.abspath(path)
 
 
 def _installed_prefixes() -> tuple[str, ...]:
@@ -442,6 +447,8 @@ class Recorder:
     def __init__(self, argv: list[str], base: str, cwd: str) -> None:
         self.key = _key(argv, cwd)
         self.base = base
+        #: What a normal path the cache owns starts with (see :func:`home.owned`).
+        self._base_text = base.rstrip("/")
         self.cwd = cwd
         self.installed = _installed_prefixes()
         self.spoiled: str | None = None
@@ -470,6 +477,8 @@ class Recorder:
     def _cache_own(self, name: str) -> bool:
         """The result cache's own directories and entries (content-keyed, never a
         dependency); nothing reached through ``..``, whatever the text says."""
+        if _normal(name):  # most paths: only a look at the text
+            return name.startswith(self._base_text) and home.owned(self.base, name)
         return "/../" not in f"{name}/" and home.owned(self.base, os.path.normpath(name))
 
     def _quiet(self) -> bool:
@@ -511,17 +520,24 @@ class Recorder:
         return False
 
     def _open(self, args: tuple[Any, ...], caller: Any) -> None:
-        path, mode, flags = (*args, None, None, None)[:3]
+        path, mode, flags = args if len(args) == 3 else (*args, None, None, None)[:3]
         if isinstance(path, int) or path is None:
             return  # an open descriptor (its file was traced when opened)
-        name = self._name(path)
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & _WRITE_FLAGS
-        )
+        name = path if type(path) is str and path[:1] == "/" else self._name(path)
+        writes = (
+            isinstance(mode, str) and mode not in _READ_MODES and any(c in mode for c in "wax+")
+        ) or (isinstance(flags, int) and flags & _WRITE_FLAGS)
         if not writes and not name.startswith(_SYSTEM_FILES):
             # most opens: a module imported (traced as code) or a file read again
-            if name in self.reads or self._from_import(caller):
+            if name in self.reads:
                 return
+            while caller is not None:  # the first frame outside this module: importing?
+                filename = caller.f_code.co_filename  # itself an audited event: read once
+                if filename != __file__:
+                    if filename.startswith(_IMPORT_FRAMES):
+                        return
+                    break
+                caller = caller.f_back
             if not self._cache_own(name):
                 self.reads[name] = self._snapshot(name)
         elif self._cache_own(name) or name in _OWN_STATE:
@@ -566,8 +582,10 @@ class Recorder:
     def _stat_wrapper(self, real: Callable[..., Any], follow_default: bool) -> Callable[..., Any]:
         stats = self.stats
 
+        busy = self._busy
+
         def traced(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if not self.spoiled and not self._quiet():
+            if not self.spoiled and not (busy and _thread.get_ident() in busy):
                 if kwargs and kwargs.get("dir_fd") is not None:
                     self.spoiled = "a path relative to a directory descriptor"
                 elif not isinstance(path, int):
@@ -681,14 +699,18 @@ class Recorder:
             raise
 
 
-def _hook(event: str, args: tuple[Any, ...]) -> None:
-    kind = _KINDS.get(event)
-    if kind is None:
+def _hook(event: str, args: tuple[Any, ...], _kind: Callable[..., int] = _KINDS.get) -> None:
+    kind = _kind(event, -1)
+    if kind < 0:
         kind = _classify(event)
     if kind:  # most events are nothing to a recorder: one lookup, no call
         recorder = _ACTIVE
-        if recorder is not None:
-            recorder._dispatch(kind, event, args, sys._getframe(0).f_back)
+        if recorder is not None and not recorder.spoiled:
+            caller = sys._getframe(0).f_back  # who raised it: importing a module?
+            if kind == _OPEN and not (recorder._busy and _thread.get_ident() in recorder._busy):
+                recorder._open(args, caller)  # most events that are something
+            else:
+                recorder._dispatch(kind, event, args, caller)
 
 
 _HOOKED = False
