@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ruamel.yaml.composer import ComposerError
+from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
@@ -236,6 +237,7 @@ def _build_all(text: str, file: str) -> Built | None:
     loader, parser = SAFE.get_constructor_parser(io.StringIO(text))
     get_event = parser.get_event
     scalars: dict[tuple[Any, Any], Any] = {}
+    typed = _typed_starts(loader)
     built = Built()
     docs = built.docs
     #: Open collections: [container, pending key or _MISSING].
@@ -250,13 +252,17 @@ def _build_all(text: str, file: str) -> Built | None:
         if kind is ScalarEvent:
             if event.anchor is not None or event.tag is not None:
                 return None
-            key = (event.value, event.implicit)
-            value = scalars.get(key, _MISSING)
-            if value is _MISSING:
-                value = _plain_scalar(loader, event)
+            value = event.value
+            implicit = event.implicit
+            # a quoted or block scalar, or a plain one no implicit tag can match: a str
+            if typed is None or (implicit[0] and (not value or value[0] in typed)):
+                key = (value, implicit)
+                value = scalars.get(key, _MISSING)
                 if value is _MISSING:
-                    return None
-                scalars[key] = value
+                    value = _plain_scalar(loader, event)
+                    if value is _MISSING:
+                        return None
+                    scalars[key] = value
             if plain and type(value) not in _JSON_SCALARS:
                 plain = False
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
@@ -302,6 +308,28 @@ def _build_all(text: str, file: str) -> Built | None:
             stack.append([value, _MISSING])
             _check_depth(stack, event, file)
     return built
+
+
+_STR = "tag:yaml.org,2002:str"
+
+
+def _typed_starts(loader: Any) -> frozenset[str] | None:
+    """The first characters of plain scalars an implicit tag may match (ruamel's own
+    table), when every other scalar is certainly the string it reads: resolved to the
+    default ``str`` tag (no path resolvers, no resolver for any first character) and
+    constructed as its text by the safe constructor. None: ask ruamel for each."""
+    try:
+        table = loader.versioned_resolver
+        safe = (
+            None not in table
+            and not loader.yaml_path_resolvers
+            and str(loader.DEFAULT_SCALAR_TAG) == _STR
+            and loader.yaml_constructors.get(_STR) is SafeConstructor.construct_yaml_str
+            and type(loader).construct_scalar is SafeConstructor.construct_scalar
+        )
+    except AttributeError:
+        return None
+    return frozenset(table) if safe else None
 
 
 def _plain_scalar(loader: Any, event: Any) -> Any:

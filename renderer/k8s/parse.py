@@ -233,18 +233,18 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
     rows = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)
     if rows is None:
         objects = _parse(text, file)
-        rows = [[o.index, o.line, o.data] for o in objects]
-        try:
-            _PARSED[key] = json.dumps(rows)
+        try:  # encoded once: the memo's copy and the cache entry's
+            encoded = cache.encode([[o.index, o.line, o.data] for o in objects])
         except (TypeError, ValueError):
             return objects
+        _PARSED[key] = encoded
         if cache.writing():
-            cache.put("parse", key, rows)
+            cache.put_encoded("parse", key, encoded)
         else:
             _UNSAVED[key] = True
         return objects
     if known is not None and _UNSAVED.get(key) and cache.writing():
-        cache.put("parse", key, rows)
+        cache.put_encoded("parse", key, known)
         _UNSAVED[key] = False
     # read back from the persistent cache: not copied into the memo (a dump of the whole
     # render); a later use in this process reads the entry again, to the same objects
@@ -275,21 +275,29 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     chunks = list(split_documents(text))
     keys = [cache.digest(chunk) for _, chunk in chunks]
     try:
-        missing = [i for i, key in enumerate(keys) if key not in _DOCUMENTS]
+        missing = {key: i for i, key in enumerate(keys) if key not in _DOCUMENTS}
+        fresh: dict[str, list[list[Any]] | None] = {}
         if missing:
-            _parse_chunks([chunks[i][1] for i in missing], [keys[i] for i in missing], file)
+            chunk_texts = [chunks[i][1] for i in missing.values()]
+            fresh = dict(zip(missing, _parse_chunks(chunk_texts, list(missing), file), strict=True))
         out: list[tuple[int, Any]] = []
         for (start, _), key in zip(chunks, keys, strict=True):
-            out.extend((start + line - 1, doc) for line, doc in json.loads(_DOCUMENTS[key]))
+            # just built: used as they are, once (a document repeated is read back anew)
+            found = fresh.pop(key, None)
+            if found is None:
+                found = json.loads(_DOCUMENTS[key])
+            out.extend((start + line - 1, doc) for line, doc in found)
     except (InputError, TypeError, ValueError, KeyError):
         return None
     return out
 
 
-def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> None:
+def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> list[list[list[Any]] | None]:
     """Parse documents (texts between ``---`` lines) in one load: joined as a stream,
     each after its own ``---``; one whose text does not end a line goes last (joining
-    must not change how a final scalar ends)."""
+    must not change how a final scalar ends). Each chunk's documents, as (first line,
+    JSON data) pairs, are kept in :data:`_DOCUMENTS`, and returned where they hold no
+    object twice (else None: read them back from the memo, which copies)."""
     order = sorted(range(len(chunks)), key=lambda i: not chunks[i].endswith("\n"))
     if sum(not c.endswith("\n") for c in chunks) > 1:
         raise ValueError("more than one unterminated document")
@@ -302,6 +310,7 @@ def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> None:
         parts.append(chunks[i])
         line += 1 + chunks[i].count("\n")
     rows: list[list[list[Any]]] = [[] for _ in order]
+    built = [True] * len(order)
     from renderer.k8s import load
 
     for start, doc, json_like in load.load_marked("".join(parts), file):
@@ -310,8 +319,13 @@ def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> None:
         slot = bisect.bisect_right(firsts, start) - 1
         rel = start - firsts[slot] + 1
         rows[slot].append([rel, doc if json_like else to_json_like(doc, file, rel)])
+        built[slot] = built[slot] and json_like
+    out: list[list[list[Any]] | None] = [None] * len(chunks)
     for slot, i in enumerate(order):
         _DOCUMENTS[keys[i]] = json.dumps(rows[slot])
+        # built straight from events, no value is shared (no aliases): usable as it is
+        out[i] = rows[slot] if built[slot] else None
+    return out
 
 
 def _parse(text: str, file: str) -> list[K8sObject]:

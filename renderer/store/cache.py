@@ -266,14 +266,28 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
 def put(kind: str, key: str, value: Any) -> None:
     """Store ``value`` (JSON data) for ``key``; any failure leaves the cache as it was.
     Nothing is stored inside :func:`reading_only`."""
+    if directory() is None or _READING_ONLY.get():
+        return
+    try:
+        encoded = encode(value)
+    except (TypeError, ValueError):
+        return
+    put_encoded(kind, key, encoded)
+
+
+def encode(value: Any) -> str:
+    """``value`` as the JSON text an entry holds (:func:`put_encoded` takes it)."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def put_encoded(kind: str, key: str, encoded: str) -> None:
+    """:func:`put` of a value already encoded by :func:`encode`: a caller that keeps
+    the text itself (the parse memo) encodes once."""
     base = directory()
     if base is None or _READING_ONLY.get():
         return
     full = _full_key(kind, key)
-    try:
-        data = json.dumps({"key": full, "value": value}, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return
+    data = '{"key":' + json.dumps(full) + ',"value":' + encoded + "}"
     held = _HOLDING.get()
     if held is not None:
         held._entries[full] = (kind, data)

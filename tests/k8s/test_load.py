@@ -19,6 +19,36 @@ def test_documents_come_with_their_first_content_line_and_empty_ones_as_none() -
     assert load_documents("---\n", "f.yaml") == [(2, None)]
 
 
+#: Scalars of every kind the resolver tells apart, plain and quoted, as values and keys.
+SCALARS = [
+    "abc", "Abc", "a1", "yes", "no", "on", "off", "y", "True", "true", "FALSE", "Null",
+    "null", "~", "", "0", "017", "0o17", "0x1F", "-0x1", "1_000", "+1", "-1", "1.5",
+    "1e3", "-.5", ".inf", "-.Inf", ".NaN", ".", "2001-12-14", "2001-12-14t21:59:43.10-05:00",
+    "12:30:00", "=", "1:2", "-", "+", "<x", "~x", "'1'", '"2"', "'true'", '"null"',
+    "'~'", '"0o17"', "'=x'", "|\n  1\n", ">-\n  yes\n", "café", "t", "f", "n",
+    "N", "T", "F",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("scalar", SCALARS)
+def test_every_scalar_is_ruamel_s_own_value(scalar: str) -> None:
+    from renderer.k8s.libyaml import SAFE
+
+    text = f"v: {scalar}\n"
+    if "\n" not in scalar:  # in a flow sequence, and as a key
+        text += f"l: [{scalar}]\n" + (f"{scalar}: k\n" if scalar else "")
+    try:
+        [expected] = SAFE.load_all(text)
+    except Exception:  # what ruamel refuses is refused
+        with pytest.raises(InputError):
+            load_documents(text, "f.yaml")
+        return
+    [(_, doc)] = load_documents(text, "f.yaml")
+    assert doc == expected
+    assert [type(v) for v in doc.values()] == [type(v) for v in expected.values()]
+    assert [type(k) for k in doc] == [type(k) for k in expected]
+
+
 def test_values_resolve_as_yaml_1_2_and_aliases_share_their_anchor() -> None:
     text = "a: yes\nb: 0o17\nc: ~\nd: &x {e: 1}\nf: *x\n"
     [(line, doc)] = load_documents(text, "f.yaml")

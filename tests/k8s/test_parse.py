@@ -137,6 +137,34 @@ def test_a_text_is_parsed_once_and_objects_are_not_shared(
     assert calls
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: {b: [1]}\n---\na: {b: [1]}\n",  # one document twice
+        "d: &x {e: [1]}\nf: *x\n",  # an alias: one object in two places
+        "a: {b: 1}\n---\nd: &x {e: 1}\nf: *x\n---\na: {b: 1}\n",
+    ],
+)
+def test_no_object_of_a_fresh_parse_is_shared(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Objects come back as new containers each time, whether parsed just now, read from
+    the memo or repeated in the text: a caller changing one changes no other."""
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    first = parse.parse_stream(text, "one.yaml")
+    second = parse.parse_stream(text, "two.yaml")
+    expected = [data for _, _, data in _reference_objects(text, "r.yaml")[1]]
+    seen: set[int] = set()
+    for objects in (first, second):
+        stack: list[object] = [o.data for o in objects]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict | list):
+                assert id(node) not in seen
+                seen.add(id(node))
+                stack.extend(node.values() if isinstance(node, dict) else node)
+    assert [o.data for o in first] == [o.data for o in second] == expected
+
+
 def test_corrupt_parse_entry_is_not_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
