@@ -54,7 +54,7 @@ from renderer.store import home
 
 TYPE_CHECKING = False  # typing itself costs a run served from here more than the rest
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from typing import Any
 
 #: Bump when what an entry holds changes: older entries are then misses.
@@ -112,8 +112,21 @@ _OWN_STATE = frozenset({"/proc/self/statm", f"/proc/{os.getpid()}/statm"})
 #: stdin, ``/dev/stdin`` too): such a run is not kept.
 _SYSTEM_FILES = ("/proc/", "/dev/", "/sys/")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: Modes of ``open`` that do not write (most opens: checked before the letters).
+_READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
 #: Frames of these files are the interpreter importing a module (traced as code).
 _IMPORT_FRAMES = ("<frozen importlib", "<frozen zipimport")
+#: The functions a recorder wraps while it runs (:data:`_STAT_FUNCTIONS`), as they are
+#: before it does: the recorder's own questions go straight to them, untraced.
+_os_stat, _os_lstat, _os_readlink = os.stat, os.lstat, os.readlink
+
+#: What an audit event means to a recorder (:func:`_classify`): most events (compiling,
+#: importing, reading a frame's code...) mean nothing and cost one lookup.
+_IGNORED, _OPEN, _LIST, _MUTATE, _UNTRACED = range(5)
+#: Each event's meaning, looked up by name before anything else; the names an
+#: interpreter audits are few, a bound keeps a program that makes up names from growing it.
+_KINDS: dict[str, int] = {}
+_MAX_KINDS = 4096
 
 #: The run being recorded in this process (at most one; see :func:`record`).
 _ACTIVE: Recorder | None = None
@@ -171,6 +184,40 @@ def _entry_path(base: str, key: bytes) -> str:
     return os.path.join(base, _KIND, name)
 
 
+def _classify(event: str) -> int:
+    """What ``event`` means to a recorder, remembered for the next time it is audited."""
+    if event == "open":
+        kind = _OPEN
+    elif event in ("os.listdir", "os.scandir"):
+        kind = _LIST
+    elif event in _MUTATING:
+        kind = _MUTATE
+    elif event.startswith(_UNTRACEABLE):
+        kind = _UNTRACED
+    else:
+        kind = _IGNORED
+    if len(_KINDS) < _MAX_KINDS:
+        _KINDS[event] = kind
+    return kind
+
+
+def _normal(path: str) -> bool:
+    """Whether ``path`` is absolute and normal (no empty, ``.`` or ``..`` part, no
+    trailing slash): ``os.path.abspath`` and ``os.path.normpath`` return it as it is."""
+    return (
+        path[:1] == "/"
+        and "//" not in path
+        and "/./" not in path
+        and "/../" not in path
+        and not path.endswith(("/", "/.", "/.."))
+    )
+
+
+def _absolute(path: str) -> str:
+    """``os.path.abspath(path)``, without its cost on a normal path: module files are."""
+    return path if _normal(path) else os.path.abspath(path)
+
+
 def _installed_prefixes() -> tuple[str, ...]:
     """Where the interpreter and installed packages live: files there change only when
     something is installed, which changes their size or time."""
@@ -183,7 +230,7 @@ def _stat_signature(path: str, follow: bool) -> tuple[int, int, int, str] | None
     target) for a symbolic link and (type, 0, 0, "") for anything else: a directory
     gains entries all the time without changing a run."""
     try:
-        st = os.stat(path) if follow else os.lstat(path)
+        st = _os_stat(path) if follow else _os_lstat(path)
     except (OSError, ValueError):
         return None
     kind = stat.S_IFMT(st.st_mode)
@@ -191,7 +238,7 @@ def _stat_signature(path: str, follow: bool) -> tuple[int, int, int, str] | None
         return (kind, st.st_size, st.st_mtime_ns, "")
     if kind == stat.S_IFLNK:
         try:
-            return (kind, 0, 0, os.readlink(path))
+            return (kind, 0, 0, _os_readlink(path))
         except (OSError, ValueError):
             return None
     return (kind, 0, 0, "")
@@ -292,14 +339,20 @@ def _decode(raw: bytes) -> tuple[Any, ...] | None:
 
 
 def _unchanged(entry: tuple[Any, ...]) -> bool:
-    _, _, _, code, files, stats, listings = entry
-    for path, size, mtime in code:
+    """Whether everything ``entry`` records is as it was: the code, then the inputs."""
+    for path, size, mtime in entry[3]:
         try:
-            st = os.stat(path)
+            st = _os_stat(path)
         except OSError:
             return False
         if (st.st_size, st.st_mtime_ns) != (size, mtime):
             return False
+    return _inputs_unchanged(entry)
+
+
+def _inputs_unchanged(entry: tuple[Any, ...]) -> bool:
+    """Whether the files, paths and directories ``entry`` records are as they were."""
+    _, _, _, _, files, stats, listings = entry
     for path, follow, signature in stats:
         if _stat_signature(path, follow) != signature:
             return False
@@ -394,6 +447,8 @@ class Recorder:
     def __init__(self, argv: list[str], base: str, cwd: str) -> None:
         self.key = _key(argv, cwd)
         self.base = base
+        #: What a normal path the cache owns starts with (see :func:`home.owned`).
+        self._base_text = base.rstrip("/")
         self.cwd = cwd
         self.installed = _installed_prefixes()
         self.spoiled: str | None = None
@@ -411,67 +466,86 @@ class Recorder:
 
     # the trace
 
-    @contextlib.contextmanager
-    def _quiet(self) -> Iterator[None]:
-        """The recorder's own file calls in this thread are not traced."""
-        me = _thread.get_ident()
-        self._busy.add(me)
-        try:
-            yield
-        finally:
-            self._busy.discard(me)
-
     def _name(self, path: Any) -> str:
         """A path as the run named it, made absolute against the working directory but
         not normalized: ``link/..`` is where the system says, not where text says."""
+        if type(path) is str and path[:1] == "/":
+            return path  # what the rest would return, at a fraction of the cost
         name = os.fsdecode(path)
         return name if os.path.isabs(name) else os.path.join(self.cwd, name)
 
     def _cache_own(self, name: str) -> bool:
         """The result cache's own directories and entries (content-keyed, never a
         dependency); nothing reached through ``..``, whatever the text says."""
+        if _normal(name):  # most paths: only a look at the text
+            return name.startswith(self._base_text) and home.owned(self.base, name)
         return "/../" not in f"{name}/" and home.owned(self.base, os.path.normpath(name))
 
+    def _quiet(self) -> bool:
+        """Whether the recorder itself is at work in this thread (its own file calls are
+        not traced; one thread's snapshot must not hide another thread's read)."""
+        return bool(self._busy) and _thread.get_ident() in self._busy
+
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if self.spoiled or _thread.get_ident() in self._busy:
+        kind = _KINDS.get(event)
+        self._dispatch(
+            _classify(event) if kind is None else kind, event, args, sys._getframe(0).f_back
+        )
+
+    def _dispatch(self, kind: int, event: str, args: tuple[Any, ...], caller: Any) -> None:
+        """Trace one audited event of kind ``kind`` (:func:`_classify`), raised by code
+        running in frame ``caller``."""
+        if not kind or self.spoiled or self._quiet():
             return
-        if event == "open":
-            self._open(args)
-        elif event in ("os.listdir", "os.scandir"):
-            self._list(args[0])
-        elif event in _MUTATING:
+        if kind == _OPEN:
+            self._open(args, caller)
+        elif kind == _LIST:
+            self._list(args[0], caller)
+        elif kind == _MUTATE:
             paths = [a for a in args if isinstance(a, str | bytes | os.PathLike)]
             if not paths or not all(self._cache_own(self._name(p)) for p in paths):
                 self.spoiled = event
-        elif event.startswith(_UNTRACEABLE):
+        else:
             self.spoiled = event
 
     @staticmethod
-    def _from_import() -> bool:
-        """Whether the audited call came from the interpreter's import machinery (the
-        first frame outside this module)."""
-        frame: Any = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename == __file__:
+    def _from_import(frame: Any) -> bool:
+        """Whether the audited call came from the interpreter's import machinery: the
+        first frame outside this module, from ``frame`` (the hook's caller) out."""
+        while frame is not None:
+            filename = frame.f_code.co_filename  # itself an audited event: read once
+            if filename != __file__:
+                return bool(filename.startswith(_IMPORT_FRAMES))
             frame = frame.f_back
-        return frame is not None and frame.f_code.co_filename.startswith(_IMPORT_FRAMES)
+        return False
 
-    def _open(self, args: tuple[Any, ...]) -> None:
-        path, mode, flags = (*args, None, None, None)[:3]
+    def _open(self, args: tuple[Any, ...], caller: Any) -> None:
+        path, mode, flags = args if len(args) == 3 else (*args, None, None, None)[:3]
         if isinstance(path, int) or path is None:
             return  # an open descriptor (its file was traced when opened)
-        name = self._name(path)
-        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & _WRITE_FLAGS
-        )
-        if self._cache_own(name) or name in _OWN_STATE:
-            return  # the result cache, and this process's memory use (read to bound it)
-        if writes:
-            self.spoiled = f"writes {name}"
-        elif name.startswith(_SYSTEM_FILES):
-            self.spoiled = f"reads {name}"  # /proc/self/fd/0 is stdin: not a file's bytes
-        elif name not in self.reads and not self._from_import():
-            with self._quiet():
+        name = path if type(path) is str and path[:1] == "/" else self._name(path)
+        writes = (
+            isinstance(mode, str) and mode not in _READ_MODES and any(c in mode for c in "wax+")
+        ) or (isinstance(flags, int) and flags & _WRITE_FLAGS)
+        if not writes and not name.startswith(_SYSTEM_FILES):
+            # most opens: a module imported (traced as code) or a file read again
+            if name in self.reads:
+                return
+            while caller is not None:  # the first frame outside this module: importing?
+                filename = caller.f_code.co_filename  # itself an audited event: read once
+                if filename != __file__:
+                    if filename.startswith(_IMPORT_FRAMES):
+                        return
+                    break
+                caller = caller.f_back
+            if not self._cache_own(name):
                 self.reads[name] = self._snapshot(name)
+        elif self._cache_own(name) or name in _OWN_STATE:
+            return  # the result cache, and this process's memory use (read to bound it)
+        elif writes:
+            self.spoiled = f"writes {name}"
+        else:
+            self.spoiled = f"reads {name}"  # /proc/self/fd/0 is stdin: not a file's bytes
 
     def _snapshot(self, path: str) -> tuple[str, Any]:
         """How a file read is checked on reuse: its bytes, or for a file of the
@@ -481,33 +555,44 @@ class Recorder:
             return ("stat", signature)
         if signature is not None and signature[0] != stat.S_IFREG:
             self.spoiled = f"reads a special file {path}"
-        content = _content(path)
+        me = _thread.get_ident()
+        self._busy.add(me)  # the read's own open is not a read of the run
+        try:
+            content = _content(path)
+        finally:
+            self._busy.discard(me)
         if content == _TOO_LARGE:
             self.spoiled = f"reads a file larger than {MAX_CONTENT} bytes"
         return ("content", content)
 
-    def _list(self, path: Any) -> None:
+    def _list(self, path: Any, caller: Any) -> None:
         if isinstance(path, int):
             self.spoiled = "lists a directory descriptor"
             return
-        if self._from_import():
-            return
         name = self._name(path if path is not None else ".")
-        if name not in self.listings and not self._cache_own(name):
-            with self._quiet():
-                self.listings[name] = _listing(name)
+        if name in self.listings or self._from_import(caller) or self._cache_own(name):
+            return
+        me = _thread.get_ident()
+        self._busy.add(me)  # the listing's own scandir is not a listing of the run
+        try:
+            self.listings[name] = _listing(name)
+        finally:
+            self._busy.discard(me)
 
     def _stat_wrapper(self, real: Callable[..., Any], follow_default: bool) -> Callable[..., Any]:
+        stats = self.stats
+
+        busy = self._busy
+
         def traced(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if not self.spoiled and _thread.get_ident() not in self._busy:
-                if kwargs.get("dir_fd") is not None:
+            if not self.spoiled and not (busy and _thread.get_ident() in busy):
+                if kwargs and kwargs.get("dir_fd") is not None:
                     self.spoiled = "a path relative to a directory descriptor"
                 elif not isinstance(path, int):
                     follow = bool(kwargs.get("follow_symlinks", follow_default))
                     name = self._name(path)
-                    if (name, follow) not in self.stats and not self._cache_own(name):
-                        with self._quiet():
-                            self.stats[(name, follow)] = _stat_signature(name, follow)
+                    if (name, follow) not in stats and not self._cache_own(name):
+                        stats[(name, follow)] = _stat_signature(name, follow)  # untraced
             return real(path, *args, **kwargs)
 
         return traced
@@ -558,7 +643,9 @@ class Recorder:
             return
         try:
             entry = self._entry(code)
-            if _unchanged(entry):  # nothing it read changed while it ran
+            # nothing it read changed while it ran (the code's sizes and times are the
+            # ones checked with the paths asked about, or were taken just now)
+            if _inputs_unchanged(entry):
                 self._write(entry)
         except (OSError, ValueError, TypeError):
             return
@@ -568,14 +655,20 @@ class Recorder:
         for module in list(sys.modules.values()):
             path = getattr(module, "__file__", None)
             if isinstance(path, str):
-                modules.add(os.path.abspath(path))
+                modules.add(_absolute(path))
         modules.update(self.child_code)
         cache = sys.modules.get("renderer.store.cache")
         if cache is not None:
-            modules.update(os.path.abspath(p) for p in cache.fingerprinted_files())
+            modules.update(_absolute(p) for p in cache.fingerprinted_files())
         code_files = []
         for path in sorted(modules):
-            st = os.stat(path)
+            # a file the run asked about (the cache's fingerprint asks about its own
+            # code) is checked again with the paths asked about before the entry is kept
+            seen = self.stats.get((path, True))
+            if seen is not None and seen[0] == stat.S_IFREG:
+                code_files.append((path, seen[1], seen[2]))
+                continue
+            st = _os_stat(path)
             code_files.append((path, st.st_size, st.st_mtime_ns))
         files = [(p, how, seen) for p, (how, seen) in self.reads.items() if p not in modules]
         stats = tuple((path, follow, sig) for (path, follow), sig in self.stats.items())
@@ -606,10 +699,18 @@ class Recorder:
             raise
 
 
-def _hook(event: str, args: tuple[Any, ...]) -> None:
-    recorder = _ACTIVE
-    if recorder is not None:
-        recorder.audit(event, args)
+def _hook(event: str, args: tuple[Any, ...], _kind: Callable[..., int] = _KINDS.get) -> None:
+    kind = _kind(event, -1)
+    if kind < 0:
+        kind = _classify(event)
+    if kind:  # most events are nothing to a recorder: one lookup, no call
+        recorder = _ACTIVE
+        if recorder is not None and not recorder.spoiled:
+            caller = sys._getframe(0).f_back  # who raised it: importing a module?
+            if kind == _OPEN and not (recorder._busy and _thread.get_ident() in recorder._busy):
+                recorder._open(args, caller)  # most events that are something
+            else:
+                recorder._dispatch(kind, event, args, caller)
 
 
 _HOOKED = False
@@ -665,7 +766,7 @@ def trace() -> bytes:
         return marshal.dumps(None)
     reads, stats, listings, loaded = _FORKED_AT or (0, 0, 0, frozenset())
     code = sorted(
-        os.path.abspath(path)
+        _absolute(path)
         for name, module in list(sys.modules.items())
         if name not in loaded and isinstance(path := getattr(module, "__file__", None), str)
     )

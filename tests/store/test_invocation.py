@@ -318,3 +318,16 @@ def test_an_unreadable_child_trace_spoils_the_run() -> None:
     finally:
         recorder.stop()
     assert recorder.spoiled
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *("/a/b.py", "/a/./b.py", "/a/../b.py", "/a/b/", "/a/b/.", "/a/b/..", "//a", "/a//b"),
+        *("/", "/.x/b.py", "/a/..b.py", "/a/...", "a/b.py", "./a.py", ""),
+    ],
+)
+def test_module_paths_are_made_absolute_as_abspath_makes_them(path: str) -> None:
+    """An entry names each module's file as os.path.abspath does: a served run checks
+    the file the first run loaded, whatever shortcut recording takes."""
+    assert invocation._absolute(path) == os.path.abspath(path)
