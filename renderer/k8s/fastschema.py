@@ -272,6 +272,9 @@ class _Compiler:
         if name is None or not _NAME.match(name):  # nothing to unescape or resolve further
             raise Unsupported(f"$ref {ref!r}")
         checks = self.checks
+        known = checks.get(name)
+        if known is not None:  # compiled already (a definition that reaches itself)
+            return known
 
         def check(x: Any) -> bool:
             compiled = checks.get(name)
@@ -298,27 +301,6 @@ class _Compiler:
             self.shared[key] = compiled
         return compiled
 
-    def lazy(
-        self, schema: Any, root: bool, slot: dict[Any, Check] | None = None, key: Any = None
-    ) -> Check:
-        """A subschema compiled when first used: jsonschema only visits the parts an
-        object reaches (its present properties, its items), so the rest never matters.
-        Once compiled, it replaces itself in ``slot[key]`` (a properties table)."""
-        if schema is True:
-            return _yes
-        if schema is False:
-            return _unsure
-        cell: list[Check] = []
-
-        def check(x: Any) -> bool:
-            if not cell:
-                cell.append(self.node(schema, root, False))
-                if slot is not None:
-                    slot[key] = cell[0]
-            return cell[0](x)
-
-        return check
-
     def node(self, schema: Any, root: bool, top: bool) -> Check:
         """A schema node of the kind's file (``root``) or of the definitions; ``top`` is
         the kind's schema itself, the only place ``$id`` and ``$schema`` may be."""
@@ -329,11 +311,11 @@ class _Compiler:
         if not isinstance(schema, dict):
             raise Unsupported("schema is not an object")
         type_ok: Check | None = None
-        props: dict[Any, Check] | None = None
-        extra: Check | None = None
+        props: dict[Any, Any] | None = None
+        extra: Any = None
         closed = False
         required: tuple[Any, ...] = ()
-        items: Check | None = None
+        items: Any = None
         enum: frozenset[str] | None = None
         also: list[Check] = []
         for key, value in schema.items():
@@ -344,20 +326,18 @@ class _Compiler:
             elif key == "properties":
                 if not isinstance(value, dict):
                     raise Unsupported("properties")
-                props = {}
-                for k, v in value.items():
-                    props[k] = self.lazy(v, root, props, k)
+                props = value
             elif key == "additionalProperties":
                 if value is False:
                     closed = True
                 elif value is not True:
-                    extra = self.lazy(value, root)
+                    extra = value
             elif key == "required":
                 if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
                     raise Unsupported("required")
                 required = tuple(value)
             elif key == "items":
-                items = self.lazy(value, root)
+                items = value
             elif key == "enum":
                 if not isinstance(value, list) or not all(isinstance(e, str) for e in value):
                     raise Unsupported("enum")
@@ -370,23 +350,45 @@ class _Compiler:
                 raise Unsupported(f"keyword {key!r}")
         if top and not str(schema.get("$id", "")).startswith(_ROOT_ID):
             raise Unsupported("$id")
-        return _combine(type_ok, props or {}, closed, extra, required, items, enum, also)
+        return _combine(
+            type_ok,
+            props or {},
+            closed,
+            extra,
+            required,
+            items,
+            enum,
+            also,
+            lambda sub: self.node(sub, root, False),
+        )
 
 
 def _combine(
     type_ok: Check | None,
-    fields: dict[Any, Check],
+    schemas: dict[Any, Any],
     closed: bool,
-    extra: Check | None,
+    extra_schema: Any,
     required: tuple[Any, ...],
-    items: Check | None,
+    items_schema: Any,
     enum: frozenset[str] | None,
     also: list[Check],
+    compile_: Callable[[Any], Check],
 ) -> Check:
     """One node's check from its keywords' checks: a leaf's own check when that is all
     there is (most nodes), else one closure testing type, enum, fields, required and
-    items, then ``$ref``/``oneOf``."""
-    if not fields and not closed and extra is None and not required and items is None:
+    items, then ``$ref``/``oneOf``.
+
+    A property's, the additional properties' and the items' subschemas are compiled
+    (``compile_``) when an object first reaches them: jsonschema only visits the parts
+    an object reaches, so the rest never matters, and most are never reached.
+    """
+    if (
+        not schemas
+        and not closed
+        and extra_schema is None
+        and not required
+        and items_schema is None
+    ):
         if not also and enum is None and type_ok is not None:
             return type_ok  # a leaf: most nodes
         if len(also) == 1 and enum is None and type_ok is None:
@@ -397,7 +399,12 @@ def _combine(
     if len(also) > 1:
         after = lambda x: all(a(x) for a in also)  # noqa: E731
 
+    fields: dict[Any, Check] = {}  # the properties compiled so far
+    extra: Check | None = None
+    items: Check | None = None
+
     def check(x: Any) -> bool:
+        nonlocal extra, items
         if type_ok is not None and not type_ok(x):
             return False
         if enum is not None and not (isinstance(x, str) and x in enum):
@@ -405,15 +412,25 @@ def _combine(
         if isinstance(x, dict):
             for k, v in x.items():
                 sub = fields.get(k)
-                if sub is not None:
-                    if not sub(v):
+                if sub is None:
+                    if k in schemas:
+                        sub = fields[k] = compile_(schemas[k])
+                    elif closed:
                         return False
-                elif closed or (extra is not None and not extra(v)):
+                    elif extra_schema is None:
+                        continue
+                    else:
+                        if extra is None:
+                            extra = compile_(extra_schema)
+                        sub = extra
+                if not sub(v):
                     return False
             for r in required:
                 if r not in x:
                     return False
-        elif items is not None and isinstance(x, list):
+        elif items_schema is not None and isinstance(x, list):
+            if items is None:
+                items = compile_(items_schema)
             for e in x:
                 if not items(e):
                     return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -481,9 +482,13 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
 Row = list[str]
 #: Schema closure digests ((kube version, kind, apiVersion) -> digest or None).
 _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", _PER_KIND)
-#: One definition's digest and references by its text (:meth:`Definitions.text` ->
-#: entry): a version holds some 750 definitions, most of them the same text as the
-#: version before, so each text is digested and read for references once.
+#: One definition's text number and references by its text (:meth:`Definitions.text`
+#: -> entry): a version holds some 750 definitions, most of them the same text as the
+#: version before, so each text is read for references once. Equal texts are one key,
+#: and a number is never given twice (a text let go and met again gets a new one: the
+#: versions holding it then share less, never wrongly), so within a process the number
+#: stands for the text where a digest would.
+_TEXT_NUMBERS = itertools.count()
 _DEF_DIGESTS: Memo[tuple[bytes, int], tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
@@ -506,7 +511,8 @@ def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None
     schema text, the same definitions text, the same validator class), so a kind's
     check is compiled, and an object validated, once per distinct closure. It is
     computed from the files' bytes (:func:`renderer.k8s.fastschema.references`), with
-    neither JSON parsing nor jsonschema. None (no schema, an unreadable one, a
+    neither JSON parsing nor jsonschema, and holds only within this process (it names
+    definition texts by number). None (no schema, an unreadable one, a
     reference of another form) means no sharing: that version is checked on its own.
     """
     if not _KIND.match(kind) or not _API_VERSION.match(api_version):
@@ -550,14 +556,18 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
 
 
 def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
-    from renderer.k8s.fastschema import entry_of
+    """A definition's text, named by a number (the same text, the same number), and the
+    names it refers to; None when there is none or a reference is not plain."""
+    from renderer.k8s.fastschema import references
 
     key = defs.text(name)
     if key is None:
         return None
     entry = _DEF_DIGESTS.get(key)
     if entry is None:  # not read yet, or not plain (then read again: rare)
-        entry = _DEF_DIGESTS[key] = entry_of(*key)
+        refs = references(key[0], False, 0, key[1])
+        entry = None if refs is None else (f"#{next(_TEXT_NUMBERS)}", refs)
+        _DEF_DIGESTS[key] = entry
     return entry
 
 
@@ -573,7 +583,8 @@ def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> b
     False when one is not plain (see :meth:`renderer.k8s.fastschema.Definitions.entry`).
 
     A component is a set of definitions that reach each other (Tarjan's algorithm); its
-    digest covers its members' text and the digests of the components they refer to, so
+    digest covers its members' names and text numbers (:func:`_entry`) and the digests
+    of the components they refer to, so
     a definition's digest on two versions is equal only when it and everything it
     reaches are the same text. Components digested before are taken as they are.
     """
