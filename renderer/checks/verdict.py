@@ -199,12 +199,21 @@ class Aside:
     :func:`verdict`. The child writes nothing: the caller keeps the verdict
     (:meth:`keep`), as :func:`verdict` does."""
 
-    def __init__(self, version: VersionDir, key: tuple[tuple[str, str], ...], pid: int, fd: int):
+    def __init__(
+        self,
+        version: VersionDir,
+        key: tuple[tuple[str, str], ...],
+        pid: int,
+        fd: int,
+        peer: PipePeer | None = None,
+    ):
         self.version = version
         self._key = key
         self._pid = pid
         self._fd = fd
         self._done = False
+        #: The documents this process and the child hand each other while both parse.
+        self._peer = peer
 
     def result(self, timeout: float | None = None) -> Verdict | None:
         """The child's verdict, or None (it failed, or took longer than ``timeout``)."""
@@ -249,6 +258,11 @@ class Aside:
         if self._done:
             return
         self._done = True
+        if self._peer is not None:
+            from renderer.k8s import parse
+
+            parse.share_documents(None)
+            self._peer.close()
         os.close(self._fd)
         try:
             if not finished:
@@ -278,6 +292,7 @@ def judge_aside(version: VersionDir) -> Aside | None:
         read, write = os.pipe()
     except OSError:
         return None
+    ends = _peer_pipes()
     # Ctrl-C waits until the child has its own handler: the parent's prints a line
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     from renderer.store import invocation
@@ -289,13 +304,126 @@ def judge_aside(version: VersionDir) -> Aside | None:
     if pid != 0:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     if pid < 0:
-        os.close(read)
-        os.close(write)
+        for fd in (read, write, *(ends or ())):
+            os.close(fd)
         return None
     if pid == 0:  # pragma: no cover - the child, measured by the parent's tests
-        _child(version, read, write, blocked)
+        _child(version, read, write, blocked, _peer_of(ends, child=True))
     os.close(write)
-    return Aside(version, key, pid, read)
+    peer = _peer_of(ends, child=False)
+    if peer is not None:
+        from renderer.k8s import parse
+
+        parse.share_documents(peer)
+    return Aside(version, key, pid, read, peer)
+
+
+def _peer_pipes() -> tuple[int, int, int, int] | None:
+    """Two pipes for the documents the render and the child hand each other (read
+    and write end to the child, then from it); None when they cannot be made."""
+    made: list[int] = []
+    try:
+        for _ in range(2):
+            made.extend(os.pipe())
+    except OSError:
+        for fd in made:
+            os.close(fd)
+        return None
+    return made[0], made[1], made[2], made[3]
+
+
+def _peer_of(ends: tuple[int, int, int, int] | None, *, child: bool) -> PipePeer | None:
+    """This side's :class:`PipePeer` (closing the other side's ends): the child parses
+    from the last document, the render from the first."""
+    if ends is None:
+        return None
+    to_child_read, to_child_write, from_child_read, from_child_write = ends
+    if child:
+        os.close(to_child_write)
+        os.close(from_child_read)
+        return PipePeer(to_child_read, from_child_write, reverse=True)
+    os.close(to_child_read)
+    os.close(from_child_write)
+    return PipePeer(from_child_read, to_child_write, reverse=False)
+
+
+class PipePeer:
+    """:class:`renderer.k8s.parse.DocumentPeer` over two pipes that never block: what
+    does not fit in the pipe now is written at the next hand-over or never (the other
+    side then parses it itself). A frame is ``b"<key length> <JSON length>\\n"``, then
+    the key, then the JSON."""
+
+    def __init__(self, read: int, write: int, *, reverse: bool) -> None:
+        self.reverse = reverse
+        self._read: int | None = read
+        self._write: int | None = write
+        self._received = bytearray()
+        self._pending = bytearray()
+        for fd in (read, write):
+            os.set_blocking(fd, False)
+
+    def give(self, key: str, encoded: str) -> None:
+        if self._write is None:
+            return
+        data = encoded.encode("ascii", "surrogateescape")
+        self._pending += b"%d %d\n" % (len(key), len(data)) + key.encode("ascii") + data
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._pending and self._write is not None:
+            try:
+                written = os.write(self._write, self._pending)
+            except BlockingIOError:
+                return
+            except OSError:  # the other side is gone
+                self._pending.clear()
+                return
+            del self._pending[:written]
+
+    def take(self) -> list[tuple[str, str]]:
+        self._flush()
+        while self._read is not None:
+            try:
+                chunk = os.read(self._read, 1 << 20)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:  # the other side closed: what it sent is all there is
+                os.close(self._read)
+                self._read = None
+                break
+            self._received += chunk
+        return self._frames()
+
+    def _frames(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        buf = self._received
+        at = 0
+        while True:
+            eol = buf.find(b"\n", at, at + 64)
+            if eol < 0:
+                break
+            try:
+                key_len, data_len = (int(x) for x in bytes(buf[at:eol]).split(b" "))
+            except ValueError:  # not ours: take nothing more
+                buf.clear()
+                return out
+            end = eol + 1 + key_len + data_len
+            if end > len(buf):
+                break
+            key = bytes(buf[eol + 1 : eol + 1 + key_len]).decode("ascii", "replace")
+            out.append((key, bytes(buf[eol + 1 + key_len : end]).decode("ascii", "replace")))
+            at = end
+        del buf[:at]
+        return out
+
+    def close(self) -> None:
+        for fd in (self._read, self._write):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._read = self._write = None
 
 
 def _spare_core() -> bool:
@@ -313,7 +441,13 @@ def _spare_core() -> bool:
     return cores > 1 and load < cores
 
 
-def _child(version: VersionDir, read: int, write: int, mask: set[int | signal.Signals]) -> NoReturn:
+def _child(
+    version: VersionDir,
+    read: int,
+    write: int,
+    mask: set[int | signal.Signals],
+    peer: PipePeer | None = None,
+) -> NoReturn:
     """Judge, write the verdict as a line of JSON to ``write``, then what the work read
     (:func:`renderer.store.invocation.trace`), and leave without running the parent's
     exit handlers or flushing its buffers: the child prints nothing, writes no file."""
@@ -323,6 +457,10 @@ def _child(version: VersionDir, read: int, write: int, mask: set[int | signal.Si
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         warnings.simplefilter("ignore")
         os.close(read)
+        if peer is not None:
+            from renderer.k8s import parse
+
+            parse.share_documents(peer)
         with cache.reading_only():
             judged = _judge(version)
         from renderer.store import invocation

@@ -250,7 +250,8 @@ def _build_all(text: str, file: str) -> Built | None:
         kind = type(event)
         value: Any
         if kind is ScalarEvent:
-            if event.anchor is not None or event.tag is not None:
+            # ``ctag``: the slot behind ruamel's ``tag`` property, read without a call
+            if event.anchor is not None or event.ctag is not None:
                 return None
             value = event.value
             implicit = event.implicit
@@ -266,7 +267,7 @@ def _build_all(text: str, file: str) -> Built | None:
             if plain and type(value) not in _JSON_SCALARS:
                 plain = False
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
-            if event.anchor is not None or event.tag is not None:
+            if event.anchor is not None or event.ctag is not None:
                 return None
             value = {} if kind is MappingStartEvent else []
         elif kind is MappingEndEvent or kind is SequenceEndEvent:

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
@@ -277,7 +277,9 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     try:
         missing = {key: i for i, key in enumerate(keys) if key not in _DOCUMENTS}
         fresh: dict[str, list[list[Any]] | None] = {}
-        if missing:
+        if len(missing) > 1 and _PEER is not None:
+            fresh = _parse_shared(_PEER, [chunks[i][1] for i in missing.values()], missing, file)
+        elif missing:
             chunk_texts = [chunks[i][1] for i in missing.values()]
             fresh = dict(zip(missing, _parse_chunks(chunk_texts, list(missing), file), strict=True))
         out: list[tuple[int, Any]] = []
@@ -290,6 +292,58 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
     except (InputError, TypeError, ValueError, KeyError):
         return None
     return out
+
+
+class DocumentPeer(Protocol):
+    """Another process parsing the same documents at the same time (a render and the
+    child it forked to judge its version's verdict render the same CRDs): each hands
+    over every document it parses, so that the two parse each shared document once
+    between them, one from the first, the other from the last."""
+
+    #: Parse from the last document to the first.
+    reverse: bool
+
+    def take(self) -> Iterable[tuple[str, str]]:
+        """The (digest, JSON) documents the peer handed over since asked last; never
+        waits."""
+        ...
+
+    def give(self, key: str, encoded: str) -> None:
+        """Hand a document (its digest and :data:`_DOCUMENTS` JSON) over; never waits."""
+        ...
+
+
+#: The process parsing beside this one, if any (:func:`share_documents`).
+_PEER: DocumentPeer | None = None
+
+
+def share_documents(peer: DocumentPeer | None) -> None:
+    """Parse documents together with ``peer`` from now on (None: alone again)."""
+    global _PEER
+    _PEER = peer
+
+
+def _parse_shared(
+    peer: DocumentPeer, texts: list[str], missing: dict[str, int], file: str
+) -> dict[str, list[list[Any]] | None]:
+    """:func:`_parse_chunks` of the ``missing`` documents one by one, in the peer's
+    opposite order, each skipped when the peer has handed it over meanwhile; what is
+    parsed here is handed over in turn. A document handed over is what parsing its
+    text here gives (the same code on the same text, in a process forked from this
+    one), so it is kept as if parsed here."""
+    fresh: dict[str, list[list[Any]] | None] = {}
+    order = list(zip(missing, texts, strict=True))
+    if peer.reverse:
+        order.reverse()
+    for key, text in order:
+        for known, encoded in peer.take():
+            if known not in _DOCUMENTS:
+                _DOCUMENTS[known] = encoded
+        if key in _DOCUMENTS:
+            continue
+        [fresh[key]] = _parse_chunks([text], [key], file)
+        peer.give(key, _DOCUMENTS[key])
+    return fresh
 
 
 def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> list[list[list[Any]] | None]:

@@ -233,6 +233,11 @@ def _stat_signature(path: str, follow: bool) -> tuple[int, int, int, str] | None
         st = _os_stat(path) if follow else _os_lstat(path)
     except (OSError, ValueError):
         return None
+    return _signature_of(st, path)
+
+
+def _signature_of(st: os.stat_result, path: str) -> tuple[int, int, int, str] | None:
+    """:func:`_stat_signature` of ``path`` whose status is ``st``."""
     kind = stat.S_IFMT(st.st_mode)
     if kind == stat.S_IFREG:
         return (kind, st.st_size, st.st_mtime_ns, "")
@@ -247,7 +252,8 @@ def _stat_signature(path: str, follow: bool) -> tuple[int, int, int, str] | None
 def _listing(path: str) -> tuple[tuple[str, bool, bool, bool], ...] | None:
     try:
         with os.scandir(path) as entries:
-            return tuple(sorted((e.name, e.is_dir(), e.is_file(), e.is_symlink()) for e in entries))
+            found = [(e.name, e.is_dir(), e.is_file(), e.is_symlink()) for e in entries]
+        return tuple(sorted(found))
     except (OSError, ValueError):
         return None
 
@@ -579,10 +585,12 @@ class Recorder:
         finally:
             self._busy.discard(me)
 
-    def _stat_wrapper(self, real: Callable[..., Any], follow_default: bool) -> Callable[..., Any]:
-        stats = self.stats
-
-        busy = self._busy
+    def _stat_wrapper(
+        self, real: Callable[..., Any], follow_default: bool, answers: bool
+    ) -> Callable[..., Any]:
+        """``real`` (``os.stat``...), noting the first answer about each path; when
+        ``answers`` (``os.stat``, ``os.lstat``), the answer the run itself got."""
+        stats, busy = self.stats, self._busy
 
         def traced(path: Any, *args: Any, **kwargs: Any) -> Any:
             if not self.spoiled and not (busy and _thread.get_ident() in busy):
@@ -591,8 +599,21 @@ class Recorder:
                 elif not isinstance(path, int):
                     follow = bool(kwargs.get("follow_symlinks", follow_default))
                     name = self._name(path)
-                    if (name, follow) not in stats and not self._cache_own(name):
-                        stats[(name, follow)] = _stat_signature(name, follow)  # untraced
+                    key = (name, follow)
+                    if key not in stats and not self._cache_own(name):
+                        if not answers:
+                            stats[key] = _stat_signature(name, follow)  # untraced
+                            return real(path, *args, **kwargs)
+                        try:
+                            st = real(path, *args, **kwargs)
+                        except (OSError, ValueError):
+                            stats[key] = None  # what _stat_signature says of it
+                            raise
+                        except BaseException:
+                            stats[key] = _stat_signature(name, follow)
+                            raise
+                        stats[key] = _signature_of(st, name)
+                        return st
             return real(path, *args, **kwargs)
 
         return traced
@@ -605,7 +626,7 @@ class Recorder:
         for name, follow in _STAT_FUNCTIONS:
             real = getattr(os, name)
             self._saved[name] = real
-            setattr(os, name, self._stat_wrapper(real, follow))
+            setattr(os, name, self._stat_wrapper(real, follow, name in ("stat", "lstat")))
         for attr, fd in (("stdout", 1), ("stderr", 2)):
             stream = getattr(sys, attr)
             if stream is None or not hasattr(stream, "buffer"):

@@ -176,3 +176,79 @@ def test_a_core_is_spare_while_the_load_is_below_the_cores(monkeypatch: pytest.M
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert not verdict._spare_core()
+
+
+def _peers() -> tuple[verdict.PipePeer, verdict.PipePeer]:
+    a_read, b_write = os.pipe()
+    b_read, a_write = os.pipe()
+    return (
+        verdict.PipePeer(a_read, a_write, reverse=False),
+        verdict.PipePeer(b_read, b_write, reverse=True),
+    )
+
+
+def test_peers_hand_documents_over_without_waiting() -> None:
+    render, child = _peers()
+    assert render.take() == [] and child.take() == []  # nothing sent: no wait
+    render.give("k1", '[[1,{"a":"x"}]]')
+    render.give("k2", "[]")
+    child.give("k3", '[[2,{"b":NaN}]]')
+    assert child.take() == [("k1", '[[1,{"a":"x"}]]'), ("k2", "[]")]
+    assert child.take() == []  # each document once
+    assert render.take() == [("k3", '[[2,{"b":NaN}]]')]
+    big = '"' + "x" * (3 << 20) + '"'  # more than a pipe holds: kept, sent later
+    render.give("big", big)
+    received = []
+    for _ in range(100):
+        received += child.take()
+        render.take()  # writes what is pending
+        if received:
+            break
+    assert received == [("big", big)]
+    child.close()
+    render.give("late", "[]")  # the other side is gone: nothing raised
+    assert render.take() == []
+    render.close()
+
+
+def test_a_peer_takes_nothing_from_a_garbled_or_cut_stream() -> None:
+    a_read, a_write = os.pipe()
+    peer = verdict.PipePeer(a_read, os.dup(a_write), reverse=False)
+    os.write(a_write, b"2 2\nk1[]" + b"5 10\nk2")  # one whole frame, one cut short
+    assert peer.take() == [("k1", "[]")]
+    os.close(a_write)  # the other side ends mid-frame
+    assert peer.take() == []
+    peer.close()
+    b_read, b_write = os.pipe()
+    peer = verdict.PipePeer(b_read, os.dup(b_write), reverse=False)
+    os.write(b_write, b"not a header\n2 2\nk1[]")
+    assert peer.take() == []  # not a frame: nothing after it is trusted either
+    os.close(b_write)
+    peer.close()
+
+
+def test_a_render_and_its_child_parse_each_shared_document_once(
+    cold_verdicts: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child judging the verdict and the render that forked it parse the CRDs
+    together: what one parsed, the other reads; the objects are those of a parse alone."""
+    from renderer.engine.render import render_version
+    from renderer.k8s import parse
+    from renderer.store.memo import memos
+
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")  # every parse is done here
+    version = resolve_version("v3.31.3", REAL)
+    files = render_version(version, {})
+    alone = [(o.file, o.line, o.data) for o in parse.parse_rendered(files)]
+    cold("k8s.parse.texts", "k8s.parse.documents")
+    parsed: list[str] = []
+    real = parse._parse_chunks
+    monkeypatch.setattr(parse, "_parse_chunks", lambda c, k, f: parsed.extend(k) or real(c, k, f))
+    aside = _aside(version)
+    time.sleep(0.5)  # the child parses from the last document meanwhile
+    together = [(o.file, o.line, o.data) for o in parse.parse_rendered(files)]
+    assert aside.result() is not None
+    assert together == alone
+    documents = memos()["k8s.parse.documents"]
+    assert len(parsed) < len(documents)  # some, or all, came from the child
+    assert parse._PEER is None  # the render parses alone once the child is done

@@ -13,6 +13,7 @@ from renderer import api
 from renderer.errors import InputError
 from renderer.k8s import parse, yamlio
 from renderer.manifests.tree import list_versions
+from renderer.store import cache
 from tests.memohelp import PARSED_DOCUMENTS, PARSED_TEXTS, cold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -251,3 +252,40 @@ def test_every_file_gives_the_stream_objects(source: str, monkeypatch: pytest.Mo
     for name, text in _texts(source):
         cold(PARSED_TEXTS)
         assert repr(_objects(text, name)) == repr(_reference_objects(text, name)), name
+
+
+class _Peer:
+    """A peer that hands over what another parse of ``text`` found, once asked."""
+
+    def __init__(self, offer: list[tuple[str, str]], reverse: bool) -> None:
+        self.reverse = reverse
+        self.offer = offer
+        self.given: list[str] = []
+
+    def take(self) -> list[tuple[str, str]]:
+        offer, self.offer = self.offer, []
+        return offer
+
+    def give(self, key: str, encoded: str) -> None:
+        self.given.append(key)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_documents_a_peer_hands_over_are_not_parsed_again(
+    reverse: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    text = "a: 1\n---\nb: [2]\n---\nc: {d: 3}\n---\ne: 4\n"
+    keys = [cache.digest(chunk) for _, chunk in parse.split_documents(text)]
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    alone = _objects(text, "s.yaml")
+    offer = [(k, parse._DOCUMENTS[k]) for k in keys[1:3]]  # the two in the middle
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    peer = _Peer(offer, reverse)
+    parse.share_documents(peer)
+    try:
+        assert _objects(text, "s.yaml") == alone
+    finally:
+        parse.share_documents(None)
+    first, last = keys[0], keys[3]
+    assert peer.given == ([last, first] if reverse else [first, last])
