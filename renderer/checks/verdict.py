@@ -457,9 +457,10 @@ def _child(
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         warnings.simplefilter("ignore")
         os.close(read)
-        if peer is not None:
-            from renderer.k8s import parse
+        from renderer.k8s import parse
 
+        parse.keep_texts(False)  # the child writes nothing and ends with its verdict
+        if peer is not None:
             parse.share_documents(peer)
         with cache.reading_only():
             judged = _judge(version)

@@ -29,7 +29,6 @@ import json
 import numbers
 import re
 from collections.abc import Callable
-from itertools import repeat
 from typing import Any, Protocol
 
 Check = Callable[[Any], bool]
@@ -84,19 +83,28 @@ class Definitions:
         end = raw.find(_DEFS_END, last + 1 if last >= 0 else first)
         if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
             raise Unsupported("definitions: unexpected layout")
-        # one pass of the regular expression over the text: every line at depth two
-        # splits it, its name None when the line is not a plain '"name": ' entry
-        parts: list[bytes] = _ENTRY_LINE.split(raw)
-        names, texts = parts[1::2], parts[2::2]
-        if (names and len(parts[0]) != first) or None in names:
-            raise Unsupported("definitions: unexpected entry name")
-        if not all(map(bytes.endswith, texts[:-1], repeat(b","))):
-            raise Unsupported("definitions: unexpected layout")
-        keys = b"\n".join(names).decode("ascii").split("\n") if names else []
-        #: Each entry's text: its value, then "," (the last entry: the rest of the file).
-        self._texts: dict[str, bytes] = dict(zip(keys, texts, strict=True))
-        self._last = keys[-1] if keys else None
-        self._last_stop = len(texts[-1]) - (len(raw) - end) if texts else 0
+        # one pass of the regular expression over the text: every line at depth two is
+        # a match, its name None when it is not a plain '"name": ' entry; the entries
+        # are kept as places in the text, not copied (most are never read)
+        spans: dict[str, tuple[int, int]] = {}
+        name: str | None = None  # the entry before, whose value ends where a line starts
+        start = first
+        for m in _ENTRY_LINE.finditer(raw, first, end):
+            at = m.start()
+            if name is not None:
+                if raw[at - 1] != 44:  # ","
+                    raise Unsupported("definitions: unexpected layout")
+                spans[name] = (start, at - 1)  # a repeated name: the last wins, as in json
+            elif at != first:
+                raise Unsupported("definitions: unexpected layout")
+            found = m.group(1)
+            if found is None:
+                raise Unsupported("definitions: unexpected entry name")
+            name, start = found.decode("ascii"), m.end()
+        if name is not None:
+            spans[name] = (start, end)
+        self._raw = raw
+        self._spans = spans
         try:
             head = json.loads(b"{" + raw[end + len(_DEFS_END) + 1 :])
         except ValueError:
@@ -109,25 +117,21 @@ class Definitions:
         self._nodes: dict[str, Any] = {}
 
     def names(self) -> list[str]:
-        return list(self._texts)
+        return list(self._spans)
 
-    def text(self, name: str) -> tuple[bytes, int] | None:
-        """An entry's text and where its value ends in it, or None when there is no such
-        entry (a repeated name: the last wins, as in json)."""
-        text = self._texts.get(name)
-        if text is None:
-            return None
-        return text, len(text) - 1 if name != self._last else self._last_stop
+    def text(self, name: str) -> bytes | None:
+        """An entry's text (its value), or None when there is no such entry."""
+        span = self._spans.get(name)
+        return None if span is None else self._raw[span[0] : span[1]]
 
     def node(self, name: str) -> Any:
         """The parsed entry; KeyError when there is none."""
         if name not in self._nodes:
-            found = self.text(name)
-            if found is None:
+            text = self.text(name)
+            if text is None:
                 raise KeyError(name)
-            text, stop = found
             try:
-                self._nodes[name] = json.loads(text[:stop])
+                self._nodes[name] = json.loads(text)
             except ValueError:
                 raise Unsupported(f"definitions: entry {name!r} does not parse") from None
         return self._nodes[name]
@@ -136,16 +140,13 @@ class Definitions:
         """The SHA-256 of an entry's text and the names it refers to (see
         :func:`references`); None when there is no such entry or a reference is of
         another form."""
-        found = self.text(name)
-        return None if found is None else entry_of(*found)
-
-
-def entry_of(text: bytes, stop: int) -> tuple[str, tuple[str, ...]] | None:
-    """:meth:`Definitions.entry` of an entry's ``text`` whose value ends at ``stop``."""
-    refs = references(text, False, 0, stop)
-    if refs is None:
-        return None
-    return hashlib.sha256(memoryview(text)[:stop]).hexdigest(), refs
+        text = self.text(name)
+        if text is None:
+            return None
+        refs = references(text, False)
+        if refs is None:
+            return None
+        return hashlib.sha256(text).hexdigest(), refs
 
 
 def references(

@@ -222,6 +222,18 @@ def parse_stream(text: str, file: str, *, lines: SourceMap | None = None) -> lis
     ]
 
 
+#: Whether parses of whole texts are kept (see :func:`keep_texts`).
+_KEEP_TEXTS = True
+
+
+def keep_texts(keep: bool) -> None:
+    """False: this process writes no cache and ends after its work (the child judging
+    a verdict aside), so a whole text's parse is not encoded to be kept; its documents
+    still are, for the renders that share them."""
+    global _KEEP_TEXTS
+    _KEEP_TEXTS = keep
+
+
 def _parse_stream(text: str, file: str) -> list[K8sObject]:
     """:func:`parse_stream` without a source map.
 
@@ -233,6 +245,8 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
     rows = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)
     if rows is None:
         objects = _parse(text, file)
+        if not _KEEP_TEXTS:
+            return objects
         try:  # encoded once: the memo's copy and the cache entry's
             encoded = cache.encode([[o.index, o.line, o.data] for o in objects])
         except (TypeError, ValueError):

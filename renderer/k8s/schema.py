@@ -489,7 +489,7 @@ _CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", 
 #: versions holding it then share less, never wrongly), so within a process the number
 #: stands for the text where a digest would.
 _TEXT_NUMBERS = itertools.count()
-_DEF_DIGESTS: Memo[tuple[bytes, int], tuple[str, tuple[str, ...]] | None] = Memo(
+_DEF_DIGESTS: Memo[bytes, tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
 #: Definitions' component digests (kube version -> name -> digest; "": not plain), one
@@ -565,7 +565,7 @@ def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
         return None
     entry = _DEF_DIGESTS.get(key)
     if entry is None:  # not read yet, or not plain (then read again: rare)
-        refs = references(key[0], False, 0, key[1])
+        refs = references(key, False)
         entry = None if refs is None else (f"#{next(_TEXT_NUMBERS)}", refs)
         _DEF_DIGESTS[key] = entry
     return entry

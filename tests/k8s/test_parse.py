@@ -289,3 +289,20 @@ def test_documents_a_peer_hands_over_are_not_parsed_again(
         parse.share_documents(None)
     first, last = keys[0], keys[3]
     assert peer.given == ([last, first] if reverse else [first, last])
+
+
+def test_a_process_keeping_no_texts_parses_alike_and_keeps_only_documents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    text = "a: 1\n---\nb: [2]\n"
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    alone = _objects(text, "s.yaml")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    parse.keep_texts(False)
+    try:
+        assert _objects(text, "s.yaml") == alone
+        assert parse._PARSED.get(cache.digest(text)) is None  # the text is not kept
+        assert _objects(text, "s.yaml") == alone  # its documents are
+    finally:
+        parse.keep_texts(True)
