@@ -7,7 +7,6 @@ persistent cache (a warm render) loads no YAML library.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +28,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.tag import Tag
 
 from renderer.errors import InputError
-from renderer.k8s.libyaml import SAFE
+from renderer.k8s.libyaml import safe_loader
 from renderer.k8s.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, check_expansion, mark_error
 
 
@@ -46,7 +45,7 @@ def _compose_all(
     by document would; a syntax error anywhere in the stream wins, as it did when the
     whole stream was scanned first.
     """
-    loader, parser = SAFE.get_constructor_parser(io.StringIO(text))
+    loader, parser = safe_loader(text)
     intern, resolve = _taggers(loader.resolve)
     get_event = parser.get_event
     docs: list[tuple[int, Node]] = []
@@ -234,7 +233,7 @@ def _build_all(text: str, file: str) -> Built | None:
     loaded through nodes (:func:`_compose_all`), which also orders errors as before.
     Syntax errors and nesting beyond :data:`MAX_DEPTH` raise here as they would there.
     """
-    loader, parser = SAFE.get_constructor_parser(io.StringIO(text))
+    loader, parser = safe_loader(text)
     get_event = parser.get_event
     scalars: dict[tuple[Any, Any], Any] = {}
     typed = _typed_starts(loader)

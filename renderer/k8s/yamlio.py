@@ -72,14 +72,14 @@ def scan(text: str, file: str, *, limit: int = MAX_DEPTH) -> list[int]:
     sees it, and return each document's first content line (1-based), which the C
     loader's documents do not carry."""
     from renderer.k8s.libyaml import (
-        SAFE,
         CollectionEndEvent,
         CollectionStartEvent,
         DocumentStartEvent,
         NodeEvent,
+        safe_loader,
     )
 
-    parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
+    parser = safe_loader(text)[1]
     depth = 0
     starts: list[int] = []
     pending = False
@@ -112,14 +112,14 @@ def item_lines(text: str, key: str, field: str) -> list[tuple[int, int]]:
     pass of the C parser's events: locating each item with the round-trip loader parsed
     the file again per item (10,000 exceptions: minutes)."""
     from renderer.k8s.libyaml import (
-        SAFE,
         CollectionEndEvent,
         CollectionStartEvent,
         DocumentStartEvent,
         NodeEvent,
+        safe_loader,
     )
 
-    parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
+    parser = safe_loader(text)[1]
     out: list[list[int]] = []
     depth = 0
     in_key = False  # inside the top-level key's value
@@ -167,14 +167,14 @@ def yaml_shape(text: str) -> tuple[str, ...] | None:
     the text of their scalars. One pass of libyaml's events (iterative, so the depth is
     checked as they arrive, before anything recursive sees them)."""
     from renderer.k8s.libyaml import (
-        SAFE,
         CollectionEndEvent,
         CollectionStartEvent,
         YAMLError,
+        safe_loader,
     )
 
     try:
-        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
+        parser = safe_loader(text)[1]
         out: list[str] = []
         depth = 0
         while parser.check_event():
@@ -274,11 +274,11 @@ def _plain_load_all(
     )
     from ruamel.yaml.nodes import ScalarNode
 
-    from renderer.k8s.libyaml import C_LOADER, SAFE
+    from renderer.k8s.libyaml import C_LOADER, safe_loader
 
     if not C_LOADER:
         return None
-    loader = SAFE.get_constructor_parser(io.StringIO(text))[1]
+    loader = safe_loader(text)[1]
     table = loader.versioned_resolver
     extra = table.get(None, [])
     constructors = loader.yaml_constructors
@@ -489,16 +489,16 @@ def duplicate_keys(text: str, file: str) -> list[tuple[str, int, int]]:
     """Keys given twice in one mapping of ``text`` (YAML, or JSON read as YAML): (key
     path, line of the first, line of the last), in the order the repeats appear."""
     from renderer.k8s.libyaml import (
-        SAFE,
         CollectionEndEvent,
         CollectionStartEvent,
         NodeEvent,
         YAMLError,
+        safe_loader,
     )
 
     try:
         scan(text, file)  # bounded depth before walking
-        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
+        parser = safe_loader(text)[1]
         frames: list[_Frame] = []
         out: dict[str, tuple[str, int, int]] = {}
         while parser.check_event():
@@ -774,12 +774,12 @@ def _document_lines(text: str, doc_index: int) -> tuple[int, int] | None:
     C parser's events up to it; None when that cannot be told."""
     from ruamel.yaml.events import DocumentEndEvent
 
-    from renderer.k8s.libyaml import C_LOADER, SAFE, DocumentStartEvent, YAMLError
+    from renderer.k8s.libyaml import C_LOADER, DocumentStartEvent, YAMLError, safe_loader
 
     if not C_LOADER or _NOT_YAML_BREAKS.search(text):
         return None
     try:
-        parser = SAFE.get_constructor_parser(io.StringIO(text))[1]
+        parser = safe_loader(text)[1]
         seen = -1
         first = 0
         while parser.check_event():

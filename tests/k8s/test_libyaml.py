@@ -34,3 +34,17 @@ def test_the_position_loader_records_lines_and_columns() -> None:
     assert doc == {"a": {"b": 1, "c": [1]}}
     assert doc["a"].lc.key("c") == (2, 2)
     assert doc["a"].lc.value("c") == (2, 5)
+
+
+def test_safe_loaders_are_ruamel_s_own_loader_made_once() -> None:
+    import io
+
+    from renderer.k8s.libyaml import SAFE, safe_loader
+
+    first, second = safe_loader("a: 1\n"), safe_loader("b: [2]\n")
+    assert first[0] is first[1] and first[0] is not second[0]
+    ruamel_s = SAFE.get_constructor_parser(io.StringIO("a: 1\n"))[0]
+    assert type(second[0]).__mro__[1:] == type(ruamel_s).__mro__[1:]
+    assert type(first[0]) is type(second[0])  # the class is not made again
+    assert first[0].get_single_data() == {"a": 1}
+    assert second[0].get_single_data() == {"b": [2]}
