@@ -593,6 +593,8 @@ class Recorder:
         stats, busy = self.stats, self._busy
 
         def traced(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if not kwargs and type(path) is str and (path, follow_default) in stats:
+                return real(path, *args)  # asked before, by this absolute name: noted
             if not self.spoiled and not (busy and _thread.get_ident() in busy):
                 if kwargs and kwargs.get("dir_fd") is not None:
                     self.spoiled = "a path relative to a directory descriptor"
