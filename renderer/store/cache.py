@@ -171,6 +171,9 @@ def _stat_files(
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if recursive and d not in ("__pycache__", "_data"))
+        # the file's path relative to root, as os.path.relpath gives it, once per directory
+        where = os.path.relpath(dirpath, root)
+        prefix = "" if where == "." else where + os.sep
         for name in sorted(filenames):
             if name.endswith(suffixes):
                 path = os.path.join(dirpath, name)
@@ -179,7 +182,7 @@ def _stat_files(
                 except OSError:
                     continue
                 _FINGERPRINTED.append(path)
-                out.append(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}")
+                out.append(f"{prefix}{name}:{st.st_size}:{st.st_mtime_ns}")
         if not recursive:
             break
     return out
