@@ -288,6 +288,7 @@ def judge_aside(version: VersionDir) -> Aside | None:
     key = _key(version)
     if _known(version, key) is not None:
         return None
+    _before_fork(version)
     try:
         read, write = os.pipe()
     except OSError:
@@ -316,6 +317,22 @@ def judge_aside(version: VersionDir) -> Aside | None:
 
         parse.share_documents(peer)
     return Aside(version, key, pid, read, peer)
+
+
+def _before_fork(version: VersionDir) -> None:
+    """Do once what the render and the child would both do first: load the template
+    engine and the YAML library, and compile the version's templates. The child then
+    starts rendering, and parsing the documents both share, that much sooner. A
+    template that does not compile is left for the render to report."""
+    from renderer.engine import render  # noqa: F401  (the engine, for both)
+    from renderer.engine.compile import compile_file
+    from renderer.k8s import load  # noqa: F401  (the YAML library, for both)
+
+    for template in version.files:
+        try:
+            compile_file(template)
+        except Exception:  # reported by the render, as it would be without a child
+            return
 
 
 def _peer_pipes() -> tuple[int, int, int, int] | None:

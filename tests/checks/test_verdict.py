@@ -252,3 +252,22 @@ def test_a_render_and_its_child_parse_each_shared_document_once(
     documents = memos()["k8s.parse.documents"]
     assert len(parsed) < len(documents)  # some, or all, came from the child
     assert parse._PEER is None  # the render parses alone once the child is done
+
+
+def test_the_templates_are_compiled_once_before_the_fork(
+    cold_verdicts: Path, tmp_path: Path
+) -> None:
+    """The render and the child would both compile the version first: it is done once,
+    before forking; a template that does not compile forks all the same (the render
+    reports it, as it would without a child)."""
+    from renderer.store.memo import memos
+
+    version = resolve_version("v3.31.3", REAL)
+    cold("engine.compiled")
+    aside = _aside(version)
+    aside.close()
+    assert len(memos()["engine.compiled"]) == len(version.files)
+    broken = tmp_path / "kubernetes" / "calico" / "v3.31.3"
+    broken.mkdir(parents=True)
+    (broken / "calico.yaml").write_text("a: {{ .x \n")
+    _aside(resolve_version("v3.31.3", tmp_path)).close()
