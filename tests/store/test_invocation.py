@@ -243,22 +243,15 @@ def test_a_render_judging_its_verdict_in_a_child_is_kept_and_served(
     args = _render(tree)
     env = environment(tmp_path / "cache")
     flag = tmp_path / "judged"
-    first = subprocess.run(
-        [sys.executable, "-c", _ASIDE, str(flag), *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        check=False,
-    )
+
+    def run() -> subprocess.CompletedProcess[bytes]:
+        command = [sys.executable, "-c", _ASIDE, str(flag), *args]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, check=False)
+
+    first = run()
     assert first.returncode == 0 and flag.read_text() == "forked"
     flag.write_text("")
-    again = subprocess.run(
-        [sys.executable, "-c", _ASIDE, str(flag), *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        check=False,
-    )
+    again = run()
     assert flag.read_text() == ""  # served: nothing was judged, nor rendered
     assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, first.stderr)
 
