@@ -197,9 +197,10 @@ def resolve_version(spec: str, root: Path | None = None) -> VersionDir:
         if matches:
             return matches[-1]
     known = ", ".join(v.name for v in versions) or "none"
+    where = "" if root is not None else f" in the {BUNDLED_TREE}"  # not the install's path
     raise InputError(
-        f"unknown Calico version {spec!r}; available: {known}",
-        file=str(component_dir(root)),
+        f"unknown Calico version {spec!r}{where}; available: {known}",
+        file=str(component_dir(root)) if root is not None else None,
         key="version",
         argument="version",
         value=spec,

@@ -24,6 +24,15 @@ def test_unknown_version_is_one_line_exit_2(
     assert "'v9.9'" in message and "v3.28.2" in message  # the version and what is available
 
 
+def test_an_unknown_bundled_version_names_the_bundled_tree(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    r = run(capsys, "--version", "v9.9", "--nodes", "3")
+    message = one_error(r, key="--version")
+    assert "'v9.9' in the bundled tree" in message and "v3.28.2" in message
+    assert "_data" not in r.err and "site-packages" not in r.err  # not where it is installed
+
+
 def test_a_bad_version_is_quoted(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(capsys, "--version", "../../etc", "--nodes", "3")
     one_error(r, key="--version '../../etc'")
