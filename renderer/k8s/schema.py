@@ -314,8 +314,11 @@ def _fast_defs(kube_version: str, root: str) -> Definitions | None:
     path = os.path.join(
         root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
     )
+    # the version read last, as a guide: most of a release's definitions are those of
+    # the one before, byte for byte (the index is the same whichever is given)
+    like = next((d for d in map(_FAST_DEFS.get, reversed(list(_FAST_DEFS))) if d), None)
     try:
-        defs: Definitions | None = Definitions(read_schema_file(path))  # it asks for ASCII
+        defs: Definitions | None = Definitions(read_schema_file(path), like)  # asks ASCII
     except (OSError, ValueError, Unsupported):
         defs = None
     _FAST_DEFS[kube_version] = defs
