@@ -137,5 +137,11 @@ def compile_file(template: TemplateFile) -> CompiledTemplate:
             cached = _CACHE.get((template.dialect, template.display, ADDON, digest))
         if cached is not None:
             return cached
-    source, digest = _read(template.path, sig)
+        # known but not compiled yet (its digest was asked first): what is read under
+        # the same signature before and after is the text that digest was taken of
+        source = read_text(template.path)
+        if _signature(template.path) != sig:
+            digest = source_digest(source)
+    else:
+        source, digest = _read(template.path, sig)
     return compile_source(source, template.display, template.dialect, digest=digest)
