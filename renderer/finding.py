@@ -11,9 +11,10 @@ finding the same way (:mod:`renderer.output.findings`, ``schemas/finding.schema.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+
+from renderer import frozen
+from renderer.frozen import record, replace
 
 ERROR = "error"
 WARNING = "warning"
@@ -42,7 +43,7 @@ SCALE = "scale"
 REGISTRY = "registry"
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class ObjectRef:
     """The Kubernetes object a finding is about; ``api_version`` "" when the stage
     that found it does not know it (a fidelity or scale finding names objects by text)."""
@@ -67,7 +68,7 @@ class ObjectRef:
         return cls(kind, name, namespace)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Details:
     """What one stage alone says about a finding, typed: each stage that carries more
     than the common fields subclasses this as a frozen dataclass beside the code that
@@ -79,7 +80,7 @@ class Details:
     """
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     """One problem (or note) a stage found; severity "error" fails what it is about."""
 
@@ -103,7 +104,7 @@ class Finding:
     #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
     exception: str = ""
     #: What one stage alone carries (:class:`Details`); None: nothing more.
-    details: Details | None = dataclasses.field(default=None, compare=False)
+    details: Details | None = frozen.field(default=None, compare=False)
 
     @property
     def where(self) -> str:

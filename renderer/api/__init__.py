@@ -10,14 +10,13 @@ only validates files or decides Typha starts without loading them.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer import frozen
 from renderer.api.request import Request, check_nodes, check_operation, cluster_args
 from renderer.api.results import RenderCheck, RenderResult
 from renderer.calico import names, policy
@@ -26,6 +25,7 @@ from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import Finding
+from renderer.frozen import fields, record, replace
 from renderer.k8s.parse import K8sObject, noting_json, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
@@ -221,7 +221,7 @@ def _drop_ahead(*holds: Any) -> None:
     memos()["k8s.parse.texts"].clear()
 
 
-@dataclasses.dataclass
+@record
 class _Ahead:
     """A render's objects and schema check done ahead, and their held cache entries."""
 
@@ -240,7 +240,7 @@ class _RenderedAhead(RenderResult):
 
     @classmethod
     def of(cls, result: RenderResult, ahead: _Ahead) -> _RenderedAhead:
-        done = cls(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
+        done = cls(**{f.name: getattr(result, f.name) for f in fields(result)})
         done.__dict__["_ahead"] = ahead
         return done
 
@@ -308,7 +308,7 @@ def _unreachable_read(
         if name in printed
     }
     return [
-        dataclasses.replace(f, file=f"{vdir.name}/{f.file}")
+        replace(f, file=f"{vdir.name}/{f.file}")
         for f in bke_context.unreachable_keys(missing, version_nested_lines(vdir))
     ]
 
@@ -475,7 +475,7 @@ def advise(
     origins = origins or scale.Origins.of(flags=request.given)
     notes: list[str] = []
     if request.operation == "install" and plan_route(vdir, nodes, "install").refused:
-        request = dataclasses.replace(request, operation="upgrade")
+        request = replace(request, operation="upgrade")
         notes.append(
             f"a first install of {vdir.name} on {nodes} nodes is refused (not Typha-capable); "
             "advised on the compatibility path, Typha off"
@@ -591,12 +591,12 @@ def import_version(
     options = options or importer_mod.Options()
     if options.default_registry is not None:
         importsource.check_default_registry(options.default_registry)
-    record = importer_mod.Recorded(None, {})
+    recorded = importer_mod.Recorded(None, {})
     if check and given is not None:
-        record = importsource.recorded(source, root, options)
-        if record.options is not None:
+        recorded = importsource.recorded(source, root, options)
+        if recorded.options is not None:
             chosen = {k: getattr(options, k) for k in given}
-            options = dataclasses.replace(record.options, version=options.version, **chosen)
+            options = frozen.replace(recorded.options, version=options.version, **chosen)
     texts = importsource.read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)
@@ -611,7 +611,7 @@ def import_version(
     files = dict(derived.files)
     if check:
         on_disk = importsource.read_version_dir(target, root)
-        differences = importsource.differences(record, options, texts, source, target)
+        differences = importsource.differences(recorded, options, texts, source, target)
         diff = importer_mod.compare(files, on_disk, str(target))
         return Imported(target, files, diff, differences)
     contain.not_a_link(target)
@@ -648,8 +648,7 @@ def version_image_uses(
         renders.append((scenario.name, parse_rendered(files)))
     names = [f.name for f in vdir.files]
     uses = [  # located relative to ROOT, as every finding is
-        dataclasses.replace(u, file=tree_path(vdir.name, names, u.file))
-        for u in image_uses(renders)
+        replace(u, file=tree_path(vdir.name, names, u.file)) for u in image_uses(renders)
     ]
     if role in images_mod.ETCD_ONLY_ROLES:
         return vdir, []
@@ -710,9 +709,7 @@ def check_registry(
     report = stage.check_registry(uses, chosen, client, registry=registry, version=name, jobs=jobs)
     if lock is not None:
         found = stage.verify_lock(report, lock, str(verify_lock))
-        report = dataclasses.replace(
-            report, findings=(*report.findings, *found), lock=str(verify_lock)
-        )
+        report = replace(report, findings=(*report.findings, *found), lock=str(verify_lock))
     return report
 
 
@@ -865,7 +862,7 @@ def capability(
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
     report = release_check(vdir, kube, reviewed, upstream, strict)
-    return dataclasses.replace(report, manifests=tree_label(root))
+    return replace(report, manifests=tree_label(root))
 
 
 def validate(

@@ -8,14 +8,13 @@ frozen: every verb reads the same request, and nothing validates it again.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.calico import policy
 from renderer.errors import InputError
+from renderer.frozen import field, record, replace
 from renderer.manifests.tree import VersionDir, resolve_version
 
 if TYPE_CHECKING:
@@ -117,7 +116,7 @@ def kube_versions(requested: Sequence[str] = (), cluster: RenderArgs | None = No
     return KubeVersions(kube)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Request:
     """A validated request (build it with :meth:`of` or :meth:`from_config`).
 
@@ -182,7 +181,7 @@ class Request:
         check_operation(operation)
         vdir = version if isinstance(version, VersionDir) else resolve_version(version, root)
         inputs = _context_inputs(cluster, repo, params, nested)
-        inputs = dataclasses.replace(inputs, warnings=(*warnings, *inputs.warnings))
+        inputs = replace(inputs, warnings=(*warnings, *inputs.warnings))
         return cls(
             vdir,
             nodes,

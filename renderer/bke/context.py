@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
@@ -25,7 +24,7 @@ from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError, remedy
 from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
-from renderer.frozen import Frozen
+from renderer.frozen import Frozen, field, record
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -118,7 +117,7 @@ class Param(NamedTuple):
     detail: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ContextInputs:
     """What the contexts are built from, besides the version's files and the Typha keys.
 
@@ -677,7 +676,7 @@ UNREACHABLE_RULE = "context-unreachable-key"
 CONTEXT_STAGE = CONTEXT
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ContextDetails(Details):
     """The context key a finding is about and, for a value that changed the YAML its
     template wrote, that value."""

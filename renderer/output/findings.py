@@ -7,12 +7,12 @@ finding is printed), so every command may serialise through this module cheaply.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from renderer import __version__
 from renderer.finding import Details, Finding
+from renderer.frozen import fields, is_record
 
 if TYPE_CHECKING:
     from renderer.calico.scale.registry import ScaleDetails
@@ -41,8 +41,8 @@ def nulls(data: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 def _json(value: Any) -> Any:
     """A value of a finding's details as JSON data: a dataclass as its fields (all of
     them, in order), mappings and sequences item by item."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if is_record(value):
+        return {f.name: _json(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, Mapping):
         return {k: _json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -57,9 +57,7 @@ def details_dict(details: Details | None) -> dict[str, Any]:
     if details is None:
         return {}
     return {
-        f.name: _json(v)
-        for f in dataclasses.fields(details)
-        if (v := getattr(details, f.name)) is not None
+        f.name: _json(v) for f in fields(details) if (v := getattr(details, f.name)) is not None
     }
 
 

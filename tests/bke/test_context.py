@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from renderer import api
 from renderer.bke import context as bc
 from renderer.bke.cluster import Node, load_config, load_nodes
 from renderer.errors import InputError
+from renderer.frozen import replace
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import one_error, run
 
@@ -150,7 +150,7 @@ def test_render_per_file_and_verbatim(tmp_path: Path) -> None:
     config = load_config(write_config(tmp_path, {"calico.calicoMode": "ipip"}))
     assert config.calico() is not None
     inputs = bc.for_config(config, config.calico(), None)
-    result = api.render(dataclasses.replace(api.Request.of(VERSION, 3, root=ROOT), inputs=inputs))
+    result = api.render(replace(api.Request.of(VERSION, 3, root=ROOT), inputs=inputs))
     texts = {f.name: f.text for f in result.files}
     assert "mode: ipip" in texts["v1.0.0/calico.yaml"]
     assert "mode: no-match" in texts["v1.0.0/001-typha.yaml"]

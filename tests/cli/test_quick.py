@@ -3,6 +3,7 @@ and click itself for everything else."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -151,4 +152,32 @@ def test_a_plain_render_never_imports_click(tmp_path: Path) -> None:
         check=False,
     )
     assert done.stderr.splitlines()[-1] == "exit=0 click=False", done.stderr
+    assert "kind: Deployment" in done.stdout
+
+
+def test_a_cold_plain_render_never_imports_dataclasses(tmp_path: Path) -> None:
+    """Records stand for dataclasses on a render's path (:mod:`renderer.frozen`): the
+    render, its schema check and its Typha verdict (judged in turn here, so this
+    process runs the verdict's code too) load neither dataclasses nor inspect."""
+    code = (
+        "import sys\n"
+        "from renderer.checks import verdict\n"
+        "verdict._spare_core = lambda: False\n"
+        "from renderer.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit as exc:\n"
+        "    loaded = sorted({'dataclasses', 'inspect'} & set(sys.modules))\n"
+        "    sys.stderr.write(f'\\nexit={exc.code} loaded={loaded}\\n')\n"
+    )
+    env = {**os.environ, "CALICO_RENDER_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *BUNDLED, "601"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert done.stderr.splitlines()[-1] == "exit=0 loaded=[]", done.stderr
     assert "kind: Deployment" in done.stdout
