@@ -73,7 +73,7 @@ def version_or_config(version: str | None, config: str | None) -> None:
 def emit(text: str) -> None:
     """Write ``text`` to stdout as UTF-8 bytes: PYTHONIOENCODING cannot change or break
     a manifest, and a lone byte of a Go template (a surrogate escape) is written as is."""
-    data = text.encode("utf-8", "surrogateescape" if _escapable(text) else "backslashreplace")
+    data = _utf8(text)
     stream = sys.stdout
     if stream is None:  # started with stdout closed
         raise InputError("standard output is closed; use --output or redirect it")
@@ -116,12 +116,14 @@ def discard_output() -> None:
     _discard_stdout((1, 2))
 
 
-def _escapable(text: str) -> bool:
+def _utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone byte of a Go template (a surrogate escape) as that byte;
+    a text holding any other surrogate is written with every surrogate escaped instead.
+    Encoded once when it can be (a render is some 340 KB)."""
     try:
-        text.encode("utf-8", "surrogateescape")
+        return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
-        return False
-    return True
+        return text.encode("utf-8", "backslashreplace")
 
 
 #: The running command's ``--format``, ``--output`` and name (see

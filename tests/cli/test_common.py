@@ -188,3 +188,22 @@ def test_echo_err_without_stderr_writes_nothing(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr("sys.stderr", None)
     echo_err("calico-render: nowhere")  # no error, as click.echo
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("a: é\n", "a: é\n".encode()),
+        ("b: \udcff\n", b"b: \xff\n"),  # a lone byte of a template, written as that byte
+        ("c: \ud800 \udcff\n", b"c: \\ud800 \\udcff\n"),  # any other surrogate: escaped
+    ],
+)
+def test_emit_writes_utf_8_and_a_template_s_lone_bytes_as_they_are(
+    monkeypatch: pytest.MonkeyPatch, text: str, written: bytes
+) -> None:
+    from renderer.cli.common import emit
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    monkeypatch.setattr("sys.stdout", out)
+    emit(text)
+    assert out.buffer.getvalue() == written

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from renderer.errors import InputError
-from renderer.k8s.load import load_documents
+from renderer.k8s.load import load_documents, resolve_plain
 
 
 def test_documents_come_with_their_first_content_line_and_empty_ones_as_none() -> None:
@@ -26,7 +26,8 @@ SCALARS = [
     "1e3", "-.5", ".inf", "-.Inf", ".NaN", ".", "2001-12-14", "2001-12-14t21:59:43.10-05:00",
     "12:30:00", "=", "1:2", "-", "+", "<x", "~x", "'1'", '"2"', "'true'", '"null"',
     "'~'", '"0o17"', "'=x'", "|\n  1\n", ">-\n  yes\n", "café", "t", "f", "n",
-    "N", "T", "F",
+    "N", "T", "F", "10.0.0.1", "3.31.3", "2001-1-2 3:04:05", "2001-12-14 21:59:43.10",
+    "20011-12-14", "2001_12-14", "\u0662001-12-14",
 ]  # fmt: skip
 
 
@@ -101,3 +102,14 @@ def test_a_built_document_over_the_node_limit_is_refused_as_the_walk_refuses_it(
     with pytest.raises(InputError, match="more than 5 nodes") as info:
         load.load_documents(ok + "c: [1, 2, 3, 4]\n", "f.yaml")
     assert info.value.file == "f.yaml"
+
+
+@pytest.mark.parametrize("version", ["1.2", "1.1"])
+def test_a_plain_scalar_gets_the_tag_ruamel_s_resolver_gives(version: str) -> None:
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    loader = VersionedResolver(version=tuple(int(p) for p in version.split(".")))
+    plain = [s for s in SCALARS if s[:1] not in "'\"|>"]
+    for value in [*plain, "1234-", "1234-5", "9999-99-99", "0000-00-00 00:00:00Z"]:
+        assert resolve_plain(loader, value) == loader.resolve(ScalarNode, value, (True, False))
