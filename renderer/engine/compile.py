@@ -42,9 +42,21 @@ _CACHE: Memo[tuple[str, str, str, str], CompiledTemplate] = Memo("engine.compile
 _LOCK = threading.Lock()
 
 
+#: The last source :func:`source_digest` hashed, with its digest: a render reads its
+#: template for the digest, then again to compile it (compared, not trusted, the second
+#: time: equal text, equal digest).
+_LAST_SOURCE: tuple[str, str] | None = None
+
+
 def source_digest(source: str) -> str:
     """The content key of a template: compile cache, capability memo."""
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+    global _LAST_SOURCE
+    last = _LAST_SOURCE
+    if last is not None and last[0] == source:
+        return last[1]
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    _LAST_SOURCE = (source, digest)
+    return digest
 
 
 def compile_source(

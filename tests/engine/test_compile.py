@@ -67,3 +67,13 @@ def test_a_file_is_known_by_its_digest_once_its_stat_is_old_enough(
     assert template_digest(template) == source_digest("a: {{ .a }}\n")
     assert compile_file(template) is compiled
     assert compiled.name == "v/t.yaml" and compiled.keys == frozenset({"a"})
+
+
+def test_source_digest_is_the_texts_whatever_came_before() -> None:
+    """A text digested again (a template read for its digest, then to compile it) is
+    not hashed again; every digest is still its own text's."""
+    import hashlib
+
+    texts = ["{{ .a }}\u2013", "{{ .a }}\u2013", "{{ .b }}\u2013", "", "{{ .a }}\u2013", "x" * 9]
+    for text in texts:
+        assert source_digest(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
