@@ -42,21 +42,9 @@ _CACHE: Memo[tuple[str, str, str, str], CompiledTemplate] = Memo("engine.compile
 _LOCK = threading.Lock()
 
 
-#: The last source :func:`source_digest` hashed, with its digest: a render reads its
-#: template for the digest, then again to compile it (compared, not trusted, the second
-#: time: equal text, equal digest).
-_LAST_SOURCE: tuple[str, str] | None = None
-
-
 def source_digest(source: str) -> str:
     """The content key of a template: compile cache, capability memo."""
-    global _LAST_SOURCE
-    last = _LAST_SOURCE
-    if last is not None and last[0] == source:
-        return last[1]
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    _LAST_SOURCE = (source, digest)
-    return digest
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def compile_source(
@@ -149,5 +137,11 @@ def compile_file(template: TemplateFile) -> CompiledTemplate:
             cached = _CACHE.get((template.dialect, template.display, ADDON, digest))
         if cached is not None:
             return cached
-    source, digest = _read(template.path, sig)
+        # known but not compiled yet (its digest was asked first): what is read under
+        # the same signature before and after is the text that digest was taken of
+        source = read_text(template.path)
+        if _signature(template.path) != sig:
+            digest = source_digest(source)
+    else:
+        source, digest = _read(template.path, sig)
     return compile_source(source, template.display, template.dialect, digest=digest)

@@ -69,11 +69,38 @@ def test_a_file_is_known_by_its_digest_once_its_stat_is_old_enough(
     assert compiled.name == "v/t.yaml" and compiled.keys == frozenset({"a"})
 
 
-def test_source_digest_is_the_texts_whatever_came_before() -> None:
-    """A text digested again (a template read for its digest, then to compile it) is
-    not hashed again; every digest is still its own text's."""
-    import hashlib
+def test_a_file_whose_digest_is_known_compiles_without_hashing_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))  # trust every stat
+    path = tmp_path / "v" / "t.yaml"
+    path.parent.mkdir()
+    path.write_text("b: {{ .b }}\n", encoding="utf-8")
+    template = TemplateFile("t.yaml", path, "go")
+    digest = template_digest(template)  # as a verdict's key asks first
+    hashed: list[str] = []
+    monkeypatch.setattr(compile_mod, "source_digest", lambda s: hashed.append(s) or "x")
+    compiled = compile_file(template)
+    assert hashed == [] and compiled.keys == frozenset({"b"})
+    assert compile_mod._CACHE.get(("go", "v/t.yaml", "calico", digest)) is compiled
 
-    texts = ["{{ .a }}\u2013", "{{ .a }}\u2013", "{{ .b }}\u2013", "", "{{ .a }}\u2013", "x" * 9]
-    for text in texts:
-        assert source_digest(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+def test_a_file_that_changes_while_it_is_read_is_hashed_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))
+    path = tmp_path / "v" / "t.yaml"
+    path.parent.mkdir()
+    path.write_text("c: {{ .c }}\n", encoding="utf-8")
+    template = TemplateFile("t.yaml", path, "go")
+    template_digest(template)
+    real = compile_mod.read_text
+
+    def changed_meanwhile(p: Path) -> str:
+        path.write_text("dd: {{ .d }}\n", encoding="utf-8")  # a new size: a new signature
+        return real(p)
+
+    monkeypatch.setattr(compile_mod, "read_text", changed_meanwhile)
+    compiled = compile_file(template)
+    assert compiled.keys == frozenset({"d"})
+    assert compile_mod._CACHE.get(("go", "v/t.yaml", "calico", source_digest("dd: {{ .d }}\n")))
