@@ -278,6 +278,9 @@ _FAST_SHARED: Memo[str, _Fast | None] = Memo("k8s.schema.fast_shared", _PER_KIND
 _FAST_DEFINITIONS: Memo[str, Check] = Memo("k8s.schema.fast_definitions", 64 * _PER_VERSION)
 #: Compiled definitions of a version (None: not compilable, use jsonschema).
 _FAST_DEFS: Memo[str, Definitions | None] = Memo("k8s.schema.fast_defs", _PER_VERSION)
+#: The version whose definitions guided the indexing of a version's (kube version ->
+#: kube version; see :class:`renderer.k8s.fastschema.Definitions`).
+_BEFORE: Memo[str, str] = Memo("k8s.schema.definitions_before", _PER_VERSION)
 
 
 def read_schema_file(path: str) -> bytes:
@@ -314,10 +317,16 @@ def _fast_defs(kube_version: str, root: str) -> Definitions | None:
     path = os.path.join(
         root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
     )
+    # the version read last, as a guide: most of a release's definitions are those of
+    # the one before, byte for byte (the index is the same whichever is given)
+    before = next((v for v in reversed(list(_FAST_DEFS)) if _FAST_DEFS.get(v)), None)
+    like = None if before is None else _FAST_DEFS.get(before)
     try:
-        defs: Definitions | None = Definitions(read_schema_file(path))  # it asks for ASCII
+        defs: Definitions | None = Definitions(read_schema_file(path), like)  # asks ASCII
     except (OSError, ValueError, Unsupported):
         defs = None
+    if before is not None and defs is not None:
+        _BEFORE[kube_version] = before
     _FAST_DEFS[kube_version] = defs
     return defs
 
@@ -567,6 +576,7 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
     found = references(raw, True) if raw is not None and defs is not None else None
     if defs is None or raw is None or found is None:
         return None
+    _as_before(kube_version, defs, found)
     if not _components(kube_version, defs, found):
         return None
     keys = {_reach(kube_version, name) for name in found}
@@ -602,6 +612,62 @@ def _reach_table(kube_version: str) -> dict[str, str]:
     if table is None:
         table = _REACH[kube_version] = {}
     return table
+
+
+def _as_before(kube_version: str, defs: Definitions, roots: Iterable[str]) -> None:
+    """Give the definitions ``roots`` reach the component digests they have on the
+    version ``defs`` were indexed by (:data:`_BEFORE`) where everything they reach is
+    the same text there: the same closure, so the same digest :func:`_components`
+    would give, without its work (a release changes a few definitions, not most).
+
+    A text is the same when it is the same object (:meth:`Definitions.text` gives the
+    text of an entry taken from the other file as that file's). A walk that meets a
+    definition it is still inside (a cycle) stops: a definition is given a digest only
+    once all it reaches is known to be the same, and :func:`_components` does the rest.
+    """
+    before = _BEFORE.get(kube_version)
+    old_defs = None if before is None else _FAST_DEFS.get(before)
+    old = None if before is None else _REACH.get(before)
+    if old_defs is None or not old:
+        return
+    table = _reach_table(kube_version)
+    same: dict[str, bool] = {}  # decided: whether all it reaches is the same text
+    for root in roots:
+        if root in table or root in same:
+            continue
+        # a walk of this version's references: (name, next reference, references,
+        # whether all seen so far is the same text)
+        work: list[tuple[str, int, tuple[str, ...], bool]] = []
+        refs: tuple[str, ...] = ()
+        name, i, ok = root, 0, True
+        while True:
+            if i == 0:  # entering name
+                entry = _entry(defs, name)
+                refs = () if entry is None else entry[1]
+                ok = bool(entry and old.get(name)) and defs.text(name) is old_defs.text(name)
+            while i < len(refs):
+                ref = refs[i]
+                i += 1
+                known = table.get(ref)
+                if known is not None:  # digested here: the same closure if the same digest
+                    ok = ok and known == old.get(ref)
+                elif ref in same:  # decided not the same (the same ones are in table)
+                    ok = False
+                elif ref == name or any(ref == w[0] for w in work):
+                    return  # a cycle: left to _components
+                else:
+                    work.append((name, i, refs, ok))
+                    name, i, refs = ref, 0, ()
+                    break
+            else:
+                same[name] = ok
+                if ok:
+                    table[name] = old[name]
+                if not work:
+                    break
+                name, i, refs, above = work.pop()
+                ok = above and ok
+                continue
 
 
 def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> bool:
@@ -781,9 +847,12 @@ def verdict_rows_many(
     stored = result_cache.get("schemas", key, valid)
     if stored is None:
         stored = {}
-        for digest in digests:
-            own = _object_key(digest, kube_versions)
-            found = result_cache.get("schema", own, lambda v: _valid_verdicts(v, kube_versions))
+        owns = result_cache.get_many(  # one look when the kind's directory is absent
+            "schema",
+            [_object_key(digest, kube_versions) for digest in digests],
+            lambda v: _valid_verdicts(v, kube_versions),
+        )
+        for digest, found in zip(digests, owns, strict=True):
             if found is None:
                 found = {v: _rows(items[digest], digest, v) for v in kube_versions}
             stored[digest] = found

@@ -27,7 +27,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ _PACKAGES = ("kubernetes_validate", "jsonschema", "referencing", "ruamel.yaml", 
 _FORMAT = 1
 
 #: Directories whose size this process has checked (at most one check per process).
-_PRUNED: Memo[Path, bool] = Memo("store.cache.pruned", 64)
+_PRUNED: Memo[str, bool] = Memo("store.cache.pruned", 64)
 
 
 #: Inside :func:`reading_only`: entries are read, none written (this thread or task).
@@ -89,7 +89,7 @@ class Held:
         return len(self._entries)
 
     def _store(self, full: str, kind: str, data: str) -> None:
-        base = directory()
+        base = home.cache_directory()
         if base is not None:
             _store(base, kind, full, data)
 
@@ -251,11 +251,12 @@ def _update(h: Any, part: str) -> None:
     h.update(data)
 
 
-def _entry_path(base: Path, kind: str, full_key: str) -> Path:
+def _entry_path(base: str, kind: str, full_key: str) -> str:
     """One flat directory per kind: a new shard directory per entry would cost more
-    than the entry (entries number in the thousands, not millions)."""
+    than the entry (entries number in the thousands, not millions). A string, not a
+    :class:`~pathlib.Path`: entries are looked up by the hundred in a run."""
     name = hashlib.sha256(full_key.encode("utf-8")).hexdigest()
-    return base / kind / f"{name}.json"
+    return os.path.join(base, kind, f"{name}.json")
 
 
 def _full_key(kind: str, key: str) -> str:
@@ -268,14 +269,34 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
     A file that is unreadable, not JSON, stored under another key or whose value fails
     ``valid`` is a miss: the cache is never trusted over recomputing.
     """
-    base = directory()
+    base = home.cache_directory()
     if base is None:
         return None
-    full = _full_key(kind, key)
+    return _get(base, kind, _full_key(kind, key), valid, True)
+
+
+def get_many(kind: str, keys: Sequence[str], valid: Callable[[Any], bool]) -> list[Any | None]:
+    """:func:`get` of each of ``keys``, in order. When the kind's directory does not
+    exist (a cold cache), every key not held (:class:`Held`) is a miss on one look at
+    the directory, instead of one failed open per key; a directory another process
+    creates meanwhile is looked into on the next call."""
+    base = home.cache_directory()
+    if base is None:
+        return [None] * len(keys)
+    fulls = [_full_key(kind, key) for key in keys]
+    stored = os.path.isdir(os.path.join(base, kind))
+    return [_get(base, kind, full, valid, stored) for full in fulls]
+
+
+def _get(base: str, kind: str, full: str, valid: Callable[[Any], bool], stored: bool) -> Any:
+    """The value of the entry with full key ``full``, held or (``stored``) in the
+    directory; None on a miss."""
     held = next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
     try:
         if held is not None:
             entry = json.loads(held[1])
+        elif not stored:
+            return None
         else:
             with open(_entry_path(base, kind, full), "rb") as fh:
                 entry = json.loads(fh.read())
@@ -293,7 +314,7 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
 def put(kind: str, key: str, value: Any) -> None:
     """Store ``value`` (JSON data) for ``key``; any failure leaves the cache as it was.
     Nothing is stored inside :func:`reading_only`."""
-    if directory() is None or _READING_ONLY.get():
+    if home.cache_directory() is None or _READING_ONLY.get():
         return
     try:
         encoded = encode(value)
@@ -310,7 +331,7 @@ def encode(value: Any) -> str:
 def put_encoded(kind: str, key: str, encoded: str) -> None:
     """:func:`put` of a value already encoded by :func:`encode`: a caller that keeps
     the text itself (the parse memo) encodes once."""
-    base = directory()
+    base = home.cache_directory()
     if base is None or _READING_ONLY.get():
         return
     full = _full_key(kind, key)
@@ -322,33 +343,34 @@ def put_encoded(kind: str, key: str, encoded: str) -> None:
     _store(base, kind, full, data)
 
 
-def _store(base: Path, kind: str, full: str, data: str) -> None:
+def _store(base: str, kind: str, full: str, data: str) -> None:
     """Write one entry (its JSON ``data``) to a temporary file and rename it."""
     path = _entry_path(base, kind, full)
-    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # as secrets.token_hex
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")  # as secrets.token_hex
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
         try:
             fd = os.open(tmp, flags, 0o600)
         except FileNotFoundError:  # the first entry of its kind
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(folder, exist_ok=True)
             fd = os.open(tmp, flags, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+            os.unlink(tmp)
         return
     if base not in _PRUNED:  # at most one size check per process and directory
         _PRUNED[base] = True
         _maybe_prune(base)
 
 
-def _maybe_prune(base: Path) -> None:
+def _maybe_prune(base: str) -> None:
     """Prune when the last size check is older than :data:`PRUNE_EVERY` seconds, so a
     large cache is not walked by every run that writes to it."""
-    marker = base / _MARKER
+    marker = Path(base, _MARKER)
     try:
         if time.time() - marker.stat().st_mtime < PRUNE_EVERY:
             return
@@ -358,7 +380,7 @@ def _maybe_prune(base: Path) -> None:
         marker.touch()
     except OSError:
         return
-    prune(base)
+    prune(Path(base))
 
 
 def prune(base: Path, limit: int = MAX_BYTES) -> int:
@@ -409,6 +431,7 @@ __all__ = [
     "enabled",
     "fingerprint",
     "get",
+    "get_many",
     "holding",
     "prune",
     "put",

@@ -57,6 +57,86 @@ def test_definitions_of_another_layout_are_unsupported(text: bytes) -> None:
         Definitions(text)
 
 
+def _shipped_definitions() -> list[bytes]:
+    root = kubeschema._schema_root()
+    assert root is not None
+    return [
+        open(os.path.join(root, "kubernetes-json-schema", d, "_definitions.json"), "rb").read()
+        for d in sorted(os.listdir(os.path.join(root, "kubernetes-json-schema")))
+        if d.endswith("-local-strict")
+    ]
+
+
+def _same_index(built: Definitions, scanned: Definitions) -> None:
+    """``built`` indexes its file exactly as the whole scan did, and an entry it says is
+    another file's text is that text."""
+    assert built._entries == scanned._entries
+    assert list(built._spans.items()) == list(scanned._spans.items())
+    assert built.head == scanned.head and built.head_text == scanned.head_text
+    for name, other in built._same.items():
+        assert other.text(name) == scanned.text(name)
+        assert built.text(name) is other.text(name)
+
+
+def test_definitions_indexed_like_another_version_equal_the_whole_scan() -> None:
+    files = _shipped_definitions()
+    scanned = [Definitions(raw) for raw in files]
+    assert len(files) >= 4
+    for raw, alone in zip(files, scanned, strict=True):
+        for like in scanned:
+            _same_index(Definitions(raw, like), alone)
+    # most entries of a release are its predecessor's: those are not scanned again
+    newest = Definitions(files[-1], scanned[-2])
+    assert len(newest._same) > len(newest._entries) // 2
+
+
+def _layout(defs: dict[str, Any]) -> bytes:
+    return json.dumps({"$defs": defs, "$id": "i"}, indent=2).encode()
+
+
+def test_definitions_indexed_like_edited_ones_equal_the_whole_scan() -> None:
+    rng = random.Random(7)
+    base = {f"d{i}": {"type": "object", "description": "x" * rng.randrange(40)} for i in range(40)}
+    like = Definitions(_layout(base))
+    for _ in range(200):
+        names = list(base)
+        edited = {n: copy.deepcopy(base[n]) for n in names if rng.random() > 0.1}
+        for n in rng.sample(names, 5):
+            if n in edited:
+                edited[n]["description"] = "y"
+        for i in range(rng.randrange(4)):
+            edited[f"new{i}"] = {"enum": ["a", "b"]} if i % 2 else []
+        items = list(edited.items())
+        rng.shuffle(items) if rng.random() < 0.3 else None
+        raw = _layout(dict(items))
+        _same_index(Definitions(raw, like), Definitions(raw))
+    # a name given twice: the last wins, as in the whole scan, and nothing is shared
+    twice = _layout(base).replace(b'"d3": ', b'"d1": ')
+    _same_index(Definitions(twice, like), Definitions(twice))
+    assert Definitions(twice, like)._same == {}
+    assert Definitions(_layout(base), Definitions(twice))._same == {}
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b'{\n      "a": 1\n    }\n    "d2": ',  # no "," before an entry
+        b'{\n      "a": 1\n    },\n    "d\\"2": ',  # a name with an escape
+        b'{\n      "a": 1\n    },\n    "x",\n    "d2": ',  # a line at depth two, no name
+    ],
+)
+def test_definitions_indexed_like_another_raise_as_the_whole_scan(broken: bytes) -> None:
+    base = {f"d{i}": {"type": "object"} for i in range(4)}
+    raw = _layout(base)
+    head = b'"d1": '
+    at = raw.index(head) + len(head)
+    text = raw[:at] + broken + raw[raw.index(b'"d2": ') + len(b'"d2": ') :]
+    with pytest.raises(Unsupported):
+        Definitions(text)
+    with pytest.raises(Unsupported):
+        Definitions(text, Definitions(raw))
+
+
 @functools.cache
 def _objects() -> list[dict[str, Any]]:
     out = []

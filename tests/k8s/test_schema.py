@@ -43,6 +43,7 @@ SCHEMA_MEMOS = (
     "k8s.schema.passed",
     "k8s.schema.fast_definitions",
     "k8s.schema.definition_closures",
+    "k8s.schema.definitions_before",
 )
 
 
@@ -406,6 +407,48 @@ def _closure_text(version: str, name: str) -> dict[str, str] | None:
             seen[n] = entry[0]
             todo.extend(entry[1])
     return seen
+
+
+def test_digests_taken_from_the_version_before_are_those_of_the_same_closure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Closure digests of kinds computed version after version (most definitions' digests
+    taken from the version before) are equal exactly where all they reach is."""
+    versions = ("1.25", "1.30", *kubeschema.default_kube_versions())
+    kinds = [
+        ("DaemonSet", "apps/v1"),
+        ("CustomResourceDefinition", "apiextensions.k8s.io/v1"),
+        ("Service", "v1"),
+        ("PodDisruptionBudget", "policy/v1"),
+    ]
+    copied: list[int] = []
+    real = kubeschema._as_before
+
+    def counting(version: str, defs: Any, roots: Any) -> None:
+        before = len(kubeschema._reach_table(version))
+        real(version, defs, roots)
+        copied.append(len(kubeschema._reach_table(version)) - before)
+
+    monkeypatch.setattr(kubeschema, "_as_before", counting)
+    with isolated(*SCHEMA_MEMOS):
+        for v in versions:
+            for kind, api in kinds:
+                assert kubeschema.closure_digest(v, kind, api) is not None
+        assert sum(copied) > 100
+        names = sorted({n for v in versions for n in kubeschema._reach_table(v)})
+        for name in names:
+            texts = {v: _closure_text(v, name) for v in versions}
+            for a in versions:
+                for b in versions:
+                    if texts[a] is not None and texts[b] is not None:
+                        same = texts[a] == texts[b]
+                        assert (kubeschema._reach(a, name) == kubeschema._reach(b, name)) is same
+        closures = {
+            (v, kind): kubeschema.closure_digest(v, kind, api)
+            for v in versions
+            for kind, api in kinds
+        }
+    assert len(set(closures.values())) < len(closures)
 
 
 def test_definition_digests_are_equal_exactly_when_all_they_reach_is() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,39 @@ def test_round_trip(cache_dir: Path) -> None:
     [entry] = _entries(cache_dir)
     assert not [p for p in cache_dir.rglob("*") if p.name.endswith(".tmp")]
     assert json.loads(entry.read_text())["value"] == 42
+
+
+def test_many_keys_are_read_as_each_alone(cache_dir: Path) -> None:
+    assert cache.get_many("t", ["a", "b"], _is_int) == [None, None]  # no directory yet
+    cache.put("t", "b", 2)
+    cache.put("t", "c", "not an int")
+    assert cache.get_many("t", ["a", "b", "c", "b"], _is_int) == [None, 2, None, 2]
+    held = cache.Held()
+    with cache.holding(held):
+        cache.put("u", "k", 1)  # held: its kind's directory does not exist
+        assert cache.get_many("u", ["k", "x"], _is_int) == [1, None]
+    held.drop()
+    assert not (cache_dir / "u").exists()
+
+
+def test_a_miss_in_an_absent_directory_is_a_hit_once_another_process_writes_it(
+    cache_dir: Path,
+) -> None:
+    assert cache.get_many("t", ["k"], _is_int) == [None]
+    assert cache.get("t", "k", _is_int) is None
+    code = "from renderer.store import cache; cache.put('t', 'k', 7)"
+    subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy())
+    assert (cache_dir / "t").is_dir()
+    assert cache.get_many("t", ["k"], _is_int) == [7]
+    assert cache.get("t", "k", _is_int) == 7
+
+
+def test_many_keys_with_the_cache_off_are_misses(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache.put("t", "k", 1)
+    monkeypatch.setenv(cache.ENV_OFF, "1")
+    assert cache.get_many("t", ["k", "k"], _is_int) == [None, None]
 
 
 @pytest.mark.parametrize(
