@@ -26,7 +26,7 @@ from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import Finding
 from renderer.frozen import fields, record, replace
-from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
+from renderer.k8s.parse import K8sObject, noting_json, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import contain
@@ -182,12 +182,14 @@ def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
         # what a render that is not written (a value changed the YAML, an object is
         # rendered twice) is not asked for is not done: its inputs would be the run's
         if not any(f.severity == "error" for f in result.findings):
-            with cache.holding(parsed):
-                objects = tuple(parse_rendered(result.files))
-            check = None
-            if request.kube_versions and not _duplicates(result, objects):
-                with cache.holding(checked):
-                    check = _render_check(result, objects, request.kube_versions)
+            # nothing changes the objects before they are checked: their JSON is kept
+            with noting_json():
+                with cache.holding(parsed):
+                    objects = tuple(parse_rendered(result.files))
+                check = None
+                if request.kube_versions and not _duplicates(result, objects):
+                    with cache.holding(checked):
+                        check = _render_check(result, objects, request.kube_versions)
             ahead = _Ahead(objects, parsed, request.kube_versions, check, checked)
     except Exception:  # redone in turn, where it raises as it would have
         result = None

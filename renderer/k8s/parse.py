@@ -7,6 +7,8 @@ Each object remembers its file, document index and first line, so every later fi
 from __future__ import annotations
 
 import bisect
+import contextlib
+import contextvars
 import datetime
 import json
 import re
@@ -197,13 +199,28 @@ _UNSAVED: Memo[str, bool] = Memo("k8s.parse.unsaved", 1024)
 
 
 def _valid_parse(value: Any) -> bool:
+    """The shape of a whole text's parse: ``[first line, documents]`` per part of the
+    text (a ``---`` chunk, or the whole stream), each document ``[line in the part,
+    mapping]`` (:func:`_parse`)."""
     return isinstance(value, list) and all(
-        isinstance(row, list)
-        and len(row) == 3
-        and all(type(x) is int for x in row[:2])
-        and isinstance(row[2], dict)
-        for row in value
+        isinstance(part, list)
+        and len(part) == 2
+        and type(part[0]) is int
+        and isinstance(part[1], list)
+        and all(
+            isinstance(row, list)
+            and len(row) == 2
+            and type(row[0]) is int
+            and isinstance(row[1], dict)
+            for row in part[1]
+        )
+        for part in value
     )
+
+
+def _read_back(file: str, parts: list[list[Any]]) -> list[K8sObject]:
+    """The objects of a parse kept as :func:`_valid_parse` says."""
+    return _objects(file, ((start + line - 1, doc) for start, rows in parts for line, doc in rows))
 
 
 def parse_stream(text: str, file: str, *, lines: SourceMap | None = None) -> list[K8sObject]:
@@ -242,14 +259,10 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
     """
     key = cache.digest(text)
     known = _PARSED.get(key)
-    rows = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)
-    if rows is None:
-        objects = _parse(text, file)
-        if not _KEEP_TEXTS:
-            return objects
-        try:  # encoded once: the memo's copy and the cache entry's
-            encoded = cache.encode([[o.index, o.line, o.data] for o in objects])
-        except (TypeError, ValueError):
+    parts = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)
+    if parts is None:
+        objects, encoded = _parse(text, file)
+        if encoded is None:  # not kept, or not JSON
             return objects
         _PARSED[key] = encoded
         if cache.writing():
@@ -262,7 +275,7 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
         _UNSAVED[key] = False
     # read back from the persistent cache: not copied into the memo (a dump of the whole
     # render); a later use in this process reads the entry again, to the same objects
-    return [K8sObject(file, index, line, data) for index, line, data in rows]
+    return _read_back(file, parts)
 
 
 #: Documents parsed by this process as JSON (digest of the document's text -> rows):
@@ -276,10 +289,12 @@ _DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
 _UNSPLITTABLE = r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])"
 
 
-def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
+def _split(text: str, file: str) -> tuple[list[tuple[int, Any]], str | None] | None:
     """The non-empty documents of ``text`` (JSON-like, with their first line), each
     document's text parsed once per process: renders of a version for several contexts
-    share most documents (CRDs) even when their files differ.
+    share most documents (CRDs) even when their files differ. With them, the whole
+    text's parse as :func:`_valid_parse` says, joined from the documents' JSON (None
+    when texts are not kept).
 
     None when the stream cannot be split at its ``---`` lines, or holds an error: then
     loading the whole stream gives the documents or the error exactly as before.
@@ -288,24 +303,102 @@ def _split(text: str, file: str) -> list[tuple[int, Any]] | None:
         return None
     chunks = list(split_documents(text))
     keys = [cache.digest(chunk) for _, chunk in chunks]
+    noted = _NOTED.get()
     try:
         missing = {key: i for i, key in enumerate(keys) if key not in _DOCUMENTS}
-        fresh: dict[str, list[list[Any]] | None] = {}
+        fresh: dict[str, _Chunk] = {}
         if len(missing) > 1 and _PEER is not None:
             fresh = _parse_shared(_PEER, [chunks[i][1] for i in missing.values()], missing, file)
         elif missing:
             chunk_texts = [chunks[i][1] for i in missing.values()]
             fresh = dict(zip(missing, _parse_chunks(chunk_texts, list(missing), file), strict=True))
         out: list[tuple[int, Any]] = []
+        parts: list[str] = []
         for (start, _), key in zip(chunks, keys, strict=True):
-            # just built: used as they are, once (a document repeated is read back anew)
-            found = fresh.pop(key, None)
+            built = fresh.get(key)
+            if built is not None:
+                # just built: used as they are, once (a document repeated is read back anew)
+                found, encoded, texts = built
+                fresh[key] = (None, encoded, texts)
+            else:
+                found, encoded, texts = None, _DOCUMENTS[key], None
             if found is None:
-                found = json.loads(_DOCUMENTS[key])
-            out.extend((start + line - 1, doc) for line, doc in found)
+                if noted is not None and texts is None:
+                    found, texts = _decoded(encoded)
+                else:
+                    found = json.loads(encoded)
+            if found:
+                out.extend((start + line - 1, doc) for line, doc in found)
+                parts.append(f"[{start},{encoded}]")
+                if noted is not None and texts is not None:
+                    for (_, doc), doc_text in zip(found, texts, strict=True):
+                        noted[id(doc)] = (doc, doc_text)
     except (InputError, TypeError, ValueError, KeyError):
         return None
-    return out
+    # the documents' own JSON, joined: the whole parse is not encoded again
+    return out, ("[" + ",".join(parts) + "]" if _KEEP_TEXTS else None)
+
+
+#: A chunk just parsed: its rows where usable as built (else None), its JSON (as
+#: :data:`_DOCUMENTS` keeps it) and each document's own JSON in it, where known.
+_Chunk = tuple[list[list[Any]] | None, str, list[str] | None]
+
+
+def _joined(rows: list[list[Any]], texts: list[str]) -> str:
+    """Rows (``[line, document]``) as JSON, from each document's JSON in ``texts``:
+    what :func:`renderer.store.cache.encode` gives for the rows, one encoding."""
+    return (
+        "[" + ",".join([f"[{row[0]},{text}]" for row, text in zip(rows, texts, strict=True)]) + "]"
+    )
+
+
+_RAW_DECODE = json.JSONDecoder().raw_decode
+
+
+def _decoded(encoded: str) -> tuple[list[list[Any]], list[str]]:
+    """The rows of a chunk's JSON (:func:`_joined`) and each document's own JSON in it;
+    ValueError unless the JSON is exactly what :func:`_joined` writes."""
+    rows: list[list[Any]] = []
+    texts: list[str] = []
+    at = 1  # each row: "[" line "," document "]", then "," or the list's own "]"
+    while at < len(encoded) - 1:
+        comma = encoded.index(",", at)
+        doc, end = _RAW_DECODE(encoded, comma + 1)
+        rows.append([int(encoded[at + 1 : comma]), doc])
+        texts.append(encoded[comma + 1 : end])
+        at = end + 2
+    if _joined(rows, texts) != encoded:
+        raise ValueError("not the JSON of a chunk's documents")
+    return rows, texts
+
+
+#: Inside :func:`noting_json`: each parsed document's JSON, by the id of its data (kept
+#: with the data, so that the id is not another object's).
+_NOTED: contextvars.ContextVar[dict[int, tuple[Any, str]] | None] = contextvars.ContextVar(
+    "calico_render_parse_noted", default=None
+)
+
+
+@contextlib.contextmanager
+def noting_json() -> Iterator[None]:
+    """Inside the block, a parse notes each document it splits out with the JSON it
+    encoded it to, or read it back from (:func:`noted_json`): a digest of an object's
+    content then hashes that JSON instead of encoding the object again. The caller
+    vouches that no object parsed inside the block is changed before the block ends;
+    outside it nothing is noted, since a caller may change an object's data."""
+    token = _NOTED.set({})
+    try:
+        yield
+    finally:
+        _NOTED.reset(token)
+
+
+def noted_json(data: Any) -> str | None:
+    """``data``'s JSON as :func:`renderer.store.cache.encode` writes it, when a parse
+    inside :func:`noting_json` built ``data`` from it or encoded ``data`` to it; else None."""
+    noted = _NOTED.get()
+    entry = noted.get(id(data)) if noted is not None else None
+    return entry[1] if entry is not None and entry[0] is data else None
 
 
 class DocumentPeer(Protocol):
@@ -339,13 +432,13 @@ def share_documents(peer: DocumentPeer | None) -> None:
 
 def _parse_shared(
     peer: DocumentPeer, texts: list[str], missing: dict[str, int], file: str
-) -> dict[str, list[list[Any]] | None]:
+) -> dict[str, _Chunk]:
     """:func:`_parse_chunks` of the ``missing`` documents one by one, in the peer's
     opposite order, each skipped when the peer has handed it over meanwhile; what is
     parsed here is handed over in turn. A document handed over is what parsing its
     text here gives (the same code on the same text, in a process forked from this
     one), so it is kept as if parsed here."""
-    fresh: dict[str, list[list[Any]] | None] = {}
+    fresh: dict[str, _Chunk] = {}
     order = list(zip(missing, texts, strict=True))
     if peer.reverse:
         order.reverse()
@@ -356,16 +449,17 @@ def _parse_shared(
         if key in _DOCUMENTS:
             continue
         [fresh[key]] = _parse_chunks([text], [key], file)
-        peer.give(key, _DOCUMENTS[key])
+        peer.give(key, fresh[key][1])
     return fresh
 
 
-def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> list[list[list[Any]] | None]:
+def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> list[_Chunk]:
     """Parse documents (texts between ``---`` lines) in one load: joined as a stream,
     each after its own ``---``; one whose text does not end a line goes last (joining
     must not change how a final scalar ends). Each chunk's documents, as (first line,
-    JSON data) pairs, are kept in :data:`_DOCUMENTS`, and returned where they hold no
-    object twice (else None: read them back from the memo, which copies)."""
+    JSON data) pairs, are encoded once (each document on its own, then joined) and kept
+    in :data:`_DOCUMENTS`; returned with that JSON, and each document's, where they
+    hold no object twice (else None: read them back from the JSON, which copies)."""
     order = sorted(range(len(chunks)), key=lambda i: not chunks[i].endswith("\n"))
     if sum(not c.endswith("\n") for c in chunks) > 1:
         raise ValueError("more than one unterminated document")
@@ -388,19 +482,44 @@ def _parse_chunks(chunks: list[str], keys: list[str], file: str) -> list[list[li
         rel = start - firsts[slot] + 1
         rows[slot].append([rel, doc if json_like else to_json_like(doc, file, rel)])
         built[slot] = built[slot] and json_like
-    out: list[list[list[Any]] | None] = [None] * len(chunks)
+    out: list[_Chunk] = [(None, "", None)] * len(chunks)
     for slot, i in enumerate(order):
-        _DOCUMENTS[keys[i]] = json.dumps(rows[slot])
+        texts = [cache.encode(doc) for _, doc in rows[slot]]
+        encoded = _DOCUMENTS[keys[i]] = _joined(rows[slot], texts)
         # built straight from events, no value is shared (no aliases): usable as it is
-        out[i] = rows[slot] if built[slot] else None
+        out[i] = (rows[slot] if built[slot] else None, encoded, texts)
     return out
 
 
-def _parse(text: str, file: str) -> list[K8sObject]:
+def _parse(text: str, file: str) -> tuple[list[K8sObject], str | None]:
+    """The objects of ``text``, and its parse as :func:`_valid_parse` says, as JSON
+    (None when texts are not kept, or the documents are not JSON)."""
+    split = _split(text, file)
+    if split is not None:
+        return _objects(file, split[0]), split[1]
+    seen: list[list[Any]] = []
+    objects = _objects(file, _noted(_json_documents(text, file), seen))
+    if not _KEEP_TEXTS:
+        return objects, None
+    try:
+        return objects, cache.encode([[1, seen]])
+    except (TypeError, ValueError):
+        return objects, None
+
+
+def _noted(
+    documents: Iterable[tuple[int, Any]], seen: list[list[Any]]
+) -> Iterator[tuple[int, Any]]:
+    """``documents``, each noted in ``seen`` as ``[line, document]`` as it is reached."""
+    for start, doc in documents:
+        seen.append([start, doc])
+        yield start, doc
+
+
+def _objects(file: str, documents: Iterable[tuple[int, Any]]) -> list[K8sObject]:
+    """The objects of (first line, document) pairs: each mapping, or a List's items."""
     objects: list[K8sObject] = []
     index = 0
-    split = _split(text, file)
-    documents = iter(split) if split is not None else (_json_documents(text, file))
     for start, doc in documents:
         if not isinstance(doc, dict):
             raise InputError(

@@ -4,7 +4,7 @@ Verdicts are those of ``kubernetes_validate.validate(obj, version, strict=True)`
 same schema files, the same registry and the same Draft 2020-12 validator. That function
 re-reads multi-megabyte schema files on every call, so here schemas, the definitions
 registry and compiled validators are cached per Kubernetes version, and results per
-distinct object (canonical JSON hash), which keeps repeated checks fast.
+distinct object (:func:`object_key`, a digest of its JSON), which keeps repeated checks fast.
 
 An object of a built-in API group with no schema for a Kubernetes version (a removed
 API such as ``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error; custom
@@ -411,6 +411,32 @@ def canonical_hash(data: Any) -> str:
     """A hash equal for equal objects whatever their key order."""
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def object_key(data: Any) -> str:
+    """The key of an object's verdicts: a digest of its JSON, in its own key order.
+
+    Two objects with one key are equal (their JSON is the same text, and JSON decodes
+    one way); equal objects written in another key order only miss each other's
+    verdicts. The JSON is what :func:`renderer.store.cache.encode` writes, so the one
+    a parse made of the object (:func:`renderer.k8s.parse.noted_json`) is hashed as it
+    is, not encoded again. Data that is not JSON (a caller's own types, written as
+    their type and text) is keyed apart from all JSON.
+    """
+    from renderer.k8s.parse import noted_json
+
+    text = noted_json(data)
+    if text is None:
+        try:
+            text = json.dumps(data, separators=(",", ":"))
+        except TypeError:
+            text = json.dumps(data, separators=(",", ":"), default=_typed)
+            return "py:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _typed(value: Any) -> str:
+    return f"{type(value).__module__}.{type(value).__qualname__}:{value}"
 
 
 def _text(value: Any) -> str:
@@ -860,7 +886,7 @@ RESULTS_PER_VALIDATOR = 4096
 class SchemaValidator:
     """Validate objects against several Kubernetes versions; thread-safe, cached per object.
 
-    Each distinct object (by canonical JSON) is checked once per distinct schema
+    Each distinct object (by its JSON, :func:`object_key`) is checked once per distinct schema
     closure, and its verdicts are kept in the persistent cache (:mod:`renderer.store.cache`).
     """
 
@@ -878,13 +904,13 @@ class SchemaValidator:
         from renderer.k8s.parse import K8sObject
 
         data = obj.data if isinstance(obj, K8sObject) else obj
-        return self._located(obj, self._findings(data, canonical_hash(data)))
+        return self._located(obj, self._findings(data, object_key(data)))
 
     def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
         """Findings for many objects, sorted by Kubernetes version, file and line; the
         objects this validator has not seen are looked up (and kept) together
         (:func:`verdict_rows_many`)."""
-        items = [(o, canonical_hash(o.data)) for o in objects]
+        items = [(o, object_key(o.data)) for o in objects]
         with self._lock:
             missing = {d: o.data for o, d in items if d not in self._results}
         if missing:

@@ -217,14 +217,38 @@ def fingerprint() -> str:
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
+#: A first part at least this long is remembered by :func:`digest` (see :data:`_LAST`).
+_LONG = 1 << 14
+#: The last long first part :func:`digest` took and the hash after it: a rendered text
+#: is digested for its injection answer, then for its parse, and is encoded and hashed
+#: once. A ``str`` never changes, so the same object is the same text.
+_LAST: tuple[str, Any] | None = None
+
+
 def digest(*parts: str) -> str:
     """A content digest of text parts (length-prefixed, so parts cannot run together)."""
-    h = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8", "surrogatepass")
-        h.update(f"{len(data)}:".encode())
-        h.update(data)
-    return h.hexdigest()
+    global _LAST
+    rest: tuple[str, ...] = parts
+    last = _LAST
+    if parts and last is not None and last[0] is parts[0]:
+        h = last[1].copy()
+        rest = parts[1:]
+    else:
+        h = hashlib.sha256()
+        if parts and len(parts[0]) >= _LONG:
+            _update(h, parts[0])
+            _LAST = (parts[0], h.copy())
+            rest = parts[1:]
+    for part in rest:
+        _update(h, part)
+    found: str = h.hexdigest()
+    return found
+
+
+def _update(h: Any, part: str) -> None:
+    data = part.encode("utf-8", "surrogatepass")
+    h.update(b"%d:" % len(data))
+    h.update(data)
 
 
 def _entry_path(base: str, kind: str, full_key: str) -> str:

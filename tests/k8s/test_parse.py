@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import glob
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -306,3 +308,107 @@ def test_a_process_keeping_no_texts_parses_alike_and_keeps_only_documents(
         assert _objects(text, "s.yaml") == alone  # its documents are
     finally:
         parse.keep_texts(True)
+
+
+JSON_TEXTS = [
+    *SPLIT,
+    "a: 1\n---\nkind: List\nitems:\n- {b: 2}\n- {c: '\u2013 \U0001f600'}\n---\na: 1\n",
+    "a: 1.0\nb: 1\nc: true\nd: '1'\ne: .nan\nf: -0.0\ng: 1e400\nh: null\n---\n# only\n",
+    "kind: A\nx: &y {z: [1]}\nw: *y\n---\nkind: A\nx: {z: [1]}\nw: {z: [1]}\n",
+]
+
+
+@pytest.mark.parametrize("text", JSON_TEXTS)
+def test_a_parse_entry_holds_the_objects_and_documents_keep_their_json(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole text's entry, joined from its documents' JSON, reads back to the
+    objects (from this process's memo and from the cache); each document's JSON in
+    :data:`parse._DOCUMENTS` is what encoding its rows gives."""
+    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path))
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    expected = _objects(text, "s.yaml")
+    for reading in ("memo", "cache"):
+        if reading == "cache":
+            cold(PARSED_TEXTS)
+        assert repr(_objects(text, "s.yaml")) == repr(expected), reading
+    for encoded in [parse._DOCUMENTS[k] for k in list(parse._DOCUMENTS)]:
+        rows, texts = parse._decoded(encoded)
+        assert encoded == cache.encode(rows)
+        assert texts == [cache.encode(doc) for _, doc in rows]
+    if expected[0] == "ok":
+        [entry] = (tmp_path / "parse").rglob("*.json")
+        parts = json.loads(entry.read_text())["value"]
+        assert parse._valid_parse(parts)
+        back = [(o.index, o.line, o.data) for o in parse._read_back("s.yaml", parts)]
+        assert repr(back) == repr(expected[1])  # repr: NaN is not equal to itself
+
+
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        "",
+        "[",
+        "[[1,{}]",
+        "[[1, {}]]",
+        "[[1,{} ]]",
+        "[[01,{}]]",
+        "[[1,{}],]",
+        "[1,{}]",
+        '[[1,{"a":1}]]x',
+    ],
+)
+def test_a_document_json_not_as_written_is_refused(encoded: str) -> None:
+    with pytest.raises((ValueError, IndexError)):
+        parse._decoded(encoded)
+
+
+def _every_node(data: Any) -> list[Any]:
+    out, stack = [], [data]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
+@pytest.mark.parametrize("text", JSON_TEXTS)
+@pytest.mark.parametrize("how", ["parsed", "documents known", "from a peer"])
+def test_noted_json_is_the_objects_own(
+    text: str, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside :func:`parse.noting_json` an object's noted JSON is exactly what encoding
+    its data gives, whether its document was parsed here, read back from the document
+    memo or handed over by a peer; outside the block nothing is noted."""
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    offer: list[tuple[str, str]] = []
+    if how != "parsed":
+        try:
+            parse.parse_stream(text, "s.yaml")
+        except InputError:
+            return
+        offer = [(k, parse._DOCUMENTS[k]) for k in list(parse._DOCUMENTS)]
+        cold(PARSED_TEXTS, *([PARSED_DOCUMENTS] if how == "from a peer" else []))
+    parse.share_documents(_Peer(offer, False) if how == "from a peer" else None)
+    try:
+        with parse.noting_json():
+            try:
+                objects = parse.parse_stream(text, "s.yaml")
+            except InputError:
+                return
+            noted = [parse.noted_json(o.data) for o in objects]
+            for o, found in zip(objects, noted, strict=True):
+                assert found is None or found == cache.encode(o.data)
+                # nothing inside an object is noted as another object's JSON
+                assert all(
+                    parse.noted_json(n) in (None, cache.encode(n)) for n in _every_node(o.data)
+                )
+    finally:
+        parse.share_documents(None)
+    if not re.search(parse._UNSPLITTABLE, "\n" + text) and "List" not in text:
+        assert all(n is not None for n in noted)  # a split text's objects are noted
+    assert all(parse.noted_json(o.data) is None for o in objects)

@@ -105,11 +105,14 @@ def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
     validator = SchemaValidator(["1.36", "1.37"])
     obj = _broken("misspelled.yaml")[0]
-    reordered = dict(reversed(list(copy.deepcopy(obj.data).items())))
     first = validator.validate(obj)
-    assert validator.validate(reordered) == [kubeschema.replace(f, file="", line=0) for f in first]
+    unlocated = [kubeschema.replace(f, file="", line=0) for f in first]
+    assert validator.validate(copy.deepcopy(obj.data)) == unlocated
     # each version at most once: one with the same schema closure may share the verdict
     assert calls and len(calls) == len(set(calls)) and set(calls) <= {"1.36", "1.37"}
+    # an equal object in another key order may be checked again, to the same findings
+    reordered = dict(reversed(list(copy.deepcopy(obj.data).items())))
+    assert validator.validate(reordered) == unlocated
     assert kubeschema.validator_for("1.37", "Deployment", "apps/v1") is (
         kubeschema.validator_for("1.37", "Deployment", "apps/v1")
     )
@@ -469,3 +472,61 @@ def test_definition_digests_are_equal_exactly_when_all_they_reach_is() -> None:
                         assert (kubeschema._reach(a, name) == kubeschema._reach(b, name)) is same
                         equal, unequal = equal + same, unequal + (not same)
         assert equal > len(names) * len(versions) and unequal > 0
+
+
+DIFFERENT = [
+    {"a": 1},
+    {"a": 1.0},
+    {"a": True},
+    {"a": "1"},
+    {"a": None},
+    {"a": [1]},
+    {"a": {"b": 1}},
+    {"a": -0.0},
+    {"a": 0.0},
+    {"a": "\u2013"},
+    {"a": "\\u2013"},
+    {"a": float("inf")},
+    {"a\u0000": 1},
+    {"b": 1, "a": 2},
+    {"a": 2, "b": 1},
+    {"a": "2024-01-01 00:00:00"},
+    {"a": __import__("datetime").datetime(2024, 1, 1)},
+]
+
+
+def test_different_objects_never_share_a_verdict_key() -> None:
+    """A verdict key names one object: any two different objects (a type, a sign, an
+    escape, key order, a value that is not JSON beside the string it prints as) have
+    different keys, and an equal copy has the same one."""
+    keys = [kubeschema.object_key(d) for d in DIFFERENT]
+    assert len(set(keys)) == len(DIFFERENT)
+    assert keys == [kubeschema.object_key(copy.deepcopy(d)) for d in DIFFERENT]
+
+
+def test_verdict_keys_of_parsed_objects_are_those_of_their_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keys taken from the JSON a parse noted equal keys computed from the data (a
+    cache hit between the render and the gate); once the block ends, an object changed
+    in place gets the key of its new content."""
+    from renderer import api
+    from renderer.k8s import parse
+    from renderer.store import cache
+    from tests.memohelp import PARSED_DOCUMENTS, PARSED_TEXTS
+
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    files = api.render(api.Request.of("v3.31", 601)).files
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    for documents in ("parsed now", "read back"):
+        cold(PARSED_TEXTS)
+        with parse.noting_json():
+            objects = parse.parse_rendered(files)
+            noted = [parse.noted_json(o.data) for o in objects]
+            keys = [kubeschema.object_key(o.data) for o in objects]
+        assert None not in noted, documents
+        assert noted == [cache.encode(o.data) for o in objects]
+        assert keys == [kubeschema.object_key(copy.deepcopy(o.data)) for o in objects]
+    assert len(set(keys)) == len({json.dumps(o.data) for o in objects})
+    objects[0].data["kind"] = "Changed"
+    assert kubeschema.object_key(objects[0].data) != keys[0]

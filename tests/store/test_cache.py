@@ -393,3 +393,29 @@ def test_size_is_checked_at_most_every_few_minutes(
     cold("store.cache.pruned")
     cache.put("t", "c", 1)
     assert checks == [cache_dir, cache_dir]
+
+
+def _plain_digest(*parts: str) -> str:
+    """:func:`cache.digest` as defined: each part's UTF-8 length, a colon, its bytes."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        h.update(b"%d:" % len(data) + data)
+    return h.hexdigest()
+
+
+def test_digest_of_a_long_text_digested_before_is_the_same() -> None:
+    """A long first part is hashed once and its hash reused: every digest is still the
+    one its parts give, whatever came before, and texts that differ never share one."""
+    text = "kind: A\n# \u2013 \ud800\n" * 4000
+    other = text[:-2] + "B\n"  # as long, one character apart
+    copy = "".join([text[:10], text[10:]])  # equal, another object
+    assert copy is not text
+    calls = [(text,), (text, "spans"), (text, "spans"), (other, "spans"), (text,), (copy,)]
+    calls += [(copy, "x"), ("short", "x"), (text, ""), (text, "", "")]
+    for parts in calls:
+        assert cache.digest(*parts) == _plain_digest(*parts), parts
+    assert cache.digest(text) != cache.digest(other)
+    assert cache.digest(text, "a") != cache.digest(text + "a")
