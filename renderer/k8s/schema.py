@@ -585,7 +585,9 @@ def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None
 
 
 def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
-    from renderer.k8s.fastschema import references
+    # a module's own name: "from" a module that is not a package asks it for __path__,
+    # an AttributeError worded and dropped on every call
+    import renderer.k8s.fastschema as fastschema
 
     root = _schema_root()
     path = _kind_path(kube_version, kind, api_version)
@@ -596,7 +598,7 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
     except FileNotFoundError:
         return None
     defs = _fast_defs(kube_version, root) if raw is not None else None
-    found = references(raw, True) if raw is not None and defs is not None else None
+    found = fastschema.references(raw, True) if raw is not None and defs is not None else None
     if defs is None or raw is None or found is None:
         return None
     _as_before(kube_version, defs, found)
@@ -611,13 +613,13 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
 def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
     """A definition's text, named by a number (the same text, the same number), and the
     names it refers to; None when there is none or a reference is not plain."""
-    from renderer.k8s.fastschema import references
-
     key = defs.text(name)
     if key is None:
         return None
     entry = _DEF_DIGESTS.get(key)
     if entry is None:  # not read yet, or not plain (then read again: rare)
+        from renderer.k8s.fastschema import references
+
         refs = references(key, False)
         entry = None if refs is None else (f"#{next(_TEXT_NUMBERS)}", refs)
         _DEF_DIGESTS[key] = entry
@@ -943,9 +945,9 @@ class SchemaValidator:
 
     @staticmethod
     def _located(obj: K8sObject | dict[str, Any], found: tuple[Finding, ...]) -> list[Finding]:
-        from renderer.k8s.parse import K8sObject
+        import renderer.k8s.parse as parse  # see _closure
 
-        if isinstance(obj, K8sObject):
+        if isinstance(obj, parse.K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in found]
         return list(found)
 
