@@ -78,21 +78,24 @@ class Definitions:
     """
 
     def __init__(self, raw: bytes, like: Definitions | None = None) -> None:
-        if not raw.isascii():  # read as the library reads it, whatever the locale
-            raise Unsupported("definitions are not ASCII")
-        if not raw.startswith(_HEAD):
-            raise Unsupported("definitions: unexpected layout")
-        # $defs ends at the first line at depth one after its last entry (an entry's
-        # value lies deeper). A line at depth two past that end (in a later member)
-        # follows a "{" or "[", never the "," asked below of every entry but the last.
-        first = len(_HEAD) - 1  # the newline before the first entry
-        last = raw.rfind(_ENTRY, first)
-        end = raw.find(_DEFS_END, last + 1 if last >= 0 else first)
-        if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
-            raise Unsupported("definitions: unexpected layout")
         same: list[str] = []
-        found = None if like is None else _index_like(raw, first, end, like, same)
-        entries = _index(raw, first, end) if found is None else found
+        found = None
+        if like is not None:  # the bytes taken from ``like`` are ASCII: the rest is asked
+            place = _place(raw)
+            if place is not None:
+                first, end = place
+                if raw[end:].isascii():
+                    found = _index_like(raw, first, end, like, same)
+        if found is None:
+            if not raw.isascii():  # read as the library reads it, whatever the locale
+                raise Unsupported("definitions are not ASCII")
+            place = _place(raw)
+            if place is None:
+                raise Unsupported("definitions: unexpected layout")
+            first, end = place
+            entries = _index(raw, first, end)
+        else:
+            entries = found
         # the entries are kept as places in the text, not copied (most are never read)
         spans: dict[str, tuple[int, int]] = {}
         for name, _, start, stop in entries:
@@ -176,6 +179,24 @@ class Definitions:
         return hashlib.sha256(text).hexdigest(), refs
 
 
+def _place(raw: bytes) -> tuple[int, int] | None:
+    """Where ``$defs``' entries are: from the newline before the first to the end of the
+    last; None when the file is not laid out so.
+
+    $defs ends at the first line at depth one after its last entry (an entry's value
+    lies deeper). A line at depth two past that end (in a later member) follows a "{"
+    or "[", never the "," asked of every entry but the last.
+    """
+    if not raw.startswith(_HEAD):
+        return None
+    first = len(_HEAD) - 1  # the newline before the first entry
+    last = raw.rfind(_ENTRY, first)
+    end = raw.find(_DEFS_END, last + 1 if last >= 0 else first)
+    if end < 0 or raw[end + len(_DEFS_END) : end + len(_DEFS_END) + 1] != b",":
+        return None
+    return first, end
+
+
 #: One entry of the definitions: its name, where its line starts (the newline), and
 #: where its value starts and ends (the "," after it, or the end of ``$defs``).
 Entry = tuple[str, int, int, int]
@@ -216,7 +237,8 @@ def _index_like(
     at depth two follows, the scan would have found that entry and that next line: the
     comparison (a memcmp) replaces scanning them. A "," cannot end a line-start match, so
     no line at depth two straddles the compared bytes. Other entries are scanned one at
-    a time; the names of those taken from ``like`` are added to ``same``.
+    a time, and asked to be ASCII (``like``'s bytes are); the names of those taken from
+    ``like`` are added to ``same``.
     """
     if not raw.startswith(_ENTRY, first):
         return None
@@ -248,17 +270,17 @@ def _index_like(
         m = _ENTRY_LINE.match(raw, pos, end)
         if m is None or m.group(1) is None:
             return None
-        name = m.group(1).decode("ascii")
         nxt = _ENTRY_LINE.search(raw, m.end(), end)
+        at = end if nxt is None else nxt.start()
+        if not raw[pos:at].isascii() or (nxt is not None and raw[at - 1] != 44):  # ","
+            return None
+        name = m.group(1).decode("ascii")
         if nxt is None:
             entries.append((name, pos, m.end(), end))
             return entries
-        at = nxt.start()
-        if raw[at - 1] != 44:  # ","
-            return None
         entries.append((name, pos, m.end(), at - 1))
-        following = nxt.group(1)
-        j = count if following is None else order.get(following.decode("ascii"), count)
+        following = nxt.group(1)  # the next entry's name, to look for in ``like``
+        j = count if following is None else order.get(following.decode("ascii", "replace"), count)
         pos = at
 
 

@@ -527,6 +527,29 @@ _TEXT_NUMBERS = itertools.count()
 _DEF_DIGESTS: Memo[bytes, tuple[str, tuple[str, ...]] | None] = Memo(
     "k8s.schema.definition_digests", 1024 * _PER_VERSION
 )
+#: Component digests by what they are made of ((the members' names and text numbers,
+#: the digests of the components they reach) -> digest), and closure digests of kinds
+#: ((the kind's schema text, the definitions' other members, the digests of what it
+#: reaches) -> digest). A digest is a number given once, so within a process equal
+#: digests are equal closures, as with :data:`_TEXT_NUMBERS` (and as cheap as a lookup).
+_DIGEST_NUMBERS = itertools.count()
+_COMPONENTS: Memo[tuple[tuple[str, ...], tuple[str, ...]], str] = Memo(
+    "k8s.schema.components", 1024 * _PER_VERSION
+)
+_KIND_CLOSURES: Memo[tuple[bytes, bytes, tuple[str, ...]], str] = Memo(
+    "k8s.schema.kind_closures", _PER_KIND
+)
+
+
+def _number(table: Memo[Any, str], key: Any) -> str:
+    """The digest ``table`` gives ``key``: a new number the first time (or once let go:
+    then less is shared, never wrongly)."""
+    found = table.get(key)
+    if found is None:
+        found = table[key] = f"@{next(_DIGEST_NUMBERS)}"
+    return found
+
+
 #: Definitions' component digests (kube version -> name -> digest; "": not plain), one
 #: table per version.
 _REACH: Memo[str, dict[str, str]] = Memo("k8s.schema.definition_closures", _PER_VERSION)
@@ -582,13 +605,7 @@ def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
     keys = {_reach(kube_version, name) for name in found}
     if None in keys:
         return None
-    digest = hashlib.sha256()
-    for part in (raw, defs.head_text):
-        digest.update(b"%d\n" % len(part))
-        digest.update(part)
-    for key in sorted(k for k in keys if k is not None):
-        digest.update(f"{key}\n".encode("ascii"))
-    return digest.hexdigest()
+    return _number(_KIND_CLOSURES, (raw, defs.head_text, tuple(sorted(k for k in keys if k))))
 
 
 def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
@@ -727,12 +744,13 @@ def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> b
                 below = {known(r) for m in members for r in entries[m][1] if r not in inside}
                 if None in below:  # not digested: another thread's work, under way
                     return False
-                digest_ = hashlib.sha256()
-                for m in sorted(members):
-                    digest_.update(f"{m}\n{entries[m][0]}\n".encode("ascii"))
-                for d in sorted(str(d) for d in below):
-                    digest_.update(f"{d}\n".encode("ascii"))
-                component = digest_.hexdigest()
+                component = _number(
+                    _COMPONENTS,
+                    (
+                        tuple(f"{m}\n{entries[m][0]}" for m in sorted(members)),
+                        tuple(sorted(str(d) for d in below)),
+                    ),
+                )
                 done.update(members)
                 for m in members:
                     table[m] = component

@@ -123,6 +123,8 @@ def test_definitions_indexed_like_edited_ones_equal_the_whole_scan() -> None:
         b'{\n      "a": 1\n    }\n    "d2": ',  # no "," before an entry
         b'{\n      "a": 1\n    },\n    "d\\"2": ',  # a name with an escape
         b'{\n      "a": 1\n    },\n    "x",\n    "d2": ',  # a line at depth two, no name
+        b'{\n      "a": "\xc3\xa9"\n    },\n    "d2": ',  # not ASCII
+        b'{\n      "\xc3\xa9": 1\n    },\n    "d\xc3\xa9": ',  # a name not ASCII
     ],
 )
 def test_definitions_indexed_like_another_raise_as_the_whole_scan(broken: bytes) -> None:
@@ -131,9 +133,17 @@ def test_definitions_indexed_like_another_raise_as_the_whole_scan(broken: bytes)
     head = b'"d1": '
     at = raw.index(head) + len(head)
     text = raw[:at] + broken + raw[raw.index(b'"d2": ') + len(b'"d2": ') :]
-    with pytest.raises(Unsupported):
+    with pytest.raises(Unsupported) as alone:
         Definitions(text)
-    with pytest.raises(Unsupported):
+    with pytest.raises(Unsupported) as like:
+        Definitions(text, Definitions(raw))
+    assert str(like.value) == str(alone.value)
+
+
+def test_definitions_not_ascii_after_their_entries_are_unsupported_like_another() -> None:
+    raw = _layout({f"d{i}": {"type": "object"} for i in range(4)})
+    text = raw.replace(b'"$id": "i"', b'"$id": "\xc3\xa9"')
+    with pytest.raises(Unsupported, match="ASCII"):
         Definitions(text, Definitions(raw))
 
 

@@ -44,6 +44,8 @@ SCHEMA_MEMOS = (
     "k8s.schema.fast_definitions",
     "k8s.schema.definition_closures",
     "k8s.schema.definitions_before",
+    "k8s.schema.components",
+    "k8s.schema.kind_closures",
 )
 
 
