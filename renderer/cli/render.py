@@ -101,14 +101,18 @@ def render(
         result = api.render(request)
     _report(result, request)
     _injections(ctx, result)
-    if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
-        from click.core import ParameterSource  # --config is read by click's command line
+    from renderer.k8s.parse import noting_json
 
-        nodes_flag = ctx.get_parameter_source("nodes") is not ParameterSource.DEFAULT
-        _scale_warnings(result, request, config, values_file, nodes_flag, nodes_file)
-    _duplicates(ctx, result)
-    if request.kube_versions:
-        _validate(ctx, result, request.kube_versions)
+    # the objects are only read until checked: the check keys them by their parse's JSON
+    with noting_json():
+        if config is not None and args.nodes:  # a real cluster's numbers: which limits it meets
+            from click.core import ParameterSource  # --config is read by click's command line
+
+            nodes_flag = ctx.get_parameter_source("nodes") is not ParameterSource.DEFAULT
+            _scale_warnings(result, request, config, values_file, nodes_flag, nodes_file)
+        _duplicates(ctx, result)
+        if request.kube_versions:
+            _validate(ctx, result, request.kube_versions)
     if output_dir is not None:
         for path in requests.write_render(output_dir, result):
             note(f"wrote {path}")

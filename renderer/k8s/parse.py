@@ -12,7 +12,7 @@ import contextvars
 import datetime
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from renderer.engine.sourcemap import SourceMap, template_line
@@ -259,7 +259,14 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
     """
     key = cache.digest(text)
     known = _PARSED.get(key)
-    parts = json.loads(known) if known is not None else cache.get("parse", key, _valid_parse)
+    noted = _NOTED.get()
+    if noted is not None:  # read back with each document's own JSON, to note it
+        stored = known if known is not None else cache.get_encoded("parse", key)
+        parts = _noted_parse(stored, noted) if stored is not None else None
+    elif known is not None:
+        parts = json.loads(known)
+    else:
+        parts = cache.get("parse", key, _valid_parse)
     if parts is None:
         objects, encoded = _parse(text, file)
         if encoded is None:  # not kept, or not JSON
@@ -333,7 +340,7 @@ def _split(text: str, file: str) -> tuple[list[tuple[int, Any]], str | None] | N
                 if noted is not None and texts is not None:
                     for (_, doc), doc_text in zip(found, texts, strict=True):
                         noted[id(doc)] = (doc, doc_text)
-    except (InputError, TypeError, ValueError, KeyError):
+    except (InputError, TypeError, ValueError, KeyError, IndexError):
         return None
     # the documents' own JSON, joined: the whole parse is not encoded again
     return out, ("[" + ",".join(parts) + "]" if _KEEP_TEXTS else None)
@@ -355,21 +362,86 @@ def _joined(rows: list[list[Any]], texts: list[str]) -> str:
 _RAW_DECODE = json.JSONDecoder().raw_decode
 
 
+def _scan(encoded: str, at: int, item: Callable[[int], tuple[Any, int]]) -> tuple[list[Any], int]:
+    """``[[number,item],...]`` at ``at`` in ``encoded``: its ``[number, item]`` pairs
+    (``item`` reads one at an index, giving it and the index past it) and the index
+    past the list. Raises ValueError or IndexError on anything else; numbers are read
+    leniently, so the caller compares what it read, written again, with ``encoded``."""
+    if encoded[at] != "[":
+        raise ValueError("not a list")
+    out: list[Any] = []
+    at += 1
+    if encoded[at] == "]":
+        return out, at + 1
+    while True:
+        if encoded[at] != "[":
+            raise ValueError("not a pair")
+        comma = encoded.index(",", at)
+        found, end = item(comma + 1)
+        out.append([int(encoded[at + 1 : comma]), found])
+        if encoded[end] != "]":
+            raise ValueError("not a pair")
+        at = end + 2
+        if encoded[end + 1] == "]":
+            return out, at
+        if encoded[end + 1] != ",":
+            raise ValueError("not a list")
+
+
+def _rows(encoded: str, at: int) -> tuple[tuple[list[list[Any]], list[str]], int]:
+    """A chunk's rows at ``at`` (:func:`_scan`) with each document's JSON in them."""
+    texts: list[str] = []
+
+    def document(start: int) -> tuple[Any, int]:
+        doc, end = _RAW_DECODE(encoded, start)
+        texts.append(encoded[start:end])
+        return doc, end
+
+    rows, end = _scan(encoded, at, document)
+    return (rows, texts), end
+
+
 def _decoded(encoded: str) -> tuple[list[list[Any]], list[str]]:
     """The rows of a chunk's JSON (:func:`_joined`) and each document's own JSON in it;
-    ValueError unless the JSON is exactly what :func:`_joined` writes."""
-    rows: list[list[Any]] = []
-    texts: list[str] = []
-    at = 1  # each row: "[" line "," document "]", then "," or the list's own "]"
-    while at < len(encoded) - 1:
-        comma = encoded.index(",", at)
-        doc, end = _RAW_DECODE(encoded, comma + 1)
-        rows.append([int(encoded[at + 1 : comma]), doc])
-        texts.append(encoded[comma + 1 : end])
-        at = end + 2
-    if _joined(rows, texts) != encoded:
+    ValueError (or IndexError) unless the JSON is exactly what :func:`_joined` writes."""
+    (rows, texts), end = _rows(encoded, 0)
+    if end != len(encoded) or _joined(rows, texts) != encoded:
         raise ValueError("not the JSON of a chunk's documents")
     return rows, texts
+
+
+def _decoded_parse(encoded: str) -> tuple[list[list[Any]], list[list[str]]]:
+    """A whole text's parse (:func:`_valid_parse`) from its JSON, with each document's
+    own JSON; ValueError (or IndexError) unless the JSON is exactly as :func:`_split`
+    or :func:`_parse` join it."""
+    chunks: list[list[str]] = []
+
+    def chunk(start: int) -> tuple[Any, int]:
+        (rows, texts), end = _rows(encoded, start)
+        chunks.append(texts)
+        return rows, end
+
+    parts, end = _scan(encoded, 0, chunk)
+    joined = [f"[{p[0]},{_joined(p[1], t)}]" for p, t in zip(parts, chunks, strict=True)]
+    if end != len(encoded) or "[" + ",".join(joined) + "]" != encoded:
+        raise ValueError("not the JSON of a parse")
+    return parts, chunks
+
+
+def _noted_parse(encoded: str, noted: dict[int, tuple[Any, str]]) -> list[list[Any]] | None:
+    """A whole text's parse read back from its JSON (the memo's or the cache entry's),
+    each document noted with its own JSON in it; None when it is not a parse's JSON
+    (a damaged or foreign entry: a miss)."""
+    try:
+        parts, texts = _decoded_parse(encoded)
+    except (ValueError, IndexError, RecursionError):
+        return None
+    if not _valid_parse(parts):
+        return None
+    for (_, rows), doc_texts in zip(parts, texts, strict=True):
+        for (_, doc), doc_text in zip(rows, doc_texts, strict=True):
+            noted[id(doc)] = (doc, doc_text)
+    return parts
 
 
 #: Inside :func:`noting_json`: each parsed document's JSON, by the id of its data (kept
@@ -394,8 +466,10 @@ def noting_json() -> Iterator[None]:
 
 
 def noted_json(data: Any) -> str | None:
-    """``data``'s JSON as :func:`renderer.store.cache.encode` writes it, when a parse
-    inside :func:`noting_json` built ``data`` from it or encoded ``data`` to it; else None."""
+    """``data``'s JSON, when a parse inside :func:`noting_json` encoded ``data`` to it
+    or built ``data`` from it; else None. It is what :func:`renderer.store.cache.encode`
+    writes, unless a cache entry was altered and spaced otherwise: a JSON text of
+    ``data`` all the same (its digest then only misses the encoding's)."""
     noted = _NOTED.get()
     entry = noted.get(id(data)) if noted is not None else None
     return entry[1] if entry is not None and entry[0] is data else None

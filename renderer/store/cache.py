@@ -275,6 +275,30 @@ def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
     return _get(base, kind, _full_key(kind, key), valid, True)
 
 
+def get_encoded(kind: str, key: str) -> str | None:
+    """The value stored for ``key`` as the JSON text :func:`put_encoded` took, or None:
+    a miss, or an entry not laid out as :func:`put_encoded` writes it. The text is as
+    untrusted as the entry: the caller decodes and checks it (a caller that keeps what
+    an encoding is, the parse, reads each object's JSON from it)."""
+    base = home.cache_directory()
+    if base is None:
+        return None
+    full = _full_key(kind, key)
+    held = next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
+    try:
+        if held is not None:
+            data = held[1]
+        else:
+            with open(_entry_path(base, kind, full), "rb") as fh:
+                data = fh.read().decode("utf-8")
+    except (OSError, ValueError):
+        return None
+    head = '{"key":' + json.dumps(full) + ',"value":'
+    if not (data.startswith(head) and data.endswith("}")):
+        return None
+    return data[len(head) : -1]
+
+
 def get_many(kind: str, keys: Sequence[str], valid: Callable[[Any], bool]) -> list[Any | None]:
     """:func:`get` of each of ``keys``, in order. When the kind's directory does not
     exist (a cold cache), every key not held (:class:`Held`) is a miss on one look at
@@ -431,6 +455,7 @@ __all__ = [
     "enabled",
     "fingerprint",
     "get",
+    "get_encoded",
     "get_many",
     "holding",
     "prune",

@@ -376,14 +376,17 @@ def _every_node(data: Any) -> list[Any]:
 
 
 @pytest.mark.parametrize("text", JSON_TEXTS)
-@pytest.mark.parametrize("how", ["parsed", "documents known", "from a peer"])
+@pytest.mark.parametrize(
+    "how", ["parsed", "documents known", "from a peer", "text known", "from the cache"]
+)
 def test_noted_json_is_the_objects_own(
-    text: str, how: str, monkeypatch: pytest.MonkeyPatch
+    text: str, how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Inside :func:`parse.noting_json` an object's noted JSON is exactly what encoding
     its data gives, whether its document was parsed here, read back from the document
-    memo or handed over by a peer; outside the block nothing is noted."""
-    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    memo or handed over by a peer, or its whole text read back from the memo or the
+    cache; outside the block nothing is noted."""
+    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path))
     cold(PARSED_TEXTS, PARSED_DOCUMENTS)
     offer: list[tuple[str, str]] = []
     if how != "parsed":
@@ -392,7 +395,15 @@ def test_noted_json_is_the_objects_own(
         except InputError:
             return
         offer = [(k, parse._DOCUMENTS[k]) for k in list(parse._DOCUMENTS)]
-        cold(PARSED_TEXTS, *([PARSED_DOCUMENTS] if how == "from a peer" else []))
+        forget = {
+            "documents known": [PARSED_TEXTS],
+            "from a peer": [PARSED_TEXTS, PARSED_DOCUMENTS],
+            "text known": [],
+            "from the cache": [PARSED_TEXTS, PARSED_DOCUMENTS],
+        }[how]
+        cold(*forget)
+    if how in ("parsed", "documents known", "from a peer"):
+        monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
     parse.share_documents(_Peer(offer, False) if how == "from a peer" else None)
     try:
         with parse.noting_json():
@@ -409,6 +420,42 @@ def test_noted_json_is_the_objects_own(
                 )
     finally:
         parse.share_documents(None)
-    if not re.search(parse._UNSPLITTABLE, "\n" + text) and "List" not in text:
-        assert all(n is not None for n in noted)  # a split text's objects are noted
+    splits = not re.search(parse._UNSPLITTABLE, "\n" + text)
+    if "List" not in text and (splits or how in ("text known", "from the cache")):
+        assert all(n is not None for n in noted)  # a split or read back text's objects
     assert all(parse.noted_json(o.data) is None for o in objects)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        '[[1,[[1,{"kind":"B"}]]]]',  # as the parse writes it: taken (its key is its text)
+        '[[1, [[1,{"kind":"A"}]]]]',
+        '[[1,[[1,{"kind" :"A"}]]]]',
+        '[[1,[[1,{"kind":"A"}]]],]',
+        '[[1,[[1,{"kind":"A"}]]]',
+        '[[1,[[1,["kind"]]]]]',
+        '[[+1,[[1,{"kind":"A"}]]]]',
+        "[",
+        "",
+    ],
+)
+def test_a_parse_entry_read_with_its_json_is_checked(
+    forged: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read back to be noted, an entry not as the parse writes it is a miss (parsed
+    again), and one as written gives its own objects, each noted with its own JSON."""
+    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path))
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    text = "kind: A\n"
+    parse.parse_stream(text, "a.yaml")
+    [entry] = list((tmp_path / "parse").rglob("*.json"))
+    full = json.loads(entry.read_text())["key"]
+    entry.write_text('{"key":' + json.dumps(full) + ',"value":' + forged + "}")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    with parse.noting_json():
+        [obj] = parse.parse_stream(text, "a.yaml")
+        noted = parse.noted_json(obj.data)
+    assert obj.data == ({"kind": "B"} if "B" in forged else {"kind": "A"})
+    # a JSON text of the object: spaced otherwise, its key misses, never another's
+    assert noted is not None and json.loads(noted) == obj.data

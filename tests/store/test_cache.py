@@ -419,3 +419,27 @@ def test_digest_of_a_long_text_digested_before_is_the_same() -> None:
         assert cache.digest(*parts) == _plain_digest(*parts), parts
     assert cache.digest(text) != cache.digest(other)
     assert cache.digest(text, "a") != cache.digest(text + "a")
+
+
+def test_get_encoded_is_the_text_put_encoded_took(cache_dir: Path) -> None:
+    """An entry's value as the JSON text it was put with; a miss when absent, under
+    another key, or not laid out as :func:`cache.put_encoded` writes it."""
+    encoded = cache.encode([[1, [[2, {"a": "\u2013"}]]]])
+    cache.put_encoded("parse", "k", encoded)
+    assert cache.get_encoded("parse", "k") == encoded
+    assert cache.get_encoded("parse", "other") is None
+    [entry] = _entries(cache_dir, "parse")
+    full = json.loads(entry.read_text())["key"]
+    for forged in (
+        '{"key": ' + json.dumps(full) + ',"value":[]}',
+        '{"key":' + json.dumps(full + "x") + ',"value":[]}',
+        '{"key":' + json.dumps(full) + ',"value":[]',
+        "\xff",
+    ):
+        entry.write_bytes(forged.encode("latin-1"))
+        assert cache.get_encoded("parse", "k") is None
+    held = cache.Held()
+    with cache.holding(held):
+        cache.put_encoded("parse", "h", "[]")
+    assert cache.get_encoded("parse", "h") == "[]"
+    held.drop()
