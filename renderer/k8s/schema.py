@@ -364,7 +364,7 @@ def _kind_path(kube_version: str, kind: str, api_version: str) -> str | None:
 
 
 def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
-    from renderer.k8s.fastschema import Unsupported, compile_schema
+    import renderer.k8s.fastschema as fastschema  # see _closure
 
     root = _schema_root()
     path = _kind_path(kube_version, kind, api_version)
@@ -379,10 +379,10 @@ def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | obj
     if raw is None or defs is None:
         return None
     try:
-        check = compile_schema(
+        check = fastschema.compile_schema(
             json.loads(raw), defs, _FAST_DEFINITIONS, lambda name: _reach(kube_version, name)
         )
-    except (Unsupported, ValueError, RecursionError):
+    except (fastschema.Unsupported, ValueError, RecursionError):
         return None
     return _Fast(check)
 
@@ -618,9 +618,9 @@ def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
         return None
     entry = _DEF_DIGESTS.get(key)
     if entry is None:  # not read yet, or not plain (then read again: rare)
-        from renderer.k8s.fastschema import references
+        import renderer.k8s.fastschema as fastschema  # see _closure
 
-        refs = references(key, False)
+        refs = fastschema.references(key, False)
         entry = None if refs is None else (f"#{next(_TEXT_NUMBERS)}", refs)
         _DEF_DIGESTS[key] = entry
     return entry
