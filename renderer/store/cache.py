@@ -168,24 +168,45 @@ def fingerprinted_files() -> tuple[str, ...]:
 def _stat_files(
     root: str, recursive: bool, suffixes: tuple[str, ...] = (".py", ".so")
 ) -> list[str]:
+    """``path:size:mtime`` of each file under ``root`` whose name ends with ``suffixes``
+    (its path relative to ``root``), and below it when ``recursive`` (not into
+    ``__pycache__``, ``_data`` or a linked directory), in the order ``os.walk`` gives
+    them: a directory's files by name, then each subdirectory by name. One
+    ``os.scandir`` per directory names the paths (every run of the tool walks its own
+    package: ``os.walk`` and ``os.path.relpath`` cost more than the stats)."""
     out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if recursive and d not in ("__pycache__", "_data"))
-        # the file's path relative to root, as os.path.relpath gives it, once per directory
-        where = os.path.relpath(dirpath, root)
-        prefix = "" if where == "." else where + os.sep
-        for name in sorted(filenames):
-            if name.endswith(suffixes):
-                path = os.path.join(dirpath, name)
+    todo = [(root, "")]
+    while todo:
+        where, prefix = todo.pop()
+        try:
+            with os.scandir(where) as found:
+                entries = sorted(found, key=_entry_name)
+        except OSError:
+            continue
+        below: list[tuple[str, str]] = []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if recursive and name not in ("__pycache__", "_data") and not entry.is_symlink():
+                    below.append((entry.path, f"{prefix}{name}{os.sep}"))
+            elif name.endswith(suffixes):
+                path = entry.path
                 try:
                     st = os.stat(path)
                 except OSError:
                     continue
                 _FINGERPRINTED.append(path)
                 out.append(f"{prefix}{name}:{st.st_size}:{st.st_mtime_ns}")
-        if not recursive:
-            break
+        todo.extend(reversed(below))
     return out
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 @cache  # no arguments: one value per process

@@ -229,6 +229,54 @@ def test_reading_only_inside_a_hold_holds_nothing(cache_dir: Path) -> None:
     assert len(held) == 0 and _entries(cache_dir) == []
 
 
+def _walked(root: str, recursive: bool, suffixes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """What the fingerprint read of ``root`` by ``os.walk`` (as it once did): its parts
+    and the files it stated."""
+    out, paths = [], []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if recursive and d not in ("__pycache__", "_data"))
+        where = os.path.relpath(dirpath, root)
+        prefix = "" if where == "." else where + os.sep
+        for name in sorted(filenames):
+            if name.endswith(suffixes):
+                path = os.path.join(dirpath, name)
+                st = os.stat(path)
+                paths.append(path)
+                out.append(f"{prefix}{name}:{st.st_size}:{st.st_mtime_ns}")
+        if not recursive:
+            break
+    return out, paths
+
+
+def _stated(root: str, recursive: bool, suffixes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    before = len(cache._FINGERPRINTED)
+    parts = cache._stat_files(root, recursive, suffixes)
+    paths = cache._FINGERPRINTED[before:]
+    del cache._FINGERPRINTED[before:]
+    return parts, paths
+
+
+def test_fingerprinted_files_are_those_os_walk_finds(tmp_path: Path) -> None:
+    package = os.path.dirname(os.path.dirname(os.path.abspath(cache.__file__)))
+    for root, recursive, suffixes in (
+        (package, True, (".py", ".so")),
+        (package, False, (".py", ".so")),
+        (os.path.dirname(os.path.abspath(json.__file__)), False, (".py", ".so")),
+    ):
+        parts, paths = _stated(root, recursive, suffixes)
+        assert (parts, paths) == _walked(root, recursive, suffixes)
+        assert parts
+    tree = tmp_path / "t"
+    for name in ("a.py", "b/c.py", "b/d/e.py", "__pycache__/x.py", "_data/y.py", "z/w.txt"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(name)
+    (tree / "link").symlink_to(tree / "b", target_is_directory=True)
+    (tree / "f.py").symlink_to(tree / "a.py")
+    for recursive in (True, False):
+        assert _stated(str(tree), recursive, (".py",)) == _walked(str(tree), recursive, (".py",))
+    assert "link/c.py" not in str(_stated(str(tree), True, (".py",))[0])
+
+
 def test_fingerprint_is_stable() -> None:
     assert cache.fingerprint() == cache.fingerprint()
     assert len(cache.fingerprint()) == 64
