@@ -28,6 +28,7 @@ from renderer.finding import Finding
 from renderer.frozen import fields, record, replace
 from renderer.k8s.parse import K8sObject, noting_json, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
+from renderer.k8s.schema import prepare as prepare_schemas
 from renderer.manifests.tree import VersionDir, resolve_version, tree_label
 from renderer.store import contain
 
@@ -182,6 +183,8 @@ def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
         # what a render that is not written (a value changed the YAML, an object is
         # rendered twice) is not asked for is not done: its inputs would be the run's
         if not any(f.severity == "error" for f in result.findings):
+            if request.kube_versions:  # while the child parses the documents both share
+                prepare_schemas(request.kube_versions)
             # nothing changes the objects before they are checked: their JSON is kept
             with noting_json():
                 with cache.holding(parsed):

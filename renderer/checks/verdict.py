@@ -321,12 +321,16 @@ def judge_aside(version: VersionDir) -> Aside | None:
 
 def _before_fork(version: VersionDir) -> None:
     """Do once what the render and the child would both do first: load the template
-    engine and the YAML library, and compile the version's templates. The child then
-    starts rendering, and parsing the documents both share, that much sooner. A
-    template that does not compile is left for the render to report."""
+    engine and the YAML library, take the cache's fingerprint and compile the
+    version's templates. The child then starts rendering, and parsing the documents
+    both share, that much sooner. A template that does not compile is left for the
+    render to report."""
     from renderer.engine import render  # noqa: F401  (the engine, for both)
     from renderer.engine.compile import compile_file
     from renderer.k8s import load  # noqa: F401  (the YAML library, for both)
+
+    if cache.enabled():
+        cache.fingerprint()  # every key of both holds it (a walk of the installed files)
 
     for template in version.files:
         try:

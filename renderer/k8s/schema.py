@@ -331,6 +331,21 @@ def _fast_defs(kube_version: str, root: str) -> Definitions | None:
     return defs
 
 
+def prepare(kube_versions: Sequence[str]) -> None:
+    """Read and index the definitions of ``kube_versions`` now, as the first check on
+    each would: a caller with a moment to spare (a render while its verdict child
+    parses the documents both share, and so parses more of them) spends it here
+    instead of on the check's critical path. A version without schemas is left for
+    the check to report."""
+    root = _schema_root()
+    if root is None:
+        return
+    for version in kube_versions:
+        if version in _schema_dirs():
+            with _LOCK:
+                _fast_defs(version, root)
+
+
 def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
     """The compiled check for a kind, :data:`_ABSENT`, or None: use jsonschema.
 

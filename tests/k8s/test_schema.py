@@ -530,3 +530,18 @@ def test_verdict_keys_of_parsed_objects_are_those_of_their_data(
     assert len(set(keys)) == len({json.dumps(o.data) for o in objects})
     objects[0].data["kind"] = "Changed"
     assert kubeschema.object_key(objects[0].data) != keys[0]
+
+
+def test_prepared_definitions_are_those_the_check_reads() -> None:
+    versions = kubeschema.default_kube_versions()
+    cold("k8s.schema.fast_defs", "k8s.schema.definitions_before")
+    kubeschema.prepare([*versions, "0.1"])  # a version without schemas is left to the check
+    prepared = {v: kubeschema._FAST_DEFS.get(v) for v in versions}
+    cold("k8s.schema.fast_defs", "k8s.schema.definitions_before")
+    root = kubeschema._schema_root()
+    assert root is not None
+    for v in versions:
+        again = kubeschema._fast_defs(v, root)
+        found = prepared[v]
+        assert found is not None and again is not None
+        assert [found.text(n) for n in found.names()] == [again.text(n) for n in again.names()]
