@@ -126,8 +126,12 @@ def _judge(version: VersionDir) -> Verdict:
     without locating findings a verdict does not keep."""
     from renderer.calico import capability
     from renderer.calico.rules import RuleInput, violated
+    from renderer.k8s.parse import sharing_objects
 
-    with cache.reading_only():  # the renders are kept as this verdict, not one by one
+    # the renders are kept as this verdict, not one by one; the contract and the rules
+    # only read their objects, and none outlives the verdict: the renders share the
+    # documents they have in common (most of them) instead of decoding each anew
+    with cache.reading_only(), sharing_objects():
         report = capability.assess_capability(version, _render_objects)
     rules: list[str] = []
     if report.capable:

@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import datetime
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
@@ -251,15 +252,32 @@ def keep_texts(keep: bool) -> None:
     _KEEP_TEXTS = keep
 
 
+def _text_served() -> bool:
+    """Whether a whole text's parse, keyed by its digest, could be read back here when
+    texts are not kept (:func:`keep_texts`): from this process's memo (filled before a
+    fork) or the persistent cache's parse entries. A process that keeps no text finds
+    none on a cold cache, where hashing each whole text would buy nothing (the entries
+    a render holds back, :class:`~renderer.store.cache.Held`, are made after the
+    verdict child is forked, and that child puts none)."""
+    if len(_PARSED):
+        return True
+    base = cache.directory()
+    return base is not None and os.path.isdir(os.path.join(base, "parse"))
+
+
 def _parse_stream(text: str, file: str) -> list[K8sObject]:
     """:func:`parse_stream` without a source map.
 
     An identical text is parsed once: the objects (JSON data, their index and line)
     are kept for this process and in the persistent cache, keyed by the text's digest.
+    A process that keeps no text and could not read one back (:func:`_text_served`)
+    does not take the digest.
     """
+    noted = _NOTED.get()
+    if not _KEEP_TEXTS and noted is None and not _text_served():
+        return _parse(text, file)[0]
     key = cache.digest(text)
     known = _PARSED.get(key)
-    noted = _NOTED.get()
     if noted is not None:  # read back with each document's own JSON, to note it
         stored = known if known is not None else cache.get_encoded("parse", key)
         parts = _noted_parse(stored, noted) if stored is not None else None
@@ -311,6 +329,7 @@ def _split(text: str, file: str) -> tuple[list[tuple[int, Any]], str | None] | N
     chunks = list(split_documents(text))
     keys = [cache.digest(chunk) for _, chunk in chunks]
     noted = _NOTED.get()
+    shared = _SHARED.get()
     try:
         missing = {key: i for i, key in enumerate(keys) if key not in _DOCUMENTS}
         fresh: dict[str, _Chunk] = {}
@@ -329,11 +348,15 @@ def _split(text: str, file: str) -> tuple[list[tuple[int, Any]], str | None] | N
                 fresh[key] = (None, encoded, texts)
             else:
                 found, encoded, texts = None, _DOCUMENTS[key], None
+            if found is None and shared is not None:
+                found = shared.get(key)
             if found is None:
                 if noted is not None and texts is None:
                     found, texts = _decoded(encoded)
                 else:
                     found = json.loads(encoded)
+            if shared is not None:
+                shared.setdefault(key, found)
             if found:
                 out.extend((start + line - 1, doc) for line, doc in found)
                 parts.append(f"[{start},{encoded}]")
@@ -442,6 +465,29 @@ def _noted_parse(encoded: str, noted: dict[int, tuple[Any, str]]) -> list[list[A
         for (_, doc), doc_text in zip(rows, doc_texts, strict=True):
             noted[id(doc)] = (doc, doc_text)
     return parts
+
+
+#: Inside :func:`sharing_objects`: each document's rows as first built or read back,
+#: by the digest of its text.
+_SHARED: contextvars.ContextVar[dict[str, list[list[Any]]] | None] = contextvars.ContextVar(
+    "calico_render_parse_shared", default=None
+)
+
+
+@contextlib.contextmanager
+def sharing_objects() -> Iterator[None]:
+    """Inside the block, a document parsed again (the same text, in this render or
+    another) gives the very data it gave first, not a copy read back from its JSON:
+    the three renders of a capability verdict share most documents (the CRDs), and
+    decoding them anew is most of their parse. The caller vouches that nothing
+    changes an object parsed inside the block, there or after it (the verdict only
+    reads its renders: the Typha contract and the release rules), since a change to
+    one would be a change to all. Outside it each use gets its own objects."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
 
 
 #: Inside :func:`noting_json`: each parsed document's JSON, by the id of its data (kept

@@ -42,6 +42,34 @@ def test_the_verdict_is_the_gates_contract_and_release_rules(root: Path | None, 
     assert verdict.RULE_NODES == renders.RULE_NODES
 
 
+@pytest.mark.parametrize(
+    ("root", "name"),
+    [(None, v.name) for v in list_versions()] + [(REAL, v.name) for v in list_versions(REAL)],
+)
+def test_renders_sharing_objects_and_keeping_no_texts_judge_the_same_verdict(
+    root: Path | None, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict child's modes (the renders share their common documents' objects,
+    no text is kept) change no verdict: judged with each render's own objects, the same."""
+    import contextlib
+
+    from renderer.k8s import parse
+
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    version = next(v for v in list_versions(root) if v.name == name)
+    cold("k8s.parse.texts", "k8s.parse.documents")
+    parse.keep_texts(False)
+    try:
+        as_child = verdict._judge(version)
+    finally:
+        parse.keep_texts(True)
+    cold("k8s.parse.texts", "k8s.parse.documents")
+    with monkeypatch.context() as m:
+        m.setattr(parse, "sharing_objects", contextlib.nullcontext)
+        alone = verdict._judge(version)
+    assert as_child == alone
+
+
 def test_judging_a_verdict_does_not_load_the_gate() -> None:
     code = (
         "import json, os, sys\n"

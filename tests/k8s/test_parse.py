@@ -168,6 +168,89 @@ def test_no_object_of_a_fresh_parse_is_shared(text: str, monkeypatch: pytest.Mon
     assert [o.data for o in first] == [o.data for o in second] == expected
 
 
+def _containers(objects: list[parse.K8sObject]) -> set[int]:
+    """The ids of every mapping and list in ``objects``' data."""
+    seen: set[int] = set()
+    stack: list[object] = [o.data for o in objects]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict | list) and id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return seen
+
+
+#: Two renders sharing most documents, as a version's renders for two contexts do.
+RENDERS = [
+    "kind: CRD\nspec: {names: [a]}\n---\nkind: D\nspec: {replicas: 3}\n---\nkind: CRD\nx: [1]\n",
+    "kind: CRD\nspec: {names: [a]}\n---\nkind: D\nspec: {replicas: 4}\n---\nkind: CRD\nx: [1]\n",
+]
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_renders_sharing_documents_share_no_object_outside_the_sharing_block(
+    keep: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether texts are kept or not (the verdict child), two renders with documents in
+    common get their own containers: a caller may change one render's objects."""
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    parse.keep_texts(keep)
+    try:
+        first, second = (parse.parse_stream(t, "calico.yaml") for t in RENDERS)
+    finally:
+        parse.keep_texts(True)
+    assert not _containers(first) & _containers(second)
+    assert [o.data["kind"] for o in first] == [o.data["kind"] for o in second]
+
+
+def test_inside_the_sharing_block_a_document_parsed_again_is_the_same_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The verdict's renders reuse what a shared document gave first (the same data as
+    decoding its JSON anew would give); a parse after the block gets its own again."""
+    monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    alone = [[o.data for o in parse.parse_stream(t, "calico.yaml")] for t in RENDERS]
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    with parse.sharing_objects():
+        first, second = (parse.parse_stream(t, "calico.yaml") for t in RENDERS)
+    assert [[o.data for o in first], [o.data for o in second]] == alone
+    assert [a.data is b.data for a, b in zip(first, second, strict=True)] == [True, False, True]
+    after = parse.parse_stream(RENDERS[0], "calico.yaml")
+    assert not _containers(after) & (_containers(first) | _containers(second))
+
+
+def test_a_process_keeping_no_texts_digests_a_whole_text_only_where_it_can_be_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a cold cache the verdict child neither finds nor keeps a whole text's parse:
+    it does not digest the text. On a cache holding parses it reads one back."""
+    text = RENDERS[0]
+    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path / "cache"))
+    digested: list[str] = []
+    real = cache.digest
+    monkeypatch.setattr(cache, "digest", lambda *p: digested.extend(p) or real(*p))
+    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+    parse.keep_texts(False)
+    try:
+        alone = _objects(text, "s.yaml")
+        assert text not in digested
+        assert not (tmp_path / "cache" / "parse").exists()  # and nothing was written
+        parse.keep_texts(True)
+        cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+        assert _objects(text, "s.yaml") == alone  # a render keeps the text's parse
+        cold(PARSED_TEXTS, PARSED_DOCUMENTS)
+        parse.keep_texts(False)
+        chunks: list[object] = []
+        monkeypatch.setattr(parse, "_parse_chunks", lambda *a: chunks.append(a) or [])
+        digested.clear()
+        assert _objects(text, "s.yaml") == alone  # read back, not parsed
+        assert text in digested and not chunks
+    finally:
+        parse.keep_texts(True)
+
+
 def test_corrupt_parse_entry_is_not_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
