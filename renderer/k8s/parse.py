@@ -306,12 +306,24 @@ def _parse_stream(text: str, file: str) -> list[K8sObject]:
 #: Documents parsed by this process as JSON (digest of the document's text -> rows):
 #: a version's files hold some 60 documents, mostly CRDs shared by every render.
 _DOCUMENTS: Memo[str, str] = Memo("k8s.parse.documents", 1024)
+#: The digest of each document's text this process split out (text -> digest): renders
+#: of a version repeat most documents, and finding a text among those seen (Python's
+#: own string hash, then a comparison) costs a fraction of a SHA-256 of it.
+_CHUNK_KEYS: Memo[str, str] = Memo("k8s.parse.document_keys", 1024)
 #: What makes splitting at ``---`` lines unsafe: directives, document end markers, and
 #: content after a ``---`` (then the whole stream is loaded at once).
 #: Searched in the text after a line break (``"\\n" + text``): a search for the line
 #: break is fast, where ``^`` with MULTILINE tries every position of a long text.
 #: A pattern compiled (and kept by ``re``) when a text is first parsed, not read back.
 _UNSPLITTABLE = r"\n(?:%|\.\.\.|---[ \t]+[^ \t#\r\n])"
+
+
+def _chunk_key(chunk: str) -> str:
+    """The digest of a document's text (:data:`_CHUNK_KEYS`)."""
+    key = _CHUNK_KEYS.get(chunk)
+    if key is None:
+        key = _CHUNK_KEYS[chunk] = cache.digest(chunk)
+    return key
 
 
 def _split(text: str, file: str) -> tuple[list[tuple[int, Any]], str | None] | None:
@@ -327,7 +339,7 @@ def _split(text: str, file: str) -> tuple[list[tuple[int, Any]], str | None] | N
     if re.search(_UNSPLITTABLE, "\n" + text):
         return None
     chunks = list(split_documents(text))
-    keys = [cache.digest(chunk) for _, chunk in chunks]
+    keys = [_chunk_key(chunk) for _, chunk in chunks]
     noted = _NOTED.get()
     shared = _SHARED.get()
     try:
