@@ -157,7 +157,7 @@ def render(request: Request) -> RenderResult:
         aside = verdict.judge_aside(vdir)
         if aside is not None:
             return _render_aside(request, aside)
-    return _render_routed(request, plan_route(vdir, request.node_count, request.operation))
+    return _render_in_turn(request, plan_route(vdir, request.node_count, request.operation))
 
 
 def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
@@ -183,8 +183,7 @@ def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
         # what a render that is not written (a value changed the YAML, an object is
         # rendered twice) is not asked for is not done: its inputs would be the run's
         if not any(f.severity == "error" for f in result.findings):
-            if request.kube_versions:  # while the child parses the documents both share
-                prepare_schemas(request.kube_versions)
+            _prepare(request, result)  # while the child parses the documents both share
             # nothing changes the objects before they are checked: their JSON is kept
             with noting_json():
                 with cache.holding(parsed):
@@ -211,7 +210,7 @@ def _render_aside(request: Request, aside: verdict_mod.Aside) -> RenderResult:
         held.write()
         return result if ahead is None else _RenderedAhead.of(result, ahead)
     _drop_ahead(held, parsed, checked)
-    return _render_routed(request, route)
+    return _render_in_turn(request, route)
 
 
 def _drop_ahead(*holds: Any) -> None:
@@ -261,6 +260,23 @@ class _RenderedAhead(RenderResult):
         self.objects  # noqa: B018  # parsed to be checked: the parse's entries too
         ahead.checked.write()
         return ahead.check
+
+
+def _render_in_turn(request: Request, route: policy.Route) -> RenderResult:
+    """:func:`_render_routed`, then the schema definitions read as a render judged aside
+    reads them (before its objects are parsed), so both read the same files in the
+    same order: what the run memo records of the two is the same."""
+    result = _render_routed(request, route)
+    _prepare(request, result)
+    return result
+
+
+def _prepare(request: Request, result: RenderResult) -> None:
+    """Index the definitions the render's schema check will read, unless it is not
+    checked (no Kubernetes versions asked, or a value changed the YAML: nothing is
+    parsed then)."""
+    if request.kube_versions and not any(f.severity == "error" for f in result.findings):
+        prepare_schemas(request.kube_versions)
 
 
 def _render_routed(request: Request, route: policy.Route) -> RenderResult:
