@@ -157,8 +157,7 @@ class GoTemplate(MappedRender):
     @functools.cached_property
     def nested_lines(self) -> dict[str, int]:
         """The template line where each key read as a map is first read."""
-        source = self.tree.source
-        return {k: line_col(source, pos)[0] for k, pos in self._nested_offsets.items()}
+        return {k: self._marks.line(pos) for k, pos in self._nested_offsets.items()}
 
     @functools.cached_property
     def branches(self) -> dict[str, Branches]:
@@ -177,7 +176,7 @@ class GoTemplate(MappedRender):
 
     def line_of(self, offset: int) -> int:
         """The template line of a source offset (an arm's)."""
-        return line_col(self.tree.source, offset)[0]
+        return self._marks.line(offset)
 
     def render_branches(
         self, context: Mapping[str, Any]
@@ -194,7 +193,7 @@ class GoTemplate(MappedRender):
         lines = SourceMap()
         spans: list[tuple[int, int, nodes.ActionNode]] = []
         text = self._execute(context, lines, spans)
-        return text, lines, printed_values(self.tree.source, text, spans)
+        return text, lines, printed_values(self._marks.line, text, spans)
 
     def _interpret(
         self,
@@ -269,17 +268,18 @@ def _read_key(action: nodes.ActionNode) -> str | None:
 
 
 def printed_values(
-    source: str, text: str, spans: list[tuple[int, int, nodes.ActionNode]]
+    line: Callable[[int], int], text: str, spans: list[tuple[int, int, nodes.ActionNode]]
 ) -> list[Printed]:
     """The spans of ``text`` that actions printed from the context and that hold more than
-    inert characters: the only places a value could change the YAML a template wrote."""
+    inert characters: the only places a value could change the YAML a template wrote.
+    ``line`` gives the template line of an action's source offset."""
     out = []
     for start, end, action in spans:
         if _INERT.fullmatch(text, start, end):
             continue
         key = _read_key(action)
         if key is not None:
-            out.append(Printed(start, end, line_col(source, action.pos)[0], key))
+            out.append(Printed(start, end, line(action.pos), key))
     return out
 
 

@@ -88,12 +88,17 @@ class Marks:
         self._newlines: list[int] | None = None
         self._origins: dict[int, tuple[int, int]] = {}
 
+    def line(self, pos: int) -> int:
+        """The 1-based source line of offset ``pos`` (a search in the line breaks' offsets,
+        found once, instead of counting them up to ``pos``)."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.source)]
+        return bisect.bisect_left(self._newlines, max(0, min(pos, len(self.source)))) + 1
+
     def get(self, node: n.Node) -> tuple[int, int]:
         origin = self._origins.get(id(node))
         if origin is None:
-            if self._newlines is None:
-                self._newlines = [m.start() for m in re.finditer("\n", self.source)]
-            line = bisect.bisect_left(self._newlines, node.pos) + 1
+            line = self.line(node.pos)
             if isinstance(node, n.TextNode):
                 newlines = node.text.count("\n")
                 origin = (line, newlines)

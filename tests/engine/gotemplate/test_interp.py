@@ -171,3 +171,13 @@ def test_unbounded_output_fails() -> None:
     with pytest.raises(TemplateError) as err:
         compile_go(source, "big.yaml").render({"items": ",".join("a" * 100)})
     assert "output longer than" in str(err.value)
+
+
+def test_a_template_line_found_by_search_is_the_line_counting_gives() -> None:
+    from renderer.engine.gotemplate.interp import Marks
+    from renderer.engine.gotemplate.parser import line_col
+
+    source = "a\n\nbc\r\nd{{ .x }}\n\n"
+    marks = Marks(source)
+    for pos in range(-2, len(source) + 3):
+        assert marks.line(pos) == line_col(source, pos)[0], pos
