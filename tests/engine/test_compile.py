@@ -54,14 +54,20 @@ def test_the_caches_are_named_bounded_memos() -> None:
         assert memo.maxsize >= 100
 
 
-def test_a_file_is_known_by_its_digest_once_its_stat_is_old_enough(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> TemplateFile:
+    """A Go template file ``v/t.yaml`` holding ``text``, whose every stat is trusted."""
     monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))  # trust every stat
     path = tmp_path / "v" / "t.yaml"
     path.parent.mkdir()
-    path.write_text("a: {{ .a }}\n", encoding="utf-8")
-    template = TemplateFile("t.yaml", path, "go")
+    path.write_text(text, encoding="utf-8")
+    return TemplateFile("t.yaml", path, "go")
+
+
+def test_a_file_is_known_by_its_digest_once_its_stat_is_old_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    template = _template(tmp_path, monkeypatch, "a: {{ .a }}\n")
+    path = template.path
     compiled = compile_file(template)
     assert compile_mod._DIGESTS.get(str(path)) is not None
     assert template_digest(template) == source_digest("a: {{ .a }}\n")
@@ -72,11 +78,7 @@ def test_a_file_is_known_by_its_digest_once_its_stat_is_old_enough(
 def test_a_file_whose_digest_is_known_compiles_without_hashing_it_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))  # trust every stat
-    path = tmp_path / "v" / "t.yaml"
-    path.parent.mkdir()
-    path.write_text("b: {{ .b }}\n", encoding="utf-8")
-    template = TemplateFile("t.yaml", path, "go")
+    template = _template(tmp_path, monkeypatch, "b: {{ .b }}\n")
     digest = template_digest(template)  # as a verdict's key asks first
     hashed: list[str] = []
     monkeypatch.setattr(compile_mod, "source_digest", lambda s: hashed.append(s) or "x")
@@ -88,11 +90,8 @@ def test_a_file_whose_digest_is_known_compiles_without_hashing_it_again(
 def test_a_file_that_changes_while_it_is_read_is_hashed_as_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(compile_mod, "RACY_NS", -(10**18))
-    path = tmp_path / "v" / "t.yaml"
-    path.parent.mkdir()
-    path.write_text("c: {{ .c }}\n", encoding="utf-8")
-    template = TemplateFile("t.yaml", path, "go")
+    template = _template(tmp_path, monkeypatch, "c: {{ .c }}\n")
+    path = template.path
     template_digest(template)
     real = compile_mod.read_text
 
