@@ -12,7 +12,9 @@ anything. :func:`record` builds the same methods from shared functions instead:
 
 A type checker sees :func:`dataclasses.dataclass` itself (the names are its aliases when
 type-checking), so a record is checked exactly as the dataclass it stands for; the
-tests hold the two to the same behaviour.
+tests hold the two to the same behaviour. One difference is left: a dataclass does not
+inherit a record's fields, so a dataclass subclasses only a record without fields
+(:class:`renderer.finding.Details`).
 
 :class:`Frozen` is the older, hand-written form of a frozen record (its subclasses write
 their own ``__init__``).
