@@ -11,7 +11,6 @@ import contextlib
 import contextvars
 import datetime
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
@@ -256,13 +255,8 @@ def _text_served() -> bool:
     """Whether a whole text's parse, keyed by its digest, could be read back here when
     texts are not kept (:func:`keep_texts`): from this process's memo (filled before a
     fork) or the persistent cache's parse entries. A process that keeps no text finds
-    none on a cold cache, where hashing each whole text would buy nothing (the entries
-    a render holds back, :class:`~renderer.store.cache.Held`, are made after the
-    verdict child is forked, and that child puts none)."""
-    if len(_PARSED):
-        return True
-    base = cache.directory()
-    return base is not None and os.path.isdir(os.path.join(base, "parse"))
+    none on a cold cache, where hashing each whole text would buy nothing."""
+    return len(_PARSED) > 0 or cache.may_hold("parse")
 
 
 def _parse_stream(text: str, file: str) -> list[K8sObject]:

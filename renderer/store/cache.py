@@ -305,7 +305,7 @@ def get_encoded(kind: str, key: str) -> str | None:
     if base is None:
         return None
     full = _full_key(kind, key)
-    held = next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
+    held = _held(full)
     try:
         if held is not None:
             data = held[1]
@@ -318,6 +318,22 @@ def get_encoded(kind: str, key: str) -> str | None:
     if not (data.startswith(head) and data.endswith("}")):
         return None
     return data[len(head) : -1]
+
+
+def _held(full: str) -> tuple[str, str] | None:
+    """The held entry (kind, JSON) with full key ``full`` (:class:`Held`), or None."""
+    return next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
+
+
+def may_hold(kind: str) -> bool:
+    """Whether an entry of ``kind`` could be read here at all: one is held
+    (:class:`Held`), or the kind's directory exists. False lets a caller skip what only
+    a lookup needs (a digest of its key) on a cold cache."""
+    base = home.cache_directory()
+    if base is None:
+        return False
+    held = any(k == kind for h in _HOLDS for k, _ in h._entries.values())
+    return held or os.path.isdir(os.path.join(base, kind))
 
 
 def get_many(kind: str, keys: Sequence[str], valid: Callable[[Any], bool]) -> list[Any | None]:
@@ -336,7 +352,7 @@ def get_many(kind: str, keys: Sequence[str], valid: Callable[[Any], bool]) -> li
 def _get(base: str, kind: str, full: str, valid: Callable[[Any], bool], stored: bool) -> Any:
     """The value of the entry with full key ``full``, held or (``stored``) in the
     directory; None on a miss."""
-    held = next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
+    held = _held(full)
     try:
         if held is not None:
             entry = json.loads(held[1])

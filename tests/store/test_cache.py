@@ -76,6 +76,22 @@ def test_many_keys_are_read_as_each_alone(cache_dir: Path) -> None:
     assert not (cache_dir / "u").exists()
 
 
+def test_a_kind_may_be_held_once_an_entry_is_held_or_its_directory_exists(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not cache.may_hold("t")
+    held = cache.Held()
+    with cache.holding(held):
+        cache.put("t", "k", 1)
+    assert cache.may_hold("t") and not cache.may_hold("u")
+    held.drop()
+    assert not cache.may_hold("t")
+    cache.put("t", "k", 1)
+    assert cache.may_hold("t")
+    monkeypatch.setenv(cache.ENV_OFF, "1")
+    assert not cache.may_hold("t")
+
+
 def test_a_miss_in_an_absent_directory_is_a_hit_once_another_process_writes_it(
     cache_dir: Path,
 ) -> None:
