@@ -438,9 +438,9 @@ def object_key(data: Any) -> str:
     is, not encoded again. Data that is not JSON (a caller's own types, written as
     their type and text) is keyed apart from all JSON.
     """
-    from renderer.k8s.parse import noted_json
+    import renderer.k8s.parse as parse  # see _closure
 
-    text = noted_json(data)
+    text = parse.noted_json(data)
     if text is None:
         try:
             text = json.dumps(data, separators=(",", ":"))
