@@ -64,7 +64,7 @@ def go_render() -> Path:
     build, keyed by the Go sources and Go's version); skip when Go is not installed."""
     go = shutil.which("go")
     if go is None:
-        pytest.skip("go not found on PATH: install Debian's golang-go to run the Go parity tests")
+        pytest.skip("go not found on PATH: install Go >= 1.24 to run the Go parity tests")
     version = subprocess.run([go, "version"], capture_output=True, text=True, check=False).stdout
     digest = hashlib.sha256(version.encode())
     for source in sorted(GO_SOURCE.iterdir()):

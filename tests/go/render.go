@@ -6,7 +6,7 @@
 // The template is parsed with template.New(NAME).Funcs(funcs).Parse(text) (default
 // options; NAME defaults to "calico", the addon name BKE's controller gives every file) and executed with the JSON context decoded as map[string]interface{}; JSON
 // integers become int and other numbers float64. The version functions use the
-// controller's library, blang/semver v4 (Debian's golang-github-blang-semver-dev). Output goes to stdout; any error goes
+// controller's library, blang/semver v4 (from the Go module proxy, pinned in go.mod). Output goes to stdout; any error goes
 // to stderr with exit status 1.
 package main
 

@@ -607,7 +607,7 @@ def sprintf(fmt: str, args: list[Any]) -> str:
                 p.space = True
             else:
                 if "a" <= c <= "z" and arg_num < len(args):
-                    if c == "v":
+                    if c in "vw":  # Go treats %w's flags as %v's (then reports it)
                         p.sharp_v, p.sharp = p.sharp, False
                         p.plus_v, p.plus = p.plus, False
                     p.print_arg(args[arg_num], c)
@@ -669,14 +669,9 @@ def sprintf(fmt: str, args: list[Any]) -> str:
         elif arg_num >= len(args):
             p.buf.append("%!" + verb + "(MISSING)")
         else:
-            if verb == "v":
+            if verb in "vw":  # Go treats %w's flags as %v's (then reports it)
                 p.sharp_v, p.sharp = p.sharp, False
                 p.plus_v, p.plus = p.plus, False
-            elif verb == "w":
-                # Sprintf has no error to wrap: Go reports a bad verb.
-                p.bad_verb("w", args[arg_num], True)
-                arg_num += 1
-                continue
             p.print_arg(args[arg_num], verb)
             arg_num += 1
 

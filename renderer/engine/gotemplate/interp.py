@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from renderer.engine import limits
@@ -247,7 +248,7 @@ class Interpreter:
                 if cell is None:
                     raise self.fail(var, frame, f"undefined variable: {name}")
                 cell.value = value
-                if i == elem_var:
+                if i == elem_var and not _is_int(value):
                     _mark_interface(scope, cell)
             else:
                 cell = Cell(value)
@@ -256,13 +257,30 @@ class Interpreter:
         scope.extend(declared)
         base = len(scope)
         try:
-            try:
-                items: list[tuple[Any, Any]] = range_items(value)
-            except ExecError as exc:
-                raise self.fail(node, frame, exc.message, str(pipe)) from None
+            # Go 1.22+ ranges over an integer n as 0..n-1, elements of the integer's own
+            # type (not interface values), with at most one variable.
+            over_int = _is_int(value)
+            items: Iterable[tuple[Any, Any]]
+            if over_int:
+                if len(pipe.decl) > 1:
+                    raise self.fail(
+                        node,
+                        frame,
+                        f"can't use {value} to iterate over more than one variable",
+                        str(pipe),
+                    )
+                items = ((None, i) for i in range(value))
+                nonempty = value > 0
+            else:
+                try:
+                    items = range_items(value)
+                except ExecError as exc:
+                    raise self.fail(node, frame, exc.message, str(pipe)) from None
+                nonempty = bool(items)
+            elem_iface = not over_int
             if self.taken is not None:
-                self.taken.add((node.pos, 0 if items else 1))
-            if items:
+                self.taken.add((node.pos, 0 if nonempty else 1))
+            if nonempty:
                 assign = pipe.is_assign
                 nvars = len(cells)
                 key: Any
@@ -280,12 +298,12 @@ class Interpreter:
                                 if cells[1] is not None:
                                     cells[1].value = elem
                         elif nvars == 1:
-                            scope[mark] = (declared[0][0], Cell(elem), True)
+                            scope[mark] = (declared[0][0], Cell(elem), elem_iface)
                         else:
                             scope[mark] = (declared[0][0], Cell(key), False)
                             scope[mark + 1] = (declared[1][0], Cell(elem), True)
                     try:
-                        self.walk(node.body, elem, True, frame)
+                        self.walk(node.body, elem, elem_iface, frame)
                     except _Continue:
                         pass
                     finally:
@@ -541,6 +559,10 @@ class Interpreter:
         except ExecError as exc:
             context = name if not args else " ".join(str(a) for a in [ident, *args])
             raise self.fail(ident, frame, exc.message, context) from None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _mark_interface(scope: list[_Var], cell: Cell) -> None:

@@ -246,13 +246,13 @@ class Parser:
             self.expect(T.RIGHT_DELIM, "end")
             return _End(item.pos)
         if typ is T.IF:
-            return self.branch_control(n.IfNode, "if", allow_else_if=True)
+            return self.branch_control(n.IfNode, "if")
         if typ is T.RANGE:
-            return self.branch_control(n.RangeNode, "range", allow_else_if=False)
+            return self.branch_control(n.RangeNode, "range")
         if typ is T.TEMPLATE:
             return self.template_control()
         if typ is T.WITH:
-            return self.branch_control(n.WithNode, "with", allow_else_if=False)
+            return self.branch_control(n.WithNode, "with")
         self.backup()
         first = self.peek()
         return n.ActionNode(first.pos, first.line, self.pipeline("command", T.RIGHT_DELIM))
@@ -268,14 +268,14 @@ class Parser:
         return cls(item.pos, item.line)
 
     def else_control(self, item: Item) -> n.Node:
-        if self.peek_non_space().typ is T.IF:
+        # "else if" and (Go 1.23+) "else with" leave their keyword for the enclosing
+        # branch to parse as a nested if/with ending at the same {{end}}.
+        if self.peek_non_space().typ in (T.IF, T.WITH):
             return _Else(item.pos)
         self.expect(T.RIGHT_DELIM, "else")
         return _Else(item.pos)
 
-    def branch_control(
-        self, cls: type[n.BranchNode], context: str, allow_else_if: bool
-    ) -> n.BranchNode:
+    def branch_control(self, cls: type[n.BranchNode], context: str) -> n.BranchNode:
         mark = len(self.vars)
         pipe = self.pipeline(context, T.RIGHT_DELIM)
         if context == "range":
@@ -285,10 +285,15 @@ class Parser:
             self.range_depth -= 1
         else_body: n.ListNode | None = None
         if isinstance(nxt, _Else):
-            if allow_else_if and self.peek().typ is T.IF:
+            chained = self.peek().typ
+            if context == "if" and chained is T.IF:
                 self.next()
                 else_body = n.ListNode(nxt.pos)
-                else_body.nodes.append(self.branch_control(n.IfNode, "if", allow_else_if=True))
+                else_body.nodes.append(self.branch_control(n.IfNode, "if"))
+            elif context == "with" and chained is T.WITH:
+                self.next()
+                else_body = n.ListNode(nxt.pos)
+                else_body.nodes.append(self.branch_control(n.WithNode, "with"))
             else:
                 else_body, nxt = self.item_list()
                 if not isinstance(nxt, _End):
