@@ -100,7 +100,16 @@ def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
         )
     if error.validator == "not" and schema.get("description"):
         return key, f"{yaml_repr(error.instance)} is not allowed: {schema['description']}"
+    if error.validator == "type" and schema.get("description"):
+        wanted = " or ".join(json.dumps(t) for t in _listed(schema.get("type")))
+        return key, (
+            f"{yaml_repr(error.instance)} is not of type {wanted}: {schema['description']}"
+        )
     return key, yaml_spelling(error.message)
+
+
+def _listed(types: Any) -> list[Any]:
+    return types if isinstance(types, list) else [types]
 
 
 def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:
