@@ -99,7 +99,7 @@ def advise(
         flag_values=request.given,
         values_file=values_file,
         nodes_flag=nodes is not None,
-        nodes_file=nodes_file,
+        nodes_file=args.nodes_file,
         max_pods_flag=ctx.get_parameter_source("max_pods")
         is not click.core.ParameterSource.DEFAULT,
     )

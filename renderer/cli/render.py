@@ -109,7 +109,7 @@ def render(
             from click.core import ParameterSource  # --config is read by click's command line
 
             nodes_flag = ctx.get_parameter_source("nodes") is not ParameterSource.DEFAULT
-            _scale_warnings(result, request, config, values_file, nodes_flag, nodes_file)
+            _scale_warnings(result, request, config, values_file, nodes_flag, args.nodes_file)
         _duplicates(ctx, result)
         if request.kube_versions:
             _validate(ctx, result, request.kube_versions)
