@@ -401,6 +401,79 @@ class SilentServer:
             conn.close()
 
 
+class DrippingServer:
+    """A registry on 127.0.0.1 that answers every request one byte at a time, every
+    ``interval`` seconds: its headers (``where="headers"``) or, after whole headers, its
+    body. Each connection stops after ``limit`` seconds, so a client that never gives
+    up still ends; a client that gave up ends it at once."""
+
+    def __init__(self, where: str, *, interval: float = 0.05, limit: float = 30.0) -> None:
+        body = b'{"errors": []}' + b" " * 4096
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        if where == "headers":
+            head += b"X-Pad: " + b"a" * 4096 + b"\r\n"
+        head += b"Content-Length: %d\r\n\r\n" % len(body)
+        self.sent_at_once = head if where == "body" else b""
+        self.dripped = (head + body)[len(self.sent_at_once) :]
+        self.interval, self.limit = interval, limit
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.host = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        end = time.monotonic() + self.limit
+        try:
+            request = b""
+            while b"\r\n\r\n" not in request and time.monotonic() < end:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            conn.sendall(self.sent_at_once)
+            for i in range(len(self.dripped)):
+                if time.monotonic() > end:
+                    return
+                conn.sendall(self.dripped[i : i + 1])
+                time.sleep(self.interval)
+        except OSError:  # the client gave up
+            return
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def dripping_headers() -> Iterator[DrippingServer]:
+    server = DrippingServer("headers")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def dripping_body() -> Iterator[DrippingServer]:
+    server = DrippingServer("body")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture(scope="session")
 def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
     """A plain-HTTP registry holding ``full`` (every image, amd64 and arm64),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from tests.registryhelp import (
     CALICO_VERSION,
     PASSWORD,
     USER,
+    DrippingServer,
     Registry,
     SilentServer,
     docker_config,
@@ -253,7 +255,20 @@ def test_a_registry_that_stops_answering_is_exit_2(
     args = ["images", "--version", "v3.28", "--check-registry", "--registry", silent.host,
             "--insecure-registry", silent.host, "--timeout", "0.3", "--retries", "1"]  # fmt: skip
     message = one_error(run(capsys, *args))
-    assert "no answer within 0.3 s (2 tries)" in message  # the bound: tests/oci
+    assert "no complete answer within 0.3 s (2 tries, " in message  # the bound: tests/oci
+
+
+def test_a_registry_trickling_its_headers_is_cut_at_the_timeout(
+    capsys: pytest.CaptureFixture[str], dripping_headers: DrippingServer
+) -> None:
+    """``--timeout`` bounds the whole exchange, not each byte of it."""
+    host = dripping_headers.host
+    args = ["images", "--version", "v3.28", "--check-registry", "--registry", host,
+            "--insecure-registry", host, "--timeout", "1", "--retries", "0"]  # fmt: skip
+    start = time.monotonic()
+    message = one_error(run(capsys, *args))
+    assert time.monotonic() - start < 5
+    assert re.search(r"no complete answer within 1 s \(1 try, 1\.\d s in all\)", message), message
 
 
 @pytest.mark.parametrize(
