@@ -789,6 +789,18 @@ def rules() -> tuple[RuleInfo, ...]:
     return tuple(catalogue().values())
 
 
+def schema(name: str) -> dict[str, Any]:
+    """Published JSON Schema ``name`` (``check-report``, see :func:`schema_names`) with
+    its references to the other schemas inlined: ``jsonschema.validate(report,
+    api.schema("check-report"))`` needs no registry and no schema files."""
+    return schemas.self_contained(name)
+
+
+def schema_names() -> dict[str, str]:
+    """The published schemas' names (``schema NAME`` takes them) and titles."""
+    return schemas.schema_names()
+
+
 def check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
@@ -984,7 +996,9 @@ __all__ = [
     "resolve_version",
     "rules",
     "scale_findings",
+    "schema",
     "schema_check",
+    "schema_names",
     "set_render_timeout",
     "template",
     "typha",

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from renderer.data.bundled import schema_path
+from renderer import api
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.output.documents import IMAGES
 from tests.cli.jsondoc import json_doc
@@ -111,8 +111,7 @@ def test_every_image_of_every_scenario_resolves_for_both_platforms(
     assert typha["uses"][0]["scenarios"] == ["nodes-51", "nodes-601"]
     data_regression.check(_masked(data, registry.host))
     locked = json.loads(lock.read_text())
-    published = json.loads(Path(schema_path("image-lock.schema.json")).read_text())
-    jsonschema.Draft202012Validator(published).validate(locked)
+    jsonschema.validate(locked, api.schema("image-lock"))  # what a consumer does
     assert len(locked["images"]) == 8 and locked["version"] == CALICO_VERSION
     # the same registry verifies against its own lock
     r = run(capsys, *_check(registry, "full", "--version", "v3.28", "--verify-lock", str(lock)))
