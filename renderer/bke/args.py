@@ -28,9 +28,3 @@ class RenderArgs:
     cluster: ClusterInputs | None = None
     #: The BKENodes given (with or without a config), for the decision line.
     inventory: NodeInventory | None = None
-
-    @property
-    def nodes_file(self) -> str | None:
-        """The file whose BKENodes were read: a nodes file, or the config's own stream
-        (a create request holds both); None when none was."""
-        return self.inventory.file if self.inventory is not None else None

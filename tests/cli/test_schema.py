@@ -12,6 +12,7 @@ import pytest
 
 from renderer import api
 from renderer.data.bundled import data_dir
+from tests.bke.installer import create_request
 from tests.clihelp import one_error, run
 from tests.gatehelp import TREE
 
@@ -77,6 +78,12 @@ def _manifest(tmp: Path) -> str:
     return str(path)
 
 
+def _create_request(tmp: Path) -> str:
+    path = tmp / "create.yaml"
+    path.write_text(create_request(60, version="v3.31.3"), encoding="utf-8")
+    return str(path)
+
+
 #: Each report schema -> a command writing that report (to stdout, or to the file
 #: ``report.json`` in the test's directory).
 REPORTS = {
@@ -88,6 +95,7 @@ REPORTS = {
     "images": lambda tmp: ["images", "--version", "v3.28"],
     "input-error": _validate_input,
     "plan": lambda tmp: ["plan", "--to-version", "v3.28", "--nodes", "60", "--from-nodes", "10"],
+    "render-result": lambda tmp: ["render", "--config", _create_request(tmp)],
     "rules": lambda tmp: ["rules"],
     "typha": lambda tmp: ["typha", "--nodes", "601"],
     "validate": lambda tmp: ["validate", _manifest(tmp)],
