@@ -469,28 +469,36 @@ def _node_documents(path: str | Path) -> int:
     return sum(1 for _, _, d in _documents(path)[1] if d.get("kind") == NODE_KIND)
 
 
+def _at_kind(message: str, file: str, text: str, index: int, prefix: list[PathItem]) -> InputError:
+    """Bad input about a document as a whole: named at its ``kind`` line."""
+    path = [*prefix, "kind"]
+    return InputError(message, file=file, line=locate(text, index, path), key=key_path(path))
+
+
 def _config_of(file: str, text: str, docs: Documents) -> ClusterConfig:
     found = [(i, prefix, d) for i, prefix, d in docs if d.get("kind") in CLUSTER_KINDS]
     for index, prefix, doc in docs:
         if doc.get("kind") not in (*CLUSTER_KINDS, NODE_KIND):
-            raise InputError(
+            raise _at_kind(
                 f"unexpected kind {doc.get('kind')!r}; expected a BKECluster or BKEConfig "
                 "and its BKENodes",
-                file=file,
-                line=locate(text, index, [*prefix, "kind"]),
-                key=key_path([*prefix, "kind"]),
+                file,
+                text,
+                index,
+                prefix,
             )
     if not found:
         raise InputError("no BKECluster or BKEConfig document; expected exactly one", file=file)
     if len(found) > 1:
         (first, first_prefix, one), (index, prefix, two) = found[:2]
         where = locate(text, first, [*first_prefix, "kind"])
-        raise InputError(
+        raise _at_kind(
             f"a second {two.get('kind')} (a {one.get('kind')} is at line {where}): a file "
             "describes one cluster, so it holds exactly one BKECluster or BKEConfig",
-            file=file,
-            line=locate(text, index, [*prefix, "kind"]),
-            key=key_path([*prefix, "kind"]),
+            file,
+            text,
+            index,
+            prefix,
         )
     index, prefix, doc = found[0]
     _check_shape(doc, text, file, index, prefix)
@@ -572,11 +580,8 @@ def _nodes_of(file: str, text: str, docs: Documents) -> NodeInventory:
         if kind in CLUSTER_KINDS:
             continue
         if kind != NODE_KIND:
-            raise InputError(
-                f"unexpected kind {kind!r}; expected BKENode objects",
-                file=file,
-                line=locate(text, index, [*prefix, "kind"]),
-                key=key_path([*prefix, "kind"]),
+            raise _at_kind(
+                f"unexpected kind {kind!r}; expected BKENode objects", file, text, index, prefix
             )
         _check_shape(doc, text, file, index, prefix)
         name = str(doc["metadata"]["name"])

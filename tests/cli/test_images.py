@@ -257,11 +257,11 @@ def test_a_registry_that_stops_answering_is_exit_2(
     assert "no complete answer within 0.3 s (2 tries, " in message  # the bound: tests/oci
 
 
-def test_a_registry_trickling_its_headers_is_cut_at_the_timeout(
-    capsys: pytest.CaptureFixture[str], dripping_headers: DrippingServer
+def test_a_registry_trickling_its_answer_is_cut_at_the_timeout(
+    capsys: pytest.CaptureFixture[str], dripping: DrippingServer
 ) -> None:
     """``--timeout`` bounds the whole exchange, not each byte of it."""
-    host = dripping_headers.host
+    host = dripping.host
     args = ["images", "--version", "v3.28", "--check-registry", "--registry", host,
             "--insecure-registry", host, "--timeout", "1", "--retries", "0"]  # fmt: skip
     start = time.monotonic()
