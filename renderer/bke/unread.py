@@ -10,7 +10,8 @@ controller's common params or bkeadm's defaults. Pure: reads compiled templates 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.context import ADDON_PARAM, USER, ContextInputs, Entry, Param, file_base
@@ -25,10 +26,9 @@ PARAM_UNREAD = "param-unread"
 PARAM_VALUE_UNMATCHED = "param-value-unmatched"
 
 
-class ParamWarning(NamedTuple):
-    """One user-given param that changes nothing, or takes no branch, in a version (a
-    named tuple: a values file of 200,000 unread keys builds one per key, and a frozen
-    dataclass took half the time of the whole check)."""
+@dataclass(frozen=True, slots=True)
+class ParamWarning:
+    """One user-given param that changes nothing, or takes no branch, in a version."""
 
     rule: str
     key: str
