@@ -40,6 +40,7 @@ from renderer.errors import (
     interrupted,
     naming,
 )
+from renderer.store import cache
 
 
 class Interrupted(BaseException):
@@ -87,7 +88,12 @@ def main(argv: list[str] | None = None) -> None:
     with _interrupt_handler(), naming(FLAGS):
         try:
             _utf8_stdout()
-            _main(argv)
+            try:
+                _main(argv)
+            finally:
+                why = cache.problem()
+                if why is not None:
+                    echo_err(f"calico-render: {why}")
         except (KeyboardInterrupt, Interrupted) as exc:
             with contextlib.suppress(ValueError):
                 signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -114,12 +114,11 @@ def directory() -> Path | None:
 
 
 def problem() -> str | None:
-    """Why the configured cache directory is not used, or None: it is usable or off.
-    The command line prints it once, as a note."""
+    """Why this process found the cache directory unusable when it last looked, or
+    None (usable, off, or not looked at). The command line prints it once, as a note."""
     base = location()
     if base is None:
         return None
-    _usable()
     with _lock:
         return _problems.get(base)
 
