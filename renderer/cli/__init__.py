@@ -90,10 +90,11 @@ def main(argv: list[str] | None = None) -> None:
             _utf8_stdout()
             try:
                 _main(argv)
-            finally:
+            except SystemExit as exc:
                 why = cache.problem()
-                if why is not None:
+                if why is not None and exc.code != EXIT_BAD_INPUT:  # bad input: one line
                     echo_err(f"calico-render: {why}")
+                raise
         except (KeyboardInterrupt, Interrupted) as exc:
             with contextlib.suppress(ValueError):
                 signal.signal(signal.SIGINT, signal.SIG_IGN)

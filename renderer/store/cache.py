@@ -133,8 +133,8 @@ def _usable() -> str | None:
         with contextlib.suppress(OSError):
             os.makedirs(base, mode=0o700, exist_ok=True)
     why = _private(base)
-    with _lock:
-        _problems[base] = why
+    with _lock:  # a directory that cannot be made is no cache, not a problem to report
+        _problems[base] = why if os.path.lexists(base) else None
     return base if why is None else None
 
 
