@@ -77,8 +77,11 @@ def compile_source(
 
 
 def compile_file(template: TemplateFile) -> CompiledTemplate:
-    """The compiled template of a file, cached by its content."""
-    return compile_source(template.source, template.display, template.dialect)
+    """The compiled template of a file, cached by its content, named as the controller
+    names it (after its addon)."""
+    return compile_source(
+        template.source, template.display, template.dialect, template_name=template.template
+    )
 
 
 def template_digest(template: TemplateFile) -> str:

@@ -16,7 +16,7 @@ from renderer.engine import limits
 from renderer.engine.compile import CompiledTemplate, compile_file
 from renderer.engine.sourcemap import Printed, SourceMap
 from renderer.errors import TemplateError
-from renderer.manifests.tree import TemplateFile, VersionDir
+from renderer.manifests.tree import ADDON, TemplateFile, VersionDir
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +46,9 @@ VERBATIM_MARK = "noexecute"
 
 
 def is_verbatim(version: VersionDir, template: TemplateFile) -> bool:
-    """Whether the controller applies ``template`` as is (its path names ``noexecute``)."""
-    return VERBATIM_MARK in f"{version.name}/{template.name}"
+    """Whether the controller applies ``template`` as is: its path below the manifests
+    (``<addon>/<version>/<file>``) names ``noexecute``."""
+    return VERBATIM_MARK in f"{version.addon}/{version.name}/{template.name}"
 
 
 def render_version(
@@ -74,6 +75,33 @@ def render_version(
             raise TemplateError(limits.output_message(), file=tf.display)
         out.append(RenderedFile(name, text, lines, printed))
     return out
+
+
+def render_each(
+    version: VersionDir, contexts: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[RenderedFile], dict[str, TemplateError]]:
+    """Every file of ``version`` rendered with its own context (verbatim files read),
+    and each file that failed with its error: the controller stops at the first, a
+    review wants every one. Bounded as :func:`render_version` (the files together)."""
+    out: list[RenderedFile] = []
+    failed: dict[str, TemplateError] = {}
+    total = 0
+    for tf in version.files:
+        name = f"{version.name}/{tf.name}"
+        printed: tuple[Printed, ...] = ()
+        if is_verbatim(version, tf):
+            text, lines = tf.source, SourceMap.identity(tf.source)
+        else:
+            try:
+                text, lines, printed = render_file(version, tf, contexts[tf.name])
+            except TemplateError as exc:
+                failed[tf.name] = exc
+                continue
+        total += len(text)
+        if total > limits.MAX_OUTPUT_CHARS:
+            raise TemplateError(limits.output_message(), file=tf.display)
+        out.append(RenderedFile(name, text, lines, printed))
+    return out, failed
 
 
 def render_file(
@@ -163,13 +191,14 @@ def version_nested_lines(version: VersionDir) -> dict[str, dict[str, int]]:
     return out
 
 
-def join_stream(files: list[RenderedFile]) -> str:
+def join_stream(files: list[RenderedFile], addon: str = ADDON) -> str:
     """One multi-document stream; like ``helm template``, every document starts with
-    ``---`` and a ``# Source:`` comment naming its template file."""
+    ``---`` and a ``# Source:`` comment naming its template file
+    (``<addon>/<version>/<file>``)."""
     parts: list[str] = []
     for f in files:
         if f.empty:
             continue
-        source = f"---\n# Source: calico/{f.name}\n"
+        source = f"---\n# Source: {addon}/{f.name}\n"
         parts.extend(source + doc for doc in documents(f.text))
     return "".join(parts)
