@@ -51,6 +51,46 @@ DEFAULT_DATA_ROOT = {"containerd": "/var/lib/containerd", "docker": "/var/lib/do
 #: a set host on the load balancer's port.
 DEFAULT_API_PORT = 6443
 DEFAULT_LB_PORT = 36443
+#: ``setKubeproxyDefaults``: a kubeproxy addon writes its ``proxyMode`` param (this
+#: when it has none) into ``customExtra.proxyMode``, which nodelocaldns's context reads.
+DEFAULT_PROXY_MODE = "iptables"
+#: ``setVictoriaMetricsControllerDefaultConfig``: the params a victoriametrics-controller
+#: addon gets when it does not set them.
+VICTORIAMETRICS_PARAMS = (
+    ("useVMSingle", "false"),
+    ("vmSingleStorageSize", "50Gi"),
+    ("vmAgentAllowStatefulSet", "true"),
+    ("vmAgentCpuCount", "4"),
+    ("vmAgentMemorySize", "8Gi"),
+    ("vmAgentStorageSize", "60Gi"),
+    ("vmAgentReplicaCount", "2"),
+    ("vmAgentShareCount", "2"),
+    ("vmAgentScrapeInterval", "20s"),
+    ("vmSelectCpuCount", "12"),
+    ("vmSelectMemorySize", "24Gi"),
+    ("vmSelectStorageSize", "35Gi"),
+    ("vmSelectReplicaCount", "2"),
+    ("vmStorageCPUCount", "5"),
+    ("vmStorageMemorySize", "32Gi"),
+    ("vmStorageStorageSize", "720Gi"),
+    ("vmStorageReplicaCount", "10"),
+    ("vmInsertReplicaCount", "6"),
+    ("vmInsertCpuCount", "4"),
+    ("vmInsertMemorySize", "8Gi"),
+    ("vmAlertReplicaCount", "2"),
+    ("vmAlertCpuCount", "4"),
+    ("vmAlertMemorySize", "16Gi"),
+    ("vmAlertManagerReplicaCount", "2"),
+    ("vmAlertManagerCpuCount", "4"),
+    ("vmAlertManagerMemorySize", "16Gi"),
+    ("vmClusterRetentionPeriod", "15d"),
+    ("vmClusterReplicationFactor", "2"),
+    ("grafanaNodePort", "30010"),
+    ("kubeStateMetricsAutoSharding", "true"),
+    ("kubeStateMetricsReplicaCount", "3"),
+    ("kubeStateMetricsCpuCount", "4"),
+    ("kubeStateMetricsMemorySize", "12Gi"),
+)
 
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("admission", default=True)
 
@@ -153,8 +193,44 @@ def admit(
     root = DEFAULT_DATA_ROOT.get(_text(runtime.get("cri")))
     if root is not None and "data-root" not in params:
         fill(params, "data-root", root, f"{at}.containerRuntime.param.data-root")
+    _addon_defaults(install_out, filled, where, master_ips)
     _endpoint(spec_out, filled, master_ips)
     return Admitted(install_out, spec_out, filled)
+
+
+def _addon_defaults(
+    install: dict[str, Any], filled: dict[str, Any], where: str, master_ips: Sequence[str]
+) -> None:
+    """``setAddonDefaults``, by addon name: kubeproxy's proxy mode into ``customExtra``
+    (whatever it held), victoriametrics-controller's missing params, and for bocoperator
+    the pipeline server (the first master) and its image cleaning (off)."""
+    addons = install.get("addons")
+    if not isinstance(addons, list) or not addons:
+        return
+    extra = install.get("customExtra")
+    if not isinstance(extra, dict):
+        extra = install["customExtra"] = {}
+    at = f"{where}.customExtra"
+    for i, addon in enumerate(addons):
+        if not isinstance(addon, dict):
+            continue
+        raw = addon.get("param")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        name = addon.get("name")
+        if name == "kubeproxy":
+            mode = _text(params.get("proxyMode")) or DEFAULT_PROXY_MODE
+            extra["proxyMode"] = filled[f"{at}.proxyMode"] = mode
+        elif name == "victoriametrics-controller":
+            own = addon["param"] = dict(params)
+            for key, value in VICTORIAMETRICS_PARAMS:
+                if key not in own:
+                    own[key] = filled[f"{where}.addons[{i}].param.{key}"] = value
+        elif name == "bocoperator":
+            if master_ips and "pipelineServer" not in extra:
+                extra["pipelineServer"] = filled[f"{at}.pipelineServer"] = master_ips[0]
+            if "pipelineServerEnableCleanImages" not in extra:
+                key = "pipelineServerEnableCleanImages"
+                extra[key] = filled[f"{at}.{key}"] = "false"
 
 
 def _endpoint(spec: dict[str, Any], filled: dict[str, Any], master_ips: Sequence[str]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from renderer.bke import TYPHA_KEYS
+from renderer.bke.addons import CONTROLLER_INSTALLED
 from renderer.bke.addresses import dns_ip, image_prefix
 from renderer.bke.args import RenderArgs
 from renderer.data import schemas
@@ -62,13 +63,15 @@ class ImageRepo:
 
 @dataclass(frozen=True)
 class Addon:
-    """One entry of ``addons``; ``where`` is its key path, ``line`` its line in the file."""
+    """One entry of ``addons``; ``where`` is its key path, ``line`` its line in the file,
+    ``type`` how it installs (``chart``: from a Helm chart, not from bke-manifests)."""
 
     name: str
     version: str
     params: Mapping[str, str]
     where: str
     line: int | None = None
+    type: str = ""
 
     def location(self) -> str:
         return f"{self.where} (line {self.line})" if self.line else self.where
@@ -99,6 +102,11 @@ class ClusterConfig:
         """The Calico addon, None when there is none; see :func:`calico_addon`."""
         return calico_addon(self.addons, self.file)
 
+    def addon(self, name: str) -> Addon | None:
+        """The addon named exactly ``name`` (the controller finds an addon's directory by
+        its name), the first one when several are; None when there is none."""
+        return next((a for a in self.addons if a.name == name), None)
+
     @property
     def repo(self) -> str:
         return self.image_repo.third_party_prefix()
@@ -115,7 +123,8 @@ class ClusterConfig:
 @dataclass(frozen=True)
 class Node:
     """A BKENode; ``cluster`` is the cluster it names (empty: no marker), see
-    :func:`cluster_of`."""
+    :func:`cluster_of`; ``port``, ``username`` and ``password`` are its SSH access as
+    the spec holds them (cluster-api's manage template and bocoperator read them)."""
 
     name: str
     roles: tuple[str, ...]
@@ -123,6 +132,9 @@ class Node:
     hostname: str = ""
     cluster: str = ""
     namespace: str = ""
+    port: str = ""
+    username: str = ""
+    password: str = ""
 
     def belongs_to(self, cluster: str, namespace: str = "") -> bool:
         """Marked as a node of ``cluster`` (in ``namespace``, when both sides say)."""
@@ -236,15 +248,16 @@ def calico_addon(addons: Sequence[Addon], file: str = "") -> Addon | None:
 
 
 def require_version(
-    version: str, root: Path | None, *, file: str = "", key: str = ""
+    version: str, root: Path | None, *, file: str = "", key: str = "", addon: str = CALICO
 ) -> VersionDir:
-    """The version directory named exactly ``version`` under ROOT, as the controller uses it.
+    """The version directory of ``addon`` named exactly ``version`` under ROOT, as the
+    controller uses it.
 
     The controller joins the addon's version into a path, so ``v3.28`` (which the
     ``--version`` flags resolve to the newest patch) is refused here, listing what exists.
     """
     try:
-        vdir = resolve_version(version, root)
+        vdir = resolve_version(version, root, addon)
     except InputError as exc:
         raise InputError(
             exc.message,
@@ -253,7 +266,7 @@ def require_version(
             argument=None if key else exc.argument,
         ) from None
     if vdir.name != version:
-        known = ", ".join(v.name for v in list_versions(root))
+        known = ", ".join(v.name for v in list_versions(root, addon))
         raise InputError(
             f"version {version!r} must be exactly a directory under ROOT, because the "
             f"controller uses it as a path (vMAJOR.MINOR is not resolved here; "
@@ -416,6 +429,7 @@ def _parse_addons(
                 params=params,
                 where=f"{where}[{i}]",
                 line=None,
+                type=_scalar(item.get("type")),
             )
         )
     for i, a in enumerate(addons):
@@ -428,9 +442,7 @@ def _parse_addons(
         # Lines are only worth a second parse when an error is going to name them.
         for i in calico:
             a = addons[i]
-            addons[i] = Addon(
-                a.name, a.version, a.params, a.where, locate(text, index, [*prefix, i])
-            )
+            addons[i] = replace(a, line=locate(text, index, [*prefix, i]))
     return tuple(addons)
 
 
@@ -602,6 +614,9 @@ def _nodes_of(file: str, text: str, docs: Documents) -> NodeInventory:
                 hostname=_scalar(spec.get("hostname")),
                 cluster=cluster_of(doc),
                 namespace=_scalar(doc["metadata"].get("namespace")),
+                port=_scalar(spec.get("port")),
+                username=_scalar(spec.get("username")),
+                password=_scalar(spec.get("password")),
             )
         )
     return NodeInventory(file, tuple(nodes))
@@ -612,9 +627,11 @@ def _nodes_of(file: str, text: str, docs: Documents) -> NodeInventory:
 
 @dataclass(frozen=True)
 class ClusterInputs:
-    """What a BKECluster (and its BKENodes) mean for a render.
+    """What a BKECluster (and its BKENodes) mean for a render of one addon.
 
-    ``addon`` is None for a cluster without Calico: then nothing Calico-specific applies.
+    ``addon`` is the BKECluster's entry for the addon rendered (Calico unless the caller
+    names another), None when it lists none: then for Calico nothing Calico-specific
+    applies, and another addon renders with no params of its own.
     """
 
     config: ClusterConfig
@@ -636,8 +653,10 @@ def resolve_inputs(
     root: Path | None = None,
     repo: str | None = None,
     check_version: bool = True,
+    addon: str = CALICO,
 ) -> ClusterInputs:
-    """Read ``config_path`` (and ``nodes_file``), apply the design's input rules.
+    """Read ``config_path`` (and ``nodes_file``), apply the design's input rules for a
+    render of ``addon``.
 
     The BKENodes are ``nodes_file``'s, else those of the config's own stream (a create
     request of installer-service holds both), and a note says which counted; ``nodes``
@@ -656,7 +675,16 @@ def resolve_inputs(
                 + remedy("the BKENodes of {} ", "nodes_file")
                 + f"{nodes_file} are the ones counted"
             )
-    addon = config.calico()
+    name = addon
+    chosen = config.calico() if name == CALICO else config.addon(name)
+    if chosen is None and name != CALICO and name not in CONTROLLER_INSTALLED:
+        # the controller renders only an addon the BKECluster lists: render this one as
+        # the BKECluster with it listed, without params, reads after admission
+        config = with_addon(config, name)
+        notes.append(
+            f"{config.file} lists no addon named {name}: rendered as if it listed it "
+            "without params"
+        )
     inventory = everyone
     skipped = None
     if inventory is not None:
@@ -672,7 +700,7 @@ def resolve_inputs(
             'with 0 nodes (masterReplicas "0", workerReplicas "0", Typha off)'
         )
     elif (
-        addon is not None
+        chosen is not None
         and nodes is None
         and everyone is not None
         and inventory is not None
@@ -697,22 +725,37 @@ def resolve_inputs(
         )
     count = nodes if nodes is not None else (inventory.count if inventory else None)
     config = admitted_config(config, inventory)
-    if addon is None:
-        notes.append(f"{config.file}: no addon named calico: no Calico images, no Typha parameters")
+    chosen = config.calico() if name == CALICO else config.addon(name)  # as admitted
+    if chosen is None:
+        what = ": no Calico images, no Typha parameters" if name == CALICO else ""
+        notes.append(f"{config.file}: no addon named {name}{what}")
         return ClusterInputs(config, None, None, count, tuple(notes), {}, repo or "", inventory)
     vdir = None
     if check_version:
-        vdir = require_version(addon.version, root, file=config.file, key=f"{addon.where}.version")
+        key = f"{chosen.where}.version"
+        vdir = require_version(chosen.version, root, file=config.file, key=key, addon=name)
     return ClusterInputs(
         config,
-        addon,
+        chosen,
         vdir,
         count,
         tuple(notes),
-        config.user_values(addon),
+        config.user_values(chosen),
         repo if repo is not None else config.repo,
         inventory,
     )
+
+
+def with_addon(config: ClusterConfig, name: str) -> ClusterConfig:
+    """``config`` listing one more addon, ``name``, without a version or params (the
+    controller's context for an addon depends on its being listed: admission defaults
+    its params, and the common parameters read the list)."""
+    install = dict(config.install)
+    listed = list(install.get("addons") or [])
+    where = f"{config.config_path}.addons[{len(listed)}]"
+    install["addons"] = [*listed, {"name": name}]
+    added = Addon(name, "", {}, where)
+    return replace(config, install=install, addons=(*config.addons, added))
 
 
 def admitted_config(config: ClusterConfig, inventory: NodeInventory | None) -> ClusterConfig:
@@ -736,6 +779,7 @@ def admitted_config(config: ClusterConfig, inventory: NodeInventory | None) -> C
     repo = result.install["cluster"]["imageRepo"]
     return replace(
         config,
+        addons=_admitted_addons(config.addons, result.install.get("addons")),
         image_repo=ImageRepo(
             domain=_scalar(repo.get("domain")),
             ip=_scalar(repo.get("ip")),
@@ -746,6 +790,20 @@ def admitted_config(config: ClusterConfig, inventory: NodeInventory | None) -> C
         spec=result.spec if config.kind == "BKECluster" else config.spec,
         admitted=result.filled,
     )
+
+
+def _admitted_addons(addons: tuple[Addon, ...], admitted: Any) -> tuple[Addon, ...]:
+    """The addons with the params admission added (victoriametrics-controller's)."""
+    if not isinstance(admitted, list) or len(admitted) != len(addons):
+        return addons
+    out = []
+    for addon, raw in zip(addons, admitted, strict=True):
+        params = raw.get("param") if isinstance(raw, dict) else None
+        if isinstance(params, dict) and params.keys() - addon.params.keys():
+            merged = {str(k): _scalar(v) for k, v in params.items()}
+            addon = replace(addon, params={**merged, **addon.params})
+        out.append(addon)
+    return tuple(out)
 
 
 def render_args(

@@ -22,6 +22,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
+from renderer.bke import addons as addon_rules
+from renderer.bke.addons import CONTROLLER_ADDON, PLACEHOLDER
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.engine.govalues import Int32, StringMap
@@ -55,6 +57,8 @@ SOURCES = (
     USER,
     USER_FILE,
     POLICY,
+    CONTROLLER_ADDON,
+    PLACEHOLDER,
 )
 #: A dotted param of these sources is per file, and says so.
 _PER_FILE = {ADDON_PARAM: FILE_PARAM, USER: USER_FILE}
@@ -125,7 +129,10 @@ class ContextInputs:
 
     ``params`` are addon params in order (a later one wins for the same key);
     ``nested`` are map values from a ``--values`` file, given to every file (a config's
-    params are strings and cannot give one); ``repo`` is set last in every file.
+    params are strings and cannot give one); ``after`` are keys the controller sets in
+    every file applied with the addon once the maps are merged (cluster-api's CA
+    bundles); ``repo`` is set last in every file. ``notes`` say what the controller does
+    for this addon that a reader should know (placeholders, scripts it would skip).
     """
 
     common: Mapping[str, Entry]
@@ -133,6 +140,8 @@ class ContextInputs:
     repo: Entry
     nested: Mapping[str, Entry] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    after: Mapping[str, Entry] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -470,14 +479,18 @@ def _build(
     # a file's entries follow from its base's params alone (the rest is the same for
     # every file): bases with equal params share one mapping and one dict of values
     # (200,000 values keys were copied, sorted and turned into values once per file)
-    built: list[tuple[dict[str, Entry], FileContext]] = []
+    built: list[tuple[dict[str, Entry], bool, FileContext]] = []
+    # the keys set after the merge reach the files applied with the addon, not one
+    # applied in a later phase under a template name of its own
+    with_addon = {tf.name: tf.template == version.addon for tf in version.files}
     for name in names:
         base = file_base(name)
         if name in verbatim:
             files.append(FileContext(name, base, {}, verbatim=True))
             continue
         layer = per_base[base]
-        same = next((fc for seen, fc in built if seen == layer), None)
+        after = with_addon[name]
+        same = next((fc for seen, a, fc in built if seen == layer and a == after), None)
         if same is not None:
             files.append(FileContext(name, base, same.entries))
             continue
@@ -494,13 +507,15 @@ def _build(
             entries.setdefault(key, entry)
         for key, value in (typha or {}).items():
             entries[key] = Entry(value, POLICY, typha_reason)
+        if after:
+            entries.update(inputs.after)
         entries["repo"] = inputs.repo
         # files of one version mostly hold the same keys: sorted once, not per file
         if order is None or len(order) != len(entries) or entries.keys() != order_keys:
             order = sorted(entries)
             order_keys = set(order)
         files.append(FileContext(name, base, {k: entries[k] for k in order}))
-        built.append((layer, files[-1]))
+        built.append((layer, after, files[-1]))
     return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
 
 
@@ -586,7 +601,28 @@ def for_config(
     nested: Mapping[str, Entry] | None = None,
 ) -> ContextInputs:
     """A render of a BKECluster (:class:`renderer.bke.cluster.ClusterConfig`) and its calico
-    ``addon``: common params from the cluster and ``nodes``, the addon's params, then the
+    ``addon``: see :func:`for_addon`."""
+    return for_addon(
+        config, addon.name, addon.version, nodes, listed=addon, repo=repo, params=params,
+        nested=nested,
+    )  # fmt: skip
+
+
+def for_addon(
+    config: ClusterConfig,
+    name: str,
+    version: str,
+    nodes: Sequence[Node] | None,
+    *,
+    listed: Addon | None,
+    repo: str | None = None,
+    params: Sequence[Param] = (),
+    nested: Mapping[str, Entry] | None = None,
+) -> ContextInputs:
+    """A render of addon ``name`` at ``version`` for a BKECluster and its BKENodes, as
+    the controller builds it: common params from the cluster and ``nodes``, what the
+    controller adds for this addon (:mod:`renderer.bke.addons`), the addon's params
+    (``listed``, the BKECluster's entry for it; None: it lists none) and then the
     user's; ``repo`` from ``cluster.imageRepo`` unless ``--repo`` is given."""
     common = common_params(
         config.install,
@@ -599,9 +635,25 @@ def for_config(
     if not config.namespace:
         ns = common["namespace"]
         common["namespace"] = Entry(ns.value, ns.source, "metadata.namespace (absent: default)")
-    own = tuple(
-        Param(k, v, ADDON_PARAM, f"{addon.where}.param.{k}") for k, v in addon.params.items()
+    given = dict(listed.params) if listed is not None else {}
+    extra = addon_rules.extras(
+        name,
+        version,
+        given,
+        config,
+        nodes or (),
+        {k: e.value for k, e in common.items()},
+        listed=listed is not None,
     )
+    for key, value in extra.common.items():
+        common[key] = Entry(*value)
+    where = listed.where if listed is not None else f"{config.config_path}.addons"
+    own = tuple(
+        Param(k, v, ADDON_PARAM, f"{where}.param.{k}")
+        if k not in extra.params
+        else Param(k, *extra.params[k])
+        for k, v in given.items()
+    ) + tuple(Param(k, *v) for k, v in extra.params.items() if k not in given)
     image_repo = _map(_map(config.install.get("cluster")).get("imageRepo"))
     repo_path = f"{config.config_path}.cluster.imageRepo"
     repo_source = (
@@ -620,6 +672,8 @@ def for_config(
         repo_entry,
         dict(nested or {}),
         (*overridden_params((*own, *params)), *nested_warnings(nested or {})),
+        after={key: Entry(*value) for key, value in extra.after.items()},
+        notes=extra.notes,
     )
 
 
@@ -659,10 +713,13 @@ CONTEXT_STAGE = CONTEXT
 @dataclass(frozen=True, slots=True)
 class ContextDetails(Details):
     """The context key a finding is about and, for a value that changed the YAML its
-    template wrote, that value."""
+    template wrote, that value; for a key the context lacks, the addon and who sets the
+    key (:mod:`renderer.bke.missing`)."""
 
     key: str
     value: str | None = None
+    addon: str | None = None
+    supplier: str | None = None
 
 
 def unreachable_keys(
