@@ -78,6 +78,12 @@ OTHER_RULES = {
     "schema-not-checked": (SCHEMA, "info", "a custom resource without a schema"),
     "kind-rejected": (SCHEMA, ERROR, "an object of a kind validate --reject names"),
     "context-unreachable-key": (CONTEXT, WARNING, "a key no BKE config can set"),
+    "context-missing-key": (
+        CONTEXT,
+        f"{WARNING}/{ERROR}",
+        "a template prints <no value> into an object (warning) or fails (error) on a key "
+        "its context lacks",
+    ),
     "branch-not-rendered": (
         COVERAGE,
         f"{WARNING}/{ERROR}",
