@@ -6,7 +6,7 @@ structured remedies: argument, value, hint) and never print. Render, advise,
 explain-context, images and plan take one :class:`Request`, built and validated once.
 One module per verb: :mod:`~renderer.api.render`, :mod:`~renderer.api.advise`,
 :mod:`~renderer.api.plan`, :mod:`~renderer.api.explain`, :mod:`~renderer.api.template`,
-:mod:`~renderer.api.versions`, :mod:`~renderer.api.importer`,
+:mod:`~renderer.api.versions`, :mod:`~renderer.api.importer`, :mod:`~renderer.api.addons`,
 :mod:`~renderer.api.images`, :mod:`~renderer.api.check`, :mod:`~renderer.api.validate`,
 :mod:`~renderer.api.schema`;
 what they return is in :mod:`~renderer.api.results`.
@@ -14,6 +14,7 @@ what they return is in :mod:`~renderer.api.results`.
 
 from __future__ import annotations
 
+from renderer.api.addons import addon_images, listed_addons, render_addon
 from renderer.api.advise import advise
 from renderer.api.check import (
     capability,
@@ -49,11 +50,15 @@ from renderer.api.request import (
     check_nodes,
     check_operation,
     cluster_args,
+    default_config,
     kube_versions,
 )
 from renderer.api.results import (
+    AddonImages,
+    AddonResult,
     ExplainResult,
     Imported,
+    ListedAddon,
     PlanResult,
     RenderResult,
     TyphaResult,
@@ -69,9 +74,12 @@ from renderer.manifests.tree import resolve_version
 
 __all__ = [
     "DEFAULT_PLATFORMS",
+    "AddonImages",
+    "AddonResult",
     "ExplainResult",
     "Imported",
     "KubeVersions",
+    "ListedAddon",
     "PlanResult",
     "RenderResult",
     "Request",
@@ -79,6 +87,7 @@ __all__ = [
     "Validation",
     "VersionEntry",
     "VersionsResult",
+    "addon_images",
     "advise",
     "capability",
     "check",
@@ -87,12 +96,14 @@ __all__ = [
     "check_options",
     "check_registry",
     "cluster_args",
+    "default_config",
     "default_golden",
     "default_jobs",
     "explain_context",
     "file_contexts",
     "import_version",
     "kube_versions",
+    "listed_addons",
     "lock_text",
     "param_warnings",
     "plan",
@@ -100,6 +111,7 @@ __all__ = [
     "prepull_images",
     "read_lock",
     "render",
+    "render_addon",
     "resolve_version",
     "rules",
     "scale_findings",

@@ -17,7 +17,7 @@ from typing import Any
 from renderer.api.request import Request
 from renderer.api.results import RenderResult
 from renderer.bke import context as bke_context
-from renderer.bke import unread
+from renderer.bke import missing, unread
 from renderer.bke.typha import search as controller_search
 from renderer.bke.values import check_context
 from renderer.calico import policy, scale
@@ -72,11 +72,14 @@ def render(request: Request) -> RenderResult:
             warnings.append(f"{readiness}; see calico-render capability --version {vdir.name}")
         found += controller_disagreement(vdir)
     files = tuple(render_version(vdir, {}, contexts.contexts()))
-    found += [*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files)]
+    found += [*unreachable_reads(vdir, contexts, files), *bke_context.injection_findings(files)]
     objects: tuple[K8sObject, ...] = ()
     if not any(f.severity == "error" for f in found):  # the YAML is what the templates wrote
         objects = tuple(parse_rendered(files))
-        found += _duplicates(vdir, objects, contexts)
+        if request.cluster is not None:  # a BKECluster's render: what production applies
+            listed = request.cluster.addon is not None
+            found += missing.no_value_reads(files, objects, vdir.addon, vdir.name, listed=listed)
+        found += duplicate_objects(vdir, objects, contexts)
         if request.kube_versions:
             found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))
         if request.cluster is not None and request.node_count:  # a real cluster's limits
@@ -91,7 +94,7 @@ def render(request: Request) -> RenderResult:
         contexts,
         warnings=tuple(warnings),
         param_warnings=given,
-        findings=tuple(_located(vdir, found)),
+        findings=tuple(located(vdir, found)),
         objects=objects,
         kube_versions=request.kube_versions,
         notes=(
@@ -160,7 +163,7 @@ def scale_findings(
     inputs = scale.request_inputs(
         objects, context, nodes=request.node_count, max_pods=max_pods, origins=origins
     )
-    return inputs, _located(request.version, scale.advise(inputs))
+    return inputs, located(request.version, scale.advise(inputs))
 
 
 #: Where a context value came from (:data:`renderer.bke.context.SOURCES`), as the scale
@@ -220,14 +223,14 @@ def _as_warning(f: Finding) -> Finding:
     return replace(f, severity=WARNING) if f.severity == "error" else f
 
 
-def _located(vdir: VersionDir, found: Iterable[Finding]) -> list[Finding]:
-    """Findings located relative to ROOT (``kubernetes/calico/<version>/<file>``), as
+def located(vdir: VersionDir, found: Iterable[Finding]) -> list[Finding]:
+    """Findings located relative to ROOT (``kubernetes/<addon>/<version>/<file>``), as
     every finding is, so CI annotates the line of the merge request."""
     names = [f.name for f in vdir.files]
-    return [replace(f, file=tree_path(vdir.name, names, f.file)) for f in found]
+    return [replace(f, file=tree_path(vdir.name, names, f.file, vdir.addon)) for f in found]
 
 
-def _duplicates(
+def duplicate_objects(
     vdir: VersionDir, objects: Sequence[K8sObject], contexts: bke_context.VersionContexts
 ) -> list[Finding]:
     """``duplicate-object`` findings: an object rendered twice (kind, namespace, name)
@@ -236,7 +239,7 @@ def _duplicates(
     return list(REGISTRY["duplicate-object"].run(RuleInput(objects, vdir.name, first)))
 
 
-def _unreachable_read(
+def unreachable_reads(
     vdir: VersionDir, contexts: bke_context.VersionContexts, files: Sequence[RenderedFile]
 ) -> list[Finding]:
     """``context-unreachable-key`` warnings for keys read as maps that no config can set,

@@ -15,12 +15,19 @@ from typing import Any
 
 from renderer.bke import context as bke_context
 from renderer.bke.args import RenderArgs
-from renderer.bke.cluster import ClusterInputs, NodeInventory, render_args, resolve_inputs
+from renderer.bke.cluster import (
+    ClusterInputs,
+    NodeInventory,
+    render_args,
+    require_version,
+    resolve_inputs,
+)
 from renderer.bke.values import read_user_values
 from renderer.calico import policy
+from renderer.data.bundled import bundled_example
 from renderer.errors import InputError
 from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-from renderer.manifests.tree import VersionDir, resolve_version
+from renderer.manifests.tree import VersionDir, check_addon, resolve_version
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
@@ -218,6 +225,89 @@ class Request:
             )
         return cls.of(args.version, args.nodes, root=root, repo=repo, cluster=args, **options)
 
+    @classmethod
+    def for_addon(
+        cls,
+        addon: str,
+        version: str | VersionDir | None = None,
+        *,
+        config: str | Path | None = None,
+        nodes_file: str | Path | None = None,
+        nodes: int | None = None,
+        root: Path | None = None,
+        repo: str | None = None,
+        values: Mapping[str, Any] | None = None,
+        values_file: str | Path | None = None,
+        sets: Sequence[str] = (),
+        operation: str = "install",
+        kube: KubeVersions | Sequence[str] | None = None,
+        strict: bool = False,
+    ) -> Request:
+        """A request for one addon of the tree (``kubernetes/<addon>/<version>/``) with
+        the context BKE's controller builds for it from a BKECluster and its BKENodes:
+        ``config`` (and ``nodes_file``; ``nodes`` wins over their count), by default the
+        representative create request the package ships (:func:`default_config`).
+
+        ``version`` is a directory of the addon (``vMAJOR.MINOR`` names the newest
+        patch); None takes the version the BKECluster lists, which must name a directory
+        exactly (the controller joins it into a path). The addon's params are the
+        BKECluster's entry for it (none when it lists none), then ``values``,
+        ``values_file`` and ``sets`` as for :meth:`of`. Calico's request decides Typha
+        as the controller does (its text search), like :meth:`from_config`'s."""
+        check_addon(addon)
+        warnings: list[str] = []
+        user = read_user_values(values_file, tuple(sets), warnings)
+        own_params, own_nested = bke_context.from_mapping(dict(values or {}))
+        if nodes is not None:
+            check_nodes(nodes)
+        check_operation(operation)
+        source = default_config() if config is None else config
+        found = resolve_inputs(
+            source,
+            nodes_file=nodes_file,
+            nodes=nodes,
+            root=root,
+            repo=repo,
+            check_version=False,
+            addon=addon,
+        )
+        vdir = _addon_version(addon, version, found, root)
+        if kube is not None and not isinstance(kube, KubeVersions):
+            config_args = RenderArgs(vdir.name, found.nodes, repo, {}, cluster=found)
+            kube = kube_versions(tuple(kube), config_args)
+        inputs = bke_context.for_addon(
+            found.config,
+            addon,
+            vdir.name,
+            found.inventory.nodes if found.inventory is not None else None,
+            listed=found.addon,
+            repo=repo,
+            params=(*own_params, *user.params),
+            nested={**own_nested, **user.nested},
+        )
+        inputs = replace(inputs, warnings=(*warnings, *inputs.warnings))
+        return cls(
+            vdir,
+            found.nodes,
+            inputs,
+            root=root,
+            operation=operation,
+            repo=repo,
+            given={**dict(values or {}), **user.given},
+            kube_versions=kube.versions if kube is not None else (),
+            kube_note=kube.note if kube is not None else "",
+            strict=strict,
+            cluster=found,
+            inventory=found.inventory,
+            notes=(*found.notes, *inputs.notes),
+            controller=True,
+        )
+
+    @property
+    def addon(self) -> str:
+        """The addon whose version this request renders (``calico`` unless named)."""
+        return self.version.addon
+
     @property
     def node_count(self) -> int:
         """The node count a render needs (checked by :meth:`of`; an InputError naming
@@ -230,6 +320,46 @@ class Request:
     def config_values(self) -> dict[str, str]:
         """The config's addon params (empty without a config)."""
         return dict(self.cluster.user) if self.cluster is not None else {}
+
+
+def default_config() -> Path:
+    """The BKECluster an addon renders with when the caller gives none: installer-service's
+    create request for a three-node cluster, with the five addons it lists."""
+    return bundled_example()
+
+
+def _addon_version(
+    addon: str, version: str | VersionDir | None, found: ClusterInputs, root: Path | None
+) -> VersionDir:
+    """The version directory a request for ``addon`` renders: the one given, else the
+    one the BKECluster lists, exactly (the controller's path); neither is bad input."""
+    if isinstance(version, VersionDir):
+        if version.addon != addon:
+            raise InputError(
+                f"the version directory is {version.addon}'s, not {addon}'s",
+                key="version",
+                argument="version",
+                value=version.name,
+            )
+        return version
+    if version is not None:
+        return resolve_version(version, root, addon)
+    listed = found.addon
+    if listed is None or not listed.version.strip():
+        what = "lists no addon named" if listed is None else "gives no version for"
+        raise InputError(
+            f"{found.config.file} {what} {addon}: give the version to render",
+            file=found.config.file,
+            key="version",
+            argument="version",
+        )
+    return require_version(
+        listed.version,
+        root,
+        file=found.config.file,
+        key=f"{listed.where}.version",
+        addon=addon,
+    )
 
 
 def _context_inputs(

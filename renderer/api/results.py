@@ -23,6 +23,7 @@ from renderer.k8s.schema import NOT_CHECKED_RULE, errors
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
+    from renderer.api.request import Request
     from renderer.calico import plan as plan_mod
 
 
@@ -71,7 +72,7 @@ class RenderResult:
 
     def stream(self) -> str:
         """The render as one multi-document stream (``helm template``'s layout)."""
-        return join_stream(list(self.files))
+        return join_stream(list(self.files), self.version.addon)
 
     def prepull(self) -> dict[str, tuple[str, ...]]:
         """Node role -> the Calico images a node of that role pre-pulls, read from the
@@ -81,6 +82,77 @@ class RenderResult:
     def texts(self) -> dict[str, str]:
         """Each template file's render by its name below the version directory."""
         return {f.name.split("/", 1)[1]: f.text for f in self.files}
+
+
+@dataclass(frozen=True)
+class AddonResult:
+    """One addon's version rendered as BKE's controller renders it, and everything found
+    wrong with it: the answer of :func:`renderer.api.render_addon`.
+
+    Unlike :class:`RenderResult` a file that fails does not stop the others: ``failed``
+    names each (its finding says why), ``files`` are the ones that rendered. ``decision``
+    is Calico's Typha decision (None for any other addon); ``notes`` say what the
+    controller does for the addon that a reader should know (placeholders for values it
+    reads from a live cluster, scripts it would not run)."""
+
+    version: VersionDir
+    files: tuple[RenderedFile, ...]
+    contexts: bke_context.VersionContexts
+    findings: tuple[Finding, ...] = ()
+    objects: tuple[K8sObject, ...] = ()
+    failed: tuple[str, ...] = ()
+    kube_versions: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
+    notes: tuple[str, ...] = ()
+    decision: TyphaDecision | None = None
+
+    @property
+    def addon(self) -> str:
+        return self.version.addon
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == ERROR]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when nothing is wrong enough to stop the render, else 1."""
+        return EXIT_CHECK_FAILED if self.errors or self.failed else EXIT_OK
+
+    def stream(self) -> str:
+        """The files that rendered as one multi-document stream."""
+        return join_stream(list(self.files), self.version.addon)
+
+    def texts(self) -> dict[str, str]:
+        """Each rendered file by its name below the version directory."""
+        return {f.name.split("/", 1)[1]: f.text for f in self.files}
+
+
+@dataclass(frozen=True)
+class AddonImages:
+    """The images a node of each BKE role pulls for one addon's version: those of every
+    workload whose pods may be scheduled there (:mod:`renderer.bke.roles`), sorted;
+    ``daemons`` those of the DaemonSets alone, which every such node runs."""
+
+    addon: str
+    version: str
+    repo: str
+    images: Mapping[str, tuple[str, ...]]
+    daemons: Mapping[str, tuple[str, ...]]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListedAddon:
+    """One addon a BKECluster lists, in the controller's order: its request, or why the
+    controller renders nothing from bke-manifests for it (``skipped``)."""
+
+    name: str
+    version: str
+    where: str
+    request: Request | None = None
+    skipped: str = ""
 
 
 @dataclass

@@ -30,5 +30,15 @@ def bundled_golden() -> Path:
     return data_dir("golden")
 
 
+#: The representative cluster an addon renders with when a caller gives no config: a
+#: create request as installer-service writes it (three BKENodes, then the BKECluster).
+EXAMPLE_CLUSTER = "bkecluster-create.yaml"
+
+
+def bundled_example(name: str = EXAMPLE_CLUSTER) -> Path:
+    """An example the package carries (``examples/`` of a checkout)."""
+    return data_dir("examples") / name
+
+
 def schema_path(name: str) -> Path:
     return data_dir("schemas") / name

@@ -1,0 +1,208 @@
+"""The addon verbs: any addon of the tree rendered as BKE's controller renders it, the
+addons a BKECluster lists in the controller's order, and the images each BKE role's
+nodes pull for an addon.
+
+Every addon of bke-manifests goes through the controller's one code path
+(``pkg/kube/addon.go``): the file walk, the common parameters, what it adds for the
+addon, the addon's params per file, ``repo`` last, the same functions and decoder. So
+one verb renders them all; Calico's request also gets its Typha keys as the controller
+decides them (the deep Calico checks stay :func:`renderer.api.render`'s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from renderer.api.render import duplicate_objects, located, plan_route, unreachable_reads
+from renderer.api.request import Request, default_config
+from renderer.api.results import AddonImages, AddonResult, ListedAddon
+from renderer.bke import context as bke_context
+from renderer.bke import missing, unread
+from renderer.bke.cluster import load_stream
+from renderer.bke.roles import NODE_SHAPES
+from renderer.calico import policy
+from renderer.engine.render import RenderedFile, render_each
+from renderer.errors import CalicoRenderError, InputError, RefusedError
+from renderer.finding import ERROR, TEMPLATES, Finding, merge_findings
+from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.schema import SchemaValidator
+from renderer.k8s.workloads import workload_images
+from renderer.manifests.tree import ADDON, list_addons, list_versions
+
+#: The rule of a file that does not render or decode (the gate's templates stage).
+TEMPLATES_ERROR = f"{TEMPLATES}-error"
+
+
+def render_addon(request: Request) -> AddonResult:
+    """Render the request's addon version file by file with the contexts the controller
+    builds, and check what renders: files that fail (a key the context lacks named as
+    such), ``<no value>`` printed into objects, values that change the YAML, keys no
+    config can set, objects rendered twice, and (with ``kube_versions``) strict schemas.
+
+    Raises :class:`~renderer.errors.RefusedError` for a first Calico install above 50
+    nodes on a version the controller finds no Typha in, as the controller refuses it;
+    :class:`~renderer.errors.InputError` for a strict request whose params change
+    nothing."""
+    vdir, inputs = request.version, request.inputs
+    typha: dict[str, str] | None = None
+    reason = ""
+    warnings: list[str] = []
+    decision = None
+    if vdir.addon == ADDON:
+        route = plan_route(vdir, request.node_count, request.operation, controller=True)
+        if route.refused:
+            raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
+        decision = route.decision
+        typha, reason = decision.context(), decision.reason
+        overridden = policy.overridden_keys(bke_context.typha_params(inputs.params), decision)
+        warnings += [*overridden, *route.warnings]
+    contexts = bke_context.build(vdir, inputs, typha, typha_reason=reason)
+    by_file = contexts.contexts()
+    files, failed = render_each(vdir, by_file)
+    # what reads the templates judges the files that compiled and rendered
+    rendered = replace(vdir, files=tuple(tf for tf in vdir.files if tf.name not in failed))
+    given = tuple(unread.inputs_warnings(rendered, inputs))
+    if request.strict and given:
+        keys = ", ".join(sorted({w.key for w in given}))
+        raise InputError(
+            f"{len(given)} given param(s) change nothing or take no branch: {keys}",
+            key="strict",
+            argument="strict",
+        )
+    listed = request.cluster is not None and request.cluster.addon is not None
+    found: list[Finding] = []
+    for name, error in failed.items():
+        read = missing.failed_read(error, by_file[name], vdir.addon, vdir.name, listed=listed)
+        found.append(read or _error_finding(error))
+    found += unreachable_reads(rendered, contexts, files)
+    found += bke_context.injection_findings(files)
+    objects, undecoded = _decode(files)
+    found += undecoded
+    found += missing.no_value_reads(files, objects, vdir.addon, vdir.name, listed=listed)
+    found += duplicate_objects(vdir, objects, contexts)
+    if request.kube_versions:
+        found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))
+    return AddonResult(
+        vdir,
+        tuple(files),
+        contexts,
+        findings=tuple(located(vdir, found)),
+        objects=tuple(objects),
+        failed=tuple(failed),
+        kube_versions=request.kube_versions,
+        warnings=(*warnings, *contexts.warnings),
+        param_warnings=given,
+        notes=(*request.notes, *((request.kube_note,) if request.kube_note else ())),
+        decision=decision,
+    )
+
+
+def _error_finding(error: CalicoRenderError) -> Finding:
+    """A file the controller could not render or decode, where the error is."""
+    return Finding(
+        TEMPLATES_ERROR,
+        ERROR,
+        error.message,
+        stage=TEMPLATES,
+        file=error.file or "",
+        line=error.line or 0,
+        column=(error.column or 0) if error.line else 0,
+    )
+
+
+def _decode(files: Sequence[RenderedFile]) -> tuple[list[K8sObject], list[Finding]]:
+    """The objects of every file the controller's decoder reads, and a finding for each
+    file it refuses (the controller fails that file's apply)."""
+    objects: list[K8sObject] = []
+    found: list[Finding] = []
+    for f in files:
+        try:
+            objects += parse_rendered([f])
+        except InputError as exc:
+            found.append(_error_finding(exc))
+    return objects, found
+
+
+def listed_addons(
+    config: str | Path | None = None,
+    *,
+    nodes_file: str | Path | None = None,
+    nodes: int | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    **options: Any,
+) -> tuple[ListedAddon, ...]:
+    """Every addon ``config`` (by default the representative create request) lists, in
+    the order the controller installs them (the BKECluster's), each with its request
+    (:meth:`Request.for_addon`; ``options`` as it takes them) or the reason the controller
+    renders nothing for it from bke-manifests: a Helm chart, or a directory the tree
+    does not have (the controller fails that install)."""
+    source = default_config() if config is None else config
+    found, _ = load_stream(source)
+    present = set(list_addons(root))
+    out = []
+    for addon in found.addons:
+        listed = ListedAddon(addon.name, addon.version, addon.where)
+        if addon.type == "chart":
+            out.append(replace(listed, skipped="a Helm chart: not rendered from bke-manifests"))
+            continue
+        versions = (
+            {v.name for v in list_versions(root, addon.name)} if addon.name in present else set()
+        )
+        if addon.version not in versions:
+            known = ", ".join(sorted(versions)) or "none"
+            why = (
+                f"no kubernetes/{addon.name}/{addon.version}/ in the tree (versions: {known}): "
+                "the controller fails this install (addon dir does not exist)"
+            )
+            out.append(replace(listed, skipped=why))
+            continue
+        try:
+            request = Request.for_addon(
+                addon.name,
+                config=source,
+                nodes_file=nodes_file,
+                nodes=nodes,
+                root=root,
+                repo=repo,
+                **options,
+            )
+        except InputError as exc:
+            out.append(replace(listed, skipped=str(exc)))
+            continue
+        out.append(replace(listed, request=request))
+    return tuple(out)
+
+
+def addon_images(request: Request) -> AddonImages:
+    """The images a node of each BKE role pulls for the request's addon version, read
+    from what it renders: every workload whose pods may be scheduled on such a node
+    (:mod:`renderer.bke.roles`), and the DaemonSets' alone."""
+    result = render_addon(request)
+    by_role: dict[str, tuple[str, ...]] = {}
+    daemons: dict[str, tuple[str, ...]] = {}
+    for role, shape in NODE_SHAPES.items():
+        if shape is None:
+            by_role[role] = daemons[role] = ()
+            continue
+        uses = list(workload_images(result.objects, shape))
+        by_role[role] = tuple(sorted({image for _, image in uses}))
+        daemons[role] = tuple(sorted({image for o, image in uses if o.kind == "DaemonSet"}))
+    notes = list(result.notes)
+    if result.failed:
+        notes.append(
+            f"{len(result.failed)} file(s) did not render, their images are not listed: "
+            + ", ".join(result.failed)
+        )
+    notes.append("a dedicated etcd node may run no kubelet: it pulls nothing")
+    return AddonImages(
+        result.addon,
+        result.version.name,
+        str(request.inputs.repo.value),
+        by_role,
+        daemons,
+        tuple(notes),
+    )

@@ -1,0 +1,39 @@
+"""What the scheduler sees of a BKE node of each role: the labels and taints BKE's
+controller gives the node (``setTargetClusterNodeRole`` and the cordon of a dedicated
+master), so the images a node of a role pulls can be read from the rendered workloads
+(:mod:`renderer.k8s.workloads`).
+
+A ``master`` node carries the master and control-plane role labels and is cordoned
+(only DaemonSets and pods tolerating ``node.kubernetes.io/unschedulable`` run there); a
+``master/node`` node carries both label sets and takes any pod; a ``node`` node the
+worker labels. A dedicated ``etcd`` node may run no kubelet: it pulls nothing.
+Every node has the kubelet's OS and architecture labels (``linux``; ``amd64`` stands for
+the architecture: a selector on another one would differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from renderer.k8s.workloads import UNSCHEDULABLE, NodeShape, Taint
+
+_KUBELET = {
+    "kubernetes.io/os": "linux",
+    "beta.kubernetes.io/os": "linux",
+    "kubernetes.io/arch": "amd64",
+    "beta.kubernetes.io/arch": "amd64",
+}
+_MASTER = {
+    "node-role.kubernetes.io/master": "",
+    "node-role.kubernetes.io/control-plane": "control-plane",
+}
+_WORKER = {"node-role.kubernetes.io/node": "", "node-role.kubernetes.io/worker": "worker"}
+
+#: The roles of today's BKENodes, and the node each makes (None: no kubelet).
+NODE_SHAPES: Mapping[str, NodeShape | None] = {
+    "master": NodeShape({**_KUBELET, **_MASTER}, (Taint(UNSCHEDULABLE),)),
+    "master/node": NodeShape({**_KUBELET, **_MASTER, **_WORKER}),
+    "node": NodeShape({**_KUBELET, **_WORKER}),
+    "etcd": None,
+}
+ROLES = tuple(NODE_SHAPES)
