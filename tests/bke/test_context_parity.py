@@ -6,7 +6,11 @@ of calico-render, from the same BKECluster and BKENode files (converted to JSON 
 Go's standard library has no YAML) and renders with Go's text/template. The matrix
 covers image prefix, podSubnet and calicoMode set or not, per-file (dotted) params,
 bkeadm's old Typha params, 50/51/601 nodes, on the bundled tree (split files) and on
-BKE's single-file layout (BKE's released v3.31.3 calico.yaml).
+BKE's single-file layout (BKE's released v3.31.3 calico.yaml). For the other addons of
+bke-manifests (rendered through the library, ``render_addon``): nodelocaldns by proxy
+mode, cluster-api with and without ``manage`` (its deferred 003-manage.yaml), bocoperator,
+fabric's expanded ``excludeIps``, the agent's launcher and the node scripts the
+controller installs itself, victoriametrics-controller's admission defaults, coredns.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from renderer import api
 from renderer.manifests.tree import resolve_version
 from renderer.store.files import OWNED_FILES
 from tests.clihelp import one_error, run
@@ -379,3 +384,188 @@ def test_an_addon_named_calico_in_another_case_fails_as_in_the_controller(
     line = text.splitlines().index("      - name: Calico") + 1
     message = one_error(r, file=cluster_file, line=line, key="spec.clusterConfig.addons[1].name")
     assert "kubernetes/Calico/v3.31.3/, which does not exist" in message
+
+
+# --- every addon: what the controller adds per addon, the same code path ---------------
+
+ADDON_CLUSTER = """\
+apiVersion: bke.bocloud.com/v1beta1
+kind: BKECluster
+metadata:
+  name: parity
+  namespace: parity-ns
+spec:
+{endpoint}  clusterConfig:
+    cluster:
+      kubernetesVersion: v1.28.8
+      imageRepo: {{domain: deploy.bocloud.k8s, port: '40443', prefix: openfuyao}}
+      httpRepo: {{domain: http.example.com, ip: 10.9.9.9, port: '8080'}}
+      networking: {{serviceSubnet: 10.112.0.0/12, dnsDomain: corp.local}}
+      ntpServer: ntp.example.com:123
+      agentHealthPort: '58080'
+    customExtra: {extra}
+    addons:
+{addons}
+"""
+
+#: Each file prints what the controller gives its addon; a key it does not set prints
+#: <no value> (or Go's own rendering of the missing value) on both sides alike.
+ADDON_TEMPLATES: dict[str, dict[str, str]] = {
+    "nodelocaldns": {
+        "nodelocaldns.yaml": "data:\n  corefile: |\n    {{ .domain }}:53 bind {{ .localdns }} "
+        "{{ .DNSserver }} forward {{ .clusterDNS }} dns {{ .dnsIP }}\n",
+    },
+    "cluster-api": {
+        "001-secrets.yaml": '{{ if eq .manage "true" }}token: {{ b64encode .clusterToken }}\n'
+        "nodes:\n{{- range .nodes }}\n  - {{ .hostname }} {{ .ip }} {{ .port }} {{ .username }}"
+        " {{ .password }}{{ range .role }} {{ . }}{{ end }}\n{{- end }}\n{{ end }}"
+        "ca: {{ .capiCaBundle }}/{{ .bkeCaBundle }}\n",
+        "003-manage.yaml": 'manage: {{ .manage }} ca: {{ printf "%v" .capiCaBundle }} '
+        "token: {{ .clusterToken }}\n",
+    },
+    "bocoperator": {
+        "boc.yaml": '{{ range $k, $v := . }}{{ $k }}: {{ printf "%q" $v }}\n{{ end }}',
+    },
+    "fabric": {"fabric.yaml": "exclude: {{ .excludeIps }} mode: {{ .clusterNetworkMode }}\n"},
+    "bkeagent": {
+        "bkeagent.yaml": 'config: |\n  {{ indent .kubeconfig "  " }}\nimage: {{ .launcherImage }}'
+        "\nargs: {{ .clusterName }} {{ .ntpServer }} {{ .agentHealthPort }} {{ .debug }}\n",
+    },
+    "clusterextra": {
+        "agent-command.yaml": "nodes: {{ .nodesIps }} http: {{ .httpRepo }} ns: {{ .namespace }}\n",
+    },
+    "victoriametrics-controller": {
+        "vm.yaml": "single: {{ .useVMSingle }} agents: {{ .vmAgentReplicaCount }} "
+        "port: {{ .grafanaNodePort }} own: {{ .vmSelectCpuCount }}\n",
+    },
+    "coredns": {
+        "coredns.yaml": "dns: {{ .dnsIP }} {{ .dnsDomain }} {{ .EnableAntiAffinity }} "
+        "repo: {{ .repo }}\n",
+        "noexecute-rules.yaml": "summary: {{ $labels.instance }}\n",
+    },
+}
+
+#: name: (addon to render, version directory, addons lines, customExtra flow map, endpoint)
+ADDON_CASES: dict[str, tuple[str, str, str, str, str]] = {
+    "nodelocaldns-iptables": (
+        "nodelocaldns", "v1.0.0",
+        "      - {name: kubeproxy, version: v1.28.8}\n"
+        "      - {name: nodelocaldns, version: v1.0.0, param: {localdns: 169.254.20.10}}\n",
+        "{}", "",
+    ),
+    "nodelocaldns-ipvs": (
+        "nodelocaldns", "v1.0.0",
+        "      - {name: kubeproxy, version: v1.28.8, param: {proxyMode: ipvs}}\n"
+        "      - {name: nodelocaldns, version: v1.0.0}\n",
+        "{proxyMode: iptables}", "",
+    ),
+    "nodelocaldns-no-kubeproxy": (
+        "nodelocaldns", "v1.0.0", "      - {name: nodelocaldns, version: v1.0.0}\n", "{}", "",
+    ),
+    "cluster-api-manage": (
+        "cluster-api", "v1.0.0",
+        "      - {name: cluster-api, version: v1.0.0, param: {manage: 'true'}}\n", "{}", "",
+    ),
+    "cluster-api": (
+        "cluster-api", "v1.0.0",
+        "      - {name: cluster-api, version: v1.0.0, param: {manage: 'false'}}\n", "{}", "",
+    ),
+    "bocoperator": (
+        "bocoperator", "v1.0.0",
+        "      - {name: bocoperator, version: v1.0.0, param: {a.b: c, own: 'yes'}}\n",
+        "{pipelineServer: 10.1.0.2}",
+        "  controlPlaneEndpoint: {host: 10.0.0.100, port: 36443}\n",
+    ),
+    "fabric": (
+        "fabric", "v1.0.0",
+        "      - {name: fabric, version: v1.0.0, "
+        "param: {excludeIps: '10.0.0.1,10.0.0.250-10.0.0.252,10.0.0.5-10.0.0.3'}}\n",
+        "{}", "",
+    ),
+    "bkeagent": ("bkeagent", "latest", "      - {name: coredns, version: v1.0.0}\n", "{}", ""),
+    "clusterextra-etcdctl": (
+        "clusterextra", "install-etcdctl.sh", "      - {name: coredns, version: v1.0.0}\n",
+        "{}", "",
+    ),
+    "clusterextra-runc": (
+        "clusterextra", "update-runc.sh", "      - {name: coredns, version: v1.0.0}\n",
+        "{host: 10.1.0.1}", "",
+    ),
+    "clusterextra-nfsutils": (
+        "clusterextra", "install-nfsutils.sh", "      - {name: coredns, version: v1.0.0}\n",
+        "{}", "",
+    ),
+    "clusterextra-downloader": (
+        "clusterextra", "file-downloader.sh", "      - {name: coredns, version: v1.0.0}\n",
+        "{}", "",
+    ),
+    "victoriametrics": (
+        "victoriametrics-controller", "v1.0.0",
+        "      - {name: victoriametrics-controller, version: v1.0.0, "
+        "param: {vmSelectCpuCount: '2'}}\n",
+        "{}", "",
+    ),
+    "coredns": (
+        "coredns", "v1.0.0",
+        "      - {name: coredns, version: v1.0.0, param: {EnableAntiAffinity: 'true'}}\n",
+        "{}", "",
+    ),
+}  # fmt: skip
+
+
+def addon_nodes_yaml() -> str:
+    """A master with etcd, a master/node and two workers, with SSH access."""
+    nodes = [
+        ("m1", "10.1.0.1", "[master, etcd]"),
+        ("m2", "10.1.0.2", "[master/node]"),
+        ("w1", "10.1.0.3", "[node]"),
+        ("w2", "10.1.0.4", "[node]"),
+    ]
+    return "".join(
+        "---\napiVersion: bke.bocloud.com/v1beta1\nkind: BKENode\n"
+        f"metadata: {{name: {n}, namespace: parity-ns, "
+        "labels: {cluster.x-k8s.io/cluster-name: parity}}\n"
+        f"spec: {{ip: {ip}, role: {roles}, hostname: host-{n}, port: '22', username: root, "
+        f"password: 'p&ss<{n}>'}}\n"
+        for n, ip, roles in nodes
+    )
+
+
+@pytest.mark.parametrize("case", sorted(ADDON_CASES))
+def test_every_addons_context_is_the_controllers(
+    go_render: Path, tmp_path: Path, case: str
+) -> None:
+    """Each addon's files render byte for byte as the controller renders them: its
+    special params, the params it builds for the addons it installs itself, the CA
+    bundles after the merge (not in the deferred 003-manage.yaml, parsed under a name of
+    its own), admission's addon defaults, no Typha keys outside Calico."""
+    addon, version, addons, extra, endpoint = ADDON_CASES[case]
+    root = tmp_path / "tree"
+    vdir = root / "kubernetes" / addon / version
+    vdir.mkdir(parents=True)
+    for name, text in ADDON_TEMPLATES[addon].items():
+        (vdir / name).write_text(text, encoding="utf-8")
+    text = ADDON_CLUSTER.format(endpoint=endpoint, extra=extra, addons=addons.rstrip("\n"))
+    cluster_file, nodes_file = tmp_path / "cluster.yaml", tmp_path / "nodes.yaml"
+    cluster_file.write_text(text, encoding="utf-8")
+    nodes_file.write_text(addon_nodes_yaml(), encoding="utf-8")
+    (tmp_path / "cluster.json").write_text(json.dumps(to_json(text)))
+    (tmp_path / "nodes.json").write_text(json.dumps(to_json(nodes_file.read_text())))
+    go_out = tmp_path / "go"
+    go_out.mkdir()
+    go = subprocess.run(
+        [str(go_render), "context", str(tmp_path / "cluster.json"), str(tmp_path / "nodes.json"),
+         str(vdir), str(go_out)],
+        capture_output=True, check=False, timeout=120,
+        env={**os.environ, "BKE_ADDON": addon, "BKE_AS_WRITTEN": "0"},
+    )  # fmt: skip
+    assert go.returncode == 0, go.stderr.decode()
+    request = api.Request.for_addon(
+        addon, version, config=cluster_file, nodes_file=nodes_file, root=root
+    )
+    result = api.render_addon(request)
+    assert not result.failed
+    ours = result.texts()
+    theirs = {p.name: p.read_text(encoding="utf-8") for p in go_out.iterdir()}
+    assert ours == theirs and ours
+    assert "allowTypha" not in json.dumps(result.contexts.to_dict())

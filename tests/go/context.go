@@ -13,10 +13,18 @@
 // *.yaml file below VERSION_DIR is rendered (a path containing "noexecute" is copied)
 // and written to OUT_DIR under its relative path. The rules are implemented here independently
 // of calico-render, from the controller's behaviour as bke-context.md describes it.
+//
+// The environment's BKE_ADDON names the addon (default calico): it must be listed in the
+// BKECluster, except bkeagent and clusterextra, which the controller installs itself
+// with params it builds. What the controller adds for particular addons
+// (enhanceCommonParamForSpecialAddons: nodelocaldns, cluster-api, bocoperator, fabric;
+// cluster-api's CA bundles; the agent's launcher; the node scripts) is built here too;
+// the values it reads from a live cluster are calico-render's labelled placeholders.
 package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -85,8 +93,12 @@ func str(v interface{}) string {
 }
 
 type node struct {
-	ip    string
-	roles []string
+	ip       string
+	roles    []string
+	hostname string
+	port     string
+	username string
+	password string
 }
 
 func (n node) has(role string) bool {
@@ -317,6 +329,7 @@ func admit(cluster object, nodes []node, names []string) {
 			}
 		}
 	}
+	addonDefaults(cfg, masters)
 	ep := section(spec, "controlPlaneEndpoint")
 	port, _ := ep["port"].(json.Number)
 	portZero := port == "" || port == "0"
@@ -326,6 +339,316 @@ func admit(cluster object, nodes []node, names []string) {
 	} else if str(ep["host"]) != "" && portZero {
 		ep["port"] = json.Number("36443")
 	}
+}
+
+var vmDefaults = [][2]string{
+	{"useVMSingle", "false"}, {"vmSingleStorageSize", "50Gi"},
+	{"vmAgentAllowStatefulSet", "true"}, {"vmAgentCpuCount", "4"},
+	{"vmAgentMemorySize", "8Gi"}, {"vmAgentStorageSize", "60Gi"},
+	{"vmAgentReplicaCount", "2"}, {"vmAgentShareCount", "2"},
+	{"vmAgentScrapeInterval", "20s"}, {"vmSelectCpuCount", "12"},
+	{"vmSelectMemorySize", "24Gi"}, {"vmSelectStorageSize", "35Gi"},
+	{"vmSelectReplicaCount", "2"}, {"vmStorageCPUCount", "5"},
+	{"vmStorageMemorySize", "32Gi"}, {"vmStorageStorageSize", "720Gi"},
+	{"vmStorageReplicaCount", "10"}, {"vmInsertReplicaCount", "6"},
+	{"vmInsertCpuCount", "4"}, {"vmInsertMemorySize", "8Gi"},
+	{"vmAlertReplicaCount", "2"}, {"vmAlertCpuCount", "4"},
+	{"vmAlertMemorySize", "16Gi"}, {"vmAlertManagerReplicaCount", "2"},
+	{"vmAlertManagerCpuCount", "4"}, {"vmAlertManagerMemorySize", "16Gi"},
+	{"vmClusterRetentionPeriod", "15d"}, {"vmClusterReplicationFactor", "2"},
+	{"grafanaNodePort", "30010"}, {"kubeStateMetricsAutoSharding", "true"},
+	{"kubeStateMetricsReplicaCount", "3"}, {"kubeStateMetricsCpuCount", "4"},
+	{"kubeStateMetricsMemorySize", "12Gi"},
+}
+
+// addonDefaults is the webhook's per-addon defaulting: kubeproxy writes its proxy mode
+// into customExtra, victoriametrics-controller gets its missing params, bocoperator
+// the pipeline server (the first master) and image cleaning off.
+func addonDefaults(cfg object, masters []string) {
+	addons, _ := cfg["addons"].([]interface{})
+	if len(addons) == 0 {
+		return
+	}
+	extra := section(cfg, "customExtra")
+	for _, a := range addons {
+		ao, ok := a.(object)
+		if !ok {
+			continue
+		}
+		switch str(ao["name"]) {
+		case "kubeproxy":
+			mode := str(get(ao, "param", "proxyMode"))
+			if mode == "" {
+				mode = "iptables"
+			}
+			extra["proxyMode"] = mode
+		case "victoriametrics-controller":
+			param := section(ao, "param")
+			for _, kv := range vmDefaults {
+				if _, ok := param[kv[0]]; !ok {
+					param[kv[0]] = kv[1]
+				}
+			}
+		case "bocoperator":
+			if _, ok := extra["pipelineServer"]; !ok && len(masters) > 0 {
+				extra["pipelineServer"] = masters[0]
+			}
+			if _, ok := extra["pipelineServerEnableCleanImages"]; !ok {
+				extra["pipelineServerEnableCleanImages"] = "false"
+			}
+		}
+	}
+}
+
+// The values the controller reads from a live cluster, as calico-render labels them.
+var (
+	portalToken = "placeholder-portal-token-minted-on-the-target-cluster"
+	caBundle    = base64.StdEncoding.EncodeToString([]byte("placeholder: the webhook CA bundle the controller ensures"))
+	kubeconfig  = "apiVersion: v1\nkind: Config\n# placeholder: the management cluster's local kubeconfig (a Secret the controller reads)\nclusters: []\ncontexts: []\nusers: []\n"
+)
+
+// masterNodes is Nodes.Master(): role master, then role master/node, in list order.
+func masterNodes(nodes []node) []node {
+	var out []node
+	for _, role := range []string{"master", "master/node"} {
+		for _, n := range nodes {
+			if n.has(role) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// expandExclude rewrites fabric's excludeIps: addresses as Go prints them, IPv4 ranges
+// listed address by address (ends swapped when any byte of the start is greater).
+func expandExclude(raw string) (string, error) {
+	var out []string
+	for _, item := range strings.Split(raw, ",") {
+		if !strings.Contains(item, "-") {
+			ip := net.ParseIP(item)
+			if ip == nil {
+				return "", fmt.Errorf("invalid ip %s", item)
+			}
+			out = append(out, ip.String())
+			continue
+		}
+		ends := strings.Split(item, "-")
+		if len(ends) != 2 {
+			return "", fmt.Errorf("invalid range %s", item)
+		}
+		start, end := net.ParseIP(ends[0]).To4(), net.ParseIP(ends[1]).To4()
+		if start == nil || end == nil {
+			return "", fmt.Errorf("invalid range %s", item)
+		}
+		swap := false
+		if !start.Equal(end) {
+			for i := range start {
+				if start[i] > end[i] {
+					swap = true
+				}
+			}
+		}
+		if swap {
+			start, end = end, start
+		}
+		ip := append(net.IP(nil), start...)
+		out = append(out, ip.String())
+		for n := 0; !ip.Equal(end); n++ {
+			if n > 65536 {
+				return "", fmt.Errorf("range %s too long", item)
+			}
+			for j := len(ip) - 1; j >= 0; j-- {
+				ip[j]++
+				if ip[j] > 0 {
+					break
+				}
+			}
+			out = append(out, ip.String())
+		}
+	}
+	return strings.Join(out, ","), nil
+}
+
+type nodeJSON struct {
+	Role     []string `json:"role,omitempty"`
+	IP       string   `json:"ip"`
+	Port     string   `json:"port,omitempty"`
+	Username string   `json:"username,omitempty"`
+	Password string   `json:"password,omitempty"`
+	Hostname string   `json:"hostname,omitempty"`
+}
+
+// special adds what the controller adds to the common params for some addons, and
+// returns the keys it sets in every file after the merge.
+func special(name string, raw object, cluster object, nodes []node, p object) (object, error) {
+	cfg := get(cluster, "spec", "clusterConfig")
+	switch name {
+	case "nodelocaldns":
+		p["domain"] = str(get(cfg, "cluster", "networking", "dnsDomain"))
+		switch str(get(cfg, "customExtra", "proxyMode")) {
+		case "iptables":
+			p["DNSserver"], p["clusterDNS"] = p["dnsIP"], "__PILLAR__CLUSTER__DNS__"
+		case "ipvs":
+			p["DNSserver"], p["clusterDNS"] = "", p["dnsIP"]
+		}
+	case "cluster-api":
+		if str(raw["manage"]) == "true" {
+			p["clusterToken"] = portalToken
+			var list []map[string]interface{}
+			for _, n := range nodes {
+				list = append(list, map[string]interface{}{
+					"hostname": n.hostname, "ip": n.ip, "username": n.username,
+					"password": n.password, "port": n.port, "role": n.roles,
+				})
+			}
+			if list == nil {
+				list = []map[string]interface{}{}
+			}
+			p["nodes"] = list
+		}
+		return object{"capiCaBundle": caBundle, "bkeCaBundle": caBundle}, nil
+	case "bocoperator":
+		masters := masterNodes(nodes)
+		if len(masters) == 0 {
+			return nil, fmt.Errorf("no master")
+		}
+		first, server := masters[0], masters[0]
+		if ip := str(get(cfg, "customExtra", "pipelineServer")); ip != "" {
+			var chosen []node
+			for _, m := range masters {
+				if m.ip == ip {
+					chosen = append(chosen, m)
+				}
+			}
+			if len(chosen) == 1 {
+				server = chosen[0]
+			}
+		}
+		p["masterSshIp"], p["masterSshPort"] = first.ip, first.port
+		p["masterSshUser"], p["masterSshPwd"] = first.username, first.password
+		p["pipeLineServerIp"], p["pipeLineServerPort"] = server.ip, server.port
+		p["pipeLineServerUser"], p["pipeLineServerPwd"] = server.username, server.password
+		p["pipeLineServerHostname"] = server.hostname
+		p["isLocalDB"], p["bocVersion"] = "true", "v4.0"
+		var list []nodeJSON
+		for _, m := range masters {
+			list = append(list, nodeJSON{m.roles, m.ip, m.port, m.username, m.password, m.hostname})
+		}
+		js, err := json.Marshal(list)
+		if err != nil {
+			return nil, err
+		}
+		p["masterServers"] = string(js)
+		p["dbHost"] = str(get(cluster, "spec", "controlPlaneEndpoint", "host"))
+		for k, v := range raw {
+			if strings.Contains(k, ".") {
+				p[k] = str(v)
+			}
+		}
+		p["portalClusterToken"] = portalToken
+	case "fabric":
+		if ex := str(raw["excludeIps"]); ex != "" {
+			expanded, err := expandExclude(ex)
+			if err != nil {
+				return nil, err
+			}
+			raw["excludeIps"] = expanded
+		}
+	}
+	return nil, nil
+}
+
+// ownParams are the params the controller builds for the addons it installs itself.
+func ownParams(name, version string, cluster object, nodes []node) object {
+	cfg := get(cluster, "spec", "clusterConfig")
+	c := get(cfg, "cluster")
+	switch name {
+	case "bkeagent":
+		repo := "cr.openfuyao.cn/openfuyao"
+		if prefix := str(get(c, "imageRepo", "prefix")); prefix != "" {
+			repo = registry(str(get(c, "imageRepo", "domain")), str(get(c, "imageRepo", "ip")),
+				str(get(c, "imageRepo", "port"))) + "/" + prefix
+		}
+		image := repo + "/bkeagent-launcher:1.0.1"
+		if v := str(get(cfg, "customExtra", "bkeagent-launcher-image")); v != "" {
+			image = v
+		}
+		return object{
+			"clusterName": str(get(cluster, "metadata", "name")), "ntpServer": str(get(c, "ntpServer")),
+			"agentHealthPort": str(get(c, "agentHealthPort")), "debug": "true",
+			"kubeconfig": kubeconfig, "launcherImage": image,
+		}
+	case "clusterextra":
+		var all, etcd, masterIPs []string
+		for _, n := range nodes {
+			all = append(all, n.ip)
+			if n.has("etcd") {
+				etcd = append(etcd, n.ip)
+			}
+		}
+		for _, m := range masterNodes(nodes) {
+			masterIPs = append(masterIPs, m.ip)
+		}
+		ips := all
+		extra := get(cfg, "customExtra")
+		switch version {
+		case "install-etcdctl.sh":
+			ips = etcd
+		case "install-helm.sh", "install-calicoctl.sh":
+			ips = masterIPs
+		case "install-nfsutils.sh", "clean-docker-images.py":
+			ips = nil
+			enabled := version != "clean-docker-images.py" || str(get(extra, "pipelineServerEnableCleanImages")) == "true"
+			if s := str(get(extra, "pipelineServer")); s != "" && enabled {
+				ips = []string{s}
+			}
+		case "update-runc.sh":
+			if h := str(get(extra, "host")); h != "" {
+				ips = nil
+				for _, ip := range all {
+					if ip != h {
+						ips = append(ips, ip)
+					}
+				}
+			}
+		}
+		if len(ips) == 0 { // the controller would skip it: the first master stands in
+			ips = masterIPs
+			if len(ips) == 0 {
+				ips = all
+			}
+			if len(ips) > 1 {
+				ips = ips[:1]
+			}
+		}
+		p := object{"nodesIps": strings.Join(ips, ",")}
+		if version != "file-downloader.sh" && version != "package-downloader.sh" {
+			http := func(k string) string { return str(get(c, "httpRepo", k)) }
+			host := http("domain")
+			if host == "" {
+				host = http("ip")
+			}
+			base := "http://"
+			switch {
+			case host == "" && http("port") != "":
+				base = "http://:" + http("port")
+			case host != "" && http("port") == "":
+				base = "http://" + host
+			case host != "":
+				base = "http://" + net.JoinHostPort(host, http("port"))
+			}
+			if prefix := http("prefix"); prefix != "" {
+				p["httpRepo"] = base + "/" + prefix
+			} else if strings.HasSuffix(base, "/") {
+				p["httpRepo"] = base + "files"
+			} else {
+				p["httpRepo"] = base + "/files"
+			}
+		}
+		return p
+	}
+	return nil
 }
 
 func runContext(clusterFile, nodesFile, dir, outDir string) error {
@@ -340,7 +663,11 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	var nodes []node
 	var names []string
 	for _, rn := range rawNodes {
-		n := node{ip: str(get(rn, "spec", "ip"))}
+		n := node{
+			ip: str(get(rn, "spec", "ip")), hostname: str(get(rn, "spec", "hostname")),
+			port: str(get(rn, "spec", "port")), username: str(get(rn, "spec", "username")),
+			password: str(get(rn, "spec", "password")),
+		}
 		roles, _ := get(rn, "spec", "role").([]interface{})
 		for _, r := range roles {
 			n.roles = append(n.roles, str(r))
@@ -351,22 +678,31 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	if os.Getenv("BKE_AS_WRITTEN") != "1" {
 		admit(cluster, nodes, names)
 	}
+	name := os.Getenv("BKE_ADDON")
+	if name == "" {
+		name = "calico"
+	}
 	// The Typha code finds calico ignoring case, but the manifests are read from
 	// kubernetes/<name>/<version>: an addon named Calico names a directory that does
 	// not exist, and the install fails there.
 	var addon interface{}
 	addons, _ := get(cluster, "spec", "clusterConfig", "addons").([]interface{})
 	for _, a := range addons {
-		if strings.EqualFold(str(get(a, "name")), "calico") {
+		if name == "calico" && strings.EqualFold(str(get(a, "name")), "calico") ||
+			name != "calico" && str(get(a, "name")) == name {
 			addon = a
+			break
 		}
 	}
-	if addon == nil {
-		return fmt.Errorf("no calico addon")
+	internal := name == "bkeagent" || name == "clusterextra"
+	if addon == nil && !internal {
+		return fmt.Errorf("no %s addon", name)
 	}
-	named := filepath.Join(filepath.Dir(filepath.Dir(dir)), str(get(addon, "name")), filepath.Base(dir))
-	if _, err := os.Stat(named); os.IsNotExist(err) {
-		return fmt.Errorf("addon dir %q not exist", named)
+	if addon != nil {
+		named := filepath.Join(filepath.Dir(filepath.Dir(dir)), str(get(addon, "name")), filepath.Base(dir))
+		if _, err := os.Stat(named); os.IsNotExist(err) {
+			return fmt.Errorf("addon dir %q not exist", named)
+		}
 	}
 	// The controller's walk: every path below the version directory ending in .yaml,
 	// subdirectories included, sorted by path.
@@ -392,6 +728,20 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	}
 	// Addon params, keys sorted: a per-file key is applied after the key for every file.
 	raw, _ := get(addon, "param").(object)
+	if addon == nil {
+		raw = ownParams(name, filepath.Base(dir), cluster, nodes)
+	}
+	if raw == nil {
+		raw = object{}
+	}
+	common, err := commonParams(cluster, nodes)
+	if err != nil {
+		return err
+	}
+	after, err := special(name, raw, cluster, nodes, common)
+	if err != nil {
+		return err
+	}
 	var plain, dotted []string
 	for k := range raw {
 		if strings.Contains(k, ".") {
@@ -425,10 +775,6 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 			p["nodeSelector"] = selector
 		}
 	}
-	common, err := commonParams(cluster, nodes)
-	if err != nil {
-		return err
-	}
 	for _, p := range params {
 		for k, v := range common {
 			if _, ok := p[k]; !ok {
@@ -437,7 +783,7 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 		}
 	}
 	allow, replicas := "false", "0"
-	if len(nodes) > 50 {
+	if name == "calico" && len(nodes) > 50 {
 		if !typhaCapable(files) {
 			return fmt.Errorf("not Typha-capable above 50 nodes")
 		}
@@ -461,14 +807,31 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	}
 	for i, f := range files {
 		p := params[bases[i]]
-		p["allowTypha"], p["typhaReplicas"], p["repo"] = allow, replicas, repo
+		if name == "calico" {
+			p["allowTypha"], p["typhaReplicas"] = allow, replicas
+		}
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			return err
+		}
+		// cluster-api's 003-manage.yaml: a later phase applies it under a name of its
+		// own, with the params of that file alone (no CA bundles)
+		tmplName := name
+		if name == "cluster-api" && rel == "003-manage.yaml" {
+			tmplName = "cluster-api-manage"
+		} else {
+			for k, v := range after {
+				p[k] = v
+			}
+		}
+		p["repo"] = repo
 		text, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
 		out := text
-		if !strings.Contains(f, "noexecute") {
-			tmpl, err := template.New("calico").Funcs(funcs).Parse(string(text))
+		if !strings.Contains(filepath.Join(name, filepath.Base(dir), rel), "noexecute") {
+			tmpl, err := template.New(tmplName).Funcs(funcs).Parse(string(text))
 			if err != nil {
 				return err
 			}
@@ -477,10 +840,6 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 				return err
 			}
 			out = buf.Bytes()
-		}
-		rel, err := filepath.Rel(dir, f)
-		if err != nil {
-			return err
 		}
 		target := filepath.Join(outDir, rel)
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
