@@ -72,7 +72,8 @@ def render_addon(request: Request) -> AddonResult:
             key="strict",
             argument="strict",
         )
-    listed = request.cluster is not None and request.cluster.addon is not None
+    entry = request.cluster.addon if request.cluster is not None else None
+    listed = entry is not None and not entry.assumed
     found: list[Finding] = []
     for name, error in failed.items():
         read = missing.failed_read(error, by_file[name], vdir.addon, vdir.name, listed=listed)
@@ -163,6 +164,7 @@ def listed_addons(
         try:
             request = Request.for_addon(
                 addon.name,
+                addon.version,
                 config=source,
                 nodes_file=nodes_file,
                 nodes=nodes,

@@ -270,6 +270,7 @@ class Request:
             repo=repo,
             check_version=False,
             addon=addon,
+            version=version.name if isinstance(version, VersionDir) else version,
         )
         vdir = _addon_version(addon, version, found, root)
         if kube is not None and not isinstance(kube, KubeVersions):
@@ -345,8 +346,8 @@ def _addon_version(
     if version is not None:
         return resolve_version(version, root, addon)
     listed = found.addon
-    if listed is None or not listed.version.strip():
-        what = "lists no addon named" if listed is None else "gives no version for"
+    if listed is None or listed.assumed or not listed.version.strip():
+        what = "gives no version for" if listed and not listed.assumed else "lists no addon named"
         raise InputError(
             f"{found.config.file} {what} {addon}: give the version to render",
             file=found.config.file,

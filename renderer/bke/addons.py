@@ -325,13 +325,15 @@ def exclude_ips(raw: str) -> str:
             out.extend(_ip_range(item))
             continue
         try:
-            out.append(str(ipaddress.ip_address(item)))
+            address = ipaddress.ip_address(item)
         except ValueError:
             raise InputError(
                 f"fabric param excludeIps contains an invalid ip {item!r}: the controller "
                 "fails the install",
                 key="excludeIps",
             ) from None
+        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        out.append(str(mapped or address))  # Go prints an IPv4-mapped address as IPv4
     return ",".join(out)
 
 

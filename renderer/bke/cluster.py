@@ -64,7 +64,9 @@ class ImageRepo:
 @dataclass(frozen=True)
 class Addon:
     """One entry of ``addons``; ``where`` is its key path, ``line`` its line in the file,
-    ``type`` how it installs (``chart``: from a Helm chart, not from bke-manifests)."""
+    ``type`` how it installs (``chart``: from a Helm chart, not from bke-manifests);
+    ``assumed``: not in the file, listed to render an addon as the BKECluster would
+    with it listed (:func:`with_addon`)."""
 
     name: str
     version: str
@@ -72,6 +74,7 @@ class Addon:
     where: str
     line: int | None = None
     type: str = ""
+    assumed: bool = False
 
     def location(self) -> str:
         return f"{self.where} (line {self.line})" if self.line else self.where
@@ -102,10 +105,12 @@ class ClusterConfig:
         """The Calico addon, None when there is none; see :func:`calico_addon`."""
         return calico_addon(self.addons, self.file)
 
-    def addon(self, name: str) -> Addon | None:
+    def addon(self, name: str, version: str | None = None) -> Addon | None:
         """The addon named exactly ``name`` (the controller finds an addon's directory by
-        its name), the first one when several are; None when there is none."""
-        return next((a for a in self.addons if a.name == name), None)
+        its name): the one at ``version`` when several are and one is, else the first;
+        None when there is none."""
+        named = [a for a in self.addons if a.name == name]
+        return next((a for a in named if a.version == version), named[0] if named else None)
 
     @property
     def repo(self) -> str:
@@ -654,9 +659,10 @@ def resolve_inputs(
     repo: str | None = None,
     check_version: bool = True,
     addon: str = CALICO,
+    version: str | None = None,
 ) -> ClusterInputs:
     """Read ``config_path`` (and ``nodes_file``), apply the design's input rules for a
-    render of ``addon``.
+    render of ``addon`` (its entry at ``version`` when the BKECluster lists several).
 
     The BKENodes are ``nodes_file``'s, else those of the config's own stream (a create
     request of installer-service holds both), and a note says which counted; ``nodes``
@@ -676,14 +682,13 @@ def resolve_inputs(
                 + f"{nodes_file} are the ones counted"
             )
     name = addon
-    chosen = config.calico() if name == CALICO else config.addon(name)
+    chosen = config.calico() if name == CALICO else config.addon(name, version)
     if chosen is None and name != CALICO and name not in CONTROLLER_INSTALLED:
         # the controller renders only an addon the BKECluster lists: render this one as
         # the BKECluster with it listed, without params, reads after admission
         config = with_addon(config, name)
         notes.append(
-            f"{config.file} lists no addon named {name}: rendered as if it listed it "
-            "without params"
+            f"{config.file} lists no addon named {name}: rendered as if it listed it without params"
         )
     inventory = everyone
     skipped = None
@@ -725,7 +730,7 @@ def resolve_inputs(
         )
     count = nodes if nodes is not None else (inventory.count if inventory else None)
     config = admitted_config(config, inventory)
-    chosen = config.calico() if name == CALICO else config.addon(name)  # as admitted
+    chosen = config.calico() if name == CALICO else config.addon(name, version)  # admitted
     if chosen is None:
         what = ": no Calico images, no Typha parameters" if name == CALICO else ""
         notes.append(f"{config.file}: no addon named {name}{what}")
@@ -754,7 +759,7 @@ def with_addon(config: ClusterConfig, name: str) -> ClusterConfig:
     listed = list(install.get("addons") or [])
     where = f"{config.config_path}.addons[{len(listed)}]"
     install["addons"] = [*listed, {"name": name}]
-    added = Addon(name, "", {}, where)
+    added = Addon(name, "", {}, where, assumed=True)
     return replace(config, install=install, addons=(*config.addons, added))
 
 

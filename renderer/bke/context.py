@@ -648,12 +648,18 @@ def for_addon(
     for key, value in extra.common.items():
         common[key] = Entry(*value)
     where = listed.where if listed is not None else f"{config.config_path}.addons"
-    own = tuple(
-        Param(k, v, ADDON_PARAM, f"{where}.param.{k}")
-        if k not in extra.params
-        else Param(k, *extra.params[k])
-        for k, v in given.items()
-    ) + tuple(Param(k, *v) for k, v in extra.params.items() if k not in given)
+
+    def param(key: str, value: str) -> Param:
+        if key in extra.params:
+            return Param(key, *extra.params[key])
+        path = f"{where}.param.{key}"
+        return Param(
+            key, value, ADMISSION_DEFAULT if path in config.admitted else ADDON_PARAM, path
+        )
+
+    own = tuple(param(k, v) for k, v in given.items()) + tuple(
+        Param(k, *v) for k, v in extra.params.items() if k not in given
+    )
     image_repo = _map(_map(config.install.get("cluster")).get("imageRepo"))
     repo_path = f"{config.config_path}.cluster.imageRepo"
     repo_source = (

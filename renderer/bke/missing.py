@@ -84,7 +84,7 @@ def _whose(key: str, addon: str, version: str, listed: bool) -> tuple[str, str]:
             f"BKE's controller sets {top} for {addon} only {condition}, and this "
             "BKECluster does not: the template reads it without a default"
         )
-    which = "sets none" if not listed else "does not set it"
+    which = f"does not list {addon}" if not listed else f"does not set it for {addon}"
     return kind, (
         f"BKE's controller never sets {top} for {addon}: only the addon's param {top} "
         f"can, and this BKECluster {which}; the template reads it without a default"
@@ -196,7 +196,7 @@ def no_value_reads(
             kind, whose = _whose(span.key, addon, version, listed)
             out.append(
                 _finding(
-                    f"{owner.ref} holds <no value> where the template prints .{span.key}: {whose}",
+                    f"<no value> where the template prints .{span.key}: {whose}",
                     kind,
                     span.key.split(".", 1)[0],
                     addon,
