@@ -114,3 +114,40 @@ def test_disable_and_as_written_switch_admission_off_until_restored() -> None:
     with admission.as_written():
         assert not admission.enabled()
     assert admission.enabled()
+
+
+def test_a_kubeproxy_addon_writes_its_proxy_mode_into_custom_extra() -> None:
+    """Whatever customExtra held: nodelocaldns's context reads it from there."""
+    listed = {"addons": [{"name": "kubeproxy"}], "customExtra": {"proxyMode": "ipvs"}}
+    got = admit(listed, {}, where=AT)
+    assert got.install["customExtra"]["proxyMode"] == "iptables"
+    assert got.filled[f"{AT}.customExtra.proxyMode"] == "iptables"
+    own = admit({"addons": [{"name": "kubeproxy", "param": {"proxyMode": "ipvs"}}]}, {}, where=AT)
+    assert own.install["customExtra"] == {"proxyMode": "ipvs"}
+    assert "customExtra" not in admit({"addons": []}, {}, where=AT).install
+
+
+def test_victoriametrics_gets_the_params_it_does_not_set() -> None:
+    install = {"addons": [{"name": "x"}, {"name": "victoriametrics-controller",
+                                         "param": {"useVMSingle": "true"}}]}  # fmt: skip
+    got = admit(install, {}, where=AT)
+    params = got.install["addons"][1]["param"]
+    assert len(params) == len(admission.VICTORIAMETRICS_PARAMS)
+    assert (params["useVMSingle"], params["grafanaNodePort"]) == ("true", "30010")
+    assert got.filled[f"{AT}.addons[1].param.vmAgentReplicaCount"] == "2"
+    assert f"{AT}.addons[1].param.useVMSingle" not in got.filled
+    assert install["addons"][1]["param"] == {"useVMSingle": "true"}  # not mutated
+
+
+def test_bocoperator_gets_the_first_master_as_its_pipeline_server() -> None:
+    got = admit({"addons": [{"name": "bocoperator"}]}, {}, where=AT, master_ips=["10.0.0.1"])
+    assert got.install["customExtra"] == {
+        "pipelineServer": "10.0.0.1",
+        "pipelineServerEnableCleanImages": "false",
+    }
+    kept = admit(
+        {"addons": [{"name": "bocoperator"}], "customExtra": {"pipelineServer": "10.0.0.9"}},
+        {},
+        where=AT,
+    )
+    assert kept.install["customExtra"]["pipelineServer"] == "10.0.0.9"

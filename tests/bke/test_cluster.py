@@ -738,3 +738,57 @@ def test_a_bad_create_request_is_one_line_naming_file_line_and_key(
         api.Request.from_config(path)
     assert (exc.value.file, exc.value.line, exc.value.key) == (str(path), line, key)
     assert words in exc.value.message
+
+
+# --- every addon ------------------------------------------------------------------------
+
+
+def test_bkenodes_keep_their_ssh_access_and_addons_their_type(tmp_path: Path) -> None:
+    """cluster-api's manage template and bocoperator read a node's SSH access; a chart
+    addon is not rendered from bke-manifests."""
+    stream = create_request(2)
+    path = tmp_path / "create.yaml"
+    path.write_text(stream.replace("name: coredns", "name: coredns\n              type: chart"))
+    config, inventory = cluster_mod.load_stream(path)
+    assert inventory is not None
+    node = inventory.nodes[0]
+    assert (node.port, node.username, node.password) == ("22", "root", "")
+    assert config.addon("coredns") is not None and config.addon("coredns").type == "chart"  # type: ignore[union-attr]
+
+
+def test_an_addon_listed_twice_is_found_by_its_version(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(
+        "kind: BKECluster\nmetadata: {name: c}\nspec:\n  clusterConfig:\n    addons:\n"
+        "      - {name: coredns, version: v1}\n      - {name: coredns, version: v2}\n"
+    )
+    config = load_config(path)
+    assert [config.addon("coredns", v).where for v in (None, "v2", "v3")] == [  # type: ignore[union-attr]
+        "spec.clusterConfig.addons[0]",
+        "spec.clusterConfig.addons[1]",
+        "spec.clusterConfig.addons[0]",
+    ]
+    assert config.addon("kubeproxy") is None
+
+
+def test_an_addon_the_bkecluster_does_not_list_is_read_as_if_listed(tmp_path: Path) -> None:
+    """Admission defaults a listed addon: victoriametrics-controller gets its params."""
+    path = tmp_path / "create.yaml"
+    path.write_text(create_request(3))
+    found = resolve_inputs(path, addon="victoriametrics-controller", check_version=False)
+    assert found.addon is not None and found.addon.assumed
+    assert found.addon.where == "spec.clusterConfig.addons[4]"
+    assert found.addon.params["grafanaNodePort"] == "30010"
+    assert "lists no addon named victoriametrics-controller" in found.notes[0]
+    internal = resolve_inputs(path, addon="bkeagent", check_version=False)
+    assert internal.addon is None  # the controller installs it itself, listed or not
+    assert internal.notes[-1].endswith("no addon named bkeagent")
+
+
+def test_an_addons_listed_version_must_be_a_directory_of_that_addon(tmp_path: Path) -> None:
+    path = tmp_path / "create.yaml"
+    path.write_text(create_request(3))
+    with pytest.raises(InputError) as err:
+        resolve_inputs(path, addon="coredns", root=ROOT)
+    assert err.value.key == "spec.clusterConfig.addons[2].version"
+    assert "kubernetes/coredns/" in err.value.message

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from renderer import api
+from renderer.bke import cluster as bc_cluster
 from renderer.bke import context as bc
 from renderer.bke.cluster import Node, load_config, load_nodes
 from renderer.errors import InputError
@@ -364,3 +365,26 @@ def test_config_selects_schemas_by_kubernetes_version(capsys: pytest.CaptureFixt
     assert r.code == 0 and "Kubernetes 1.28" in r.err
     r = run(capsys, *args, "--kube-version", "1.34")
     assert r.code == 0 and "kubernetesVersion" not in r.err
+
+
+def test_an_addons_context_labels_what_the_controller_adds(tmp_path: Path) -> None:
+    """Admission's params of an addon, the controller's rewriting of fabric's, the keys
+    it sets after the merge: each with its origin."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(
+        "kind: BKECluster\nmetadata: {name: c, namespace: ns}\nspec:\n  clusterConfig:\n"
+        "    addons:\n      - {name: victoriametrics-controller, version: v1,"
+        " param: {useVMSingle: 'true'}}\n"
+        "      - {name: fabric, version: v1, param: {excludeIps: 10.0.0.1-10.0.0.2}}\n",
+        encoding="utf-8",
+    )
+    config = bc_cluster.admitted_config(load_config(path), None)
+    vm = bc.for_addon(config, "victoriametrics-controller", "v1", None,
+                      listed=config.addon("victoriametrics-controller"))  # fmt: skip
+    params = {p.key: (p.value, p.source) for p in vm.params}
+    assert params["useVMSingle"] == ("true", bc.ADDON_PARAM)
+    assert params["vmAgentCpuCount"] == ("4", bc.ADMISSION_DEFAULT)
+    fabric = bc.for_addon(config, "fabric", "v1", None, listed=config.addon("fabric"))
+    (exclude,) = fabric.params
+    assert (exclude.value, exclude.source) == ("10.0.0.1,10.0.0.2", bc.CONTROLLER_ADDON)
+    assert fabric.common["clusterNetworkMode"].value == "fabric"

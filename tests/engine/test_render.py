@@ -12,6 +12,8 @@ from renderer.engine.render import (
     RenderedFile,
     documents,
     join_stream,
+    is_verbatim,
+    render_each,
     render_version,
     version_keys,
 )
@@ -101,3 +103,62 @@ def test_stream_names_the_source_of_every_document_and_skips_empty_files() -> No
         f"---\n# Source: calico/{VERSION}/001-a.yaml\na: 1\n"
         f"---\n# Source: calico/{VERSION}/001-a.yaml\nb: 2\n"
     )
+
+
+def addon_tree(tmp_path: Path, addon: str, version: str, files: dict[str, str]) -> VersionDir:
+    directory = tmp_path / "kubernetes" / addon / version
+    directory.mkdir(parents=True)
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    return resolve_version(version, tmp_path, addon)
+
+
+def test_render_each_renders_every_file_and_names_each_that_fails(tmp_path: Path) -> None:
+    """One failing file stops the controller; a review wants every one judged."""
+    vdir = addon_tree(
+        tmp_path,
+        "coredns",
+        "v1.0.0",
+        {
+            "001-ok.yaml": "a: {{ .x }}\n",
+            "002-bad.yaml": 'b: {{ split .missing "," }}\n',
+            "003-syntax.yaml": "c: {{ - if .x }}\n",
+            "004-ok.yaml": "d: {{ .x }}\n",
+        },
+    )
+    contexts = {tf.name: {"x": "1"} for tf in vdir.files}
+    files, failed = render_each(vdir, contexts)
+    assert [(f.name, f.text) for f in files] == [
+        ("v1.0.0/001-ok.yaml", "a: 1\n"),
+        ("v1.0.0/004-ok.yaml", "d: 1\n"),
+    ]
+    assert sorted(failed) == ["002-bad.yaml", "003-syntax.yaml"]
+    bad = failed["002-bad.yaml"]
+    assert (bad.file, bad.line) == ("v1.0.0/002-bad.yaml", 1)
+    assert bad.message == 'executing "coredns" at <.missing>: invalid value; expected string'
+    assert failed["003-syntax.yaml"].line == 1
+
+
+def test_noexecute_is_judged_on_the_addons_path(tmp_path: Path) -> None:
+    """The controller looks for noexecute in the whole path: an addon or version named
+    so makes every file verbatim."""
+    vdir = addon_tree(tmp_path, "rules-noexecute", "v1", {"rules.yaml": "a: {{ $labels }}\n"})
+    files, failed = render_each(vdir, {})
+    assert not failed and files[0].text == "a: {{ $labels }}\n"
+    assert is_verbatim(vdir, vdir.files[0])
+
+
+def test_a_stream_names_the_addon_in_its_sources(tmp_path: Path) -> None:
+    vdir = addon_tree(tmp_path, "coredns", "v1.0.0", {"coredns.yaml": "a: b\n"})
+    files, _ = render_each(vdir, {"coredns.yaml": {}})
+    assert join_stream(files, vdir.addon) == "---\n# Source: coredns/v1.0.0/coredns.yaml\na: b\n"
+
+
+def test_each_file_is_parsed_under_its_addons_name(tmp_path: Path) -> None:
+    vdir = addon_tree(tmp_path, "cluster-api", "v1.4.3", {
+        "002-capi.yaml": 'a: {{ template "cluster-api" }}\n',
+        "003-manage.yaml": "b: {{ .x.y }}\n",
+    })  # fmt: skip
+    _, failed = render_each(vdir, {"002-capi.yaml": {}, "003-manage.yaml": {"x": "s"}})
+    assert 'template: no template "cluster-api"' not in failed["002-capi.yaml"].message
+    assert 'executing "cluster-api-manage"' in failed["003-manage.yaml"].message

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from renderer.errors import InputError
-from renderer.manifests.tree import list_versions, resolve_version
+from renderer.manifests.tree import (
+    list_addons,
+    list_versions,
+    resolve_version,
+    template_name,
+    tree_path,
+)
 
 
 @pytest.fixture
@@ -204,3 +210,123 @@ def test_a_linked_directory_is_not_walked(tmp_path: Path) -> None:
     (v / "real" / "a.yaml").write_text("kind: ConfigMap\n")
     (v / "link").symlink_to(v / "real", target_is_directory=True)
     assert [f.name for f in resolve_version("v1.0.0", tmp_path).files] == ["real/a.yaml"]
+
+
+# --- every addon ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def addons_root(tmp_path: Path) -> Path:
+    """Three addons as bke-manifests lays them out: versions that are no semantic
+    versions, a script name with an underscore, subdirectories, cluster-api's manage file."""
+    base = tmp_path / "kubernetes"
+    files = {
+        "coredns/v1.10.1/coredns.yaml": "a: {{ .dnsIP }}\n",
+        "coredns/v1.9.3/coredns.yaml": "a: b\n",
+        "coredns/latest/sub/x.yaml": "a: b\n",
+        "coredns/latest/README.md": "not a template\n",
+        "clusterextra/clean_docker_images.py/agent-command.yaml": "a: b\n",
+        "clusterextra/2023-04-20/extra.yaml": "a: b\n",
+        "cluster-api/v1.4.3/002-cluster-api.yaml": "a: b\n",
+        "cluster-api/v1.4.3/003-manage.yaml": "a: b\n",
+        "cluster-api/v1.4.3/sub/003-manage.yaml": "a: b\n",
+    }
+    for name, text in files.items():
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_text(text)
+    (base / "README.md").write_text("a file beside the addons\n")
+    return tmp_path
+
+
+def test_addons_are_listed_by_name(addons_root: Path) -> None:
+    assert list_addons(addons_root) == ("cluster-api", "clusterextra", "coredns")
+
+
+def test_an_addons_versions_sort_semantic_first_then_by_name(addons_root: Path) -> None:
+    names = [v.name for v in list_versions(addons_root, "coredns")]
+    assert names == ["v1.9.3", "v1.10.1", "latest"]
+    extra = [v.name for v in list_versions(addons_root, "clusterextra")]
+    assert extra == ["2023-04-20", "clean_docker_images.py"]
+
+
+def test_an_addons_files_are_the_controllers_walk_named_after_the_addon(
+    addons_root: Path,
+) -> None:
+    v = resolve_version("latest", addons_root, "coredns")
+    assert (v.addon, [(f.name, f.template) for f in v.files]) == (
+        "coredns",
+        [("sub/x.yaml", "coredns")],
+    )
+    assert resolve_version("v1.10", addons_root, "coredns").name == "v1.10.1"
+
+
+def test_cluster_apis_manage_file_is_parsed_under_the_name_of_its_phase(
+    addons_root: Path,
+) -> None:
+    """A create applies the top-level 003-manage.yaml later, as cluster-api-manage; one
+    in a subdirectory is left out of the create and never read by that phase."""
+    v = resolve_version("v1.4.3", addons_root, "cluster-api")
+    assert [(f.name, f.template) for f in v.files] == [
+        ("002-cluster-api.yaml", "cluster-api"),
+        ("003-manage.yaml", "cluster-api-manage"),
+        ("sub/003-manage.yaml", "cluster-api"),
+    ]
+    assert template_name("calico", "003-manage.yaml") == "calico"
+
+
+def test_calico_stays_what_a_caller_naming_no_addon_means(root: Path) -> None:
+    v = resolve_version("v3.28.2", root)
+    assert (v.addon, v.files[0].template) == ("calico", "calico")
+
+
+def test_an_unknown_addon_version_names_the_addon(addons_root: Path) -> None:
+    with pytest.raises(InputError) as err:
+        resolve_version("v9", addons_root, "coredns")
+    assert "unknown coredns version 'v9'" in err.value.message and "v1.10.1" in err.value.message
+
+
+@pytest.mark.parametrize("addon", ["../calico", "a/b", "..", "", ".hidden"])
+def test_an_addon_is_never_a_path(addons_root: Path, addon: str) -> None:
+    with pytest.raises(InputError) as err:
+        list_versions(addons_root, addon)
+    assert err.value.argument == "addon"
+
+
+def test_a_missing_addon_is_bad_input_naming_its_directory(addons_root: Path) -> None:
+    with pytest.raises(InputError) as err:
+        list_versions(addons_root, "prometheus")
+    assert "kubernetes/prometheus/" in err.value.message
+
+
+def test_an_addon_directory_linking_outside_root_is_refused(
+    addons_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "v1" / "x.yaml").parent.mkdir()
+    (outside / "v1" / "x.yaml").write_text("kind: Secret\n")
+    (addons_root / "kubernetes" / "evil").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError) as err:
+        list_addons(addons_root)
+    assert str(outside.resolve()) in err.value.message
+
+
+def test_addon_names_must_be_printable(addons_root: Path) -> None:
+    (addons_root / "kubernetes" / "bad\nname").mkdir()
+    with pytest.raises(InputError) as err:
+        list_addons(addons_root)
+    assert "\n" not in str(err.value)
+
+
+def test_a_root_without_kubernetes_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        list_addons(tmp_path)
+    assert err.value.file == str(tmp_path) and "kubernetes/" in err.value.message
+
+
+def test_findings_of_an_addon_are_located_in_its_directory() -> None:
+    assert tree_path("v1.10.1", ["coredns.yaml"], "v1.10.1/coredns.yaml", "coredns") == (
+        "kubernetes/coredns/v1.10.1/coredns.yaml"
+    )
+    assert tree_path("v3.28.2", ["calico.yaml"], "calico.yaml") == (
+        "kubernetes/calico/v3.28.2/calico.yaml"
+    )
