@@ -19,6 +19,7 @@ from typing import Any
 from renderer.api.render import duplicate_objects, located, plan_route, unreachable_reads
 from renderer.api.request import Request, default_config
 from renderer.api.results import AddonImages, AddonResult, ListedAddon
+from renderer.bke import addons as addon_rules
 from renderer.bke import context as bke_context
 from renderer.bke import missing, unread
 from renderer.bke.cluster import load_stream
@@ -96,7 +97,11 @@ def render_addon(request: Request) -> AddonResult:
         kube_versions=request.kube_versions,
         warnings=(*warnings, *contexts.warnings),
         param_warnings=given,
-        notes=(*request.notes, *((request.kube_note,) if request.kube_note else ())),
+        notes=(
+            *request.notes,
+            *((request.kube_note,) if request.kube_note else ()),
+            *addon_rules.layout_notes(vdir.addon, [tf.name for tf in vdir.files]),
+        ),
         decision=decision,
     )
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.bke.addresses import go_string, image_repo_address
 from renderer.errors import InputError
-from renderer.manifests.tree import CLUSTER_API
+from renderer.manifests.tree import CLUSTER_API, CLUSTER_API_MANAGE
 
 if TYPE_CHECKING:
     from renderer.bke.cluster import ClusterConfig, Node
@@ -463,6 +463,26 @@ def _clusterextra(version: str, config: ClusterConfig, nodes: Sequence[Node]) ->
     if version == "update-runc.sh" and runtime.get("cri") == "containerd":
         notes.append("the controller does not run update-runc.sh with containerd")
     return AddonExtras(params=params, notes=tuple(notes))
+
+
+def layout_notes(name: str, files: Sequence[str]) -> tuple[str, ...]:
+    """What the controller expects of an addon version's files that it does not hold:
+    cluster-api's ``003-manage.yaml``, which a later phase of every cluster listing
+    cluster-api reads (``EnsureClusterAPIManagerManifest``)."""
+    if name != CLUSTER_API or CLUSTER_API_MANAGE in files:
+        return ()
+    other = [f for f in files if f.rsplit("/", 1)[-1].endswith("-manage.yaml")]
+    instead = (
+        f"; it has {', '.join(other)}, which a create applies with the addon, before the "
+        "nodes' postprocess the manage file was deferred for"
+        if other
+        else ""
+    )
+    return (
+        f"the controller's phase after the nodes' postprocess applies cluster-api's "
+        f"{CLUSTER_API_MANAGE}, which this version does not have{instead}: that phase "
+        "fails reading it",
+    )
 
 
 def supplied_keys(name: str, version: str, *, listed: bool) -> dict[str, str]:

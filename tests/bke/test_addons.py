@@ -255,3 +255,11 @@ def test_the_keys_the_controller_sets_per_addon_say_when() -> None:
     }
     assert addons.supplied_keys("clusterextra", "kernel.sh", listed=True) == {}
     assert addons.supplied_keys("coredns", "v1", listed=True) == {}
+
+
+def test_a_cluster_api_version_without_the_manage_file_the_controller_reads_is_noted() -> None:
+    assert addons.layout_notes("cluster-api", ["002-capi.yaml", "003-manage.yaml"]) == ()
+    (note,) = addons.layout_notes("cluster-api", ["003-bke.yaml", "004-manage.yaml"])
+    assert "does not have; it has 004-manage.yaml, which a create applies" in note
+    assert "that phase fails" in addons.layout_notes("cluster-api", ["a.yaml"])[0]
+    assert addons.layout_notes("coredns", []) == ()

@@ -11,8 +11,8 @@ from renderer.engine import limits
 from renderer.engine.render import (
     RenderedFile,
     documents,
-    join_stream,
     is_verbatim,
+    join_stream,
     render_each,
     render_version,
     version_keys,
