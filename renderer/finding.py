@@ -11,10 +11,9 @@ finding the same way (:mod:`renderer.output.findings`, ``schemas/finding.schema.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
-
-from renderer import frozen
-from renderer.frozen import record, replace
+from dataclasses import dataclass, replace
 
 ERROR = "error"
 WARNING = "warning"
@@ -43,7 +42,7 @@ SCALE = "scale"
 REGISTRY = "registry"
 
 
-@record(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class ObjectRef:
     """The Kubernetes object a finding is about; ``api_version`` "" when the stage
     that found it does not know it (a fidelity or scale finding names objects by text)."""
@@ -68,7 +67,7 @@ class ObjectRef:
         return cls(kind, name, namespace)
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Details:
     """What one stage alone says about a finding, typed: each stage that carries more
     than the common fields subclasses this as a frozen dataclass beside the code that
@@ -80,7 +79,7 @@ class Details:
     """
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem (or note) a stage found; severity "error" fails what it is about."""
 
@@ -104,7 +103,7 @@ class Finding:
     #: The reason of the reviewed exception that downgraded it (see renderer.checks.exceptions).
     exception: str = ""
     #: What one stage alone carries (:class:`Details`); None: nothing more.
-    details: Details | None = frozen.field(default=None, compare=False)
+    details: Details | None = dataclasses.field(default=None, compare=False)
 
     @property
     def where(self) -> str:

@@ -10,13 +10,14 @@ only validates files or decides Typha starts without loading them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from renderer import frozen
 from renderer.api.request import Request, check_nodes, check_operation, cluster_args
 from renderer.api.results import RenderCheck, RenderResult
 from renderer.calico import names, policy
@@ -25,7 +26,6 @@ from renderer.data import schemas
 from renderer.data.schemas import validate_output
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import Finding
-from renderer.frozen import fields, record, replace
 from renderer.k8s.parse import K8sObject, noting_json, parse_rendered, parse_stream
 from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
 from renderer.k8s.schema import prepare as prepare_schemas
@@ -223,7 +223,7 @@ def _drop_ahead(*holds: Any) -> None:
     memos()["k8s.parse.texts"].clear()
 
 
-@record
+@dataclass(frozen=True)
 class _Ahead:
     """A render's objects and schema check done ahead, and their held cache entries."""
 
@@ -615,7 +615,7 @@ def import_version(
         recorded = importsource.recorded(source, root, options)
         if recorded.options is not None:
             chosen = {k: getattr(options, k) for k in given}
-            options = frozen.replace(recorded.options, version=options.version, **chosen)
+            options = dataclasses.replace(recorded.options, version=options.version, **chosen)
     texts = importsource.read_upstream(source, options.typha)
     try:
         derived = importer_mod.derive(texts, options)

@@ -9,12 +9,12 @@ frozen: every verb reads the same request, and nothing validates it again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.calico import policy
 from renderer.errors import InputError
-from renderer.frozen import field, record, replace
 from renderer.manifests.tree import VersionDir, resolve_version
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def kube_versions(requested: Sequence[str] = (), cluster: RenderArgs | None = No
     return KubeVersions(kube)
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Request:
     """A validated request (build it with :meth:`of` or :meth:`from_config`).
 

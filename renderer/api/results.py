@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.calico import policy
 from renderer.finding import Finding, merge_findings
-from renderer.frozen import field, record
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.schema import errors
 from renderer.manifests.tree import VersionDir
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from renderer.engine.render import RenderedFile
 
 
-@record
+@dataclass(frozen=True)
 class RenderResult:
     """A rendered version with the decision that shaped it."""
 

@@ -10,7 +10,7 @@ file, the line and the key path instead of failing later inside a template.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,6 @@ from renderer.bke.addresses import dns_ip, image_prefix
 from renderer.bke.args import RenderArgs
 from renderer.data import schemas
 from renderer.errors import InputError, remedy
-from renderer.frozen import replace
 from renderer.k8s.objects import key_path
 from renderer.k8s.yamlio import load_all, locate
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version

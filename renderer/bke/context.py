@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
@@ -24,7 +26,6 @@ from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.errors import InputError, remedy
 from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
-from renderer.frozen import Frozen, field, record
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ class Param(NamedTuple):
     detail: str
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContextInputs:
     """What the contexts are built from, besides the version's files and the Typha keys.
 
@@ -133,48 +134,24 @@ class ContextInputs:
     warnings: tuple[str, ...] = ()
 
 
-class FileContext(Frozen):
-    """The context one template file receives; ``verbatim`` files are not rendered.
-
-    A frozen record of these four fields (:class:`renderer.frozen.Frozen`): every render
-    defines it at start-up, where a dataclass costs some 3.7 million instructions.
-    """
-
-    __match_args__ = ("file", "base", "entries", "verbatim")
+@dataclass(frozen=True)
+class FileContext:
+    """The context one template file receives; ``verbatim`` files are not rendered."""
 
     file: str
     base: str
     entries: Mapping[str, Entry]
-    verbatim: bool
-
-    def __init__(
-        self, file: str, base: str, entries: Mapping[str, Entry], verbatim: bool = False
-    ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "file", file)
-        setattr_(self, "base", base)
-        setattr_(self, "entries", entries)
-        setattr_(self, "verbatim", verbatim)
+    verbatim: bool = False
 
     @property
     def context(self) -> dict[str, Any]:
-        """A new dict of the values each time (callers may change it), copied from one
-        made once: a render reads it several times, 200,000 keys each."""
-        return dict(self._value_dict())
+        """A new dict of the values each time: callers may change it."""
+        return dict(self.values)
 
-    def _value_dict(self) -> dict[str, Any]:
-        values: dict[str, Any] | None = self.__dict__.get("_values")
-        if values is None:
-            values = {k: e.value for k, e in self.entries.items()}
-            object.__setattr__(self, "_values", values)
-        return values
-
-    def sharing(self, file: str, base: str) -> FileContext:
-        """The context of another file with the same entries: one mapping and one dict
-        of values for both (neither is changed after it is built)."""
-        other = FileContext(file, base, self.entries, self.verbatim)
-        object.__setattr__(other, "_values", self._value_dict())
-        return other
+    @cached_property
+    def values(self) -> Mapping[str, Any]:
+        """The values of the entries, made once: a render reads them several times."""
+        return {k: e.value for k, e in self.entries.items()}
 
 
 class VersionContexts(NamedTuple):
@@ -500,7 +477,7 @@ def _build(
         layer = per_base[base]
         same = next((fc for seen, fc in built if seen == layer), None)
         if same is not None:
-            files.append(same.sharing(name, base))
+            files.append(FileContext(name, base, same.entries))
             continue
         entries: dict[str, Entry] = dict(layer)
         for key in MAP_PARAMS & entries.keys():
@@ -676,7 +653,7 @@ UNREACHABLE_RULE = "context-unreachable-key"
 CONTEXT_STAGE = CONTEXT
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContextDetails(Details):
     """The context key a finding is about and, for a value that changed the YAML its
     template wrote, that value."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,6 @@ from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.finding import CAPABILITY, CONTEXT, RULES, SCALE, TEMPLATES, Finding
-from renderer.frozen import replace
 from renderer.k8s.yamlio import item_lines, load_all, locate
 from renderer.store import contain
 from renderer.store.read import read_text

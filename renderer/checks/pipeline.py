@@ -13,6 +13,7 @@ list without templates and goldens. Both apply the reviewed exceptions through
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,6 @@ from renderer.finding import (
     ObjectRef,
     merge_findings,
 )
-from renderer.frozen import replace
 from renderer.k8s import schema as kubeschema
 from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store.read import read_text

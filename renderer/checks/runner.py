@@ -13,6 +13,7 @@ import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import replace
 from typing import Any
 
 from renderer import errors
@@ -26,7 +27,6 @@ from renderer.checks.validation import SchemaInput, SchemaResults, validate_obje
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES
-from renderer.frozen import replace
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.libyaml import C_LOADER
 from renderer.manifests.tree import VersionDir, list_versions, tree_label

@@ -17,10 +17,10 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from renderer.calico import policy
-from renderer.frozen import record
 from renderer.manifests.tree import VersionDir
 from renderer.store import cache
 from renderer.store.memo import Memo
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from renderer.k8s.parse import K8sObject
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """What a version's templates render, judged once: the Typha contract and the
     release rules (no schemas: they are the gate's, and slow)."""

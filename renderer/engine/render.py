@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.engine import limits
 from renderer.engine.compile import compile_file, template_digest
 from renderer.engine.sourcemap import Printed, SourceMap
 from renderer.errors import TemplateError
-from renderer.frozen import Frozen
 from renderer.manifests.tree import TemplateFile, VersionDir
 from renderer.store import cache
 from renderer.store.read import read_text
@@ -24,37 +24,18 @@ if TYPE_CHECKING:
     from renderer.engine.compile import CompiledTemplate
 
 
-class RenderedFile(Frozen):
+@dataclass(frozen=True, slots=True)
+class RenderedFile:
     """A rendered template file; ``lines`` maps each rendered line to the template line
-    that produced it (None when unknown, e.g. text not rendered here).
-
-    A frozen record (:class:`renderer.frozen.Frozen`), compared, hashed and printed by
-    name and text: every render defines it at start-up, where a dataclass costs some
-    3.7 million instructions.
-    """
-
-    __match_args__ = ("name", "text", "lines", "printed")
-    _compared = ("name", "text")  # the map and the printed spans are how, not what
+    that produced it (None when unknown, e.g. text not rendered here). Compared and
+    hashed by name and text: the map and the printed spans are how, not what."""
 
     name: str
     text: str
-    lines: SourceMap | None
+    lines: SourceMap | None = field(default=None, compare=False, repr=False)
     #: What actions printed from the context beyond inert text (Go dialect), for
     #: :func:`renderer.k8s.injection.find_injections`.
-    printed: tuple[Printed, ...]
-
-    def __init__(
-        self,
-        name: str,
-        text: str,
-        lines: SourceMap | None = None,
-        printed: tuple[Printed, ...] = (),
-    ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "name", name)
-        setattr_(self, "text", text)
-        setattr_(self, "lines", lines)
-        setattr_(self, "printed", printed)
+    printed: tuple[Printed, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def empty(self) -> bool:

@@ -13,11 +13,11 @@ import datetime
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
-from renderer.frozen import field, record, replace
 from renderer.k8s.locate import Locator, parse_path
 from renderer.store import cache
 from renderer.store.memo import Memo
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from renderer.engine.render import RenderedFile
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class K8sObject:
     """One rendered Kubernetes object."""
 

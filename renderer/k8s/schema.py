@@ -21,12 +21,12 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.frozen import replace
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults at start-up

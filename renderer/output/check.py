@@ -10,7 +10,7 @@ their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer.checks.report import (
@@ -23,7 +23,6 @@ from renderer.checks.report import (
     VersionResult,
 )
 from renderer.finding import ERROR, FIDELITY, GOLDENS, RULES, Finding, ObjectRef, locate
-from renderer.frozen import replace
 from renderer.manifests.tree import tree_path
 from renderer.output import Findings, SortedDocument, check_text
 from renderer.output.findings import findings_list, report_header, severity_counts

@@ -165,11 +165,3 @@ def _loaded_by_a_plain_render(tmp_path: Path, modules: set[str], verdict_in_turn
 
 def test_a_plain_render_never_imports_click(tmp_path: Path) -> None:
     assert _loaded_by_a_plain_render(tmp_path, {"click"}, False) == "exit=0 loaded=[]"
-
-
-def test_a_cold_plain_render_never_imports_dataclasses(tmp_path: Path) -> None:
-    """Records stand for dataclasses on a render's path (:mod:`renderer.frozen`): the
-    render, its schema check and its Typha verdict (judged in turn here, so this
-    process runs the verdict's code too) load neither dataclasses nor inspect."""
-    loaded = _loaded_by_a_plain_render(tmp_path, {"dataclasses", "inspect"}, True)
-    assert loaded == "exit=0 loaded=[]"

@@ -115,7 +115,11 @@ def test_a_kept_render_is_the_render_and_a_corrupt_entry_is_a_miss(
 
     def shape(files: list[RenderedFile]) -> list[object]:
         return [
-            (f.text, f.lines.lines() if f.lines else None, [vars(p) for p in f.printed])
+            (
+                f.text,
+                f.lines.lines() if f.lines else None,
+                [(p.start, p.end, p.line, p.key) for p in f.printed],
+            )
             for f in files
         ]
 

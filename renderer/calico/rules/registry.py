@@ -12,12 +12,12 @@ release; warnings are reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
 from renderer.calico.names import TYPHA_CONTAINER
 from renderer.finding import ERROR, RULES, WARNING, Finding, ObjectRef
-from renderer.frozen import field, record
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
@@ -27,7 +27,7 @@ SEVERITIES = (ERROR, WARNING)
 STAGE = RULES
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RuleInput:
     """What every rule sees: the Typha-on render, the version, its context, the node count."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -10,7 +11,6 @@ import pytest
 from renderer.calico.rules import run_rules
 from renderer.calico.rules.images import CALICO_IMAGE
 from renderer.calico.rules.registry import RuleInput
-from renderer.frozen import replace
 from renderer.k8s.parse import K8sObject
 from tests.calico.rules.inputs import pod_spec, rule_input
 from tests.clihelp import ref
