@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator, Mapping
 from types import FrameType
 
+EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3

@@ -10,16 +10,14 @@ import contextlib
 import copy
 import io
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from renderer.errors import FIXED, CalicoRenderError, InputError
 
 if TYPE_CHECKING:
-    from renderer.bke.cluster import NodeInventory
     from renderer.bke.unread import ParamWarning
-    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
     from renderer.output import Document
 
@@ -52,6 +50,7 @@ FLAGS = {
     "config": "--config",
     "render_timeout": "--render-timeout SECONDS",
     "rules": "'calico-render rules'",
+    "strict": "--strict",
     FIXED: "no flag",
 }
 
@@ -251,50 +250,6 @@ def tree_root(root: Path | None) -> Path | None:
     if root is None and holds_tree(Path(".")):
         return Path(".")
     return root
-
-
-def origins_for(
-    *,
-    config: str | None,
-    config_values: dict[str, str],
-    flag_values: Mapping[str, object],
-    values_file: str | None,
-    nodes_flag: bool,
-    nodes_file: str | None,
-    max_pods_flag: bool,
-) -> scale.Origins:
-    """Where each value of a request came from: config file, flags, or a default."""
-    from renderer.calico import scale
-
-    flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
-    if nodes_flag or nodes_file is None:
-        nodes = (scale.FLAG, "--nodes")
-    else:
-        nodes = (scale.CONFIG, f"BKENodes of {nodes_file}")
-    max_pods = (
-        (scale.FLAG, "--max-pods")
-        if max_pods_flag
-        else (scale.KUBERNETES_DEFAULT, "kubelet maxPods")
-    )
-    return scale.Origins.of(
-        config=config_values,
-        config_file=config or "",
-        flags=flag_values,
-        flags_where=flags_where,
-        nodes=nodes,
-        max_pods=max_pods,
-    )
-
-
-def dedicated_note(inventory: NodeInventory | None) -> str:
-    """Part of the decision line: BKENodes that may run no calico-node yet count."""
-    if inventory is None or not inventory.dedicated:
-        return ""
-    return (
-        f"; {inventory.dedicated} of {inventory.count} BKENodes are dedicated etcd/"
-        "control-plane nodes without the node/master roles (they may run no calico-node; "
-        "the controller counts every BKENode)"
-    )
 
 
 def config_keys(strict: bool, *files: str | None) -> None:
