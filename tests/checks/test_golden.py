@@ -71,7 +71,7 @@ def test_layout_stores_identical_files_once_and_a_decision_per_scenario() -> Non
 def test_a_rendering_shared_by_some_scenarios_is_stored_once_for_them() -> None:
     three = [
         ScenarioOutput(n, {"scenario": n}, (("a.yaml", "kind: A\n"), ("b.yaml", f"kind: {k}\n")))
-        for n, k in (("s50", "Off"), ("s51", "On"), ("s601", "On"))
+        for n, k in (("s50", "Down"), ("s51", "Up"), ("s601", "Up"))
     ]
     files = golden_files(three)
     assert [p for p in files if not p.endswith("decision.json")] == [
@@ -83,7 +83,7 @@ def test_a_rendering_shared_by_some_scenarios_is_stored_once_for_them() -> None:
     new["s51+s601/b.yaml"] = "kind: Other\n"
     changes = object_changes(files, new, ["s50", "s51", "s601"])
     assert [(c.describe(), c.scenarios) for c in changes] == [
-        ('b.yaml object 1 (no name): kind "On" -> "Other"', ["s51", "s601"]),
+        ('b.yaml object 1 (no name): kind "Up" -> "Other"', ["s51", "s601"]),
     ]
 
 
