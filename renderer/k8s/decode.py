@@ -37,8 +37,6 @@ import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from ruamel.yaml.error import YAMLError
@@ -54,7 +52,7 @@ from ruamel.yaml.events import (
 )
 
 from renderer.errors import InputError
-from renderer.k8s.libyaml import safe_loader
+from renderer.k8s.libyaml import event_parser
 from renderer.k8s.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, mark_error
 
 #: The list kinds the controller applies item by item (its ``addonutil.GetListKinds``).
@@ -74,6 +72,7 @@ _GO_SPACE = frozenset(
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+_GO_SPACES = "".join(sorted(_GO_SPACE))
 #: The controller's decode buffer (``DefaultYamlDecoderBufferSize``): the bytes its
 #: decoder looks at to tell a JSON stream (first non-space ``{``) from YAML.
 _SNIFF = 4096
@@ -122,8 +121,9 @@ def decode_stream(text: str, file: str) -> list[Document]:
     if _json_stream(text):
         return _decode_json(text, file)
     out: list[Document] = []
+    plain: dict[str, Any] = {}  # a render repeats most plain scalars
     for first, chunk in _chunks(text, file):
-        doc = _ChunkDecoder(chunk, first, file).decode()
+        doc = _ChunkDecoder(chunk, first, file, plain).decode()
         out.extend(_objects(doc, file))
     return out
 
@@ -135,53 +135,44 @@ def _json_stream(text: str) -> bool:
     """Whether the decoder reads ``text`` as JSON: the first non-space character of its
     first 4096 bytes is ``{`` (apimachinery's ``GuessJSONStream``)."""
     head = text[:_SNIFF]
-    stripped = head.lstrip("".join(_GO_SPACE))
+    stripped = head.lstrip(_GO_SPACES)
     if not stripped.startswith("{"):
         return False
     return len(text[: len(head) - len(stripped) + 1].encode("utf-8", "surrogatepass")) <= _SNIFF
 
 
-def _lines(text: str) -> Iterator[tuple[str, bool]]:
-    """Each line as Go's ``LineReader`` gives it (its ``\\n`` or ``\\r\\n`` made ``\\n``)
-    and whether the stream ends with it, ending with the end-of-stream read."""
-    parts = text.split("\n")
-    for part in parts[:-1]:
-        yield (part[:-1] if part.endswith("\r") else part) + "\n", False
-    if parts[-1]:
-        yield parts[-1] + "\n", False
-    yield "\n", True
+#: A line beginning with ``---`` (in a text whose lines all end with ``\n``).
+_SEPARATOR = re.compile(r"^---([^\n]*)\n", re.M)
 
 
 def _chunks(text: str, file: str) -> Iterator[tuple[int, str]]:
     """The documents of a YAML stream as apimachinery's ``YAMLReader`` cuts them, each
     with the line of the stream it begins on: a line beginning with ``---`` ends the
     document before it (and is left out of the next one, unless the next one begins
-    with it); what follows ``---`` may only be space or a comment."""
-    buffer: list[str] = []
-    start = 1
-    for number, (line, end) in enumerate(_lines(text), start=1):
-        if line.startswith("---"):
-            rest = line[3:].strip("".join(_GO_SPACE))
-            if rest and rest[0] != "#":
-                raise InputError(
-                    f"invalid document separator '---{line[3:].rstrip()}': BKE's controller "
-                    "reads a line beginning with --- as one, with only a comment after it",
-                    file=file,
-                    line=number,
-                )
-            if buffer:
-                yield start, "".join(buffer)
-                buffer = []
-                continue
-            if end:
-                return
-        if end:
-            if buffer:
-                yield start, "".join(buffer)
-            return
-        if not buffer:
-            start = number
-        buffer.append(line)
+    with it); what follows ``---`` may only be space or a comment. Lines are as Go's
+    ``LineReader`` gives them: ``\r\n`` made ``\n``, the last one ended by ``\n``."""
+    text = text.replace("\r\n", "\n")
+    if text and not text.endswith("\n"):
+        text += "\n"
+    start, first = 0, 1  # where the document being read begins, and its line
+    at, number = 0, 1  # lines counted up to ``at``
+    for sep in _SEPARATOR.finditer(text):
+        number += text.count("\n", at, sep.start())
+        at = sep.start()
+        rest = sep.group(1).strip(_GO_SPACES)
+        if rest and rest[0] != "#":
+            raise InputError(
+                f"invalid document separator '---{sep.group(1).rstrip()}': BKE's controller "
+                "reads a line beginning with --- as one, with only a comment after it",
+                file=file,
+                line=number,
+            )
+        if sep.start() > start:  # it ends the document read so far
+            yield first, text[start : sep.start()]
+            start, first = sep.end(), number + 1
+        # else the document begins with it
+    if start < len(text):
+        yield first, text[start:]
 
 
 # --- one document, as go-yaml v2 decodes it into interface{} -----------------------------
@@ -335,7 +326,8 @@ def resolve(tag: str, text: str) -> tuple[str, Any]:
     untagged). Raises ValueError where go-yaml fails (a value its explicit tag refuses)."""
     if tag not in _RESOLVABLE:
         return tag, text
-    rtag, value = _STR, text
+    rtag: str = _STR
+    value: Any = text
     hint = _HINT.get(text[0]) if text else "N"
     if hint is not None and tag != _STR:
         if text in _WORDS:
@@ -412,10 +404,20 @@ def json_number(value: Any) -> Any:
         return value if isinstance(value, bool) or value < _INT64 else float(value)
     if value.is_integer() and abs(value) < 1e21:
         # Go writes the float's shortest digits (as Python's repr), padded with zeros
-        written = int(Decimal(repr(value)))
+        written = _written(value)
         if -_INT64 <= written < _INT64:
             return written
     return value
+
+
+def _written(value: float) -> int:
+    """A whole float as the integer its shortest digits (``repr``) write."""
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = int(whole + fraction)
+    shift = int(exponent or 0) - len(fraction)
+    written: int = digits * 10**shift if shift >= 0 else digits // 10 ** (-shift)
+    return -written if value < 0 else written
 
 
 def key_text(value: Any) -> str:
@@ -462,51 +464,52 @@ def format_float32(value: float) -> str:
     return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
+#: Every float32 is a whole multiple of 2**-149; bounds are half or a quarter step:
+#: at this scale every quantity below is an integer.
+_SCALE = 1 << 151
+
+
 def _shortest32(value: float) -> tuple[str, int]:
     """The shortest decimal digits that read back as the float32 ``value`` (> 0), the
-    closest such, and the decimal point's place (``0.d1d2... x 10**point``)."""
-    exact = Fraction(value)
+    closest such (of two as close, the one ending in an even digit, as Go's Ryu), and
+    the decimal point's place (``0.d1d2... x 10**point``); exact integer arithmetic."""
+    num, den = value.as_integer_ratio()
+    exact = num * (_SCALE // den)
     mantissa, exponent = math.frexp(value)  # value = mantissa * 2**exponent, 0.5 <= m < 1
-    bits = int(mantissa * (1 << 24))
-    if exponent - 24 < -149:  # subnormal
-        step = Fraction(1, 1 << 149)
-        even = (int(exact / step)) % 2 == 0
-        low = high = step / 2
+    if exponent - 24 < -149:  # subnormal: steps of 2**-149
+        step = _SCALE >> 149
+        even = (exact // step) % 2 == 0
+        low = high = step // 2
     else:
-        step = Fraction(2) ** (exponent - 24)
+        step = _SCALE >> (24 - exponent) if exponent < 24 else _SCALE << (exponent - 24)
+        bits = int(mantissa * (1 << 24))
         even = bits % 2 == 0
-        high = step / 2
-        low = step / 4 if bits == 1 << 23 and exponent - 24 > -149 else step / 2
+        high = step // 2
+        low = step // 4 if bits == 1 << 23 and exponent - 24 > -149 else step // 2
     lo_bound, hi_bound = exact - low, exact + high
-
-    def inside(candidate: Fraction) -> bool:
-        if even:
-            return lo_bound <= candidate <= hi_bound
-        return lo_bound < candidate < hi_bound
-
-    top = len(str(int(exact))) if exact >= 1 else -_leading_zeros(exact)
+    if exact >= _SCALE:
+        top = len(str(exact // _SCALE))
+    else:
+        top = 0
+        while exact * 10 ** (1 - top) < _SCALE:
+            top -= 1
     for count in range(1, 18):
-        scale = Fraction(10) ** (count - top)
-        below = Fraction(math.floor(exact * scale)) / scale
-        above = Fraction(math.ceil(exact * scale)) / scale
-        found = [c for c in (below, above) if c > 0 and inside(c)]
+        shift = count - top  # candidates are whole numbers of 10**-shift
+        up, down = (10**shift, 1) if shift >= 0 else (1, 10**-shift)
+        floor = (exact * up) // (_SCALE * down)
+        found = []
+        for digits in (floor, floor + 1):
+            scaled = digits * down * _SCALE  # the candidate times _SCALE * up
+            inside = lo_bound * up <= scaled <= hi_bound * up
+            if not even:
+                inside = lo_bound * up < scaled < hi_bound * up
+            if digits > 0 and inside:
+                found.append((abs(scaled - exact * up), digits % 2, digits))
         if found:
-            # the closest; of two as close, the one ending in an even digit (as Go's Ryu)
-            best = min(found, key=lambda c: (abs(c - exact), int(c * scale) % 2))
-            whole = int(best * scale)
-            text = str(whole)
-            point = top + (len(text) - count)
-            return text.rstrip("0") or "0", point
+            digits = min(found)[2]
+            text = str(digits)
+            return text.rstrip("0") or "0", top + (len(text) - count)
     raise AssertionError("no float32 has more than 17 significant digits")
-
-
-def _leading_zeros(value: Fraction) -> int:
-    """For 0 < value < 1: how many zeros follow the decimal point before its first digit."""
-    count = 0
-    while value * 10 < 1:
-        value *= 10
-        count += 1
-    return count
 
 
 # --- YAML 1.2's reading of a plain scalar (for the warning) ---------------------------------
@@ -564,16 +567,14 @@ def _allowed_alias_ratio(count: int) -> float:
 
 
 class _Frame:
-    """An open mapping or sequence: its data, its pending key, its path, and whether
-    its key is ``<<``."""
+    """An open mapping or sequence: its data, its pending key and whether that is
+    ``<<``, its anchor and the decoding operations before it."""
 
-    __slots__ = ("anchor", "data", "key", "key_is_merge", "key_text", "path", "start")
+    __slots__ = ("anchor", "data", "key", "key_is_merge", "start")
 
-    def __init__(self, data: Any, path: tuple[str | int, ...], anchor: str | None, start: int):
+    def __init__(self, data: Any, anchor: str | None, start: int):
         self.data = data
-        self.path = path
         self.key: Any = _NO_KEY
-        self.key_text = ""
         self.key_is_merge = False
         self.anchor = anchor
         self.start = start
@@ -586,7 +587,7 @@ class _ChunkDecoder:
     """One cut document decoded as go-yaml v2 decodes it into ``interface{}`` and as
     sigs.k8s.io/yaml then makes it JSON, in one pass over libyaml's events."""
 
-    def __init__(self, chunk: str, first: int, file: str) -> None:
+    def __init__(self, chunk: str, first: int, file: str, plain: dict[str, Any]) -> None:
         self.chunk = chunk
         self.first = first
         self.file = file
@@ -599,8 +600,8 @@ class _ChunkDecoder:
         #: go-yaml's decoding operations and those under an alias.
         self.count = 0
         self.alias_count = 0
-        #: Plain scalars decoded so far (a render repeats most of them).
-        self.plain: dict[str, Any] = {}
+        #: Plain scalars of the stream decoded so far (:data:`_READING`: noted each time).
+        self.plain = plain
 
     def fail(self, message: str, line: int | None) -> InputError:
         return InputError(message, file=self.file, line=line)
@@ -622,8 +623,7 @@ class _ChunkDecoder:
             raise self.fail(f"YAML nests deeper than {MAX_DEPTH} levels", self.first) from None
 
     def _decode(self) -> tuple[int, Any, tuple[Reading, ...]]:
-        _, parser = safe_loader(self.chunk)
-        get = parser.get_event
+        get = event_parser(self.chunk).get_event
         get()  # stream start
         event = get()
         if type(event) is StreamEndEvent:
@@ -634,6 +634,7 @@ class _ChunkDecoder:
         stack: list[_Frame] = []
         root: Any = _NO_KEY
         line = self.first
+        plain = self.plain
         while True:
             event = get()
             kind = type(event)
@@ -643,12 +644,34 @@ class _ChunkDecoder:
                 if frame.anchor is not None and self.anchors.get(frame.anchor) is frame:
                     self.anchors[frame.anchor] = (value, self.count - frame.start)
             elif kind is ScalarEvent:
-                value = self._scalar(event, stack)
+                if event.ctag is None and event.anchor is None and stack:  # most scalars
+                    self.count += 1
+                    text = event.value
+                    if not event.implicit[0]:  # quoted or a block: its text
+                        value = text
+                    else:
+                        value = plain.get(text, _NO_KEY)
+                        if value is _NO_KEY or value is _READING:
+                            value = self._plain(event, stack, text)
+                    top = stack[-1]
+                    container = top.data
+                    if type(container) is dict and type(value) is str:
+                        key = top.key
+                        if key is _NO_KEY:
+                            if value != "<<" or not event.implicit[0]:
+                                top.key, top.key_is_merge = value, False
+                                continue
+                        elif type(key) is str and not top.key_is_merge:
+                            container[key] = value
+                            top.key = _NO_KEY
+                            continue
+                else:
+                    value = self._scalar(event, stack)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 self.count += 1
-                path = self._path(stack)
-                frame = _Frame({} if kind is MappingStartEvent else [], path, event.anchor, 0)
-                frame.start = self.count - 1
+                frame = _Frame(
+                    {} if kind is MappingStartEvent else [], event.anchor, self.count - 1
+                )
                 if event.anchor is not None:  # go-yaml registers it as the node opens
                     self.anchors[event.anchor] = frame
                 if not stack:
@@ -676,42 +699,51 @@ class _ChunkDecoder:
         self._finish(root, line)
         return line, root, tuple(self.readings)
 
-    def _path(self, stack: list[_Frame]) -> tuple[str | int, ...]:
-        if not stack:
-            return ()
-        top = stack[-1]
-        if isinstance(top.data, list):
-            return (*top.path, len(top.data))
-        if top.key is _NO_KEY:  # a collection as a key
-            return top.path
-        return (*top.path, top.key_text)
+    @staticmethod
+    def _path(stack: list[_Frame]) -> tuple[str | int, ...]:
+        """Where the next value goes: each open collection's pending key or next index
+        (a frame opened as a key adds nothing)."""
+        path: list[str | int] = []
+        for frame in stack:
+            if type(frame.data) is list:
+                path.append(len(frame.data))
+            elif frame.key is not _NO_KEY:
+                key = frame.key
+                path.append(key if type(key) is str else _key_repr(key))
+        return tuple(path)
 
     def _scalar(self, event: Any, stack: list[_Frame]) -> Any:
+        """A scalar with a tag or an anchor, or the document's root (counted)."""
         self.count += 1
         tag = event.tag or ""
-        implicit = event.implicit[0]
         text = event.value
-        if tag == "" and not implicit:
+        if tag == "" and not event.implicit[0]:
             value: Any = text
-        elif tag == "" and text in self.plain:
-            value = self.plain[text]
-            if value is _READING:
-                value = self._plain_with_reading(event, stack, text)
+        elif tag == "":
+            value = self.plain.get(text, _NO_KEY)
+            if value is _NO_KEY or value is _READING:
+                value = self._plain(event, stack, text)
         else:
             try:
                 value = _scalar_value(tag, text)
             except ValueError as exc:
                 raise self.fail(str(exc), self._line(event)) from None
-            if tag == "":
-                if _differs(text, value):
-                    self.plain[text] = _READING
-                    value = self._plain_with_reading(event, stack, text)
-                else:
-                    self.plain[text] = value
-        if isinstance(value, _Bad):
-            self.bad = True
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1)
+        return value
+
+    def _plain(self, event: Any, stack: list[_Frame], text: str) -> Any:
+        """A plain untagged scalar not decoded before, or one whose readings differ
+        (noted at each place it occurs)."""
+        if self.plain.get(text) is _READING:
+            return self._plain_with_reading(event, stack, text)
+        value = _scalar_value("", text)
+        if isinstance(value, _Bad):
+            self.bad = True
+        if _differs(text, value):
+            self.plain[text] = _READING
+            return self._plain_with_reading(event, stack, text)
+        self.plain[text] = value
         return value
 
     def _plain_with_reading(self, event: Any, stack: list[_Frame], text: str) -> Any:
@@ -729,7 +761,7 @@ class _ChunkDecoder:
             twelve = twelve if isinstance(twelve, str) else _core_key(twelve)
             if eleven == twelve:
                 return value
-            path = (*top.path, eleven)
+            path = (*self._path(stack), eleven)
         else:
             eleven = json_number(value) if isinstance(value, (int, float)) else value
             twelve = core_reading(text)
@@ -794,7 +826,6 @@ class _ChunkDecoder:
             if top.key_is_merge:
                 self.count -= 1  # go-yaml does not decode a merge key
             top.key = value
-            top.key_text = value if type(value) is str else _key_repr(value)
             return
         key = top.key
         top.key = _NO_KEY
