@@ -88,11 +88,9 @@ SETUPS: dict[str, Callable[[Path], Path]] = {"repair": _repair, "mtu": _mtu}
 
 
 def _object_changes(text: str) -> str:
-    """The object-change lines of a check report's goldens section."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "file(s) differ from" in line)
-    end = next(i for i in range(start, len(lines)) if "update them" in lines[i])
-    return "".join(line.strip() + "\n" for line in lines[start + 1 : end])
+    """The golden findings of a check report (what changed, field by field)."""
+    lines = [line.strip() for line in text.splitlines()]
+    return "".join(line + "\n" for line in lines if "[golden-" in line)
 
 
 def _select_json(text: str, how: list[str]) -> Any:

@@ -261,12 +261,22 @@ def injections(run: VersionRun) -> list[Finding]:
 
 
 def goldens(run: VersionRun) -> list[Finding]:
+    """The scenarios' renders against their goldens; a changed decision is located at
+    the contract failure that changed it, when there is one."""
     if run.result is None or run.options is None:
         raise ValueError("the goldens stage records in a check's result")
     outputs = [
         golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in run.scenarios
     ]
-    return golden.compare_stage(run.result, outputs, run.shared.parsed, run.options)
+    located = [f for f in located_contract(run.capability) if f.file and f.line]
+    given = golden.GoldenInput(
+        outputs,
+        run.shared.parsed,
+        run.shared.maps,
+        [tf.name for tf in run.version.files],
+        (located[0].file, located[0].line) if located else None,
+    )
+    return golden.compare_stage(run.result, given, run.options)
 
 
 def upstream(run: VersionRun) -> list[Finding]:
@@ -400,7 +410,7 @@ def prepare_version(
     for stage in check_stages(options.upstream):
         try:
             found = list(stage.run(run))
-        except fidelity.UpstreamError:
+        except (fidelity.UpstreamError, golden.GoldenError):
             raise
         except CalicoRenderError as exc:
             if stage.name == FIDELITY:  # a scenario the other stages never render

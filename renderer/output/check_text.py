@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from renderer.checks.report import (
     FAIL,
+    GOLDENS_ERROR,
     LEGACY,
     MISSING,
     PASS,
@@ -15,7 +16,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.finding import CAPABILITY, COVERAGE, FIDELITY
+from renderer.finding import CAPABILITY, COVERAGE, FIDELITY, GOLDENS
 
 #: What the text and JUnit forms say of goldens left for a version not in the tree.
 STALE_MESSAGE = "goldens for a version not in the tree"
@@ -66,11 +67,13 @@ def render(report: CheckReport) -> str:
     ]
     for row in [headers, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    lines.extend(_legacy_line(report.versions))
     for v in report.versions:
         details = _details(v)
         if details:
             lines.append("")
             lines.extend(details)
+    lines.extend(_rewritten_line(report.versions))
     for stale in report.stale:
         lines.append("")
         lines.extend(_stale_details(stale))
@@ -123,14 +126,45 @@ def _stale_details(stale: StaleGolden) -> list[str]:
     ]
 
 
+def _legacy_line(versions: list[VersionResult]) -> list[str]:
+    """One line for the versions that pass as legacy (their Typha-on renders hold
+    nothing of Typha, so every contract item is missing; JSON and HTML list them)."""
+    legacy = [v.version for v in versions if v.legacy]
+    if not legacy:
+        return []
+    compat = any(s.decision.get("compatibility") for v in versions if v.legacy for s in v.scenarios)
+    path = "; upgrades keep Typha off" if compat else ""
+    return [f"legacy: {', '.join(legacy)} (no Typha templates: {LEGACY_RULES}{path})"]
+
+
+def _rewritten_line(versions: list[VersionResult]) -> list[str]:
+    """One line for every version whose goldens an update rewrote from the merged
+    layout of earlier releases (``common/``, ``s1+s2/``) to one directory per scenario."""
+    done = [v for v in versions if v.golden.status == UPDATED and v.golden.merged]
+    if not done:
+        return []
+    files = sum(len(v.golden.files) for v in done)
+    return [
+        "",
+        f"goldens rewritten one directory per scenario (from the merged layout: common/, "
+        f"s1+s2/) for {', '.join(v.version for v in done)}: {files} file(s) written or removed",
+    ]
+
+
 def _details(v: VersionResult) -> list[str]:
+    """What a reader must see of a version: what changed against its goldens first
+    (one line per field, at its template line), then every other finding."""
     out: list[str] = []
-    if v.legacy:
-        out.append(f"  legacy: not Typha-capable; passes as legacy, {LEGACY_RULES}; missing:")
-        out.extend(f"    - {item}" for item in v.missing or ["no Typha templates"])
-        for s in v.scenarios:
-            if s.decision.get("compatibility"):
-                out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
+    g = v.golden
+    goldens = [f for f in v.findings if f.stage == GOLDENS and f.severity != "info"]
+    out.extend(f"  {f}" for f in goldens)
+    if g.status == FAIL and g.command and any(f.rule != GOLDENS_ERROR for f in goldens):
+        out.append(f"  goldens: update them, after review, with: {g.command}")
+    elif g.status == PASS and g.files and g.command:
+        out.append(f"  goldens: rewrite them with: {g.command}")
+    elif g.status == UPDATED and not g.merged:
+        out.append(f"  goldens updated in {g.directory}:")
+        out.extend(f"    {f.change}: {f.path}" for f in g.files)
     if v.stages[CAPABILITY] == FAIL:
         out.append(
             "  capability: Typha templates present but incomplete: neither capable nor "
@@ -144,24 +178,5 @@ def _details(v: VersionResult) -> list[str]:
             f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s) against "
             f"{fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
         )
-    for f in v.findings:
-        if f.severity != "info":
-            out.append(f"  {f}")
-    g = v.golden
-    if g.status == MISSING:
-        out.append(f"  goldens: none in {g.directory}; create them with:")
-        out.append(f"    {g.command}")
-    elif g.status == FAIL and not g.files:
-        out.append(f"  goldens: could not be compared with {g.directory} (see above)")
-    elif g.status == FAIL:
-        out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
-        for c in g.changes:
-            scen = f" [{', '.join(c.scenarios)}]" if c.scenarios else ""
-            at = f"{c.file}: " if c.file else ""
-            out.append(f"    {at}{c.describe()}{scen}")
-        out.append(f"  update them, after review, with: {g.command}")
-        out.extend("    " + line if line else "" for line in g.diff.splitlines())
-    elif g.status == UPDATED:
-        out.append(f"  goldens updated in {g.directory}:")
-        out.extend(f"    {f.change}: {f.path}" for f in g.files)
+    out.extend(f"  {f}" for f in v.findings if f.severity != "info" and f.stage != GOLDENS)
     return [f"{v.version}:", *out] if out else []

@@ -122,43 +122,44 @@ def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
     assert r.code == 0, r.out
     added = by_version(r.out)["v3.28.2"]["golden"]
     assert added["status"] == "updated"
-    assert {"path": "common/000-crds.yaml", "change": "added"} in added["files"]
+    assert {"path": "nodes-50/000-crds.yaml", "change": "added"} in added["files"]
     golden = tree.parent / "golden"
     layout = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file())
-    # routing's scenarios, then those derived from the templates, named after what they set
-    assert layout == [
-        "v3.27.3/nodes-50+upgrade-51/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/decision.json",
-        "v3.27.3/nodes-50-calicoMode-unset/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-unset/decision.json",
-        "v3.27.3/nodes-50/decision.json",
-        "v3.27.3/upgrade-51/decision.json",
-        "v3.28.2/common/000-crds.yaml",
-        "v3.28.2/nodes-50/001-typha.yaml",
-        "v3.28.2/nodes-50/002-calico.yaml",
-        "v3.28.2/nodes-50/decision.json",
-        "v3.28.2/nodes-51+nodes-51-calicoMode-unset/001-typha.yaml",
-        "v3.28.2/nodes-51+nodes-601/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/001-typha.yaml",
-        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/decision.json",
-        "v3.28.2/nodes-51-calicoMode-unset/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-unset/decision.json",
-        "v3.28.2/nodes-51/decision.json",
-        "v3.28.2/nodes-601/001-typha.yaml",
-        "v3.28.2/nodes-601/decision.json",
-        "v3.31.3/nodes-50/calico.yaml",
-        "v3.31.3/nodes-50/decision.json",
-        "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/calico.yaml",
-        "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/decision.json",
-        "v3.31.3/nodes-51-calicoMode-unset/calico.yaml",
-        "v3.31.3/nodes-51-calicoMode-unset/decision.json",
-        "v3.31.3/nodes-51/calico.yaml",
-        "v3.31.3/nodes-51/decision.json",
-        "v3.31.3/nodes-601/calico.yaml",
-        "v3.31.3/nodes-601/decision.json",
-    ]
+    # one directory per scenario: routing's, then those derived from the templates, named
+    # after what they set; each holds every file it renders, whatever renders alike
+    scenarios = {
+        "v3.27.3": [
+            "nodes-50",
+            "nodes-50-calicoMode-bgp-repo-empty",
+            "nodes-50-calicoMode-unset",
+            "upgrade-51",
+        ],
+        "v3.28.2": [
+            "nodes-50",
+            "nodes-51",
+            "nodes-51-calicoMode-bgp-repo-empty",
+            "nodes-51-calicoMode-unset",
+            "nodes-601",
+        ],
+        "v3.31.3": [
+            "nodes-50",
+            "nodes-51",
+            "nodes-51-calicoMode-bgp-repo-empty",
+            "nodes-51-calicoMode-unset",
+            "nodes-601",
+        ],
+    }
+    files = {
+        "v3.27.3": ["calico.yaml"],
+        "v3.28.2": ["000-crds.yaml", "001-typha.yaml", "002-calico.yaml"],
+        "v3.31.3": ["calico.yaml"],
+    }
+    assert layout == sorted(
+        f"{v}/{s}/{f}"
+        for v, names in scenarios.items()
+        for s in names
+        for f in [*files[v], "decision.json"]
+    )
     decision = json.loads((golden / "v3.28.2/nodes-601/decision.json").read_text())
     assert decision["allowTypha"] == "true" and decision["typhaReplicas"] == "4"
     upgrade = json.loads((golden / "v3.27.3/upgrade-51/decision.json").read_text())
@@ -193,10 +194,17 @@ def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
     u = check(capsys, tree, "--update-golden", "--format", "json")
     assert u.code == 0
     assert by_version(u.out)["v3.28.2"]["golden"]["files"] == [
-        {"path": "nodes-50/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51+nodes-601/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51-calicoMode-unset/002-calico.yaml", "change": "modified"},
+        {"path": f"{s}/002-calico.yaml", "change": "modified"}
+        for s in sorted(
+            (
+                "nodes-50",
+                "nodes-51",
+                "nodes-51-calicoMode-bgp-repo-empty",
+                "nodes-51-calicoMode-unset",
+                "nodes-601",
+            ),
+            key=lambda s: f"{s}/",
+        )
     ]
     assert check(capsys, tree).code == 0
 
@@ -220,10 +228,17 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
     change = by["v3.28.2"]["golden"]["object_changes"][0]
     assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
-    # located at the template line where the ConfigMap starts
-    assert change["file"] == "002-calico.yaml:63"
+    # located at the template line that renders the field, relative to the tree
+    line = change["location"]["line"]
+    assert change["location"]["path"] == "kubernetes/calico/v3.28.2/002-calico.yaml"
     source = (tree / CALICO / "v3.28.2" / "002-calico.yaml").read_text().splitlines()
-    assert source[62:65] == ["kind: ConfigMap", "apiVersion: v1", "metadata:"]
+    assert source[line - 1] == '  veth_mtu: "9000"'
+    [found] = [f for f in by["v3.28.2"]["findings"] if f["rule"] == "golden-changed"]
+    assert (found["field"], found["location"]["line"], found["message"]) == (
+        "data.veth_mtu",
+        line,
+        '"0" → "9000"',
+    )
     serial = run(
         capsys,
         "check",
@@ -299,11 +314,16 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
     by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
     # each scenario's failure carries the diff of its own golden file, no other's
-    for scenario, directory in (
-        ("nodes-51", "nodes-51+nodes-51-calicoMode-unset"),
-        ("nodes-601", "nodes-601"),
-    ):
-        assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{directory}/001-typha.yaml"]
+    for scenario in ("nodes-51", "nodes-601"):
+        assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{scenario}/001-typha.yaml"]
+    # the change itself is a case of its own at the template line of the field
+    golden = next(c for c in root.iter("testcase") if "golden golden-changed" in c.get("name", ""))
+    assert golden.get("file") == "kubernetes/calico/v3.28.2/001-typha.yaml"
+    line = int(golden.get("line", "0"))
+    assert (
+        "type: Recreate"
+        in (tree / CALICO / "v3.28.2" / "001-typha.yaml").read_text().splitlines()[line - 1]
+    )
     (change,) = by_version(check(capsys, tree, "--format", "json").out)["v3.28.2"]["golden"][
         "object_changes"
     ]
@@ -561,39 +581,25 @@ def test_the_tree_is_scanned_once_and_json_built_once(
 # --- golden comparison details ------------------------------------------------------------
 
 
-def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
-    capsys: pytest.CaptureFixture[str], adopted: Path
+@pytest.mark.parametrize(
+    ("content", "line", "why"),
+    [
+        (b"kind: ConfigMap\n\xff\xfe\n", 2, "not valid UTF-8"),
+        (b"kind: ConfigMap\n<<<<<<< HEAD\ndata: [\n", 3, "invalid YAML"),
+    ],
+)
+def test_a_golden_that_is_not_yaml_is_bad_input_and_update_rewrites_it(
+    capsys: pytest.CaptureFixture[str], adopted: Path, content: bytes, line: int, why: str
 ) -> None:
     tree = adopted
     bad = tree.parent / "golden" / "v3.28.2" / "nodes-50" / "002-calico.yaml"
-    bad.write_bytes(b"kind: ConfigMap\n\xff\xfe\n")
+    bad.write_bytes(content)
     r = check(capsys, tree)
-    assert r.code == 1
-    rows = {line.split()[0]: line.split() for line in r.out.splitlines() if line[:2] == "v3"}
-    assert rows["v3.28.2"][-2:] == ["FAIL", "FAIL"]
-    by = by_version(check(capsys, tree, "--format", "json").out)
-    assert by["v3.28.2"]["golden"]["files"] == [
-        {"path": "nodes-50/002-calico.yaml", "change": "modified"}
-    ]
-    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == [
-        "fail",
-        "pass",
-        "pass",
-        "pass",
-        "pass",
-    ]
-    (change,) = by["v3.28.2"]["golden"]["object_changes"]
-    assert (change["object"], change["path"], change["scenarios"]) == (
-        "002-calico.yaml",
-        "",
-        ["nodes-50"],
-    )
-    unreadable = [f for f in by["v3.28.2"]["findings"] if f["rule"] == "golden-unreadable"]
-    assert [(f["stage"], f["severity"], f["location"]) for f in unreadable] == [
-        ("goldens", "error", {"path": str(bad), "line": None, "column": None})
-    ]
+    assert (r.code, r.out) == (2, "")
+    (error,) = r.err.splitlines()
+    assert error.startswith(f"calico-render: error: {bad}:{line}: ") and why in error
     u = check(capsys, tree, "--update-golden", "--format", "json")
-    assert u.code == 0
+    assert u.code == 0, u.out
     assert by_version(u.out)["v3.28.2"]["golden"]["files"] == [
         {"path": "nodes-50/002-calico.yaml", "change": "modified"}
     ]
@@ -608,17 +614,19 @@ def test_diff_headers_name_the_golden_directory_given(
     assert run(capsys, *base, "--golden", "refs/calico", "--update-golden").code == 0
     template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
     template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1"'))
-    r = run(capsys, *base, "--golden", "refs/calico")
-    headers = re.findall(r"^ *([-+]{3} [ab]/\S+)$", r.out, re.M)
+    r = run(capsys, *base, "--golden", "refs/calico", "--format", "json")
+    diff = by_version(r.out)["v3.28.2"]["golden"]["diff"]
+    headers = re.findall(r"^([-+]{3} [ab]/\S+)$", diff, re.M)
     assert headers[:2] == [
         "--- a/refs/calico/v3.28.2/nodes-50/002-calico.yaml",
         "+++ b/refs/calico/v3.28.2/nodes-50/002-calico.yaml",
     ]
     monkeypatch.chdir(tree)  # the goldens are outside the current directory: absolute
     absolute = (tree.parent / "refs" / "calico").resolve()
-    r = run(capsys, *base, "--golden", str(absolute))
+    r = run(capsys, *base, "--golden", str(absolute), "--format", "json")
     label = absolute.as_posix().lstrip("/")
-    headers = re.findall(r"^ *--- a/(\S+)$", r.out, re.M)
+    diff = by_version(r.out)["v3.28.2"]["golden"]["diff"]
+    headers = re.findall(r"^--- a/(\S+)$", diff, re.M)
     assert headers[0] == f"{label}/v3.28.2/nodes-50/002-calico.yaml"
     assert all(h.startswith(f"{label}/") for h in headers)
 
@@ -640,12 +648,13 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
     (stale,) = data["stale_goldens"]
     assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
     assert stale["files"] == [
-        "nodes-50+upgrade-51/calico.yaml",
         "nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
         "nodes-50-calicoMode-bgp-repo-empty/decision.json",
         "nodes-50-calicoMode-unset/calico.yaml",
         "nodes-50-calicoMode-unset/decision.json",
+        "nodes-50/calico.yaml",
         "nodes-50/decision.json",
+        "upgrade-51/calico.yaml",
         "upgrade-51/decision.json",
     ]
     root = ET.fromstring(check(capsys, tree, "--format", "junit").out)
@@ -762,7 +771,7 @@ def test_a_tree_without_golden_uses_its_own_goldens(
     assert first.code == 1
     goldens = {n: v["golden"] for n, v in by_version(first.out).items()}
     assert {g["status"] for g in goldens.values()} == {"missing"}
-    assert goldens["v3.27.3"]["directory"] == str(tree / "golden" / "calico" / "v3.27.3")
+    assert goldens["v3.27.3"]["directory"] == "golden/calico/v3.27.3"  # relative to ROOT
     assert run(capsys, *base, "--update-golden").code == 0
     assert (tree / "golden" / "calico" / "v3.28.2" / "decision.json").exists() or any(
         (tree / "golden" / "calico" / "v3.28.2").rglob("decision.json")
@@ -868,8 +877,10 @@ def test_legacy_says_the_same_in_check_and_capability(
     from renderer.output.check_text import LEGACY_RULES
 
     r = check(capsys, tree)
-    legacy = [line for line in r.out.splitlines() if line.startswith("  legacy:")]
-    assert legacy and all(len(line) < 100 and LEGACY_RULES in line for line in legacy)
+    legacy = [line for line in r.out.splitlines() if line.startswith("legacy:")]
+    assert legacy == [
+        f"legacy: v3.27.3 (no Typha templates: {LEGACY_RULES}; upgrades keep Typha off)"
+    ]
     base = ("capability", "--manifests", str(tree), "--version", "v3.27.3", *KUBE)
     text = run(capsys, *base).out
     rules = [line for line in text.splitlines() if line.startswith("Release rules")]
