@@ -456,21 +456,26 @@ def apply_exceptions(
     whose failures were all excepted; returns (exception index, version, count) matches."""
     kept, matches = except_findings(result.findings, exceptions, result.version)
     result.findings = kept
+    fid = result.fidelity
+    if fid is not None and not fid.get("note"):  # the summary counts what is left
+        mine = [f for f in kept if f.stage == FIDELITY]
+        fid["errors"] = sum(1 for f in mine if f.severity == ERROR)
+        fid["warnings"] = sum(1 for f in mine if f.severity == "warning")
+        fid["deviations"] = sum(n for i, _, n in matches if exceptions[i].kind == excepts.DEVIATION)
     for stage in (s for s in (*STAGES, FIDELITY) if s in EXCEPTABLE_STAGES):
         if result.stages.get(stage) != FAIL:
             continue
         if any(f.stage == stage and f.severity == ERROR for f in kept):
             continue
-        if stage == FIDELITY and result.fidelity is not None:
-            if result.fidelity.get("note"):
+        if stage == FIDELITY and fid is not None:
+            if fid.get("note"):
                 continue
-            mine = [f for f in kept if f.stage == stage]
-            result.fidelity["errors"] = 0
-            result.fidelity["warnings"] = sum(1 for f in mine if f.severity == "warning")
-            result.fidelity["status"] = PASS
+            fid["status"] = PASS
         result.stages[stage] = PASS
     result.exceptions = [
-        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n) for i, _, n in matches
+        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n)
+        for i, _, n in matches
+        if exceptions[i].kind == excepts.EXCEPTION
     ]
     return matches
 
@@ -526,7 +531,15 @@ def release_check(
         tuple(by.get(SCHEMA, ())),
         tuple(kube),
         nodes=RULE_NODES,
-        fidelity=None if fid is None else replace(fid, findings=by.get(FIDELITY, [])),
+        fidelity=None
+        if fid is None
+        else replace(
+            fid,
+            findings=by.get(FIDELITY, []),
+            deviations=sum(
+                n for i, _, n in matches if exceptions.items[i].kind == excepts.DEVIATION
+            ),
+        ),
         context=tuple(by.get(CONTEXT, ())),
         exceptions_file=exceptions.file,
         exceptions=tuple(excepts.applied_list(exceptions, [matches])),

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
+from renderer.checks.exceptions import DEVIATION, Applied, ExceptionSet, verdicts
 from renderer.finding import (
     CAPABILITY,
     CONTEXT,
@@ -264,6 +264,16 @@ class CheckReport:
         return self._verdicts()[1]
 
     @property
+    def rule_exceptions(self) -> list[Applied]:
+        """The reviewed exceptions of rules, as applied."""
+        return [a for a in self.exceptions if a.exception.kind != DEVIATION]
+
+    @property
+    def deviations(self) -> list[Applied]:
+        """The declared deviations from upstream, as applied."""
+        return [a for a in self.exceptions if a.exception.kind == DEVIATION]
+
+    @property
     def stale_failed(self) -> list[str]:
         return [s.version for s in self.stale if s.status == FAIL]
 
@@ -363,3 +373,13 @@ class ReleaseReport:
     def exception_notes(self) -> list[str]:
         """Exceptions whose stage did not run on this version, and an empty file."""
         return self._verdicts()[1]
+
+    @property
+    def rule_exceptions(self) -> list[Applied]:
+        """The reviewed exceptions of rules, as applied."""
+        return [a for a in self.exceptions if a.exception.kind != DEVIATION]
+
+    @property
+    def deviations(self) -> list[Applied]:
+        """The declared deviations from upstream, as applied."""
+        return [a for a in self.exceptions if a.exception.kind == DEVIATION]

@@ -12,10 +12,14 @@ lists by position. Neither knows a kind or an addon.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+#: A path into a value: mapping keys and list indexes.
+Parts = tuple[str | int, ...]
 
 # --- the semantic diff (fidelity) -------------------------------------------------------
 
@@ -112,6 +116,38 @@ def diff(upstream: Any, ours: Any, path: str = "") -> Iterator[Diff]:
         yield Diff(path, "changed", upstream, ours)
 
 
+#: A step of a semantic diff's path: a key, or ``[x]`` naming a list item.
+_STEP = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+
+
+def path_parts(data: Any, path: str) -> Parts:
+    """The keys and list indexes in ``data`` of the deepest part of ``path`` (a
+    :func:`diff` path, items named ``[calico-node]`` by their identifying field) that
+    ``data`` has: what locates the field in a rendered object."""
+    parts: list[str | int] = []
+    node = data
+    for key, item in _STEP.findall(path):
+        if key and isinstance(node, dict) and key in node:
+            parts.append(key)
+            node = node[key]
+        elif not key and isinstance(node, list):
+            index = next(
+                (
+                    i
+                    for i, x in enumerate(node)
+                    if isinstance(x, dict) and any(str(x.get(k)) == item for k in _LIST_KEYS)
+                ),
+                None,
+            )
+            if index is None:
+                break
+            parts.append(index)
+            node = node[index]
+        else:
+            break
+    return tuple(parts)
+
+
 _LIMIT = 160
 
 
@@ -125,9 +161,6 @@ def show(value: Any) -> str:
 
 #: The longest value a golden change shows (JSON, cut with "...").
 MAX_VALUE = 120
-
-#: A path into a value: mapping keys and list indexes.
-Parts = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -212,4 +245,14 @@ def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | Non
     return [(leaf.path, leaf.old, leaf.new) for leaf in leaf_changes(old, new, path)]
 
 
-__all__ = ["Diff", "Leaf", "Parts", "canon", "diff", "diff_values", "leaf_changes", "show"]
+__all__ = [
+    "Diff",
+    "Leaf",
+    "Parts",
+    "canon",
+    "diff",
+    "diff_values",
+    "leaf_changes",
+    "path_parts",
+    "show",
+]

@@ -58,6 +58,7 @@ def version_data(v: VersionResult) -> dict[str, Any]:
             "scenarios": [],
             "errors": 0,
             "warnings": 0,
+            "deviations": 0,
             "note": "not compared: an earlier stage failed",
         }
     return data
@@ -85,7 +86,8 @@ def check_data(report: CheckReport) -> dict[str, Any]:
         "stale_goldens": [s.to_dict() for s in report.stale],
         "exceptions": {
             "file": report.exceptions_file,
-            "entries": [a.to_dict() for a in report.exceptions],
+            "entries": [a.to_dict() for a in report.rule_exceptions],
+            "deviations": [a.to_dict() for a in report.deviations],
             "warnings": report.exception_warnings,
             "notes": report.exception_notes,
         },

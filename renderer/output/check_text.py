@@ -3,6 +3,7 @@ legacy versions, goldens and exceptions, then the verdict line."""
 
 from __future__ import annotations
 
+from renderer.checks.exceptions import Applied
 from renderer.checks.report import (
     FAIL,
     GOLDENS_ERROR,
@@ -97,17 +98,36 @@ def render(report: CheckReport) -> str:
 
 
 def _exception_lines(report: CheckReport) -> list[str]:
-    """Every exception of the file: what it matched, or a warning that it matched nothing."""
-    if not report.exceptions and not report.exceptions_notes:
+    """Every exception of the file: what it matched, or a warning that it matched
+    nothing; then the deviations from upstream that covered fidelity findings."""
+    out: list[str] = []
+    warnings, notes = report.exception_warnings, report.exception_notes
+    if report.rule_exceptions or warnings or notes:
+        out += ["", f"Exceptions ({report.exceptions_file}):"]
+        for a in report.rule_exceptions:
+            e = a.exception
+            if a.matches:
+                where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
+                out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
+        out.extend(f"  warning: {w}" for w in warnings)
+        out.extend(f"  note: {n}" for n in notes)
+    deviations = deviation_lines(report.exceptions_file, report.deviations)
+    return [*out, "", *deviations] if deviations else out
+
+
+def deviation_lines(file: str | None, deviations: list[Applied]) -> list[str]:
+    """The declared deviations from upstream that covered fidelity findings, each with
+    what it covers, where, and why (none: nothing, so a report without ``--upstream``
+    says nothing of them)."""
+    matched = [a for a in deviations if a.matches]
+    if not matched:
         return []
-    out = ["", f"Exceptions ({report.exceptions_file}):"]
-    for a in report.exceptions:
+    total = sum(n for a in matched for n in a.matches.values())
+    out = [f"Deviations from upstream ({file}): {total} fidelity finding(s) declared"]
+    for a in matched:
         e = a.exception
-        if a.matches:
-            where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
-            out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
-    out.extend(f"  warning: {w}" for w in report.exception_warnings)
-    out.extend(f"  note: {n}" for n in report.exception_notes)
+        where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
+        out.append(f"  {', '.join((*e.objects, *e.fields))} on {where}: {e.reason}")
     return out
 
 
@@ -174,9 +194,10 @@ def _details(v: VersionResult) -> list[str]:
     if fid is not None and fid["note"]:
         out.append(f"  {FIDELITY}: {fid['note']}")
     elif fid is not None and (fid["errors"] or fid["warnings"]):
+        declared = f", {fid['deviations']} declared deviation(s)" if fid.get("deviations") else ""
         out.append(
-            f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s) against "
-            f"{fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
+            f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s){declared} "
+            f"against {fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
         )
     out.extend(f"  {f}" for f in v.findings if f.severity != "info" and f.stage != GOLDENS)
     return [f"{v.version}:", *out] if out else []

@@ -732,7 +732,7 @@ def facts(rows: Iterable[tuple[str, str]]) -> str:
 
 def render_check(report: CheckReport) -> str:
     """The check report as one page."""
-    anchors = Anchors({"summary", "findings", "typha", "exceptions", "stale"})
+    anchors = Anchors({"summary", "findings", "typha", "exceptions", "deviations", "stale"})
     version_ids = {v.version: anchors.make("v", v.version) for v in report.versions}
     entries = {
         v.version: [
@@ -777,10 +777,11 @@ def render_check(report: CheckReport) -> str:
         _summary_table(report, stages, version_ids, entries),
         _exceptions_section(
             report.exceptions_file,
-            report.exceptions,
+            report.rule_exceptions,
             report.exception_warnings,
             report.exception_notes,
         ),
+        _deviations_section(report.deviations),
     ]
     if report.stale:
         rows = "".join(
@@ -860,6 +861,26 @@ def _exceptions_section(
         f'<section id="exceptions"><h2>Exceptions</h2><p>From <code>{e(file or "")}</code></p>'
         + table(("Rule", "Action", "Findings matched", "Reason"), rows)
         + (f"<ul>{warn}</ul>" if warn else "")
+        + "</section>"
+    )
+
+
+def _deviations_section(deviations: Sequence[Any]) -> str:
+    """The declared deviations from upstream that covered fidelity findings ("" when
+    none did: without ``--upstream`` the page says nothing of them)."""
+    matched = [a for a in deviations if a.matches]
+    if not matched:
+        return ""
+    rows = "".join(
+        f"<tr><td>{e(', '.join(a.exception.objects))}</td>"
+        f"<td><code>{e(', '.join(a.exception.fields) or '(every field)')}</code></td>"
+        f"<td>{e(', '.join(f'{k}: {n}' for k, n in sorted(a.matches.items())))}</td>"
+        f"<td>{e(a.exception.reason)}</td></tr>"
+        for a in matched
+    )
+    return (
+        '<section id="deviations"><h2>Deviations from upstream</h2>'
+        + table(("Objects", "Fields", "Findings covered", "Reason"), rows)
         + "</section>"
     )
 
@@ -950,6 +971,7 @@ def fidelity_summary(fid: Mapping[str, Any]) -> str:
             ("Scenarios", e(scenarios)),
             ("Errors", str(fid.get("errors", 0))),
             ("Warnings", str(fid.get("warnings", 0))),
+            ("Declared deviations", str(fid.get("deviations") or "")),
             ("Note", e(fid.get("note") or "")),
         ]
     )
@@ -1048,10 +1070,11 @@ def render_capability(report: ReleaseReport) -> str:
         + "</section>",
         _exceptions_section(
             report.exceptions_file,
-            report.exceptions,
+            report.rule_exceptions,
             report.exception_warnings,
             report.exception_notes,
         ),
+        _deviations_section(report.deviations),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
         "".join(finding_article(x, templates, 3) for x in entries),
         "</section>",
