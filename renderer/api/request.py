@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
+from renderer.bke import context as bke_context
+from renderer.bke.args import RenderArgs
+from renderer.bke.cluster import ClusterInputs, NodeInventory, render_args, resolve_inputs
+from renderer.bke.values import read_user_values
 from renderer.calico import policy
 from renderer.errors import InputError
+from renderer.k8s.schema import resolve_kube_versions, shipped_versions
 from renderer.manifests.tree import VersionDir, resolve_version
-
-if TYPE_CHECKING:
-    from renderer.bke import context as bke_context
-    from renderer.bke.args import RenderArgs
-    from renderer.bke.cluster import ClusterInputs, NodeInventory
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
@@ -60,12 +60,8 @@ def cluster_args(
     """What a BKECluster/BKEConfig and its BKENodes give a request (version, node count,
     notes; ``skip`` for a cluster without Calico), the explicit ``version``/``nodes``
     otherwise (or winning)."""
-    if config is None and nodes_file is None:  # the flags alone: no loader to import
-        from renderer.bke.args import RenderArgs
-
+    if config is None and nodes_file is None:
         return RenderArgs(version, nodes, repo, {})
-    from renderer.bke.cluster import render_args
-
     return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
 
 
@@ -79,8 +75,6 @@ def cluster_inputs(
     check_version: bool = True,
 ) -> ClusterInputs:
     """What a BKECluster/BKEConfig (and its BKENodes) give a request, read once."""
-    from renderer.bke.cluster import resolve_inputs
-
     return resolve_inputs(
         config,
         nodes_file=nodes_file,
@@ -91,10 +85,10 @@ def cluster_inputs(
     )
 
 
-class KubeVersions(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class KubeVersions:
     """The Kubernetes versions a render is schema-checked against, and a note saying
-    why when they are the config's own minor (see :func:`kube_versions`); a named tuple,
-    far cheaper to define than a frozen dataclass at start-up."""
+    why when they are the config's own minor (see :func:`kube_versions`)."""
 
     versions: tuple[str, ...]
     note: str = ""
@@ -103,9 +97,6 @@ class KubeVersions(NamedTuple):
 def kube_versions(requested: Sequence[str] = (), cluster: RenderArgs | None = None) -> KubeVersions:
     """The requested Kubernetes versions (checked), else the newest shipped, or the
     config's own ``kubernetesVersion`` minor (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
     kube = resolve_kube_versions(requested)
     found = cluster.cluster if cluster is not None else None
     cluster_kube = found.config.kubernetes_version if found is not None else ""
@@ -166,9 +157,6 @@ class Request:
         then the version under ``root``.
         ``cluster`` is a config's (see :func:`cluster_args`); ``repo`` wins over its
         imageRepo."""
-        from renderer.bke import context as bke_context
-        from renderer.bke.values import read_user_values
-
         if kube is not None and not isinstance(kube, KubeVersions):
             kube = kube_versions(tuple(kube), cluster)
         warnings: list[str] = []
@@ -244,8 +232,6 @@ def _context_inputs(
 ) -> bke_context.ContextInputs:
     """The context's sources: the config's (``repo`` wins over its imageRepo) or the
     defaults, then the user's values as addon params."""
-    from renderer.bke import context as bke_context
-
     found = cluster.cluster if cluster is not None else None
     if found is None or found.addon is None:
         return bke_context.without_config(repo=repo, params=params, nested=nested)

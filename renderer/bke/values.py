@@ -9,7 +9,6 @@ so a bad value stops with exit 2 naming the key, not deep inside a template.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -151,34 +150,9 @@ def build_context(
     return ctx
 
 
-#: Contexts with more keys are checked without the persistent cache.
-CACHED_CONTEXT_KEYS = 2000
-
-
 def check_context(ctx: dict[str, Any], *, file: str) -> None:
-    """The render-context schema check, remembered for a context that passed.
-
-    The persistent cache keys a pass by the context's content (and, through its
-    fingerprint, the schema files and jsonschema's version), so a repeated render does
-    not load jsonschema. Only passes are kept: an error is always worded by a fresh
-    check, and a context that is not JSON data is always checked.
-    """
-    if len(ctx) > CACHED_CONTEXT_KEYS:
-        # digesting it costs more than checking it (the check is compiled, see
-        # :func:`renderer.data.schemas.certainly_valid_as`)
-        schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
-        return
-    from renderer.store import cache
-
-    try:
-        key = cache.digest(json.dumps(ctx, sort_keys=True, ensure_ascii=False))
-    except (TypeError, ValueError):
-        key = None
-    if key is not None and cache.get("context-ok", key, lambda v: v is True):
-        return
+    """The render-context schema check (bad input, exit 2, naming the key)."""
     schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
-    if key is not None:
-        cache.put("context-ok", key, True)
 
 
 class UserValues(NamedTuple):  # far cheaper to define than a frozen dataclass

@@ -17,6 +17,16 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "as BKE renders a cluster",
         ),
     ),
+    "render": (
+        (
+            "calico-render render --config create.yaml --format json",
+            "one create request (BKENodes and BKECluster in one stream): JSON for a service",
+        ),
+        (
+            "calico-render render --version v3.28 --nodes 601 --output-dir out/ --format json",
+            "the manifest in out/, the decision and file digests as JSON",
+        ),
+    ),
     "advise": (
         ("calico-render advise --version v3.28 --nodes 2000", "scale limits for 2000 nodes"),
         (

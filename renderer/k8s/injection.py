@@ -53,12 +53,12 @@ def find_injections(text: str, printed: Sequence[Printed]) -> list[Injection]:
     """The printed values of ``text`` that change its YAML structure (see the module).
 
     A pure function of the text and the spans, which reads the text as YAML at least
-    twice: its answer is kept in the persistent cache under their digest, so a
-    repeated render does not parse its output again for it."""
+    twice: its answer is kept in the result cache under their content, so a repeated
+    render does not parse its output again for it."""
     if not printed:
         return []
     spans = sorted(printed, key=lambda p: p.start)
-    key = cache.digest(text, repr([(p.start, p.end, p.line, p.key) for p in spans]))
+    key = cache.key("injections", text, repr([(p.start, p.end, p.line, p.key) for p in spans]))
     stored = cache.get("injections", key, _valid_injections)
     if stored is not None:
         return [Injection(k, v, line) for k, v, line in stored]

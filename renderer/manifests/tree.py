@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from dataclasses import dataclass
+from functools import cached_property
 
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
 from renderer.store import contain
+from renderer.store.read import read_text
 
 COMPONENT = Path("kubernetes") / "calico"
 #: The addon name: BKE's controller parses every file as a template of this name.
@@ -32,7 +34,8 @@ _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
-class TemplateFile(NamedTuple):
+@dataclass(frozen=True)
+class TemplateFile:
     """One template of a version directory; ``name`` is its path below the version
     directory (``sub/x.yaml`` in a subdirectory), ``dialect`` comes from its suffix."""
 
@@ -40,13 +43,22 @@ class TemplateFile(NamedTuple):
     path: Path
     dialect: str
 
+    @cached_property
+    def source(self) -> str:
+        """The template's text, read once (bounded, regular files only): every later
+        stage (its cache key, its compile, a verbatim copy) sees these same bytes."""
+        return read_text(self.path)
+
     @property
     def display(self) -> str:
         """``<version>/<name>``."""
         return f"{self.path.parts[-len(self.name.split('/')) - 1]}/{self.name}"
 
 
-class VersionDir(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class VersionDir:
+    """A version directory and its template files, in the controller's order."""
+
     name: str
     path: Path
     files: tuple[TemplateFile, ...]
