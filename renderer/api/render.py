@@ -21,6 +21,7 @@ from renderer.bke import unread
 from renderer.bke.values import check_context
 from renderer.calico import policy, scale
 from renderer.calico.rules import REGISTRY, RuleInput
+from renderer.checks import exceptions as excepts
 from renderer.checks.verdict import readiness_warning, typha_capability
 from renderer.engine import limits
 from renderer.engine.render import (
@@ -65,7 +66,9 @@ def render(request: Request) -> RenderResult:
         *route.warnings,
     ]
     if route.decision.allow_typha:  # the verdict is known: routing asked for it
-        readiness = readiness_warning(vdir)
+        # judged with the tree's reviewed exceptions, as capability and check judge it
+        reviewed = excepts.load(excepts.find_file(request.root, None)).items
+        readiness = readiness_warning(vdir, reviewed)
         if readiness:
             warnings.append(f"{readiness}; see calico-render capability --version {vdir.name}")
     files = tuple(render_version(vdir, {}, contexts.contexts()))
