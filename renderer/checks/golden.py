@@ -29,7 +29,7 @@ import secrets
 import shlex
 import shutil
 import stat
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -802,6 +802,7 @@ def compare_stage(
                 f"golden file is not UTF-8 ({why}); the update replaces it",
                 stage=GOLDENS,
                 file=f"{shown}/{path}",
+                line=1,
             )
         )
     done = compare(
@@ -845,12 +846,15 @@ def apply_update(result: VersionResult, options: CheckOptions) -> list[Finding]:
     except InputError as exc:
         if exc.file is None:
             raise
-        finding = Finding(
+        first = next(c.path for c in changes if c.change != "removed") if changes else ""
+        shown = golden_path(options, result.version)
+        finding = Finding(  # nothing written (all or nothing): at the first golden to write
             GOLDENS_ERROR,
             ERROR,
             f"goldens not written: {exc.message} ({exc.file})",
             stage=GOLDENS,
-            file=golden_path(options, result.version),
+            file=f"{shown}/{first}" if first else shown,
+            line=1 if first else 0,
         )
         result.findings.append(finding)
         g.status = result.stages[GOLDENS] = FAIL
@@ -892,12 +896,22 @@ def write_golden(
     write_tree(directory, {c.path: new[c.path] for c in changes if c.change != "removed"})
     for c in changes:
         if c.change == "removed":
-            (directory / c.path).unlink(missing_ok=True)
+            _remove(directory / c.path, Path.unlink)
     for parent in sorted({(directory / c.path).parent for c in changes}, reverse=True):
         while parent != directory and directory in parent.parents and _empty_dir(parent):
-            parent.rmdir()
+            _remove(parent, Path.rmdir)
             parent = parent.parent
     return changes
+
+
+def _remove(path: Path, how: Callable[[Path], None]) -> None:
+    """Remove a golden file or an emptied directory; gone already is done."""
+    try:
+        how(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"cannot remove: {exc.strerror or exc}", file=str(path)) from None
 
 
 def _empty_dir(path: Path) -> bool:

@@ -1091,3 +1091,113 @@ def test_ci_jobs_keep_a_report_when_the_run_is_bad_input(
         else:
             assert isinstance(report, ET.Element)
             assert report.get("failures") == "1"
+
+
+# --- goldens contained ---------------------------------------------------------------
+
+
+@pytest.fixture
+def own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A tree with its own goldens (ROOT/golden/calico) written by --update-golden."""
+    from tests.gatehelp import bke_tree
+
+    root = bke_tree(tmp_path / "bke-manifests")
+    assert run(capsys, "check", str(root), *KUBE, "--jobs", "1", "--update-golden").code == 0
+    return root
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("linked", ["golden", "golden/calico", "golden/calico/v3.28.2"])
+def test_a_linked_golden_directory_inside_root_is_exit_2_naming_it_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], own: Path, tmp_path: Path, linked: str
+) -> None:
+    outside = tmp_path / "outside"
+    shutil.move(str(own / linked), outside)
+    (outside / "extra.txt").write_text("keep")  # what a prune would remove
+    (own / linked).symlink_to(outside, target_is_directory=True)
+    before = _snapshot(outside)
+    for update in ((), ("--update-golden",)):
+        r = run(capsys, "check", str(own), *KUBE, "--jobs", "1", *update)
+        message = one_error(r, file=own / linked)
+        assert "symbolic link" in message
+    assert _snapshot(outside) == before and not list(outside.rglob(".*"))
+
+
+def test_a_golden_file_linked_outside_fails_the_update_with_exit_2(
+    capsys: pytest.CaptureFixture[str], own: Path, tmp_path: Path
+) -> None:
+    """An update that refused to write never says PASS."""
+    target = tmp_path / "outside.yaml"
+    target.write_text("x\n")
+    golden = own / "golden" / "calico" / "v3.28.2" / "nodes-601" / "002-calico.yaml"
+    golden.unlink()
+    golden.symlink_to(target)
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1", "--update-golden")
+    assert "symbolic link" in one_error(r, file=golden)
+    assert target.read_text() == "x\n" and golden.is_symlink()
+
+
+def test_a_scenario_directory_that_is_a_file_is_exit_2_naming_it(
+    capsys: pytest.CaptureFixture[str], own: Path
+) -> None:
+    scenario = own / "golden" / "calico" / "v3.28.2" / "nodes-601"
+    shutil.rmtree(scenario)
+    scenario.write_text("nodes-601\n")
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
+    assert "not a directory" in one_error(r, file=scenario)
+
+
+def test_an_update_that_cannot_write_fails_with_the_reason(
+    capsys: pytest.CaptureFixture[str], own: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--update-golden exits 0 only when every golden it had to write was written."""
+    template = own / CALICO / "v3.28.2" / "002-calico.yaml"
+    template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1440"'))
+    golden = own / "golden" / "calico"
+    before = _snapshot(golden)
+    real = os.replace
+
+    def read_only(src: Any, dst: Any) -> None:
+        if "golden" in str(dst):
+            raise OSError(30, "Read-only file system", str(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", read_only)
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1", "--update-golden", "--format", "json")
+    monkeypatch.undo()
+    assert r.code == 1
+    v = by_version(r.out)["v3.28.2"]
+    assert (v["passed"], v["stages"]["goldens"]) == (False, "fail")
+    [error] = [f for f in v["findings"] if f["rule"] == "goldens-error"]
+    assert "Read-only file system" in error["message"]
+    assert error["location"]["path"].startswith("golden/calico/v3.28.2/")
+    assert _snapshot(golden) == before  # all or nothing
+
+
+def test_the_first_update_of_the_merged_layout_rewrites_it_and_says_so_in_one_line(
+    capsys: pytest.CaptureFixture[str], own: Path
+) -> None:
+    """Goldens of an earlier release (common/, s1+s2/) read as the scenarios' files:
+    check passes with a warning, the first update rewrites them one directory each."""
+    version = own / "golden" / "calico" / "v3.28.2"
+    crds = {p: p.read_text() for p in version.glob("*/000-crds.yaml")}
+    assert len(set(crds.values())) == 1
+    (version / "common").mkdir()
+    (version / "common" / "000-crds.yaml").write_text(next(iter(crds.values())))
+    for p in crds:
+        p.unlink()
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
+    assert r.code == 0 and "[golden-layout]" in r.out
+    u = run(capsys, "check", str(own), *KUBE, "--jobs", "1", "--update-golden")
+    assert u.code == 0
+    said = [line for line in u.out.splitlines() if "rewritten" in line]
+    assert said == [
+        "goldens rewritten one directory per scenario (from the merged layout: common/, "
+        f"s1+s2/) for v3.28.2: {len(crds) + 1} file(s) written or removed"
+    ]
+    assert not (version / "common").exists() and all(p.exists() for p in crds)
+    again = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
+    assert again.code == 0 and "golden-layout" not in again.out
