@@ -1201,3 +1201,49 @@ def test_the_first_update_of_the_merged_layout_rewrites_it_and_says_so_in_one_li
     assert not (version / "common").exists() and all(p.exists() for p in crds)
     again = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
     assert again.code == 0 and "golden-layout" not in again.out
+
+
+# --- report sizes follow what changed ------------------------------------------------
+
+
+def _reports(capsys: pytest.CaptureFixture[str], tree: Path) -> dict[str, str]:
+    """Every format of one check (the report rendered as ``--format`` renders it)."""
+    from renderer import api, output
+    from renderer.output.check import CheckDocument
+
+    options = api.check_options(
+        root=tree, golden=tree.parent / "golden", kube_versions=("1.30",), jobs=1
+    )
+    document = CheckDocument(api.check(options))
+    formats = ("text", "json", "junit", "sarif", "codequality", "html")
+    return {fmt: output.render(fmt, document) for fmt in formats}
+
+
+def test_a_one_field_change_is_a_short_report_and_sizes_grow_with_fields_not_files(
+    capsys: pytest.CaptureFixture[str], adopted: Path
+) -> None:
+    """v3.31.3's goldens hold a 7,000-line file per scenario: one changed field is one
+    line of findings and at most 15 lines of text report; a second field adds about as
+    much again to every format, nothing like the file."""
+    template = adopted / CALICO / "v3.31.3" / "calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    clean = _reports(capsys, adopted)
+    template.write_text(text.replace('veth_mtu: "0"', 'veth_mtu: "1440"', 1), encoding="utf-8")
+    one = _reports(capsys, adopted)
+    lines = one["text"].splitlines()
+    assert len(lines) <= 15, one["text"]
+    assert sum("[golden-changed]" in line for line in lines) == 1
+    health = '- name: FELIX_HEALTHENABLED\n              value: "true"'
+    assert text.count(health) == 1
+    template.write_text(
+        text.replace('veth_mtu: "0"', 'veth_mtu: "1440"', 1).replace(
+            health, health.replace('"true"', '"false"')
+        ),
+        encoding="utf-8",
+    )
+    two = _reports(capsys, adopted)
+    golden = len(text)
+    for fmt in clean:
+        first = len(one[fmt]) - len(clean[fmt])
+        second = len(two[fmt]) - len(one[fmt])
+        assert 0 < first < golden / 20 and 0 < second < golden / 20, (fmt, first, second)
