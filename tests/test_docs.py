@@ -175,6 +175,30 @@ def test_an_example_output_is_what_its_command_prints(
     assert out == match["body"], f"{doc.name}: run pytest --force-regen and read the diff"
 
 
+# --- files shown whole ---------------------------------------------------------------
+
+FILE_MARKER = re.compile(r"<!-- file: (?P<path>[^ ]+) -->\n```[a-z]*\n(?P<body>.*?)```", re.S)
+
+
+def _shown_files() -> list[tuple[Path, re.Match[str]]]:
+    return [(doc, m) for doc in DOCS for m in FILE_MARKER.finditer(doc.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize(
+    ("doc", "match"),
+    _shown_files(),
+    ids=[f"{d.name}:{m['path']}" for d, m in _shown_files()],
+)
+def test_a_file_shown_whole_is_the_file(doc: Path, match: re.Match[str]) -> None:
+    """A block after ``<!-- file: PATH -->`` is PATH as the tests use it (BKE's declared
+    deviations: the tests prove the real tree passes with exactly these)."""
+    assert match["body"] == (PROJECT / match["path"]).read_text(encoding="utf-8")
+
+
+def test_some_file_is_shown_whole() -> None:
+    assert any(m["path"].endswith("calico-render.yaml") for _, m in _shown_files())
+
+
 # --- every documented gate command finds the goldens ----------------------------------
 
 
