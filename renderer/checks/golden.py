@@ -325,12 +325,6 @@ def _numbered(objects: Iterable[K8sObject]) -> dict[str, K8sObject]:
     return out
 
 
-def owners(path: str, scenarios: Sequence[str]) -> list[str]:
-    """The scenarios whose output golden file ``path`` holds: its directory's."""
-    top, _, name = path.partition("/")
-    return [top] if name and top in scenarios else []
-
-
 @dataclass(frozen=True)
 class Where:
     """A template line: the file relative to the version directory and the line."""

@@ -8,7 +8,7 @@ across runs (sorted, no times). Only JUnit carries each version's measured time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -227,8 +227,25 @@ class StaleGolden:
         return data
 
 
+class AppliedKinds:
+    """The applied entries of an exceptions file, apart by kind (a report's
+    ``exceptions`` holds both)."""
+
+    exceptions: Sequence[Applied]
+
+    @property
+    def rule_exceptions(self) -> list[Applied]:
+        """The reviewed exceptions of rules, as applied."""
+        return [a for a in self.exceptions if a.exception.kind != DEVIATION]
+
+    @property
+    def deviations(self) -> list[Applied]:
+        """The declared deviations from upstream, as applied."""
+        return [a for a in self.exceptions if a.exception.kind == DEVIATION]
+
+
 @dataclass
-class CheckReport:
+class CheckReport(AppliedKinds):
     """The whole gate: one result per version, in version order."""
 
     manifests: str
@@ -264,16 +281,6 @@ class CheckReport:
         return self._verdicts()[1]
 
     @property
-    def rule_exceptions(self) -> list[Applied]:
-        """The reviewed exceptions of rules, as applied."""
-        return [a for a in self.exceptions if a.exception.kind != DEVIATION]
-
-    @property
-    def deviations(self) -> list[Applied]:
-        """The declared deviations from upstream, as applied."""
-        return [a for a in self.exceptions if a.exception.kind == DEVIATION]
-
-    @property
     def stale_failed(self) -> list[str]:
         return [s.version for s in self.stale if s.status == FAIL]
 
@@ -293,7 +300,7 @@ class CheckReport:
 
 
 @dataclass(frozen=True)
-class ReleaseReport:
+class ReleaseReport(AppliedKinds):
     """One version checked for release: the Typha contract, the rules on its Typha-on
     render, strict schemas per Kubernetes version, context, fidelity and exceptions.
 
@@ -373,13 +380,3 @@ class ReleaseReport:
     def exception_notes(self) -> list[str]:
         """Exceptions whose stage did not run on this version, and an empty file."""
         return self._verdicts()[1]
-
-    @property
-    def rule_exceptions(self) -> list[Applied]:
-        """The reviewed exceptions of rules, as applied."""
-        return [a for a in self.exceptions if a.exception.kind != DEVIATION]
-
-    @property
-    def deviations(self) -> list[Applied]:
-        """The declared deviations from upstream, as applied."""
-        return [a for a in self.exceptions if a.exception.kind == DEVIATION]
