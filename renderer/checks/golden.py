@@ -66,8 +66,6 @@ DECISION_FILE = "decision.json"
 COMMON = "common"
 SHARED = "+"
 
-CHANGED, TEXT_CHANGED, MISSING_GOLDENS = GOLDEN_CHANGED, GOLDEN_TEXT_CHANGED, GOLDEN_MISSING
-
 
 @dataclass(frozen=True)
 class ScenarioOutput:
@@ -564,7 +562,7 @@ def _merge(
         label = "" if obj is not None else f"{ref}: "
         findings.append(
             Finding(
-                CHANGED,
+                GOLDEN_CHANGED,
                 ERROR,
                 label + change_message(ref, path, values),
                 stage=GOLDENS,
@@ -598,7 +596,7 @@ def _text_findings(
         span = f"line {first}" if first == last else f"lines {first}–{last}"
         out.append(
             Finding(
-                TEXT_CHANGED,
+                GOLDEN_TEXT_CHANGED,
                 ERROR if strict else WARNING,
                 f"the golden's text differs at template {span}, its objects do not "
                 "(comments, blank lines or key order)",
@@ -629,7 +627,7 @@ def _scenario_findings(
         if names:
             out.append(
                 Finding(
-                    CHANGED,
+                    GOLDEN_CHANGED,
                     ERROR,
                     what,
                     stage=GOLDENS,
@@ -763,7 +761,7 @@ def compare_stage(
         _set_all(result, MISSING)
         return [
             Finding(
-                MISSING_GOLDENS,
+                GOLDEN_MISSING,
                 ERROR,
                 f"no goldens in {shown}; create them, after review, with: {g.command}",
                 stage=GOLDENS,
@@ -791,7 +789,7 @@ def compare_stage(
     for path, why in loaded.unreadable.items():
         found.append(
             Finding(
-                CHANGED,
+                GOLDEN_CHANGED,
                 ERROR,
                 f"golden file is not UTF-8 ({why}); the update replaces it",
                 stage=GOLDENS,
