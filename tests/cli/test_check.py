@@ -1247,3 +1247,59 @@ def test_a_one_field_change_is_a_short_report_and_sizes_grow_with_fields_not_fil
         first = len(one[fmt]) - len(clean[fmt])
         second = len(two[fmt]) - len(one[fmt])
         assert 0 < first < golden / 20 and 0 < second < golden / 20, (fmt, first, second)
+
+
+def test_every_golden_finding_has_a_place_in_every_format(
+    capsys: pytest.CaptureFixture[str], adopted: Path
+) -> None:
+    """An object renamed (one removed, one added), replicas hard-coded (a changed field,
+    and the decisions it changes: the contract then refuses installs above 50 nodes),
+    goldens of a version not in the tree: each located at a file and line in SARIF,
+    Code Quality, JUnit and HTML as in text and JSON."""
+    template = adopted / CALICO / "v3.31.3" / "calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    pdb = "kind: PodDisruptionBudget\nmetadata:\n  name: calico-typha\n"
+    replicas = "  replicas: {{ .typhaReplicas }}\n"
+    assert text.count(pdb) == 1 and text.count(replicas) == 1
+    text = text.replace(pdb, pdb.replace("calico-typha", "calico-typha-budget"))
+    template.write_text(text.replace(replicas, "  replicas: 3\n"), encoding="utf-8")
+    golden = adopted.parent / "golden"
+    shutil.copytree(golden / "v3.27.3", golden / "v7.7.7")
+    reports = _reports(capsys, adopted)
+    data = json.loads(reports["json"])
+    found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "goldens"]
+    messages = {f["message"] for f in found}
+    assert {
+        "removed: in the golden, not rendered",
+        "added: rendered, not in the golden",
+        "4 → 3",
+    } <= messages, reports["text"]
+    assert any(m.startswith('decision.json refused: (none) → "refusing') for m in messages)
+    assert all(f["location"] and f["location"]["line"] for f in found), found
+    sarif = json.loads(reports["sarif"])["runs"][0]["results"]
+    golden_results = [r for r in sarif if r["ruleId"].startswith("golden")]
+    assert len(golden_results) == len(found) + 1  # and the stale goldens
+    for r in golden_results:  # in the tree; the stale goldens where --golden named them
+        physical = r["locations"][0]["physicalLocation"]
+        assert physical["region"]["startLine"] >= 1
+        if r["ruleId"] != "golden-stale":
+            assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%", r
+    issues = [i for i in json.loads(reports["codequality"]) if i["check_name"].startswith("golden")]
+    assert len(issues) == len(found) + 1 and all(i["location"]["path"] != "." for i in issues)
+    cases = [
+        c
+        for c in ET.fromstring(reports["junit"]).iter("testcase")
+        if " golden" in c.get("name", "")
+    ]
+    assert len(cases) == len(found) + 1 and all(c.get("file") and c.get("line") for c in cases)
+    assert reports["html"].count('data-rule="golden-') == len(found)
+    lines = text.splitlines()
+    removed = next(f for f in found if f["message"].startswith("removed"))
+    added = next(f for f in found if f["message"].startswith("added"))
+    assert [f["object"]["name"] for f in (removed, added)] == [
+        "calico-typha",
+        "calico-typha-budget",
+    ]
+    # the renamed object is where the removed one was, and where the added one is
+    assert lines[added["location"]["line"] - 1] == "apiVersion: policy/v1"
+    assert removed["location"]["line"] > added["location"]["line"]  # above what followed it
