@@ -14,7 +14,6 @@ from renderer.bke import context as bke_context
 from renderer.bke import unread
 from renderer.calico import images, policy
 from renderer.calico.capability import CapabilityReport
-from renderer.calico.plan.files import plan_files
 from renderer.calico.policy import TyphaDecision
 from renderer.engine.render import RenderedFile, join_stream
 from renderer.errors import EXIT_CHECK_FAILED, EXIT_OK
@@ -103,6 +102,8 @@ class PlanResult:
         """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
         order, plus ``plan.json`` (``published``: the plan as its report publishes it):
         see :func:`renderer.calico.plan.files.plan_files`."""
+        from renderer.calico.plan.files import plan_files  # the plan verb's alone
+
         return plan_files(self.plan, self.texts, published or self._data)
 
 

@@ -35,36 +35,44 @@ from renderer.cli.common import (
 from renderer.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     CalicoRenderError,
     interrupted,
     naming,
 )
+from renderer.store import cache
 
 
 class Interrupted(BaseException):
-    """Ctrl-C while a command runs. Not KeyboardInterrupt, which click turns into an
-    empty line and Abort."""
+    """Ctrl-C (or SIGTERM) while a command runs. Not KeyboardInterrupt, which click
+    turns into an empty line and Abort."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _raise_once(signum: int, frame: FrameType | None) -> None:
-    """First Ctrl-C unwinds (temporary files are removed on the way); a second one
-    leaves at once."""
+    """First Ctrl-C or SIGTERM unwinds (workers are ended, locks released, temporary
+    files removed on the way); a second one leaves at once."""
     signal.signal(signal.SIGINT, interrupted)
-    raise Interrupted
+    signal.signal(signal.SIGTERM, interrupted)
+    raise Interrupted(signum)
 
 
 @contextlib.contextmanager
 def _interrupt_handler() -> Iterator[None]:
-    """SIGINT raises KeyboardInterrupt once while a command runs; the caller's handler
-    is restored afterwards (tests call :func:`main` in-process)."""
+    """SIGINT and SIGTERM unwind once while a command runs; the caller's handlers are
+    restored afterwards (tests call :func:`main` in-process)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, _raise_once)
+    previous = {sig: signal.signal(sig, _raise_once) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _utf8_stdout() -> None:
@@ -80,10 +88,20 @@ def main(argv: list[str] | None = None) -> None:
     with _interrupt_handler(), naming(FLAGS):
         try:
             _utf8_stdout()
-            _main(argv)
-        except (KeyboardInterrupt, Interrupted):
+            try:
+                _main(argv)
+            except SystemExit as exc:
+                why = cache.problem()
+                if why is not None and exc.code != EXIT_BAD_INPUT:  # bad input: one line
+                    echo_err(f"calico-render: {why}")
+                raise
+        except (KeyboardInterrupt, Interrupted) as exc:
             with contextlib.suppress(ValueError):
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            if isinstance(exc, Interrupted) and exc.signum == signal.SIGTERM:
+                echo_err("calico-render: terminated")
+                sys.exit(EXIT_TERMINATED)
             echo_err("calico-render: interrupted")
             sys.exit(EXIT_INTERRUPTED)
 

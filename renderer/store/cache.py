@@ -31,15 +31,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import stat
 import sys
 import threading
 import time
 from collections.abc import Callable
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,17 @@ PRUNE_EVERY = 600
 #: What pruning keeps, so a full cache is not pruned again on the next write.
 _PRUNE_TO = 0.8
 PRUNE_MARKER = ".last-prune"
-#: Libraries whose versions decide a cached result (parsing, schemas, validation).
-_LIBRARIES = ("ruamel.yaml", "ruamel.yaml.clib", "jsonschema", "kubernetes-validate", "jinja2")
+#: Libraries whose versions decide a cached result (parsing, schemas, validation): the
+#: module to find and the project name of its distribution.
+_LIBRARIES = (
+    ("ruamel.yaml", "ruamel.yaml"),
+    ("_ruamel_yaml", "ruamel.yaml.clib"),
+    ("jsonschema", "jsonschema"),
+    ("referencing", "referencing"),
+    ("kubernetes_validate", "kubernetes-validate"),
+    ("jinja2", "jinja2"),
+)
+_DIST_INFO = re.compile(r"^(.+)-([^-]+)\.dist-info$")
 #: The layout of entries; a new one moves every key.
 _FORMAT = "2"
 _KINDS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -104,12 +114,11 @@ def directory() -> Path | None:
 
 
 def problem() -> str | None:
-    """Why the configured cache directory is not used, or None: it is usable or off.
-    The command line prints it once, as a note."""
+    """Why this process found the cache directory unusable when it last looked, or
+    None (usable, off, or not looked at). The command line prints it once, as a note."""
     base = location()
     if base is None:
         return None
-    _usable()
     with _lock:
         return _problems.get(base)
 
@@ -124,8 +133,8 @@ def _usable() -> str | None:
         with contextlib.suppress(OSError):
             os.makedirs(base, mode=0o700, exist_ok=True)
     why = _private(base)
-    with _lock:
-        _problems[base] = why
+    with _lock:  # a directory that cannot be made is no cache, not a problem to report
+        _problems[base] = why if os.path.lexists(base) else None
     return base if why is None else None
 
 
@@ -163,13 +172,33 @@ def tool_digest() -> str:
         for path in sorted(schemas.glob("*.json")):
             _update(h, path.name.encode())
             _update(h, path.read_bytes())
-    for name in _LIBRARIES:
-        try:
-            found = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found = "absent"
-        _update(h, f"{name} {found}".encode())
+    for module, project in _LIBRARIES:
+        _update(h, f"{project} {_installed_version(module, project)}".encode())
     return h.hexdigest()
+
+
+def _installed_version(module: str, project: str) -> str:
+    """The version of ``project`` from the ``.dist-info`` directory beside ``module``:
+    what :mod:`importlib.metadata` reads, without importing it (and the email package)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin is None:
+        return "absent"
+    origin = Path(spec.origin)
+    depth = module.count(".") + (origin.name == "__init__.py")
+    where = origin.parents[depth]
+    wanted = re.sub(r"[-_.]+", "_", project).lower()
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return "unknown"
+    for name in sorted(names):
+        m = _DIST_INFO.match(name)
+        if m and re.sub(r"[-_.]+", "_", m.group(1)).lower() == wanted:
+            return m.group(2)
+    return "unknown"
 
 
 def key(*parts: str | bytes) -> str:

@@ -127,3 +127,92 @@ def test_a_yaml_1_1_reading_is_a_warning_and_its_value_a_schema_error(tmp_path: 
         ("schema-invalid", "error", path, 8, "metadata.labels.enabled"),
     ]
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("exceptions", "ready"),
+    [
+        ("", False),
+        (  # skipped, or downgraded: neither blocks the release any more
+            "exceptions:\n  - rule: typha-anti-affinity\n    reason: reviewed\n",
+            True,
+        ),
+        (
+            "exceptions:\n  - rule: typha-anti-affinity\n    severity: warning\n"
+            "    objects: ['Deployment kube-system/calico-typha']\n    reason: reviewed\n",
+            True,
+        ),
+        (  # scoped to another object: the finding is not what was reviewed
+            "exceptions:\n  - rule: typha-anti-affinity\n"
+            "    objects: ['Deployment kube-system/other']\n    reason: reviewed\n",
+            False,
+        ),
+    ],
+)
+def test_render_capability_and_check_agree_on_release_readiness_with_the_trees_exceptions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, exceptions: str, ready: bool
+) -> None:
+    """The same reviewed exceptions (ROOT/.calico-render.yaml), the same verdict."""
+    from tests.clihelp import run
+
+    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
+    if exceptions:
+        (tmp_path / ".calico-render.yaml").write_text(exceptions)
+    rendered = run(
+        capsys,
+        "--manifests",
+        str(tmp_path),
+        "--version",
+        "v3.31.3",
+        "--nodes",
+        "601",
+        "--no-validate",
+    )
+    assert rendered.code == 0
+    assert ("is not release-ready" not in rendered.err) is ready
+    report = api.capability("v3.31.3", root=tmp_path, kube_versions=("1.34",))
+    assert report.release_ready is ready
+    check = run(
+        capsys, "check", str(tmp_path), "--kube-version", "1.34", "--jobs", "1", "--update-golden"
+    )
+    assert (check.code == 0) is ready
+
+
+def _quoted_typha(tmp_path: Path) -> Path:
+    """BKE's v3.31.3 with the Typha objects' names quoted: capable as rendered, not to
+    BKE's controller, whose text search wants ``name: calico-typha`` unquoted."""
+    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
+    template = tmp_path / COMPONENT / "v3.31.3" / "calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    template.write_text(text.replace("name: calico-typha", 'name: "calico-typha"'), "utf-8")
+    return tmp_path
+
+
+def test_a_render_for_the_controller_routes_typha_as_its_text_search_does(tmp_path: Path) -> None:
+    root = _quoted_typha(tmp_path)
+    with pytest.raises(RefusedError) as refused:
+        api.render(api.Request.of("v3.31.3", 51, root=root, controller=True))
+    assert "'name: calico-typha'" in str(refused.value)
+    upgrade = api.render(
+        api.Request.of("v3.31.3", 51, root=root, operation="upgrade", controller=True)
+    )
+    assert upgrade.decision.context() == {"allowTypha": "false", "typhaReplicas": "0"}
+    [disagrees] = [f for f in upgrade.findings if f.rule == "typha-controller-disagrees"]
+    assert disagrees.severity == "error" and upgrade.exit_code == 1
+    assert disagrees.file == "kubernetes/calico/v3.31.3/calico.yaml"
+    # judged from the rendered objects, Typha is on; the disagreement is said all the same
+    ours = api.render(api.Request.of("v3.31.3", 51, root=root))
+    assert ours.decision.allow_typha and ours.exit_code == 1
+    assert [f.rule for f in ours.findings if f.severity == "error"] == [
+        "typha-controller-disagrees"
+    ]
+
+
+def test_a_config_render_is_the_controller_s(tmp_path: Path) -> None:
+    request = api.Request.from_config(
+        Path(__file__).parents[2] / "examples" / "bkecluster-601.yaml", nodes=601
+    )
+    assert request.controller
+    assert not api.Request.of("v3.31", 601).controller

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,3 +68,71 @@ def test_a_check_answered_from_the_cache_is_the_check_done_afresh(
     edited = render("json", CheckDocument(runner.run_check(options)))
     monkeypatch.setenv(cache.ENV_OFF, "1")  # a run that keeps nothing: the same verdicts
     assert render("json", CheckDocument(runner.run_check(options))) == edited
+
+
+def _children(pid: int) -> set[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry))
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see the workers")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_every_worker_and_releases_the_golden_lock(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    root = tmp_path / "tree"
+    for i in range(12):  # enough versions that the check is still running when signalled
+        shutil.copytree(TREE / "kubernetes/calico/v9.1.0", root / f"kubernetes/calico/v9.1.{i}")
+    golden = tmp_path / "golden"
+    env = {**os.environ, "CALICO_RENDER_NO_CACHE": "1"}
+    argv = [sys.executable, "-m", "renderer", "check", str(root), "--golden", str(golden)]
+    proc = subprocess.Popen(
+        [*argv, "--jobs", "2", "--update-golden"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid)
+        time.sleep(0.02)
+    assert len(workers) >= 2, "the check never started its workers"
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 2.0
+    assert proc.returncode == (143 if sig == signal.SIGTERM else 130)
+    assert err.strip().endswith("terminated" if sig == signal.SIGTERM else "interrupted")
+    end = time.monotonic() + 2
+    while _alive(workers) and time.monotonic() < end:
+        time.sleep(0.02)
+    assert _alive(workers) == set()
+    again = subprocess.run(
+        [*argv, "--jobs", "1", "--update-golden"], env=env, capture_output=True, text=True
+    )
+    # the lock was released: the update ran (copies of one version fail its image rule)
+    assert again.returncode in (0, 1) and "another update-golden" not in again.stderr
