@@ -79,4 +79,4 @@ def test_a_label_yaml_1_1_reads_as_a_boolean_is_a_warning_and_a_schema_error(
         ("schema-invalid", "error", 1, "metadata.labels.true"),
     ]
     warning = result.findings[0].message  # both readings of the line, one finding
-    assert "key `on` is \"true\"" in warning and "value `yes` is true" in warning
+    assert 'key `on` is "true"' in warning and "value `yes` is true" in warning
