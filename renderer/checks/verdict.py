@@ -66,7 +66,7 @@ def _key(version: VersionDir) -> str:
     """The cache key of a version's verdict: every template's name, dialect and bytes."""
     parts: list[str | bytes] = ["verdict"]
     for tf in version.files:
-        parts += [tf.name, tf.dialect, tf.source]
+        parts += [tf.name, tf.dialect, tf.digest]
     return cache.key(*parts)
 
 
