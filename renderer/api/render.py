@@ -18,10 +18,11 @@ from renderer.api.request import Request
 from renderer.api.results import RenderResult
 from renderer.bke import context as bke_context
 from renderer.bke import unread
+from renderer.bke.typha import search as controller_search
 from renderer.bke.values import check_context
 from renderer.calico import policy, scale
 from renderer.calico.rules import REGISTRY, RuleInput
-from renderer.checks.verdict import readiness_warning, typha_capability
+from renderer.checks.verdict import controller_disagreement, readiness_warning, typha_capability
 from renderer.engine import limits
 from renderer.engine.render import (
     RenderedFile,
@@ -46,7 +47,7 @@ def render(request: Request) -> RenderResult:
     change nothing or take none of the branches the templates compare them with.
     """
     vdir = request.version
-    route = plan_route(vdir, request.node_count, request.operation)
+    route = plan_route(vdir, request.node_count, request.operation, request.controller)
     if route.refused:
         raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     inputs = request.inputs
@@ -64,12 +65,14 @@ def render(request: Request) -> RenderResult:
         *contexts.warnings,
         *route.warnings,
     ]
-    if route.decision.allow_typha:  # the verdict is known: routing asked for it
+    found: list[Finding] = []
+    if policy.decide_typha(request.node_count).allow_typha:  # routing judged capability
         readiness = readiness_warning(vdir)
-        if readiness:
+        if readiness and route.decision.allow_typha:
             warnings.append(f"{readiness}; see calico-render capability --version {vdir.name}")
+        found += controller_disagreement(vdir)
     files = tuple(render_version(vdir, {}, contexts.contexts()))
-    found = [*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files)]
+    found += [*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files)]
     objects: tuple[K8sObject, ...] = ()
     if not any(f.severity == "error" for f in found):  # the YAML is what the templates wrote
         objects = tuple(parse_rendered(files))
@@ -99,12 +102,21 @@ def render(request: Request) -> RenderResult:
     )
 
 
-def plan_route(version: VersionDir, nodes: int, operation: str = "install") -> policy.Route:
-    """Route a request; capability is only assessed when the node count needs Typha."""
-    if policy.decide_typha(nodes).allow_typha:
-        capable, missing = typha_capability(version)
+def plan_route(
+    version: VersionDir, nodes: int, operation: str = "install", controller: bool = False
+) -> policy.Route:
+    """Route a request; capability is only assessed when the node count needs Typha:
+    from what the templates render, or (``controller``) by BKE's controller's text
+    search, as production routes it."""
+    capable = True
+    missing: tuple[str, ...] = ()
+    if not policy.decide_typha(nodes).allow_typha:
+        pass
+    elif controller:
+        found = controller_search(version)
+        capable, missing = found.capable, tuple(f"the string {m!r}" for m in found.missing)
     else:
-        capable, missing = True, ()
+        capable, missing = typha_capability(version)
     return policy.route(nodes, capable, operation, version=version.name, missing=missing)
 
 

@@ -132,6 +132,9 @@ class Request:
     cluster: ClusterInputs | None = None
     inventory: NodeInventory | None = None
     notes: tuple[str, ...] = ()
+    #: Render as BKE's controller does: Typha from its text search of the templates
+    #: (:mod:`renderer.bke.typha`), not from what they render. A config's request is one.
+    controller: bool = False
 
     @classmethod
     def of(
@@ -148,6 +151,7 @@ class Request:
         kube: KubeVersions | Sequence[str] | None = None,
         strict: bool = False,
         cluster: RenderArgs | None = None,
+        controller: bool | None = None,
     ) -> Request:
         """Check and resolve a request, in the order a user reads the errors: the
         Kubernetes versions ``kube`` (None: no schema check; empty: the newest shipped,
@@ -156,7 +160,8 @@ class Request:
         ``KEY=VALUE``, or ``F.KEY=VALUE`` for file F), the node count, the operation,
         then the version under ``root``.
         ``cluster`` is a config's (see :func:`cluster_args`); ``repo`` wins over its
-        imageRepo."""
+        imageRepo. ``controller``: decide Typha as BKE's controller does (None: when a
+        config is given, since its render stands for what production applies)."""
         if kube is not None and not isinstance(kube, KubeVersions):
             kube = kube_versions(tuple(kube), cluster)
         warnings: list[str] = []
@@ -184,6 +189,9 @@ class Request:
             cluster=cluster.cluster if cluster is not None else None,
             inventory=cluster.inventory if cluster is not None else None,
             notes=cluster.notes if cluster is not None else (),
+            controller=(cluster is not None and cluster.cluster is not None)
+            if controller is None
+            else controller,
         )
 
     @classmethod

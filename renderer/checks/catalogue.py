@@ -68,6 +68,12 @@ FIDELITY_RULES = {
 #: Ids of the other stages: (stage, severity, what it means).
 OTHER_RULES = {
     "templates-error": (TEMPLATES, ERROR, "a template does not parse or render"),
+    "typha-controller-disagrees": (
+        CAPABILITY,
+        ERROR,
+        "BKE's controller, which decides Typha by a text search, judges the version "
+        "otherwise than what its templates render",
+    ),
     "schema-invalid": (SCHEMA, ERROR, "an object fails the strict Kubernetes schema"),
     "schema-not-checked": (SCHEMA, "info", "a custom resource without a schema"),
     "kind-rejected": (SCHEMA, ERROR, "an object of a kind validate --reject names"),

@@ -50,6 +50,7 @@ from renderer.checks.validation import (
     schema_inputs,
     validate_objects,
 )
+from renderer.checks.verdict import controller_disagreement
 from renderer.engine.compile import compile_file
 from renderer.engine.render import (
     is_verbatim,
@@ -242,7 +243,8 @@ def unreachable(run: VersionRun) -> list[Finding]:
 
 
 def contract(run: VersionRun) -> list[Finding]:
-    return located_contract(run.capability)
+    """The Typha contract's failures, and where BKE's controller judges otherwise."""
+    return [*located_contract(run.capability), *controller_disagreement(run.version)]
 
 
 def covered(run: VersionRun) -> list[Finding]:

@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.bke import typha as controller
 from renderer.calico import capability, policy
 from renderer.calico.rules import RuleInput, violated
 from renderer.checks.renders import RULE_NODES, render_objects
-from renderer.manifests.tree import VersionDir
+from renderer.finding import CAPABILITY, ERROR, Finding
+from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store import cache
 from renderer.store.memo import Memo
 
@@ -110,3 +112,44 @@ def _valid(value: Any) -> bool:
         and isinstance(value[3], list)
         and all(isinstance(r, str) for r in value[3])
     )
+
+
+#: The rule id of a version whose capability BKE's controller judges otherwise.
+DISAGREES = "typha-controller-disagrees"
+
+
+def controller_disagreement(version: VersionDir) -> list[Finding]:
+    """An error when BKE's controller, which decides Typha by a text search of the
+    templates (:mod:`renderer.bke.typha`), judges ``version`` otherwise than what its
+    templates render: production then installs (or refuses) what calico-render would
+    not. Located at the first string the search found, or at the version's first file."""
+    judged = verdict(version)
+    found = controller.search(version)
+    if found.capable == judged.capable:
+        return []
+    names = [tf.name for tf in version.files]
+    if found.capable:
+        what = (
+            f"BKE's controller finds every string its Typha search asks for "
+            f"({found.where()}) and renders Typha on above 50 nodes, but the rendered "
+            f"objects are not Typha-capable ({judged.summary})"
+        )
+        where = found.found[0]
+        file, line = where.file, where.line
+    else:
+        what = (
+            f"BKE's controller misses {', '.join(repr(m) for m in found.missing)} in its "
+            "Typha search and refuses a first install above 50 nodes (an upgrade keeps "
+            "Typha off), but the rendered objects are Typha-capable"
+        )
+        file, line = names[0] if names else "", 1
+    return [
+        Finding(
+            DISAGREES,
+            ERROR,
+            what,
+            stage=CAPABILITY,
+            file=tree_path(version.name, names, file),
+            line=line,
+        )
+    ]

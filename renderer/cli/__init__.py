@@ -40,6 +40,7 @@ from renderer.errors import (
     interrupted,
     naming,
 )
+from renderer.store import cache
 
 
 class Interrupted(BaseException):
@@ -87,7 +88,13 @@ def main(argv: list[str] | None = None) -> None:
     with _interrupt_handler(), naming(FLAGS):
         try:
             _utf8_stdout()
-            _main(argv)
+            try:
+                _main(argv)
+            except SystemExit as exc:
+                why = cache.problem()
+                if why is not None and exc.code != EXIT_BAD_INPUT:  # bad input: one line
+                    echo_err(f"calico-render: {why}")
+                raise
         except (KeyboardInterrupt, Interrupted) as exc:
             with contextlib.suppress(ValueError):
                 signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,20 +1,25 @@
 """What every command shares: the one table from the library's argument names to the
 flags (:data:`FLAGS`), writing to stdout and stderr, and printing a document in the
-chosen format. Nothing here imports click: the plain render runs without it
-(:mod:`renderer.cli.quick`)."""
+chosen format."""
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import copy
-import io
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+import click
+
+from renderer import output
+from renderer.cli import requests
 from renderer.errors import FIXED, CalicoRenderError, InputError
+from renderer.finding import Finding
+from renderer.manifests.tree import holds_tree
+from renderer.output.documents import InputErrorDocument
 
 if TYPE_CHECKING:
     from renderer.bke.unread import ParamWarning
@@ -95,8 +100,6 @@ def emit(text: str) -> None:
 def _discard_stdout(fds: tuple[int, ...] = (1,)) -> None:
     """Point stdout (or ``fds``) at /dev/null so the interpreter's final flush of what
     could not be written adds no second message."""
-    import os
-
     with contextlib.suppress(OSError, ValueError):
         null = os.open(os.devnull, os.O_WRONLY)
         for fd in fds:
@@ -135,9 +138,6 @@ def write_report_document(
 ) -> None:
     """``document`` in format ``fmt`` to ``path`` (atomically; never onto what the
     check of ``options`` reads), or to stdout."""
-    from renderer import output
-    from renderer.cli import requests
-
     text = output.render(fmt, document)
     if path is None:
         emit(text)
@@ -155,11 +155,6 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
     path, command = REPORT.get("output"), REPORT.get("command")
     if path is None or not command or (exc is not None and exc.key == "--output"):
         return
-    from renderer import output
-    from renderer.cli import requests
-    from renderer.finding import Finding
-    from renderer.output.documents import InputErrorDocument
-
     finding = Finding(
         "input-error",
         "error",
@@ -179,39 +174,13 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
 
 def write_document(fmt: str, document: Document) -> None:
     """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`)."""
-    from renderer import output
-
     emit(output.render(fmt, document))
 
 
 def echo_err(text: str) -> None:
-    """``text`` and a line break on stderr, flushed: what ``click.echo(text, err=True)``
-    writes, without importing click for the common case. A text holding an escape
-    character (click strips colour codes off a stream that is not a terminal) or a
-    stream click would re-wrap (not text, no encoding or errors, ASCII) goes through
-    click itself."""
-    stream = sys.stderr
-    if stream is None:  # started without stderr: click writes nothing either
-        return
-    if "\x1b" in text or not _plain_text_stream(stream):
-        import click
-
-        click.echo(text, err=True)
-        return
-    stream.write(text + "\n")
-    stream.flush()
-
-
-def _plain_text_stream(stream: Any) -> bool:
-    """A text stream that click's ``echo`` writes to as it is: encoding and errors
-    set, the encoding not ASCII."""
-    encoding = getattr(stream, "encoding", None)
-    if not isinstance(stream, io.TextIOBase) or not encoding or not getattr(stream, "errors", None):
-        return False
-    try:
-        return codecs.lookup(encoding).name != "ascii"
-    except LookupError:
-        return True  # click keeps a stream whose encoding it cannot look up
+    """``text`` and a line break on stderr (click strips colour codes off a stream
+    that is not a terminal)."""
+    click.echo(text, err=True)
 
 
 def warn(message: str) -> None:
@@ -245,8 +214,6 @@ def tree_root(root: Path | None) -> Path | None:
     """The tree a command works on: ROOT as given; else the current directory when it
     holds ``kubernetes/calico/`` (as ``helm lint`` and ``yamllint`` check ``.``); else
     None, the bundled tree."""
-    from renderer.manifests.tree import holds_tree
-
     if root is None and holds_tree(Path(".")):
         return Path(".")
     return root
@@ -259,8 +226,6 @@ def config_keys(strict: bool, *files: str | None) -> None:
     given = [f for f in files if f is not None]
     if not given:  # nothing to read: the CRD key tables are not loaded
         return
-    from renderer.cli import requests
-
     found = requests.config_keys(*given)
     for unknown in () if strict else found:
         warn(str(unknown))

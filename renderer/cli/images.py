@@ -22,6 +22,7 @@ from renderer.cli.options import (
     strict_option,
 )
 from renderer.errors import EXIT_CHECK_FAILED, InputError
+from renderer.oci.client import Settings
 from renderer.output import names as format_names
 from renderer.output.documents import ImagesDocument
 from renderer.output.images import RegistryDocument
@@ -205,8 +206,6 @@ def _check_registry(
     fmt: str,
     flags: dict[str, object],
 ) -> None:
-    from renderer.oci.client import Settings
-
     defaults = Settings()
     timeout = flags["timeout"]
     retries = flags["retries"]

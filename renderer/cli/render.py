@@ -74,13 +74,18 @@ def render(
         kube=kube,
         strict=strict,
         cluster=args,
+        # a config, or an operation asked for, stands for what production applies
+        controller=config is not None
+        or ctx.get_parameter_source("operation") is not click.core.ParameterSource.DEFAULT,
     )
     try:
         result = api.render(request)
     except RefusedError as exc:
         if fmt != "json":
             raise
-        route = api.plan_route(request.version, request.node_count, request.operation)
+        route = api.plan_route(
+            request.version, request.node_count, request.operation, request.controller
+        )
         document = RenderDocument(
             tree_label(root),
             request.version.name,

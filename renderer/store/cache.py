@@ -114,12 +114,11 @@ def directory() -> Path | None:
 
 
 def problem() -> str | None:
-    """Why the configured cache directory is not used, or None: it is usable or off.
-    The command line prints it once, as a note."""
+    """Why this process found the cache directory unusable when it last looked, or
+    None (usable, off, or not looked at). The command line prints it once, as a note."""
     base = location()
     if base is None:
         return None
-    _usable()
     with _lock:
         return _problems.get(base)
 
@@ -134,8 +133,8 @@ def _usable() -> str | None:
         with contextlib.suppress(OSError):
             os.makedirs(base, mode=0o700, exist_ok=True)
     why = _private(base)
-    with _lock:
-        _problems[base] = why
+    with _lock:  # a directory that cannot be made is no cache, not a problem to report
+        _problems[base] = why if os.path.lexists(base) else None
     return base if why is None else None
 
 

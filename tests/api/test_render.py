@@ -106,3 +106,42 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
     ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
     assert ok.code == 0 and "release-ready" not in ok.err
+
+
+def _quoted_typha(tmp_path: Path) -> Path:
+    """BKE's v3.31.3 with the Typha objects' names quoted: capable as rendered, not to
+    BKE's controller, whose text search wants ``name: calico-typha`` unquoted."""
+    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
+    template = tmp_path / COMPONENT / "v3.31.3" / "calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    template.write_text(text.replace("name: calico-typha", 'name: "calico-typha"'), "utf-8")
+    return tmp_path
+
+
+def test_a_render_for_the_controller_routes_typha_as_its_text_search_does(tmp_path: Path) -> None:
+    root = _quoted_typha(tmp_path)
+    with pytest.raises(RefusedError) as refused:
+        api.render(api.Request.of("v3.31.3", 51, root=root, controller=True))
+    assert "'name: calico-typha'" in str(refused.value)
+    upgrade = api.render(
+        api.Request.of("v3.31.3", 51, root=root, operation="upgrade", controller=True)
+    )
+    assert upgrade.decision.context() == {"allowTypha": "false", "typhaReplicas": "0"}
+    [disagrees] = [f for f in upgrade.findings if f.rule == "typha-controller-disagrees"]
+    assert disagrees.severity == "error" and upgrade.exit_code == 1
+    assert disagrees.file == "kubernetes/calico/v3.31.3/calico.yaml"
+    # judged from the rendered objects, Typha is on; the disagreement is said all the same
+    ours = api.render(api.Request.of("v3.31.3", 51, root=root))
+    assert ours.decision.allow_typha and ours.exit_code == 1
+    assert [f.rule for f in ours.findings if f.severity == "error"] == [
+        "typha-controller-disagrees"
+    ]
+
+
+def test_a_config_render_is_the_controller_s(tmp_path: Path) -> None:
+    request = api.Request.from_config(
+        Path(__file__).parents[2] / "examples" / "bkecluster-601.yaml", nodes=601
+    )
+    assert request.controller
+    assert not api.Request.of("v3.31", 601).controller

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 from renderer.calico.names import TYPHA_CONTAINER
 from renderer.finding import ERROR, RULES, WARNING, Finding, ObjectRef
@@ -63,10 +63,9 @@ class RuleInput:
         ]
 
 
-class Violation(NamedTuple):
-    """What a rule function yields; the registry turns it into a Finding (a named tuple,
-    as :class:`Rule`: far cheaper to define than a frozen dataclass, and every render
-    loads the registry)."""
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """What a rule function yields; the registry turns it into a Finding."""
 
     detail: str
     obj: K8sObject | None = None
@@ -76,7 +75,10 @@ class Violation(NamedTuple):
 RuleFunc = Callable[[RuleInput], Iterable[Violation]]
 
 
-class Rule(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A registered rule: its id, severity and message, and the function that finds it."""
+
     id: str
     severity: str
     message: str
