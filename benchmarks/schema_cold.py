@@ -2,12 +2,12 @@
 the schema check alone, each in a fresh process on a new, empty cache directory.
 
     python benchmarks/schema_cold.py [--repeat 7] [--source DIR ...]
-                                     [--only render,check,schema,plain]
+                                     [--only render,check,check-1,schema,plain]
                                      [--instructions]
 
 1. ``calico-render --version v3.31.3 --nodes 601 --manifests tests/fixtures/bke-real``
    (validation on: the newest four Kubernetes minors).
-2. ``calico-render check`` of the bundled tree.
+2. ``calico-render check`` of the bundled tree (``check-1``: with ``--jobs 1``).
 3. ``schema``: the schema check alone, a process that renders and parses the same
    601-node objects with validation off, then times ``SchemaValidator().validate_all``
    on them (wall and CPU of that call only), cache off; ``plain``: the same objects
@@ -109,7 +109,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--source", type=Path, action="append", default=[])
-    parser.add_argument("--only", default="render,check,schema,plain")
+    parser.add_argument("--only", default="render,check,check-1,schema,plain")
     parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     sources = [ROOT, *args.source]
@@ -119,6 +119,7 @@ def main() -> None:
     commands = {
         "render": [*cli, *RENDER],
         "check": [*cli, "check"],
+        "check-1": [*cli, "check", "--jobs", "1"],
         "schema": [sys.executable, "-c", SCHEMA_ONLY, "compiled"],
         "plain": [sys.executable, "-c", SCHEMA_ONLY, "jsonschema"],
     }
@@ -139,7 +140,7 @@ def main() -> None:
         for source in sources:
             assert len(outputs[source]) == 1, f"{name}: output differs between runs"
             print(
-                f"{name:<7} {source!s:<40} wall {statistics.median(walls[source]):6.3f} s"
+                f"{name:<8} {source!s:<40} wall {statistics.median(walls[source]):6.3f} s"
                 f"  cpu {statistics.median(cpus[source]):6.3f} s"
             )
         if len({frozenset(o) for o in outputs.values()}) != 1:
@@ -147,7 +148,7 @@ def main() -> None:
         for source in sources if args.instructions else ():
             count = instructions(commands[name], source)
             shown = "valgrind not available" if count is None else f"{count / 1e6:9.1f} M"
-            print(f"{name:<7} {source!s:<40} instructions {shown}")
+            print(f"{name:<8} {source!s:<40} instructions {shown}")
 
 
 if __name__ == "__main__":

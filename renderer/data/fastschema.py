@@ -129,14 +129,16 @@ def _pattern(value: Any) -> Check:
 
 class _Document:
     """A schema document: its URI (the base of its references), its root, and the
-    checks of the places references reach in it, by JSON pointer."""
+    checks of the places references reach in it, by JSON pointer (and those being
+    compiled)."""
 
-    __slots__ = ("checks", "root", "uri")
+    __slots__ = ("checks", "compiling", "root", "uri")
 
     def __init__(self, uri: str, root: Any) -> None:
         self.uri = uri
         self.root = root
         self.checks: dict[str, Check] = {}
+        self.compiling: set[str] = set()
 
 
 def _uri(document: Any, given: str) -> str:
@@ -196,7 +198,7 @@ class Compiler:
             place = _Document(where, document)
         try:
             return self._node(document, place, top=True)
-        except Unsupported:
+        except (Unsupported, RecursionError):
             return _not_sure
 
     def _document(self, uri: str) -> _Document | None:
@@ -210,8 +212,9 @@ class Compiler:
         return self._documents[uri]
 
     def _ref(self, ref: Any, where: _Document) -> Check:
-        """A ``$ref``: the check of the place it names, compiled when first reached (so
-        a definition may reach itself)."""
+        """A ``$ref``: the check of the place it names, compiled once per place; a
+        reference back into a place being compiled (a definition reaching itself) looks
+        its check up when an instance reaches it."""
         if not isinstance(ref, str):
             raise Unsupported("$ref")
         target, fragment = _resolve(where.uri, ref)
@@ -222,19 +225,18 @@ class Compiler:
         known = checks.get(fragment)
         if known is not None:
             return known
-
-        def check(x: Any) -> bool:
-            compiled = checks.get(fragment)
-            if compiled is None:
-                try:
-                    node = _pointer(place.root, fragment)
-                    compiled = self._node(node, place, top=node is place.root)
-                except Unsupported:
-                    compiled = _not_sure
-                checks[fragment] = compiled
-            return compiled(x)
-
-        return check
+        if fragment in place.compiling:
+            return lambda x: checks.get(fragment, _not_sure)(x)
+        place.compiling.add(fragment)
+        try:
+            node = _pointer(place.root, fragment)
+            compiled = self._node(node, place, top=node is place.root)
+        except Unsupported:
+            compiled = _not_sure
+        finally:
+            place.compiling.discard(fragment)
+        checks[fragment] = compiled
+        return compiled
 
     def _all(self, value: Any, where: _Document) -> list[Check]:
         if not isinstance(value, list) or not value:

@@ -168,6 +168,17 @@ def test_a_format_without_a_format_checker_is_an_annotation() -> None:
     assert check("not a date") is True
 
 
+def test_a_reference_back_into_what_is_compiled_is_followed_when_reached() -> None:
+    schema = {
+        "$defs": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}},
+        "properties": {"x": {"$ref": "#/$defs/a"}},
+    }
+    validator = jsonschema.Draft202012Validator(schema)
+    check = Compiler(formats=False).compile(schema)
+    assert answer(check, validator, {"x": "s"}) is True
+    assert certainly_valid(check, {"x": 1}) is False  # endless for jsonschema too
+
+
 def test_references_follow_ids_and_pointers_as_referencing_does() -> None:
     other = {
         "$schema": DRAFT_2020_12,
