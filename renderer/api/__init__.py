@@ -7,7 +7,8 @@ explain-context, images and plan take one :class:`Request`, built and validated 
 One module per verb: :mod:`~renderer.api.render`, :mod:`~renderer.api.advise`,
 :mod:`~renderer.api.plan`, :mod:`~renderer.api.explain`, :mod:`~renderer.api.template`,
 :mod:`~renderer.api.versions`, :mod:`~renderer.api.importer`,
-:mod:`~renderer.api.images`, :mod:`~renderer.api.check`, :mod:`~renderer.api.validate`;
+:mod:`~renderer.api.images`, :mod:`~renderer.api.check`, :mod:`~renderer.api.validate`,
+:mod:`~renderer.api.schema`;
 what they return is in :mod:`~renderer.api.results`.
 """
 
@@ -60,6 +61,7 @@ from renderer.api.results import (
     VersionEntry,
     VersionsResult,
 )
+from renderer.api.schema import schema, schema_names
 from renderer.api.template import template, typha
 from renderer.api.validate import schema_check, validate
 from renderer.api.versions import versions
@@ -101,7 +103,9 @@ __all__ = [
     "resolve_version",
     "rules",
     "scale_findings",
+    "schema",
     "schema_check",
+    "schema_names",
     "set_render_timeout",
     "template",
     "typha",

@@ -22,6 +22,7 @@ from renderer.bke.typha import search as controller_search
 from renderer.bke.values import check_context
 from renderer.calico import policy, scale
 from renderer.calico.rules import REGISTRY, RuleInput
+from renderer.checks import exceptions as excepts
 from renderer.checks.verdict import controller_disagreement, readiness_warning, typha_capability
 from renderer.engine import limits
 from renderer.engine.render import (
@@ -67,7 +68,9 @@ def render(request: Request) -> RenderResult:
     ]
     found: list[Finding] = []
     if policy.decide_typha(request.node_count).allow_typha:  # routing judged capability
-        readiness = readiness_warning(vdir)
+        # judged with the tree's reviewed exceptions, as capability and check judge it
+        reviewed = excepts.load(excepts.find_file(request.root, None)).items
+        readiness = readiness_warning(vdir, reviewed)
         if readiness and route.decision.allow_typha:
             warnings.append(f"{readiness}; see calico-render capability --version {vdir.name}")
         found += controller_disagreement(vdir)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
+from renderer.engine.govalues import Int32, StringMap
 from renderer.errors import InputError, remedy
 from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
 from renderer.manifests.tree import VersionDir
@@ -304,7 +305,8 @@ def _network_params(
         )
     port = endpoint.get("port")
     if isinstance(port, int) and not isinstance(port, bool) and port:
-        _put(out, "apiServerSrcPort", port, "spec.controlPlaneEndpoint.port")
+        # the endpoint's port is an int32 field: Go keeps its type in the context
+        _put(out, "apiServerSrcPort", Int32(port), "spec.controlPlaneEndpoint.port")
 
 
 def _node_params(out: dict[str, Entry], nodes: Sequence[Node]) -> None:
@@ -502,9 +504,10 @@ def _build(
     return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
 
 
-def node_selector(raw: str, where: str = "nodeSelector") -> dict[str, str]:
-    """A ``nodeSelector`` param as the controller turns it into a map: a JSON object, or
-    ``k=v,k2=v2`` (a key without ``=`` maps to ""); an empty key is bad input."""
+def node_selector(raw: str, where: str = "nodeSelector") -> StringMap:
+    """A ``nodeSelector`` param as the controller turns it into a ``map[string]string``
+    (typed: ``index .nodeSelector "zz"`` prints "", not ``<no value>``): a JSON object,
+    or ``k=v,k2=v2`` (a key without ``=`` maps to ""); an empty key is bad input."""
     raw = raw.strip()
     if raw.startswith("{"):
         try:
@@ -513,8 +516,8 @@ def node_selector(raw: str, where: str = "nodeSelector") -> dict[str, str]:
             raise InputError(f"not a JSON object: {exc}", key=where) from None
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise InputError("a JSON nodeSelector maps strings to strings", key=where)
-        return {str(k): v for k, v in value.items()}
-    out: dict[str, str] = {}
+        return StringMap({str(k): v for k, v in value.items()})
+    out = StringMap()
     for pair in raw.split(","):
         if not pair.strip():
             continue

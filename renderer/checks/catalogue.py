@@ -88,9 +88,25 @@ OTHER_RULES = {
         ERROR,
         "a value changes the YAML structure its template wrote",
     ),
-    "goldens-error": (GOLDENS, ERROR, "the goldens cannot be read or compared"),
-    "golden-unreadable": (GOLDENS, ERROR, "a golden file is not valid UTF-8"),
-    "golden-changed": (GOLDENS, ERROR, "a render differs from its reviewed golden"),
+    "goldens-error": (GOLDENS, ERROR, "--update-golden could not write the goldens"),
+    "golden-changed": (
+        GOLDENS,
+        ERROR,
+        "a field, object or decision differs from the reviewed golden (at its template line)",
+    ),
+    "golden-text-changed": (
+        GOLDENS,
+        f"{WARNING}/{ERROR}",
+        "a golden's text differs but its objects do not: comments, blank lines, key order "
+        "(an error with --strict)",
+    ),
+    "golden-missing": (GOLDENS, ERROR, "a version has no goldens"),
+    "golden-layout": (
+        GOLDENS,
+        f"{WARNING}/{ERROR}",
+        "goldens in the merged layout of earlier releases; --update-golden rewrites them "
+        "(an error with --strict)",
+    ),
     "golden-stale": (GOLDENS, ERROR, "goldens of a version not in the tree"),
     "input-error": (INPUT, ERROR, "the run could not use its input (exit 2)"),
 }

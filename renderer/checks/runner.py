@@ -47,8 +47,8 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
         result, inputs = prepare_version(version, options)
         result.seconds = time.monotonic() - start
         return result, inputs
-    except fidelity.UpstreamError:
-        raise  # bad upstream input stops the whole check (exit 2)
+    except (fidelity.UpstreamError, golden.GoldenError):
+        raise  # bad upstream input or goldens stop the whole check (exit 2)
     except CalicoRenderError as exc:
         result = new_result(version.name, [], "", options)
         result.stages[TEMPLATES] = FAIL
@@ -121,6 +121,7 @@ def run_check(
             "no Calico versions found; refusing to update goldens (it would remove them all)",
             file=options.manifests_arg,
         )
+    golden.guard(options)  # a golden root linked elsewhere is neither read nor locked
     if options.update:  # two updates of one golden directory would interleave
         with exclusive_lock(options.golden, "update-golden"):
             return _run_check(options, progress)

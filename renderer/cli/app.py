@@ -27,6 +27,7 @@ LAZY_COMMANDS = {
     "import": ".import_",
     "plan": ".plan",
     "rules": ".rules",
+    "schema": ".schema",
     "template": ".template",
     "typha": ".typha",
     "validate": ".validate",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 #: one table that does.
 FLAGS = {
     "nodes": "--nodes",
+    "nodes_file": "--nodes-file",
     "from_nodes": "--from-nodes",
     "operation": "--operation",
     "max_pods": "--max-pods",

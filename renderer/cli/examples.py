@@ -13,8 +13,8 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "one file per template",
         ),
         (
-            "calico-render --config cluster.yaml --nodes-file nodes.yaml --strict",
-            "as BKE renders a cluster",
+            "calico-render --config create.yaml --strict",
+            "as BKE renders a cluster (its BKENodes in the file, or --nodes-file)",
         ),
     ),
     "render": (
@@ -94,6 +94,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "rules": (
         ("calico-render rules", "every rule id, its stage and severity"),
         ("calico-render rules --format json", "the catalogue as JSON"),
+    ),
+    "schema": (
+        ("calico-render schema", "the published schemas' names"),
+        ("calico-render schema check-report", "self-contained, for any validator"),
     ),
     "template": (
         ("calico-render template calico.yaml -f values.yaml", "one file, exactly this context"),

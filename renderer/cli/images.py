@@ -115,7 +115,8 @@ REGISTRY_FLAGS = (
     "--timeout",
     type=click.FloatRange(min=0, min_open=True, max=600),
     default=None,
-    help="Seconds one connect or read may wait [default: 10].",
+    help="Seconds one try of a registry request may take, from connecting to the last "
+    "byte of the answer [default: 10].",
 )
 @click.option(
     "--retries",

@@ -40,7 +40,7 @@ _LOCK = threading.Lock()
 
 def source_digest(source: str) -> str:
     """The content key of a template: compile cache, capability memo."""
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def compile_source(
@@ -78,9 +78,6 @@ def compile_source(
 
 def compile_file(template: TemplateFile) -> CompiledTemplate:
     """The compiled template of a file, cached by its content."""
-    return compile_source(template.source, template.display, template.dialect)
-
-
-def template_digest(template: TemplateFile) -> str:
-    """The content digest of a template file."""
-    return source_digest(template.source)
+    return compile_source(
+        template.source, template.display, template.dialect, digest=template.digest
+    )

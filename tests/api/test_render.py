@@ -108,6 +108,56 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     assert ok.code == 0 and "release-ready" not in ok.err
 
 
+@pytest.mark.parametrize(
+    ("exceptions", "ready"),
+    [
+        ("", False),
+        (  # skipped, or downgraded: neither blocks the release any more
+            "exceptions:\n  - rule: typha-anti-affinity\n    reason: reviewed\n",
+            True,
+        ),
+        (
+            "exceptions:\n  - rule: typha-anti-affinity\n    severity: warning\n"
+            "    objects: ['Deployment kube-system/calico-typha']\n    reason: reviewed\n",
+            True,
+        ),
+        (  # scoped to another object: the finding is not what was reviewed
+            "exceptions:\n  - rule: typha-anti-affinity\n"
+            "    objects: ['Deployment kube-system/other']\n    reason: reviewed\n",
+            False,
+        ),
+    ],
+)
+def test_render_capability_and_check_agree_on_release_readiness_with_the_trees_exceptions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, exceptions: str, ready: bool
+) -> None:
+    """The same reviewed exceptions (ROOT/.calico-render.yaml), the same verdict."""
+    from tests.clihelp import run
+
+    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
+    if exceptions:
+        (tmp_path / ".calico-render.yaml").write_text(exceptions)
+    rendered = run(
+        capsys,
+        "--manifests",
+        str(tmp_path),
+        "--version",
+        "v3.31.3",
+        "--nodes",
+        "601",
+        "--no-validate",
+    )
+    assert rendered.code == 0
+    assert ("is not release-ready" not in rendered.err) is ready
+    report = api.capability("v3.31.3", root=tmp_path, kube_versions=("1.34",))
+    assert report.release_ready is ready
+    check = run(
+        capsys, "check", str(tmp_path), "--kube-version", "1.34", "--jobs", "1", "--update-golden"
+    )
+    assert (check.code == 0) is ready
+
+
 def _quoted_typha(tmp_path: Path) -> Path:
     """BKE's v3.31.3 with the Typha objects' names quoted: capable as rendered, not to
     BKE's controller, whose text search wants ``name: calico-typha`` unquoted."""

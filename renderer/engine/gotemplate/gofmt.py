@@ -1,7 +1,8 @@
 """Go's ``fmt`` printing (Sprint, Sprintln, Sprintf) for template values.
 
 Values are the JSON-like data the templates see: str, bool, int, float, None (a nil
-interface), list (``[]interface {}``) and dict (``map[string]interface {}``). The code
+interface), list (``[]interface {}``) and dict (``map[string]interface {}``), and the
+typed values of :mod:`renderer.engine.govalues` (``map[string]string``, ``int32``). The code
 follows ``fmt/print.go`` and ``fmt/format.go`` so that output, padding and the
 ``%!verb(type=value)`` complaints match Go byte for byte. Verbs whose Go output depends
 on memory addresses or on float bit layouts (``%p``, ``%b``/``%x`` on floats) are
@@ -14,6 +15,7 @@ import math
 from typing import Any
 
 from renderer.engine.gotemplate.lexer import is_go_print
+from renderer.engine.govalues import Int32, StringMap
 
 NIL_ANGLE = "<nil>"
 
@@ -31,11 +33,13 @@ _GO_TYPES: dict[type, str] = {
     type(None): NIL_ANGLE,
     bool: "bool",
     int: "int",
+    Int32: "int32",
     float: "float64",
     str: "string",
     StringList: "[]string",
     list: "[]interface {}",
     dict: "map[string]interface {}",
+    StringMap: "map[string]string",
 }
 
 

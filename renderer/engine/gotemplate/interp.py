@@ -269,7 +269,9 @@ class Interpreter:
                         f"can't use {value} to iterate over more than one variable",
                         str(pipe),
                     )
-                items = ((None, i) for i in range(value))
+                kind = type(value)  # an int32 ranges over int32s
+                counted = range(value) if kind is int else map(kind, range(value))
+                items = ((None, i) for i in counted)
                 nonempty = value > 0
             else:
                 try:

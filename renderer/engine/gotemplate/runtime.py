@@ -8,7 +8,8 @@ Value model (mirrors Go's reflect.Value distinctions that change behaviour):
 * ``None`` is a nil *interface* still inside a container (a JSON null map value, list
   element or range element). ``.x`` on it is Go's "nil pointer evaluating" error.
 * str, bool, int, float, list and dict are Go's string, bool, int, float64,
-  ``[]interface {}`` and ``map[string]interface {}``.
+  ``[]interface {}`` and ``map[string]interface {}``; :mod:`renderer.engine.govalues`
+  adds the typed ``map[string]string`` and ``int32`` the controller passes.
 
 Data is only ever read with ``isinstance`` checks and dict/list indexing, never with
 attribute access, so a template cannot reach Python internals.
@@ -27,6 +28,7 @@ from renderer.engine import limits
 from renderer.engine.gotemplate import gofmt
 from renderer.engine.gotemplate.gofmt import FormatError, StringList, type_name
 from renderer.engine.gotemplate.lexer import is_go_print
+from renderer.engine.govalues import Int32, StringMap
 
 MAX_EXEC_DEPTH = 100000
 #: Python frames kept free for the work a template body does between template calls.
@@ -121,6 +123,7 @@ def print_value(value: Any) -> str:
 def field_chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
     """evalFieldChain over maps: ``.a.b.c`` starting at ``receiver``."""
     last = len(names) - 1
+    typed = False  # the receiver came out of a map[string]string: a string, not interface
     for i, name in enumerate(names):
         if receiver is MISSING:
             return MISSING
@@ -129,9 +132,10 @@ def field_chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
         if isinstance(receiver, dict):
             if i == last and has_args:
                 raise ExecError(f"{name} is not a method but has arguments")
+            typed = isinstance(receiver, StringMap)
             receiver = receiver.get(name, MISSING)
             continue
-        typ = go_type(receiver) if i == 0 else "interface {}"
+        typ = go_type(receiver) if i == 0 or typed else "interface {}"
         raise ExecError(f"can't evaluate field {name} in type {typ}")
     return receiver
 
@@ -221,7 +225,13 @@ def _indirect(value: Any) -> Any:
 
 
 #: reflect's basic kinds that eq and lt compare; any other value is "invalid" there.
-_BASIC_KINDS: dict[type, str] = {bool: "bool", int: "int", float: "float", str: "string"}
+_BASIC_KINDS: dict[type, str] = {
+    bool: "bool",
+    int: "int",
+    Int32: "int",
+    float: "float",
+    str: "string",
+}
 
 
 def _basic_kind(value: Any) -> str:
@@ -378,7 +388,8 @@ def fn_index(item: Any, *indexes: Any) -> Any:
                 raise FuncError("value is nil; should be of type string")
             if not isinstance(index, str):
                 raise FuncError(f"value has type {go_type(index)}; should be string")
-            item = item.get(index)
+            # a missing key gives the element type's zero: "" or a nil interface
+            item = item.get(index, "" if isinstance(item, StringMap) else None)
         else:
             raise FuncError(f"can't index item of type {go_type(item)}")
     return item
@@ -829,12 +840,17 @@ def normalize(value: Any, path: str = "") -> Any:
     """Copy context data into the JSON-like shapes the engine understands.
 
     Ints outside int64 become floats (as a JSON decoder feeding Go would make them);
-    tuples become lists. Anything else is rejected with ValueError.
+    tuples become lists; the typed values of :mod:`renderer.engine.govalues` stay typed.
+    Anything else is rejected with ValueError.
     """
     if value is None or isinstance(value, bool | str | float):
         return value
+    if isinstance(value, Int32):  # typed by the controller: in range, and kept typed
+        return value
     if isinstance(value, int):
         return value if -(1 << 63) <= value < (1 << 63) else float(value)
+    if isinstance(value, StringMap):
+        return StringMap({str(k): str(v) for k, v in value.items()})
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
