@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
@@ -286,9 +286,12 @@ class Compiler:
                     items = value
             elif key in ("enum", "const"):
                 allowed = value if key == "enum" else [value]
-                if not isinstance(allowed, list) or not all(isinstance(e, str) for e in allowed):
-                    raise Unsupported(key)  # jsonschema's equality of other values differs
-                enum = frozenset(allowed) if enum is None else enum & frozenset(allowed)
+                if not isinstance(allowed, list):
+                    raise Unsupported(key)
+                if all(isinstance(e, str) for e in allowed):  # most: one set lookup
+                    enum = frozenset(allowed) if enum is None else enum & frozenset(allowed)
+                else:
+                    also.append(_one_of_values(allowed))
             elif key == "$ref":
                 also.append(self._ref(value, where))
             elif key in ("allOf", "anyOf", "oneOf"):
@@ -307,8 +310,14 @@ class Compiler:
                 continue  # read with "if"; alone they assert nothing
             elif key == "pattern":
                 also.append(_pattern(value))
-            elif key in ("minLength", "minItems"):
-                also.append(_length(str if key == "minLength" else list, _count(value, key)))
+            elif key in _SIZED:
+                cls, least = _SIZED[key]
+                also.append(_size(cls, _count(value, key), least=least))
+            elif key == "uniqueItems":
+                if value is True:
+                    also.append(_unique)
+                elif value is not False:
+                    raise Unsupported(key)
             elif key in ("minimum", "maximum"):
                 also.append(_limit(_bound(value, key), low=key == "minimum"))
             elif key == "format":
@@ -333,9 +342,48 @@ def _is_number(x: Any) -> bool:
     return not isinstance(x, bool) and isinstance(x, numbers.Number)
 
 
-def _length(cls: type[str] | type[list[Any]], least: int) -> Check:
-    """``minLength`` (code points, as ``len`` counts) and ``minItems``."""
-    return lambda x: not isinstance(x, cls) or len(x) >= least
+#: Keywords bounding a size: the type they apply to, and whether the bound is the least.
+_SIZED: dict[str, tuple[type[Sized], bool]] = {
+    "minLength": (str, True),  # code points, as ``len`` counts them
+    "maxLength": (str, False),
+    "minItems": (list, True),
+    "maxItems": (list, False),
+    "minProperties": (dict, True),
+    "maxProperties": (dict, False),
+}
+
+
+def _size(cls: type[Sized], bound: int, *, least: bool) -> Check:
+    if least:
+        return lambda x: not isinstance(x, cls) or len(x) >= bound
+    return lambda x: not isinstance(x, cls) or len(x) <= bound
+
+
+def _unique(x: Any) -> bool:
+    """``uniqueItems`` of an array of strings (jsonschema's equality is ``==`` there)."""
+    if not isinstance(x, list):
+        return True
+    if not all(isinstance(e, str) for e in x):
+        raise Unsupported("uniqueItems of other values")
+    return len(set(x)) == len(x)
+
+
+def _equal_to(value: Any) -> Check:
+    """jsonschema's ``equal`` against one scalar: strings only equal strings, booleans
+    only booleans, numbers any number of the same value (1 equals 1.0)."""
+    if isinstance(value, str):
+        return lambda x: isinstance(x, str) and x == value
+    if value is None or isinstance(value, bool):
+        return lambda x: x is value
+    if isinstance(value, int | float) and value == value:  # not NaN
+        return lambda x: _is_number(x) and x == value
+    raise Unsupported("enum or const of arrays or objects")
+
+
+def _one_of_values(values: list[Any]) -> Check:
+    """``enum`` (or ``const``) of values not all strings."""
+    checks = [_equal_to(v) for v in values]
+    return lambda x: any(c(x) for c in checks)
 
 
 def _limit(bound: float, *, low: bool) -> Check:

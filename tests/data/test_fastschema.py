@@ -32,6 +32,7 @@ from renderer.k8s.parse import parse_stream
 from renderer.k8s.schema import default_kube_versions, schema_dir, schema_file
 from renderer.manifests.tree import list_versions
 from tests.gatehelp import BROKEN, broken_variants, typha_on_objects
+from tests.output.cases import DOCUMENTS
 
 KUBE = default_kube_versions()
 Validator = jsonschema.protocols.Validator
@@ -66,18 +67,19 @@ def random_schema(rng: random.Random, depth: int = 0, refs: bool = True) -> Any:
                 *("type", "enum", "const", "pattern", "minLength", "minItems", "minimum"),
                 *("maximum", "required", "properties", "additionalProperties", "items"),
                 *("allOf", "anyOf", "oneOf", "not", "if", "$ref", "format", "description"),
-                *("uniqueItems", "x-kubernetes-list-type"),
+                *("uniqueItems", "maxLength", "maxItems", "minProperties", "maxProperties"),
+                *("x-kubernetes-list-type", "patternProperties"),
             ]
         )
         sub = functools.partial(random_schema, rng, depth + 1, refs)
         if word == "type":
             out[word] = rng.choice([rng.choice(TYPES), rng.sample(TYPES, 2), ["string", "null"]])
         elif word in ("enum", "const"):
-            values = rng.sample(["x", "y", "1", ""], 2)
+            values = rng.sample(["x", "y", "1", "", 1, 1.0, 2.5, True, False, None, [1]], 2)
             out[word] = values if word == "enum" else values[0]
         elif word == "pattern":
             out[word] = rng.choice(["^x", "y$", "[0-9]"])
-        elif word in ("minLength", "minItems"):
+        elif word.startswith(("min", "max")) and word not in ("minimum", "maximum"):
             out[word] = rng.randrange(3)
         elif word in ("minimum", "maximum"):
             out[word] = rng.choice([0, 1, 1.5, -2])
@@ -99,7 +101,9 @@ def random_schema(rng: random.Random, depth: int = 0, refs: bool = True) -> Any:
         elif word == "format":
             out[word] = rng.choice(["ipv4", "date", "unknown-format"])
         elif word == "uniqueItems":
-            out[word] = True
+            out[word] = rng.choice([True, False])
+        elif word == "patternProperties":
+            out[word] = {"^a": sub()}
         else:
             out[word] = "x"
     return out
@@ -120,6 +124,8 @@ def random_instance(rng: random.Random, depth: int = 0) -> Any:
     if pick in (7, 8):
         keys = rng.sample([*NAMES, "z"], rng.randrange(4))
         return {k: random_instance(rng, depth + 1) for k in keys}
+    if pick == 9 and rng.random() < 0.5:  # strings, some repeated (uniqueItems)
+        return [rng.choice(["x", "y", "z"]) for _ in range(rng.randrange(4))]
     return [random_instance(rng, depth + 1) for _ in range(rng.randrange(4))]
 
 
@@ -147,7 +153,7 @@ def test_random_schemas_answer_as_jsonschema(formats: bool) -> None:
         ({"uniqueItems": True}, [1]),  # a keyword not mirrored
         ({"properties": {"a": {"patternProperties": {}}}}, {"a": {}}),  # reached only then
         ({"type": "string", "format": "date"}, "x"),  # formats asserted: not sure
-        ({"enum": [1, 2]}, 1),  # jsonschema's equality of numbers and booleans
+        ({"enum": [[1]]}, [1]),  # jsonschema's equality of arrays
         ({"$ref": "other.json"}, 1),  # a document nobody gave
         ({"$ref": "#anchor"}, 1),
         ({"$ref": "#/$defs/missing"}, 1),
@@ -208,11 +214,9 @@ def test_references_follow_ids_and_pointers_as_referencing_does() -> None:
 def ours(name: str) -> tuple[Check, Validator]:
     """Our schema ``name`` compiled with every schema of ours to refer to, and its
     validator as :mod:`renderer.data.schemas` builds it."""
-    folder = Path(schemas.schema_path(schemas.FINDING)).parent
-    documents = {}
-    for path in folder.glob("*.schema.json"):
-        document = schemas.load_schema(path.name)
-        documents[document["$id"]] = document
+    documents = {
+        schemas.load_schema(n)["$id"]: schemas.load_schema(n) for n in schemas.schema_files()
+    }
     check = Compiler(documents.get, formats=True).compile(schemas.load_schema(name))
     return check, schemas.validator(name)
 
@@ -284,6 +288,19 @@ def test_our_schemas_answer_as_jsonschema(name: str, documents: list[Any]) -> No
     for document in documents:
         expected = answer(check, validator, document) is True
         assert schemas.certainly_valid_as(name, document) is expected
+
+
+@pytest.mark.parametrize("name", list(DOCUMENTS))
+def test_our_report_schemas_answer_as_jsonschema(name: str) -> None:
+    """Reports refer to ``finding.schema.json``: the references between our files are
+    followed as jsonschema's registry follows them."""
+    document = DOCUMENTS[name]()
+    check, validator = ours(document.schema)
+    data = json.loads(json.dumps(document.data()))
+    rng = random.Random(name)
+    assert answer(check, validator, data) is True  # decided without jsonschema
+    answers = [answer(check, validator, m) for m in mutations(data, rng, 20)]
+    assert False in answers
 
 
 def test_the_usual_inputs_are_decided_without_jsonschema() -> None:
