@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from renderer.calico.capability import CONTRACT_ITEMS
+from renderer.calico.rules import REGISTRY
+from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
 from renderer.errors import remedy
 from renderer.finding import (
     CAPABILITY,
@@ -136,10 +139,6 @@ class RuleInfo:
 @cache
 def catalogue() -> dict[str, RuleInfo]:
     """Every rule id, by id, in stage order then id."""
-    from renderer.calico.capability import CONTRACT_ITEMS
-    from renderer.calico.rules import REGISTRY
-    from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
-
     found: list[RuleInfo] = []
     for item, description in CONTRACT_ITEMS.items():
         found.append(RuleInfo(item, CAPABILITY, ERROR, False, f"Typha contract: {description}"))

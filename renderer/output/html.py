@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import __version__, output
 from renderer.calico import policy
+from renderer.calico.capability import CONTRACT_NODES
 from renderer.checks.report import (
     FAIL,
     LEGACY,
@@ -485,8 +486,6 @@ def _scenario_key(s: ScenarioResult) -> tuple[str, int, str, int, bool, str]:
 
 def release_marks(report: ReleaseReport) -> list[Mark]:
     """The contract's renders (Typha off, and on at each replica count it asked for)."""
-    from renderer.calico.capability import CONTRACT_NODES
-
     nodes_for = {policy.decide_typha(n).replicas: n for n in (1, *CONTRACT_NODES)}
     version = report.capability.version
     return [
