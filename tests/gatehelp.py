@@ -63,3 +63,27 @@ def write_tree(root: Path, version: str, files: dict[str, str]) -> Path:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
     return root
+
+
+#: A release whose ConfigMap label is ``yes``: a string to YAML 1.2, the boolean true to
+#: BKE's controller (YAML 1.1), which the API server refuses as a label value.
+YES_LABEL = """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: calico-config
+  namespace: kube-system
+  labels:
+    enabled: yes
+data:
+  veth_mtu: "1440"
+"""
+
+
+def yes_label_tree(root: Path) -> Path:
+    """A tree at ``root`` whose one version, v1.0.0, is :data:`YES_LABEL`."""
+    version = root / "kubernetes" / "calico" / "v1.0.0"
+    version.mkdir(parents=True)
+    (version / "calico.yaml").write_text(YES_LABEL, encoding="utf-8")
+    return root

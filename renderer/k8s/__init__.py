@@ -3,9 +3,11 @@
 - :mod:`~renderer.k8s.yamlio`: bounded, alias-safe YAML reading of untrusted input
   (size, UTF-8, expansion) and error locations.
 - :mod:`~renderer.k8s.parse`: rendered text to :class:`~renderer.k8s.parse.K8sObject`
-  (JSON-like data, file, line, template line), one event pass per stream, memoised by
-  the text's digest; its loader is :mod:`~renderer.k8s.load` over ruamel's loaders in
-  :mod:`~renderer.k8s.libyaml`, imported only when a text is parsed.
+  (JSON data, file, line, template line), memoised by the text's digest, decoded by
+  :mod:`~renderer.k8s.decode` as BKE's controller decodes it (YAML 1.1, apimachinery's
+  document cutting and errors) in one pass over the events of ruamel's C parser
+  (:mod:`~renderer.k8s.libyaml`); :mod:`~renderer.k8s.readings` warns of scalars the
+  controller reads otherwise than YAML 1.2 (``yaml-1.1-reading``).
 - :mod:`~renderer.k8s.objects`: structural access (pod specs, containers, env, label
   selectors), so rules judge objects, never text.
 - :mod:`~renderer.k8s.schema`: strict validation with kubernetes-validate's schemas and

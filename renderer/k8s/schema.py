@@ -549,7 +549,8 @@ class SchemaValidator:
 
 
 def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:
-    version = tuple(int(p) for p in f.kube_versions[0].split("."))
+    # a finding of every version (a scalar's YAML 1.1 reading) sorts before them
+    version = tuple(int(p) for p in f.kube_versions[0].split(".")) if f.kube_versions else ()
     return (version, f.file, f.line, f.field, f.message)
 
 
