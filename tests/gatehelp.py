@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 from renderer.bke.values import build_context
 from renderer.engine.render import render_version
@@ -22,6 +24,23 @@ def typha_on_objects(version: str = "v9.1.0", replicas: int = 3) -> list[K8sObje
         {}, typha={"allowTypha": "true", "typhaReplicas": str(replicas)}, repo=REPO
     )
     return parse_files((f.name, f.text) for f in render_version(vdir, context))
+
+
+def broken_variants() -> list[dict[str, Any]]:
+    """The fixture's Typha Deployment with one thing wrong: a string for an integer, a
+    misspelled field, a required field missing, a removed API."""
+    base = next(o.data for o in typha_on_objects() if o.kind == "Deployment")
+    variants = []
+    for change in (
+        lambda d: d["spec"].__setitem__("replicas", "three"),
+        lambda d: d["spec"]["template"]["spec"].__setitem__("hostNetwrok", True),
+        lambda d: d["spec"].pop("selector"),
+        lambda d: d.__setitem__("apiVersion", "extensions/v1beta1"),
+    ):
+        data = copy.deepcopy(base)
+        change(data)
+        variants.append(data)
+    return variants
 
 
 def bke_tree(root: Path, versions: tuple[str, ...] = ("v3.28.2",)) -> Path:

@@ -11,9 +11,9 @@
 - :mod:`~renderer.k8s.objects`: structural access (pod specs, containers, env, label
   selectors), so rules judge objects, never text.
 - :mod:`~renderer.k8s.schema`: strict validation with kubernetes-validate's schemas and
-  verdicts, cached per object and shared across Kubernetes versions with one schema.
-- :mod:`~renderer.k8s.fastschema`: a compiled check that proves valid objects valid
-  without jsonschema; anything it is unsure of goes to jsonschema.
+  verdicts, cached per object and Kubernetes version under the schema files' bytes; the
+  compiled check of :mod:`renderer.data.fastschema` proves valid objects valid without
+  jsonschema, and anything it is unsure of goes to jsonschema.
 - :mod:`~renderer.k8s.diff`: the differences between two objects' data;
   :mod:`~renderer.k8s.quantity`: resource quantities as exact numbers.
 
