@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
+from renderer.checks.runner import NothingToUpdate
+from renderer.cli.check import refused_update
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
+from renderer.errors import InputError
 from renderer.output.check_text import STALE_MESSAGE
 from tests.clihelp import Result, one_error, ref, run
 
@@ -1304,3 +1307,8 @@ def test_every_golden_finding_has_a_place_in_every_format(
     # the renamed object is where the removed one was, and where the added one is
     assert lines[added["location"]["line"] - 1] == "apiVersion: policy/v1"
     assert removed["location"]["line"] > added["location"]["line"]  # above what followed it
+
+
+def test_refused_update_is_only_the_goldens_refusal() -> None:
+    assert refused_update(NothingToUpdate("no versions"))
+    assert not refused_update(InputError("other"))
