@@ -23,7 +23,7 @@ import locale
 import os
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -487,6 +487,54 @@ def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]
     return out
 
 
+def verdict_rows_many(
+    items: Mapping[str, dict[str, Any]], kube_versions: Sequence[str]
+) -> dict[str, list[Row]]:
+    """:func:`verdict_rows` of a set of objects (by digest), kept as one entry for the
+    whole set: a render's objects are one read or one write, not one per object and
+    version. The key holds every object's digest and the digest of the schema files
+    each is checked with; on a miss, an object's own entry (a check keeps those) still
+    answers, and only the set's entry is written."""
+    digests = sorted(items)
+    parts: list[str] = ["schemas", *kube_versions]
+    for d in digests:
+        kind, api_version = _text(items[d].get("kind")), _text(items[d].get("apiVersion"))
+        parts.append(d)
+        parts += [schema_digest(v, kind, api_version) for v in kube_versions]
+    key = result_cache.key(*parts)
+
+    def valid(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and sorted(value) == digests
+            and all(
+                isinstance(rows, list)
+                and all(isinstance(r, list) and len(r) == 4 and r[0] in kube_versions for r in rows)
+                and _valid_rows([r[1:] for r in rows])
+                for rows in value.values()
+            )
+        )
+
+    stored = result_cache.get("schemas", key, valid)
+    if stored is None:
+        stored = {d: _object_rows(items[d], d, kube_versions) for d in digests}
+        result_cache.put("schemas", key, stored)
+    return {d: [list(r) for r in stored[d]] for d in digests}
+
+
+def _object_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+    """:func:`verdict_rows` that reads an object's own entries but writes none."""
+    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    out: list[Row] = []
+    for v in kube_versions:
+        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        rows = result_cache.get("schema", key, _valid_rows)
+        if rows is None:
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
+        out.extend([v, *row] for row in rows)
+    return out
+
+
 #: Objects a validator keeps findings for (a caller may hold one validator for a long
 #: time; the result cache still serves what it lets go).
 RESULTS_PER_VALIDATOR = 4096
@@ -514,8 +562,15 @@ class SchemaValidator:
         return self._located(obj, self._findings(data, object_key(data)))
 
     def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
-        """Findings for many objects, sorted by Kubernetes version, file and line."""
+        """Findings for many objects, sorted by Kubernetes version, file and line; the
+        objects this validator has not seen are looked up (and kept) together
+        (:func:`verdict_rows_many`)."""
         items = [(o, object_key(o.data)) for o in objects]
+        with self._lock:
+            missing = {d: o.data for o, d in items if d not in self._results}
+        if missing:
+            for digest, rows in verdict_rows_many(missing, self.kube_versions).items():
+                self._keep(digest, missing[digest], rows)
         out = [f for o, d in items for f in self._located(o, self._findings(o.data, d))]
         return sorted(out, key=schema_sort_key)
 
