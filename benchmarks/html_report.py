@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 from renderer import api, output
 from renderer.checks.golden import ObjectChange
 from renderer.checks.report import CheckReport
 from renderer.finding import Finding
-from renderer.frozen import replace
 from renderer.output import html  # noqa: F401  (registers the format)
 from renderer.output.check import CheckDocument
 

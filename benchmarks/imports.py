@@ -3,8 +3,7 @@
     python benchmarks/imports.py [--repeat N] [--top K] [--instructions]
 
 "cold" runs each process on a new, empty cache directory; "warm" on a cache the same
-command filled first, with the run memo off (``CALICO_RENDER_NO_RUN_MEMO``): what every
-cold run and every memo miss pays. For each, ``python -X importtime`` of ``--repeat``
+command filled first. For each, ``python -X importtime`` of ``--repeat``
 fresh processes: the sum of every module's own time (the smallest seen for it: on a
 shared machine the least disturbed run is the closest to its cost), then the ``--top``
 modules by cumulative and by own time. ``--instructions`` also counts, under
@@ -48,7 +47,7 @@ LIST_MODULES = (
 def _env(cache: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(CALICO_RENDER_CACHE_DIR=cache, CALICO_RENDER_NO_RUN_MEMO="1")
+    env.update(CALICO_RENDER_CACHE_DIR=cache)
     return env
 
 

@@ -4,9 +4,8 @@
 
 Every figure is the median of ``--repeat`` fresh processes (wall and CPU seconds, peak
 RSS of the slowest run). "cold" runs each process on a new, empty cache directory;
-"warm" runs on a cache the same command filled first (the run memo answers a render);
-"warm, result cache only" the same with the run memo off (``CALICO_RENDER_NO_RUN_MEMO``:
-what a render pays when the memo misses but its results are kept); "no-cache" has the
+"warm" runs on a cache the same command filled first (the result cache answers the
+verdict, the parses, the schema findings and the injection answers); "no-cache" has the
 cache off.
 
 1. ``calico-render --version V --nodes 601`` (schema validation on) of the bundled v3.28
@@ -118,35 +117,31 @@ def run(cmd: Sequence[str], env: dict[str, str], cwd: Path | None = None) -> Run
         )
 
 
-def environment(cache: Path | None, run_memo: bool = True) -> dict[str, str]:
+def environment(cache: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CALICO_RENDER_")}
     if cache is None:
         env["CALICO_RENDER_NO_CACHE"] = "1"
     else:
         env["CALICO_RENDER_CACHE_DIR"] = str(cache)
-    if not run_memo:
-        env["CALICO_RENDER_NO_RUN_MEMO"] = "1"
     return env
 
 
 def measure(cmd: Sequence[str], mode: str, repeat: int, work: Path, **kw: Any) -> Figure:
     """Median of ``repeat`` runs in ``mode``: cold (an empty cache), warm (a cache the
-    same command filled: the run memo answers), warm-results (the result cache only, the
-    run memo off: what a repeated render pays when the memo misses) or no-cache."""
+    same command filled) or no-cache."""
     runs = []
     warm = work / "warm-cache"
-    memo = mode != "warm-results"
-    if mode in ("warm", "warm-results"):
+    if mode == "warm":
         shutil.rmtree(warm, ignore_errors=True)
-        run(cmd, environment(warm, memo), **kw)
+        run(cmd, environment(warm), **kw)
     for i in range(repeat):
         if mode == "cold":
             cache: Path | None = work / f"cold-{time.monotonic_ns()}-{i}"
-        elif mode in ("warm", "warm-results"):
+        elif mode == "warm":
             cache = warm
         else:
             cache = None
-        runs.append(run(cmd, environment(cache, memo), **kw))
+        runs.append(run(cmd, environment(cache), **kw))
         if mode == "cold" and cache is not None:
             shutil.rmtree(cache, ignore_errors=True)
     first = runs[0]
@@ -221,7 +216,7 @@ def go_render(binary: Path, version: str, root: Path | None, repeat: int, work: 
 #: The real template the render targets are set for (a fixture shaped like BKE's v3.31.3).
 REAL_FIXTURE = ROOT / "tests" / "fixtures" / "bke-real"
 #: (warm, cold) wall-time targets in seconds, per render target.
-RENDER_TARGETS = {"bundled": (0.25, 0.4), "real": (0.15, 0.35)}
+RENDER_TARGETS = {"bundled": (0.18, 0.35), "real": (0.18, 0.35)}
 
 
 def ratios(fig: Figure, startup: Figure, go: Figure | None) -> str:
@@ -248,7 +243,7 @@ def bench_render(args: argparse.Namespace, work: Path, go: Path | None) -> None:
         if root is not None:
             cmd += ["--manifests", str(root)]
         print(f"render {version} --nodes 601 ({label}), validation on:")
-        modes = ("no-cache", "cold", "warm", "warm-results")
+        modes = ("no-cache", "cold", "warm")
         figs = {m: measure(cmd, m, args.repeat, work) for m in modes}
         same(figs, "render (byte-identical warm, cold and without a cache)")
         go_fig = go_render(go, version, root, args.repeat, work) if go is not None else None
@@ -258,11 +253,6 @@ def bench_render(args: argparse.Namespace, work: Path, go: Path | None) -> None:
         print(f"    target <= {cold_target} s wall")
         row("calico-render, warm", figs["warm"], ratios(figs["warm"], startup, go_fig))
         print(f"    target <= {warm_target} s wall")
-        row(
-            "  warm, result cache only",
-            figs["warm-results"],
-            ratios(figs["warm-results"], startup, go_fig) + " (run memo off)",
-        )
         if go_fig is not None:
             row("Go text/template (per file)", go_fig)
         imports = measure([*PY, "--tool-version"], "warm", args.repeat, work)

@@ -11,10 +11,13 @@ import os
 from collections.abc import Iterator, Mapping
 from types import FrameType
 
+EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED = 3
 EXIT_INTERRUPTED = 130
+#: SIGTERM, as a shell reports a process it ended (128 + 15).
+EXIT_TERMINATED = 143
 
 
 def interrupted(signum: int, frame: FrameType | None) -> None:

@@ -35,3 +35,12 @@ def bke_tree(root: Path, versions: tuple[str, ...] = ("v3.28.2",)) -> Path:
     for version in versions:
         shutil.copytree(bundled_manifests() / COMPONENT / version, root / COMPONENT / version)
     return root
+
+
+def write_tree(root: Path, version: str, files: dict[str, str]) -> Path:
+    """A tree at ``root`` holding one version directory with ``files`` (name -> text)."""
+    folder = root / "kubernetes" / "calico" / version
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return root

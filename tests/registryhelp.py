@@ -374,18 +374,17 @@ def push_release(
         )
 
 
-class SilentServer:
-    """A socket on 127.0.0.1 that accepts connections and never answers (a registry
-    that stopped answering)."""
+class LoopbackServer:
+    """A socket listening on 127.0.0.1; each connection is served by ``serve`` in a
+    thread of its own, until :meth:`close`."""
 
     def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
         self.host = f"127.0.0.1:{self.sock.getsockname()[1]}"
-        self.accepted: list[socket.socket] = []
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
         while True:
@@ -393,12 +392,79 @@ class SilentServer:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            self.accepted.append(conn)
+            self.connections += 1
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn: socket.socket) -> None:
+        raise NotImplementedError
 
     def close(self) -> None:
         self.sock.close()
+
+
+class SilentServer(LoopbackServer):
+    """A socket on 127.0.0.1 that accepts connections and never answers (a registry
+    that stopped answering)."""
+
+    def __init__(self) -> None:
+        self.accepted: list[socket.socket] = []
+        super().__init__()
+
+    def serve(self, conn: socket.socket) -> None:
+        self.accepted.append(conn)
+
+    def close(self) -> None:
+        super().close()
         for conn in self.accepted:
             conn.close()
+
+
+class DrippingServer(LoopbackServer):
+    """A registry on 127.0.0.1 that answers every request one byte at a time, every
+    ``interval`` seconds: its headers (``where="headers"``) or, after whole headers, its
+    body. Each connection stops after ``limit`` seconds, so a client that never gives
+    up still ends; a client that gave up ends it at once."""
+
+    def __init__(self, where: str, *, interval: float = 0.05, limit: float = 30.0) -> None:
+        body = b'{"errors": []}' + b" " * 4096
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        if where == "headers":
+            head += b"X-Pad: " + b"a" * 4096 + b"\r\n"
+        head += b"Content-Length: %d\r\n\r\n" % len(body)
+        self.sent_at_once = head if where == "body" else b""
+        self.dripped = (head + body)[len(self.sent_at_once) :]
+        self.interval, self.limit = interval, limit
+        super().__init__()
+
+    def serve(self, conn: socket.socket) -> None:
+        end = time.monotonic() + self.limit
+        try:
+            request = b""
+            while b"\r\n\r\n" not in request and time.monotonic() < end:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            conn.sendall(self.sent_at_once)
+            for i in range(len(self.dripped)):
+                if time.monotonic() > end:
+                    return
+                conn.sendall(self.dripped[i : i + 1])
+                time.sleep(self.interval)
+        except OSError:  # the client gave up
+            return
+        finally:
+            conn.close()
+
+
+@pytest.fixture(params=["headers", "body"])
+def dripping(request: pytest.FixtureRequest) -> Iterator[DrippingServer]:
+    """A registry trickling its headers, then one trickling its body."""
+    server = DrippingServer(request.param)
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session")
@@ -464,29 +530,17 @@ def docker_config(directory: Path, host: str, user: str, password: str) -> dict[
     return {"DOCKER_CONFIG": str(directory), "HOME": str(directory)}
 
 
-class TunnelProxy:
+class TunnelProxy(LoopbackServer):
     """An HTTP CONNECT proxy on 127.0.0.1 that tunnels every request to 127.0.0.1 on
     the port asked for, whatever the host name (so a client can be told to reach
     ``registry.test:PORT`` through it without any name being resolved), recording the
     CONNECT targets and Proxy-Authorization headers it saw."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.host = f"127.0.0.1:{self.sock.getsockname()[1]}"
         self.seen: list[tuple[str, str]] = []
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
-
-    def _serve(self, client: socket.socket) -> None:
+    def serve(self, client: socket.socket) -> None:
         with client:
             head = b""
             while b"\r\n\r\n" not in head:
@@ -520,9 +574,6 @@ class TunnelProxy:
                 if not data:
                     return
                 key.data.sendall(data)
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @pytest.fixture

@@ -39,22 +39,3 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 def test_version_without_a_value_hints_at_tool_version(capsys: pytest.CaptureFixture[str]) -> None:
     r = run(capsys, "--version")
     assert "--tool-version" in one_error(r)  # a usage error that names the other flag
-
-
-def test_a_command_runs_with_fewer_young_collections_and_restores_the_threshold(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import gc
-
-    from renderer import cli
-    from renderer.calico import policy
-
-    seen = []
-    real = policy.decide_typha
-    monkeypatch.setattr(
-        policy, "decide_typha", lambda n: seen.append(gc.get_threshold()) or real(n)
-    )
-    before = gc.get_threshold()
-    assert run(capsys, "typha", "--nodes", "5").code == 0
-    assert seen[0] == (cli.YOUNG_COLLECTION, *before[1:])
-    assert gc.get_threshold() == before

@@ -18,5 +18,6 @@ def test_the_library_example_runs() -> None:
         exec(compile(code, str(LIBRARY), "exec"), {})
     lines = out.getvalue().splitlines()
     assert lines[0] == "{'allowTypha': 'true', 'typhaReplicas': '4'}"
-    assert lines[1] == "True []"
-    assert lines[2].startswith("True ['v3.25.0', ")
+    assert lines[1] == "0 []"
+    assert lines[2] == "True []"
+    assert lines[3].startswith("True ['v3.25.0', ")

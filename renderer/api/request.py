@@ -9,18 +9,18 @@ frozen: every verb reads the same request, and nothing validates it again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
+from renderer.bke import context as bke_context
+from renderer.bke.args import RenderArgs
+from renderer.bke.cluster import ClusterInputs, NodeInventory, render_args, resolve_inputs
+from renderer.bke.values import read_user_values
 from renderer.calico import policy
 from renderer.errors import InputError
-from renderer.frozen import field, record, replace
+from renderer.k8s.schema import resolve_kube_versions, shipped_versions
 from renderer.manifests.tree import VersionDir, resolve_version
-
-if TYPE_CHECKING:
-    from renderer.bke import context as bke_context
-    from renderer.bke.args import RenderArgs
-    from renderer.bke.cluster import ClusterInputs, NodeInventory
 
 
 def check_nodes(nodes: object, key: str = "nodes") -> int:
@@ -60,12 +60,8 @@ def cluster_args(
     """What a BKECluster/BKEConfig and its BKENodes give a request (version, node count,
     notes; ``skip`` for a cluster without Calico), the explicit ``version``/``nodes``
     otherwise (or winning)."""
-    if config is None and nodes_file is None:  # the flags alone: no loader to import
-        from renderer.bke.args import RenderArgs
-
+    if config is None and nodes_file is None:
         return RenderArgs(version, nodes, repo, {})
-    from renderer.bke.cluster import render_args
-
     return render_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
 
 
@@ -79,8 +75,6 @@ def cluster_inputs(
     check_version: bool = True,
 ) -> ClusterInputs:
     """What a BKECluster/BKEConfig (and its BKENodes) give a request, read once."""
-    from renderer.bke.cluster import resolve_inputs
-
     return resolve_inputs(
         config,
         nodes_file=nodes_file,
@@ -91,10 +85,10 @@ def cluster_inputs(
     )
 
 
-class KubeVersions(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class KubeVersions:
     """The Kubernetes versions a render is schema-checked against, and a note saying
-    why when they are the config's own minor (see :func:`kube_versions`); a named tuple,
-    far cheaper to define than a frozen dataclass at start-up."""
+    why when they are the config's own minor (see :func:`kube_versions`)."""
 
     versions: tuple[str, ...]
     note: str = ""
@@ -103,9 +97,6 @@ class KubeVersions(NamedTuple):
 def kube_versions(requested: Sequence[str] = (), cluster: RenderArgs | None = None) -> KubeVersions:
     """The requested Kubernetes versions (checked), else the newest shipped, or the
     config's own ``kubernetesVersion`` minor (only when none is requested)."""
-    from renderer.bke import context as bke_context
-    from renderer.k8s.schema import resolve_kube_versions, shipped_versions
-
     kube = resolve_kube_versions(requested)
     found = cluster.cluster if cluster is not None else None
     cluster_kube = found.config.kubernetes_version if found is not None else ""
@@ -116,7 +107,7 @@ def kube_versions(requested: Sequence[str] = (), cluster: RenderArgs | None = No
     return KubeVersions(kube)
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Request:
     """A validated request (build it with :meth:`of` or :meth:`from_config`).
 
@@ -141,6 +132,9 @@ class Request:
     cluster: ClusterInputs | None = None
     inventory: NodeInventory | None = None
     notes: tuple[str, ...] = ()
+    #: Render as BKE's controller does: Typha from its text search of the templates
+    #: (:mod:`renderer.bke.typha`), not from what they render. A config's request is one.
+    controller: bool = False
 
     @classmethod
     def of(
@@ -157,6 +151,7 @@ class Request:
         kube: KubeVersions | Sequence[str] | None = None,
         strict: bool = False,
         cluster: RenderArgs | None = None,
+        controller: bool | None = None,
     ) -> Request:
         """Check and resolve a request, in the order a user reads the errors: the
         Kubernetes versions ``kube`` (None: no schema check; empty: the newest shipped,
@@ -165,10 +160,8 @@ class Request:
         ``KEY=VALUE``, or ``F.KEY=VALUE`` for file F), the node count, the operation,
         then the version under ``root``.
         ``cluster`` is a config's (see :func:`cluster_args`); ``repo`` wins over its
-        imageRepo."""
-        from renderer.bke import context as bke_context
-        from renderer.bke.values import read_user_values
-
+        imageRepo. ``controller``: decide Typha as BKE's controller does (None: when a
+        config is given, since its render stands for what production applies)."""
         if kube is not None and not isinstance(kube, KubeVersions):
             kube = kube_versions(tuple(kube), cluster)
         warnings: list[str] = []
@@ -196,6 +189,9 @@ class Request:
             cluster=cluster.cluster if cluster is not None else None,
             inventory=cluster.inventory if cluster is not None else None,
             notes=cluster.notes if cluster is not None else (),
+            controller=(cluster is not None and cluster.cluster is not None)
+            if controller is None
+            else controller,
         )
 
     @classmethod
@@ -244,8 +240,6 @@ def _context_inputs(
 ) -> bke_context.ContextInputs:
     """The context's sources: the config's (``repo`` wins over its imageRepo) or the
     defaults, then the user's values as addon params."""
-    from renderer.bke import context as bke_context
-
     found = cluster.cluster if cluster is not None else None
     if found is None or found.addon is None:
         return bke_context.without_config(repo=repo, params=params, nested=nested)

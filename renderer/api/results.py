@@ -1,74 +1,207 @@
-"""What a render returns: plain results that :mod:`renderer.output` turns into documents
-(text, JSON) and the CLI prints. The other verbs' results are
-:mod:`renderer.api.verb_results`, imported on first use."""
+"""What the library's verbs return: plain results that :mod:`renderer.output` turns into
+documents (text, JSON) and the command line prints."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from renderer.calico import policy
-from renderer.finding import Finding, merge_findings
-from renderer.frozen import field, record
-from renderer.k8s.parse import K8sObject, parse_rendered
-from renderer.k8s.schema import errors
+from renderer.bke import context as bke_context
+from renderer.bke import unread
+from renderer.calico import images, policy
+from renderer.calico.capability import CapabilityReport
+from renderer.calico.policy import TyphaDecision
+from renderer.engine.render import RenderedFile, join_stream
+from renderer.errors import EXIT_CHECK_FAILED, EXIT_OK
+from renderer.finding import ERROR, Finding
+from renderer.k8s.parse import K8sObject
+from renderer.k8s.schema import NOT_CHECKED_RULE, errors
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
-    from renderer.bke import context as bke_context
-    from renderer.bke import unread
-    from renderer.engine.render import RenderedFile
+    from renderer.calico import plan as plan_mod
 
 
-@record
+@dataclass(frozen=True)
 class RenderResult:
-    """A rendered version with the decision that shaped it."""
+    """A rendered version with the decision that shaped it and everything found wrong
+    with what it renders: the one answer of :func:`renderer.api.render`.
+
+    ``findings`` are every stage's (values that change the YAML their template wrote,
+    keys no config can fill, objects rendered twice, strict schema findings, the scale
+    advice as warnings, params that change nothing); ``exit_code`` is what the command
+    line exits with: 1 when any is an error, and then nothing is written.
+    """
 
     version: VersionDir
-    files: list[RenderedFile]
-    context: dict[str, Any]
+    files: tuple[RenderedFile, ...]
+    #: The context of the first rendered file (every file's: :attr:`contexts`).
+    context: Mapping[str, Any]
     route: policy.Route
-    warnings: list[str] = field(default_factory=list)
-    #: Each file's context and where its values came from (None: one context for all).
-    contexts: bke_context.VersionContexts | None = None
-    #: User-given params no template reads, or whose value takes no branch.
+    contexts: bke_context.VersionContexts
+    #: Lines a reader should see before the decision (overridden keys, routing notes).
+    warnings: tuple[str, ...] = ()
+    #: User-given params no template reads, or whose value takes none of the compared branches.
     param_warnings: tuple[unread.ParamWarning, ...] = ()
-    #: Values that changed the YAML a template wrote (``context-value-injects-yaml``).
     findings: tuple[Finding, ...] = ()
+    #: The rendered objects (empty when a value changed the YAML: nothing is parsed then).
+    objects: tuple[K8sObject, ...] = ()
+    #: The Kubernetes versions the objects were schema-checked against (empty: none).
+    kube_versions: tuple[str, ...] = ()
+    #: Notes about the request itself (what counted as the node count, the schema
+    #: versions chosen from the config).
+    notes: tuple[str, ...] = ()
 
     @property
     def decision(self) -> policy.TyphaDecision:
         return self.route.decision
 
-    def stream(self) -> str:
-        from renderer.engine.render import join_stream
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == ERROR]
 
-        return join_stream(self.files)
+    @property
+    def exit_code(self) -> int:
+        """0 when nothing is wrong enough to stop the render, else 1 (nothing written)."""
+        return EXIT_CHECK_FAILED if self.errors else EXIT_OK
+
+    def stream(self) -> str:
+        """The render as one multi-document stream (``helm template``'s layout)."""
+        return join_stream(list(self.files))
+
+    def prepull(self) -> dict[str, tuple[str, ...]]:
+        """Node role -> the Calico images a node of that role pre-pulls, read from the
+        calico-node DaemonSet this render holds (nothing when it holds none)."""
+        return images.images_by_role(o.data for o in self.objects)
+
+    def texts(self) -> dict[str, str]:
+        """Each template file's render by its name below the version directory."""
+        return {f.name.split("/", 1)[1]: f.text for f in self.files}
+
+
+@dataclass
+class PlanResult:
+    """A plan and the rendered target objects its apply lists refer to."""
+
+    plan: plan_mod.Plan
+    texts: dict[tuple[str, str, str], str]
 
     @cached_property
-    def objects(self) -> tuple[K8sObject, ...]:
-        """The rendered objects, parsed once (on first use) with their file and line."""
-        return tuple(parse_rendered(self.files))
+    def _data(self) -> dict[str, Any]:
+        return self.plan.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as data (``renderer.output.documents.plan_json`` publishes it)."""
+        return copy.deepcopy(self._data)
+
+    def files(self, published: dict[str, Any] | None = None) -> dict[str, str]:
+        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
+        order, plus ``plan.json`` (``published``: the plan as its report publishes it):
+        see :func:`renderer.calico.plan.files.plan_files`."""
+        from renderer.calico.plan.files import plan_files  # the plan verb's alone
+
+        return plan_files(self.plan, self.texts, published or self._data)
 
 
-class RenderCheck(NamedTuple):
-    """Strict schema findings for a render; ``ok`` says whether it may be written."""
+@dataclass(frozen=True)
+class ExplainResult:
+    """Each file's context for a version and node count, with every value's origin."""
 
+    contexts: bke_context.VersionContexts
+    route: policy.Route
+    warnings: tuple[str, ...]
+    param_warnings: tuple[unread.ParamWarning, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contexts as data (``renderer.output.documents.explain_json`` publishes
+        them, the warnings as findings)."""
+        d = self.route.decision
+        return {
+            "version": self.contexts.version,
+            "nodes": d.nodes,
+            "operation": self.route.operation,
+            "decision": {**d.context(), "reason": d.reason},
+            "files": self.contexts.to_dict()["files"],
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class TyphaResult:
+    """The Typha decision for ``nodes``, or (``nodes`` None) for every boundary count."""
+
+    nodes: int | None
+    decisions: tuple[TyphaDecision, ...]
+
+
+@dataclass(frozen=True)
+class VersionEntry:
+    """One version of a tree: its capability, or the error that stopped its render."""
+
+    version: VersionDir
+    capability: CapabilityReport | None
+    error: str | None = None
+    #: The context keys its templates read, when asked for.
+    keys: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class VersionsResult:
+    """The versions under a tree; ``manifests`` names the tree as reports do."""
+
+    manifests: str
+    versions: tuple[VersionEntry, ...]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A version derived from upstream: its directory, files and, for a check, the
+    difference from the directory on disk ("" when none)."""
+
+    target: Path
+    files: dict[str, str]
+    diff: str = ""
+    #: For a check: each choice given that differs from the one the directory records,
+    #: and each upstream file whose checksum differs from the recorded one (one line each).
+    differences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Strict schema findings for the objects of some manifest files, identical ones
+    merged (one per file, object, field and message, listing its Kubernetes versions),
+    and how many objects were valid, invalid, skipped or not schema-checked."""
+
+    files: tuple[str, ...]
     kube_versions: tuple[str, ...]
     findings: tuple[Finding, ...]
+    objects: int
+    skipped: int = 0
 
     @property
     def errors(self) -> list[Finding]:
-        """The error findings, one per problem whatever the Kubernetes versions."""
-        return errors(merge_findings(self.findings))
+        return errors(self.findings)
 
-    @property
-    def ok(self) -> bool:
-        return not self.errors
+    def resources(self) -> dict[str, int]:
+        """Objects by outcome, as kubeconform counts resources."""
 
-    def summary(self) -> str:
-        """The one line explaining why nothing was written (when not ``ok``)."""
-        return (
-            f"{len(self.errors)} schema error(s) on Kubernetes "
-            f"{', '.join(self.kube_versions)}; nothing written"
-        )
+        def keys(rule: str | None) -> set[tuple[str, str]]:
+            return {  # an object is its file and identity
+                (f.file, str(f.object))
+                for f in self.findings
+                if (rule is None and f.severity == "error") or f.rule == rule
+            }
+
+        invalid = keys(None)
+        unchecked = keys(NOT_CHECKED_RULE) - invalid
+        checked = self.objects - self.skipped
+        return {
+            "valid": checked - len(invalid) - len(unchecked),
+            "invalid": len(invalid),
+            "skipped": self.skipped,
+            "not_checked": len(unchecked),
+        }

@@ -17,14 +17,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
+from renderer.engine.govalues import Int32, StringMap
+from renderer.engine.render import is_verbatim
 from renderer.errors import InputError, remedy
 from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
-from renderer.frozen import Frozen, field, record
+from renderer.k8s.gcpause import gc_paused
+from renderer.k8s.injection import find_injections
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -117,7 +122,7 @@ class Param(NamedTuple):
     detail: str
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContextInputs:
     """What the contexts are built from, besides the version's files and the Typha keys.
 
@@ -133,48 +138,24 @@ class ContextInputs:
     warnings: tuple[str, ...] = ()
 
 
-class FileContext(Frozen):
-    """The context one template file receives; ``verbatim`` files are not rendered.
-
-    A frozen record of these four fields (:class:`renderer.frozen.Frozen`): every render
-    defines it at start-up, where a dataclass costs some 3.7 million instructions.
-    """
-
-    __match_args__ = ("file", "base", "entries", "verbatim")
+@dataclass(frozen=True)
+class FileContext:
+    """The context one template file receives; ``verbatim`` files are not rendered."""
 
     file: str
     base: str
     entries: Mapping[str, Entry]
-    verbatim: bool
-
-    def __init__(
-        self, file: str, base: str, entries: Mapping[str, Entry], verbatim: bool = False
-    ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "file", file)
-        setattr_(self, "base", base)
-        setattr_(self, "entries", entries)
-        setattr_(self, "verbatim", verbatim)
+    verbatim: bool = False
 
     @property
     def context(self) -> dict[str, Any]:
-        """A new dict of the values each time (callers may change it), copied from one
-        made once: a render reads it several times, 200,000 keys each."""
-        return dict(self._value_dict())
+        """A new dict of the values each time: callers may change it."""
+        return dict(self.values)
 
-    def _value_dict(self) -> dict[str, Any]:
-        values: dict[str, Any] | None = self.__dict__.get("_values")
-        if values is None:
-            values = {k: e.value for k, e in self.entries.items()}
-            object.__setattr__(self, "_values", values)
-        return values
-
-    def sharing(self, file: str, base: str) -> FileContext:
-        """The context of another file with the same entries: one mapping and one dict
-        of values for both (neither is changed after it is built)."""
-        other = FileContext(file, base, self.entries, self.verbatim)
-        object.__setattr__(other, "_values", self._value_dict())
-        return other
+    @cached_property
+    def values(self) -> Mapping[str, Any]:
+        """The values of the entries, made once: a render reads them several times."""
+        return {k: e.value for k, e in self.entries.items()}
 
 
 class VersionContexts(NamedTuple):
@@ -327,7 +308,8 @@ def _network_params(
         )
     port = endpoint.get("port")
     if isinstance(port, int) and not isinstance(port, bool) and port:
-        _put(out, "apiServerSrcPort", port, "spec.controlPlaneEndpoint.port")
+        # the endpoint's port is an int32 field: Go keeps its type in the context
+        _put(out, "apiServerSrcPort", Int32(port), "spec.controlPlaneEndpoint.port")
 
 
 def _node_params(out: dict[str, Entry], nodes: Sequence[Node]) -> None:
@@ -467,9 +449,6 @@ def build(
     """Each file's context: addon params (per-file rule), then map values, common
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
-    from renderer.engine.render import is_verbatim
-    from renderer.k8s.gcpause import gc_paused
-
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
     with gc_paused():  # an entry per key of a big values file, no cycles
         return _build(version, inputs, typha, typha_reason, verbatim)
@@ -500,7 +479,7 @@ def _build(
         layer = per_base[base]
         same = next((fc for seen, fc in built if seen == layer), None)
         if same is not None:
-            files.append(same.sharing(name, base))
+            files.append(FileContext(name, base, same.entries))
             continue
         entries: dict[str, Entry] = dict(layer)
         for key in MAP_PARAMS & entries.keys():
@@ -525,9 +504,10 @@ def _build(
     return VersionContexts(version.name, tuple(files), (*inputs.warnings, *warnings))
 
 
-def node_selector(raw: str, where: str = "nodeSelector") -> dict[str, str]:
-    """A ``nodeSelector`` param as the controller turns it into a map: a JSON object, or
-    ``k=v,k2=v2`` (a key without ``=`` maps to ""); an empty key is bad input."""
+def node_selector(raw: str, where: str = "nodeSelector") -> StringMap:
+    """A ``nodeSelector`` param as the controller turns it into a ``map[string]string``
+    (typed: ``index .nodeSelector "zz"`` prints "", not ``<no value>``): a JSON object,
+    or ``k=v,k2=v2`` (a key without ``=`` maps to ""); an empty key is bad input."""
     raw = raw.strip()
     if raw.startswith("{"):
         try:
@@ -536,8 +516,8 @@ def node_selector(raw: str, where: str = "nodeSelector") -> dict[str, str]:
             raise InputError(f"not a JSON object: {exc}", key=where) from None
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise InputError("a JSON nodeSelector maps strings to strings", key=where)
-        return {str(k): v for k, v in value.items()}
-    out: dict[str, str] = {}
+        return StringMap({str(k): v for k, v in value.items()})
+    out = StringMap()
     for pair in raw.split(","):
         if not pair.strip():
             continue
@@ -676,7 +656,7 @@ UNREACHABLE_RULE = "context-unreachable-key"
 CONTEXT_STAGE = CONTEXT
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContextDetails(Details):
     """The context key a finding is about and, for a value that changed the YAML its
     template wrote, that value."""
@@ -722,8 +702,6 @@ def injection_findings(files: Iterable[RenderedFile]) -> list[Finding]:
     controller renders them, and the object, key or list item that exists only because
     of a value's text is then applied (see :mod:`renderer.k8s.injection`). ``file``
     is each rendered file's name (``<version>/<file>``), ``line`` the template line."""
-    from renderer.k8s.injection import find_injections
-
     out = []
     for f in files:
         for found in find_injections(f.text, f.printed):

@@ -9,23 +9,22 @@ so a bad value stops with exit 2 naming the key, not deep inside a template.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
+from renderer.bke import context as bke
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.gcpause import gc_paused
+from renderer.k8s.yamlio import load_mapping_file, locate
 from renderer.store.read import read_text
 
 
 def default_context() -> dict[str, Any]:
     """The context of a render without a config and without user values (Typha keys
     excluded: the policy sets them)."""
-    from renderer.bke import context as bke
-
     ctx: dict[str, Any] = {k: e.value for k, e in bke.controller_defaults().items()}
     ctx.update((k, v) for k, v in bke.BKEADM_CALICO_PARAMS if k not in TYPHA_KEYS)
     ctx["repo"] = ""
@@ -89,8 +88,6 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
         found = key_error(key, value)
         if found is not None:
             path, message = found
-            from renderer.k8s.yamlio import locate
-
             line = locate(read_text(file), 0, path) if file != "-" else None
             raise InputError(message, file=file, line=line, key=".".join(map(str, path)))
 
@@ -98,8 +95,6 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
 def load_values(values_file: str | Path, warnings: list[str] | None = None) -> dict[str, Any]:
     """A values file; a key given twice keeps its last value (as Go's decoders keep it),
     with a warning in ``warnings`` naming both lines."""
-    from renderer.k8s.yamlio import load_mapping_file  # the YAML reader: only for a file
-
     found: list[tuple[str, int, int]] = []
     values = load_mapping_file(values_file, found)
     for key, first, last in found:
@@ -151,34 +146,9 @@ def build_context(
     return ctx
 
 
-#: Contexts with more keys are checked without the persistent cache.
-CACHED_CONTEXT_KEYS = 2000
-
-
 def check_context(ctx: dict[str, Any], *, file: str) -> None:
-    """The render-context schema check, remembered for a context that passed.
-
-    The persistent cache keys a pass by the context's content (and, through its
-    fingerprint, the schema files and jsonschema's version), so a repeated render does
-    not load jsonschema. Only passes are kept: an error is always worded by a fresh
-    check, and a context that is not JSON data is always checked.
-    """
-    if len(ctx) > CACHED_CONTEXT_KEYS:
-        # digesting it costs more than checking it (the check is compiled, see
-        # :func:`renderer.data.schemas.certainly_valid_as`)
-        schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
-        return
-    from renderer.store import cache
-
-    try:
-        key = cache.digest(json.dumps(ctx, sort_keys=True, ensure_ascii=False))
-    except (TypeError, ValueError):
-        key = None
-    if key is not None and cache.get("context-ok", key, lambda v: v is True):
-        return
+    """The render-context schema check (bad input, exit 2, naming the key)."""
     schemas.check_context(schemas.RENDER_CONTEXT, ctx, file=file)
-    if key is not None:
-        cache.put("context-ok", key, True)
 
 
 class UserValues(NamedTuple):  # far cheaper to define than a frozen dataclass
@@ -225,8 +195,6 @@ def _read_user_values(
 def _params(
     values_file: str | Path | None, values: Mapping[str, Any], sets: Iterable[str]
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    from renderer.bke import context as bke
-
     params: list[bke.Param] = []
     nested: dict[str, bke.Entry] = {}
     if values_file is not None:

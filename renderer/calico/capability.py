@@ -11,10 +11,10 @@ parsed objects, so keywords in comments or unrelated objects do not count.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from renderer.calico import names, policy
-from renderer.frozen import field, record
 from renderer.k8s.objects import (
     as_dict,
     as_list,
@@ -57,7 +57,7 @@ CONTRACT_ITEMS: dict[str, str] = {
 }
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One way a render breaks a contract item, located: ``text`` is the item's detail
     (``typhaReplicas=4: rendered replicas 3``), ``message`` the finding's
@@ -70,7 +70,7 @@ class Problem:
     path: str = ""
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContractItem:
     """One item of the Typha contract and whether the renders satisfy it."""
 
@@ -89,7 +89,7 @@ class ContractItem:
         }
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """One render of the version used by the check; ``replicas`` 0 is Typha off."""
 
@@ -103,7 +103,7 @@ class Scenario:
 Render = Callable[[VersionDir, Mapping[str, str]], tuple[Mapping[str, Any], Sequence[K8sObject]]]
 
 
-@record(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CapabilityReport:
     """The contract verdict for a version; ``scenarios`` keeps the renders for rules."""
 

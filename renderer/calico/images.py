@@ -79,6 +79,13 @@ class ImageList:
         return out
 
 
+def images_by_role(objects: Iterable[Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """What a node of each role pre-pulls from these rendered objects: the calico-node
+    images for every role with a kubelet, nothing for a dedicated etcd node."""
+    found = node_images(objects)
+    return {role: found if role in KUBELET_ROLES else () for role in ROLES}
+
+
 def check_repo(repo: str) -> str:
     """A registry prefix is empty or ends with ``/``, as the templates concatenate it."""
     if not _REPO.match(repo):

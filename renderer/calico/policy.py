@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import NamedTuple
+from dataclasses import dataclass
 
 #: kubelet's default ``maxPods``: the pods per node the scale advice assumes unless told.
 KUBERNETES_MAX_PODS = 110
@@ -24,7 +24,8 @@ OPERATIONS = ("install", "upgrade", "rollback")
 BOUNDARY_TABLE = (50, 51, 600, 601, 800, 801, 1000, 4000, 4001)
 
 
-class TyphaDecision(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class TyphaDecision:
     """What the policy decided for a node count, and why."""
 
     nodes: int
@@ -78,7 +79,8 @@ def overridden_keys(user: Mapping[str, object], decision: TyphaDecision) -> list
     return out
 
 
-class Route(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Route:
     """The routing outcome: render with ``decision``, or refuse (exit 3)."""
 
     decision: TyphaDecision

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer.calico import policy
-from renderer.frozen import replace
 
 #: A context value a scenario leaves unset (the key is missing, as when no config sets it).
 UNSET = None

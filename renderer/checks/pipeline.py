@@ -13,6 +13,7 @@ list without templates and goldens. Both apply the reviewed exceptions through
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from renderer.checks.validation import (
     schema_inputs,
     validate_objects,
 )
+from renderer.checks.verdict import controller_disagreement
 from renderer.engine.compile import compile_file
 from renderer.engine.render import (
     is_verbatim,
@@ -70,7 +72,6 @@ from renderer.finding import (
     ObjectRef,
     merge_findings,
 )
-from renderer.frozen import replace
 from renderer.k8s import schema as kubeschema
 from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store.read import read_text
@@ -242,7 +243,8 @@ def unreachable(run: VersionRun) -> list[Finding]:
 
 
 def contract(run: VersionRun) -> list[Finding]:
-    return located_contract(run.capability)
+    """The Typha contract's failures, and where BKE's controller judges otherwise."""
+    return [*located_contract(run.capability), *controller_disagreement(run.version)]
 
 
 def covered(run: VersionRun) -> list[Finding]:
@@ -261,12 +263,22 @@ def injections(run: VersionRun) -> list[Finding]:
 
 
 def goldens(run: VersionRun) -> list[Finding]:
+    """The scenarios' renders against their goldens; a changed decision is located at
+    the contract failure that changed it, when there is one."""
     if run.result is None or run.options is None:
         raise ValueError("the goldens stage records in a check's result")
     outputs = [
         golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in run.scenarios
     ]
-    return golden.compare_stage(run.result, outputs, run.shared.parsed, run.options)
+    located = [f for f in located_contract(run.capability) if f.file and f.line]
+    given = golden.GoldenInput(
+        outputs,
+        run.shared.parsed,
+        run.shared.maps,
+        [tf.name for tf in run.version.files],
+        (located[0].file, located[0].line) if located else None,
+    )
+    return golden.compare_stage(run.result, given, run.options)
 
 
 def upstream(run: VersionRun) -> list[Finding]:
@@ -400,7 +412,7 @@ def prepare_version(
     for stage in check_stages(options.upstream):
         try:
             found = list(stage.run(run))
-        except fidelity.UpstreamError:
+        except (fidelity.UpstreamError, golden.GoldenError):
             raise
         except CalicoRenderError as exc:
             if stage.name == FIDELITY:  # a scenario the other stages never render
@@ -446,21 +458,26 @@ def apply_exceptions(
     whose failures were all excepted; returns (exception index, version, count) matches."""
     kept, matches = except_findings(result.findings, exceptions, result.version)
     result.findings = kept
+    fid = result.fidelity
+    if fid is not None and not fid.get("note"):  # the summary counts what is left
+        mine = [f for f in kept if f.stage == FIDELITY]
+        fid["errors"] = sum(1 for f in mine if f.severity == ERROR)
+        fid["warnings"] = sum(1 for f in mine if f.severity == "warning")
+        fid["deviations"] = sum(n for i, _, n in matches if exceptions[i].kind == excepts.DEVIATION)
     for stage in (s for s in (*STAGES, FIDELITY) if s in EXCEPTABLE_STAGES):
         if result.stages.get(stage) != FAIL:
             continue
         if any(f.stage == stage and f.severity == ERROR for f in kept):
             continue
-        if stage == FIDELITY and result.fidelity is not None:
-            if result.fidelity.get("note"):
+        if stage == FIDELITY and fid is not None:
+            if fid.get("note"):
                 continue
-            mine = [f for f in kept if f.stage == stage]
-            result.fidelity["errors"] = 0
-            result.fidelity["warnings"] = sum(1 for f in mine if f.severity == "warning")
-            result.fidelity["status"] = PASS
+            fid["status"] = PASS
         result.stages[stage] = PASS
     result.exceptions = [
-        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n) for i, _, n in matches
+        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n)
+        for i, _, n in matches
+        if exceptions[i].kind == excepts.EXCEPTION
     ]
     return matches
 
@@ -516,7 +533,15 @@ def release_check(
         tuple(by.get(SCHEMA, ())),
         tuple(kube),
         nodes=RULE_NODES,
-        fidelity=None if fid is None else replace(fid, findings=by.get(FIDELITY, [])),
+        fidelity=None
+        if fid is None
+        else replace(
+            fid,
+            findings=by.get(FIDELITY, []),
+            deviations=sum(
+                n for i, _, n in matches if exceptions.items[i].kind == excepts.DEVIATION
+            ),
+        ),
         context=tuple(by.get(CONTEXT, ())),
         exceptions_file=exceptions.file,
         exceptions=tuple(excepts.applied_list(exceptions, [matches])),

@@ -16,14 +16,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
 from renderer.finding import ERROR, REGISTRY, WARNING, Details, Finding, ObjectRef
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.parse import K8sObject
 from renderer.oci import reference as oci_ref
-from renderer.oci.client import Client, Resolution
+
+if TYPE_CHECKING:  # the client (http.client, ssl) loads only when a registry is asked
+    from renderer.oci.client import Client, Resolution
 
 STAGE = REGISTRY
 LOCK_TOOL = "calico-render images --lock"

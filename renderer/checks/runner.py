@@ -8,11 +8,13 @@ report byte-identical whatever the number of jobs.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import queue
 import signal
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import replace
 from typing import Any
 
 from renderer import errors
@@ -26,7 +28,6 @@ from renderer.checks.validation import SchemaInput, SchemaResults, validate_obje
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES
-from renderer.frozen import replace
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.libyaml import C_LOADER
 from renderer.manifests.tree import VersionDir, list_versions, tree_label
@@ -46,8 +47,8 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
         result, inputs = prepare_version(version, options)
         result.seconds = time.monotonic() - start
         return result, inputs
-    except fidelity.UpstreamError:
-        raise  # bad upstream input stops the whole check (exit 2)
+    except (fidelity.UpstreamError, golden.GoldenError):
+        raise  # bad upstream input or goldens stop the whole check (exit 2)
     except CalicoRenderError as exc:
         result = new_result(version.name, [], "", options)
         result.stages[TEMPLATES] = FAIL
@@ -97,10 +98,11 @@ class Merger:
 
 
 def _init_worker(render_timeout: float, names: dict[str, str]) -> None:
-    """Workers leave Ctrl-C to the main process, which reports it once, and render
-    under the main process's time limit and name arguments in its words (neither is
-    inherited by spawned processes)."""
+    """Workers leave Ctrl-C to the main process, which reports it once and ends them
+    (SIGTERM, their default: they hold nothing to clean up), and render under the main
+    process's time limit and name arguments in its words."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     limits.set_render_timeout(render_timeout)
     errors.use_names(names)
 
@@ -119,6 +121,7 @@ def run_check(
             "no Calico versions found; refusing to update goldens (it would remove them all)",
             file=options.manifests_arg,
         )
+    golden.guard(options)  # a golden root linked elsewhere is neither read nor locked
     if options.update:  # two updates of one golden directory would interleave
         with exclusive_lock(options.golden, "update-golden"):
             return _run_check(options, progress)
@@ -134,23 +137,50 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
             new = merger.add(version.name, prepare(version, options))
             merger.validated(validate_objects(kube, new))
         return
-    with ProcessPoolExecutor(
-        max_workers=jobs,
-        initializer=_init_worker,
-        initargs=(limits.render_timeout(), errors.names()),
-    ) as pool:
-        prepared = {pool.submit(prepare, v, options): v.name for v in versions}
-        pending: set[Future[Any]] = set(prepared)
+    done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
+    pool = multiprocessing.Pool(
+        jobs, initializer=_init_worker, initargs=(limits.render_timeout(), errors.names())
+    )
+    try:
+
+        def submit(kind: str, func: Callable[..., Any], *args: Any) -> None:
+            pool.apply_async(
+                func,
+                args,
+                callback=lambda value: done.put((kind, value, None)),
+                error_callback=lambda exc: done.put((kind, None, exc)),
+            )
+
+        for version in versions:
+            submit(version.name, prepare, version, options)
+        pending = len(versions)
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                if fut in prepared:
-                    new = merger.add(prepared[fut], fut.result())
-                    for chunk in chunks(new, jobs):
-                        pending.add(pool.submit(validate_objects, kube, chunk))
-                    merger.validated({})
-                else:
-                    merger.validated(fut.result())
+            try:  # a timeout keeps the wait open to Ctrl-C and SIGTERM
+                kind, value, exc = done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            pending -= 1
+            if exc is not None:
+                raise exc
+            if kind == _VALIDATED:
+                merger.validated(value)
+                continue
+            new = merger.add(kind, value)
+            for chunk in chunks(new, jobs):
+                submit(_VALIDATED, validate_objects, kube, chunk)
+                pending += 1
+            merger.validated({})
+        pool.close()
+        pool.join()
+    finally:
+        # Ctrl-C, SIGTERM or an error: the workers end now, not after their tasks, and
+        # hold nothing (locks, files) once the check returns or raises
+        pool.terminate()
+        pool.join()
+
+
+#: The tag of a validation task's result (versions are tagged by their name).
+_VALIDATED = "\0validated"
 
 
 def _run_check(

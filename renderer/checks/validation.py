@@ -6,11 +6,10 @@ scenarios (:class:`SchemaInput`), validated once per process and Kubernetes vers
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer.finding import Finding
-from renderer.frozen import replace
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject
 from renderer.store.memo import Memo

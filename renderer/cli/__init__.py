@@ -4,22 +4,25 @@ Every command shares the exit codes of :mod:`renderer.errors` and prints bad inp
 one line on stderr; ``--debug`` shows the traceback. An unexpected exception is still
 reported as one line (exit 2), so no input can produce a traceback by default.
 
-The commands are click's (:mod:`renderer.cli.app`, loaded when first needed); the plain
-render of a version for a node count, the command run most, is read without it
-(:mod:`renderer.cli.quick`) and prints the same bytes.
+The commands are click's (:mod:`renderer.cli.app`); each subcommand's module is
+imported when that command runs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
+import copy
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import click
+
+from renderer.cli.app import LAZY_COMMANDS, cli
 from renderer.cli.common import (
     FLAGS,
     REPORT,
@@ -32,73 +35,44 @@ from renderer.cli.common import (
 from renderer.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     CalicoRenderError,
     interrupted,
     naming,
 )
-
-#: Subcommand -> the module of this package that defines it, imported on first use (so a
-#: command pays only for its own imports). A module imported here instead, the usual
-#: click way, registers its commands as before.
-LAZY_COMMANDS = {
-    "advise": ".advise",
-    "capability": ".capability",
-    "check": ".check",
-    "explain-context": ".explain_context",
-    "images": ".images",
-    "import": ".import_",
-    "plan": ".plan",
-    "rules": ".rules",
-    "template": ".template",
-    "typha": ".typha",
-    "validate": ".validate",
-    "version": ".version",
-    "versions": ".versions",
-}
-
-if TYPE_CHECKING:
-    from renderer.cli.app import LazyGroup
-
-    cli: LazyGroup
-
-
-def __getattr__(name: str) -> Any:
-    """``cli``, the click group, imported when first asked for."""
-    if name == "cli":
-        from renderer.cli.app import cli
-
-        return cli
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-#: Allocations between two collections of the youngest generation while a command runs.
-YOUNG_COLLECTION = 20_000
+from renderer.store import cache
 
 
 class Interrupted(BaseException):
-    """Ctrl-C while a command runs. Not KeyboardInterrupt, which click turns into an
-    empty line and Abort."""
+    """Ctrl-C (or SIGTERM) while a command runs. Not KeyboardInterrupt, which click
+    turns into an empty line and Abort."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _raise_once(signum: int, frame: FrameType | None) -> None:
-    """First Ctrl-C unwinds (temporary files are removed on the way); a second one
-    leaves at once."""
+    """First Ctrl-C or SIGTERM unwinds (workers are ended, locks released, temporary
+    files removed on the way); a second one leaves at once."""
     signal.signal(signal.SIGINT, interrupted)
-    raise Interrupted
+    signal.signal(signal.SIGTERM, interrupted)
+    raise Interrupted(signum)
 
 
 @contextlib.contextmanager
 def _interrupt_handler() -> Iterator[None]:
-    """SIGINT raises KeyboardInterrupt once while a command runs; the caller's handler
-    is restored afterwards (tests call :func:`main` in-process)."""
+    """SIGINT and SIGTERM unwind once while a command runs; the caller's handlers are
+    restored afterwards (tests call :func:`main` in-process)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, _raise_once)
+    previous = {sig: signal.signal(sig, _raise_once) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _utf8_stdout() -> None:
@@ -109,48 +83,39 @@ def _utf8_stdout() -> None:
             reconfigure(encoding="utf-8", errors="surrogateescape")
 
 
-def main(argv: list[str] | None = None, *, quick: bool = True) -> None:
-    """Console entry point: Ctrl-C at any moment is one line and exit 130.
-
-    ``quick``: a plain render is read without click (:mod:`renderer.cli.quick`); False
-    sends every command line through click (the two print the same bytes, tested).
-
-    Imported modules live as long as the process, so they are moved out of the
-    collector's sight (``gc.freeze``) here and after a command's own imports: a run
-    allocates hundreds of thousands of objects (parsed YAML), and every collection
-    would otherwise walk the imported ones again. For the same reason the youngest
-    generation is collected every :data:`YOUNG_COLLECTION` allocations instead of 700
-    while a command runs (few of them are cycles).
-    """
-    gc.freeze()
-    threshold = gc.get_threshold()
-    gc.set_threshold(YOUNG_COLLECTION, *threshold[1:])
-    try:
-        with _interrupt_handler(), naming(FLAGS):
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: Ctrl-C at any moment is one line and exit 130."""
+    with _interrupt_handler(), naming(FLAGS):
+        try:
+            _utf8_stdout()
             try:
-                _utf8_stdout()
-                _main(argv, quick)
-            except (KeyboardInterrupt, Interrupted):
-                with contextlib.suppress(ValueError):
-                    signal.signal(signal.SIGINT, signal.SIG_IGN)
-                echo_err("calico-render: interrupted")
-                sys.exit(EXIT_INTERRUPTED)
-    finally:
-        gc.set_threshold(*threshold)
+                _main(argv)
+            except SystemExit as exc:
+                why = cache.problem()
+                if why is not None and exc.code != EXIT_BAD_INPUT:  # bad input: one line
+                    echo_err(f"calico-render: {why}")
+                raise
+        except (KeyboardInterrupt, Interrupted) as exc:
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            if isinstance(exc, Interrupted) and exc.signum == signal.SIGTERM:
+                echo_err("calico-render: terminated")
+                sys.exit(EXIT_TERMINATED)
+            echo_err("calico-render: interrupted")
+            sys.exit(EXIT_INTERRUPTED)
 
 
-def _main(argv: list[str] | None, quick: bool = True) -> None:
+def _main(argv: list[str] | None) -> None:
     args = sys.argv[1:] if argv is None else argv
     REPORT.clear()
     debug = "--debug" in args
     if debug:  # accepted anywhere on the line, not only before the command
         args = ["--debug", *(a for a in args if a != "--debug")]
     try:
-        code = _run(args, quick)
+        code = _run(args)
     except CalicoRenderError as exc:
         if debug:
-            import traceback  # --debug only
-
             traceback.print_exc()
         if exc.exit_code == EXIT_BAD_INPUT:
             failure_report(flag_worded(_unlocated(exc)), exc)
@@ -162,8 +127,6 @@ def _main(argv: list[str] | None, quick: bool = True) -> None:
     except Exception as exc:
         _click_error(exc)  # click's own: usage, bad values, aborts
         if debug:  # last resort: one line, never a traceback unless --debug
-            import traceback  # --debug only
-
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
         failure_report(f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else ""))
@@ -176,37 +139,14 @@ def _main(argv: list[str] | None, quick: bool = True) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def _run(args: list[str], quick: bool) -> Any:
-    """Run the command line: a plain render without click when it is one, else click's
-    group; what click returns (an exit code, or None)."""
-    if quick:
-        from renderer.cli import quick as plain
-
-        params = plain.parse(args)
-        if params is not None:
-            try:
-                plain.run(params)
-            except (EOFError, KeyboardInterrupt) as exc:  # as click's main turns them
-                echo_err("")
-                raise _abort() from exc
-            return 0
-    from renderer.cli.app import cli
-
+def _run(args: list[str]) -> Any:
+    """Run the command line through click's group; what it returns (an exit code, or None)."""
     return cli.main(args=args, prog_name="calico-render", standalone_mode=False)
-
-
-def _abort() -> Exception:
-    import click
-
-    return click.exceptions.Abort()
 
 
 def _click_error(exc: Exception) -> None:
     """Report one of click's exceptions and exit as the command line does; return for
-    any other (click is not even loaded when the command did not use it)."""
-    click = sys.modules.get("click")
-    if click is None:
-        return
+    any other."""
     if isinstance(exc, click.exceptions.Exit):
         sys.exit(exc.exit_code)
     if isinstance(exc, click.exceptions.Abort):
@@ -228,11 +168,9 @@ def _click_error(exc: Exception) -> None:
 
 def _unlocated(exc: CalicoRenderError) -> CalicoRenderError:
     """``exc`` without its file and line (the finding carries them apart)."""
-    import copy
-
     bare = copy.copy(exc)
     bare.file = bare.line = bare.column = None
     return bare
 
 
-__all__ = ["cli", "main"]
+__all__ = ["LAZY_COMMANDS", "cli", "main"]

@@ -10,14 +10,7 @@ from renderer import api
 from renderer.calico.policy import KUBERNETES_MAX_PODS
 from renderer.cli import requests
 from renderer.cli.app import cli
-from renderer.cli.common import (
-    config_keys,
-    given_params,
-    note,
-    origins_for,
-    version_or_config,
-    write_document,
-)
+from renderer.cli.common import config_keys, note, version_or_config, write_document
 from renderer.cli.options import (
     config_option,
     format_option,
@@ -93,18 +86,8 @@ def advise(
         strict=strict,
         cluster=args,
     )
-    origins = origins_for(
-        config=config,
-        config_values=request.config_values,
-        flag_values=request.given,
-        values_file=values_file,
-        nodes_flag=nodes is not None,
-        nodes_file=nodes_file,
-        max_pods_flag=ctx.get_parameter_source("max_pods")
-        is not click.core.ParameterSource.DEFAULT,
-    )
-    report = api.advise(request, max_pods=max_pods, origins=origins)
+    max_pods_given = ctx.get_parameter_source("max_pods") is not click.core.ParameterSource.DEFAULT
+    report = api.advise(request, max_pods=max_pods, max_pods_given=max_pods_given)
     write_document(fmt, AdviceDocument(report))
-    given_params(report.param_warnings, strict, show=False)
     if not report.passed:
         ctx.exit(EXIT_CHECK_FAILED)

@@ -3,7 +3,6 @@ without a subcommand renders a version (:mod:`renderer.cli.render`)."""
 
 from __future__ import annotations
 
-import gc
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -11,10 +10,30 @@ from typing import Any
 import click
 
 from renderer import __version__
-from renderer.cli import LAZY_COMMANDS
 from renderer.cli.common import ReaderGone, emit, note, warn
 from renderer.cli.examples import epilog
+from renderer.cli.render import render
 from renderer.cli.render_flags import RENDER_HELP, render_options
+
+#: Subcommand -> the module of this package that defines it, imported on first use (so a
+#: command pays only for its own imports). A module imported here instead, the usual
+#: click way, registers its commands as before.
+LAZY_COMMANDS = {
+    "advise": ".advise",
+    "capability": ".capability",
+    "check": ".check",
+    "explain-context": ".explain_context",
+    "images": ".images",
+    "import": ".import_",
+    "plan": ".plan",
+    "rules": ".rules",
+    "schema": ".schema",
+    "template": ".template",
+    "typha": ".typha",
+    "validate": ".validate",
+    "version": ".version",
+    "versions": ".versions",
+}
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -46,7 +65,6 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.lazy:
             importlib.import_module(self.lazy[cmd_name], __package__)
-            gc.freeze()  # see :func:`renderer.cli.main`
         command = self.commands.get(cmd_name)
         if command is not None and command.epilog is None:
             command.epilog = epilog(cmd_name)
@@ -89,8 +107,14 @@ def cli(ctx: click.Context, /, debug: bool, **params: Any) -> None:
     if ctx.invoked_subcommand is not None:
         refuse_options_before(ctx)
         return
-    from renderer.cli.render import render
+    render(ctx, **params)
 
+
+@cli.command("render", help=RENDER_HELP)
+@render_options
+@click.pass_context
+def render_command(ctx: click.Context, /, **params: Any) -> None:
+    """``calico-render render``: the default command by its name, as ``helm template``."""
     render(ctx, **params)
 
 

@@ -1,25 +1,28 @@
 """What every command shares: the one table from the library's argument names to the
 flags (:data:`FLAGS`), writing to stdout and stderr, and printing a document in the
-chosen format. Nothing here imports click: the plain render runs without it
-(:mod:`renderer.cli.quick`)."""
+chosen format."""
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import copy
-import io
+import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+import click
+
+from renderer import output
+from renderer.cli import requests
 from renderer.errors import FIXED, CalicoRenderError, InputError
+from renderer.finding import Finding
+from renderer.manifests.tree import holds_tree
+from renderer.output.documents import InputErrorDocument
 
 if TYPE_CHECKING:
-    from renderer.bke.cluster import NodeInventory
     from renderer.bke.unread import ParamWarning
-    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
     from renderer.output import Document
 
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 #: one table that does.
 FLAGS = {
     "nodes": "--nodes",
+    "nodes_file": "--nodes-file",
     "from_nodes": "--from-nodes",
     "operation": "--operation",
     "max_pods": "--max-pods",
@@ -52,6 +56,7 @@ FLAGS = {
     "config": "--config",
     "render_timeout": "--render-timeout SECONDS",
     "rules": "'calico-render rules'",
+    "strict": "--strict",
     FIXED: "no flag",
 }
 
@@ -96,8 +101,6 @@ def emit(text: str) -> None:
 def _discard_stdout(fds: tuple[int, ...] = (1,)) -> None:
     """Point stdout (or ``fds``) at /dev/null so the interpreter's final flush of what
     could not be written adds no second message."""
-    import os
-
     with contextlib.suppress(OSError, ValueError):
         null = os.open(os.devnull, os.O_WRONLY)
         for fd in fds:
@@ -136,9 +139,6 @@ def write_report_document(
 ) -> None:
     """``document`` in format ``fmt`` to ``path`` (atomically; never onto what the
     check of ``options`` reads), or to stdout."""
-    from renderer import output
-    from renderer.cli import requests
-
     text = output.render(fmt, document)
     if path is None:
         emit(text)
@@ -156,11 +156,6 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
     path, command = REPORT.get("output"), REPORT.get("command")
     if path is None or not command or (exc is not None and exc.key == "--output"):
         return
-    from renderer import output
-    from renderer.cli import requests
-    from renderer.finding import Finding
-    from renderer.output.documents import InputErrorDocument
-
     finding = Finding(
         "input-error",
         "error",
@@ -180,39 +175,13 @@ def failure_report(message: str, exc: CalicoRenderError | None = None) -> None:
 
 def write_document(fmt: str, document: Document) -> None:
     """Print ``document`` in format ``fmt`` (see :mod:`renderer.output`)."""
-    from renderer import output
-
     emit(output.render(fmt, document))
 
 
 def echo_err(text: str) -> None:
-    """``text`` and a line break on stderr, flushed: what ``click.echo(text, err=True)``
-    writes, without importing click for the common case. A text holding an escape
-    character (click strips colour codes off a stream that is not a terminal) or a
-    stream click would re-wrap (not text, no encoding or errors, ASCII) goes through
-    click itself."""
-    stream = sys.stderr
-    if stream is None:  # started without stderr: click writes nothing either
-        return
-    if "\x1b" in text or not _plain_text_stream(stream):
-        import click
-
-        click.echo(text, err=True)
-        return
-    stream.write(text + "\n")
-    stream.flush()
-
-
-def _plain_text_stream(stream: Any) -> bool:
-    """A text stream that click's ``echo`` writes to as it is: encoding and errors
-    set, the encoding not ASCII."""
-    encoding = getattr(stream, "encoding", None)
-    if not isinstance(stream, io.TextIOBase) or not encoding or not getattr(stream, "errors", None):
-        return False
-    try:
-        return codecs.lookup(encoding).name != "ascii"
-    except LookupError:
-        return True  # click keeps a stream whose encoding it cannot look up
+    """``text`` and a line break on stderr (click strips colour codes off a stream
+    that is not a terminal)."""
+    click.echo(text, err=True)
 
 
 def warn(message: str) -> None:
@@ -246,55 +215,9 @@ def tree_root(root: Path | None) -> Path | None:
     """The tree a command works on: ROOT as given; else the current directory when it
     holds ``kubernetes/calico/`` (as ``helm lint`` and ``yamllint`` check ``.``); else
     None, the bundled tree."""
-    from renderer.manifests.tree import holds_tree
-
     if root is None and holds_tree(Path(".")):
         return Path(".")
     return root
-
-
-def origins_for(
-    *,
-    config: str | None,
-    config_values: dict[str, str],
-    flag_values: Mapping[str, object],
-    values_file: str | None,
-    nodes_flag: bool,
-    nodes_file: str | None,
-    max_pods_flag: bool,
-) -> scale.Origins:
-    """Where each value of a request came from: config file, flags, or a default."""
-    from renderer.calico import scale
-
-    flags_where = "--set" if values_file is None else f"--values {values_file} / --set"
-    if nodes_flag or nodes_file is None:
-        nodes = (scale.FLAG, "--nodes")
-    else:
-        nodes = (scale.CONFIG, f"BKENodes of {nodes_file}")
-    max_pods = (
-        (scale.FLAG, "--max-pods")
-        if max_pods_flag
-        else (scale.KUBERNETES_DEFAULT, "kubelet maxPods")
-    )
-    return scale.Origins.of(
-        config=config_values,
-        config_file=config or "",
-        flags=flag_values,
-        flags_where=flags_where,
-        nodes=nodes,
-        max_pods=max_pods,
-    )
-
-
-def dedicated_note(inventory: NodeInventory | None) -> str:
-    """Part of the decision line: BKENodes that may run no calico-node yet count."""
-    if inventory is None or not inventory.dedicated:
-        return ""
-    return (
-        f"; {inventory.dedicated} of {inventory.count} BKENodes are dedicated etcd/"
-        "control-plane nodes without the node/master roles (they may run no calico-node; "
-        "the controller counts every BKENode)"
-    )
 
 
 def config_keys(strict: bool, *files: str | None) -> None:
@@ -304,8 +227,6 @@ def config_keys(strict: bool, *files: str | None) -> None:
     given = [f for f in files if f is not None]
     if not given:  # nothing to read: the CRD key tables are not loaded
         return
-    from renderer.cli import requests
-
     found = requests.config_keys(*given)
     for unknown in () if strict else found:
         warn(str(unknown))

@@ -13,8 +13,18 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "one file per template",
         ),
         (
-            "calico-render --config cluster.yaml --nodes-file nodes.yaml --strict",
-            "as BKE renders a cluster",
+            "calico-render --config create.yaml --strict",
+            "as BKE renders a cluster (its BKENodes in the file, or --nodes-file)",
+        ),
+    ),
+    "render": (
+        (
+            "calico-render render --config create.yaml --format json",
+            "one create request (BKENodes and BKECluster in one stream): JSON for a service",
+        ),
+        (
+            "calico-render render --version v3.28 --nodes 601 --output-dir out/ --format json",
+            "the manifest in out/, the decision and file digests as JSON",
         ),
     ),
     "advise": (
@@ -84,6 +94,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "rules": (
         ("calico-render rules", "every rule id, its stage and severity"),
         ("calico-render rules --format json", "the catalogue as JSON"),
+    ),
+    "schema": (
+        ("calico-render schema", "the published schemas' names"),
+        ("calico-render schema check-report", "self-contained, for any validator"),
     ),
     "template": (
         ("calico-render template calico.yaml -f values.yaml", "one file, exactly this context"),

@@ -22,6 +22,7 @@ from renderer.cli.options import (
     strict_option,
 )
 from renderer.errors import EXIT_CHECK_FAILED, InputError
+from renderer.oci.client import Settings
 from renderer.output import names as format_names
 from renderer.output.documents import ImagesDocument
 from renderer.output.images import RegistryDocument
@@ -114,7 +115,8 @@ REGISTRY_FLAGS = (
     "--timeout",
     type=click.FloatRange(min=0, min_open=True, max=600),
     default=None,
-    help="Seconds one connect or read may wait [default: 10].",
+    help="Seconds one try of a registry request may take, from connecting to the last "
+    "byte of the answer [default: 10].",
 )
 @click.option(
     "--retries",
@@ -205,8 +207,6 @@ def _check_registry(
     fmt: str,
     flags: dict[str, object],
 ) -> None:
-    from renderer.oci.client import Settings
-
     defaults = Settings()
     timeout = flags["timeout"]
     retries = flags["retries"]

@@ -12,6 +12,7 @@ from renderer.calico.importer import LAYOUTS, TYPHA, Options
 from renderer.cli.app import cli
 from renderer.cli.common import TREE_DEFAULT, note, tree_root
 from renderer.cli.options import PathType
+from renderer.data.bundled import bundled_manifests
 from renderer.errors import EXIT_CHECK_FAILED, InputError
 
 
@@ -38,8 +39,6 @@ def _import(
 def _import_root(root: Path | None, *, write: bool) -> Path:
     """ROOT as given; else the current directory when it holds a tree; else the bundled
     tree (in a checkout: an installed package's data is never written)."""
-    from renderer.data.bundled import bundled_manifests
-
     chosen = tree_root(root)
     if chosen is not None:
         return chosen

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from renderer.cli.common import TREE_DEFAULT, tree_root
+from renderer import api, output
+from renderer.bke import admission
+from renderer.cli import requests
+from renderer.cli.common import REPORT, TREE_DEFAULT, tree_root
 from renderer.engine.limits import DEFAULT_RENDER_TIMEOUT
 from renderer.k8s.schema import DEFAULT_COUNT
 
@@ -81,8 +85,6 @@ values_option = click.option(
 
 def _no_admission_defaults(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        from renderer.bke import admission
-
         ctx.call_on_close(admission.disable())
 
 
@@ -145,8 +147,6 @@ upstream_option = click.option(
 
 def _no_cache(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        from renderer.cli import requests
-
         requests.disable_cache()
 
 
@@ -187,8 +187,6 @@ FORMAT_HELP = {
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Keep ``--format`` and ``--output`` of the running command, so a run that ends in
     bad input still writes its report (:func:`renderer.cli.common.failure_report`)."""
-    from renderer.cli.common import REPORT
-
     if value is not None:
         REPORT[str(param.name)] = value
         REPORT["command"] = ctx.info_name or ""
@@ -198,8 +196,6 @@ def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 def format_option(choices: type[Document] | Sequence[str] = ()) -> Decorator:
     """``--format``: the registered output formats that the command's document (a
     :class:`renderer.output.Document` subclass) supports, or explicit ``choices``."""
-    from renderer import output
-
     if isinstance(choices, type):
         choices = output.names(choices)
     names = list(choices or output.names())
@@ -230,10 +226,6 @@ output_option = click.option(
 
 def _set_render_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
     if value is not None:
-        import math
-
-        from renderer import api
-
         if not math.isfinite(value):  # FloatRange lets nan and inf through
             raise click.BadParameter(f"{value} is not a finite number of seconds", ctx, param)
 

@@ -1,6 +1,5 @@
-"""The render's options, declared on the group (it renders without a subcommand) in
-the order ``--help`` lists them. :mod:`renderer.cli.quick` reads the common ones of
-them without click, and must agree with what is declared here (tested)."""
+"""The render's options, in the order ``--help`` lists them: declared on the group (it
+renders without a subcommand) and on the ``render`` subcommand alike."""
 
 from __future__ import annotations
 
@@ -72,6 +71,17 @@ _OPTIONS: tuple[Decorator, ...] = (
     ),
     nodes_file_option("BKENode objects (multi-document or a List): the node count (--nodes wins)."),
     strict_option,
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help="text: the manifest on stdout, the decision and findings on stderr; json: "
+        "the decision, routing, findings, pre-pulled images and written files as JSON on "
+        "stdout (schema: calico-render schema render-result), the manifest only in "
+        "--output-dir.",
+    ),
 )
 
 

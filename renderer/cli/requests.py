@@ -8,8 +8,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from renderer.bke.cluster import load_nodes
+from renderer.bke.crdkeys import file_unknown_keys
+from renderer.calico import images as images_mod
+from renderer.calico import scale
+from renderer.checks.runner import NothingToUpdate
+from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
-from renderer.manifests.tree import tree_label
+from renderer.manifests.tree import COMPONENT, tree_label
+from renderer.store import cache, contain
+from renderer.store.files import write_output, write_owned_tree
 
 T = TypeVar("T")
 
@@ -17,15 +25,11 @@ if TYPE_CHECKING:
     from renderer.api.results import RenderResult
     from renderer.bke import crdkeys
     from renderer.bke.cluster import NodeInventory
-    from renderer.calico import images as images_mod
-    from renderer.calico import scale
     from renderer.checks.options import CheckOptions
 
 
 def node_inventory(nodes_file: str | Path) -> NodeInventory:
     """The BKENodes of one cluster in ``nodes_file``."""
-    from renderer.bke.cluster import load_nodes
-
     return load_nodes(nodes_file).single_cluster()
 
 
@@ -45,31 +49,23 @@ def named(argument: str, build: Callable[..., T], *args: Any, **kwargs: Any) -> 
 
 def write_files(directory: str | Path, files: Mapping[str, str]) -> list[Path]:
     """Write ``files`` into ``directory``, removing the files of our previous write there."""
-    from renderer.store.files import write_owned_tree
-
     return write_owned_tree(directory, dict(files))
 
 
 def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
     """One file per template of a render into ``directory`` (see :func:`write_files`),
     never inside the tree of templates it rendered."""
-    from renderer.store import contain
-
     contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
     return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
 
 
 def disable_cache() -> None:
     """Neither read nor write the persistent result cache, for this process."""
-    from renderer.store import cache
-
     cache.disable()
 
 
 def no_advice(root: Path | None, notes: Sequence[str]) -> scale.AdviceReport:
     """The advice report of a cluster without Calico: nothing to advise on."""
-    from renderer.calico import scale
-
     return scale.AdviceReport(None, tree_label(root), None, [], list(notes))
 
 
@@ -77,24 +73,18 @@ def write_report(path: Path, text: str, options: CheckOptions | None = None) -> 
     """Write a report to ``path`` atomically (a device, FIFO or symlink target is
     written in place); with the ``options`` it reports on, never inside the tree's
     templates, its goldens, its upstream directory or onto its exceptions file."""
-    from renderer.store.files import write_output
-
     write_output(path, text, protected=protected_paths(options) if options else ())
 
 
 def refused_update(error: InputError) -> bool:
     """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
     without versions (which would remove them all)."""
-    from renderer.checks.runner import NothingToUpdate
-
     return isinstance(error, NothingToUpdate)
 
 
 def image_warnings(result: images_mod.ImageList) -> list[str]:
     """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
     for another)."""
-    from renderer.calico import images as images_mod
-
     if result.version is None:
         return []
     return images_mod.tag_mismatches(result.version, result.images)
@@ -103,16 +93,11 @@ def image_warnings(result: images_mod.ImageList) -> list[str]:
 def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:
     """Keys of the BKECluster, BKEConfig and BKENode documents in ``files`` that BKE's
     CRDs do not define (the API server drops them); stdin ("-") is not read again."""
-    from renderer.bke.crdkeys import file_unknown_keys
-
     return [k for f in files if str(f) != "-" for k in file_unknown_keys(f)]
 
 
 def protected_paths(options: CheckOptions) -> list[tuple[Path, str]]:
     """What a check reads and its report must not overwrite."""
-    from renderer.data.bundled import bundled_manifests
-    from renderer.manifests.tree import COMPONENT
-
     root = options.root if options.root is not None else bundled_manifests()
     out = [(root / COMPONENT, "the manifest tree"), (options.golden, "the golden directory")]
     if options.upstream is not None:

@@ -10,13 +10,12 @@ import click
 from renderer import __version__
 from renderer.cli.app import cli, emit
 from renderer.cli.options import format_option
+from renderer.output.findings import REPORT_VERSION
 
 
 @cli.command(help="Print calico-render's version (the same as --tool-version).")
 @format_option(["text", "json"])
 def version(fmt: str) -> None:
-    from renderer.output.findings import REPORT_VERSION
-
     if fmt == "json":
         data = {
             "tool": "calico-render",

@@ -1,4 +1,10 @@
-"""Load the project's JSON Schemas and validate data against them at run time."""
+"""Load the project's JSON Schemas and validate data against them at run time, and give
+each one self-contained (its references to the others inlined) to callers.
+
+Each file's ``$id`` is its own file name, relative: a validator that loads a schema
+from the directory resolves ``finding.schema.json#/$defs/toolVersion`` to the file
+beside it, and :func:`registry` keys the schemas by the same names.
+"""
 
 from __future__ import annotations
 
@@ -38,15 +44,106 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def registry() -> Registry:
-    """Our schemas by their ``$id``, so one may refer to another (every report schema
-    refers to :data:`FINDING`)."""
+    """Our schemas by their ``$id`` (their file names), so one may refer to another
+    (every report schema refers to :data:`FINDING`)."""
     from referencing import Registry, Resource
 
     resources = []
-    for path in sorted(schema_path(FINDING).parent.glob("*.schema.json")):
-        schema = load_schema(path.name)
+    for name in schema_files():
+        schema = load_schema(name)
         resources.append((schema["$id"], Resource.from_contents(schema)))
     return Registry().with_resources(resources)
+
+
+SUFFIX = ".schema.json"
+
+
+@cache
+def schema_files() -> tuple[str, ...]:
+    """The file names of our schemas, sorted."""
+    return tuple(sorted(p.name for p in schema_path(FINDING).parent.glob("*" + SUFFIX)))
+
+
+def schema_names() -> dict[str, str]:
+    """Each schema's name (its file name without ``.schema.json``) and title."""
+    names = {n[: -len(SUFFIX)]: str(load_schema(n).get("title", "")) for n in schema_files()}
+    return dict(sorted(names.items()))
+
+
+def schema_file(name: str) -> str:
+    """The file of schema ``name`` (``check-report`` or ``check-report.schema.json``);
+    an unknown name is an InputError naming the nearest known one."""
+    file = name if name.endswith(SUFFIX) else name + SUFFIX
+    if file in schema_files():
+        return file
+    import difflib  # for this error only: a render must not load it
+
+    known = list(schema_names())
+    near = difflib.get_close_matches(name.removesuffix(SUFFIX), known, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]}? " if near else ""
+    raise InputError(
+        f"no schema named {name!r}; {hint}known: {', '.join(known)}",
+        argument="name",
+        value=name,
+    )
+
+
+def self_contained(name: str) -> dict[str, Any]:
+    """Schema ``name`` with every reference to another of our schemas inlined: each
+    target is copied once into ``$defs`` (``finding.schema.json#/$defs/summary`` as
+    ``finding.$defs.summary``, a whole file by its name) and referred to locally, so
+    ``jsonschema.validate(report, schema)`` needs no registry and no files."""
+    root = schema_file(name)
+    added: dict[str, Any] = {}
+
+    def local(ref: str, doc: str) -> str:
+        target, _, fragment = ref.partition("#")
+        file = target or doc
+        if file == root:
+            return "#" + fragment
+        tokens = [_unescape(t) for t in fragment.split("/") if t]
+        key = ".".join([file[: -len(SUFFIX)], *tokens])
+        if key not in added:
+            added[key] = True  # a reference back to it while it is copied finds it
+            added[key] = walk(_pointer(load_schema(file), tokens, ref), file, top=not tokens)
+        return "#/$defs/" + _escape(key)
+
+    def walk(node: Any, doc: str, top: bool = False) -> Any:
+        if isinstance(node, list):
+            return [walk(item, doc) for item in node]
+        if not isinstance(node, dict):
+            return node
+        return {
+            k: local(v, doc) if k == "$ref" and isinstance(v, str) else walk(v, doc)
+            for k, v in node.items()
+            if not (top and k in ("$id", "$schema"))
+        }
+
+    out: dict[str, Any] = walk(load_schema(root), root)  # a copy: walk builds anew
+    if added:
+        out["$defs"] = {**out.get("$defs", {}), **added}
+    return out
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _pointer(schema: Any, tokens: list[str], ref: str) -> Any:
+    """The part of ``schema`` a JSON pointer names; a pointer to nothing is our bug."""
+    node = schema
+    for token in tokens:
+        if isinstance(node, list) and token.isdigit():
+            node = node[int(token)]
+        elif isinstance(node, dict) and token in node:
+            node = node[token]
+        else:
+            raise AssertionError(f"schema reference {ref!r} names nothing")
+    return node
 
 
 @cache
@@ -100,7 +197,16 @@ def describe(error: jsonschema.ValidationError) -> tuple[str, str]:
         )
     if error.validator == "not" and schema.get("description"):
         return key, f"{yaml_repr(error.instance)} is not allowed: {schema['description']}"
+    if error.validator == "type" and schema.get("description"):
+        wanted = " or ".join(json.dumps(t) for t in _listed(schema.get("type")))
+        return key, (
+            f"{yaml_repr(error.instance)} is not of type {wanted}: {schema['description']}"
+        )
     return key, yaml_spelling(error.message)
+
+
+def _listed(types: Any) -> list[Any]:
+    return types if isinstance(types, list) else [types]
 
 
 def best_error(name: str, data: Any) -> jsonschema.ValidationError | None:

@@ -9,52 +9,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from renderer.engine import limits
-from renderer.engine.compile import compile_file, template_digest
+from renderer.engine.compile import CompiledTemplate, compile_file
 from renderer.engine.sourcemap import Printed, SourceMap
 from renderer.errors import TemplateError
-from renderer.frozen import Frozen
 from renderer.manifests.tree import TemplateFile, VersionDir
-from renderer.store import cache
-from renderer.store.read import read_text
-
-if TYPE_CHECKING:
-    from renderer.engine.compile import CompiledTemplate
 
 
-class RenderedFile(Frozen):
+@dataclass(frozen=True, slots=True)
+class RenderedFile:
     """A rendered template file; ``lines`` maps each rendered line to the template line
-    that produced it (None when unknown, e.g. text not rendered here).
-
-    A frozen record (:class:`renderer.frozen.Frozen`), compared, hashed and printed by
-    name and text: every render defines it at start-up, where a dataclass costs some
-    3.7 million instructions.
-    """
-
-    __match_args__ = ("name", "text", "lines", "printed")
-    _compared = ("name", "text")  # the map and the printed spans are how, not what
+    that produced it (None when unknown, e.g. text not rendered here). Compared and
+    hashed by name and text: the map and the printed spans are how, not what."""
 
     name: str
     text: str
-    lines: SourceMap | None
+    lines: SourceMap | None = field(default=None, compare=False, repr=False)
     #: What actions printed from the context beyond inert text (Go dialect), for
     #: :func:`renderer.k8s.injection.find_injections`.
-    printed: tuple[Printed, ...]
-
-    def __init__(
-        self,
-        name: str,
-        text: str,
-        lines: SourceMap | None = None,
-        printed: tuple[Printed, ...] = (),
-    ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "name", name)
-        setattr_(self, "text", text)
-        setattr_(self, "lines", lines)
-        setattr_(self, "printed", printed)
+    printed: tuple[Printed, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def empty(self) -> bool:
@@ -87,7 +63,7 @@ def render_version(
     for tf in version.files:
         name = f"{version.name}/{tf.name}"
         if is_verbatim(version, tf):
-            text = read_text(tf.path)
+            text = tf.source
             lines = SourceMap.identity(text)
         printed: tuple[Printed, ...] = ()
         if not is_verbatim(version, tf):
@@ -103,55 +79,14 @@ def render_version(
 def render_file(
     version: VersionDir, tf: TemplateFile, ctx: Mapping[str, Any]
 ) -> tuple[str, SourceMap, tuple[Printed, ...]]:
-    """One template rendered with ``ctx``, with its source map and printed spans.
-
-    A render is a pure function of the template's content and the context, so a render
-    that succeeded is kept in the persistent cache under their digest: a repeated
-    render neither compiles nor interprets the template (nor loads the engine). The
-    context is keyed by its ``repr``, which tells ``1`` from ``"1"`` and ``True``; a
-    context whose ``repr`` is not its content (an object's address) only misses.
-    Failures are never kept, so an error is always the engine's own.
-    """
-    key = cache.digest("render", tf.dialect, version.name, tf.name, template_digest(tf), repr(ctx))
-    stored = cache.get("render", key, _valid_render)
-    if stored is not None:
-        spans = tuple(Printed(*p) for p in stored[2])
-        return stored[0], SourceMap.from_data(stored[1]), spans
+    """One template rendered with ``ctx``, with its source map and printed spans."""
     compiled: CompiledTemplate = compile_file(tf)
     traced = getattr(compiled, "render_traced", None)  # the Go dialect
     if traced is not None:
         text, lines, found = traced(ctx)
-        printed = tuple(found)
-    else:
-        text, lines = compiled.render_mapped(ctx)
-        printed = ()
-    spans_data = [[p.start, p.end, p.line, p.key] for p in printed]
-    cache.put("render", key, [text, lines.to_data(), spans_data])
-    return text, lines, printed
-
-
-def _valid_render(value: Any) -> bool:
-    """The shape :func:`render_file` stores: text, a source map and printed spans."""
-    text, lines, spans = value
-    ints = (
-        isinstance(lines, list)
-        and len(lines) == 4
-        and all(isinstance(v, list) and all(type(i) is int for i in v) for v in lines[:2])
-        and type(lines[2]) is int
-        and type(lines[3]) is bool
-    )
-    return (
-        isinstance(text, str)
-        and ints
-        and isinstance(spans, list)
-        and all(
-            isinstance(p, list)
-            and len(p) == 4
-            and all(type(i) is int for i in p[:3])
-            and isinstance(p[3], str)
-            for p in spans
-        )
-    )
+        return text, lines, tuple(found)
+    text, lines = compiled.render_mapped(ctx)
+    return text, lines, ()
 
 
 def version_keys(version: VersionDir) -> frozenset[str]:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
-
-from renderer.frozen import Frozen
 
 
 class _Trace(threading.local):
@@ -43,27 +42,15 @@ def mark(line: int, newlines: int = -1) -> str:
     return ""
 
 
-class Printed(Frozen):
+@dataclass(frozen=True, slots=True)
+class Printed:
     """Text an action printed from the context: its place in the output, the template
-    line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``).
-
-    A frozen record of these four fields (:class:`renderer.frozen.Frozen`): every render
-    defines it at start-up, where a dataclass costs some 3.7 million instructions.
-    """
-
-    __match_args__ = ("start", "end", "line", "key")
+    line of the action, and what it read (``calicoMode``, ``ClusterCidr.Ipv6``)."""
 
     start: int
     end: int
     line: int
     key: str
-
-    def __init__(self, start: int, end: int, line: int, key: str) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "start", start)
-        setattr_(self, "end", end)
-        setattr_(self, "line", line)
-        setattr_(self, "key", key)
 
 
 class MappedRender:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from renderer.engine.sourcemap import Printed
 from renderer.store import cache
@@ -29,7 +29,8 @@ PLACEHOLDER = "x"
 MAX_SUSPECTS = 64
 
 
-class Injection(NamedTuple):  # far cheaper to define than a frozen dataclass
+@dataclass(frozen=True, slots=True)
+class Injection:
     """A printed value that changed the YAML structure: the key it came from, its text,
     the template line that printed it."""
 
@@ -53,12 +54,12 @@ def find_injections(text: str, printed: Sequence[Printed]) -> list[Injection]:
     """The printed values of ``text`` that change its YAML structure (see the module).
 
     A pure function of the text and the spans, which reads the text as YAML at least
-    twice: its answer is kept in the persistent cache under their digest, so a
-    repeated render does not parse its output again for it."""
+    twice: its answer is kept in the result cache under their content, so a repeated
+    render does not parse its output again for it."""
     if not printed:
         return []
     spans = sorted(printed, key=lambda p: p.start)
-    key = cache.digest(text, repr([(p.start, p.end, p.line, p.key) for p in spans]))
+    key = cache.key("injections", text, repr([(p.start, p.end, p.line, p.key) for p in spans]))
     stored = cache.get("injections", key, _valid_injections)
     if stored is not None:
         return [Injection(k, v, line) for k, v, line in stored]

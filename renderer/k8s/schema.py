@@ -20,13 +20,14 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from renderer.errors import InputError
-from renderer.frozen import replace
+from renderer.store import cache as result_cache
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults at start-up
@@ -331,21 +332,6 @@ def _fast_defs(kube_version: str, root: str) -> Definitions | None:
     return defs
 
 
-def prepare(kube_versions: Sequence[str]) -> None:
-    """Read and index the definitions of ``kube_versions`` now, as the first check on
-    each would: a caller with a moment to spare (a render while its verdict child
-    parses the documents both share, and so parses more of them) spends it here
-    instead of on the check's critical path. A version without schemas is left for
-    the check to report."""
-    root = _schema_root()
-    if root is None:
-        return
-    for version in kube_versions:
-        if version in _schema_dirs():
-            with _LOCK:
-                _fast_defs(version, root)
-
-
 def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
     """The compiled check for a kind, :data:`_ABSENT`, or None: use jsonschema.
 
@@ -438,15 +424,11 @@ def object_key(data: Any) -> str:
     is, not encoded again. Data that is not JSON (a caller's own types, written as
     their type and text) is keyed apart from all JSON.
     """
-    import renderer.k8s.parse as parse  # see _closure
-
-    text = parse.noted_json(data)
-    if text is None:
-        try:
-            text = json.dumps(data, separators=(",", ":"))
-        except TypeError:
-            text = json.dumps(data, separators=(",", ":"), default=_typed)
-            return "py:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        text = json.dumps(data, separators=(",", ":"))
+    except TypeError:
+        text = json.dumps(data, separators=(",", ":"), default=_typed)
+        return "py:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -831,68 +813,59 @@ def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
     return rows
 
 
-def _valid_verdicts(value: Any, kube_versions: Sequence[str]) -> bool:
-    """One object's stored verdicts: rows for exactly ``kube_versions``, in order."""
-    return (
-        isinstance(value, dict)
-        and list(value) == list(kube_versions)
-        and all(_valid_rows(rows) for rows in value.values())
-    )
+#: Digests of the schema files a kind is checked with ((kube version, kind, apiVersion)
+#: -> digest), read once per process: the bytes, never their stat, key the cache.
+_SCHEMA_DIGESTS: Memo[tuple[str, str, str], str] = Memo("k8s.schema.digests", _PER_KIND)
+_DEFINITIONS_DIGESTS: Memo[str, str] = Memo("k8s.schema.definitions_digests", _PER_VERSION)
 
 
-def _object_key(digest: str, kube_versions: Sequence[str]) -> str:
-    return f"{','.join(kube_versions)}\n{digest}"
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(read_schema_file(path)).hexdigest()
+    except FileNotFoundError:
+        return "absent"
+    except OSError as exc:
+        return f"unreadable {exc.errno}"
 
 
-def _tagged(stored: dict[str, list[Row]], kube_versions: Sequence[str]) -> list[Row]:
-    return [[v, *row] for v in kube_versions for row in stored[v]]
+def schema_digest(kube_version: str, kind: str, api_version: str) -> str:
+    """A digest of the bytes of every schema file an object of ``kind`` is checked
+    with on ``kube_version``: its kind's file and the version's ``_definitions.json``.
+    An edited or replaced schema file moves every cached verdict that read it."""
+    key = (kube_version, kind, api_version)
+    found = _SCHEMA_DIGESTS.get(key)
+    if found is not None:
+        return found
+    root = _schema_root() or ""
+    try:
+        folder = os.path.join(root, "kubernetes-json-schema", schema_dir(kube_version))
+    except IndexError:
+        return "no schemas"
+    defs = _DEFINITIONS_DIGESTS.get(kube_version)
+    if defs is None:
+        defs = _DEFINITIONS_DIGESTS[kube_version] = _file_digest(
+            os.path.join(folder, "_definitions.json")
+        )
+    own = "invalid name"
+    if _KIND.match(kind) and _API_VERSION.match(api_version):
+        own = _file_digest(os.path.join(root, schema_file(kube_version, kind, api_version)))
+    found = _SCHEMA_DIGESTS[key] = f"{defs}:{own}"
+    return found
 
 
 def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
-    """An object's findings on every version (rows tagged with their version first), kept
-    in the persistent cache as one entry per object and set of versions."""
-    from renderer.store import cache as result_cache
-
-    key = _object_key(digest, kube_versions)
-    stored = result_cache.get("schema", key, lambda v: _valid_verdicts(v, kube_versions))
-    if stored is None:
-        stored = {v: _rows(data, digest, v) for v in kube_versions}
-        result_cache.put("schema", key, stored)
-    return _tagged(stored, kube_versions)
-
-
-def verdict_rows_many(
-    items: Mapping[str, dict[str, Any]], kube_versions: Sequence[str]
-) -> dict[str, list[Row]]:
-    """:func:`verdict_rows` of several objects (by digest), kept as one entry for the set:
-    a render's objects are read back, or written, as one file instead of one per
-    object. On a miss, an object's own entry (what the gate keeps) still answers."""
-    from renderer.store import cache as result_cache
-
-    digests = sorted(items)
-    key = f"{','.join(kube_versions)}\n" + "\n".join(digests)
-
-    def valid(value: Any) -> bool:
-        return (
-            isinstance(value, dict)
-            and sorted(value) == digests
-            and all(_valid_verdicts(v, kube_versions) for v in value.values())
-        )
-
-    stored = result_cache.get("schemas", key, valid)
-    if stored is None:
-        stored = {}
-        owns = result_cache.get_many(  # one look when the kind's directory is absent
-            "schema",
-            [_object_key(digest, kube_versions) for digest in digests],
-            lambda v: _valid_verdicts(v, kube_versions),
-        )
-        for digest, found in zip(digests, owns, strict=True):
-            if found is None:
-                found = {v: _rows(items[digest], digest, v) for v in kube_versions}
-            stored[digest] = found
-        result_cache.put("schemas", key, stored)
-    return {d: _tagged(stored[d], kube_versions) for d in digests}
+    """An object's findings on every version (rows tagged with their version first),
+    each version's kept in the result cache under the object and its schema files."""
+    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    out: list[Row] = []
+    for v in kube_versions:
+        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        rows = result_cache.get("schema", key, _valid_rows)
+        if rows is None:
+            rows = _rows(data, digest, v)
+            result_cache.put("schema", key, rows)
+        out.extend([v, *row] for row in rows)
+    return out
 
 
 #: Objects a validator keeps findings for (a caller may hold one validator for a long
@@ -928,11 +901,6 @@ class SchemaValidator:
         objects this validator has not seen are looked up (and kept) together
         (:func:`verdict_rows_many`)."""
         items = [(o, object_key(o.data)) for o in objects]
-        with self._lock:
-            missing = {d: o.data for o, d in items if d not in self._results}
-        if missing:
-            for digest, rows in verdict_rows_many(missing, self.kube_versions).items():
-                self._keep(digest, missing[digest], rows)
         out = [f for o, d in items for f in self._located(o, self._findings(o.data, d))]
         return sorted(out, key=schema_sort_key)
 

@@ -12,14 +12,17 @@ and a file name with a newline would be copied into the ``# Source:`` header.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from dataclasses import dataclass
+from functools import cached_property
 
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
 from renderer.store import contain
+from renderer.store.read import read_text
 
 COMPONENT = Path("kubernetes") / "calico"
 #: The addon name: BKE's controller parses every file as a template of this name.
@@ -32,7 +35,8 @@ _SEMVER = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(-[^+]*)?(?:\+.*)?$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 
-class TemplateFile(NamedTuple):
+@dataclass(frozen=True)
+class TemplateFile:
     """One template of a version directory; ``name`` is its path below the version
     directory (``sub/x.yaml`` in a subdirectory), ``dialect`` comes from its suffix."""
 
@@ -40,13 +44,28 @@ class TemplateFile(NamedTuple):
     path: Path
     dialect: str
 
+    @cached_property
+    def source(self) -> str:
+        """The template's text, read once (bounded, regular files only): every later
+        stage (its cache key, its compile, a verbatim copy) sees these same bytes."""
+        return read_text(self.path)
+
+    @cached_property
+    def digest(self) -> str:
+        """The SHA-256 of :attr:`source`, taken once: the key of everything derived
+        from this template's bytes (its verdict, its compile)."""
+        return hashlib.sha256(self.source.encode("utf-8", "surrogateescape")).hexdigest()
+
     @property
     def display(self) -> str:
         """``<version>/<name>``."""
         return f"{self.path.parts[-len(self.name.split('/')) - 1]}/{self.name}"
 
 
-class VersionDir(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class VersionDir:
+    """A version directory and its template files, in the controller's order."""
+
     name: str
     path: Path
     files: tuple[TemplateFile, ...]

@@ -7,8 +7,10 @@ until the registry challenges (``WWW-Authenticate``): ``Basic`` is answered with
 credential of :mod:`renderer.oci.auth`, ``Bearer`` with a token fetched from the realm
 for the repository's pull scope (with that credential when there is one).
 
-Everything a registry sends is bounded: a request has a socket timeout and a deadline,
-a body is read to at most ``max_bytes``, retries (429 and 5xx answers, lost connections,
+Everything a registry sends is bounded: one exchange (connect, TLS, response headers
+and body) has one deadline, ``timeout`` seconds from its start, which holds however
+slowly the registry trickles bytes (see :class:`_Deadline`); a body is read to at most
+``max_bytes``, retries (429 and 5xx answers, lost connections,
 timeouts) are counted and spaced by a doubling backoff, and a redirect is followed at
 most :data:`MAX_REDIRECTS` times. TLS is verified (against ``ca_file`` when given);
 plain HTTP is spoken only to the hosts named insecure. What cannot be judged (no answer,
@@ -19,9 +21,11 @@ an untrusted certificate, refused credentials, a malformed answer) is a
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import os
 import re
+import socket
 import ssl
 import threading
 import time
@@ -73,7 +77,7 @@ class Settings:
     ca_file: str | None = None
     #: Hosts (``host:port``) spoken to in plain HTTP.
     insecure: frozenset[str] = frozenset()
-    #: Seconds one connect or read may wait.
+    #: Seconds one exchange may take, from connecting to the last byte of the body.
     timeout: float = 10.0
     #: Tries after the first, for 429/5xx answers and lost connections.
     retries: int = 3
@@ -143,6 +147,64 @@ def _tries(n: int) -> str:
     return f"{n} {'try' if n == 1 else 'tries'}"
 
 
+def _elapsed(start: float) -> str:
+    """The time a request really took, as its error says it: tries, pauses and all."""
+    return f"{time.monotonic() - start:.1f} s in all"
+
+
+class _Deadline:
+    """One exchange's deadline over every socket it opens. A socket timeout bounds each
+    read alone, so a registry sending its headers one byte a second was never timed
+    out; at the deadline a timer shuts the connection down (a duplicate of the socket
+    is kept, as TLS takes the original over), the blocked read returns, and the
+    exchange raises TimeoutError. ``expired`` says whether that happened."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def left(self) -> float:
+        """Seconds left; TimeoutError when none is."""
+        left = self.at - time.monotonic()
+        if left <= 0 or self.expired:
+            self.expired = True
+            raise TimeoutError
+        return left
+
+    def connect(
+        self, address: tuple[str, int], timeout: float, source: tuple[str, int] | None = None
+    ) -> socket.socket:
+        """``socket.create_connection`` within the time left, the socket then watched."""
+        sock = socket.create_connection(address, min(timeout, self.left()), source)
+        with self._lock:
+            self._sockets.append(sock.dup())
+            if self.expired:
+                self._shut()
+        return sock
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            self._shut()
+
+    def _shut(self) -> None:
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):  # already closed by the other side
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            for sock in self._sockets:
+                sock.close()
+            self._sockets.clear()
+
+
 def parse_challenge(header: str) -> tuple[str, dict[str, str]]:
     """``Bearer realm="...",service="..."`` as ("bearer", {params})."""
     scheme, _, rest = header.strip().partition(" ")
@@ -195,7 +257,9 @@ class Client:
 
     # --- one exchange -------------------------------------------------------------------
 
-    def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
+    def _connection(
+        self, scheme: str, host: str, deadline: _Deadline
+    ) -> http.client.HTTPConnection:
         timeout = self.settings.timeout
         if scheme == "http" and host not in self.settings.insecure:
             hint = remedy("allow it with {}", "insecure")
@@ -213,47 +277,69 @@ class Client:
             conn = http.client.HTTPSConnection(address, timeout=timeout, context=self._tls)
         if via is not None:
             conn.set_tunnel(host, headers=via[1])
+        # http.client opens its socket through this attribute (its own hook): the
+        # deadline sees the socket before the proxy's tunnel and the TLS handshake
+        conn._create_connection = deadline.connect  # type: ignore[attr-defined]
         return conn
 
     def exchange(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
         """One HTTP request and its answer, the body read to ``max_bytes`` (another
         exchange may be given to the constructor: the retry policy over scripted answers)."""
         parts = urllib.parse.urlsplit(url)
-        conn = self._connection(parts.scheme, parts.netloc)
-        deadline = time.monotonic() + self.settings.timeout * 3
+        deadline = _Deadline(self.settings.timeout)
         try:
-            target = parts.path + (f"?{parts.query}" if parts.query else "")
-            conn.request(method, target, headers={"User-Agent": USER_AGENT, **headers})
-            response = conn.getresponse()
-            status = response.status
-            names = {k.lower(): v for k, v in response.getheaders()}
-            limit = max_bytes if status < 300 else MAX_ERROR_BODY
-            length = names.get("content-length", "")
-            if length.isdigit() and int(length) > limit:
-                if status >= 300:
-                    return Answer(status, names, b"")
-                raise BadAnswer(f"the answer is {length} bytes, more than {limit}")
-            chunks, total = [], 0
-            while method != "HEAD":
-                chunk = response.read(min(65536, limit + 1 - total))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                total += len(chunk)
-                if total > limit:
-                    if status >= 300:
-                        break
-                    raise BadAnswer(f"the answer is more than {limit} bytes")
-                if time.monotonic() > deadline:
-                    raise TimeoutError
-            return Answer(status, names, b"".join(chunks)[:limit])
+            conn = self._connection(parts.scheme, parts.netloc, deadline)
+            try:
+                answer = self._answer(conn, method, parts, headers, max_bytes)
+            finally:
+                conn.close()
+        except (OSError, http.client.HTTPException):
+            if deadline.expired:  # the read the deadline cut short, whatever it raised
+                raise TimeoutError from None
+            raise
         finally:
-            conn.close()
+            deadline.close()
+        if deadline.expired:  # a body cut short reads as a short body
+            raise TimeoutError
+        return answer
+
+    @staticmethod
+    def _answer(
+        conn: http.client.HTTPConnection,
+        method: str,
+        parts: urllib.parse.SplitResult,
+        headers: Mapping[str, str],
+        max_bytes: int,
+    ) -> Answer:
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        conn.request(method, target, headers={"User-Agent": USER_AGENT, **headers})
+        response = conn.getresponse()
+        status = response.status
+        names = {k.lower(): v for k, v in response.getheaders()}
+        limit = max_bytes if status < 300 else MAX_ERROR_BODY
+        length = names.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            if status >= 300:
+                return Answer(status, names, b"")
+            raise BadAnswer(f"the answer is {length} bytes, more than {limit}")
+        chunks, total = [], 0
+        while method != "HEAD":
+            chunk = response.read(min(65536, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                if status >= 300:
+                    break
+                raise BadAnswer(f"the answer is more than {limit} bytes")
+        return Answer(status, names, b"".join(chunks)[:limit])
 
     def request(self, method: str, url: str, headers: Mapping[str, str], max_bytes: int) -> Answer:
         """One request with the bounded retries; RegistryError when no answer comes."""
         host = urllib.parse.urlsplit(url).netloc
         tries = self.settings.retries + 1
+        start = time.monotonic()
         for attempt in range(tries):
             last = attempt == tries - 1
             pause = min(MAX_BACKOFF, self.settings.backoff * (2**attempt))
@@ -271,13 +357,14 @@ class Client:
             except TimeoutError:
                 if last:
                     raise RegistryError(
-                        f"{host}: no answer within {self.settings.timeout:g} s ({_tries(tries)})"
+                        f"{host}: no complete answer within {self.settings.timeout:g} s "
+                        f"({_tries(tries)}, {_elapsed(start)})"
                     ) from None
             except (OSError, http.client.HTTPException) as exc:
                 if last:
                     reason = getattr(exc, "strerror", None) or str(exc)[:200] or type(exc).__name__
                     raise RegistryError(
-                        f"{host}: unreachable ({reason}; {_tries(tries)})"
+                        f"{host}: unreachable ({reason}; {_tries(tries)}, {_elapsed(start)})"
                     ) from None
             else:
                 if answer.status not in RETRY_STATUS or last:

@@ -9,10 +9,9 @@ the image is on Docker Hub (``docker.io``) and a single-component path is in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from renderer.errors import InputError, remedy
-from renderer.frozen import replace
 
 DOCKER_HUB = "docker.io"
 #: Where Docker Hub's Distribution API answers (``docker.io`` is only its name).

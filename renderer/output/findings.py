@@ -8,11 +8,12 @@ finding is printed), so every command may serialise through this module cheaply.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer import __version__
+from renderer.calico.scale.registry import ScaleDetails
 from renderer.finding import Details, Finding
-from renderer.frozen import fields, is_record
 
 if TYPE_CHECKING:
     from renderer.calico.scale.registry import ScaleDetails
@@ -41,7 +42,7 @@ def nulls(data: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 def _json(value: Any) -> Any:
     """A value of a finding's details as JSON data: a dataclass as its fields (all of
     them, in order), mappings and sequences item by item."""
-    if is_record(value):
+    if is_dataclass(value):
         return {f.name: _json(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, Mapping):
         return {k: _json(v) for k, v in value.items()}
@@ -63,8 +64,6 @@ def details_dict(details: Details | None) -> dict[str, Any]:
 
 def scale_details(f: Finding) -> ScaleDetails | None:
     """A scale finding's facts, numbers and advice (None for any other finding)."""
-    from renderer.calico.scale.registry import ScaleDetails  # only where advice is printed
-
     return f.details if isinstance(f.details, ScaleDetails) else None
 
 

@@ -12,6 +12,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from renderer.checks.catalogue import catalogue
+
 if TYPE_CHECKING:
     from renderer.finding import Finding
 
@@ -19,8 +21,6 @@ if TYPE_CHECKING:
 def rule_description(rule: str, example: Finding) -> str:
     """What ``rule`` checks, as the rule catalogue (``calico-render rules``) says it,
     or the stage's words for an id it does not list."""
-    from renderer.checks.catalogue import catalogue
-
     info = catalogue().get(rule)
     if info is not None:
         return info.description

@@ -1,140 +1,89 @@
-"""A persistent cache of pure results: schema verdicts, capability verdicts, parses,
-renders (per template and context), injection answers, render contexts that passed.
+"""The result cache: answers of pure functions, kept between runs and checked on every read.
 
-Each entry is the result of a pure function of its key, so a hit can only save time,
-never change a verdict. A key is a content digest of the inputs together with a
-fingerprint of everything else that decides the result: the tool's version and code,
-the Python version and the versions and files of kubernetes-validate (its schemas),
-jsonschema, referencing and ruamel.yaml. Installing another version of any of them
-moves every key, so stale entries are never read (and are evicted in time).
+A value is stored under a key that is a digest of everything that decides it: the
+caller's own inputs (template bytes, a context, a rendered text, an object and the
+bytes of the schemas it is checked against) together with :func:`tool_digest`, the
+tool's version and the bytes of its code and data, and the versions of the libraries
+that decide a result. Change any of them and the key moves; a stale entry is never
+read, only pruned in time.
 
-Entries live in ``$CALICO_RENDER_CACHE_DIR`` or ``$XDG_CACHE_HOME/calico-render``
-(``~/.cache/calico-render``), one JSON file each, written to a temporary file and
-renamed, so concurrent runs see a whole entry or none. Each entry repeats its full key
-and a reader checks it and the value's shape: a corrupt, truncated or foreign file is a
-miss, never an error. The directory is bounded (:data:`MAX_BYTES`; oldest entries go
-first). ``CALICO_RENDER_NO_CACHE=1`` or ``--no-cache`` turns it off; deleting the
-directory clears it.
+An entry is one file, ``<kind>/<key>.json``: a first line holding the key and the
+SHA-256 of the value's bytes, then the value as JSON. A reader takes the entry only
+when the key it holds is the key asked for and the value's bytes hash to the
+checksum; anything else (a truncated, flipped or foreign file) is a miss and the value
+is computed again. Entries are written to a temporary file and renamed, so concurrent
+runs see a whole entry or none.
+
+The cache is read and written only in a directory owned by the current user that
+neither group nor others may write (created so when missing); otherwise the run goes
+uncached and :func:`problem` says why, once. Entry files are opened without
+following symbolic links and without blocking, and read only when they are regular
+files of the user's within a size bound, so a FIFO, a device or a link placed in the
+cache is a miss, never a hang or a read elsewhere.
+
+Where it lives: ``$CALICO_RENDER_CACHE_DIR``, else ``$XDG_CACHE_HOME/calico-render``,
+else ``~/.cache/calico-render``. ``CALICO_RENDER_NO_CACHE=1`` (``--no-cache``) turns it
+off; deleting the directory clears it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
+import errno
 import hashlib
 import importlib.util
 import json
 import os
+import re
+import stat
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from renderer import __version__
-from renderer.data import bundled as resources
-from renderer.store import home
-from renderer.store.home import ENV_DIR as ENV_DIR  # where tests and callers look for it
-from renderer.store.home import ENV_OFF
-from renderer.store.memo import Memo
+from renderer.data import bundled
 
-#: Size bound of the whole cache directory; the oldest entries are removed beyond it.
+ENV_DIR = "CALICO_RENDER_CACHE_DIR"
+ENV_OFF = "CALICO_RENDER_NO_CACHE"
+
+#: Size bound of the whole cache directory; the oldest entries go first beyond it.
 MAX_BYTES = 256 * 1024 * 1024
+#: The largest entry read back; a larger file is a miss.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
 #: Seconds between two size checks of the cache directory.
 PRUNE_EVERY = 600
-_MARKER = home.PRUNE_MARKER
 #: What pruning keeps, so a full cache is not pruned again on the next write.
 _PRUNE_TO = 0.8
-#: Packages whose code decides a cached result; their installed files are fingerprinted.
-_PACKAGES = ("kubernetes_validate", "jsonschema", "referencing", "ruamel.yaml", "_ruamel_yaml")
-_FORMAT = 1
-
-#: Directories whose size this process has checked (at most one check per process).
-_PRUNED: Memo[str, bool] = Memo("store.cache.pruned", 64)
-
-
-#: Inside :func:`reading_only`: entries are read, none written (this thread or task).
-_READING_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "calico_render_cache_reading_only", default=False
+PRUNE_MARKER = ".last-prune"
+#: Libraries whose versions decide a cached result (parsing, schemas, validation): the
+#: module to find and the project name of its distribution.
+_LIBRARIES = (
+    ("ruamel.yaml", "ruamel.yaml"),
+    ("_ruamel_yaml", "ruamel.yaml.clib"),
+    ("jsonschema", "jsonschema"),
+    ("referencing", "referencing"),
+    ("kubernetes_validate", "kubernetes-validate"),
+    ("jinja2", "jinja2"),
 )
+_DIST_INFO = re.compile(r"^(.+)-([^-]+)\.dist-info$")
+#: The layout of entries; a new one moves every key.
+_FORMAT = "2"
+_KINDS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+_lock = threading.Lock()
+#: Why each cache directory this process looked at is not used (None: it is).
+_problems: dict[str, str | None] = {}
+#: Directories whose size this process has looked at (at most once each).
+_pruned: set[str] = set()
 
 
-@contextlib.contextmanager
-def reading_only() -> Iterator[None]:
-    """Read entries, write none, for work whose result is kept by other means: the
-    three renders of a capability verdict are kept as the verdict, so a render on a cold
-    cache does not also write a file per render and parse that only the verdict used."""
-    token = _READING_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _READING_ONLY.reset(token)
-
-
-class Held:
-    """Entries put inside :func:`holding`, not yet in the directory: work done ahead of
-    knowing whether it is wanted (a render while its capability verdict is judged aside)
-    writes what the same work done in turn would have written, and nothing else.
-
-    :meth:`write` stores them, :meth:`drop` forgets them; until then :func:`get` reads
-    them back, as it would read them written.
-    """
-
-    def __init__(self) -> None:
-        #: Full key -> (kind, the entry's JSON), in the order they were put.
-        self._entries: dict[str, tuple[str, str]] = {}
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def _store(self, full: str, kind: str, data: str) -> None:
-        base = home.cache_directory()
-        if base is not None:
-            _store(base, kind, full, data)
-
-    def write(self) -> None:
-        """Store every held entry, as :func:`put` would have."""
-        entries, self._entries = self._entries, {}
-        for full, (kind, data) in entries.items():
-            self._store(full, kind, data)
-        _drop(self)
-
-    def drop(self) -> None:
-        """Forget every held entry: the work they came from was not wanted."""
-        self._entries = {}
-        _drop(self)
-
-
-#: Holds whose entries :func:`get` reads (see :class:`Held`).
-_HOLDS: list[Held] = []
-#: Inside :func:`holding`: where this thread's or task's puts go.
-_HOLDING: contextvars.ContextVar[Held | None] = contextvars.ContextVar(
-    "calico_render_cache_holding", default=None
-)
-
-
-def _drop(held: Held) -> None:
-    with contextlib.suppress(ValueError):
-        _HOLDS.remove(held)
-
-
-@contextlib.contextmanager
-def holding(held: Held) -> Iterator[Held]:
-    """Hold the entries put here (this thread or task) in ``held`` instead of writing
-    them; ``held`` decides later (:meth:`Held.write`, :meth:`Held.drop`)."""
-    if held not in _HOLDS:
-        _HOLDS.append(held)
-    token = _HOLDING.set(held)
-    try:
-        yield held
-    finally:
-        _HOLDING.reset(token)
-
-
-def writing() -> bool:
-    """Whether :func:`put` writes here (not inside :func:`reading_only`)."""
-    return not _READING_ONLY.get()
+def enabled() -> bool:
+    """False when ``CALICO_RENDER_NO_CACHE`` is set to anything but empty or 0."""
+    return os.environ.get(ENV_OFF, "") in ("", "0")
 
 
 def disable() -> None:
@@ -142,336 +91,290 @@ def disable() -> None:
     os.environ[ENV_OFF] = "1"
 
 
-def enabled() -> bool:
-    return home.enabled()
+def location() -> str | None:
+    """Where the cache lives (see the module); None when it is off or no home is known."""
+    if not enabled():
+        return None
+    explicit = os.environ.get(ENV_DIR)
+    if explicit:
+        return os.path.abspath(explicit)
+    base = os.environ.get("XDG_CACHE_HOME")
+    if base and os.path.isabs(base):
+        return os.path.join(base, "calico-render")
+    home = os.path.expanduser("~")
+    if home == "~":
+        return None
+    return os.path.join(home, ".cache", "calico-render")
 
 
 def directory() -> Path | None:
-    """The cache directory, or None when the cache is off or no home can be found
-    (:func:`renderer.store.home.cache_directory`)."""
-    found = home.cache_directory()
-    return None if found is None else Path(found)
+    """The cache directory when it may be used (see :func:`problem`), else None."""
+    base = _usable()
+    return None if base is None else Path(base)
 
 
-#: The files whose size and modification time :func:`fingerprint` read.
-_FINGERPRINTED: list[str] = []
+def problem() -> str | None:
+    """Why this process found the cache directory unusable when it last looked, or
+    None (usable, off, or not looked at). The command line prints it once, as a note."""
+    base = location()
+    if base is None:
+        return None
+    with _lock:
+        return _problems.get(base)
 
 
-def fingerprinted_files() -> tuple[str, ...]:
-    """The files :func:`fingerprint` depends on: a memo of a whole run
-    (:mod:`renderer.store.invocation`) checks them, since results it served from this
-    cache were keyed by them."""
-    fingerprint()
-    return tuple(_FINGERPRINTED)
+def _usable() -> str | None:
+    """The cache directory, created private when missing, when it is private now
+    (checked on every use: a long-lived caller sees a change)."""
+    base = location()
+    if base is None:
+        return None
+    if not os.path.lexists(base):
+        with contextlib.suppress(OSError):
+            os.makedirs(base, mode=0o700, exist_ok=True)
+    why = _private(base)
+    with _lock:  # a directory that cannot be made is no cache, not a problem to report
+        _problems[base] = why if os.path.lexists(base) else None
+    return base if why is None else None
 
 
-def _stat_files(
-    root: str, recursive: bool, suffixes: tuple[str, ...] = (".py", ".so")
-) -> list[str]:
-    """``path:size:mtime`` of each file under ``root`` whose name ends with ``suffixes``
-    (its path relative to ``root``), and below it when ``recursive`` (not into
-    ``__pycache__``, ``_data`` or a linked directory), in the order ``os.walk`` gives
-    them: a directory's files by name, then each subdirectory by name. One
-    ``os.scandir`` per directory names the paths (every run of the tool walks its own
-    package: ``os.walk`` and ``os.path.relpath`` cost more than the stats)."""
-    out: list[str] = []
-    todo = [(root, "")]
-    while todo:
-        where, prefix = todo.pop()
-        try:
-            with os.scandir(where) as found:
-                entries = sorted(found, key=_entry_name)
-        except OSError:
-            continue
-        below: list[tuple[str, str]] = []
-        for entry in entries:
-            name = entry.name
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if recursive and name not in ("__pycache__", "_data") and not entry.is_symlink():
-                    below.append((entry.path, f"{prefix}{name}{os.sep}"))
-            elif name.endswith(suffixes):
-                path = entry.path
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                _FINGERPRINTED.append(path)
-                out.append(f"{prefix}{name}:{st.st_size}:{st.st_mtime_ns}")
-        todo.extend(reversed(below))
-    return out
-
-
-def _entry_name(entry: os.DirEntry[str]) -> str:
-    return entry.name
+def _private(path: str) -> str | None:
+    """None when ``path`` is a real directory of the current user that group and others
+    cannot write; else why it is not used."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"cache directory {path} cannot be used ({exc.strerror}); running uncached"
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        return f"cache directory {path} is not a directory; running uncached"
+    if st.st_uid != os.geteuid():
+        return f"cache directory {path} belongs to another user; running uncached"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"cache directory {path} is writable by others; running uncached"
+    return None
 
 
 @cache  # no arguments: one value per process
-def fingerprint() -> str:
-    """What, besides a key's own inputs, decides every cached result (see module doc)."""
-    parts = [f"format {_FORMAT}", f"calico-render {__version__}", f"python {sys.version}"]
-    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package
-    parts += _stat_files(own, recursive=True)
-    try:  # the render context's schema supplies defaults every render sees
-        parts += _stat_files(str(resources.data_dir("schemas")), False, (".json",))
-    except FileNotFoundError:
-        parts.append("schemas: absent")
-    for name in _PACKAGES:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None:
-            parts.append(f"{name}: absent")
-            continue
-        locations = list(spec.submodule_search_locations or [])
-        if locations:
-            parts.append(f"{name}: {locations[0]}")
-            parts += _stat_files(locations[0], recursive=False)
-        elif spec.origin:
-            st = os.stat(spec.origin)
-            _FINGERPRINTED.append(spec.origin)
-            parts.append(f"{name}: {spec.origin}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+def tool_digest() -> str:
+    """What, besides a key's own inputs, decides every cached result: this format, the
+    tool's version, the bytes of its code and of its data schemas, the Python version
+    and the versions of the libraries that parse and validate."""
+    h = hashlib.sha256()
+    for part in (_FORMAT, __version__, sys.version):
+        _update(h, part.encode())
+    package = Path(__file__).resolve().parents[1]
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            _update(h, path.relative_to(package).as_posix().encode())
+            _update(h, path.read_bytes())
+    with contextlib.suppress(FileNotFoundError):
+        schemas = bundled.data_dir("schemas")
+        for path in sorted(schemas.glob("*.json")):
+            _update(h, path.name.encode())
+            _update(h, path.read_bytes())
+    for module, project in _LIBRARIES:
+        _update(h, f"{project} {_installed_version(module, project)}".encode())
+    return h.hexdigest()
 
 
-#: A first part at least this long is remembered by :func:`digest` (see :data:`_LAST`).
-_LONG = 1 << 14
-#: The last long first part :func:`digest` took and the hash after it: a rendered text
-#: is digested for its injection answer, then for its parse, and is encoded and hashed
-#: once. A ``str`` never changes, so the same object is the same text.
-_LAST: tuple[str, Any] | None = None
+def _installed_version(module: str, project: str) -> str:
+    """The version of ``project`` from the ``.dist-info`` directory beside ``module``:
+    what :mod:`importlib.metadata` reads, without importing it (and the email package)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin is None:
+        return "absent"
+    origin = Path(spec.origin)
+    depth = module.count(".") + (origin.name == "__init__.py")
+    where = origin.parents[depth]
+    wanted = re.sub(r"[-_.]+", "_", project).lower()
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return "unknown"
+    for name in sorted(names):
+        m = _DIST_INFO.match(name)
+        if m and re.sub(r"[-_.]+", "_", m.group(1)).lower() == wanted:
+            return m.group(2)
+    return "unknown"
 
 
-def digest(*parts: str) -> str:
-    """A content digest of text parts (length-prefixed, so parts cannot run together)."""
-    global _LAST
-    rest: tuple[str, ...] = parts
-    last = _LAST
-    if parts and last is not None and last[0] is parts[0]:
-        h = last[1].copy()
-        rest = parts[1:]
-    else:
-        h = hashlib.sha256()
-        if parts and len(parts[0]) >= _LONG:
-            _update(h, parts[0])
-            _LAST = (parts[0], h.copy())
-            rest = parts[1:]
-    for part in rest:
-        _update(h, part)
-    found: str = h.hexdigest()
-    return found
+def key(*parts: str | bytes) -> str:
+    """The key of a value decided by ``parts`` (and by :func:`tool_digest`): a digest of
+    the parts, each length-prefixed so that parts cannot run together."""
+    h = hashlib.sha256()
+    _update(h, tool_digest().encode())
+    for part in parts:
+        _update(h, part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
-def _update(h: Any, part: str) -> None:
-    data = part.encode("utf-8", "surrogatepass")
+def _update(h: Any, data: bytes) -> None:
     h.update(b"%d:" % len(data))
     h.update(data)
 
 
-def _entry_path(base: str, kind: str, full_key: str) -> str:
-    """One flat directory per kind: a new shard directory per entry would cost more
-    than the entry (entries number in the thousands, not millions). A string, not a
-    :class:`~pathlib.Path`: entries are looked up by the hundred in a run."""
-    name = hashlib.sha256(full_key.encode("utf-8")).hexdigest()
-    return os.path.join(base, kind, f"{name}.json")
+def _entry(base: str, kind: str, entry_key: str) -> str:
+    if not kind or not set(kind) <= _KINDS:
+        raise ValueError(f"not a cache kind: {kind!r}")
+    return os.path.join(base, kind, f"{entry_key}.json")
 
 
-def _full_key(kind: str, key: str) -> str:
-    return f"{kind}\n{fingerprint()}\n{key}"
-
-
-def get(kind: str, key: str, valid: Callable[[Any], bool]) -> Any | None:
-    """The value stored for ``key``, or None on a miss.
-
-    A file that is unreadable, not JSON, stored under another key or whose value fails
-    ``valid`` is a miss: the cache is never trusted over recomputing.
-    """
-    base = home.cache_directory()
+def get(kind: str, entry_key: str, valid: Callable[[Any], bool] = lambda _: True) -> Any | None:
+    """The value stored under ``entry_key``, or None: the cache is off, the entry is
+    missing, damaged, not the user's regular file, stored under another key, or its
+    value fails ``valid`` (a shape check the caller relies on)."""
+    base = _usable()
     if base is None:
         return None
-    return _get(base, kind, _full_key(kind, key), valid, True)
-
-
-def get_encoded(kind: str, key: str) -> str | None:
-    """The value stored for ``key`` as the JSON text :func:`put_encoded` took, or None:
-    a miss, or an entry not laid out as :func:`put_encoded` writes it. The text is as
-    untrusted as the entry: the caller decodes and checks it (a caller that keeps what
-    an encoding is, the parse, reads each object's JSON from it)."""
-    base = home.cache_directory()
-    if base is None:
+    path = _entry(base, kind, entry_key)
+    if not _kind_readable(os.path.dirname(path)):
         return None
-    full = _full_key(kind, key)
-    held = _held(full)
+    data = _read(path)
+    if data is None:
+        return None
+    head, newline, body = data.partition(b"\n")
     try:
-        if held is not None:
-            data = held[1]
-        else:
-            with open(_entry_path(base, kind, full), "rb") as fh:
-                data = fh.read().decode("utf-8")
-    except (OSError, ValueError):
-        return None
-    head = '{"key":' + json.dumps(full) + ',"value":'
-    if not (data.startswith(head) and data.endswith("}")):
-        return None
-    return data[len(head) : -1]
-
-
-def _held(full: str) -> tuple[str, str] | None:
-    """The held entry (kind, JSON) with full key ``full`` (:class:`Held`), or None."""
-    return next((found for h in _HOLDS if (found := h._entries.get(full)) is not None), None)
-
-
-def may_hold(kind: str) -> bool:
-    """Whether an entry of ``kind`` could be read here at all: one is held
-    (:class:`Held`), or the kind's directory exists. False lets a caller skip what only
-    a lookup needs (a digest of its key) on a cold cache."""
-    base = home.cache_directory()
-    if base is None:
-        return False
-    held = any(k == kind for h in _HOLDS for k, _ in h._entries.values())
-    return held or os.path.isdir(os.path.join(base, kind))
-
-
-def get_many(kind: str, keys: Sequence[str], valid: Callable[[Any], bool]) -> list[Any | None]:
-    """:func:`get` of each of ``keys``, in order. When the kind's directory does not
-    exist (a cold cache), every key not held (:class:`Held`) is a miss on one look at
-    the directory, instead of one failed open per key; a directory another process
-    creates meanwhile is looked into on the next call."""
-    base = home.cache_directory()
-    if base is None:
-        return [None] * len(keys)
-    fulls = [_full_key(kind, key) for key in keys]
-    stored = os.path.isdir(os.path.join(base, kind))
-    return [_get(base, kind, full, valid, stored) for full in fulls]
-
-
-def _get(base: str, kind: str, full: str, valid: Callable[[Any], bool], stored: bool) -> Any:
-    """The value of the entry with full key ``full``, held or (``stored``) in the
-    directory; None on a miss."""
-    held = _held(full)
-    try:
-        if held is not None:
-            entry = json.loads(held[1])
-        elif not stored:
+        header = json.loads(head)
+        if not newline or header != {"key": entry_key, "sha256": _sha(body)}:
             return None
-        else:
-            with open(_entry_path(base, kind, full), "rb") as fh:
-                entry = json.loads(fh.read())
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(entry, dict) or entry.get("key") != full or "value" not in entry:
-        return None
-    value = entry["value"]
-    try:
+        value = json.loads(body)
         return value if valid(value) else None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None
 
 
-def put(kind: str, key: str, value: Any) -> None:
-    """Store ``value`` (JSON data) for ``key``; any failure leaves the cache as it was.
-    Nothing is stored inside :func:`reading_only`."""
-    if home.cache_directory() is None or _READING_ONLY.get():
+def _kind_readable(folder: str) -> bool:
+    """Whether a kind's directory exists and is private (a link, or one others may
+    write, is never read)."""
+    return os.path.lexists(folder) and _private(folder) is None
+
+
+def _read(path: str) -> bytes | None:
+    """The bytes of ``path`` when it is the user's regular file within the size bound,
+    opened without following a link and without waiting on a FIFO; else None."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return None
+        if st.st_size > MAX_ENTRY_BYTES:
+            return None
+        chunks = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > MAX_ENTRY_BYTES:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _sha(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def put(kind: str, entry_key: str, value: Any) -> None:
+    """Store ``value`` (JSON data) under ``entry_key``; any failure leaves the cache as
+    it was (the value is simply computed again next time)."""
+    base = _usable()
+    if base is None:
         return
     try:
-        encoded = encode(value)
-    except (TypeError, ValueError):
+        body = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(
+            "utf-8", "surrogatepass"
+        )
+    except (TypeError, ValueError, UnicodeEncodeError):
         return
-    put_encoded(kind, key, encoded)
+    header = json.dumps({"key": entry_key, "sha256": _sha(body)}).encode()
+    _write(base, _entry(base, kind, entry_key), header + b"\n" + body)
 
 
-def encode(value: Any) -> str:
-    """``value`` as the JSON text an entry holds (:func:`put_encoded` takes it)."""
-    return json.dumps(value, separators=(",", ":"))
-
-
-def put_encoded(kind: str, key: str, encoded: str) -> None:
-    """:func:`put` of a value already encoded by :func:`encode`: a caller that keeps
-    the text itself (the parse memo) encodes once."""
-    base = home.cache_directory()
-    if base is None or _READING_ONLY.get():
+def _write(base: str, path: str, data: bytes) -> None:
+    """Write one entry to a temporary file in its kind's directory and rename it."""
+    folder = os.path.dirname(path)
+    if not _kind_directory(folder):
         return
-    full = _full_key(kind, key)
-    data = '{"key":' + json.dumps(full) + ',"value":' + encoded + "}"
-    held = _HOLDING.get()
-    if held is not None:
-        held._entries[full] = (kind, data)
-        return
-    _store(base, kind, full, data)
-
-
-def _store(base: str, kind: str, full: str, data: str) -> None:
-    """Write one entry (its JSON ``data``) to a temporary file and rename it."""
-    path = _entry_path(base, kind, full)
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")  # as secrets.token_hex
+    tmp = os.path.join(folder, f".{os.urandom(8).hex()}.tmp")
     try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
-        try:
-            fd = os.open(tmp, flags, 0o600)
-        except FileNotFoundError:  # the first entry of its kind
-            os.makedirs(folder, exist_ok=True)
-            fd = os.open(tmp, flags, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         return
-    if base not in _PRUNED:  # at most one size check per process and directory
-        _PRUNED[base] = True
+    if base not in _pruned:
+        _pruned.add(base)
         _maybe_prune(base)
+
+
+def _kind_directory(folder: str) -> bool:
+    """Whether ``folder`` (a kind's directory) is, or is made, a private directory of ours."""
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return _private(folder) is None
 
 
 def _maybe_prune(base: str) -> None:
     """Prune when the last size check is older than :data:`PRUNE_EVERY` seconds, so a
     large cache is not walked by every run that writes to it."""
-    marker = Path(base, _MARKER)
+    marker = os.path.join(base, PRUNE_MARKER)
     try:
-        if time.time() - marker.stat().st_mtime < PRUNE_EVERY:
+        if time.time() - os.lstat(marker).st_mtime < PRUNE_EVERY:
             return
     except OSError:
         pass
     try:
-        marker.touch()
-    except OSError:
-        return
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        os.utime(fd)
+        os.close(fd)
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            return
     prune(Path(base))
 
 
 def prune(base: Path, limit: int = MAX_BYTES) -> int:
-    """Remove the oldest entries until the directory holds at most ``limit`` bytes.
-
-    Returns how many were removed. Entries are whole files, so removing one a
-    concurrent run is about to read only costs that run a miss.
-    """
+    """Remove the oldest entries until the directory holds at most ``limit`` bytes and
+    return how many went. Only the cache's own files are looked at: ``<kind>/<hex>.json``
+    and their temporary files; anything else kept in the same directory is left alone."""
     entries: list[tuple[int, int, str]] = []
     total = 0
-    root = str(base)
-    for dirpath, dirnames, filenames in os.walk(root):
-        # only the kinds' directories, one level down: anything else kept in the same
-        # directory (a tree, when the cache directory is a project's) is not an entry
-        dirnames[:] = [
-            d for d in dirnames if dirpath == root and home.owned(root, os.path.join(root, d))
-        ]
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            if name == home.PRUNE_MARKER or not home.owned(root, path):
-                continue
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            total += st.st_size
-            entries.append((st.st_mtime_ns, st.st_size, path))
+    try:
+        kinds = [e for e in os.scandir(base) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return 0
+    for kind in kinds:
+        if not set(kind.name) <= _KINDS:
+            continue
+        with contextlib.suppress(OSError), os.scandir(kind.path) as found:
+            for entry in found:
+                if not _own_file(entry.name) or not entry.is_file(follow_symlinks=False):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+                total += st.st_size
+                entries.append((st.st_mtime_ns, st.st_size, entry.path))
+    removed = 0
     if total <= limit:
         return 0
-    removed = 0
     for _, size, path in sorted(entries):
         if total <= limit * _PRUNE_TO:
             break
@@ -484,18 +387,28 @@ def prune(base: Path, limit: int = MAX_BYTES) -> int:
     return removed
 
 
+def _own_file(name: str) -> bool:
+    """``<64 hex>.json`` or ``.<16 hex>.tmp``: the names this module writes."""
+    if name.endswith(".json"):
+        stem = name[:-5]
+        return len(stem) == 64 and all(c in "0123456789abcdef" for c in stem)
+    if name.startswith(".") and name.endswith(".tmp"):
+        stem = name[1:-4]
+        return len(stem) == 16 and all(c in "0123456789abcdef" for c in stem)
+    return False
+
+
 __all__ = [
-    "Held",
-    "digest",
+    "ENV_DIR",
+    "ENV_OFF",
     "directory",
     "disable",
     "enabled",
-    "fingerprint",
     "get",
-    "get_encoded",
-    "get_many",
-    "holding",
+    "key",
+    "location",
+    "problem",
     "prune",
     "put",
-    "reading_only",
+    "tool_digest",
 ]

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from renderer.errors import InputError
-from renderer.store import invocation
 
 #: Largest input file; a 4,000-node BKENode list is under 2 MiB.
 MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -40,7 +39,6 @@ def read_text(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> str:
     name = str(path)
     try:
         if name == "-":
-            invocation.spoil("reads stdin")  # not traced: a run that reads it is not kept
             raw = sys.stdin.buffer.read(limit + 1)
         else:
             with open(_open_regular(path), "rb") as fh:

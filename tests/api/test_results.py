@@ -1,40 +1,22 @@
 """What a render returns: the rendered files, the decision that shaped them, the objects
-parsed once on demand, and the schema check that says whether the render may be written."""
+parsed, every finding, and the exit code that says whether the render may be written."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
+from pathlib import Path
 
 from renderer import api
-from renderer.api import results
-from renderer.api.results import RenderCheck
-from renderer.finding import ERROR, SCHEMA, WARNING, Finding, ObjectRef
-from renderer.k8s.parse import parse_rendered
-
-DEPLOY = ObjectRef("Deployment", "calico-typha", "kube-system", "apps/v1")
+from renderer.finding import ERROR
+from tests.gatehelp import write_tree
 
 
-def test_render_objects_are_parsed_once_and_validated_from_the_result(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    calls: list[int] = []
-    real = parse_rendered
-
-    def counting(files: Any) -> Any:
-        calls.append(1)
-        return real(files)
-
-    monkeypatch.setattr(results, "parse_rendered", counting)
-    result = api.render(api.Request.of("v3.28", 601))
-    assert calls == []  # lazily
-    objects = result.objects
-    assert any(o.kind == "Deployment" and o.name == "calico-typha" for o in objects)
-    check = api.validate_render(result, ["1.30"])
-    assert result.objects is objects and calls == [1]
-    assert check.ok and check.kube_versions == ("1.30",) and check.errors == []
-    assert all(f.file for f in check.findings)
+def test_a_render_holds_its_objects_findings_and_exit_code() -> None:
+    result = api.render(api.Request.of("v3.28", 601, kube=["1.30"]))
+    assert any(o.kind == "Deployment" and o.name == "calico-typha" for o in result.objects)
+    assert result.kube_versions == ("1.30",)
+    assert [f for f in result.findings if f.severity == ERROR] == []
+    assert result.exit_code == 0
+    assert all(f.file for f in result.findings)
 
 
 def test_the_decision_and_the_stream_are_the_render_s() -> None:
@@ -48,24 +30,24 @@ def test_the_decision_and_the_stream_are_the_render_s() -> None:
     assert {o.file for o in result.objects} <= {f.name for f in result.files}
 
 
-def _schema(severity: str, kube: str, field: str = "spec.x") -> Finding:
-    return Finding(
-        "schema-invalid", severity, "unknown field", stage=SCHEMA, object=DEPLOY, field=field,
-        kube_versions=(kube,),
-    )  # fmt: skip
+def test_what_each_role_pre_pulls_is_read_from_the_render() -> None:
+    images = api.render(api.Request.of("v3.28", 601)).prepull()
+    assert [i.split("/")[-1] for i in images["worker"]] == ["cni:v3.28.2", "node:v3.28.2"]
+    assert images["master"] == images["worker"]
+    assert images["etcd"] == ()
 
 
-def test_one_error_per_problem_whatever_the_kubernetes_versions() -> None:
-    check = RenderCheck(
-        ("1.29", "1.30"),
-        (_schema(ERROR, "1.29"), _schema(ERROR, "1.30"), _schema(WARNING, "1.30", "spec.y")),
+def test_an_invalid_object_is_an_error_finding_and_exit_1(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        "v9.9.9",
+        {
+            "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: d}\n"
+            "data: {a: b}\nbogus: 1\n"
+        },
     )
-    [error] = check.errors
-    assert (error.field, error.kube_versions) == ("spec.x", ("1.29", "1.30"))
-    assert not check.ok
-
-
-def test_warnings_alone_leave_the_render_writable() -> None:
-    check = RenderCheck(("1.30",), (_schema(WARNING, "1.30"),))
-    assert check.errors == [] and check.ok
-    assert RenderCheck(("1.30",), ()).ok
+    result = api.render(api.Request.of("v9.9.9", 3, root=root, kube=["1.30"]))
+    [error] = [f for f in result.findings if f.severity == ERROR]
+    assert (error.rule, error.field) == ("schema-invalid", "bogus")
+    assert error.file == "kubernetes/calico/v9.9.9/a.yaml" and error.line == 5
+    assert result.exit_code == 1

@@ -43,7 +43,7 @@ def derive_schema(cluster_crd: str, node_crd: str, commit: str) -> dict[str, Any
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://calico-render.openfuyao.dev/schemas/bke-fields.schema.json",
+        "$id": "bke-fields.schema.json",
         "title": "The fields BKE's objects define",
         "description": (
             "Every field name of a BKECluster and a BKENode as BKE's CustomResourceDefinitions "

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from renderer import api
 from renderer.bke import cluster as cluster_mod
 from renderer.bke.cluster import (
     Addon,
@@ -19,6 +21,7 @@ from renderer.bke.cluster import (
 )
 from renderer.errors import InputError
 from renderer.k8s.yamlio import MAX_EXPANDED_NODES
+from tests.bke.installer import create_request
 from tests.clihelp import one_error, run
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "tree"
@@ -49,7 +52,7 @@ CALICO = """\
         version: {version}
         param:
           calicoMode: vxlan
-          allowTypha: false
+          allowTypha: "false"
           typhaReplicas: "1"
 """
 
@@ -70,7 +73,6 @@ def test_example_cluster_reads_addon_prefix_and_subnet() -> None:
     addon = cfg.calico()
     assert addon is not None and addon.version == "v3.31.3"
     assert cfg.repo == "deploy.bocloud.k8s:40443/openfuyao/"
-    # bkeadm's unquoted boolean arrives as the string the controller would pass.
     assert cfg.user_values(addon) == {
         "podSubnet": "10.96.0.0/12",
         "calicoMode": "vxlan",
@@ -604,3 +606,135 @@ def test_a_bad_node_among_thousands_is_named_by_line(tmp_path: Path) -> None:
         load_nodes(path)
     # each node is 7 lines and a separator, its role on the 6th
     assert exc.value.key == "spec.role[0]" and exc.value.line == 4_321 * 8 + 6
+
+
+# --- a create request: installer-service's one stream of BKENodes and the BKECluster ----
+
+
+def _request(tmp_path: Path, text: str) -> Path:
+    return write(tmp_path, text, "create.yaml")
+
+
+def test_a_create_request_counts_its_own_bkenodes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--config`` alone renders a create request: the BKENodes in front of its
+    BKECluster are the count, in the CLI and the library alike, and a note says so."""
+    path = _request(tmp_path, create_request(60, version="v3.31.3"))
+    alone = run(capsys, "--config", str(path), "--no-validate")
+    assert alone.code == 0, alone.err
+    assert f"{path}: counted its own 60 BKENodes (--nodes-file wins when given)" in alone.err
+    assert "allowTypha=true typhaReplicas=3 (60 nodes > 50" in alone.err
+    both = run(capsys, "--config", str(path), "--nodes-file", str(path), "--no-validate")
+    assert both.code == 0 and both.out == alone.out
+    request = api.Request.from_config(path)
+    assert request.nodes == 60 and request.inventory is not None
+    assert request.inventory.masters == 3
+    assert any("counted its own 60 BKENodes" in n for n in request.notes)
+
+
+def test_the_nodes_given_win_over_the_streams_and_a_note_says_which_counted(
+    tmp_path: Path,
+) -> None:
+    path = _request(tmp_path, create_request(60, version="v3.31.3"))
+    other = write(tmp_path, create_request(2, version="v3.31.3"), "other.yaml")
+    args = render_args(path, other, version=None, nodes=None, root=None, repo=None)
+    assert args.nodes == 2
+    assert args.notes == (
+        f"{path} holds 60 BKENodes too; the BKENodes of the nodes_file argument {other} "
+        "are the ones counted",
+    )
+    args = render_args(path, None, version=None, nodes=7, root=None, repo=None)
+    assert args.nodes == 7 and args.inventory is not None and args.inventory.count == 60
+    assert args.notes == (f"a given node count of 7 overrides the 60 BKENodes of {path}",)
+
+
+def test_bkenodes_of_other_clusters_in_the_stream_are_skipped(tmp_path: Path) -> None:
+    path = _request(tmp_path, create_request(60, version="v3.31.3", others=5))
+    args = render_args(path, None, version=None, nodes=None, root=None, repo=None)
+    assert args.nodes == 60
+    assert args.notes == (
+        f"{path}: counted 60 BKENodes of cluster 'bke-cluster'; skipped 5 of other "
+        "clusters (bke-cluster-other)",
+    )
+
+
+def test_skipping_other_clusters_is_linear() -> None:
+    """20,000 BKENodes, half of another cluster: each node is judged once (comparing
+    each with every kept one took minutes here)."""
+    nodes = tuple(
+        cluster_mod.Node(f"n{i}", ("node",), cluster="a" if i % 2 else "b") for i in range(20_000)
+    )
+    start = time.process_time()
+    kept, note = cluster_mod.NodeInventory("nodes.yaml", nodes).of_cluster("a")
+    assert time.process_time() - start < 2.0
+    assert kept.count == 10_000 and note is not None and "skipped 10000" in note
+
+
+_NODE_WITHOUT_SPEC = (
+    "apiVersion: bke.bocloud.com/v1beta1\nkind: BKENode\nmetadata:\n    name: bare\n"
+    "    labels:\n        cluster.x-k8s.io/cluster-name: bke-cluster\n---\n"
+)
+
+
+def _bad_requests() -> dict[str, tuple[str, str, str, str]]:
+    """name: (text, key, the line's text, what the message says)."""
+    good = create_request(3, version="v3.31.3")
+    cluster = good[good.index("apiVersion: bke.bocloud.com/v1beta1\nkind: BKECluster") :]
+    params = {"calicoMode": "vxlan", "typhaReplicas": "5"}
+    return {
+        "two clusters": (
+            good + "---\n" + cluster,
+            "kind",
+            "kind: BKECluster",
+            "a second BKECluster (a BKECluster is at line",
+        ),
+        "node without spec": (
+            _NODE_WITHOUT_SPEC + good,
+            "spec",
+            "apiVersion: bke.bocloud.com/v1beta1",
+            "is required",
+        ),
+        "integer param": (
+            create_request(3, version="v3.31.3", params=params),
+            "spec.clusterConfig.addons[1].param.typhaReplicas",
+            "typhaReplicas: 5",
+            '5 is not of type "string" or "null": the CRD\'s params are strings',
+        ),
+        "boolean param": (
+            create_request(3, version="v3.31.3", params={"allowTypha": "false"}),
+            "spec.clusterConfig.addons[1].param.allowTypha",
+            "allowTypha: false",
+            "false is not of type",
+        ),
+        "float param on another addon": (
+            good.replace("tagVersion: latest", "tagVersion: 1.5"),
+            "spec.clusterConfig.addons[3].param.tagVersion",
+            "tagVersion: 1.5",
+            "1.5 is not of type",
+        ),
+        "Calico": (
+            good.replace("name: calico\n", "name: Calico\n"),
+            "spec.clusterConfig.addons[1].name",
+            "name: Calico",
+            "kubernetes/Calico/v3.31.3/, which does not exist",
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_bad_requests()))
+def test_a_bad_create_request_is_one_line_naming_file_line_and_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str
+) -> None:
+    """Exit 2 with one line, and the library's InputError carries the same fields."""
+    text, key, needle, words = _bad_requests()[case]
+    path = _request(tmp_path, text)
+    # the line the error names: the second BKECluster's kind, else the first match
+    lines = [i for i, t in enumerate(text.splitlines(), 1) if t.strip() == needle]
+    line = lines[1] if case == "two clusters" else lines[0]
+    r = run(capsys, "--config", str(path), "--no-validate")
+    assert words in one_error(r, file=path, line=line, key=key)
+    with pytest.raises(InputError) as exc:
+        api.Request.from_config(path)
+    assert (exc.value.file, exc.value.line, exc.value.key) == (str(path), line, key)
+    assert words in exc.value.message

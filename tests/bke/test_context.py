@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,6 @@ from renderer import api
 from renderer.bke import context as bc
 from renderer.bke.cluster import Node, load_config, load_nodes
 from renderer.errors import InputError
-from renderer.frozen import replace
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import one_error, run
 

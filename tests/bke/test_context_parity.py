@@ -21,7 +21,7 @@ from ruamel.yaml import YAML
 
 from renderer.manifests.tree import resolve_version
 from renderer.store.files import OWNED_FILES
-from tests.clihelp import run
+from tests.clihelp import one_error, run
 
 HERE = Path(__file__).resolve().parents[1]
 BKE_LAYOUT = HERE / "fixtures" / "bke-real"  # BKE's single-file layout
@@ -290,3 +290,92 @@ def test_zero_bkenodes_render_as_the_controller_renders_them(
     assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 0)
     note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
     assert "masters: '0', workers: '0'" in note and "typha: '0'" in note
+
+
+TYPED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: typed, namespace: kube-system}
+data:
+  port: '{{ printf "%T %v" .apiServerSrcPort .apiServerSrcPort }}'
+  portIsDefault: '{{ eq .apiServerSrcPort 6443 }}'
+{{- with .nodeSelector }}
+  missing: '{{ index . "zz" }}'
+  field: '{{ .zz }}'
+  type: '{{ printf "%T" . }}'
+  all: '{{ printf "%#v" . }}'
+  a: '{{ index . "a" }}'
+{{- range $k, $v := . }}
+  each-{{ $k }}: '{{ printf "%T %q" $v $v }}'
+{{- end }}
+{{- end }}
+"""
+
+
+def typed_tree(base: Path) -> Path:
+    """The walked tree with a template printing the typed values' Go types."""
+    root = walk_tree(base)
+    (root / "kubernetes" / "calico" / VERSION / "003-typed.yaml").write_text(TYPED)
+    return root
+
+
+ENDPOINT = "  controlPlaneEndpoint: {host: 10.0.0.1, port: 36443}\n"
+
+
+@pytest.mark.parametrize(
+    "selector", ["", "a=b, c ,d=e=f", '{"a": "b", "x": ""}', "003-typed.nodeSelector: a=x"]
+)
+@pytest.mark.parametrize("endpoint", ["", ENDPOINT])
+@pytest.mark.parametrize("as_written", [False, True])
+def test_typed_context_values_are_the_controllers(
+    go_render: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    selector: str,
+    endpoint: str,
+    as_written: bool,
+) -> None:
+    """``nodeSelector`` is a map[string]string (``index`` of a missing key prints "",
+    ``%T`` says so) and the endpoint's port an int32, as the controller passes them;
+    the default port stays an int."""
+    root = typed_tree(tmp_path / "tree")
+    cluster = cluster_yaml("bare").replace("        param:\n          {}\n", "")
+    if selector:
+        key, value = (
+            selector.split(": ", 1) if selector.startswith("003") else ("nodeSelector", selector)
+        )
+        cluster += f"        param:\n          {key}: {json.dumps(value)}\n"
+    cluster = cluster.replace("spec:\n", "spec:\n" + endpoint, 1)
+    assert_same_as_controller(
+        go_render, tmp_path, capsys, root, "bare", 3, cluster, as_written=as_written
+    )
+    text = (tmp_path / "py" / "003-typed.yaml").read_text()
+    typed = "int32" if endpoint or not as_written else "int"
+    assert f"port: '{typed} " in text
+    if selector:
+        assert "type: 'map[string]string'" in text and "missing: ''" in text
+        assert "field: '<no value>'" in text  # a field of a map: the invalid value
+
+
+def test_an_addon_named_calico_in_another_case_fails_as_in_the_controller(
+    go_render: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The controller reads kubernetes/Calico/<version>/, which does not exist, and
+    fails; calico-render refuses the config naming the addon's name line (exit 2)."""
+    cluster_file = tmp_path / "cluster.yaml"
+    text = cluster_yaml("bare").replace("- name: calico\n", "- name: Calico\n")
+    cluster_file.write_text(text, encoding="utf-8")
+    (tmp_path / "cluster.json").write_text(json.dumps(to_json(text)))
+    (tmp_path / "nodes.json").write_text(json.dumps(to_json(nodes_yaml(3))))
+    version_dir = resolve_version(VERSION).path
+    go = subprocess.run(
+        [str(go_render), "context", str(tmp_path / "cluster.json"), str(tmp_path / "nodes.json"),
+         str(version_dir), str(tmp_path)],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert go.returncode == 1 and "kubernetes/Calico/v3.31.3" in go.stderr
+    assert "not exist" in go.stderr
+    r = run(capsys, "--config", str(cluster_file), "--nodes", "3")
+    line = text.splitlines().index("      - name: Calico") + 1
+    message = one_error(r, file=cluster_file, line=line, key="spec.clusterConfig.addons[1].name")
+    assert "kubernetes/Calico/v3.31.3/, which does not exist" in message

@@ -65,12 +65,20 @@ def test_a_value_no_branch_takes(ip_tree: Path) -> None:
     assert (w.rule, w.key, w.value) == (PARAM_VALUE_UNMATCHED, "ipModVersion", "dual")
     assert "'ipv4', 'ipv6'" in w.message
     assert check_params(vdir, _user(ipModVersion="ipv6")) == []
-    # an if-else takes its else for any other value: nothing is dropped
-    assert check_params(vdir, _user(calicoMode="bgp")) == []
+    # an if-else takes its else for any other value: said, with the else's line
+    (w,) = check_params(vdir, _user(calicoMode="bgp"))
+    assert (w.rule, w.key, w.value) == (PARAM_VALUE_UNMATCHED, "calicoMode", "bgp")
+    assert "('vxlan')" in w.message and "the else branches render instead (calico.yaml:11)" in (
+        w.message
+    )
 
 
-def test_bundled_calico_mode_ipip_is_the_else_branch_not_a_drop() -> None:
-    assert check_params(resolve_version("v3.31"), _user(calicoMode="ipip")) == []
+def test_a_value_none_of_the_compared_ones_names_the_else_it_takes() -> None:
+    (w,) = check_params(resolve_version("v3.31"), _user(calicoMode="carrier-pigeon"))
+    assert (w.rule, w.key, w.value) == (PARAM_VALUE_UNMATCHED, "calicoMode", "carrier-pigeon")
+    assert "('bgp', 'vxlan')" in w.message and "else branches render" in w.message
+    assert "002-calico.yaml:79" in w.message  # the IPIP pool settings
+    assert check_params(resolve_version("v3.31"), _user(calicoMode="vxlan")) == []
 
 
 def test_per_file_params_count_for_their_file_only() -> None:
@@ -113,7 +121,9 @@ def test_strict_turns_them_into_exit_2(capsys: pytest.CaptureFixture[str], args:
     assert run(capsys, *args, "--set", "calicomode=ipip").code in (0, 1)
     strict = run(capsys, *args, "--set", "calicomode=ipip", "--strict")
     assert strict.code == 2 and "--strict" in strict.err
-    assert run(capsys, *args, "--set", "calicoMode=ipip", "--strict").code in (0, 1)
+    assert run(capsys, *args, "--set", "calicoMode=vxlan", "--strict").code in (0, 1)
+    unmatched = run(capsys, *args, "--set", "calicoMode=carrier-pigeon", "--strict")
+    assert unmatched.code == 2 and "calicoMode" in unmatched.err
 
 
 def test_config_addon_params_bke_real_does_not_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,6 +44,7 @@ def test_a_version_failing_a_rule_fails_that_stage_only(tmp_path: Path) -> None:
         for f in result.findings
     ] == [
         ("rules", "typha-anti-affinity", "error", TYPHA, ANTI, f"{TREE_DIR}/001-typha.yaml", 26),
+        ("goldens", "golden-missing", "error", "", "", f"{TREE_DIR}/001-typha.yaml", 1),
         (
             "schema",
             "schema-not-checked",
@@ -55,7 +56,7 @@ def test_a_version_failing_a_rule_fails_that_stage_only(tmp_path: Path) -> None:
         ),
     ]
     # one finding for every scenario it holds for
-    assert result.findings[1].scenarios == (
+    assert result.findings[2].scenarios == (
         "nodes-50",
         "nodes-51",
         "nodes-601",
@@ -188,8 +189,15 @@ def test_a_contract_failure_is_located_and_every_stage_still_runs(
     assert result.stages["capability"] == "fail"
     assert {s: result.stages[s] for s in ("rules", "schema")} == {"rules": "fail", "schema": "pass"}
     assert result.stages["goldens"] == "missing"  # compared: there are none yet
-    contract = [f for f in result.findings if f.stage == "capability"]
+    found = [f for f in result.findings if f.stage == "capability"]
+    contract = [f for f in found if f.rule != "typha-controller-disagrees"]
     assert contract and all(f.object and f.file and f.line for f in contract)
+    # without a Typha PDB BKE's controller still finds every string of its search (the
+    # kube-controllers PDB names the kind): it would install Typha, and that is said
+    disagrees = [(f.severity, f.file) for f in found if f.rule == "typha-controller-disagrees"]
+    assert disagrees == (
+        [("error", "kubernetes/calico/v3.31.3/calico.yaml")] if defect == "pdb" else []
+    )
     if defect == "replicas":
         assert [(f.rule, ref(f.object), f.field, f.file, f.line, f.message) for f in contract] == [
             (

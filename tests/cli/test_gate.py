@@ -32,7 +32,7 @@ def test_api_route_capable(nodes: int, replicas: int | None) -> None:
     dep = _typha_deployment(result.stream())
     assert (dep["spec"]["replicas"] if dep else None) == replicas
     assert result.decision.allow_typha is (replicas is not None)
-    assert result.warnings == []
+    assert result.warnings == ()
 
 
 def test_api_install_refused_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:

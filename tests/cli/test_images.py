@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from renderer.data.bundled import schema_path
+from renderer import api
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.output.documents import IMAGES
 from tests.cli.jsondoc import json_doc
@@ -21,6 +22,7 @@ from tests.registryhelp import (
     CALICO_VERSION,
     PASSWORD,
     USER,
+    DrippingServer,
     Registry,
     SilentServer,
     docker_config,
@@ -109,8 +111,7 @@ def test_every_image_of_every_scenario_resolves_for_both_platforms(
     assert typha["uses"][0]["scenarios"] == ["nodes-51", "nodes-601"]
     data_regression.check(_masked(data, registry.host))
     locked = json.loads(lock.read_text())
-    published = json.loads(Path(schema_path("image-lock.schema.json")).read_text())
-    jsonschema.Draft202012Validator(published).validate(locked)
+    jsonschema.validate(locked, api.schema("image-lock"))  # what a consumer does
     assert len(locked["images"]) == 8 and locked["version"] == CALICO_VERSION
     # the same registry verifies against its own lock
     r = run(capsys, *_check(registry, "full", "--version", "v3.28", "--verify-lock", str(lock)))
@@ -253,7 +254,20 @@ def test_a_registry_that_stops_answering_is_exit_2(
     args = ["images", "--version", "v3.28", "--check-registry", "--registry", silent.host,
             "--insecure-registry", silent.host, "--timeout", "0.3", "--retries", "1"]  # fmt: skip
     message = one_error(run(capsys, *args))
-    assert "no answer within 0.3 s (2 tries)" in message  # the bound: tests/oci
+    assert "no complete answer within 0.3 s (2 tries, " in message  # the bound: tests/oci
+
+
+def test_a_registry_trickling_its_answer_is_cut_at_the_timeout(
+    capsys: pytest.CaptureFixture[str], dripping: DrippingServer
+) -> None:
+    """``--timeout`` bounds the whole exchange, not each byte of it."""
+    host = dripping.host
+    args = ["images", "--version", "v3.28", "--check-registry", "--registry", host,
+            "--insecure-registry", host, "--timeout", "1", "--retries", "0"]  # fmt: skip
+    start = time.monotonic()
+    message = one_error(run(capsys, *args))
+    assert time.monotonic() - start < 5
+    assert re.search(r"no complete answer within 1 s \(1 try, 1\.\d s in all\)", message), message
 
 
 @pytest.mark.parametrize(

@@ -138,33 +138,3 @@ def test_values_from_stdin_reach_the_render(
     r = run(capsys, "--version", "v3.28", "--nodes", "3", "--values", "-", "--no-validate")
     assert r.code == 0, r.err
     assert "10.9.0.0/16" in r.out
-
-
-@pytest.mark.parametrize("aside", [False, True])
-def test_a_render_keys_its_schema_check_by_the_json_its_parse_made(
-    aside: bool,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    """The render's objects are checked by the JSON their parse made (not encoded
-    again), whether the verdict is judged aside or in turn; nothing is noted after."""
-    from renderer.checks import verdict
-    from renderer.k8s import parse
-    from renderer.k8s import schema as kubeschema
-    from tests.memohelp import PARSED_DOCUMENTS, PARSED_TEXTS, cold
-
-    monkeypatch.setenv("CALICO_RENDER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(verdict, "_spare_core", lambda: aside)
-    cold(PARSED_TEXTS, PARSED_DOCUMENTS)
-    noted: list[bool] = []
-    real = kubeschema.object_key
-
-    def key(data: object) -> str:
-        noted.append(parse.noted_json(data) is not None)
-        return real(data)
-
-    monkeypatch.setattr(kubeschema, "object_key", key)
-    r = run(capsys, "--version", "v3.28", "--nodes", "601", "--kube-version", "1.30")
-    assert r.code == 0
-    assert noted and all(noted)

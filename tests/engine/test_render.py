@@ -101,35 +101,3 @@ def test_stream_names_the_source_of_every_document_and_skips_empty_files() -> No
         f"---\n# Source: calico/{VERSION}/001-a.yaml\na: 1\n"
         f"---\n# Source: calico/{VERSION}/001-a.yaml\nb: 2\n"
     )
-
-
-def test_a_kept_render_is_the_render_and_a_corrupt_entry_is_a_miss(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from renderer.store import cache
-
-    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cache"))
-    monkeypatch.delenv(cache.ENV_OFF, raising=False)
-    source = "a: {{ .x }}\n{{- if .y }}\nb: {{ .y }}\n{{- end }}\nc: 1\n"
-    vdir = tree(tmp_path, {"001-a.yaml": source})
-
-    def shape(files: list[RenderedFile]) -> list[object]:
-        return [
-            (f.text, f.lines.lines() if f.lines else None, [vars(p) for p in f.printed])
-            for f in files
-        ]
-
-    fresh = shape(render_version(vdir, {"x": "1", "y": "{z: 2}"}))
-    assert fresh[0][2]  # printed spans are part of what is kept
-
-    def no_engine(*args: object) -> None:
-        raise AssertionError("a kept render compiled its template")
-
-    with monkeypatch.context() as m:
-        m.setattr("renderer.engine.render.compile_file", no_engine)
-        assert shape(render_version(vdir, {"x": "1", "y": "{z: 2}"})) == fresh
-        with pytest.raises(AssertionError):  # 1 is not "1": another key
-            render_version(vdir, {"x": 1, "y": "{z: 2}"})
-    for entry in (tmp_path / "cache" / "render").iterdir():
-        entry.write_text('{"key": "x", "value": 1}', encoding="utf-8")
-    assert shape(render_version(vdir, {"x": "1", "y": "{z: 2}"})) == fresh  # rendered again

@@ -24,8 +24,8 @@ REAL = Path(__file__).parents[1] / "fixtures" / "bke-real"
 CALICO = REAL / "kubernetes" / "calico" / "v3.31.3" / "calico.yaml"
 
 
-def _render(root: Path, nodes: int = 601) -> api.RenderResult:
-    return api.render(api.Request.of("v3.31.3", nodes, root=root))
+def _render(root: Path, nodes: int = 601, kube: list[str] | None = None) -> api.RenderResult:
+    return api.render(api.Request.of("v3.31.3", nodes, root=root, kube=kube))
 
 
 def _object(objects: tuple[K8sObject, ...], kind: str, name: str) -> K8sObject:
@@ -183,8 +183,7 @@ def test_schema_error_names_the_field_template_line(tmp_path: Path) -> None:
     lines = copy.read_text().splitlines(keepends=True)
     lines[7510] = lines[7510].replace("300", '"soon"')
     copy.write_text("".join(lines))
-    check = api.validate_render(_render(tmp_path), ["1.34"])
-    (error,) = check.errors
+    (error,) = _render(tmp_path, kube=["1.34"]).errors
     assert (error.field, error.file, error.line) == (
         "spec.template.spec.terminationGracePeriodSeconds",
         "kubernetes/calico/v3.31.3/calico.yaml",

@@ -183,9 +183,11 @@ func commonParams(cluster object, nodes []node) (object, error) {
 	if h := str(get(cluster, "spec", "controlPlaneEndpoint", "host")); h != "" {
 		p["apiServerSrcHost"] = h
 	}
+	// The endpoint's port is an int32 field of the BKECluster: the context keeps that
+	// type (the default, 6443, is an untyped constant, so an int).
 	if port, ok := get(cluster, "spec", "controlPlaneEndpoint", "port").(json.Number); ok {
 		if i, err := port.Int64(); err == nil && i != 0 {
-			p["apiServerSrcPort"] = int(i)
+			p["apiServerSrcPort"] = int32(i)
 		}
 	}
 	var endpoints, ips []string
@@ -349,15 +351,22 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 	if os.Getenv("BKE_AS_WRITTEN") != "1" {
 		admit(cluster, nodes, names)
 	}
+	// The Typha code finds calico ignoring case, but the manifests are read from
+	// kubernetes/<name>/<version>: an addon named Calico names a directory that does
+	// not exist, and the install fails there.
 	var addon interface{}
 	addons, _ := get(cluster, "spec", "clusterConfig", "addons").([]interface{})
 	for _, a := range addons {
-		if str(get(a, "name")) == "calico" {
+		if strings.EqualFold(str(get(a, "name")), "calico") {
 			addon = a
 		}
 	}
 	if addon == nil {
 		return fmt.Errorf("no calico addon")
+	}
+	named := filepath.Join(filepath.Dir(filepath.Dir(dir)), str(get(addon, "name")), filepath.Base(dir))
+	if _, err := os.Stat(named); os.IsNotExist(err) {
+		return fmt.Errorf("addon dir %q not exist", named)
 	}
 	// The controller's walk: every path below the version directory ending in .yaml,
 	// subdirectories included, sorted by path.
@@ -404,6 +413,17 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 			params[parts[0]] = object{}
 		}
 		params[parts[0]][parts[1]] = str(raw[k])
+	}
+	// A nodeSelector param becomes a map[string]string: a JSON object, or k=v pairs
+	// separated by commas (a key without "=" maps to "").
+	for _, p := range params {
+		if raw, ok := p["nodeSelector"].(string); ok {
+			selector, err := nodeSelector(raw)
+			if err != nil {
+				return err
+			}
+			p["nodeSelector"] = selector
+		}
 	}
 	common, err := commonParams(cluster, nodes)
 	if err != nil {
@@ -471,4 +491,25 @@ func runContext(clusterFile, nodesFile, dir, outDir string) error {
 		}
 	}
 	return nil
+}
+
+func nodeSelector(raw string) (map[string]string, error) {
+	out := map[string]string{}
+	raw = strings.TrimSpace(raw)
+	if strings.HasPrefix(raw, "{") {
+		err := json.Unmarshal([]byte(raw), &out)
+		return out, err
+	}
+	for _, pair := range strings.Split(raw, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		key, value, _ := strings.Cut(pair, "=")
+		if strings.TrimSpace(key) == "" {
+			return nil, fmt.Errorf("invalid nodeSelector entry %q", pair)
+		}
+		out[strings.TrimSpace(key)] = strings.TrimSpace(value)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ from tests.registryhelp import (
     CALICO_VERSION,
     PASSWORD,
     USER,
+    DrippingServer,
     Registry,
     SilentServer,
     TokenServer,
@@ -148,9 +150,31 @@ def test_a_registry_that_stops_answering_times_out_within_bounds(silent: SilentS
         sleep=pauses.append,
     )
     start = time.monotonic()
-    with pytest.raises(RegistryError, match=r"no answer within 0\.3 s \(3 tries\)"):
+    with pytest.raises(RegistryError, match=r"no complete answer within 0\.3 s \(3 tries, "):
         client.resolve(parse(f"{silent.host}/calico/cni:v1"), BOTH)
     assert time.monotonic() - start < 3 and pauses == [0.1, 0.2]
+
+
+def test_a_registry_trickling_its_answer_is_cut_at_the_deadline(
+    dripping: DrippingServer,
+) -> None:
+    """One deadline covers connect, headers and body: every byte comes well within the
+    timeout, yet the exchange ends at it, and the error says how long the request took
+    (each connection drips for 30 s: without the deadline the request takes that)."""
+    server = dripping
+    client = Client(
+        Settings(insecure=frozenset({server.host}), env={}, timeout=1, retries=1, backoff=0.2)
+    )
+    start = time.monotonic()
+    with pytest.raises(RegistryError) as info:
+        client.resolve(parse(f"{server.host}/calico/cni:v1"), BOTH)
+    took = time.monotonic() - start
+    said = r"no complete answer within 1 s \(2 tries, (\d+\.\d) s in all\)"
+    found = re.search(said, str(info.value))
+    assert found is not None, str(info.value)
+    # two deadlines and the pause between them; the message says what the clock did
+    assert 2.2 <= took < 6 and abs(float(found.group(1)) - took) < 0.2
+    assert server.connections == 2
 
 
 def test_an_unreachable_registry_is_an_error_naming_it() -> None:

@@ -4,6 +4,7 @@ hand, the plan, explain-context and capability ones from the bundled and fixture
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from renderer import api
@@ -12,7 +13,6 @@ from renderer.calico.images import ImageList
 from renderer.calico.scale.report import AdviceReport
 from renderer.checks.report import CheckReport
 from renderer.finding import Finding, merge_located
-from renderer.frozen import replace
 from renderer.output import Document
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument

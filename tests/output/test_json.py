@@ -7,10 +7,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import jsonschema
 import pytest
 from pytest_regressions.data_regression import DataRegressionFixture
 
-from renderer import output
+from renderer import api, output
 from tests.output.cases import DOCUMENTS
 
 
@@ -25,6 +26,7 @@ def test_json(name: str, data_regression: DataRegressionFixture) -> None:
         data, indent=2, sort_keys=document.sort_keys, ensure_ascii=document.ensure_ascii
     )
     assert text == expected + "\n"  # same keys in the same order, same escapes
+    jsonschema.validate(data, api.schema(document.schema))  # as a consumer validates it
     data_regression.check(data, basename=f"json-{name}")
 
 

@@ -39,7 +39,9 @@ def _path() -> str:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "XDG_"))}
+    """An environment of nobody's own: no home, so no cache (root's is not theirs)."""
+    skipped = ("PYTHON", "XDG_", "CALICO_RENDER_CACHE_DIR")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(skipped)}
     return {**env, "HOME": "/nonexistent"}
 
 

@@ -85,7 +85,7 @@ def test_shared_by_threads_the_bound_holds() -> None:
                 "k8s.schema.shared_verdicts",
             ],
         ),
-        ("renderer.k8s.parse", ["k8s.parse.texts", "k8s.parse.documents", "k8s.parse.unsaved"]),
+        ("renderer.k8s.parse", ["k8s.parse.texts"]),
         ("renderer.k8s.locate", ["k8s.locate.positions"]),
         ("renderer.checks.verdict", ["checks.verdicts"]),
         ("renderer.bke.cluster", ["bke.cluster.param_validators"]),

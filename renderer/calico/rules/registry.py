@@ -12,12 +12,12 @@ release; warnings are reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 from renderer.calico.names import TYPHA_CONTAINER
 from renderer.finding import ERROR, RULES, WARNING, Finding, ObjectRef
-from renderer.frozen import field, record
 from renderer.k8s import objects as k8s_objects
 from renderer.k8s.objects import container
 from renderer.k8s.parse import K8sObject
@@ -27,7 +27,7 @@ SEVERITIES = (ERROR, WARNING)
 STAGE = RULES
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class RuleInput:
     """What every rule sees: the Typha-on render, the version, its context, the node count."""
 
@@ -63,10 +63,9 @@ class RuleInput:
         ]
 
 
-class Violation(NamedTuple):
-    """What a rule function yields; the registry turns it into a Finding (a named tuple,
-    as :class:`Rule`: far cheaper to define than a frozen dataclass, and every render
-    loads the registry)."""
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """What a rule function yields; the registry turns it into a Finding."""
 
     detail: str
     obj: K8sObject | None = None
@@ -76,7 +75,10 @@ class Violation(NamedTuple):
 RuleFunc = Callable[[RuleInput], Iterable[Violation]]
 
 
-class Rule(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A registered rule: its id, severity and message, and the function that finds it."""
+
     id: str
     severity: str
     message: str
@@ -134,6 +136,15 @@ def violated(data: RuleInput, severity: str = ERROR) -> list[str]:
     return sorted(r.id for r in chosen if any(True for _ in r.func(data)))
 
 
+def violations(data: RuleInput, severity: str = ERROR) -> list[tuple[str, str, str]]:
+    """(rule id, ``Kind namespace/name``, field) of every violation of the rules of
+    ``severity`` on ``data``, sorted and unique: what a reviewed exception is matched
+    against (its objects and fields), without locating the findings."""
+    chosen = [r for r in REGISTRY.values() if r.severity == severity]
+    found = {(r.id, v.obj.ref if v.obj else "", v.field) for r in chosen for v in r.func(data)}
+    return sorted(found)
+
+
 __all__ = [
     "ERROR",
     "REGISTRY",
@@ -144,4 +155,5 @@ __all__ = [
     "rule",
     "run_rules",
     "violated",
+    "violations",
 ]

@@ -5,7 +5,7 @@ defaults."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from renderer.calico.scale.extraction import extract
@@ -23,7 +23,6 @@ from renderer.calico.scale.tables import (
     CONTROLLER_POD_SUBNET,
     KUBERNETES_MAX_PODS,
 )
-from renderer.frozen import replace
 from renderer.k8s.parse import K8sObject
 
 

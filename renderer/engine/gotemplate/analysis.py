@@ -144,10 +144,13 @@ class Branches(NamedTuple):
     """What templates compare a root key with: ``eq``/``ne`` string literals, and
     whether some ``{{ if eq .key "..." }}`` has no else, so a value matching none of
     them renders nothing there (BKE's ``ipModVersion`` handles ``ipv4`` and ``ipv6``
-    only; ``dual`` renders no IP setting at all)."""
+    only; ``dual`` renders no IP setting at all). ``fallbacks``: where the else arms of
+    those ``if eq`` chains start (offsets into the source), what a value matching none
+    of them renders instead (``calicoMode: carrier-pigeon`` renders the IPIP else)."""
 
     values: frozenset[str]
     dead_end: bool
+    fallbacks: frozenset[int] = frozenset()
 
 
 def _comparison(pipe: n.Node, dot_root: bool) -> tuple[str, str, list[str]] | None:
@@ -170,6 +173,7 @@ def value_branches(tree: n.Tree) -> dict[str, Branches]:
     """Per root key, the literals the template branches on (see :class:`Branches`)."""
     values: dict[str, set[str]] = {}
     dead: set[str] = set()
+    fallbacks: dict[str, set[int]] = {}
 
     def pipes(pipe: n.PipeNode, dot_root: bool) -> None:
         for cmd in pipe.cmds:
@@ -190,6 +194,15 @@ def value_branches(tree: n.Tree) -> dict[str, Branches]:
                 eq_if = isinstance(node, n.IfNode) and found and found[1] == "eq"
                 if eq_if and found and node.else_body is None:
                     dead.add(found[0])
+                elif eq_if and found and node.else_body is not None:
+                    chained = node.else_body.nodes
+                    nested = (
+                        _comparison(chained[0].pipe, dot_root)
+                        if (len(chained) == 1 and isinstance(chained[0], n.IfNode))
+                        else None
+                    )
+                    if nested is None or nested[0] != found[0]:  # not an else-if on the key
+                        fallbacks.setdefault(found[0], set()).add(node.else_body.pos)
                 inner = dot_root and isinstance(node, n.IfNode)
                 body(node.body, inner)
                 if node.else_body is not None:
@@ -197,7 +210,10 @@ def value_branches(tree: n.Tree) -> dict[str, Branches]:
 
     for name, template in tree.templates.items():
         body(template, name == tree.name)
-    return {k: Branches(frozenset(v), k in dead) for k, v in values.items()}
+    return {
+        k: Branches(frozenset(v), k in dead, frozenset(fallbacks.get(k, ())))
+        for k, v in values.items()
+    }
 
 
 # --- branches: what the gate must render ------------------------------------------------

@@ -2,7 +2,8 @@
 
 Values are the JSON-like data the templates see: str, bool, int, float, complex (a
 complex constant of the template), None (a nil interface), list (``[]interface {}``) and
-dict (``map[string]interface {}``). The code follows ``fmt/print.go``, ``fmt/format.go``
+dict (``map[string]interface {}``), and the typed values of :mod:`renderer.engine.govalues`
+(``map[string]string``, ``int32``). The code follows ``fmt/print.go``, ``fmt/format.go``
 and ``strconv/ftoa.go`` so that output, padding and the ``%!verb(type=value)``
 complaints match Go byte for byte, the float verbs ``%b``, ``%x``, ``%X`` and the ``#``
 flag included. ``%p`` of a list or map (a memory address in Go) is refused with
@@ -16,6 +17,7 @@ import struct
 from typing import Any
 
 from renderer.engine.gotemplate.lexer import is_go_print
+from renderer.engine.govalues import Int32, StringMap
 
 NIL_ANGLE = "<nil>"
 
@@ -40,6 +42,7 @@ _GO_TYPES: dict[type, str] = {
     type(None): NIL_ANGLE,
     bool: "bool",
     int: "int",
+    Int32: "int32",
     float: "float64",
     complex: "complex128",
     str: "string",
@@ -47,6 +50,7 @@ _GO_TYPES: dict[type, str] = {
     Byte: "uint8",
     list: "[]interface {}",
     dict: "map[string]interface {}",
+    StringMap: "map[string]string",
 }
 
 

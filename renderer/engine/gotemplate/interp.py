@@ -43,6 +43,7 @@ from renderer.engine.gotemplate.runtime import (
     range_items,
     value_string,
 )
+from renderer.engine.govalues import StringMap
 from renderer.engine.sourcemap import SourceMap
 
 #: A scope entry: Go variable name, its cell, and whether it holds an ``interface {}``
@@ -52,6 +53,9 @@ _Var = tuple[str, Cell, bool]
 
 #: No value piped in (Go's missingVal as ``final``).
 _NOFINAL = object()
+#: Containers whose elements are of a type of their own, not ``interface {}``: split's
+#: ``[]string`` and the controller's ``map[string]string``.
+_TYPED_CONTAINERS = (StringList, StringMap)
 
 
 class InterpError(Exception):
@@ -267,8 +271,9 @@ class Interpreter:
                     raise self.fail(
                         frame, f"can't use {describe(value)} to iterate over more than one variable"
                     )
-                kind = type(value)  # the elements are of the integer's type
-                items = ((None, kind(i)) for i in range(value))
+                kind = type(value)  # an int32 ranges over int32s, a uint8 over uint8s
+                counted = range(value) if kind is int else map(kind, range(value))
+                items = ((None, i) for i in counted)
                 nonempty = value > 0
             else:
                 try:
@@ -278,7 +283,7 @@ class Interpreter:
                 nonempty = bool(items)
             # the elements of []interface {} and map[string]interface {} are interface
             # values; an integer's and a []string's (split's) are not
-            elem_iface = not over_int and type(value) is not StringList
+            elem_iface = not over_int and type(value) not in _TYPED_CONTAINERS
             if self.taken is not None:
                 self.taken.add((node.pos, 0 if nonempty else 1))
             if not nonempty:
@@ -447,11 +452,12 @@ class Interpreter:
                 return MISSING
             if receiver is None:
                 raise self.fail(frame, f"nil pointer evaluating interface {{}}.{name}")
-            if type(receiver) is dict:
+            if isinstance(receiver, dict):
                 if i == last and ((args is not None and len(args) > 1) or final is not _NOFINAL):
                     raise self.fail(frame, f"{name} is not a method but has arguments")
+                # a map[string]string holds strings, not interface values
+                iface = type(receiver) is not StringMap
                 receiver = receiver.get(name, MISSING)
-                iface = True
                 continue
             typ = "interface {}" if iface else go_type(receiver)
             raise self.fail(frame, f"can't evaluate field {name} in type {typ}")

@@ -9,7 +9,8 @@ Value model (mirrors Go's reflect.Value distinctions that change behaviour):
   element or range element). ``.x`` on it is Go's "nil pointer evaluating" error.
 * str, bool, int, float, complex, list and dict are Go's string, bool, int, float64,
   complex128 (only a template's complex constants), ``[]interface {}`` and
-  ``map[string]interface {}``.
+  ``map[string]interface {}``; :mod:`renderer.engine.govalues` adds the typed
+  ``map[string]string`` and ``int32`` the controller passes.
 
 Data is only ever read with ``isinstance`` checks and dict/list indexing, never with
 attribute access, so a template cannot reach Python internals.
@@ -28,6 +29,7 @@ from renderer.engine import limits
 from renderer.engine.gotemplate import gofmt
 from renderer.engine.gotemplate.gofmt import Byte, FormatError, StringList, type_name
 from renderer.engine.gotemplate.lexer import is_go_print
+from renderer.engine.govalues import Int32, StringMap
 
 MAX_EXEC_DEPTH = 100000
 
@@ -165,7 +167,8 @@ def _indirect(value: Any) -> Any:
 _BASIC_KINDS: dict[type, str] = {
     bool: "bool",
     int: "int",
-    Byte: "int",  # uint8 against int: Go compares the numbers, as Python does
+    Int32: "int",
+    Byte: "int",  # uint8 or int32 against int: Go compares the numbers, as Python does
     float: "float",
     complex: "complex",
     str: "string",
@@ -326,7 +329,8 @@ def fn_index(item: Any, *indexes: Any) -> Any:
                 raise FuncError("value is nil; should be of type string")
             if not isinstance(index, str):
                 raise FuncError(f"value has type {go_type(index)}; should be string")
-            item = item.get(index)
+            # a missing key gives the element type's zero: "" or a nil interface
+            item = item.get(index, "" if isinstance(item, StringMap) else None)
         else:
             raise FuncError(f"can't index item of type {go_type(item)}")
     return item
@@ -765,12 +769,17 @@ def normalize(value: Any, path: str = "") -> Any:
     """Copy context data into the JSON-like shapes the engine understands.
 
     Ints outside int64 become floats (as a JSON decoder feeding Go would make them);
-    tuples become lists. Anything else is rejected with ValueError.
+    tuples become lists; the typed values of :mod:`renderer.engine.govalues` stay typed.
+    Anything else is rejected with ValueError.
     """
     if value is None or isinstance(value, bool | str | float):
         return value
+    if isinstance(value, Int32):  # typed by the controller: in range, and kept typed
+        return value
     if isinstance(value, int):
         return value if -(1 << 63) <= value < (1 << 63) else float(value)
+    if isinstance(value, StringMap):
+        return StringMap({str(k): str(v) for k, v in value.items()})
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():

@@ -3,9 +3,10 @@ template lines."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from renderer.calico.rules import RuleInput, run_rules
 from renderer.calico.rules.registry import REGISTRY
-from renderer.frozen import replace
 from tests.calico.rules.inputs import rule_input
 
 

@@ -22,78 +22,69 @@ def error_of(source: str) -> GoTemplateError:
     return info.value
 
 
-@pytest.mark.parametrize(
-    ("source", "go"),
-    [
-        # the line of the furthest item the parser read (here EOF)
-        ("{{ if .s }}\n\n{{ else }}x", "template: calico:3: unexpected EOF"),
-        # a lexer error on another line than its action's {{
-        (
-            '{{ .s\n\n "open }}',
-            "template: calico:3: unterminated quoted string in action started at calico:1",
-        ),
-        ("a\n{{ .s\n\n", "template: calico:4: unclosed action started at calico:2"),
-        ("{{\n(.s\n\n}}", "template: calico:4: unclosed left paren in action started at calico:1"),
-        ("{{ .s) }}", "template: calico:1: unexpected right paren"),
-        # a block's clause reports on its own last item, not its body's
-        ('{{ block "b"\n.\n}}x{{ else }}{{ end }}', "template: calico:3: unexpected {{else}} in block clause"),
-        ("{{ .s | 3 }}", "template: calico:1: non executable command in pipeline stage 2"),
-        ("{{ 1_+2i }}", 'template: calico:1: strconv.ParseFloat: parsing "1_": invalid syntax'),
-        ("{{ (1.5-i) }}", "template: calico:1: syntax error scanning complex number"),
-    ],
-)  # fmt: skip
+PARSE_ERRORS = [
+    # the line of the furthest item the parser read (here EOF)
+    ("{{ if .s }}\n\n{{ else }}x", "3: unexpected EOF"),
+    # a lexer error on another line than its action's {{
+    ('{{ .s\n\n "open }}', "3: unterminated quoted string in action started at calico:1"),
+    ("a\n{{ .s\n\n", "4: unclosed action started at calico:2"),
+    ("{{\n(.s\n\n}}", "4: unclosed left paren in action started at calico:1"),
+    ("{{ .s) }}", "1: unexpected right paren"),
+    # a block's clause reports on its own last item, not its body's
+    ('{{ block "b"\n.\n}}x{{ else }}{{ end }}', "3: unexpected {{else}} in block clause"),
+    ("{{ .s | 3 }}", "1: non executable command in pipeline stage 2"),
+    ("{{ 1_+2i }}", '1: strconv.ParseFloat: parsing "1_": invalid syntax'),
+    ("{{ (1.5-i) }}", "1: syntax error scanning complex number"),
+]
+
+
+@pytest.mark.parametrize(("source", "go"), PARSE_ERRORS)
 def test_parse_errors_are_gos(source: str, go: str) -> None:
     err = error_of(source)
-    assert err.go_message == go
+    assert err.go_message == "template: calico:" + go
     assert err.go_message.endswith(": " + err.message)
     assert err.line is not None and err.column is not None
 
 
-@pytest.mark.parametrize(
-    ("source", "go"),
-    [
-        # the column is Go's: bytes from the line's start, from 0; ".s.x" is at ".x"
-        ('é{{ .s.x }}', 'template: calico:1:7: executing "calico" at <.s.x>: '
-                        "can't evaluate field x in type interface {}"),
-        # at the last node the executor touched: the range's pipeline's last command
-        ("{{ range $e := .s | print }}{{ end }}", 'template: calico:1:20: executing "calico" '
-                                                  "at <print>: range can't iterate over x"),
-        ("{{ range $i, $e := 3 }}{{ end }}", 'template: calico:1:19: executing "calico" at <3>: '
-                                             "can't use 3 to iterate over more than one variable"),
-        # an argument of the wrong type, at the argument
-        ('{{ vgt (.one) "x" }}', 'template: calico:1:8: executing "calico" at <.one>: '
-                                 "wrong type for value; expected string; got int"),
-        # a nil map value is an interface {} to a string parameter; to len a nil pointer
-        ('{{ vgt .m.c "x" }}', 'template: calico:1:9: executing "calico" at <.m.c>: '
-                               "wrong type for value; expected string; got interface {}"),
-        ("{{ len .m.c }}", 'template: calico:1:3: executing "calico" at <len .m.c>: '
-                           "error calling len: len of nil pointer"),
-        # a range element is an interface {} value
-        ("{{ range $e := .l }}{{ $e.x }}{{ end }}", 'template: calico:1:25: executing "calico" '
-                                                    "at <$e.x>: can't evaluate field x in type interface {}"),
-        # in a defined template: its name, the file's position
-        ('{{ define "x" }}{{ .s | vgt }}{{ end }}\n\n{{ template "x" . }}',
-         'template: calico:1:24: executing "x" at <vgt>: wrong number of args for vgt: want 2 got 1'),
-        ("{{ (1) 2 }}", 'template: calico:1:3: executing "calico" at <(1) 2>: '
-                        "can't give argument to non-function 1"),
-        ("{{ .s | call }}", 'template: calico:1:8: executing "calico" at <call>: '
-                            "error calling call: non-function x of type string"),
-        ("{{ eq .l .l }}", 'template: calico:1:3: executing "calico" at <eq .l .l>: error calling eq: '
-                           "non-comparable type [%!s(int=1) <nil> a]: []interface {}"),
-        ('{{ len (index "a" 0) }}', 'template: calico:1:3: executing "calico" at <len (index "a" 0)>: '
-                                    "error calling len: len of type uint8"),
-        ("{{ print 18446744073709551615 }}", 'template: calico:1:9: executing "calico" '
-                                             "at <18446744073709551615>: 18446744073709551615 overflows int"),
-        # Go stops a recursion at 100,000 calls, and so does the interpreter
-        ('{{ define "r" }}{{ if . }}{{ template "r" . }}{{ end }}{{ end }}{{ template "r" 1 }}',
-         'template: calico:1:38: executing "r" at <{{template "r" .}}>: '
-         "exceeded maximum template depth (100000)"),
-    ],
-)  # fmt: skip
-def test_execution_errors_are_gos(source: str, go: str) -> None:
+EXECUTION_ERRORS = [
+    # the column is Go's: bytes from the line's start, from 0; ".s.x" is at ".x"
+    ("é{{ .s.x }}", "1:7", "<.s.x>: can't evaluate field x in type interface {}"),
+    # at the last node the executor touched: the range's pipeline's last command
+    ("{{ range $e := .s | print }}{{ end }}", "1:20", "<print>: range can't iterate over x"),
+    ("{{ range $i, $e := 3 }}{{ end }}", "1:19",
+     "<3>: can't use 3 to iterate over more than one variable"),
+    # an argument of the wrong type, at the argument
+    ('{{ vgt (.one) "x" }}', "1:8", "<.one>: wrong type for value; expected string; got int"),
+    # a nil map value is an interface {} to a string parameter, a nil pointer to len
+    ('{{ vgt .m.c "x" }}', "1:9",
+     "<.m.c>: wrong type for value; expected string; got interface {}"),
+    ("{{ len .m.c }}", "1:3", "<len .m.c>: error calling len: len of nil pointer"),
+    # a range element is an interface {} value
+    ("{{ range $e := .l }}{{ $e.x }}{{ end }}", "1:25",
+     "<$e.x>: can't evaluate field x in type interface {}"),
+    ("{{ (1) 2 }}", "1:3", "<(1) 2>: can't give argument to non-function 1"),
+    ("{{ .s | call }}", "1:8", "<call>: error calling call: non-function x of type string"),
+    ("{{ eq .l .l }}", "1:3",
+     "<eq .l .l>: error calling eq: non-comparable type [%!s(int=1) <nil> a]: []interface {}"),
+    ('{{ len (index "a" 0) }}', "1:3",
+     '<len (index "a" 0)>: error calling len: len of type uint8'),
+    ("{{ print 18446744073709551615 }}", "1:9",
+     "<18446744073709551615>: 18446744073709551615 overflows int"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "where", "go"), EXECUTION_ERRORS)
+def test_execution_errors_are_gos(source: str, where: str, go: str) -> None:
     err = error_of(source)
-    assert err.go_message == go
-    assert err.message == go.split(": ", 2)[2]  # the same text after the location
+    assert err.go_message == f'template: calico:{where}: executing "calico" at {go}'
+    assert err.message == f'executing "calico" at {go}'  # the same text after the location
+
+
+def test_an_error_in_a_defined_template_names_it_at_the_files_position() -> None:
+    err = error_of('{{ define "x" }}{{ .s | vgt }}{{ end }}\n\n{{ template "x" . }}')
+    assert err.go_message == (
+        'template: calico:1:24: executing "x" at <vgt>: wrong number of args for vgt: want 2 got 1'
+    )
 
 
 def test_the_users_location_is_one_based_characters() -> None:
@@ -110,3 +101,13 @@ def test_positions_in_characters_and_in_gos_bytes() -> None:
     assert go_line_col(source, at) == (2, 6)
     assert go_line_col("\udcffx", 1) == (1, 1)  # a byte that is no UTF-8 is one byte
     assert go_line_col("abc", 2) == (1, 2)
+
+
+def test_a_recursion_stops_where_gos_does() -> None:
+    """At 100,000 nested calls, as Go's executor (the interpreter's stack holds them)."""
+    recursive = '{{ define "r" }}{{ if . }}{{ template "r" . }}{{ end }}{{ end }}'
+    err = error_of(recursive + '{{ template "r" 1 }}')
+    assert err.go_message == (
+        'template: calico:1:38: executing "r" at <{{template "r" .}}>: '
+        "exceeded maximum template depth (100000)"
+    )

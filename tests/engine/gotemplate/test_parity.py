@@ -241,7 +241,8 @@ def _fuzz(binary: Path, seeds: range) -> Counter[str]:
     sources = [random_template(seed) for seed in seeds]
     counts: Counter[str] = Counter()
     wrong = []
-    for seed, source, go in zip(seeds, sources, go_batch(binary, [(t, context) for t in sources])):
+    outcomes = go_batch(binary, [(t, context) for t in sources])
+    for seed, source, go in zip(seeds, sources, outcomes, strict=True):
         py = engine_outcome(source, context)
         kind = classify(go, py)
         counts[kind] += 1

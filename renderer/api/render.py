@@ -1,0 +1,263 @@
+"""The render verb: a request rendered as BKE's controller renders it, and everything
+found wrong with what it renders, in one :class:`~renderer.api.results.RenderResult`.
+
+The steps go down the pipeline once: route (the Typha policy, with the version's
+capability verdict above 50 nodes) -> each file's context by the controller's rules
+-> render -> parse -> the checks of the rendered objects (duplicates, strict schemas,
+the scale advice for a configured cluster) -> the result. The command line prints that
+result and exits with its :attr:`~renderer.api.results.RenderResult.exit_code`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from renderer.api.request import Request
+from renderer.api.results import RenderResult
+from renderer.bke import context as bke_context
+from renderer.bke import unread
+from renderer.bke.typha import search as controller_search
+from renderer.bke.values import check_context
+from renderer.calico import policy, scale
+from renderer.calico.rules import REGISTRY, RuleInput
+from renderer.checks import exceptions as excepts
+from renderer.checks.verdict import controller_disagreement, readiness_warning, typha_capability
+from renderer.engine import limits
+from renderer.engine.render import (
+    RenderedFile,
+    render_version,
+    version_nested_keys,
+    version_nested_lines,
+)
+from renderer.errors import InputError, RefusedError
+from renderer.finding import WARNING, Finding, merge_findings
+from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.schema import SchemaValidator
+from renderer.manifests.tree import VersionDir, tree_path
+
+
+def render(request: Request) -> RenderResult:
+    """Route, build each file's context, render the request's version for its nodes and
+    check what it renders.
+
+    Raises :class:`~renderer.errors.RefusedError` (exit 3) when a first install above
+    50 nodes targets a version that is not Typha-capable: nothing is rendered then; and
+    :class:`~renderer.errors.InputError` (exit 2) for a strict request whose params
+    change nothing or take none of the branches the templates compare them with.
+    """
+    vdir = request.version
+    route = plan_route(vdir, request.node_count, request.operation, request.controller)
+    if route.refused:
+        raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
+    inputs = request.inputs
+    contexts = file_contexts(vdir, inputs, route.decision)
+    given = tuple(unread.inputs_warnings(vdir, inputs))
+    if request.strict and given:
+        keys = ", ".join(sorted({w.key for w in given}))
+        raise InputError(
+            f"{len(given)} given param(s) change nothing or take no branch: {keys}",
+            key="strict",
+            argument="strict",
+        )
+    warnings = [
+        *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
+        *contexts.warnings,
+        *route.warnings,
+    ]
+    found: list[Finding] = []
+    if policy.decide_typha(request.node_count).allow_typha:  # routing judged capability
+        # judged with the tree's reviewed exceptions, as capability and check judge it
+        reviewed = excepts.load(excepts.find_file(request.root, None)).items
+        readiness = readiness_warning(vdir, reviewed)
+        if readiness and route.decision.allow_typha:
+            warnings.append(f"{readiness}; see calico-render capability --version {vdir.name}")
+        found += controller_disagreement(vdir)
+    files = tuple(render_version(vdir, {}, contexts.contexts()))
+    found += [*_unreachable_read(vdir, contexts, files), *bke_context.injection_findings(files)]
+    objects: tuple[K8sObject, ...] = ()
+    if not any(f.severity == "error" for f in found):  # the YAML is what the templates wrote
+        objects = tuple(parse_rendered(files))
+        found += _duplicates(vdir, objects, contexts)
+        if request.kube_versions:
+            found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))
+        if request.cluster is not None and request.node_count:  # a real cluster's limits
+            advice = scale_findings(request, objects, contexts)[1]
+            found += [_as_warning(f) for f in advice if f.severity != "info"]
+    rendered = [f.context for f in contexts.files if not f.verbatim]
+    return RenderResult(
+        vdir,
+        files,
+        rendered[0] if rendered else {},
+        route,
+        contexts,
+        warnings=tuple(warnings),
+        param_warnings=given,
+        findings=tuple(_located(vdir, found)),
+        objects=objects,
+        kube_versions=request.kube_versions,
+        notes=(
+            *request.notes,
+            *((request.kube_note,) if request.kube_note else ()),
+            *_dedicated(request),
+        ),
+    )
+
+
+def plan_route(
+    version: VersionDir, nodes: int, operation: str = "install", controller: bool = False
+) -> policy.Route:
+    """Route a request; capability is only assessed when the node count needs Typha:
+    from what the templates render, or (``controller``) by BKE's controller's text
+    search, as production routes it."""
+    capable = True
+    missing: tuple[str, ...] = ()
+    if not policy.decide_typha(nodes).allow_typha:
+        pass
+    elif controller:
+        found = controller_search(version)
+        capable, missing = found.capable, tuple(f"the string {m!r}" for m in found.missing)
+    else:
+        capable, missing = typha_capability(version)
+    return policy.route(nodes, capable, operation, version=version.name, missing=missing)
+
+
+def file_contexts(
+    vdir: VersionDir, inputs: bke_context.ContextInputs, decision: policy.TyphaDecision
+) -> bke_context.VersionContexts:
+    """Each file's context by the controller's rules, each checked against the render
+    context's schema (bad input names the key)."""
+    contexts = bke_context.build(vdir, inputs, decision.context(), typha_reason=decision.reason)
+    passed: list[dict[str, Any]] = []
+    for f in contexts.files:
+        if f.verbatim:
+            continue
+        context = f.context
+        if any(context == done for done in passed):  # files mostly share one context
+            continue
+        check_context(context, file=f"render context of {f.file}")
+        passed.append(context)
+    return contexts
+
+
+def param_warnings(request: Request) -> list[unread.ParamWarning]:
+    """User-given params of the request that its version never reads or branches on."""
+    return unread.inputs_warnings(request.version, request.inputs)
+
+
+def scale_findings(
+    request: Request,
+    objects: Sequence[K8sObject],
+    contexts: bke_context.VersionContexts,
+    *,
+    max_pods: int = policy.KUBERNETES_MAX_PODS,
+    max_pods_given: bool = False,
+) -> tuple[scale.ScaleInputs, list[Finding]]:
+    """The scale advice on a render of ``request``: its numbers (each with where it
+    came from: the config, the user's values, a default) and the findings on them,
+    located in the version's templates."""
+    first = next((f for f in contexts.files if not f.verbatim), None)
+    context = first.context if first is not None else {}
+    origins = scale_origins(request, first.entries if first is not None else {}, max_pods_given)
+    inputs = scale.request_inputs(
+        objects, context, nodes=request.node_count, max_pods=max_pods, origins=origins
+    )
+    return inputs, _located(request.version, scale.advise(inputs))
+
+
+#: Where a context value came from (:data:`renderer.bke.context.SOURCES`), as the scale
+#: advice names it; the defaults are not listed (the advice says which default).
+_SCALE_SOURCES = {
+    bke_context.USER: scale.FLAG,
+    bke_context.USER_FILE: scale.FLAG,
+    bke_context.ADDON_PARAM: scale.CONFIG,
+    bke_context.FILE_PARAM: scale.CONFIG,
+    bke_context.BKECLUSTER: scale.CONFIG,
+    bke_context.BKENODES: scale.CONFIG,
+}
+
+
+def scale_origins(request: Request, entries: Any, max_pods_given: bool = False) -> scale.Origins:
+    """Where the values the advice reads came from, from the context's own record of
+    each value's origin: a config's podSubnet is the config's, not the default."""
+    values: dict[str, tuple[str, str]] = {}
+    config = str(request.cluster.config.file) if request.cluster is not None else ""
+    for key, entry in entries.items():
+        source = _SCALE_SOURCES.get(entry.source)
+        if source is not None:
+            where = f"{config}: {entry.detail}" if source == scale.CONFIG else entry.detail
+            values[key] = (source, where.strip(": "))
+    inventory = request.inventory
+    nodes = (
+        (scale.CONFIG, f"BKENodes of {inventory.file}")
+        if inventory is not None and inventory.count == request.nodes
+        else (scale.FLAG, "--nodes")
+    )
+    max_pods = (scale.KUBERNETES_DEFAULT, "kubelet maxPods")
+    if max_pods_given:
+        max_pods = (scale.FLAG, "--max-pods")
+    return scale.Origins(values, nodes, max_pods)
+
+
+def _dedicated(request: Request) -> tuple[str, ...]:
+    """A note when BKENodes that may run no calico-node count for Typha all the same."""
+    inventory = request.inventory
+    if inventory is None or not inventory.dedicated:
+        return ()
+    return (
+        f"{inventory.dedicated} of {inventory.count} BKENodes are dedicated etcd/"
+        "control-plane nodes without the node/master roles (they may run no calico-node; "
+        "the controller counts every BKENode for Typha)",
+    )
+
+
+def set_render_timeout(seconds: float) -> None:
+    """The wall-clock limit of one template render, for this process."""
+    limits.set_render_timeout(seconds)
+
+
+def _as_warning(f: Finding) -> Finding:
+    """A scale finding as a render reports it: a warning (the controller renders the
+    version whatever the cluster's limits; ``advise`` fails on them)."""
+    return replace(f, severity=WARNING) if f.severity == "error" else f
+
+
+def _located(vdir: VersionDir, found: Iterable[Finding]) -> list[Finding]:
+    """Findings located relative to ROOT (``kubernetes/calico/<version>/<file>``), as
+    every finding is, so CI annotates the line of the merge request."""
+    names = [f.name for f in vdir.files]
+    return [replace(f, file=tree_path(vdir.name, names, f.file)) for f in found]
+
+
+def _duplicates(
+    vdir: VersionDir, objects: Sequence[K8sObject], contexts: bke_context.VersionContexts
+) -> list[Finding]:
+    """``duplicate-object`` findings: an object rendered twice (kind, namespace, name)
+    is applied once, the last; the first never takes effect."""
+    first = next((f.context for f in contexts.files if not f.verbatim), {})
+    return list(REGISTRY["duplicate-object"].run(RuleInput(objects, vdir.name, first)))
+
+
+def _unreachable_read(
+    vdir: VersionDir, contexts: bke_context.VersionContexts, files: Sequence[RenderedFile]
+) -> list[Finding]:
+    """``context-unreachable-key`` warnings for keys read as maps that no config can set,
+    where this render printed ``<no value>`` for one (``ipModVersion: ipv6`` without
+    ``ClusterCidr``): what the controller renders, said, never refused."""
+    printed = {f.name.split("/", 1)[1] for f in files if "<no value>" in f.text}
+    if not printed:
+        return []
+    nested = version_nested_keys(vdir)
+    if not nested:
+        return []
+    given = contexts.contexts()
+    missing = {
+        name: [k for k in keys if k not in given.get(name, {})]
+        for name, keys in nested.items()
+        if name in printed
+    }
+    return [
+        replace(f, file=f"{vdir.name}/{f.file}")
+        for f in bke_context.unreachable_keys(missing, version_nested_lines(vdir))
+    ]
