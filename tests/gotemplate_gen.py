@@ -10,7 +10,7 @@ templates is then damaged (a character dropped, doubled or put in), so that Go's
 errors are exercised as well as its execution errors.
 
 The second half runs cases through Go (``tests/go/render.go`` in its batch mode, one
-process for thousands of cases) and through the engine, and sorts each case into one of
+process for thousands of cases) and sorts a case's Go and engine outcomes into one of
 :data:`KINDS`.
 """
 
@@ -476,20 +476,6 @@ def go_batch(binary: Path, cases: list[tuple[str, Any]], name: str = "calico") -
         outcomes.append(Outcome(r["ok"], base64.b64decode(r["out"]), error))
     assert len(outcomes) == len(cases), result.stderr
     return outcomes
-
-
-def engine_outcome(template: str, context: Any, name: str = "calico") -> Outcome:
-    """The engine's result of a case, its error as the text Go's would be."""
-    from renderer.engine.gotemplate import GoTemplateError, compile_go
-    from renderer.errors import TemplateError
-
-    try:
-        out = compile_go(template, "t.tmpl", template_name=name).render(context)
-    except GoTemplateError as exc:
-        return Outcome(False, b"", exc.go_message)
-    except TemplateError as exc:
-        return Outcome(False, b"", f"(no Go message) {exc}")
-    return Outcome(True, out.encode("utf-8", "surrogateescape"), "")
 
 
 def classify(go: Outcome, py: Outcome) -> str:

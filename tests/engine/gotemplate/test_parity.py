@@ -1,7 +1,8 @@
 """Differential tests: the Python interpreter against Go's text/template (tests/go/render.go).
 
-Every case must render byte-identically in both, or fail in both; when both fail, the
-Python error must carry a line and a column.
+Every case must render byte-identically in both, or fail in both with Go's exact message
+(``template: calico:LINE:COL: ...``, as Go 1.24 words it); the Python error also carries
+a line and a column for the user.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 import random
 import subprocess
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +19,20 @@ from ruamel.yaml import YAML
 
 from renderer.engine.gotemplate import GoTemplateError, compile_go
 from renderer.errors import TemplateError
-from tests.gotemplate_gen import as_go_1_24
+from tests.gotemplate_gen import (
+    IDENTICAL,
+    SAME_ERROR,
+    Outcome,
+    as_go_1_24,
+    classify,
+    features,
+    go_batch,
+    random_template,
+)
 
 HERE = Path(__file__).resolve().parents[2]
 REPO = HERE.parent
 CASES_FILE = HERE / "parity" / "cases.yaml"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    ok: bool
-    output: bytes
-    error: str
 
 
 #: The name the controller gives every template: the addon's.
@@ -50,15 +52,16 @@ def run_go(binary: Path, workdir: Path, template: str, context: Any, name: str) 
         return Outcome(True, result.stdout, "")
     if result.returncode != 1:
         pytest.fail(f"Go renderer crashed (rc={result.returncode}): {result.stderr!r}")
-    return Outcome(False, b"", result.stderr.decode("utf-8", "replace").strip())
+    return Outcome(False, b"", result.stderr.decode("utf-8", "surrogateescape").strip())
 
 
 def run_python(template: str, context: Any, name: str) -> tuple[Outcome, TemplateError | None]:
-    """The interpreter's outcome, and its error when it failed."""
+    """The interpreter's outcome (its error as Go's text where it has it), and its error
+    when it failed."""
     try:
         out = compile_go(template, name, template_name=TEMPLATE_NAME).render(context)
     except TemplateError as exc:
-        return Outcome(False, b"", str(exc)), exc
+        return Outcome(False, b"", getattr(exc, "go_message", str(exc))), exc
     return Outcome(True, out.encode("utf-8", "surrogateescape"), ""), None
 
 
@@ -227,23 +230,13 @@ def _fuzz(binary: Path, seeds: range) -> Counter[str]:
     """Run ``seeds`` through Go (one batch process) and the engine: every case must give
     identical output, or fail in both with Go's exact message. Counts kinds and what
     the rendered cases exercised."""
-    from tests.gotemplate_gen import (
-        IDENTICAL,
-        SAME_ERROR,
-        classify,
-        engine_outcome,
-        features,
-        go_batch,
-        random_template,
-    )
-
     context = json.loads(json.dumps(BASE_CONTEXT))
     sources = [random_template(seed) for seed in seeds]
     counts: Counter[str] = Counter()
     wrong = []
     outcomes = go_batch(binary, [(t, context) for t in sources])
     for seed, source, go in zip(seeds, sources, outcomes, strict=True):
-        py = engine_outcome(source, context)
+        py = run_python(source, context, "t.tmpl")[0]
         kind = classify(go, py)
         counts[kind] += 1
         if kind == IDENTICAL:
