@@ -3,8 +3,9 @@ found wrong with what it renders, in one :class:`~renderer.api.results.RenderRes
 
 The steps go down the pipeline once: route (the Typha policy, with the version's
 capability verdict above 50 nodes) -> each file's context by the controller's rules
--> render -> parse -> the checks of the rendered objects (duplicates, strict schemas,
-the scale advice for a configured cluster) -> the result. The command line prints that
+-> render -> parse -> the checks of the rendered objects (scalars the controller reads
+otherwise than YAML 1.2, duplicates, strict schemas, the scale advice for a configured
+cluster) -> the result. The command line prints that
 result and exits with its :attr:`~renderer.api.results.RenderResult.exit_code`.
 """
 
@@ -34,6 +35,7 @@ from renderer.engine.render import (
 from renderer.errors import InputError, RefusedError
 from renderer.finding import WARNING, Finding, merge_findings
 from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.readings import reading_findings
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import VersionDir, tree_path
 
@@ -79,6 +81,7 @@ def render(request: Request) -> RenderResult:
     objects: tuple[K8sObject, ...] = ()
     if not any(f.severity == "error" for f in found):  # the YAML is what the templates wrote
         objects = tuple(parse_rendered(files))
+        found += reading_findings(objects)
         found += _duplicates(vdir, objects, contexts)
         if request.kube_versions:
             found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))

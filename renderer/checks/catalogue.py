@@ -31,6 +31,7 @@ from renderer.finding import (
     TEMPLATES,
     WARNING,
 )
+from renderer.k8s import readings
 
 #: Stages whose findings an exception may touch; template, capability-contract and
 #: golden failures are never excepted (they are fixed, or goldens regenerated).
@@ -79,6 +80,7 @@ OTHER_RULES = {
     ),
     "schema-invalid": (SCHEMA, ERROR, "an object fails the strict Kubernetes schema"),
     "schema-not-checked": (SCHEMA, "info", "a custom resource without a schema"),
+    readings.RULE: (SCHEMA, WARNING, readings.DESCRIPTION),
     "kind-rejected": (SCHEMA, ERROR, "an object of a kind validate --reject names"),
     "context-unreachable-key": (CONTEXT, WARNING, "a key no BKE config can set"),
     "branch-not-rendered": (

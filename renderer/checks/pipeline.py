@@ -492,7 +492,7 @@ def release_schema(found: Sequence[Finding]) -> list[Finding]:
     seen: set[tuple[object, ...]] = set()
     out: list[Finding] = []
     for f in found:
-        key = (f.kube_versions[0], f.object, f.field, f.message)
+        key = (f.kube_versions[:1], f.object, f.field, f.message)
         if key not in seen:
             seen.add(key)
             out.append(replace(f, scenarios=()))

@@ -9,7 +9,6 @@ report byte-identical whatever the number of jobs.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import queue
 import signal
 import time
@@ -213,7 +212,3 @@ def _run_check(
         exceptions=excepts.applied_list(options.exceptions, merger.matches),
         exceptions_notes=options.exceptions.notes,
     )
-
-
-def default_jobs() -> int:
-    return os.cpu_count() or 1

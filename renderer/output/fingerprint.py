@@ -12,15 +12,16 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from renderer.checks.catalogue import catalogue
-
 if TYPE_CHECKING:
     from renderer.finding import Finding
 
 
 def rule_description(rule: str, example: Finding) -> str:
     """What ``rule`` checks, as the rule catalogue (``calico-render rules``) says it,
-    or the stage's words for an id it does not list."""
+    or the stage's words for an id it does not list. The catalogue loads every stage's
+    rules: only a report that names its rules (SARIF) asks for it."""
+    from renderer.checks.catalogue import catalogue
+
     info = catalogue().get(rule)
     if info is not None:
         return info.description

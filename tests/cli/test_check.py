@@ -40,7 +40,8 @@ def lay_out(root: Path, source: Path) -> Path:
     single = dest / "v3.31.3"
     single.mkdir()
     parts = [p.read_text(encoding="utf-8") for p in sorted((source / "v3.31.3").glob("*.yaml"))]
-    (single / "calico.yaml").write_text("\n---\n".join(parts), encoding="utf-8")
+    # each part renders from its own first ---, and no tag trims what precedes it
+    (single / "calico.yaml").write_text("".join(parts), encoding="utf-8")
     return root
 
 
