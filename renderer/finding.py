@@ -122,8 +122,6 @@ class Finding:
         CI logs link it: ``path:line:column: severity: [rule] object field: message``,
         then the Kubernetes versions, scenarios and exception it holds for."""
         where = f"{self.where}: " if self.file else ""
-        at = f"{self.object} " if self.object else ""
-        fld = f"{self.field}: " if self.field else ""
         extra = [
             f"{k} {', '.join(v)}"
             for k, v in (("kube", self.kube_versions), ("scenarios", self.scenarios))
@@ -132,7 +130,14 @@ class Finding:
         if self.exception:
             extra.append(f"excepted: {self.exception}")
         tail = f" ({'; '.join(extra)})" if extra else ""
-        return f"{where}{self.severity}: [{self.rule}] {at}{fld}{self.message}{tail}"
+        return f"{where}{self.severity}: [{self.rule}] {self.headline}{tail}"
+
+    @property
+    def headline(self) -> str:
+        """What it says, without where and for what: ``object field: message``."""
+        at = f"{self.object} " if self.object else ""
+        fld = f"{self.field}: " if self.field else ""
+        return f"{at}{fld}{self.message}"
 
 
 def locate(where: str) -> tuple[str, int]:
@@ -156,22 +161,38 @@ def _union(a: tuple[str, ...], b: Iterable[str]) -> tuple[str, ...]:
     return a + tuple(x for x in b if x not in a)
 
 
+def merge_key(f: Finding) -> tuple[object, ...]:
+    """What makes two findings one defect: the same rule (stage, severity, exception) on
+    the same object and field at the same template line, whatever the scenario,
+    Kubernetes version or registry variant it was found in. A finding not located at
+    a field is one defect with those equal in message, wherever each scenario placed
+    it (an object upstream has that is missing, found against two upstream files)."""
+    base = (f.stage, f.rule, f.severity, f.exception, f.object, f.field)
+    if f.file and f.line and f.field:
+        return (*base, f.file, f.line)
+    return (*base, f.message)
+
+
 def merge_findings(findings: Iterable[Finding], order: Sequence[str] = ()) -> list[Finding]:
-    """Findings equal but for scenario, Kubernetes version and location become one
-    listing every scenario (in ``order``, then first-seen) and Kubernetes version,
-    located where first seen: a typo'd field is one error, not one per render."""
+    """Findings of one defect (:func:`merge_key`) become one listing every scenario (in
+    ``order``, then first-seen) and Kubernetes version: a typo'd field is one error, not
+    one per render. Messages that differ (a value each scenario renders its own way)
+    are kept, each once, in first-seen order."""
     merged: dict[tuple[object, ...], Finding] = {}
     for f in findings:
-        key = (f.stage, f.rule, f.severity, f.message, f.object, f.field, f.exception)
+        key = merge_key(f)
         m = merged.get(key)
-        merged[key] = (
-            f
-            if m is None
-            else replace(
-                m,
-                scenarios=_union(m.scenarios, f.scenarios),
-                kube_versions=_union(m.kube_versions, f.kube_versions),
-            )
+        if m is None:
+            merged[key] = f
+            continue
+        message = m.message
+        if f.message != m.message and f.message not in m.message.split("; "):
+            message = f"{m.message}; {f.message}"
+        merged[key] = replace(
+            m,
+            message=message,
+            scenarios=_union(m.scenarios, f.scenarios),
+            kube_versions=_union(m.kube_versions, f.kube_versions),
         )
     if not order:
         return list(merged.values())
@@ -224,6 +245,7 @@ __all__ = [
     "blocking",
     "locate",
     "merge_findings",
+    "merge_key",
     "merge_located",
     "notes",
     "split_location",

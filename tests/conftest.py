@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 GO_SOURCE = Path(__file__).resolve().parent / "go"
+GO_DECODE = GO_SOURCE / "decode"
 
 # The registries (tests/registryhelp.py) as a plugin: its session fixtures start once per
 # test process, however many modules use them (a module importing a fixture gets its own).
@@ -62,25 +63,39 @@ def _writable_dir(env_value: str | None, fallback: Path) -> str:
 def go_render() -> Path:
     """Build tests/go/render.go once for every test process (parallel workers share one
     build, keyed by the Go sources and Go's version); skip when Go is not installed."""
+    return _go_program("render", ".", sorted(p for p in GO_SOURCE.iterdir() if p.is_file()))
+
+
+@pytest.fixture(scope="session")
+def go_decode() -> Path:
+    """Build tests/go/decode (the controller's decoding of a rendered stream, with the
+    apimachinery its go.mod pins) once for every test process, as :func:`go_render`
+    builds the renderer; skip when Go is not installed."""
+    sources = [GO_SOURCE / "go.mod", GO_SOURCE / "go.sum", *sorted(GO_DECODE.glob("*.go"))]
+    return _go_program("decode", "./decode", sources)
+
+
+def _go_program(name: str, package: str, sources: list[Path]) -> Path:
+    """The binary of ``package`` (in the tests/go module) built from ``sources``, once
+    per content of the sources and Go's version."""
     go = shutil.which("go")
     if go is None:
         pytest.skip("go not found on PATH: install Go >= 1.24 to run the Go parity tests")
     version = subprocess.run([go, "version"], capture_output=True, text=True, check=False).stdout
-    digest = hashlib.sha256(version.encode())
-    for source in sorted(GO_SOURCE.iterdir()):
-        if source.is_file():
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    digest = hashlib.sha256(version.encode() + b"\0" + package.encode())
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
     work = Path(tempfile.gettempdir()) / f"calico-render-go-{digest.hexdigest()[:16]}"
     work.mkdir(exist_ok=True)
-    binary = work / "render"
+    binary = work / name
     with open(work / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds, the others wait for it
         if not binary.exists():
-            _build(go, binary, work)
+            _build(go, binary, work, package)
     return binary
 
 
-def _build(go: str, binary: Path, work: Path) -> None:
+def _build(go: str, binary: Path, work: Path, package: str) -> None:
     env = dict(os.environ)
     env["GOCACHE"] = _writable_dir(os.environ.get("GOCACHE"), work / "gocache")
     env["GOPATH"] = _writable_dir(os.environ.get("GOPATH"), work / "gopath")
@@ -89,7 +104,7 @@ def _build(go: str, binary: Path, work: Path) -> None:
     env["CGO_ENABLED"] = "0"
     partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
     result = subprocess.run(
-        [go, "build", "-o", str(partial), "."],
+        [go, "build", "-o", str(partial), package],
         cwd=GO_SOURCE,
         env=env,
         capture_output=True,
@@ -97,15 +112,19 @@ def _build(go: str, binary: Path, work: Path) -> None:
         check=False,
     )
     if result.returncode != 0:
-        pytest.fail(f"building the Go reference renderer failed:\n{result.stderr}")
+        pytest.fail(f"building the Go reference program {package} failed:\n{result.stderr}")
     partial.replace(binary)
+
+
+#: The fixtures that build Go programs: a test using one is marked ``go``.
+GO_FIXTURES = ("go_render", "go_decode")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs Go's reference programs is marked ``go`` (``-m 'not go'``
     skips them where building Go programs is unwanted, ``-m go`` runs only them)."""
     for item in items:
-        if "go_render" in getattr(item, "fixturenames", ()):
+        if any(name in GO_FIXTURES for name in getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.go)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 from renderer.bke.values import build_context
 from renderer.engine.render import render_version
@@ -24,6 +26,23 @@ def typha_on_objects(version: str = "v9.1.0", replicas: int = 3) -> list[K8sObje
     return parse_files((f.name, f.text) for f in render_version(vdir, context))
 
 
+def broken_variants() -> list[dict[str, Any]]:
+    """The fixture's Typha Deployment with one thing wrong: a string for an integer, a
+    misspelled field, a required field missing, a removed API."""
+    base = next(o.data for o in typha_on_objects() if o.kind == "Deployment")
+    variants = []
+    for change in (
+        lambda d: d["spec"].__setitem__("replicas", "three"),
+        lambda d: d["spec"]["template"]["spec"].__setitem__("hostNetwrok", True),
+        lambda d: d["spec"].pop("selector"),
+        lambda d: d.__setitem__("apiVersion", "extensions/v1beta1"),
+    ):
+        data = copy.deepcopy(base)
+        change(data)
+        variants.append(data)
+    return variants
+
+
 def bke_tree(root: Path, versions: tuple[str, ...] = ("v3.28.2",)) -> Path:
     """A bke-manifests-like tree at ``root``: bundled version directories copied to
     ``root/kubernetes/calico/``."""
@@ -43,4 +62,28 @@ def write_tree(root: Path, version: str, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
+    return root
+
+
+#: A release whose ConfigMap label is ``yes``: a string to YAML 1.2, the boolean true to
+#: BKE's controller (YAML 1.1), which the API server refuses as a label value.
+YES_LABEL = """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: calico-config
+  namespace: kube-system
+  labels:
+    enabled: yes
+data:
+  veth_mtu: "1440"
+"""
+
+
+def yes_label_tree(root: Path) -> Path:
+    """A tree at ``root`` whose one version, v1.0.0, is :data:`YES_LABEL`."""
+    version = root / "kubernetes" / "calico" / "v1.0.0"
+    version.mkdir(parents=True)
+    (version / "calico.yaml").write_text(YES_LABEL, encoding="utf-8")
     return root

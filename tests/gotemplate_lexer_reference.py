@@ -390,11 +390,11 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
         lx.emit(T.LEFT_PAREN)
         lx.paren_depth += 1
     elif ch == ")":
-        lx.emit(T.RIGHT_PAREN)
         lx.paren_depth -= 1
-        if lx.paren_depth < 0:
-            lx.errorf("unexpected right paren U+0029 ')'")
+        if lx.paren_depth < 0:  # Go 1.24: the error, no item before it
+            lx.errorf("unexpected right paren")
             return None
+        lx.emit(T.RIGHT_PAREN)
     elif ord(ch) < 0x80 and is_go_print(ch):
         lx.emit(T.CHAR)
     else:

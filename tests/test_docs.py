@@ -88,11 +88,9 @@ SETUPS: dict[str, Callable[[Path], Path]] = {"repair": _repair, "mtu": _mtu}
 
 
 def _object_changes(text: str) -> str:
-    """The object-change lines of a check report's goldens section."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "file(s) differ from" in line)
-    end = next(i for i in range(start, len(lines)) if "update them" in lines[i])
-    return "".join(line.strip() + "\n" for line in lines[start + 1 : end])
+    """The golden findings of a check report (what changed, field by field)."""
+    lines = [line.strip() for line in text.splitlines()]
+    return "".join(line + "\n" for line in lines if "[golden-" in line)
 
 
 def _select_json(text: str, how: list[str]) -> Any:
@@ -175,6 +173,30 @@ def test_an_example_output_is_what_its_command_prints(
         doc.write_text(text[:start] + out + text[end:], encoding="utf-8")
         pytest.fail(f"{doc.name}: regenerated the output of {match['command']}")
     assert out == match["body"], f"{doc.name}: run pytest --force-regen and read the diff"
+
+
+# --- files shown whole ---------------------------------------------------------------
+
+FILE_MARKER = re.compile(r"<!-- file: (?P<path>[^ ]+) -->\n```[a-z]*\n(?P<body>.*?)```", re.S)
+
+
+def _shown_files() -> list[tuple[Path, re.Match[str]]]:
+    return [(doc, m) for doc in DOCS for m in FILE_MARKER.finditer(doc.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize(
+    ("doc", "match"),
+    _shown_files(),
+    ids=[f"{d.name}:{m['path']}" for d, m in _shown_files()],
+)
+def test_a_file_shown_whole_is_the_file(doc: Path, match: re.Match[str]) -> None:
+    """A block after ``<!-- file: PATH -->`` is PATH as the tests use it (BKE's declared
+    deviations: the tests prove the real tree passes with exactly these)."""
+    assert match["body"] == (PROJECT / match["path"]).read_text(encoding="utf-8")
+
+
+def test_some_file_is_shown_whole() -> None:
+    assert any(m["path"].endswith("calico-render.yaml") for _, m in _shown_files())
 
 
 # --- every documented gate command finds the goldens ----------------------------------

@@ -19,13 +19,14 @@ from renderer.finding import (
 )
 
 
-def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad") -> Finding:
+def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad", fld: str = "spec.x") -> Finding:
     return Finding(
         "schema-invalid",
         "error",
         msg,
         stage="schema",
         object=ObjectRef("Kind", "n", "ns"),
+        field=fld,
         file="a.yaml",
         line=line,
         scenarios=(scen,),
@@ -33,18 +34,36 @@ def _schema(kube: str, scen: str, line: int = 3, msg: str = "bad") -> Finding:
     )
 
 
-def test_identical_findings_merge_keeping_every_kube_version_and_scenario() -> None:
+def test_one_defect_is_one_finding_listing_every_kube_version_and_scenario() -> None:
+    """Equal in rule, object, field and template line: one finding, whatever the
+    scenario, Kubernetes version or message (a registry variant names its image its
+    own way); another line is another defect."""
     merged = merge_findings(
         [
             _schema("1.34", "s1"),
             _schema("1.35", "s1"),
             _schema("1.34", "s2", 9),
-            _schema("1.34", "s1", msg="x"),
+            _schema("1.34", "s3", msg="x"),
+            _schema("1.34", "s1", msg="bad"),
         ]
     )
     assert [(m.message, m.where, m.kube_versions, m.scenarios) for m in merged] == [
-        ("bad", "a.yaml:3", ("1.34", "1.35"), ("s1", "s2")),
-        ("x", "a.yaml:3", ("1.34",), ("s1",)),
+        ("bad; x", "a.yaml:3", ("1.34", "1.35"), ("s1", "s3")),
+        ("bad", "a.yaml:9", ("1.34",), ("s2",)),
+    ]
+
+
+def test_findings_not_at_a_field_are_one_per_message_wherever_found() -> None:
+    merged = merge_findings(
+        [
+            _schema("1.34", "s1", fld=""),
+            _schema("1.34", "s2", msg="x", fld=""),
+            _schema("1.34", "s3", 9, fld=""),
+        ]
+    )
+    assert [(m.message, m.where, m.scenarios) for m in merged] == [
+        ("bad", "a.yaml:3", ("s1", "s3")),
+        ("x", "a.yaml:3", ("s2",)),
     ]
 
 

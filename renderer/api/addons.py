@@ -29,6 +29,7 @@ from renderer.engine.render import RenderedFile, render_each
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import ERROR, TEMPLATES, Finding, merge_findings
 from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.readings import reading_findings
 from renderer.k8s.schema import SchemaValidator
 from renderer.k8s.workloads import workload_images
 from renderer.manifests.tree import ADDON, list_addons, list_versions
@@ -41,7 +42,8 @@ def render_addon(request: Request) -> AddonResult:
     """Render the request's addon version file by file with the contexts the controller
     builds, and check what renders: files that fail (a key the context lacks named as
     such), ``<no value>`` printed into objects, values that change the YAML, keys no
-    config can set, objects rendered twice, and (with ``kube_versions``) strict schemas.
+    config can set, scalars the controller reads as YAML 1.1, objects rendered twice,
+    and (with ``kube_versions``) strict schemas.
 
     Raises :class:`~renderer.errors.RefusedError` for a first Calico install above 50
     nodes on a version the controller finds no Typha in, as the controller refuses it;
@@ -84,6 +86,7 @@ def render_addon(request: Request) -> AddonResult:
     objects, undecoded = _decode(files)
     found += undecoded
     found += missing.no_value_reads(files, objects, vdir.addon, vdir.name, listed=listed)
+    found += reading_findings(objects)
     found += duplicate_objects(vdir, objects, contexts)
     if request.kube_versions:
         found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))

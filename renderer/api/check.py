@@ -3,6 +3,7 @@ version's release readiness; and the catalogue of rule ids."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -10,10 +11,7 @@ from pathlib import Path
 from renderer.checks import exceptions as excepts
 from renderer.checks.catalogue import RuleInfo, catalogue
 from renderer.checks.options import TREE_GOLDEN, CheckOptions, refuse_misplaced
-from renderer.checks.pipeline import release_check
 from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
-from renderer.checks.runner import default_jobs as cpus
-from renderer.checks.runner import run_check
 from renderer.data.bundled import bundled_golden, bundled_manifests
 from renderer.errors import InputError
 from renderer.k8s.schema import resolve_kube_versions
@@ -30,7 +28,12 @@ def check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
     """Check every version of a tree (``check``): templates, capability, rules, schema,
-    context, goldens (and fidelity); ``progress`` sees each version as it finishes."""
+    context, goldens (and fidelity); ``progress`` sees each version as it finishes.
+
+    The gate's modules (every stage, goldens, the process pool) load here, when a
+    check runs: the other verbs do not pay for them."""
+    from renderer.checks.runner import run_check
+
     return run_check(options, progress)
 
 
@@ -60,7 +63,7 @@ def check_options(
         kube_versions=resolve_kube_versions(kube_versions),
         kube_args=bool(kube_versions),
         update=update,
-        jobs=jobs if jobs is not None else cpus(),
+        jobs=jobs if jobs is not None else default_jobs(),
         manifests_arg=str(root) if root is not None else None,
         golden_arg=str(golden) if golden is not None else None,
         upstream=upstream,
@@ -85,7 +88,7 @@ def default_golden(root: Path | None) -> Path:
 
 def default_jobs() -> int:
     """How many versions :func:`check` checks at once by default: the CPU count."""
-    return cpus()
+    return os.cpu_count() or 1
 
 
 def capability(
@@ -103,5 +106,7 @@ def capability(
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
+    from renderer.checks.pipeline import release_check  # the gate's stages, as check()
+
     report = release_check(vdir, kube, reviewed, upstream, strict)
     return replace(report, manifests=tree_label(root))

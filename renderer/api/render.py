@@ -3,8 +3,9 @@ found wrong with what it renders, in one :class:`~renderer.api.results.RenderRes
 
 The steps go down the pipeline once: route (the Typha policy, with the version's
 capability verdict above 50 nodes) -> each file's context by the controller's rules
--> render -> parse -> the checks of the rendered objects (duplicates, strict schemas,
-the scale advice for a configured cluster) -> the result. The command line prints that
+-> render -> parse -> the checks of the rendered objects (scalars the controller reads
+otherwise than YAML 1.2, duplicates, strict schemas, the scale advice for a configured
+cluster) -> the result. The command line prints that
 result and exits with its :attr:`~renderer.api.results.RenderResult.exit_code`.
 """
 
@@ -22,6 +23,7 @@ from renderer.bke.typha import search as controller_search
 from renderer.bke.values import check_context
 from renderer.calico import policy, scale
 from renderer.calico.rules import REGISTRY, RuleInput
+from renderer.checks import exceptions as excepts
 from renderer.checks.verdict import controller_disagreement, readiness_warning, typha_capability
 from renderer.engine import limits
 from renderer.engine.render import (
@@ -33,6 +35,7 @@ from renderer.engine.render import (
 from renderer.errors import InputError, RefusedError
 from renderer.finding import WARNING, Finding, merge_findings
 from renderer.k8s.parse import K8sObject, parse_rendered
+from renderer.k8s.readings import reading_findings
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import VersionDir, tree_path
 
@@ -67,7 +70,9 @@ def render(request: Request) -> RenderResult:
     ]
     found: list[Finding] = []
     if policy.decide_typha(request.node_count).allow_typha:  # routing judged capability
-        readiness = readiness_warning(vdir)
+        # judged with the tree's reviewed exceptions, as capability and check judge it
+        reviewed = excepts.load(excepts.find_file(request.root, None)).items
+        readiness = readiness_warning(vdir, reviewed)
         if readiness and route.decision.allow_typha:
             warnings.append(f"{readiness}; see calico-render capability --version {vdir.name}")
         found += controller_disagreement(vdir)
@@ -79,6 +84,7 @@ def render(request: Request) -> RenderResult:
         if request.cluster is not None:  # a BKECluster's render: what production applies
             listed = request.cluster.addon is not None
             found += missing.no_value_reads(files, objects, vdir.addon, vdir.name, listed=listed)
+        found += reading_findings(objects)
         found += duplicate_objects(vdir, objects, contexts)
         if request.kube_versions:
             found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))

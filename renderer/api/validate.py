@@ -9,6 +9,7 @@ from renderer.api.results import Validation
 from renderer.finding import Finding, ObjectRef, merge_located
 from renderer.k8s.files import kinds, manifest_files
 from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.k8s.readings import reading_findings
 from renderer.k8s.schema import SchemaValidator, resolve_kube_versions
 from renderer.store.read import read_text
 
@@ -16,10 +17,14 @@ from renderer.store.read import read_text
 def schema_check(
     objects: Sequence[K8sObject], kube_versions: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[Finding, ...]]:
-    """Strict schema findings of rendered objects, as (Kubernetes versions, findings),
-    sorted by version, file and line: what ``validate`` and a render's check report."""
+    """Strict schema findings of rendered objects, as (Kubernetes versions, findings):
+    what ``validate`` reports. The scalars BKE's controller reads as YAML 1.1 otherwise
+    than YAML 1.2 come first (``yaml-1.1-reading`` warnings, by file and line: the
+    objects hold the controller's reading, which the schemas judge), then the schema
+    findings by version, file and line."""
     validator = SchemaValidator(kube_versions)
-    return validator.kube_versions, tuple(validator.validate_all(objects))
+    found = validator.validate_all(objects)
+    return validator.kube_versions, (*reading_findings(objects), *found)
 
 
 def validate(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from renderer.bke import TYPHA_KEYS
+from renderer.bke import TYPHA_KEYS, admission
 from renderer.bke.addons import CONTROLLER_INSTALLED
 from renderer.bke.addresses import dns_ip, image_prefix
 from renderer.bke.args import RenderArgs
@@ -308,7 +308,7 @@ def _check_shape(doc: Any, text: str, file: str, index: int, prefix: Sequence[Pa
 _PARSED: Memo[tuple[str, str], Documents] = Memo("bke.cluster.documents", 8)
 
 
-def _documents(path: str | Path) -> tuple[str, Documents]:
+def documents(path: str | Path) -> tuple[str, Documents]:
     """(text, [(document index, key path prefix, object)]) with Lists flattened."""
     file = str(path)
     text = read_text(path)
@@ -466,7 +466,7 @@ def _check_service_subnet(
 
 def load_config(path: str | Path) -> ClusterConfig:
     """The one BKECluster or BKEConfig of ``path`` (BKENode documents beside it are skipped)."""
-    text, docs = _documents(path)
+    text, docs = documents(path)
     return _config_of(str(path), text, docs)
 
 
@@ -474,7 +474,7 @@ def load_stream(path: str | Path) -> tuple[ClusterConfig, NodeInventory | None]:
     """The one BKECluster or BKEConfig of ``path`` and, when the same stream holds
     BKENode documents (installer-service writes every BKENode of a create request, then
     its BKECluster), those nodes; None when it holds none. The file is read once."""
-    text, docs = _documents(path)
+    text, docs = documents(path)
     config = _config_of(str(path), text, docs)
     if not any(d.get("kind") == NODE_KIND for _, _, d in docs):
         return config, None
@@ -483,7 +483,7 @@ def load_stream(path: str | Path) -> tuple[ClusterConfig, NodeInventory | None]:
 
 def _node_documents(path: str | Path) -> int:
     """How many BKENode documents ``path`` holds (read, not judged)."""
-    return sum(1 for _, _, d in _documents(path)[1] if d.get("kind") == NODE_KIND)
+    return sum(1 for _, _, d in documents(path)[1] if d.get("kind") == NODE_KIND)
 
 
 def _at_kind(message: str, file: str, text: str, index: int, prefix: list[PathItem]) -> InputError:
@@ -585,7 +585,7 @@ def cluster_of(node: Mapping[str, Any]) -> str:
 
 def load_nodes(path: str | Path) -> NodeInventory:
     """BKENode objects of ``path`` (multi-document or a List); the count drives Typha."""
-    text, docs = _documents(path)
+    text, docs = documents(path)
     return _nodes_of(str(path), text, docs)
 
 
@@ -767,8 +767,6 @@ def admitted_config(config: ClusterConfig, inventory: NodeInventory | None) -> C
     """``config`` as the controller reads it, after BKE's admission webhook defaulted it
     (unless defaults are off: ``--no-admission-defaults``). The nodes give the control
     plane endpoint's default: the first master by name, as the API lists them."""
-    from renderer.bke import admission
-
     if not admission.enabled():
         return config
     masters = sorted(

@@ -27,8 +27,11 @@ from renderer.bke.addons import CONTROLLER_ADDON, PLACEHOLDER
 from renderer.bke.addresses import DNS_IP_INDEX, dns_ip, go_string, image_prefix
 from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.engine.govalues import Int32, StringMap
+from renderer.engine.render import is_verbatim
 from renderer.errors import InputError, remedy
 from renderer.finding import CONTEXT, ERROR, WARNING, Details, Finding
+from renderer.k8s.gcpause import gc_paused
+from renderer.k8s.injection import find_injections
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
@@ -455,9 +458,6 @@ def build(
     """Each file's context: addon params (per-file rule), then map values, common
     params fill missing keys, the Typha policy overwrites its keys, ``repo`` is set last.
     ``verbatim`` names files applied as is (they get no context)."""
-    from renderer.engine.render import is_verbatim
-    from renderer.k8s.gcpause import gc_paused
-
     verbatim = [*verbatim, *(tf.name for tf in version.files if is_verbatim(version, tf))]
     with gc_paused():  # an entry per key of a big values file, no cycles
         return _build(version, inputs, typha, typha_reason, verbatim)
@@ -765,8 +765,6 @@ def injection_findings(files: Iterable[RenderedFile]) -> list[Finding]:
     controller renders them, and the object, key or list item that exists only because
     of a value's text is then applied (see :mod:`renderer.k8s.injection`). ``file``
     is each rendered file's name (``<version>/<file>``), ``line`` the template line."""
-    from renderer.k8s.injection import find_injections
-
     out = []
     for f in files:
         for found in find_injections(f.text, f.printed):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from renderer.bke.cluster import documents
 from renderer.data import schemas
 from renderer.k8s.objects import key_path
 from renderer.k8s.yamlio import locate_in, positions
@@ -109,7 +110,5 @@ def unknown_keys(
 
 def file_unknown_keys(path: str | Path) -> list[UnknownKey]:
     """:func:`unknown_keys` of the file at ``path`` (read as the loaders read it)."""
-    from renderer.bke.cluster import _documents as documents  # the loaders' own reading
-
     text, docs = documents(path)
     return unknown_keys(docs, text, str(path))

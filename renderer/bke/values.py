@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from renderer.bke import TYPHA_KEYS
+from renderer.bke import context as bke
 from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.k8s.gcpause import gc_paused
+from renderer.k8s.yamlio import load_mapping_file, locate
 from renderer.store.read import read_text
 
 
 def default_context() -> dict[str, Any]:
     """The context of a render without a config and without user values (Typha keys
     excluded: the policy sets them)."""
-    from renderer.bke import context as bke
-
     ctx: dict[str, Any] = {k: e.value for k, e in bke.controller_defaults().items()}
     ctx.update((k, v) for k, v in bke.BKEADM_CALICO_PARAMS if k not in TYPHA_KEYS)
     ctx["repo"] = ""
@@ -88,8 +88,6 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
         found = key_error(key, value)
         if found is not None:
             path, message = found
-            from renderer.k8s.yamlio import locate
-
             line = locate(read_text(file), 0, path) if file != "-" else None
             raise InputError(message, file=file, line=line, key=".".join(map(str, path)))
 
@@ -97,8 +95,6 @@ def check_values_file(values: Mapping[str, Any], file: str) -> None:
 def load_values(values_file: str | Path, warnings: list[str] | None = None) -> dict[str, Any]:
     """A values file; a key given twice keeps its last value (as Go's decoders keep it),
     with a warning in ``warnings`` naming both lines."""
-    from renderer.k8s.yamlio import load_mapping_file  # the YAML reader: only for a file
-
     found: list[tuple[str, int, int]] = []
     values = load_mapping_file(values_file, found)
     for key, first, last in found:
@@ -199,8 +195,6 @@ def _read_user_values(
 def _params(
     values_file: str | Path | None, values: Mapping[str, Any], sets: Iterable[str]
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    from renderer.bke import context as bke
-
     params: list[bke.Param] = []
     nested: dict[str, bke.Entry] = {}
     if values_file is not None:

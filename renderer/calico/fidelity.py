@@ -25,7 +25,7 @@ from typing import Any
 from renderer.calico import names
 from renderer.errors import InputError
 from renderer.finding import FIDELITY, Finding, ObjectRef, locate, merge_findings
-from renderer.k8s.diff import Diff, diff, show
+from renderer.k8s.diff import Diff, diff, path_parts, show
 from renderer.k8s.objects import as_dict, as_list, pod_spec_path
 from renderer.k8s.objects import dig_path as _dig
 from renderer.k8s.parse import K8sObject, parse_stream
@@ -186,16 +186,23 @@ def _named(item: Any, name: str) -> bool:
 
 @dataclass
 class _Out:
-    """Collects one scenario's findings for one upstream version."""
+    """Collects one scenario's findings for one upstream version; ``ours`` is the
+    rendered object being compared (its fields' template lines locate the findings)."""
 
     scenario: str
     version: str
     findings: list[Finding] = field(default_factory=list)
+    ours: K8sObject | None = None
 
     def add(
         self, rule: str, severity: str, message: str, obj: str, fld: str = "", file: str = ""
     ) -> None:
         where, line = locate(file)
+        mine = self.ours
+        if fld and mine is not None and mine.locator is not None:
+            parts = path_parts(mine.data, fld)
+            found = mine.locator.field_line(mine.line, list(parts)) if parts else None
+            line = found or line
         self.findings.append(
             Finding(
                 rule,
@@ -216,7 +223,7 @@ class _Out:
                 self.add(
                     "fidelity-missing-field",
                     ERROR,
-                    f"{d.path}: missing; upstream {show(d.upstream)}",
+                    f"missing; upstream {show(d.upstream)}",
                     obj,
                     d.path,
                     file,
@@ -225,7 +232,7 @@ class _Out:
                 self.add(
                     "fidelity-extra-field",
                     WARNING,
-                    f"{d.path}: not in upstream; ours {show(d.ours)}",
+                    f"not in upstream; ours {show(d.ours)}",
                     obj,
                     d.path,
                     file,
@@ -234,7 +241,7 @@ class _Out:
                 self.add(
                     "fidelity-changed",
                     ERROR,
-                    f"{d.path}: upstream {show(d.upstream)}, ours {show(d.ours)}",
+                    f"upstream {show(d.upstream)}, ours {show(d.ours)}",
                     obj,
                     d.path,
                     file,
@@ -373,8 +380,7 @@ def _compare_cni(up_text: Any, our_text: Any, ref: str, file: str, out: _Out) ->
         out.add(
             "fidelity-changed",
             ERROR,
-            f"{CNI_PATH}.plugins: chain order upstream {', '.join(up_types)}, "
-            f"ours {', '.join(our_types)}",
+            f"chain order upstream {', '.join(up_types)}, ours {', '.join(our_types)}",
             ref,
             f"{CNI_PATH}.plugins",
             file,
@@ -446,7 +452,7 @@ def _compare_crd(up: K8sObject, ours: dict[str, Any], ref: str, file: str, out: 
         out.add(
             "fidelity-crd-schema",
             ERROR if bad else WARNING,
-            f"{fld}: {len(found)} schema field(s) differ ({bad} missing or changed, "
+            f"{len(found)} schema field(s) differ ({bad} missing or changed, "
             f"{len(found) - bad} extra): {shown}" + (f" and {hidden} more" if hidden > 0 else ""),
             ref,
             fld,
@@ -488,6 +494,7 @@ def compare_objects(
             continue
         obj = mine[key]
         file = obj.where
+        out.ours = obj
         up_data, our_data = _exempt(up), _exempt(obj)
         up_obj = K8sObject(up.file, up.index, up.line, up_data)
         if up.kind in _RBAC:
@@ -498,6 +505,7 @@ def compare_objects(
             _compare_crd(up_obj, our_data, ref, file, out)
         else:
             out.diffs(diff(up_data, our_data), ref, file)
+        out.ours = None
     for key, obj in mine.items():
         if key not in theirs:
             out.add(
@@ -565,6 +573,8 @@ class FidelityResult:
     scenarios: list[dict[str, str]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     note: str = ""
+    #: Findings skipped as the tree's declared deviations from upstream.
+    deviations: int = 0
 
     @property
     def errors(self) -> int:
@@ -578,6 +588,7 @@ class FidelityResult:
             "scenarios": [dict(s) for s in self.scenarios],
             "errors": self.errors,
             "warnings": sum(1 for f in self.findings if f.severity == WARNING),
+            "deviations": self.deviations,
             "note": self.note or None,
         }
 

@@ -9,9 +9,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from renderer.calico import importer as importer_mod
+from renderer.calico.images import check_repo
 from renderer.errors import InputError
 from renderer.manifests.tree import COMPONENT
 from renderer.store import contain
+from renderer.store.read import read_text
 
 #: What an image reference's registry and path may hold (the distribution grammar).
 REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*/$")
@@ -20,8 +22,6 @@ REGISTRY_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9._-]+)*
 def check_default_registry(prefix: str) -> None:
     """The default registry goes into every image line of the templates: it is a
     registry prefix (as the image prefix argument is) and must end with ``/``."""
-    from renderer.calico.images import check_repo
-
     if not prefix.endswith("/"):
         raise InputError("must end with '/'", key="default registry")
     try:
@@ -83,8 +83,6 @@ def differences(
 def read_upstream(source: Path, typha: bool) -> dict[str, str]:
     """The upstream files of ``source``: calico.yaml, calico-typha.yaml (unless
     ``typha`` is False) and calico-vxlan.yaml when present."""
-    from renderer.store.read import read_text
-
     if contain.kind(source) != contain.DIRECTORY:
         raise InputError("not a directory holding calico.yaml", file=str(source))
     _, typha_file, vxlan = UPSTREAM_FILES
@@ -104,8 +102,6 @@ def read_upstream(source: Path, typha: bool) -> dict[str, str]:
 def read_version_dir(directory: Path, root: Path) -> dict[str, str]:
     """Every file of a version directory on disk (the controller renders them all);
     each must stay inside ``root`` and be a regular file or a directory (skipped)."""
-    from renderer.store.read import read_text
-
     if contain.kind(directory) is None:
         return {}
     try:

@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from renderer.calico.capability import CONTRACT_ITEMS
+from renderer.calico.rules import REGISTRY
+from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
 from renderer.errors import remedy
 from renderer.finding import (
     CAPABILITY,
@@ -28,6 +31,7 @@ from renderer.finding import (
     TEMPLATES,
     WARNING,
 )
+from renderer.k8s import readings
 
 #: Stages whose findings an exception may touch; template, capability-contract and
 #: golden failures are never excepted (they are fixed, or goldens regenerated).
@@ -76,6 +80,7 @@ OTHER_RULES = {
     ),
     "schema-invalid": (SCHEMA, ERROR, "an object fails the strict Kubernetes schema"),
     "schema-not-checked": (SCHEMA, "info", "a custom resource without a schema"),
+    readings.RULE: (SCHEMA, WARNING, readings.DESCRIPTION),
     "kind-rejected": (SCHEMA, ERROR, "an object of a kind validate --reject names"),
     "context-unreachable-key": (CONTEXT, WARNING, "a key no BKE config can set"),
     "context-missing-key": (
@@ -94,9 +99,25 @@ OTHER_RULES = {
         ERROR,
         "a value changes the YAML structure its template wrote",
     ),
-    "goldens-error": (GOLDENS, ERROR, "the goldens cannot be read or compared"),
-    "golden-unreadable": (GOLDENS, ERROR, "a golden file is not valid UTF-8"),
-    "golden-changed": (GOLDENS, ERROR, "a render differs from its reviewed golden"),
+    "goldens-error": (GOLDENS, ERROR, "--update-golden could not write the goldens"),
+    "golden-changed": (
+        GOLDENS,
+        ERROR,
+        "a field, object or decision differs from the reviewed golden (at its template line)",
+    ),
+    "golden-text-changed": (
+        GOLDENS,
+        f"{WARNING}/{ERROR}",
+        "a golden's text differs but its objects do not: comments, blank lines, key order "
+        "(an error with --strict)",
+    ),
+    "golden-missing": (GOLDENS, ERROR, "a version has no goldens"),
+    "golden-layout": (
+        GOLDENS,
+        f"{WARNING}/{ERROR}",
+        "goldens in the merged layout of earlier releases; --update-golden rewrites them "
+        "(an error with --strict)",
+    ),
     "golden-stale": (GOLDENS, ERROR, "goldens of a version not in the tree"),
     "input-error": (INPUT, ERROR, "the run could not use its input (exit 2)"),
 }
@@ -126,10 +147,6 @@ class RuleInfo:
 @cache
 def catalogue() -> dict[str, RuleInfo]:
     """Every rule id, by id, in stage order then id."""
-    from renderer.calico.capability import CONTRACT_ITEMS
-    from renderer.calico.rules import REGISTRY
-    from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
-
     found: list[RuleInfo] = []
     for item, description in CONTRACT_ITEMS.items():
         found.append(RuleInfo(item, CAPABILITY, ERROR, False, f"Typha contract: {description}"))

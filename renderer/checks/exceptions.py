@@ -9,6 +9,13 @@ to (absent: skipped) and a required reason. Matching is a pure function; every a
 exception is reported, one that matches nothing where its stage ran is a warning (a
 stale entry does not linger unnoticed), and one whose stage did not run is "not
 evaluated", never "remove it".
+
+The same file declares the tree's deliberate deviations from upstream Calico
+(``deviations:``): the objects and fields (optionally the versions) where the tree
+renders something other than upstream on purpose, each with a reason. A fidelity
+finding there is no defect and is skipped, so a new deviation stands out. A deviation
+is applied as an exception of every fidelity rule, in the same one place, so every
+view (check, capability) applies it alike.
 """
 
 from __future__ import annotations
@@ -24,8 +31,9 @@ from renderer.checks import catalogue
 from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.finding import CAPABILITY, CONTEXT, RULES, SCALE, TEMPLATES, Finding
+from renderer.finding import CAPABILITY, CONTEXT, FIDELITY, RULES, SCALE, TEMPLATES, Finding
 from renderer.k8s.yamlio import item_lines, load_all, locate
+from renderer.manifests.tree import semver_key
 from renderer.store import contain
 from renderer.store.read import read_text
 
@@ -33,9 +41,20 @@ FILE_NAME = ".calico-render.yaml"
 SCHEMA = "exceptions.schema.json"
 
 
+#: What an entry of the file is: a reviewed exception of one rule, or a deliberate
+#: deviation from upstream (every fidelity rule, on the objects and fields it names).
+EXCEPTION, DEVIATION = "exception", "deviation"
+
+
+def _matches(value: str, pattern: str) -> bool:
+    """``value`` is ``pattern`` itself, or matches it as a shell pattern (a field path's
+    ``[name]`` is literal first, then a character class)."""
+    return value == pattern or fnmatch.fnmatchcase(value, pattern)
+
+
 @dataclass(frozen=True)
 class RuleException:
-    """One reviewed exception, with the line it was declared on."""
+    """One reviewed exception (or deviation), with the line it was declared on."""
 
     rule: str
     reason: str
@@ -47,13 +66,16 @@ class RuleException:
     objects: tuple[str, ...] = ()
     #: Field path patterns (``fnmatch``) it holds for.
     fields: tuple[str, ...] = ()
+    #: :data:`EXCEPTION`, or :data:`DEVIATION` (``rule`` is then the fidelity stage).
+    kind: str = EXCEPTION
 
     def holds_for(self, rule: str, version: str, obj: str = "", fld: str = "") -> bool:
+        same = rule in catalogue.FIDELITY_RULES if self.kind == DEVIATION else rule == self.rule
         return (
-            rule == self.rule
+            same
             and (not self.versions or version in self.versions)
-            and (not self.objects or any(fnmatch.fnmatchcase(obj, p) for p in self.objects))
-            and (not self.fields or any(fnmatch.fnmatchcase(fld, p) for p in self.fields))
+            and (not self.objects or any(_matches(obj, p) for p in self.objects))
+            and (not self.fields or any(_matches(fld, p) for p in self.fields))
         )
 
     @property
@@ -69,6 +91,11 @@ class RuleException:
     @property
     def action(self) -> str:
         return "skipped" if self.severity is None else f"downgraded to {self.severity}"
+
+    @property
+    def what(self) -> str:
+        """How messages name it: ``exception for rule R`` or ``deviation``."""
+        return "deviation" if self.kind == DEVIATION else f"exception for rule {self.rule}"
 
 
 @dataclass(frozen=True)
@@ -90,6 +117,15 @@ class Applied:
 
     def to_dict(self) -> dict[str, Any]:
         e = self.exception
+        if e.kind == DEVIATION:
+            return {
+                "versions": list(e.versions) or None,
+                "objects": list(e.objects),
+                "fields": list(e.fields) or None,
+                "reason": e.reason,
+                "line": e.line,
+                "matched": [{"version": v, "findings": n} for v, n in self.matches.items()],
+            }
         return {
             "rule": e.rule,
             "versions": list(e.versions) or None,
@@ -133,11 +169,12 @@ def parse(text: str, file: str) -> ExceptionSet:
         key, message = schemas.describe(error)
         line = locate(text, 0, list(error.absolute_path))
         raise InputError(message, file=file, line=line, key=key or None)
-    items = []
+    # Deviations first: a finding one covers is no defect, whatever an exception says.
+    items = _deviations(text, data.get("deviations", ()))
     # One pass over the parser's events: locating each item re-parsed the file (10,000
     # exceptions took minutes).
     lines = item_lines(text, "exceptions", "rule")
-    for i, item in enumerate(data["exceptions"]):
+    for i, item in enumerate(data.get("exceptions", ())):
         line, rule_line = lines[i] if i < len(lines) else (0, 0)
         _known(item["rule"], file, rule_line or line)
         items.append(
@@ -153,6 +190,25 @@ def parse(text: str, file: str) -> ExceptionSet:
         )
     notes = () if items else (f"{file}: no exceptions listed",)
     return ExceptionSet(file, tuple(items), notes)
+
+
+def _deviations(text: str, entries: Sequence[Mapping[str, Any]]) -> list[RuleException]:
+    """The deviations from upstream the file declares, each with its line."""
+    if not entries:
+        return []
+    lines = item_lines(text, "deviations", "objects")
+    return [
+        RuleException(
+            rule=FIDELITY,
+            reason=item["reason"].strip(),
+            versions=tuple(item.get("versions", ())),
+            line=lines[i][0] if i < len(lines) else 0,
+            objects=tuple(item["objects"]),
+            fields=tuple(item.get("fields", ())),
+            kind=DEVIATION,
+        )
+        for i, item in enumerate(entries)
+    ]
 
 
 def _known(rule: str, file: str, line: int) -> None:
@@ -230,6 +286,8 @@ def applied_list(
     for matches in per_version:
         for index, version, count in matches:
             out[index].matches[version] = out[index].matches.get(version, 0) + count
+    for a in out:  # in version order, whichever version finished first
+        a.matches = dict(sorted(a.matches.items(), key=lambda kv: semver_key(kv[0])))
     return out
 
 
@@ -246,7 +304,7 @@ def unmatched_message(
     scope = f" {e.scope}" if e.scope else ""
     on = f" on {', '.join(ran)}" if ran else ""
     skipped = f" (not evaluated on {_why(not_evaluated)})" if not_evaluated else ""
-    return f"{where}: exception for rule {e.rule}{scope} matches nothing{on}{skipped}; remove it"
+    return f"{where}: {e.what}{scope} matches nothing{on}{skipped}; remove it"
 
 
 def not_evaluated_message(applied: Applied, file: str | None, why: Mapping[str, str]) -> str:
@@ -255,7 +313,7 @@ def not_evaluated_message(applied: Applied, file: str | None, why: Mapping[str, 
     e = applied.exception
     where = f"{file}:{e.line}" if file else "exceptions"
     scope = f" {e.scope}" if e.scope else ""
-    return f"{where}: exception for rule {e.rule}{scope} not evaluated ({_why(why)})"
+    return f"{where}: {e.what}{scope} not evaluated ({_why(why)})"
 
 
 def _why(why: Mapping[str, str]) -> str:
@@ -275,7 +333,7 @@ def evaluation(
     its stage statuses (``skip``: did not run; ``legacy``: a version without Typha,
     whose release rules do not apply). Returns the versions it was evaluated on and,
     for the others it holds for, why it was not."""
-    stage = catalogue.stage_of(exception.rule)
+    stage = FIDELITY if exception.kind == DEVIATION else catalogue.stage_of(exception.rule)
     status_of = _STATUS_OF.get(stage or "", stage or "")
     ran: list[str] = []
     why: dict[str, str] = {}
@@ -320,6 +378,6 @@ def verdicts(
         ran, why = evaluation(a.exception, stages, absent)
         if ran:
             warnings.append(unmatched_message(a, exceptions.file, ran, why))
-        else:
+        elif a.exception.kind != DEVIATION:  # deviations wait for --upstream unremarked
             notes.append(not_evaluated_message(a, exceptions.file, why))
     return warnings, notes

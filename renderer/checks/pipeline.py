@@ -263,12 +263,22 @@ def injections(run: VersionRun) -> list[Finding]:
 
 
 def goldens(run: VersionRun) -> list[Finding]:
+    """The scenarios' renders against their goldens; a changed decision is located at
+    the contract failure that changed it, when there is one."""
     if run.result is None or run.options is None:
         raise ValueError("the goldens stage records in a check's result")
     outputs = [
         golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in run.scenarios
     ]
-    return golden.compare_stage(run.result, outputs, run.shared.parsed, run.options)
+    located = [f for f in located_contract(run.capability) if f.file and f.line]
+    given = golden.GoldenInput(
+        outputs,
+        run.shared.parsed,
+        run.shared.maps,
+        [tf.name for tf in run.version.files],
+        (located[0].file, located[0].line) if located else None,
+    )
+    return golden.compare_stage(run.result, given, run.options)
 
 
 def upstream(run: VersionRun) -> list[Finding]:
@@ -402,7 +412,7 @@ def prepare_version(
     for stage in check_stages(options.upstream):
         try:
             found = list(stage.run(run))
-        except fidelity.UpstreamError:
+        except (fidelity.UpstreamError, golden.GoldenError):
             raise
         except CalicoRenderError as exc:
             if stage.name == FIDELITY:  # a scenario the other stages never render
@@ -448,21 +458,26 @@ def apply_exceptions(
     whose failures were all excepted; returns (exception index, version, count) matches."""
     kept, matches = except_findings(result.findings, exceptions, result.version)
     result.findings = kept
+    fid = result.fidelity
+    if fid is not None and not fid.get("note"):  # the summary counts what is left
+        mine = [f for f in kept if f.stage == FIDELITY]
+        fid["errors"] = sum(1 for f in mine if f.severity == ERROR)
+        fid["warnings"] = sum(1 for f in mine if f.severity == "warning")
+        fid["deviations"] = sum(n for i, _, n in matches if exceptions[i].kind == excepts.DEVIATION)
     for stage in (s for s in (*STAGES, FIDELITY) if s in EXCEPTABLE_STAGES):
         if result.stages.get(stage) != FAIL:
             continue
         if any(f.stage == stage and f.severity == ERROR for f in kept):
             continue
-        if stage == FIDELITY and result.fidelity is not None:
-            if result.fidelity.get("note"):
+        if stage == FIDELITY and fid is not None:
+            if fid.get("note"):
                 continue
-            mine = [f for f in kept if f.stage == stage]
-            result.fidelity["errors"] = 0
-            result.fidelity["warnings"] = sum(1 for f in mine if f.severity == "warning")
-            result.fidelity["status"] = PASS
+            fid["status"] = PASS
         result.stages[stage] = PASS
     result.exceptions = [
-        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n) for i, _, n in matches
+        (exceptions[i].rule, exceptions[i].severity, exceptions[i].reason, n)
+        for i, _, n in matches
+        if exceptions[i].kind == excepts.EXCEPTION
     ]
     return matches
 
@@ -477,7 +492,7 @@ def release_schema(found: Sequence[Finding]) -> list[Finding]:
     seen: set[tuple[object, ...]] = set()
     out: list[Finding] = []
     for f in found:
-        key = (f.kube_versions[0], f.object, f.field, f.message)
+        key = (f.kube_versions[:1], f.object, f.field, f.message)
         if key not in seen:
             seen.add(key)
             out.append(replace(f, scenarios=()))
@@ -518,7 +533,15 @@ def release_check(
         tuple(by.get(SCHEMA, ())),
         tuple(kube),
         nodes=RULE_NODES,
-        fidelity=None if fid is None else replace(fid, findings=by.get(FIDELITY, [])),
+        fidelity=None
+        if fid is None
+        else replace(
+            fid,
+            findings=by.get(FIDELITY, []),
+            deviations=sum(
+                n for i, _, n in matches if exceptions.items[i].kind == excepts.DEVIATION
+            ),
+        ),
         context=tuple(by.get(CONTEXT, ())),
         exceptions_file=exceptions.file,
         exceptions=tuple(excepts.applied_list(exceptions, [matches])),

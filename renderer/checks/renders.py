@@ -51,6 +51,7 @@ class Renders:
         self.version = version
         self.qualified = qualified
         self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
+        self._maps: dict[tuple[str, str], SourceMap] = {}
         self._cache: dict[tuple[Any, ...], Rendered] = {}
         #: Values that changed the YAML a template wrote, over every render so far.
         self.injections: list[Finding] = []
@@ -95,9 +96,16 @@ class Renders:
         """Every rendered file parsed so far, keyed by (file name, text)."""
         return self._parsed
 
+    @property
+    def maps(self) -> Mapping[tuple[str, str], SourceMap]:
+        """The source map of every rendered file so far, keyed as :attr:`parsed`."""
+        return self._maps
+
     def _parse(self, name: str, text: str, lines: SourceMap | None = None) -> list[K8sObject]:
         """Parse a rendered file once even when several contexts render it alike (CRDs)."""
         key = (name, text)
+        if lines is not None:
+            self._maps.setdefault(key, lines)
         if key not in self._parsed:
             self._parsed[key] = parse_stream(text, name, lines=lines)
         return self._parsed[key]

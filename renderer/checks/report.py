@@ -8,11 +8,11 @@ across runs (sorted, no times). Only JUnit carries each version's measured time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer.checks.exceptions import Applied, ExceptionSet, verdicts
+from renderer.checks.exceptions import DEVIATION, Applied, ExceptionSet, verdicts
 from renderer.finding import (
     CAPABILITY,
     CONTEXT,
@@ -39,6 +39,15 @@ PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "
 STAGES = (TEMPLATES, CAPABILITY, RULES, SCHEMA, COVERAGE, GOLDENS)
 _GOOD = {PASS, LEGACY, SKIP, UPDATED}
 
+#: The goldens stage's rule ids (:mod:`renderer.checks.golden` finds them).
+GOLDEN_CHANGED = "golden-changed"
+GOLDEN_TEXT_CHANGED = "golden-text-changed"
+GOLDEN_MISSING = "golden-missing"
+GOLDEN_LAYOUT = "golden-layout"
+GOLDEN_STALE = "golden-stale"
+#: Goldens ``--update-golden`` could not write.
+GOLDENS_ERROR = "goldens-error"
+
 
 # --- golden differences (:mod:`renderer.checks.golden` finds them) ---------------------
 
@@ -51,39 +60,43 @@ class FileChange:
     change: str  # "added" | "modified" | "removed"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ObjectChange:
     """What differs in a golden: a field of a Kubernetes object (``path``), or a whole
     object, decision or file (empty ``path``); ``old``/``new`` are None when absent.
 
-    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``note`` says
-    why a file could not be compared object by object (unreadable, unparsable).
+    ``ref`` is ``Kind namespace/name``, ``decision.json`` or a file name; ``file`` and
+    ``line`` the template line it is located at (relative to ROOT).
     """
 
     ref: str
     path: str
     old: str | None
     new: str | None
-    scenarios: list[str] = field(default_factory=list)
+    scenarios: tuple[str, ...] = ()
     note: str = ""
-    #: ``file:line`` of the template that renders the object now ("" when not rendered).
     file: str = ""
+    line: int = 0
 
     def describe(self) -> str:
         if self.note:
             return f"{self.ref}: {self.note}"
+        old = "(none)" if self.old is None else self.old
+        new = "(none)" if self.new is None else self.new
         if not self.path:
             if self.old is None:
                 return f"{self.ref}: added"
             if self.new is None:
                 return f"{self.ref}: removed"
-            return f"{self.ref}: {self.old} -> {self.new}"
-        where = f"{self.ref}: {self.path}"
-        if self.old is None:
-            return f"{where} added {self.new}"
-        if self.new is None:
-            return f"{where} removed (was {self.old})"
-        return f"{where} {self.old} -> {self.new}"
+            return f"{self.ref}: {old} → {new}"
+        return f"{self.ref} {self.path}: {old} → {new}"
+
+    @property
+    def where(self) -> str:
+        """``file:line`` ("" when not located)."""
+        if not self.file:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,7 +106,7 @@ class ObjectChange:
             "new": self.new,
             "scenarios": list(self.scenarios),
             "summary": self.describe(),
-            "file": self.file,
+            "location": None if not self.file else {"path": self.file, "line": self.line or None},
         }
 
 
@@ -118,17 +131,23 @@ class GoldenResult:
 
     status: str = SKIP
     directory: str = ""
+    #: The unified diff of every golden file that differs (files only one side has
+    #: are named in ``files``, not shown).
     diff: str = ""
     changes: list[ObjectChange] = field(default_factory=list)
+    #: What an update writes or removes, as the files are on disk.
     files: list[FileChange] = field(default_factory=list)
     command: str = ""
     #: ``diff`` per golden file (path -> its diff), so each scenario can show its own.
     file_diffs: dict[str, str] = field(default_factory=dict, repr=False)
+    #: Directories of the merged layout of earlier releases found (``common``, ``a+b``).
+    merged: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "directory": self.directory or None,
+            "merged_layout": list(self.merged),
             "files": [asdict(f) for f in self.files],
             "object_changes": [c.to_dict() for c in self.changes],
             "diff": self.diff or None,
@@ -199,13 +218,34 @@ class StaleGolden:
     files: list[str]
     command: str
     status: str = FAIL
+    #: The directory as findings name it (relative to ROOT for a tree's own goldens).
+    shown: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["shown"]
+        return data
+
+
+class AppliedKinds:
+    """The applied entries of an exceptions file, apart by kind (a report's
+    ``exceptions`` holds both)."""
+
+    exceptions: Sequence[Applied]
+
+    @property
+    def rule_exceptions(self) -> list[Applied]:
+        """The reviewed exceptions of rules, as applied."""
+        return [a for a in self.exceptions if a.exception.kind != DEVIATION]
+
+    @property
+    def deviations(self) -> list[Applied]:
+        """The declared deviations from upstream, as applied."""
+        return [a for a in self.exceptions if a.exception.kind == DEVIATION]
 
 
 @dataclass
-class CheckReport:
+class CheckReport(AppliedKinds):
     """The whole gate: one result per version, in version order."""
 
     manifests: str
@@ -260,7 +300,7 @@ class CheckReport:
 
 
 @dataclass(frozen=True)
-class ReleaseReport:
+class ReleaseReport(AppliedKinds):
     """One version checked for release: the Typha contract, the rules on its Typha-on
     render, strict schemas per Kubernetes version, context, fidelity and exceptions.
 

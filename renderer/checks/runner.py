@@ -9,7 +9,6 @@ report byte-identical whatever the number of jobs.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import queue
 import signal
 import time
@@ -47,8 +46,8 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
         result, inputs = prepare_version(version, options)
         result.seconds = time.monotonic() - start
         return result, inputs
-    except fidelity.UpstreamError:
-        raise  # bad upstream input stops the whole check (exit 2)
+    except (fidelity.UpstreamError, golden.GoldenError):
+        raise  # bad upstream input or goldens stop the whole check (exit 2)
     except CalicoRenderError as exc:
         result = new_result(version.name, [], "", options)
         result.stages[TEMPLATES] = FAIL
@@ -121,6 +120,7 @@ def run_check(
             "no Calico versions found; refusing to update goldens (it would remove them all)",
             file=options.manifests_arg,
         )
+    golden.guard(options)  # a golden root linked elsewhere is neither read nor locked
     if options.update:  # two updates of one golden directory would interleave
         with exclusive_lock(options.golden, "update-golden"):
             return _run_check(options, progress)
@@ -212,7 +212,3 @@ def _run_check(
         exceptions=excepts.applied_list(options.exceptions, merger.matches),
         exceptions_notes=options.exceptions.notes,
     )
-
-
-def default_jobs() -> int:
-    return os.cpu_count() or 1

@@ -12,6 +12,7 @@ from typing import Any
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject
+from renderer.k8s.readings import reading_findings
 from renderer.store.memo import Memo
 
 _VALIDATORS: Memo[tuple[str, ...], kubeschema.SchemaValidator] = Memo("checks.validators", 8)
@@ -58,8 +59,15 @@ def validate_objects(
 
 
 def located(inputs: Sequence[SchemaInput], results: SchemaResults) -> list[Finding]:
-    """The schema findings of ``inputs``, located at each object's first occurrence."""
-    return [
+    """The schema findings of ``inputs``, located at each object's first occurrence,
+    after the scalars BKE's controller reads otherwise than YAML 1.2 (the objects hold
+    its reading: ``yaml-1.1-reading`` warnings)."""
+    read = [
+        replace(f, scenarios=item.scenarios)
+        for item in inputs
+        for f in reading_findings([item.obj])
+    ]
+    return read + [
         replace(f, file=item.obj.file, line=item.obj.field_line(f.field), scenarios=item.scenarios)
         for item in inputs
         for f in results[item.digest]

@@ -9,12 +9,15 @@ this process and in the result cache, keyed by the bytes of the version's templa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer.bke import typha as controller
 from renderer.calico import capability, policy
-from renderer.calico.rules import RuleInput, violated
+from renderer.calico.rules import RuleInput, violations
+from renderer.checks import exceptions as excepts
+from renderer.checks.exceptions import RuleException
 from renderer.checks.renders import RULE_NODES, render_objects
 from renderer.finding import CAPABILITY, ERROR, Finding
 from renderer.manifests.tree import VersionDir, tree_path
@@ -30,12 +33,28 @@ class Verdict:
     capable: bool
     missing: tuple[str, ...]
     summary: str
-    #: Ids of the release rules with errors (on the Typha-on render).
-    rule_errors: tuple[str, ...]
+    #: The release rules' errors on the Typha-on render: (rule id, ``Kind
+    #: namespace/name``, field), what a reviewed exception is matched against.
+    violations: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def rule_errors(self) -> tuple[str, ...]:
+        """Ids of the release rules with errors, sorted."""
+        return tuple(sorted({rule for rule, _, _ in self.violations}))
 
     @property
     def release_ready(self) -> bool:
-        return self.capable and not self.rule_errors
+        return self.capable and not self.violations
+
+    def excepted(self, exceptions: Sequence[RuleException], version: str) -> Verdict:
+        """This verdict with the reviewed ``exceptions`` applied, as ``check`` and
+        ``capability`` apply them (a skipped or downgraded error blocks nothing)."""
+        left = tuple(
+            v
+            for v in self.violations
+            if excepts.match(exceptions, v[0], version, v[1], v[2]) is None
+        )
+        return replace(self, violations=left)
 
 
 #: Verdicts by their cache key; a caller judges a handful of versions, and every
@@ -47,7 +66,7 @@ def _key(version: VersionDir) -> str:
     """The cache key of a version's verdict: every template's name, dialect and bytes."""
     parts: list[str | bytes] = ["verdict"]
     for tf in version.files:
-        parts += [tf.name, tf.dialect, tf.source]
+        parts += [tf.name, tf.dialect, tf.digest]
     return cache.key(*parts)
 
 
@@ -68,10 +87,10 @@ def _judge(version: VersionDir) -> Verdict:
     """The contract on three renders of BKE's default context, and the ids of the
     release rules with errors on the Typha-on render for :data:`RULE_NODES` nodes."""
     report = capability.assess_capability(version, render_objects)
-    rules: list[str] = []
+    rules: list[tuple[str, str, str]] = []
     if report.capable:
         on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)
-        rules = violated(RuleInput(on.objects, report.version, on.context, RULE_NODES))
+        rules = violations(RuleInput(on.objects, report.version, on.context, RULE_NODES))
     return Verdict(report.capable, tuple(report.missing), report.verdict, tuple(rules))
 
 
@@ -81,10 +100,11 @@ def typha_capability(version: VersionDir) -> tuple[bool, tuple[str, ...]]:
     return v.capable, v.missing
 
 
-def readiness_warning(version: VersionDir) -> str | None:
-    """One line when ``version`` is not release-ready (Typha contract, release rules);
+def readiness_warning(version: VersionDir, exceptions: Sequence[RuleException] = ()) -> str | None:
+    """One line when ``version`` is not release-ready (Typha contract, release rules,
+    with the tree's reviewed ``exceptions`` applied as ``capability`` applies them);
     ``calico-render capability`` says more."""
-    v = verdict(version)
+    v = verdict(version).excepted(exceptions, version.name)
     if v.release_ready:
         return None
     why = f"release rules fail: {', '.join(v.rule_errors)}" if v.capable else v.summary
@@ -92,11 +112,11 @@ def readiness_warning(version: VersionDir) -> str | None:
 
 
 def _to_data(v: Verdict) -> list[Any]:
-    return [v.capable, list(v.missing), v.summary, list(v.rule_errors)]
+    return [v.capable, list(v.missing), v.summary, [list(x) for x in v.violations]]
 
 
 def _from_data(value: list[Any]) -> Verdict:
-    return Verdict(value[0], tuple(value[1]), value[2], tuple(value[3]))
+    return Verdict(value[0], tuple(value[1]), value[2], tuple(tuple(x) for x in value[3]))
 
 
 def _valid(value: Any) -> bool:
@@ -110,7 +130,10 @@ def _valid(value: Any) -> bool:
         and value[0] == (not value[1])
         and isinstance(value[2], str)
         and isinstance(value[3], list)
-        and all(isinstance(r, str) for r in value[3])
+        and all(
+            isinstance(r, list) and len(r) == 3 and all(isinstance(x, str) for x in r)
+            for r in value[3]
+        )
     )
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from renderer import api
+from renderer.calico import scale
 from renderer.calico.policy import KUBERNETES_MAX_PODS
-from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import config_keys, note, version_or_config, write_document
 from renderer.cli.options import (
@@ -21,6 +22,7 @@ from renderer.cli.options import (
     values_option,
 )
 from renderer.errors import EXIT_CHECK_FAILED
+from renderer.manifests.tree import tree_label
 from renderer.output.documents import AdviceDocument
 
 
@@ -73,7 +75,7 @@ def advise(
     for message in args.notes:
         note(message)
     if args.skip:
-        write_document(fmt, AdviceDocument(requests.no_advice(root, args.notes), skipped=True))
+        write_document(fmt, AdviceDocument(no_advice(root, args.notes), skipped=True))
         return
     if args.version is None or args.nodes is None:
         raise click.UsageError("advise needs --version (or --config) and --nodes (or --nodes-file)")
@@ -91,3 +93,8 @@ def advise(
     write_document(fmt, AdviceDocument(report))
     if not report.passed:
         ctx.exit(EXIT_CHECK_FAILED)
+
+
+def no_advice(root: Path | None, notes: Sequence[str]) -> scale.AdviceReport:
+    """The advice report of a cluster without Calico: nothing to advise on."""
+    return scale.AdviceReport(None, tree_label(root), None, [], list(notes))

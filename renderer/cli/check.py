@@ -10,8 +10,8 @@ import click
 
 from renderer import api
 from renderer import output as formats
+from renderer.checks.runner import NothingToUpdate
 from renderer.cli import options as opts
-from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import write_report_document
 from renderer.errors import EXIT_CHECK_FAILED, InputError
@@ -107,10 +107,16 @@ def check(
     try:
         result = api.check(options, progress if show_progress else None)
     except InputError as exc:
-        if not requests.refused_update(exc):
+        if not refused_update(exc):
             raise
         raise InputError(exc.message, file=exc.file, key="--update-golden") from None
     # JSON is checked against its schema; library wording becomes the CLI's
     write_report_document(fmt, CheckDocument(result), output, options)
     if not result.passed:
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def refused_update(error: InputError) -> bool:
+    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
+    without versions (which would remove them all)."""
+    return isinstance(error, NothingToUpdate)

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from renderer import api
+from renderer.calico import images as images_mod
 from renderer.calico.images import ROLES, check_repo, no_calico
-from renderer.cli import requests
 from renderer.cli.app import cli
 from renderer.cli.common import config_keys, given_params, note, warn, write_document
 from renderer.cli.options import (
@@ -188,7 +188,7 @@ def images(
         result, found = api.prepull_images(request, role=role), []
         if result.version != version:
             note(f"--version {version} resolved to {result.version} (newest patch)")
-    warnings = tuple(requests.image_warnings(result))
+    warnings = tuple(image_warnings(result))
     doc = ImagesDocument(result, warnings)
     given_params(found, strict)
     for message in warnings:
@@ -242,3 +242,11 @@ def _check_registry(
     write_document(fmt, RegistryDocument(report))
     if not report.ok:
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def image_warnings(result: images_mod.ImageList) -> list[str]:
+    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
+    for another)."""
+    if result.version is None:
+        return []
+    return images_mod.tag_mismatches(result.version, result.images)

@@ -4,18 +4,15 @@ plans, reports) where its flags say."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from renderer.bke.cluster import load_nodes
 from renderer.bke.crdkeys import file_unknown_keys
-from renderer.calico import images as images_mod
-from renderer.calico import scale
-from renderer.checks.runner import NothingToUpdate
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
-from renderer.manifests.tree import COMPONENT, tree_label
+from renderer.manifests.tree import COMPONENT
 from renderer.store import cache, contain
 from renderer.store.files import write_output, write_owned_tree
 
@@ -64,30 +61,11 @@ def disable_cache() -> None:
     cache.disable()
 
 
-def no_advice(root: Path | None, notes: Sequence[str]) -> scale.AdviceReport:
-    """The advice report of a cluster without Calico: nothing to advise on."""
-    return scale.AdviceReport(None, tree_label(root), None, [], list(notes))
-
-
 def write_report(path: Path, text: str, options: CheckOptions | None = None) -> None:
     """Write a report to ``path`` atomically (a device, FIFO or symlink target is
     written in place); with the ``options`` it reports on, never inside the tree's
     templates, its goldens, its upstream directory or onto its exceptions file."""
     write_output(path, text, protected=protected_paths(options) if options else ())
-
-
-def refused_update(error: InputError) -> bool:
-    """Whether ``error`` is :func:`check` refusing to update the goldens of a tree
-    without versions (which would remove them all)."""
-    return isinstance(error, NothingToUpdate)
-
-
-def image_warnings(result: images_mod.ImageList) -> list[str]:
-    """Images whose tag is not the version's (a node would pull one, the DaemonSet ask
-    for another)."""
-    if result.version is None:
-        return []
-    return images_mod.tag_mismatches(result.version, result.images)
 
 
 def config_keys(*files: str | Path) -> list[crdkeys.UnknownKey]:

@@ -9,13 +9,13 @@ beside it, and :func:`registry` keys the schemas by the same names.
 from __future__ import annotations
 
 import json
-import numbers
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from renderer.data.bundled import schema_path
+from renderer.data.fastschema import Check, Compiler, certainly_valid
 from renderer.errors import InputError
 
 if TYPE_CHECKING:  # imported when first used: a command printing text never loads it
@@ -295,7 +295,7 @@ def free_key_error(name: str, key: str, value: Any) -> tuple[list[str | int], st
 def check_context(name: str, data: dict[str, Any], *, file: str | None = None) -> None:
     """:func:`check` for a context: the keys with their own property (and the rules
     across them) by the full schema, every other key by :func:`free_key_error`.
-    Same verdicts, linear time. A context :func:`certainly_valid` judges valid skips
+    Same verdicts, linear time. A context :func:`certainly_valid_as` judges valid skips
     jsonschema (and loading it); anything else, and every error, is jsonschema's."""
     if certainly_valid_as(name, data):
         return
@@ -308,259 +308,30 @@ def check_context(name: str, data: dict[str, Any], *, file: str | None = None) -
             raise InputError(message, file=file, key=".".join(str(p) for p in path))
 
 
-# --- a compiled check that may only say "certainly valid" ------------------------------
-
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool))
-        or (isinstance(v, float) and v.is_integer())
-    ),
-    "number": lambda v: isinstance(v, numbers.Number) and not isinstance(v, bool),
-}
-_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description"})
+# --- the compiled check (renderer.data.fastschema) -------------------------------------
 
 
-def certainly_valid(schema: Any, data: Any) -> bool:
-    """True only when ``data`` certainly meets ``schema``, judged in plain Python for the
-    keywords the render context's and the BKE input's schemas use (type, enum, const,
-    pattern, not, properties, additionalProperties, required, allOf, if/then, items,
-    minItems, minLength, minimum, maximum, and ``$ref`` into the schema's own
-    ``$defs``). False means "not known": the caller asks jsonschema, which words every
-    error. A keyword not listed is never judged here. Its "invalid" is jsonschema's too
-    (same types, string equality, ``re.search``), so ``not`` may build on it. Checking
-    20,000 BKENodes this way takes a fraction of a second; jsonschema took seconds."""
-    return _compile(schema, schema, {})(data) is True
+@cache  # no arguments: one value per process
+def _by_uri() -> dict[str, dict[str, Any]]:
+    """Our schemas by their ``$id``, as :func:`registry` keys them."""
+    return {load_schema(n)["$id"]: load_schema(n) for n in schema_files()}
+
+
+@cache  # no arguments: one value per process
+def _compiler() -> Compiler:
+    """The compiler of our schemas, which may refer to each other (read only when one
+    does); their validators assert formats, so a format is "not sure" there."""
+    return Compiler(lambda uri: _by_uri().get(uri), formats=True)
 
 
 @cache
 def _compiled(name: str) -> Check:
-    schema = load_schema(name)
-    return _compile(schema, schema, {})
+    return _compiler().compile(load_schema(name))
 
 
 def certainly_valid_as(name: str, data: Any) -> bool:
-    """:func:`certainly_valid` against our schema ``name``, compiled once into plain
-    Python functions (same verdicts; a walk of the schema per document cost 0.1 ms,
-    seconds for 20,000 BKENodes)."""
-    return _compiled(name)(data) is True
-
-
-Check = Callable[[Any], "bool | None"]
-
-
-def _unknown(data: Any) -> bool | None:
-    return None
-
-
-def _yes(data: Any) -> bool | None:
-    return True
-
-
-_CLASSES: dict[str, type] = {
-    "string": str,
-    "object": dict,
-    "array": list,
-    "null": type(None),
-    "boolean": bool,
-}
-
-
-def _type_check(names: list[str]) -> Check:
-    classes = tuple(_CLASSES[n] for n in names if n in _CLASSES)
-    preds = tuple(_TYPES[n] for n in names if n not in _CLASSES)
-    if not preds:
-        return lambda d: isinstance(d, classes)
-    # the types a class names are judged first: a string is not asked about numbers
-    return lambda d: isinstance(d, classes) or any(f(d) for f in preds)
-
-
-def _combine(checks: list[Check]) -> Check:
-    """All of ``checks``: False when one says False, None when one does not know."""
-    if not checks:
-        return _yes
-    if len(checks) == 1:
-        return checks[0]
-
-    def check(data: Any) -> bool | None:
-        verdict: bool | None = True
-        for one in checks:
-            ok = one(data)
-            if ok is False:
-                return False
-            if ok is None:
-                verdict = None
-        return verdict
-
-    return check
-
-
-def _compile(schema: Any, root: Any, defs: dict[str, Check]) -> Check:
-    """``schema`` as a function: True valid, False invalid, None not known (see
-    :func:`certainly_valid`); ``defs`` holds the compiled ``$defs`` by reference (filled
-    lazily, so a recursive schema compiles)."""
-    if schema is True:
-        return _yes
-    if not isinstance(schema, dict):
-        return _unknown
-    checks: list[Check] = []
-    for word, arg in schema.items():
-        if word in _ANNOTATIONS or word in ("then", "$defs", "additionalProperties"):
-            continue
-        if word == "type":
-            names = [arg] if isinstance(arg, str) else arg
-            if not isinstance(names, list) or any(n not in _TYPES for n in names):
-                return _unknown
-            checks.append(_type_check(names))
-        elif word in ("enum", "const"):
-            allowed = arg if word == "enum" else [arg]
-            if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
-                return _unknown
-            checks.append(_enum_check(frozenset(allowed)))
-        elif word == "pattern":
-            if not isinstance(arg, str):
-                return _unknown
-            checks.append(_pattern_check(re.compile(arg)))
-        elif word == "not":
-            inner = _compile(arg, root, defs)
-
-            def negated(d: Any, inner: Check = inner) -> bool | None:
-                ok = inner(d)
-                return None if ok is None else not ok
-
-            checks.append(negated)
-        elif word == "$ref":
-            if _ref(root, arg) is None:
-                return _unknown
-            checks.append(_ref_check(arg, root, defs))
-        elif word == "items":
-            if not isinstance(arg, dict):
-                return _unknown
-            checks.append(_items_check(_compile(arg, root, defs)))
-        elif word in ("minItems", "minLength"):
-            if not isinstance(arg, int) or isinstance(arg, bool):
-                return _unknown
-            checks.append(_length_check(list if word == "minItems" else str, arg))
-        elif word in ("minimum", "maximum"):
-            if not _is_number(arg):
-                return _unknown
-            checks.append(_bound_check(arg, low=word == "minimum"))
-        elif word == "required":
-            if not isinstance(arg, list):
-                return _unknown
-            checks.append(_required_check(tuple(arg)))
-        elif word == "properties":
-            if not isinstance(arg, dict):
-                return _unknown
-            checks.append(_properties_check(schema, root, defs))
-        elif word == "allOf":
-            if not isinstance(arg, list):
-                return _unknown
-            checks.append(_combine([_compile(sub, root, defs) for sub in arg]))
-        elif word == "if":
-            checks.append(
-                _if_check(_compile(arg, root, defs), _compile(schema.get("then", True), root, defs))
-            )
-        else:
-            return _unknown
-    if "additionalProperties" in schema and "properties" not in schema:
-        checks.append(_properties_check(schema, root, defs))
-    return _combine(checks)
-
-
-def _enum_check(values: frozenset[str]) -> Check:
-    return lambda d: isinstance(d, str) and d in values
-
-
-def _pattern_check(pattern: re.Pattern[str]) -> Check:
-    return lambda d: not isinstance(d, str) or pattern.search(d) is not None
-
-
-def _length_check(kind: type[list[Any]] | type[str], least: int) -> Check:
-    return lambda d: not isinstance(d, kind) or len(d) >= least
-
-
-def _bound_check(bound: float, *, low: bool) -> Check:
-    if low:
-        return lambda d: not _is_number(d) or d >= bound
-    return lambda d: not _is_number(d) or d <= bound
-
-
-def _required_check(keys: tuple[Any, ...]) -> Check:
-    return lambda d: not isinstance(d, dict) or all(k in d for k in keys)
-
-
-def _ref_check(ref: str, root: Any, defs: dict[str, Check]) -> Check:
-    def check(data: Any) -> bool | None:
-        if ref not in defs:
-            defs[ref] = _unknown  # a reference to itself while compiling: not known
-            defs[ref] = _compile(_ref(root, ref), root, defs)
-        return defs[ref](data)
-
-    return check
-
-
-def _items_check(item: Check) -> Check:
-    def check(data: Any) -> bool | None:
-        if not isinstance(data, list):
-            return True
-        verdict: bool | None = True
-        for value in data:
-            ok = item(value)
-            if ok is False:
-                return False
-            if ok is None:
-                verdict = None
-        return verdict
-
-    return check
-
-
-def _if_check(cond: Check, then: Check) -> Check:
-    def check(data: Any) -> bool | None:
-        ok = cond(data)
-        if ok is None:
-            return None
-        return then(data) if ok else True
-
-    return check
-
-
-def _properties_check(schema: dict[str, Any], root: Any, defs: dict[str, Check]) -> Check:
-    props = {k: _compile(v, root, defs) for k, v in schema.get("properties", {}).items()}
-    extra = _compile(schema.get("additionalProperties", True), root, defs)
-
-    def check(data: Any) -> bool | None:
-        if not isinstance(data, dict):
-            return True
-        verdict: bool | None = True
-        for key, value in data.items():
-            if not isinstance(key, str):
-                return None
-            ok = props.get(key, extra)(value)
-            if ok is False:
-                return False
-            if ok is None:
-                verdict = None
-        return verdict
-
-    return check
-
-
-def _ref(root: Any, ref: Any) -> Any:
-    """The subschema a local ``#/$defs/NAME`` reference names (None: not one of those)."""
-    if not isinstance(ref, str) or not ref.startswith("#/$defs/") or not isinstance(root, dict):
-        return None
-    defs = root.get("$defs")
-    name = ref[len("#/$defs/") :]
-    if not isinstance(defs, dict) or "/" in name or "~" in name:
-        return None
-    return defs.get(name)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """True only when ``data`` certainly meets our schema ``name``: jsonschema would
+    report no error. False means invalid or not known: the caller asks jsonschema, which
+    words every error. Checking 20,000 BKENodes this way takes a fraction of a second;
+    jsonschema took seconds."""
+    return certainly_valid(_compiled(name), data)

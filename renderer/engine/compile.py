@@ -40,7 +40,7 @@ _LOCK = threading.Lock()
 
 def source_digest(source: str) -> str:
     """The content key of a template: compile cache, capability memo."""
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def compile_source(
@@ -80,10 +80,9 @@ def compile_file(template: TemplateFile) -> CompiledTemplate:
     """The compiled template of a file, cached by its content, named as the controller
     names it (after its addon)."""
     return compile_source(
-        template.source, template.display, template.dialect, template_name=template.template
+        template.source,
+        template.display,
+        template.dialect,
+        digest=template.digest,
+        template_name=template.template,
     )
-
-
-def template_digest(template: TemplateFile) -> str:
-    """The content digest of a template file."""
-    return source_digest(template.source)

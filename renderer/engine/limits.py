@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from renderer.errors import FIXED, remedy
+from renderer.errors import FIXED, TemplateError, remedy
 
 if TYPE_CHECKING:
     from jinja2 import nodes as j
@@ -191,8 +191,6 @@ def bounded_iter(iterable: Iterable[object]) -> Iterator[object]:
 def check_actions(source: str, file: str, dialect: str) -> None:
     """Refuse a template with more actions than its dialect's limit before compiling it,
     naming the line of the first action over the limit."""
-    from renderer.errors import TemplateError
-
     marks = ("{{",) if dialect == "go" else ("{{", "{%")
     limit = MAX_GO_TEMPLATE_ACTIONS if dialect == "go" else MAX_TEMPLATE_ACTIONS
     if sum(source.count(m) for m in marks) <= limit:

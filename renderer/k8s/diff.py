@@ -12,10 +12,14 @@ lists by position. Neither knows a kind or an addon.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+#: A path into a value: mapping keys and list indexes.
+Parts = tuple[str | int, ...]
 
 # --- the semantic diff (fidelity) -------------------------------------------------------
 
@@ -112,6 +116,38 @@ def diff(upstream: Any, ours: Any, path: str = "") -> Iterator[Diff]:
         yield Diff(path, "changed", upstream, ours)
 
 
+#: A step of a semantic diff's path: a key, or ``[x]`` naming a list item.
+_STEP = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+
+
+def path_parts(data: Any, path: str) -> Parts:
+    """The keys and list indexes in ``data`` of the deepest part of ``path`` (a
+    :func:`diff` path, items named ``[calico-node]`` by their identifying field) that
+    ``data`` has: what locates the field in a rendered object."""
+    parts: list[str | int] = []
+    node = data
+    for key, item in _STEP.findall(path):
+        if key and isinstance(node, dict) and key in node:
+            parts.append(key)
+            node = node[key]
+        elif not key and isinstance(node, list):
+            index = next(
+                (
+                    i
+                    for i, x in enumerate(node)
+                    if isinstance(x, dict) and any(str(x.get(k)) == item for k in _LIST_KEYS)
+                ),
+                None,
+            )
+            if index is None:
+                break
+            parts.append(index)
+            node = node[index]
+        else:
+            break
+    return tuple(parts)
+
+
 _LIMIT = 160
 
 
@@ -125,6 +161,19 @@ def show(value: Any) -> str:
 
 #: The longest value a golden change shows (JSON, cut with "...").
 MAX_VALUE = 120
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One leaf difference of the exact diff: the path as reports print it, the old and
+    new values shown (None: absent on that side), and ``at``, the deepest part of the
+    path the new value has (the parts to locate the field in the new render by; list
+    items by their index there)."""
+
+    path: str
+    old: str | None
+    new: str | None
+    at: Parts = ()
 
 
 def _show(value: Any) -> str:
@@ -147,45 +196,63 @@ def _named(items: list[Any]) -> dict[str, Any] | None:
     return by_name if len(by_name) == len(items) else None
 
 
-def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | None, str | None]]:
-    """(dotted path, old, new) for every leaf difference; lists of named items by name."""
+def leaf_changes(old: Any, new: Any, path: str = "", at: Parts = ()) -> list[Leaf]:
+    """Every leaf difference of ``new`` from ``old``; lists of named items by name, other
+    lists by position."""
     if isinstance(old, dict) and isinstance(new, dict):
-        out: list[tuple[str, str | None, str | None]] = []
+        out: list[Leaf] = []
         for k in sorted(set(old) | set(new), key=str):
             sub = _key(path, str(k))
             if k not in new:
-                out.append((sub, _show(old[k]), None))
+                out.append(Leaf(sub, _show(old[k]), None, at))
             elif k not in old:
-                out.append((sub, None, _show(new[k])))
+                out.append(Leaf(sub, None, _show(new[k]), (*at, str(k))))
             else:
-                out.extend(diff_values(old[k], new[k], sub))
+                out.extend(leaf_changes(old[k], new[k], sub, (*at, str(k))))
         return out
     if isinstance(old, list) and isinstance(new, list):
         named_old, named_new = _named(old), _named(new)
         if named_old is not None and named_new is not None:
+            index = {name: i for i, name in enumerate(named_new)}
             out = []
             for name in sorted(set(named_old) | set(named_new)):
                 sub = f"{path}[name={name}]"
                 if name not in named_new:
-                    out.append((sub, _show(named_old[name]), None))
+                    out.append(Leaf(sub, _show(named_old[name]), None, at))
                 elif name not in named_old:
-                    out.append((sub, None, _show(named_new[name])))
+                    out.append(Leaf(sub, None, _show(named_new[name]), (*at, index[name])))
                 else:
-                    out.extend(diff_values(named_old[name], named_new[name], sub))
+                    item = (*at, index[name])
+                    out.extend(leaf_changes(named_old[name], named_new[name], sub, item))
             return out
         out = []
         for i in range(max(len(old), len(new))):
             sub = f"{path}[{i}]"
             if i >= len(new):
-                out.append((sub, _show(old[i]), None))
+                out.append(Leaf(sub, _show(old[i]), None, at))
             elif i >= len(old):
-                out.append((sub, None, _show(new[i])))
+                out.append(Leaf(sub, None, _show(new[i]), (*at, i)))
             else:
-                out.extend(diff_values(old[i], new[i], sub))
+                out.extend(leaf_changes(old[i], new[i], sub, (*at, i)))
         return out
     if old == new and type(old) is type(new):
         return []
-    return [(path, _show(old), _show(new))]
+    return [Leaf(path, _show(old), _show(new), at)]
 
 
-__all__ = ["Diff", "canon", "diff", "diff_values", "show"]
+def diff_values(old: Any, new: Any, path: str = "") -> list[tuple[str, str | None, str | None]]:
+    """(dotted path, old, new) for every leaf difference (:func:`leaf_changes`)."""
+    return [(leaf.path, leaf.old, leaf.new) for leaf in leaf_changes(old, new, path)]
+
+
+__all__ = [
+    "Diff",
+    "Leaf",
+    "Parts",
+    "canon",
+    "diff",
+    "diff_values",
+    "leaf_changes",
+    "path_parts",
+    "show",
+]

@@ -47,6 +47,16 @@ C_LOADER: bool = getattr(SAFE.Parser, "__name__", "") == "CParser"
 _SAFE_CLASS: type | None = None
 
 
+def event_parser(text: str) -> Any:
+    """A parser of ``text``'s events alone (``get_event``), for readers that build their
+    own values from the events: ruamel's C parser when present (a loader around it
+    costs some three times as much to make, and a rendered file is parsed a document at
+    a time), else the safe loader's parser."""
+    if C_LOADER:
+        return SAFE.Parser(text)
+    return safe_loader(text)[1]
+
+
 def safe_loader(text: str) -> tuple[Any, Any]:
     """(constructor, parser) of :data:`SAFE` for ``text``, as
     ``SAFE.get_constructor_parser`` gives them. ruamel defines the C loader's class
@@ -93,6 +103,7 @@ __all__ = [
     "MarkedYAMLError",
     "NodeEvent",
     "YAMLError",
+    "event_parser",
     "position_loader",
     "safe_loader",
 ]

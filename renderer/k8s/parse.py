@@ -1,21 +1,22 @@
 """Stage 4, parse YAML: rendered text to Kubernetes objects with their origin.
 
-Each object remembers its file, document index and first line, so every later finding
-(rule, schema, golden diff) can point at where it came from.
+A rendered file is read as BKE's controller reads it before applying it
+(:mod:`renderer.k8s.decode`: YAML 1.1, its document cutting, its errors), so the
+objects are what the cluster receives. Each object remembers its file, document index
+and first line, so every later finding (rule, schema, golden diff) can point at where
+it came from, and the scalars the controller reads otherwise than YAML 1.2.
 """
 
 from __future__ import annotations
 
-import base64
-import datetime
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
-from renderer.k8s import load
+from renderer.k8s.decode import Reading, decode_stream
 from renderer.k8s.locate import Locator, parse_path
 from renderer.store import cache
 from renderer.store.memo import Memo
@@ -36,6 +37,9 @@ class K8sObject:
     source_line: int = 0
     #: Finds template lines of fields (None when the text has no source map).
     locator: Locator | None = field(default=None, compare=False, repr=False)
+    #: Scalars of its document whose YAML 1.1 reading (the controller's, which ``data``
+    #: holds) is not their YAML 1.2 reading.
+    readings: tuple[Reading, ...] = field(default=(), compare=False, repr=False)
 
     def field_line(self, path: str) -> int:
         """The template line of field ``path`` (``spec.containers[0].image``); the
@@ -79,109 +83,48 @@ class K8sObject:
         return (self.kind, self.namespace, self.name)
 
 
-def _scalar_json(value: Any) -> Any:
-    """A YAML scalar JSON has no type for, as a string (as YAML-to-JSON does for Kubernetes)."""
-    if isinstance(value, datetime.datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, bytes):  # a !!binary scalar
-        return base64.b64encode(value).decode("ascii")
-    return str(value)
-
-
-def _key_json(key: Any) -> str:
-    """A mapping key as a JSON object key: ``1`` -> "1", ``true`` -> "true", ``null`` -> "null"."""
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if key is None:
-        return "null"
-    if isinstance(key, (int, float)):
-        return str(key)
-    return str(_scalar_json(key))
-
-
-def _json_value(value: Any) -> Any:
-    if value is None or isinstance(value, (str, bool, int, float, dict, list)):
-        return value
-    if isinstance(value, (set, frozenset)):
-        return {_key_json(k): None for k in sorted(value, key=_key_json)}
-    if isinstance(value, tuple):
-        return list(value)
-    return _scalar_json(value)
-
-
-def to_json_like(doc: Any, file: str, line: int) -> Any:
-    """``doc`` with only JSON types: string keys, dates and binary as strings.
-
-    Kubernetes tooling converts YAML to JSON before it reads an object, so a key ``1`` is
-    the string "1" there; doing the same here keeps every later stage (hashing, schema
-    validation, diffs) on plain JSON data. Two keys equal once converted are refused.
-    Works in place, iteratively (no recursion limit on deep documents).
-    """
-    doc = _json_value(doc)
-    stack = [doc]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, dict):
-            if not all(isinstance(k, str) for k in node):
-                items = list(node.items())
-                node.clear()
-                for k, v in items:
-                    key = _key_json(k)
-                    if key in node:
-                        raise InputError(
-                            f"key {key!r} appears twice once keys are strings (as in JSON)",
-                            file=file,
-                            line=line,
-                        )
-                    node[key] = v
-            for k, v in node.items():
-                new = _json_value(v)
-                if new is not v:
-                    node[k] = new
-                if isinstance(new, (dict, list)):
-                    stack.append(new)
-        elif isinstance(node, list):
-            for i, v in enumerate(node):
-                new = _json_value(v)
-                if new is not v:
-                    node[i] = new
-                if isinstance(new, (dict, list)):
-                    stack.append(new)
-    return doc
-
-
-def _documents(text: str, file: str) -> Iterator[tuple[int, Any]]:
-    """The non-empty documents of a stream with their first line, each JSON-like
-    (:func:`to_json_like`) unless the loader built it so already."""
-    for start, doc, json_like in load.load_marked(text, file):
-        if doc is not None:
-            yield start, doc if json_like else to_json_like(doc, file, start)
-
-
 #: Parses of this process, by the text's cache key: a check renders the same text for
 #: several scenarios and stages. Kept as JSON so that every use gets its own objects.
 _PARSED: Memo[str, str] = Memo("k8s.parse.texts", 256)
 
 
 def _valid_rows(value: Any) -> bool:
-    """The shape of a kept parse: ``[line, mapping]`` per document."""
+    """The shape of a kept parse: ``[line, mapping]`` per object, with a third item
+    listing its readings (``[line, path, text, yaml11, yaml12, key]``) when it has any."""
     return isinstance(value, list) and all(
-        isinstance(row, list) and len(row) == 2 and type(row[0]) is int and isinstance(row[1], dict)
+        isinstance(row, list)
+        and len(row) in (2, 3)
+        and type(row[0]) is int
+        and isinstance(row[1], dict)
+        and (len(row) == 2 or _valid_readings(row[2]))
         for row in value
     )
 
 
+def _valid_readings(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(r, list)
+        and len(r) == 6
+        and type(r[0]) is int
+        and isinstance(r[1], list)
+        and all(type(p) in (str, int) for p in r[1])
+        and all(isinstance(t, str) for t in r[2:5])
+        and type(r[5]) is bool
+        for r in value
+    )
+
+
+def _row(line: int, data: dict[str, Any], readings: tuple[Reading, ...]) -> list[Any]:
+    if not readings:
+        return [line, data]
+    kept = [[r.line, list(r.path), r.text, r.yaml11, r.yaml12, r.key] for r in readings]
+    return [line, data, kept]
+
+
 def _rows(text: str, file: str) -> list[list[Any]]:
-    """``[first line, document]`` of every non-empty document of ``text``: from this
-    process's memo, the result cache (keyed by the text), or parsed."""
+    """``[first line, object]`` (and its readings) of every object the controller
+    applies of ``text``: from this process's memo, the result cache (keyed by the
+    text), or decoded."""
     key = cache.key("parse", text)
     known = _PARSED.get(key)
     if known is not None:
@@ -191,13 +134,10 @@ def _rows(text: str, file: str) -> list[list[Any]]:
     if stored is not None:
         _PARSED[key] = json.dumps(stored)
         return list(stored)
-    rows = [[start, doc] for start, doc in _documents(text, file)]
-    try:
-        encoded = json.dumps(rows)
-    except (TypeError, ValueError):  # not JSON data (a refused document raises below)
-        return rows
+    decoded = [_row(d.line, d.data, d.readings) for d in decode_stream(text, file)]
+    encoded = json.dumps(decoded)
     _PARSED[key] = encoded
-    cache.put("parse", key, rows)
+    cache.put("parse", key, decoded)
     # decoded anew: an alias (``*x``) gives each place its own containers, as every
     # later use of this parse gets them
     fresh: list[list[Any]] = json.loads(encoded)
@@ -205,13 +145,19 @@ def _rows(text: str, file: str) -> list[list[Any]]:
 
 
 def parse_stream(text: str, file: str, *, lines: SourceMap | None = None) -> list[K8sObject]:
-    """Objects of one rendered file; empty documents are dropped, non-mappings refused.
-    ``lines``: the file's source map (template line per rendered line); objects then
-    carry their template line and errors name it, with the rendered line as context."""
+    """Objects of one rendered file, as BKE's controller decodes it; where it fails
+    (an empty document, a value JSON has no form for, ...) an InputError names the
+    line. ``lines``: the file's source map (template line per rendered line); objects
+    and their readings then carry their template line and errors name it, with the
+    rendered line as context."""
     try:
-        found = _objects(file, ((line, doc) for line, doc in _rows(text, file)))
+        rows = _rows(text, file)
     except InputError as exc:
         raise to_template_error(exc, lines) if lines is not None else exc from None
+    found = [
+        K8sObject(file, index, row[0], row[1], readings=_readings(row, lines))
+        for index, row in enumerate(rows)
+    ]
     if lines is None:
         return found
     locator = Locator(text, lines)
@@ -220,26 +166,22 @@ def parse_stream(text: str, file: str, *, lines: SourceMap | None = None) -> lis
     ]
 
 
-def _objects(file: str, documents: Iterable[tuple[int, Any]]) -> list[K8sObject]:
-    """The objects of (first line, document) pairs: each mapping, or a List's items."""
-    objects: list[K8sObject] = []
-    index = 0
-    for start, doc in documents:
-        if not isinstance(doc, dict):
-            raise InputError(
-                f"document is a {type(doc).__name__}, not a Kubernetes object",
-                file=file,
-                line=start,
-            )
-        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-            for item in doc["items"]:
-                if isinstance(item, dict):
-                    objects.append(K8sObject(file, index, start, item))
-                    index += 1
-            continue
-        objects.append(K8sObject(file, index, start, doc))
-        index += 1
-    return objects
+def _readings(row: list[Any], lines: SourceMap | None) -> tuple[Reading, ...]:
+    """The readings of a kept row, at their template lines when ``lines`` is given."""
+    if len(row) == 2:
+        return ()
+    return tuple(
+        Reading(
+            line,
+            tuple(path),
+            text,
+            yaml11,
+            yaml12,
+            key,
+            (template_line(lines, line) or 0) if lines is not None else 0,
+        )
+        for line, path, text, yaml11, yaml12, key in row[2]
+    )
 
 
 def to_template_error(exc: InputError, lines: SourceMap | None) -> InputError:

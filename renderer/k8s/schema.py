@@ -1,10 +1,13 @@
-"""Strict Kubernetes schema validation of rendered objects, with caches.
+"""Strict Kubernetes schema validation of rendered objects.
 
 Verdicts are those of ``kubernetes_validate.validate(obj, version, strict=True)``: the
-same schema files, the same registry and the same Draft 2020-12 validator. That function
-re-reads multi-megabyte schema files on every call, so here schemas, the definitions
-registry and compiled validators are cached per Kubernetes version, and results per
-distinct object (:func:`object_key`, a digest of its JSON), which keeps repeated checks fast.
+same schema files read the same way, the same registry and the same Draft 2020-12
+validator. Each file is read once per process (a version's ``_definitions.json`` is 1.5-1.8
+MB), and an object is first given to the compiled check of its kind's schema
+(:mod:`renderer.data.fastschema`), which may only say "certainly valid"; anything else is
+validated by jsonschema, which decides and words the findings. An object's findings on
+a version are kept in the result cache (:mod:`renderer.store.cache`) under the object's
+JSON and the bytes of the schema files read (:func:`schema_digest`).
 
 An object of a built-in API group with no schema for a Kubernetes version (a removed
 API such as ``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error; custom
@@ -15,28 +18,29 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import itertools
 import json
+import locale
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
-from functools import cache
-from types import ModuleType
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
+from renderer.data.fastschema import Check, Compiler, certainly_valid
+from renderer.data.schemas import yaml_spelling
 from renderer.errors import InputError
+from renderer.finding import SCHEMA, Finding, ObjectRef
+from renderer.k8s.gcpause import gc_paused
+from renderer.k8s.objects import key_path
+from renderer.k8s.parse import K8sObject
 from renderer.store import cache as result_cache
 from renderer.store.memo import Memo
 
-if TYPE_CHECKING:  # imported where used: the CLI reads this module's defaults at start-up
+if TYPE_CHECKING:  # imported where used: a valid object needs neither
     import jsonschema
     from referencing import Registry
-
-    from renderer.finding import Finding
-    from renderer.k8s.fastschema import Check, Definitions
-    from renderer.k8s.parse import K8sObject
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -48,39 +52,16 @@ _API_VERSION = re.compile(r"^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/)?v[0-9a-z]+$")
 _SCHEMA_DIR = re.compile(r"^v([^-]*).*")
 
 
-def _kv() -> ModuleType:
-    """kubernetes-validate, imported when a schema is first read (a cached verdict needs
-    neither it nor jsonschema's validators)."""
-    import kubernetes_validate.utils
-
-    module: ModuleType = kubernetes_validate.utils
-    return module
-
-
-def __getattr__(name: str) -> Any:
-    if name == "kv":  # the library module, for callers and tests that patch it
-        return _kv()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _read_errors() -> tuple[type[Exception], ...]:
-    """What reading a schema can raise besides FileNotFoundError (no schema for that kind)."""
-    kv = _kv()
-    return (kv.VersionNotSupportedError, kv.InvalidSchemaError, OSError, ValueError)
-
-
 @cache  # no arguments: one value per process
 def _all_versions() -> tuple[str, ...]:
     """kubernetes-validate's ``all_versions()``, read from its schema directory names
-    without importing it; the library itself decides when a name is not plain X.Y.Z."""
-    spec = importlib.util.find_spec("kubernetes_validate")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    without importing it (none when it is not installed)."""
     try:
-        names = os.listdir(os.path.join(locations[0], "kubernetes-json-schema"))
+        names = os.listdir(os.path.join(_schema_root() or "", "kubernetes-json-schema"))
         found = [_SCHEMA_DIR.sub(r"\1", n) for n in names if _SCHEMA_DIR.match(n)]
         return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
-    except (IndexError, OSError, ValueError):
-        return tuple(_kv().all_versions())
+    except (OSError, ValueError):
+        return ()
 
 
 def _major_minor(version: str) -> str:
@@ -141,8 +122,6 @@ def schema_finding(
 ) -> Finding:
     """A schema problem (or a skipped custom resource) of one object on one Kubernetes
     version."""
-    from renderer.finding import SCHEMA, Finding, ObjectRef
-
     return Finding(
         INVALID if severity == ERROR else NOT_CHECKED_RULE,
         ERROR if severity == ERROR else "info",
@@ -174,121 +153,43 @@ def schema_file(kube_version: str, kind: str, api_version: str) -> str:
     return f"kubernetes-json-schema/{schema_dir(kube_version)}/{kind.lower()}-{api}.json"
 
 
-_LOCK = threading.RLock()
-#: Bounds of the memos below. Per Kubernetes version: kubernetes-validate ships a
-#: dozen-odd minors, each definitions file several megabytes once read. Per kind and
-#: version: Calico uses a few dozen kinds; the rest is room for other input.
+#: Kubernetes versions whose ``_definitions.json`` is held, parsed (kubernetes-validate
+#: ships a dozen-odd minors, each file 1.5-1.8 MB), and kinds whose schema is held (Calico
+#: uses a few dozen kinds on a few versions; the rest is room for other input).
 _PER_VERSION = 16
 _PER_KIND = 1024
-#: The definitions registry of a version (kube version -> registry).
-_REGISTRIES: Memo[str, Registry[Any]] = Memo("k8s.schema.registries", _PER_VERSION)
-#: The definitions document a registry was built from (kube version -> JSON).
-_DEFINITIONS: Memo[str, dict[str, Any]] = Memo("k8s.schema.definitions", _PER_VERSION)
-#: jsonschema validators ((kube version, kind, apiVersion) -> validator, None: no schema).
-_VALIDATORS: Memo[tuple[str, str, str], jsonschema.protocols.Validator | None] = Memo(
-    "k8s.schema.validators", _PER_KIND
-)
-
-
-def _registry(kube_version: str) -> Registry[Any]:
-    from referencing import Registry, Resource
-
-    with _LOCK:
-        reg = _REGISTRIES.get(kube_version)
-        if reg is None or kube_version not in _DEFINITIONS:
-            defs = _kv().schema_contents(
-                f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json",
-                kube_version,
-            )
-            reg = Resource.from_contents(defs) @ Registry()
-            _REGISTRIES[kube_version] = reg
-            _DEFINITIONS[kube_version] = defs if isinstance(defs, dict) else {}
-        return reg
+#: What :mod:`json` reads a schema file as: the library opens it in text mode.
+_ENCODING = locale.getpreferredencoding(False)
 
 
 class SchemaUnavailable(Exception):
     """A schema exists by name but could not be read; check_object turns it into a finding."""
 
 
-def validator_for(
-    kube_version: str, kind: str, api_version: str
-) -> jsonschema.protocols.Validator | None:
-    """The cached validator for a kind, or None when the version ships no schema for it.
-
-    ``kind`` and ``apiVersion`` name a file, so they must look like a kind and an
-    apiVersion (see :func:`check_object`); anything else reading the schema raises is
-    :class:`SchemaUnavailable`, never a library exception.
-    """
-    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
-        raise SchemaUnavailable(f"not a valid kind/apiVersion: {kind!r} {api_version!r}")
-    key = (kube_version, kind, api_version)
-    with _LOCK:
-        if key in _VALIDATORS:
-            return _VALIDATORS[key]
-        import jsonschema
-        from referencing import Resource
-
-        kv = _kv()
-        try:
-            schema = kv.schema_contents(schema_file(kube_version, kind, api_version), kube_version)
-            registry = Resource.from_contents(schema) @ _registry(kube_version)
-        except FileNotFoundError:
-            _VALIDATORS[key] = None
-            return None
-        except _read_errors() as exc:
-            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise SchemaUnavailable(
-                f"the schema for {kind} {api_version} could not be read ({what})"
-            ) from None
-        validator: jsonschema.protocols.Validator = jsonschema.validators.Draft202012Validator(
-            schema, registry=registry
-        )
-        _VALIDATORS[key] = validator
-        return validator
+def _read(path: str) -> tuple[str, dict[str, Any]]:
+    """A schema file's digest and its JSON, read once: the digest keys cached findings
+    and the JSON decides them, so both are of the same bytes. FileNotFoundError passes;
+    other trouble is :class:`SchemaUnavailable`."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise SchemaUnavailable(_why(exc)) from None
+    digest = hashlib.sha256(raw).hexdigest()
+    try:
+        with gc_paused():  # a definitions file is some 200,000 acyclic objects
+            found = json.loads(raw.decode(_ENCODING))
+    except ValueError as exc:  # undecodable, or not JSON
+        raise SchemaUnavailable(_why(exc)) from None
+    if not isinstance(found, dict) or "$schema" not in found:  # the library's registry refuses it
+        raise SchemaUnavailable("not a JSON Schema document: no $schema")
+    return digest, found
 
 
-# --- the fast path: a compiled check proves valid objects valid (renderer.k8s.fastschema) ----
-
-
-class _Fast:
-    """A kind's compiled check on one Kubernetes version (a plain class: a dataclass
-    costs its creation at import on every run)."""
-
-    __slots__ = ("check",)
-
-    def __init__(self, check: Callable[[Any], bool]) -> None:
-        self.check = check
-
-    def passes(self, data: Any) -> bool:
-        try:
-            return self.check(data)
-        except Exception:  # deep nesting and the like: let jsonschema decide
-            return False
-
-
-#: The version ships no schema file for the kind (its directory exists).
-_ABSENT = object()
-#: Compiled checks ((kube version, kind, apiVersion) -> check, _ABSENT or None).
-_FAST: Memo[tuple[str, str, str], _Fast | object | None] = Memo("k8s.schema.fast", _PER_KIND)
-#: Compiled checks by schema closure (:func:`closure_digest` -> check or None): the
-#: Kubernetes versions whose schemas for a kind are the same share one.
-_FAST_SHARED: Memo[str, _Fast | None] = Memo("k8s.schema.fast_shared", _PER_KIND)
-#: Compiled checks of single definitions by :func:`_reach` digest, shared by every kind
-#: and version that reaches the same text (most of a release's definitions are those of
-#: the one before).
-_FAST_DEFINITIONS: Memo[str, Check] = Memo("k8s.schema.fast_definitions", 64 * _PER_VERSION)
-#: Compiled definitions of a version (None: not compilable, use jsonschema).
-_FAST_DEFS: Memo[str, Definitions | None] = Memo("k8s.schema.fast_defs", _PER_VERSION)
-#: The version whose definitions guided the indexing of a version's (kube version ->
-#: kube version; see :class:`renderer.k8s.fastschema.Definitions`).
-_BEFORE: Memo[str, str] = Memo("k8s.schema.definitions_before", _PER_VERSION)
-
-
-def read_schema_file(path: str) -> bytes:
-    """The bytes of one of kubernetes-validate's schema files (the compiled check reads
-    them itself, so that it reads what the library would)."""
-    with open(path, "rb") as fh:
-        return fh.read()
+def _why(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 @cache  # no arguments: one value per process
@@ -298,99 +199,152 @@ def _schema_root() -> str | None:
     return locations[0] if locations else None
 
 
-def _ascii(path: str) -> bytes | None:
-    """A schema file's bytes when plain ASCII (decoded alike whatever the locale, as the
-    library reads it); FileNotFoundError passes, other trouble is None."""
+def _schema_path(name: str) -> str:
+    return os.path.join(_schema_root() or "", name)
+
+
+@dataclass(frozen=True)
+class _Definitions:
+    """A Kubernetes version's ``_definitions.json`` as read once: its digest and JSON,
+    or why it could not be read."""
+
+    digest: str
+    document: dict[str, Any] | None = None
+    problem: str = ""
+
+    @cached_property
+    def compiler(self) -> Compiler:
+        """The compiler of the kinds' schemas, which refer to these definitions."""
+        uri = self.document.get("$id") if self.document is not None else None
+        return Compiler(lambda found: self.document if found == uri else None, formats=False)
+
+    @cached_property
+    def registry(self) -> Registry[Any]:
+        """These definitions as jsonschema resolves references in them."""
+        from referencing import Registry, Resource
+
+        return Resource.from_contents(self.document) @ Registry()
+
+
+def _read_definitions(kube_version: str) -> _Definitions:
     try:
-        raw = read_schema_file(path)
+        name = f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json"
+        return _Definitions(*_read(_schema_path(name)))
+    except IndexError:  # a version the library does not ship
+        return _Definitions("no schemas", problem=f"no schemas for Kubernetes {kube_version}")
     except FileNotFoundError:
-        raise
-    except (OSError, ValueError):
-        return None
-    return raw if raw.isascii() else None
+        return _Definitions("absent", problem="no _definitions.json")
+    except SchemaUnavailable as exc:
+        return _Definitions("unreadable", problem=str(exc))
 
 
-def _fast_defs(kube_version: str, root: str) -> Definitions | None:
-    if kube_version in _FAST_DEFS:
-        return _FAST_DEFS[kube_version]
-    from renderer.k8s.fastschema import Definitions, Unsupported
+@dataclass(frozen=True)
+class _KindSchema:
+    """A kind's schema on one Kubernetes version as read once (None: the version ships
+    no schema for it) and the definitions read with it: its digest covers both files,
+    its compiled check and its validator are of that reading."""
 
-    path = os.path.join(
-        root, "kubernetes-json-schema", schema_dir(kube_version), "_definitions.json"
-    )
-    # the version read last, as a guide: most of a release's definitions are those of
-    # the one before, byte for byte (the index is the same whichever is given)
-    before = next((v for v in reversed(list(_FAST_DEFS)) if _FAST_DEFS.get(v)), None)
-    like = None if before is None else _FAST_DEFS.get(before)
+    name: str
+    digest: str
+    schema: dict[str, Any] | None
+    problem: str
+    definitions: _Definitions
+
+    @cached_property
+    def check(self) -> Check:
+        """The compiled check (:mod:`renderer.data.fastschema`) of this schema."""
+        return self.definitions.compiler.compile(self.schema)
+
+    @cached_property
+    def validator(self) -> jsonschema.protocols.Validator:
+        """jsonschema's validator, as kubernetes-validate builds it; a ``$schema`` it
+        does not know is :class:`SchemaUnavailable`."""
+        import jsonschema  # here: a valid object never needs it
+        from referencing import Resource
+        from referencing.exceptions import CannotDetermineSpecification
+        from referencing.jsonschema import UnknownDialect
+
+        schema = self.schema if self.schema is not None else {}  # asked only of a schema
+        try:
+            registry = Resource.from_contents(schema) @ self.definitions.registry
+        except (CannotDetermineSpecification, UnknownDialect) as exc:
+            raise SchemaUnavailable(_unreadable(self.name, _why(exc))) from None
+        return jsonschema.validators.Draft202012Validator(schema, registry=registry)
+
+
+def _unreadable(name: str, why: str) -> str:
+    return f"the schema for {name} could not be read ({why})"
+
+
+def _read_kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
+    definitions = _DEFINITIONS.setdefault(kube_version, lambda: _read_definitions(kube_version))
+    name = f"{kind} {api_version}"
+    schema, problem = None, ""
     try:
-        defs: Definitions | None = Definitions(read_schema_file(path), like)  # asks ASCII
-    except (OSError, ValueError, Unsupported):
-        defs = None
-    if before is not None and defs is not None:
-        _BEFORE[kube_version] = before
-    _FAST_DEFS[kube_version] = defs
-    return defs
+        path = _schema_path(schema_file(kube_version, kind, api_version))
+    except IndexError:
+        path = ""
+    try:
+        own, schema = _read(path)
+    except FileNotFoundError:  # the library's rule: no file in its directory, no schema
+        own = "absent"
+        if not os.path.isdir(os.path.dirname(path)):
+            problem = f"no schemas for Kubernetes {kube_version}"
+    except SchemaUnavailable as exc:
+        own, problem = "unreadable", str(exc)
+    if schema is not None and definitions.problem:
+        problem = definitions.problem
+    problem = _unreadable(name, problem) if problem else ""
+    return _KindSchema(name, f"{definitions.digest}:{own}", schema, problem, definitions)
 
 
-def _fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
-    """The compiled check for a kind, :data:`_ABSENT`, or None: use jsonschema.
+#: Read definitions (kube version -> them) and kinds' schemas ((kube version, kind,
+#: apiVersion) -> it); a kind's schema holds the definitions it was read with.
+_DEFINITIONS: Memo[str, _Definitions] = Memo("k8s.schema.definitions", _PER_VERSION)
+_KINDS: Memo[tuple[str, str, str], _KindSchema] = Memo("k8s.schema.kinds", _PER_KIND)
 
-    Reads the same files as kubernetes-validate, without importing it or jsonschema.
-    A check is compiled once per schema closure (:func:`closure_digest`) and shared by
-    the versions with that closure.
-    """
-    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
-        return None
+
+def _kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
+    """A kind's schema; ``kind`` and ``apiVersion`` name a file, so callers first ask
+    that they look like a kind and an apiVersion."""
     key = (kube_version, kind, api_version)
-    with _LOCK:
-        if key in _FAST:
-            return _FAST[key]
-        closure = closure_digest(kube_version, kind, api_version)
-        found: _Fast | object | None
-        if closure is not None and closure in _FAST_SHARED:
-            found = _FAST_SHARED[closure]
-        else:
-            found = _compile_fast(kube_version, kind, api_version)
-            if closure is not None and (found is None or isinstance(found, _Fast)):
-                _FAST_SHARED[closure] = found
-        _FAST[key] = found
-        return found
+    return _KINDS.setdefault(key, lambda: _read_kind(*key))
 
 
-def _kind_path(kube_version: str, kind: str, api_version: str) -> str | None:
-    root = _schema_root()
-    if root is None:
-        return None
-    return os.path.join(root, schema_file(kube_version, kind, api_version))
+def _named(kind: str, api_version: str) -> bool:
+    return bool(_KIND.match(kind) and _API_VERSION.match(api_version))
 
 
-def _compile_fast(kube_version: str, kind: str, api_version: str) -> _Fast | object | None:
-    import renderer.k8s.fastschema as fastschema  # see _closure
+def schema_digest(kube_version: str, kind: str, api_version: str) -> str:
+    """A digest of the bytes of every schema file an object of ``kind`` is checked
+    with on ``kube_version``: its kind's file and the version's ``_definitions.json``,
+    as read for the check. An edited or replaced schema file moves every cached
+    finding that read it."""
+    if not _named(kind, api_version):
+        return "invalid name"
+    return _kind(kube_version, kind, api_version).digest
 
-    root = _schema_root()
-    path = _kind_path(kube_version, kind, api_version)
-    if root is None or path is None:
-        return None
-    try:
-        raw = _ascii(path)
-    except FileNotFoundError:
-        # the library's rule: a missing file in an existing directory is "no schema"
-        return _ABSENT if os.path.exists(os.path.dirname(path)) else None
-    defs = _fast_defs(kube_version, root)
-    if raw is None or defs is None:
-        return None
-    try:
-        check = fastschema.compile_schema(
-            json.loads(raw), defs, _FAST_DEFINITIONS, lambda name: _reach(kube_version, name)
-        )
-    except (fastschema.Unsupported, ValueError, RecursionError):
-        return None
-    return _Fast(check)
+
+def validator_for(
+    kube_version: str, kind: str, api_version: str
+) -> jsonschema.protocols.Validator | None:
+    """jsonschema's validator for a kind, as kubernetes-validate builds it (Draft
+    2020-12, the kind's schema and the definitions in one registry), or None when the
+    version ships no schema for it.
+
+    ``kind`` and ``apiVersion`` name a file, so they must look like a kind and an
+    apiVersion (see :func:`check_object`); a schema that cannot be read is
+    :class:`SchemaUnavailable`.
+    """
+    if not _named(kind, api_version):
+        raise SchemaUnavailable(f"not a valid kind/apiVersion: {kind!r} {api_version!r}")
+    found = _kind(kube_version, kind, api_version)
+    if found.problem:
+        raise SchemaUnavailable(found.problem)
+    return None if found.schema is None else found.validator
 
 
 def _path(error: jsonschema.ValidationError) -> str:
-    from renderer.k8s.objects import key_path
-
     return key_path(error.absolute_path)
 
 
@@ -468,17 +422,15 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
         return [finding(ERROR, "kind", f"{kind!r} is not a valid kind")]
     if not _API_VERSION.match(api_version):
         return [finding(ERROR, "apiVersion", f"{api_version!r} is not a valid apiVersion")]
-    group = api_group(api_version)
-    fast = _fast(kube_version, kind, api_version)
-    validator: jsonschema.protocols.Validator | None = None
-    if fast is not _ABSENT:
-        if isinstance(fast, _Fast) and fast.passes(data):
-            return []
-        try:
-            validator = validator_for(kube_version, kind, api_version)
-        except SchemaUnavailable as exc:
-            return [finding(ERROR, "", str(exc))]
+    found = _kind(kube_version, kind, api_version)
+    if not found.problem and found.schema is not None and certainly_valid(found.check, data):
+        return []
+    try:
+        validator = validator_for(kube_version, kind, api_version)
+    except SchemaUnavailable as exc:
+        return [finding(ERROR, "", str(exc))]
     if validator is None:
+        group = api_group(api_version)
         if is_builtin_group(group):
             return [
                 finding(
@@ -492,8 +444,6 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
                 NOT_CHECKED, "", f"custom resource of {group or api_version}: not schema-checked"
             )
         ]
-    from renderer.data.schemas import yaml_spelling  # here: jsonschema loads only when validating
-
     out: list[Finding] = []
     for e in validator.iter_errors(data):
         unknown = _unknown_fields(e)
@@ -508,275 +458,8 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
     return sorted(out, key=lambda f: (f.field, f.message))
 
 
-# --- verdicts shared across Kubernetes versions and runs ---------------------------------
-
 #: A finding without its object and Kubernetes version: (severity, path, message).
 Row = list[str]
-#: Schema closure digests ((kube version, kind, apiVersion) -> digest or None).
-_CLOSURES: Memo[tuple[str, str, str], str | None] = Memo("k8s.schema.closures", _PER_KIND)
-#: One definition's text number and references by its text (:meth:`Definitions.text`
-#: -> entry): a version holds some 750 definitions, most of them the same text as the
-#: version before, so each text is read for references once. Equal texts are one key,
-#: and a number is never given twice (a text let go and met again gets a new one: the
-#: versions holding it then share less, never wrongly), so within a process the number
-#: stands for the text where a digest would.
-_TEXT_NUMBERS = itertools.count()
-_DEF_DIGESTS: Memo[bytes, tuple[str, tuple[str, ...]] | None] = Memo(
-    "k8s.schema.definition_digests", 1024 * _PER_VERSION
-)
-#: Component digests by what they are made of ((the members' names and text numbers,
-#: the digests of the components they reach) -> digest), and closure digests of kinds
-#: ((the kind's schema text, the definitions' other members, the digests of what it
-#: reaches) -> digest). A digest is a number given once, so within a process equal
-#: digests are equal closures, as with :data:`_TEXT_NUMBERS` (and as cheap as a lookup).
-_DIGEST_NUMBERS = itertools.count()
-_COMPONENTS: Memo[tuple[tuple[str, ...], tuple[str, ...]], str] = Memo(
-    "k8s.schema.components", 1024 * _PER_VERSION
-)
-_KIND_CLOSURES: Memo[tuple[bytes, bytes, tuple[str, ...]], str] = Memo(
-    "k8s.schema.kind_closures", _PER_KIND
-)
-
-
-def _number(table: Memo[Any, str], key: Any) -> str:
-    """The digest ``table`` gives ``key``: a new number the first time (or once let go:
-    then less is shared, never wrongly)."""
-    found = table.get(key)
-    if found is None:
-        found = table[key] = f"@{next(_DIGEST_NUMBERS)}"
-    return found
-
-
-#: Definitions' component digests (kube version -> name -> digest; "": not plain), one
-#: table per version.
-_REACH: Memo[str, dict[str, str]] = Memo("k8s.schema.definition_closures", _PER_VERSION)
-#: Findings jsonschema gave an object under a schema closure ((closure, object digest)
-#: -> rows), shared by the versions with that closure whose schema the library reads;
-#: a release holds a few hundred objects.
-_SHARED: Memo[tuple[str, str], list[Row]] = Memo("k8s.schema.shared_verdicts", 8192)
-#: Objects the compiled check of a schema closure proved valid ((closure, object
-#: digest) -> True): valid on every version with that closure.
-_PASSED: Memo[tuple[str, str], bool] = Memo("k8s.schema.passed", 8192)
-
-
-def closure_digest(kube_version: str, kind: str, api_version: str) -> str | None:
-    """A digest of a kind's schema file and every definition it reaches, or None.
-
-    Two Kubernetes versions with equal digests validate every object alike (the same
-    schema text, the same definitions text, the same validator class), so a kind's
-    check is compiled, and an object validated, once per distinct closure. It is
-    computed from the files' bytes (:func:`renderer.k8s.fastschema.references`), with
-    neither JSON parsing nor jsonschema, and holds only within this process (it names
-    definition texts by number). None (no schema, an unreadable one, a
-    reference of another form) means no sharing: that version is checked on its own.
-    """
-    if not _KIND.match(kind) or not _API_VERSION.match(api_version):
-        return None
-    key = (kube_version, kind, api_version)
-    with _LOCK:
-        if key in _CLOSURES:
-            return _CLOSURES[key]
-        result = _closure(kube_version, kind, api_version)
-        _CLOSURES[key] = result
-        return result
-
-
-def _closure(kube_version: str, kind: str, api_version: str) -> str | None:
-    # a module's own name: "from" a module that is not a package asks it for __path__,
-    # an AttributeError worded and dropped on every call
-    import renderer.k8s.fastschema as fastschema
-
-    root = _schema_root()
-    path = _kind_path(kube_version, kind, api_version)
-    if root is None or path is None:
-        return None
-    try:
-        raw = _ascii(path)
-    except FileNotFoundError:
-        return None
-    defs = _fast_defs(kube_version, root) if raw is not None else None
-    found = fastschema.references(raw, True) if raw is not None and defs is not None else None
-    if defs is None or raw is None or found is None:
-        return None
-    _as_before(kube_version, defs, found)
-    if not _components(kube_version, defs, found):
-        return None
-    keys = {_reach(kube_version, name) for name in found}
-    if None in keys:
-        return None
-    return _number(_KIND_CLOSURES, (raw, defs.head_text, tuple(sorted(k for k in keys if k))))
-
-
-def _entry(defs: Definitions, name: str) -> tuple[str, tuple[str, ...]] | None:
-    """A definition's text, named by a number (the same text, the same number), and the
-    names it refers to; None when there is none or a reference is not plain."""
-    key = defs.text(name)
-    if key is None:
-        return None
-    entry = _DEF_DIGESTS.get(key)
-    if entry is None:  # not read yet, or not plain (then read again: rare)
-        import renderer.k8s.fastschema as fastschema  # see _closure
-
-        refs = fastschema.references(key, False)
-        entry = None if refs is None else (f"#{next(_TEXT_NUMBERS)}", refs)
-        _DEF_DIGESTS[key] = entry
-    return entry
-
-
-def _reach_table(kube_version: str) -> dict[str, str]:
-    table = _REACH.get(kube_version)
-    if table is None:
-        table = _REACH[kube_version] = {}
-    return table
-
-
-def _as_before(kube_version: str, defs: Definitions, roots: Iterable[str]) -> None:
-    """Give the definitions ``roots`` reach the component digests they have on the
-    version ``defs`` were indexed by (:data:`_BEFORE`) where everything they reach is
-    the same text there: the same closure, so the same digest :func:`_components`
-    would give, without its work (a release changes a few definitions, not most).
-
-    A text is the same when it is the same object (:meth:`Definitions.text` gives the
-    text of an entry taken from the other file as that file's). A walk that meets a
-    definition it is still inside (a cycle) stops: a definition is given a digest only
-    once all it reaches is known to be the same, and :func:`_components` does the rest.
-    """
-    before = _BEFORE.get(kube_version)
-    old_defs = None if before is None else _FAST_DEFS.get(before)
-    old = None if before is None else _REACH.get(before)
-    if old_defs is None or not old:
-        return
-    table = _reach_table(kube_version)
-    same: dict[str, bool] = {}  # decided: whether all it reaches is the same text
-    for root in roots:
-        if root in table or root in same:
-            continue
-        # a walk of this version's references: (name, next reference, references,
-        # whether all seen so far is the same text)
-        work: list[tuple[str, int, tuple[str, ...], bool]] = []
-        refs: tuple[str, ...] = ()
-        name, i, ok = root, 0, True
-        while True:
-            if i == 0:  # entering name
-                entry = _entry(defs, name)
-                refs = () if entry is None else entry[1]
-                ok = bool(entry and old.get(name)) and defs.text(name) is old_defs.text(name)
-            while i < len(refs):
-                ref = refs[i]
-                i += 1
-                known = table.get(ref)
-                if known is not None:  # digested here: the same closure if the same digest
-                    ok = ok and known == old.get(ref)
-                elif ref in same:  # decided not the same (the same ones are in table)
-                    ok = False
-                elif ref == name or any(ref == w[0] for w in work):
-                    return  # a cycle: left to _components
-                else:
-                    work.append((name, i, refs, ok))
-                    name, i, refs = ref, 0, ()
-                    break
-            else:
-                same[name] = ok
-                if ok:
-                    table[name] = old[name]
-                if not work:
-                    break
-                name, i, refs, above = work.pop()
-                ok = above and ok
-                continue
-
-
-def _components(kube_version: str, defs: Definitions, roots: Iterable[str]) -> bool:
-    """Give every definition ``roots`` reach its component digest in :data:`_REACH`,
-    False when one is not plain (see :meth:`renderer.k8s.fastschema.Definitions.entry`).
-
-    A component is a set of definitions that reach each other (Tarjan's algorithm); its
-    digest covers its members' names and text numbers (:func:`_entry`) and the digests
-    of the components they refer to, so
-    a definition's digest on two versions is equal only when it and everything it
-    reaches are the same text. Components digested before are taken as they are.
-    """
-    entries: dict[str, tuple[str, tuple[str, ...]]] = {}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    done: set[str] = set()  # digested here
-    table = _reach_table(kube_version)
-    known = table.get  # digested here or before
-
-    for root in roots:
-        if root in index or known(root):
-            continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            name, i = work[-1]
-            if i == 0:
-                entry = _entry(defs, name)
-                if entry is None:
-                    return False
-                entries[name] = entry
-                index[name] = low[name] = len(index)
-                stack.append(name)
-            refs = entries[name][1]
-            if i < len(refs):
-                work[-1] = (name, i + 1)
-                ref = refs[i]
-                if ref in index:
-                    if ref not in done:  # on the stack: in this component or above it
-                        low[name] = min(low[name], index[ref])
-                    continue
-                digest = known(ref)
-                if digest is None:
-                    work.append((ref, 0))
-                elif not digest:
-                    return False
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[name])
-            if low[name] == index[name]:
-                members = [stack.pop()]
-                while members[-1] != name:
-                    members.append(stack.pop())
-                inside = set(members)
-                below = {known(r) for m in members for r in entries[m][1] if r not in inside}
-                if None in below:  # not digested: another thread's work, under way
-                    return False
-                component = _number(
-                    _COMPONENTS,
-                    (
-                        tuple(f"{m}\n{entries[m][0]}" for m in sorted(members)),
-                        tuple(sorted(str(d) for d in below)),
-                    ),
-                )
-                done.update(members)
-                for m in members:
-                    table[m] = component
-    return True
-
-
-def _reach(kube_version: str, name: str) -> str | None:
-    """What one definition's compiled check depends on: its name and component digest
-    (:func:`_components`); None: not shared."""
-    table = _reach_table(kube_version)
-    found = table.get(name)
-    if found is None:
-        defs = _FAST_DEFS.get(kube_version)
-        if defs is None or not _components(kube_version, defs, (name,)):
-            table[name] = found = ""
-        else:
-            found = table.get(name)
-    return f"{name}\n{found}" if found else None
-
-
-def _library_reads(kube_version: str, kind: str, api_version: str) -> bool:
-    """kubernetes-validate reads the kind's schema on this version: jsonschema's
-    findings there are those of any version with the same closure."""
-    try:
-        return validator_for(kube_version, kind, api_version) is not None
-    except SchemaUnavailable:
-        return False
 
 
 def _valid_rows(value: Any) -> bool:
@@ -789,70 +472,6 @@ def _valid_rows(value: Any) -> bool:
     )
 
 
-def _rows(data: dict[str, Any], digest: str, kube_version: str) -> list[Row]:
-    """An object's findings on one Kubernetes version: from another version with the
-    same schema closure, or checked."""
-    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
-    closure = closure_digest(kube_version, kind, api_version)
-    if closure is not None:
-        with _LOCK:
-            if _PASSED.get((closure, digest)):
-                return []
-            shared = _SHARED.get((closure, digest))
-        if shared is not None and _library_reads(kube_version, kind, api_version):
-            return list(shared)
-        fast = _fast(kube_version, kind, api_version)
-        if isinstance(fast, _Fast) and fast.passes(data):
-            with _LOCK:
-                _PASSED[(closure, digest)] = True
-            return []
-    rows = [[f.severity, f.field, f.message] for f in check_object(data, kube_version)]
-    if closure is not None and _library_reads(kube_version, kind, api_version):
-        with _LOCK:
-            _SHARED[(closure, digest)] = list(rows)
-    return rows
-
-
-#: Digests of the schema files a kind is checked with ((kube version, kind, apiVersion)
-#: -> digest), read once per process: the bytes, never their stat, key the cache.
-_SCHEMA_DIGESTS: Memo[tuple[str, str, str], str] = Memo("k8s.schema.digests", _PER_KIND)
-_DEFINITIONS_DIGESTS: Memo[str, str] = Memo("k8s.schema.definitions_digests", _PER_VERSION)
-
-
-def _file_digest(path: str) -> str:
-    try:
-        return hashlib.sha256(read_schema_file(path)).hexdigest()
-    except FileNotFoundError:
-        return "absent"
-    except OSError as exc:
-        return f"unreadable {exc.errno}"
-
-
-def schema_digest(kube_version: str, kind: str, api_version: str) -> str:
-    """A digest of the bytes of every schema file an object of ``kind`` is checked
-    with on ``kube_version``: its kind's file and the version's ``_definitions.json``.
-    An edited or replaced schema file moves every cached verdict that read it."""
-    key = (kube_version, kind, api_version)
-    found = _SCHEMA_DIGESTS.get(key)
-    if found is not None:
-        return found
-    root = _schema_root() or ""
-    try:
-        folder = os.path.join(root, "kubernetes-json-schema", schema_dir(kube_version))
-    except IndexError:
-        return "no schemas"
-    defs = _DEFINITIONS_DIGESTS.get(kube_version)
-    if defs is None:
-        defs = _DEFINITIONS_DIGESTS[kube_version] = _file_digest(
-            os.path.join(folder, "_definitions.json")
-        )
-    own = "invalid name"
-    if _KIND.match(kind) and _API_VERSION.match(api_version):
-        own = _file_digest(os.path.join(root, schema_file(kube_version, kind, api_version)))
-    found = _SCHEMA_DIGESTS[key] = f"{defs}:{own}"
-    return found
-
-
 def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
     """An object's findings on every version (rows tagged with their version first),
     each version's kept in the result cache under the object and its schema files."""
@@ -862,22 +481,70 @@ def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]
         key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
         rows = result_cache.get("schema", key, _valid_rows)
         if rows is None:
-            rows = _rows(data, digest, v)
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
             result_cache.put("schema", key, rows)
         out.extend([v, *row] for row in rows)
     return out
 
 
+def verdict_rows_many(
+    items: Mapping[str, dict[str, Any]], kube_versions: Sequence[str]
+) -> dict[str, list[Row]]:
+    """:func:`verdict_rows` of a set of objects (by digest), kept as one entry for the
+    whole set: a render's objects are one read or one write, not one per object and
+    version. The key holds every object's digest and the digest of the schema files
+    each is checked with; on a miss, an object's own entry (a check keeps those) still
+    answers, and only the set's entry is written."""
+    digests = sorted(items)
+    parts: list[str] = ["schemas", *kube_versions]
+    for d in digests:
+        kind, api_version = _text(items[d].get("kind")), _text(items[d].get("apiVersion"))
+        parts.append(d)
+        parts += [schema_digest(v, kind, api_version) for v in kube_versions]
+    key = result_cache.key(*parts)
+
+    def valid(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and sorted(value) == digests
+            and all(
+                isinstance(rows, list)
+                and all(isinstance(r, list) and len(r) == 4 and r[0] in kube_versions for r in rows)
+                and _valid_rows([r[1:] for r in rows])
+                for rows in value.values()
+            )
+        )
+
+    stored = result_cache.get("schemas", key, valid)
+    if stored is None:
+        stored = {d: _object_rows(items[d], d, kube_versions) for d in digests}
+        result_cache.put("schemas", key, stored)
+    return {d: [list(r) for r in stored[d]] for d in digests}
+
+
+def _object_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+    """:func:`verdict_rows` that reads an object's own entries but writes none."""
+    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    out: list[Row] = []
+    for v in kube_versions:
+        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        rows = result_cache.get("schema", key, _valid_rows)
+        if rows is None:
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
+        out.extend([v, *row] for row in rows)
+    return out
+
+
 #: Objects a validator keeps findings for (a caller may hold one validator for a long
-#: time; the persistent cache and the memos above still serve what it lets go).
+#: time; the result cache still serves what it lets go).
 RESULTS_PER_VALIDATOR = 4096
 
 
 class SchemaValidator:
     """Validate objects against several Kubernetes versions; thread-safe, cached per object.
 
-    Each distinct object (by its JSON, :func:`object_key`) is checked once per distinct schema
-    closure, and its verdicts are kept in the persistent cache (:mod:`renderer.store.cache`).
+    Each distinct object (by its JSON, :func:`object_key`) is checked once per Kubernetes
+    version, and its findings are kept in the result cache (:func:`verdict_rows`).
     """
 
     def __init__(
@@ -891,8 +558,6 @@ class SchemaValidator:
 
     def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
-        from renderer.k8s.parse import K8sObject
-
         data = obj.data if isinstance(obj, K8sObject) else obj
         return self._located(obj, self._findings(data, object_key(data)))
 
@@ -901,6 +566,11 @@ class SchemaValidator:
         objects this validator has not seen are looked up (and kept) together
         (:func:`verdict_rows_many`)."""
         items = [(o, object_key(o.data)) for o in objects]
+        with self._lock:
+            missing = {d: o.data for o, d in items if d not in self._results}
+        if missing:
+            for digest, rows in verdict_rows_many(missing, self.kube_versions).items():
+                self._keep(digest, missing[digest], rows)
         out = [f for o, d in items for f in self._located(o, self._findings(o.data, d))]
         return sorted(out, key=schema_sort_key)
 
@@ -928,15 +598,14 @@ class SchemaValidator:
 
     @staticmethod
     def _located(obj: K8sObject | dict[str, Any], found: tuple[Finding, ...]) -> list[Finding]:
-        import renderer.k8s.parse as parse  # see _closure
-
-        if isinstance(obj, parse.K8sObject):
+        if isinstance(obj, K8sObject):
             return [replace(f, file=obj.file, line=obj.field_line(f.field)) for f in found]
         return list(found)
 
 
 def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:
-    version = tuple(int(p) for p in f.kube_versions[0].split("."))
+    # a finding of every version (a scalar's YAML 1.1 reading) sorts before them
+    version = tuple(int(p) for p in f.kube_versions[0].split(".")) if f.kube_versions else ()
     return (version, f.file, f.line, f.field, f.message)
 
 

@@ -34,7 +34,7 @@ MAX_DEPTH = 128
 
 def mark_error(exc: YAMLError, file: str) -> InputError:
     """ruamel's error as our one-line input error, at its line and column when it has
-    them (:func:`load_all_lines` and :mod:`renderer.k8s.load` report this way)."""
+    them (:func:`load_all_lines` and :mod:`renderer.k8s.decode` report this way)."""
     from renderer.k8s.libyaml import MarkedYAMLError
 
     if isinstance(exc, MarkedYAMLError):

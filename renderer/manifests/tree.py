@@ -20,6 +20,7 @@ and a file name with a newline would be copied into the ``# Source:`` header.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,6 +70,12 @@ class TemplateFile:
         """The template's text, read once (bounded, regular files only): every later
         stage (its cache key, its compile, a verbatim copy) sees these same bytes."""
         return read_text(self.path)
+
+    @cached_property
+    def digest(self) -> str:
+        """The SHA-256 of :attr:`source`, taken once: the key of everything derived
+        from this template's bytes (its verdict, its compile)."""
+        return hashlib.sha256(self.source.encode("utf-8", "surrogateescape")).hexdigest()
 
     @property
     def display(self) -> str:

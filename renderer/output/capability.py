@@ -11,7 +11,7 @@ from renderer.data import schemas
 from renderer.finding import Finding, blocking, merge_findings
 from renderer.k8s.schema import NOT_CHECKED_RULE
 from renderer.output import Document, Findings
-from renderer.output.check_text import LEGACY_RULES
+from renderer.output.check_text import LEGACY_RULES, deviation_lines
 from renderer.output.findings import findings_list, nulls, report_header, severity_counts
 
 
@@ -77,15 +77,17 @@ def render(report: ReleaseReport) -> str:
             f"{fid_warns} warning(s)"
         )
         lines.extend(f"  {f}" for f in fid.findings)
-    if report.exceptions or report.exceptions_notes:
+    warnings, notes = report.exception_warnings, report.exception_notes
+    if report.rule_exceptions or warnings or notes:
         lines.append(f"Exceptions ({report.exceptions_file}):")
-        for a in report.exceptions:
+        for a in report.rule_exceptions:
             if a.matches:
                 e = a.exception
                 n = sum(a.matches.values())
                 lines.append(f"  {e.rule}: {e.action} ({n} finding(s)): {e.reason}")
-        lines.extend(f"  warning: {w}" for w in report.exception_warnings)
-        lines.extend(f"  note: {n}" for n in report.exception_notes)
+        lines.extend(f"  warning: {w}" for w in warnings)
+        lines.extend(f"  note: {n}" for n in notes)
+    lines.extend(deviation_lines(report.exceptions_file, list(report.deviations)))
     ready = report.release_ready
     if ready or cap.capable:
         why = "" if fid is None or not fid.errors else " (deviates from upstream)"
@@ -116,7 +118,8 @@ def release_data(report: ReleaseReport) -> dict[str, Any]:
     out["findings"] = findings_list(findings)
     out["exceptions"] = {
         "file": report.exceptions_file,
-        "entries": [a.to_dict() for a in report.exceptions],
+        "entries": [a.to_dict() for a in report.rule_exceptions],
+        "deviations": [a.to_dict() for a in report.deviations],
         "warnings": report.exception_warnings,
         "notes": report.exception_notes,
     }

@@ -1,10 +1,10 @@
 """The check report as a document: JSON (``check-report.schema.json``), text
 (:mod:`.check_text`) and JUnit test suites.
 
-In JUnit each version is a suite: a testcase for the version (its failed stages, errors
-outside the rules, golden changes no scenario owns), one per scenario (failing with the
-diffs of the golden files it renders: ``common/`` is every scenario's, ``a+b/`` is a's
-and b's) and one per rule error; goldens of a version not in the tree are a suite of
+In JUnit each version is a suite: a testcase for the version (its failed stages, the
+errors no other case carries), one per scenario (failing with what changed in its
+goldens and the diffs of its golden files) and one per rule or golden error, each
+located at its template line; goldens of a version not in the tree are a suite of
 their own.
 """
 
@@ -15,6 +15,7 @@ from typing import Any
 
 from renderer.checks.report import (
     FAIL,
+    GOLDEN_STALE,
     MISSING,
     SKIP,
     CheckReport,
@@ -22,8 +23,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.finding import ERROR, FIDELITY, GOLDENS, RULES, Finding, ObjectRef, locate
-from renderer.manifests.tree import tree_path
+from renderer.finding import ERROR, FIDELITY, GOLDENS, RULES, Finding
 from renderer.output import Findings, SortedDocument, check_text
 from renderer.output.findings import findings_list, report_header, severity_counts
 from renderer.output.junit import Suites, TestCase, TestSuite, finding_case
@@ -58,6 +58,7 @@ def version_data(v: VersionResult) -> dict[str, Any]:
             "scenarios": [],
             "errors": 0,
             "warnings": 0,
+            "deviations": 0,
             "note": "not compared: an earlier stage failed",
         }
     return data
@@ -85,7 +86,8 @@ def check_data(report: CheckReport) -> dict[str, Any]:
         "stale_goldens": [s.to_dict() for s in report.stale],
         "exceptions": {
             "file": report.exceptions_file,
-            "entries": [a.to_dict() for a in report.exceptions],
+            "entries": [a.to_dict() for a in report.rule_exceptions],
+            "deviations": [a.to_dict() for a in report.deviations],
             "warnings": report.exception_warnings,
             "notes": report.exception_notes,
         },
@@ -95,15 +97,10 @@ def check_data(report: CheckReport) -> dict[str, Any]:
     return data
 
 
-def _diffs(v: VersionResult, scenario: str | None) -> str:
-    """The diffs of the golden files ``scenario`` renders (None: that no scenario renders)."""
-    from renderer.checks.golden import owners
-
-    names = [s.name for s in v.scenarios]
+def _diffs(v: VersionResult, scenario: str) -> str:
+    """The diffs of the golden files of ``scenario`` (its directory's)."""
     return "".join(
-        diff
-        for path, diff in v.golden.file_diffs.items()
-        if (scenario in owners(path, names) if scenario else not owners(path, names))
+        diff for path, diff in v.golden.file_diffs.items() if path.partition("/")[0] == scenario
     ).rstrip("\n")
 
 
@@ -119,18 +116,13 @@ def _exception_properties(v: VersionResult) -> tuple[tuple[str, str], ...]:
 
 
 def _version_case(v: VersionResult) -> TestCase:
-    """The version's testcase: its failed stages, non-rule errors and orphan changes."""
+    """The version's testcase: its failed stages and the errors no case of their own
+    carries (rules and goldens have theirs)."""
     bad = v.failed_stages
-    errors = [str(f) for f in v.findings if f.severity == "error" and f.stage != RULES]
-    orphans = [c.describe() for c in v.golden.changes if not c.scenarios]
-    orphan_diff = _diffs(v, None)
-    body = "\n".join(
-        [f"stage {s}: {v.stages[s]}" for s in bad]
-        + errors
-        + ([v.golden.command] if v.golden.status == MISSING else [])
-        + orphans
-        + (["", orphan_diff] if orphan_diff else [])
-    )
+    errors = [
+        str(f) for f in v.findings if f.severity == "error" and f.stage not in (RULES, GOLDENS)
+    ]
+    body = "\n".join([f"stage {s}: {v.stages[s]}" for s in bad] + errors)
     return TestCase(
         f"calico.{v.version}",
         v.version,
@@ -141,8 +133,10 @@ def _version_case(v: VersionResult) -> TestCase:
 
 
 def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
-    """The scenario's testcase, failing with the diffs of the golden files it renders."""
+    """The scenario's testcase, failing with what changed in its goldens (one line per
+    field, then the diffs of its golden files), at the first change's template line."""
     failed = s.golden in (FAIL, MISSING)
+    mine = [f for f in v.findings if f.stage == GOLDENS and s.name in f.scenarios]
     text = "\n".join(s.changes) if s.changes else f"golden {s.golden}"
     if s.golden == MISSING:
         text += "\ncreate them with: " + v.golden.command
@@ -150,50 +144,44 @@ def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
         diff = _diffs(v, s.name)
         if diff:
             text += "\n\n" + diff
+    located = next((f for f in mine if f.file), None)
     return TestCase(
         f"calico.{v.version}",
         f"{v.version} {s.name}",
         text if failed else None,
         message=f"golden {s.golden}",
+        file=located.file if located and failed else "",
+        line=located.line if located and failed else 0,
     )
 
 
-def _rule_cases(v: VersionResult) -> list[TestCase]:
-    """A failing testcase per rule error, located where the finding is."""
+def _finding_cases(v: VersionResult) -> list[TestCase]:
+    """A failing testcase per rule or golden error, located where the finding is."""
     return [
         replace(
             finding_case(f"calico.{v.version}", f),
-            name=f"{v.version} rule {f.rule}"
+            name=f"{v.version} {'rule' if f.stage == RULES else 'golden'} {f.rule}"
             + (f" {f.object}" if f.object else "")
-            + (f" {f.field}" if f.field else ""),
+            + (f" {f.field}" if f.field else "")
+            + ("" if f.object or f.field else f" {f.message}"),
         )
         for f in v.findings
-        if f.stage == RULES and f.severity == "error"
+        if f.stage in (RULES, GOLDENS) and f.severity == "error"
     ]
 
 
-def golden_findings(v: VersionResult) -> list[Finding]:
-    """The golden changes of a failed comparison as findings, each at the template line
-    that renders the object now (for merge-request annotations)."""
-    if v.golden.status != FAIL:
-        return []
-    out = []
-    for c in v.golden.changes:
-        file, line = locate(c.file)
-        out.append(
-            Finding(
-                "golden-changed",
-                ERROR,
-                c.describe() + " (differs from the reviewed golden; update it after review "
-                f"with: {v.golden.command})",
-                stage=GOLDENS,
-                object=ObjectRef.parse(c.ref) if " " in c.ref else None,
-                file=tree_path(v.version, v.files, file) if file else "",
-                line=line,
-                scenarios=tuple(c.scenarios),
-            )
-        )
-    return out
+def stale_finding(s: StaleGolden) -> Finding:
+    """Goldens of a version not in the tree, at the first of their files."""
+    first = f"{s.shown or s.directory}/{s.files[0]}" if s.files else s.shown or s.directory
+    return Finding(
+        GOLDEN_STALE,
+        ERROR,
+        f"{check_text.STALE_MESSAGE} ({len(s.files)} file(s)); remove them, after "
+        f"review, with: {s.command}",
+        stage=GOLDENS,
+        file=first,
+        line=1 if s.files else 0,
+    )
 
 
 def version_suite(v: VersionResult) -> TestSuite:
@@ -201,7 +189,7 @@ def version_suite(v: VersionResult) -> TestSuite:
     cases = [_version_case(v), *(_scenario_case(v, s) for s in v.scenarios)]
     return TestSuite(
         f"calico {v.version}",
-        (*cases, *_rule_cases(v)),
+        (*cases, *_finding_cases(v)),
         properties=_exception_properties(v),
         seconds=v.seconds,
     )
@@ -216,11 +204,14 @@ def stale_suite(stale: StaleGolden) -> TestSuite:
             f"remove them with: {stale.command}",
         ]
     )
+    located = stale_finding(stale)
     case = TestCase(
         f"calico.{stale.version}",
         f"{stale.version} goldens",
         body if stale.status == FAIL else None,
         message=check_text.STALE_MESSAGE,
+        file=located.file,
+        line=located.line,
     )
     return TestSuite(f"calico {stale.version}", (case,))
 
@@ -236,22 +227,10 @@ class CheckDocument(SortedDocument, Suites, Findings):
     report: CheckReport
 
     def annotations(self) -> list[Finding]:
-        """Every version's findings and golden changes, and goldens left for versions
-        not in the tree."""
-        stale = [
-            Finding(
-                "golden-stale",
-                ERROR,
-                f"{check_text.STALE_MESSAGE} ({len(s.files)} file(s)); remove them, after "
-                f"review, with: {s.command}",
-                stage=GOLDENS,
-                file=s.directory,
-            )
-            for s in self.report.stale
-            if s.status == FAIL
-        ]
-        found = [f for v in self.report.versions for f in (*v.findings, *golden_findings(v))]
-        return [*found, *stale]
+        """Every version's findings (golden changes included), and goldens left for
+        versions not in the tree."""
+        stale = [stale_finding(s) for s in self.report.stale if s.status == FAIL]
+        return [*self.report.findings, *stale]
 
     def data(self) -> dict[str, Any]:
         return check_data(self.report)

@@ -3,8 +3,10 @@ legacy versions, goldens and exceptions, then the verdict line."""
 
 from __future__ import annotations
 
+from renderer.checks.exceptions import Applied
 from renderer.checks.report import (
     FAIL,
+    GOLDENS_ERROR,
     LEGACY,
     MISSING,
     PASS,
@@ -15,7 +17,7 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.finding import CAPABILITY, COVERAGE, FIDELITY
+from renderer.finding import CAPABILITY, COVERAGE, FIDELITY, GOLDENS
 
 #: What the text and JUnit forms say of goldens left for a version not in the tree.
 STALE_MESSAGE = "goldens for a version not in the tree"
@@ -66,11 +68,13 @@ def render(report: CheckReport) -> str:
     ]
     for row in [headers, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    lines.extend(_legacy_line(report.versions))
     for v in report.versions:
         details = _details(v)
         if details:
             lines.append("")
             lines.extend(details)
+    lines.extend(_rewritten_line(report.versions))
     for stale in report.stale:
         lines.append("")
         lines.extend(_stale_details(stale))
@@ -94,17 +98,36 @@ def render(report: CheckReport) -> str:
 
 
 def _exception_lines(report: CheckReport) -> list[str]:
-    """Every exception of the file: what it matched, or a warning that it matched nothing."""
-    if not report.exceptions and not report.exceptions_notes:
+    """Every exception of the file: what it matched, or a warning that it matched
+    nothing; then the deviations from upstream that covered fidelity findings."""
+    out: list[str] = []
+    warnings, notes = report.exception_warnings, report.exception_notes
+    if report.rule_exceptions or warnings or notes:
+        out += ["", f"Exceptions ({report.exceptions_file}):"]
+        for a in report.rule_exceptions:
+            e = a.exception
+            if a.matches:
+                where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
+                out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
+        out.extend(f"  warning: {w}" for w in warnings)
+        out.extend(f"  note: {n}" for n in notes)
+    deviations = deviation_lines(report.exceptions_file, report.deviations)
+    return [*out, "", *deviations] if deviations else out
+
+
+def deviation_lines(file: str | None, deviations: list[Applied]) -> list[str]:
+    """The declared deviations from upstream that covered fidelity findings, each with
+    what it covers, where, and why (none: nothing, so a report without ``--upstream``
+    says nothing of them)."""
+    matched = [a for a in deviations if a.matches]
+    if not matched:
         return []
-    out = ["", f"Exceptions ({report.exceptions_file}):"]
-    for a in report.exceptions:
+    total = sum(n for a in matched for n in a.matches.values())
+    out = [f"Deviations from upstream ({file}): {total} fidelity finding(s) declared"]
+    for a in matched:
         e = a.exception
-        if a.matches:
-            where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
-            out.append(f"  {e.rule}: {e.action} on {where}: {e.reason}")
-    out.extend(f"  warning: {w}" for w in report.exception_warnings)
-    out.extend(f"  note: {n}" for n in report.exception_notes)
+        where = ", ".join(f"{v} ({n})" for v, n in a.matches.items())
+        out.append(f"  {', '.join((*e.objects, *e.fields))} on {where}: {e.reason}")
     return out
 
 
@@ -123,14 +146,45 @@ def _stale_details(stale: StaleGolden) -> list[str]:
     ]
 
 
+def _legacy_line(versions: list[VersionResult]) -> list[str]:
+    """One line for the versions that pass as legacy (their Typha-on renders hold
+    nothing of Typha, so every contract item is missing; JSON and HTML list them)."""
+    legacy = [v.version for v in versions if v.legacy]
+    if not legacy:
+        return []
+    compat = any(s.decision.get("compatibility") for v in versions if v.legacy for s in v.scenarios)
+    path = "; upgrades keep Typha off" if compat else ""
+    return [f"legacy: {', '.join(legacy)} (no Typha templates: {LEGACY_RULES}{path})"]
+
+
+def _rewritten_line(versions: list[VersionResult]) -> list[str]:
+    """One line for every version whose goldens an update rewrote from the merged
+    layout of earlier releases (``common/``, ``s1+s2/``) to one directory per scenario."""
+    done = [v for v in versions if v.golden.status == UPDATED and v.golden.merged]
+    if not done:
+        return []
+    files = sum(len(v.golden.files) for v in done)
+    return [
+        "",
+        f"goldens rewritten one directory per scenario (from the merged layout: common/, "
+        f"s1+s2/) for {', '.join(v.version for v in done)}: {files} file(s) written or removed",
+    ]
+
+
 def _details(v: VersionResult) -> list[str]:
+    """What a reader must see of a version: what changed against its goldens first
+    (one line per field, at its template line), then every other finding."""
     out: list[str] = []
-    if v.legacy:
-        out.append(f"  legacy: not Typha-capable; passes as legacy, {LEGACY_RULES}; missing:")
-        out.extend(f"    - {item}" for item in v.missing or ["no Typha templates"])
-        for s in v.scenarios:
-            if s.decision.get("compatibility"):
-                out.append(f"  {s.name}: {s.operation} compatibility path, Typha off")
+    g = v.golden
+    goldens = [f for f in v.findings if f.stage == GOLDENS and f.severity != "info"]
+    out.extend(f"  {f}" for f in goldens)
+    if g.status == FAIL and g.command and any(f.rule != GOLDENS_ERROR for f in goldens):
+        out.append(f"  goldens: update them, after review, with: {g.command}")
+    elif g.status == PASS and g.files and g.command:
+        out.append(f"  goldens: rewrite them with: {g.command}")
+    elif g.status == UPDATED and not g.merged:
+        out.append(f"  goldens updated in {g.directory}:")
+        out.extend(f"    {f.change}: {f.path}" for f in g.files)
     if v.stages[CAPABILITY] == FAIL:
         out.append(
             "  capability: Typha templates present but incomplete: neither capable nor "
@@ -140,28 +194,10 @@ def _details(v: VersionResult) -> list[str]:
     if fid is not None and fid["note"]:
         out.append(f"  {FIDELITY}: {fid['note']}")
     elif fid is not None and (fid["errors"] or fid["warnings"]):
+        declared = f", {fid['deviations']} declared deviation(s)" if fid.get("deviations") else ""
         out.append(
-            f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s) against "
-            f"{fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
+            f"  {FIDELITY}: {fid['errors']} error(s), {fid['warnings']} warning(s){declared} "
+            f"against {fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
         )
-    for f in v.findings:
-        if f.severity != "info":
-            out.append(f"  {f}")
-    g = v.golden
-    if g.status == MISSING:
-        out.append(f"  goldens: none in {g.directory}; create them with:")
-        out.append(f"    {g.command}")
-    elif g.status == FAIL and not g.files:
-        out.append(f"  goldens: could not be compared with {g.directory} (see above)")
-    elif g.status == FAIL:
-        out.append(f"  goldens: {len(g.files)} file(s) differ from {g.directory}:")
-        for c in g.changes:
-            scen = f" [{', '.join(c.scenarios)}]" if c.scenarios else ""
-            at = f"{c.file}: " if c.file else ""
-            out.append(f"    {at}{c.describe()}{scen}")
-        out.append(f"  update them, after review, with: {g.command}")
-        out.extend("    " + line if line else "" for line in g.diff.splitlines())
-    elif g.status == UPDATED:
-        out.append(f"  goldens updated in {g.directory}:")
-        out.extend(f"    {f.change}: {f.path}" for f in g.files)
+    out.extend(f"  {f}" for f in v.findings if f.severity != "info" and f.stage != GOLDENS)
     return [f"{v.version}:", *out] if out else []

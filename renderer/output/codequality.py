@@ -25,11 +25,10 @@ def issues(doc: output.Findings) -> list[dict[str, Any]]:
     fallback = getattr(doc, "subject", "") or "."
     out = []
     for f, digest in zip(found, fingerprints(found), strict=True):
-        where = f" ({f.object})" if f.object is not None else ""
         out.append(
             {
                 "type": "issue",
-                "description": f"[{f.rule}] {f.message}{where}",
+                "description": f"[{f.rule}] {f.headline}",
                 "check_name": f.rule,
                 "categories": ["Bug Risk"] if f.severity == "error" else ["Style"],
                 "fingerprint": digest,

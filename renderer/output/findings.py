@@ -12,6 +12,7 @@ from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer import __version__
+from renderer.calico.scale.registry import ScaleDetails
 from renderer.finding import Details, Finding
 
 if TYPE_CHECKING:
@@ -63,8 +64,6 @@ def details_dict(details: Details | None) -> dict[str, Any]:
 
 def scale_details(f: Finding) -> ScaleDetails | None:
     """A scale finding's facts, numbers and advice (None for any other finding)."""
-    from renderer.calico.scale.registry import ScaleDetails  # only where advice is printed
-
     return f.details if isinstance(f.details, ScaleDetails) else None
 
 

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 def rule_description(rule: str, example: Finding) -> str:
     """What ``rule`` checks, as the rule catalogue (``calico-render rules``) says it,
-    or the stage's words for an id it does not list."""
+    or the stage's words for an id it does not list. The catalogue loads every stage's
+    rules: only a report that names its rules (SARIF) asks for it."""
     from renderer.checks.catalogue import catalogue
 
     info = catalogue().get(rule)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import __version__, output
 from renderer.calico import policy
+from renderer.calico.capability import CONTRACT_NODES
 from renderer.checks.report import (
     FAIL,
     LEGACY,
@@ -99,6 +100,15 @@ def location(f: Finding) -> str:
     """``path:line:column`` with whatever parts the finding knows (the one location
     style of every report)."""
     return f.where
+
+
+def path_html(path: str) -> str:
+    """A path escaped, free to wrap after each ``/`` and nowhere else (not at a hyphen,
+    not mid-name): ``kubernetes/calico/v3.31.3/calico.yaml:7481``."""
+    *dirs, name = path.split("/")
+    return "".join(f'<span class="seg">{e(d)}/</span><wbr>' for d in dirs) + (
+        f'<span class="seg">{e(name)}</span>'
+    )
 
 
 def object_text(f: Finding) -> str:
@@ -209,7 +219,9 @@ def finding_article(entry: Entry, templates: Templates, level: int = 4) -> str:
         ("Kubernetes", ", ".join(f.kube_versions)),
         ("Exception", f.exception),
     ]
-    facts = "".join(f"<dt>{k}</dt><dd>{e(v)}</dd>" for k, v in rows if v)
+    facts = "".join(
+        f"<dt>{k}</dt><dd>{path_html(v) if k == 'Template' else e(v)}</dd>" for k, v in rows if v
+    )
     return (
         f'<article class="finding sev-{e(slug(f.severity))}" id="{entry.anchor}" '
         f'data-rule="{e(f.rule)}" data-severity="{e(f.severity)}">'
@@ -229,7 +241,7 @@ def finding_index(entries: Sequence[Entry]) -> str:
         f"<tr><td>{e(x.version)}</td><td>{severity_badge(x.finding.severity)}</td>"
         f'<td><a href="#{x.anchor}"><code>{e(x.finding.rule)}</code></a></td>'
         f"<td>{e(object_text(x.finding))}</td><td><code>{e(x.finding.field)}</code></td>"
-        f"<td><code>{e(location(x.finding))}</code></td></tr>"
+        f'<td><code class="path">{path_html(location(x.finding))}</code></td></tr>'
         for x in entries
     )
     return table(
@@ -305,14 +317,15 @@ def chart_y(replicas: float) -> float:
 
 @functools.cache
 def policy_steps() -> tuple[tuple[int, int], ...]:
-    """The replica curve as (nodes, replicas) corners, from the policy itself: where
-    the replicas change, the last count before and the first after (computed once)."""
+    """The replica curve as (nodes, replicas) corners, from the policy itself: at the
+    first node count a replica count holds for (6 replicas at 1,001 nodes), the count
+    before and the new one (computed once)."""
     points = [(0, 0)]
     last = 0
     for n in range(1, CHART_NODES + 1):
         r = policy.decide_typha(n).replicas
         if r != last:
-            points += [(n - 1, last), (n - 1, r)]
+            points += [(n, last), (n, r)]
             last = r
     points.append((CHART_NODES, last))
     return tuple(points)
@@ -473,8 +486,6 @@ def _scenario_key(s: ScenarioResult) -> tuple[str, int, str, int, bool, str]:
 
 def release_marks(report: ReleaseReport) -> list[Mark]:
     """The contract's renders (Typha off, and on at each replica count it asked for)."""
-    from renderer.calico.capability import CONTRACT_NODES
-
     nodes_for = {policy.decide_typha(n).replicas: n for n in (1, *CONTRACT_NODES)}
     version = report.capability.version
     return [
@@ -533,7 +544,7 @@ def golden_changes(v: VersionResult) -> str:
             new = e(c.new) if c.new is not None else ""
             if kind == "note":
                 old, new = e(c.note), ""
-            where = f"<br><small>{e(c.file)}</small>" if c.file else ""
+            where = f"<br><small>{path_html(c.where)}</small>" if c.where else ""
             scen = e(", ".join(c.scenarios)) or "–"
             rows.append(
                 f'<tr class="chg-{kind}"><td>{_marker(kind)}</td>'
@@ -584,6 +595,7 @@ table{border-collapse:collapse;margin:.5em 0;width:100%}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 thead th{background:var(--soft);white-space:nowrap}
 table.fixed{table-layout:fixed;min-width:760px}table.fixed td{overflow-wrap:anywhere}
+.seg{white-space:nowrap}
 col.c-mark{width:7.5em}col.c-version{width:6.5em}col.c-sev{width:7.5em}col.c-rule{width:17%}
 col.c-field{width:24%}col.c-side{width:27%}col.c-where{width:18%}
 .st,.sev{display:inline-block;padding:0 6px;border-radius:4px;font-weight:600;
@@ -641,7 +653,7 @@ dl.facts,article.finding dl{grid-template-columns:1fr}dl dd{margin-bottom:4px}}
 @media print{nav,a.self{display:none}body{font-size:11pt}a{color:inherit}
 article.finding,figure,tr{break-inside:avoid}.scroll{overflow:visible}
 table.fixed,svg.chart{min-width:0}thead th{white-space:normal}table{font-size:9pt}
-td,th,code{overflow-wrap:anywhere}
+td,th,code{overflow-wrap:anywhere}.seg{white-space:normal}
 h2{break-after:avoid}}
 """
 
@@ -719,7 +731,7 @@ def facts(rows: Iterable[tuple[str, str]]) -> str:
 
 def render_check(report: CheckReport) -> str:
     """The check report as one page."""
-    anchors = Anchors({"summary", "findings", "typha", "exceptions", "stale"})
+    anchors = Anchors({"summary", "findings", "typha", "exceptions", "deviations", "stale"})
     version_ids = {v.version: anchors.make("v", v.version) for v in report.versions}
     entries = {
         v.version: [
@@ -764,10 +776,11 @@ def render_check(report: CheckReport) -> str:
         _summary_table(report, stages, version_ids, entries),
         _exceptions_section(
             report.exceptions_file,
-            report.exceptions,
+            report.rule_exceptions,
             report.exception_warnings,
             report.exception_notes,
         ),
+        _deviations_section(report.deviations),
     ]
     if report.stale:
         rows = "".join(
@@ -847,6 +860,26 @@ def _exceptions_section(
         f'<section id="exceptions"><h2>Exceptions</h2><p>From <code>{e(file or "")}</code></p>'
         + table(("Rule", "Action", "Findings matched", "Reason"), rows)
         + (f"<ul>{warn}</ul>" if warn else "")
+        + "</section>"
+    )
+
+
+def _deviations_section(deviations: Sequence[Any]) -> str:
+    """The declared deviations from upstream that covered fidelity findings ("" when
+    none did: without ``--upstream`` the page says nothing of them)."""
+    matched = [a for a in deviations if a.matches]
+    if not matched:
+        return ""
+    rows = "".join(
+        f"<tr><td>{e(', '.join(a.exception.objects))}</td>"
+        f"<td><code>{e(', '.join(a.exception.fields) or '(every field)')}</code></td>"
+        f"<td>{e(', '.join(f'{k}: {n}' for k, n in sorted(a.matches.items())))}</td>"
+        f"<td>{e(a.exception.reason)}</td></tr>"
+        for a in matched
+    )
+    return (
+        '<section id="deviations"><h2>Deviations from upstream</h2>'
+        + table(("Objects", "Fields", "Findings covered", "Reason"), rows)
         + "</section>"
     )
 
@@ -937,6 +970,7 @@ def fidelity_summary(fid: Mapping[str, Any]) -> str:
             ("Scenarios", e(scenarios)),
             ("Errors", str(fid.get("errors", 0))),
             ("Warnings", str(fid.get("warnings", 0))),
+            ("Declared deviations", str(fid.get("deviations") or "")),
             ("Note", e(fid.get("note") or "")),
         ]
     )
@@ -1035,10 +1069,11 @@ def render_capability(report: ReleaseReport) -> str:
         + "</section>",
         _exceptions_section(
             report.exceptions_file,
-            report.exceptions,
+            report.rule_exceptions,
             report.exception_warnings,
             report.exception_notes,
         ),
+        _deviations_section(report.deviations),
         f'<section id="findings"><h2>Findings ({len(entries)})</h2>{finding_index(entries)}',
         "".join(finding_article(x, templates, 3) for x in entries),
         "</section>",

@@ -87,7 +87,7 @@ def document(findings: Sequence[Finding], *, successful: bool = True) -> dict[st
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": LEVELS.get(f.severity, "warning"),
-            "message": {"text": f.message},
+            "message": {"text": f.headline},
             "partialFingerprints": {"calicoRender/v1": digest},
             "properties": _properties(f),
         }

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from renderer import api
 from renderer.manifests.tree import COMPONENT
+from tests.gatehelp import yes_label_tree
 
 
 def test_capability_is_the_release_check_of_one_version() -> None:
@@ -15,6 +16,24 @@ def test_capability_is_the_release_check_of_one_version() -> None:
     report = api.capability("v9.4.0", root=TREE, kube_versions=["1.30"])
     assert [(f.rule, f.severity) for f in report.rules] == [("typha-anti-affinity", "error")]
     assert report.kube_versions == ("1.30",) and not report.release_ready
+
+
+def test_capability_and_check_judge_what_the_controller_decodes(tmp_path: Path) -> None:
+    """A label ``yes`` (the boolean true to BKE's controller): both views report the
+    yaml-1.1-reading warning and the schema error, at the label's template line."""
+    root = yes_label_tree(tmp_path / "tree")
+    expected = [
+        ("yaml-1.1-reading", "warning", 8, "metadata.labels.enabled"),
+        ("schema-invalid", "error", 8, "metadata.labels.enabled"),
+    ]
+    report = api.capability("v1.0.0", root=root, kube_versions=["1.30"])
+    assert [(f.rule, f.severity, f.line, f.field) for f in report.schema] == expected
+    options = api.check_options(
+        root=root, golden=tmp_path / "golden", kube_versions=["1.30"], jobs=1, update=True
+    )
+    [version] = api.check(options).versions
+    schema = [f for f in version.findings if f.stage == "schema"]
+    assert [(f.rule, f.severity, f.line, f.field) for f in schema] == expected
 
 
 def test_capability_and_check_report_where_the_controller_judges_otherwise(

@@ -13,6 +13,7 @@ from renderer.checks import verdict as verdicts
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError, RefusedError
 from renderer.manifests.tree import COMPONENT, resolve_version
+from tests.gatehelp import yes_label_tree
 
 
 def test_render_601_nodes_has_typha_at_four_replicas() -> None:
@@ -30,7 +31,7 @@ def test_capability_verdict_follows_template_content(tmp_path: Path) -> None:
     assert verdicts.typha_capability(resolve_version("v3.28.2", tmp_path))[0] is True
     assert api.render(api.Request.of("v3.28.2", 601, root=tmp_path)).decision.allow_typha
 
-    (dst / "001-typha.yaml").write_text("# Typha removed\n")
+    (dst / "001-typha.yaml").write_text("{{/* Typha removed */}}")
     capable, missing = verdicts.typha_capability(resolve_version("v3.28.2", tmp_path))
     assert capable is False and any("Deployment calico-typha" in m for m in missing)
     with pytest.raises(RefusedError):
@@ -106,6 +107,76 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
     assert (v.capable, v.rule_errors, v.release_ready) == (True, ("typha-anti-affinity",), False)
     ok = run(capsys, "--version", "v3.31", "--nodes", "601", "--no-validate")
     assert ok.code == 0 and "release-ready" not in ok.err
+
+
+def test_a_yaml_1_1_reading_is_a_warning_and_its_value_a_schema_error(tmp_path: Path) -> None:
+    """The objects hold what the controller decodes (true), so the schema check judges
+    that, at the label's template line, beside the warning naming both readings."""
+    root = yes_label_tree(tmp_path)
+    result = api.render(api.Request.of("v1.0.0", 3, root=root, kube=["1.30"]))
+    [cm] = result.objects
+    assert cm.data["metadata"]["labels"] == {"enabled": True}
+    found = [
+        (f.rule, f.severity, f.file, f.line, f.field)
+        for f in result.findings
+        if f.field == "metadata.labels.enabled"
+    ]
+    path = f"{COMPONENT}/v1.0.0/calico.yaml".replace("\\", "/")
+    assert found == [
+        ("yaml-1.1-reading", "warning", path, 8, "metadata.labels.enabled"),
+        ("schema-invalid", "error", path, 8, "metadata.labels.enabled"),
+    ]
+    assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("exceptions", "ready"),
+    [
+        ("", False),
+        (  # skipped, or downgraded: neither blocks the release any more
+            "exceptions:\n  - rule: typha-anti-affinity\n    reason: reviewed\n",
+            True,
+        ),
+        (
+            "exceptions:\n  - rule: typha-anti-affinity\n    severity: warning\n"
+            "    objects: ['Deployment kube-system/calico-typha']\n    reason: reviewed\n",
+            True,
+        ),
+        (  # scoped to another object: the finding is not what was reviewed
+            "exceptions:\n  - rule: typha-anti-affinity\n"
+            "    objects: ['Deployment kube-system/other']\n    reason: reviewed\n",
+            False,
+        ),
+    ],
+)
+def test_render_capability_and_check_agree_on_release_readiness_with_the_trees_exceptions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, exceptions: str, ready: bool
+) -> None:
+    """The same reviewed exceptions (ROOT/.calico-render.yaml), the same verdict."""
+    from tests.clihelp import run
+
+    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
+    if exceptions:
+        (tmp_path / ".calico-render.yaml").write_text(exceptions)
+    rendered = run(
+        capsys,
+        "--manifests",
+        str(tmp_path),
+        "--version",
+        "v3.31.3",
+        "--nodes",
+        "601",
+        "--no-validate",
+    )
+    assert rendered.code == 0
+    assert ("is not release-ready" not in rendered.err) is ready
+    report = api.capability("v3.31.3", root=tmp_path, kube_versions=("1.34",))
+    assert report.release_ready is ready
+    check = run(
+        capsys, "check", str(tmp_path), "--kube-version", "1.34", "--jobs", "1", "--update-golden"
+    )
+    assert (check.code == 0) is ready
 
 
 def _quoted_typha(tmp_path: Path) -> Path:

@@ -60,3 +60,23 @@ def test_validation_counts_resources_as_kubeconform_does(tmp_path: Path) -> None
     ]
     assert [ref(f.object) for f in result.errors] == ["ConfigMap default/bad"]
     assert result.resources() == {"valid": 1, "invalid": 1, "skipped": 1, "not_checked": 1}
+
+
+def test_a_label_yaml_1_1_reads_as_a_boolean_is_a_warning_and_a_schema_error(
+    tmp_path: Path,
+) -> None:
+    """validate reads files as BKE's controller does: ``on: yes`` is the label
+    ``true: true``, whose value the schema refuses; the warnings name the line (a schema
+    finding of a file without a template names its object's line)."""
+    path = tmp_path / "cm.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    on: yes\n",
+        encoding="utf-8",
+    )
+    result = api.validate([str(path)], ["1.30"])
+    assert [(f.rule, f.severity, f.line, f.field) for f in result.findings] == [
+        ("yaml-1.1-reading", "warning", 6, "metadata.labels.true"),
+        ("schema-invalid", "error", 1, "metadata.labels.true"),
+    ]
+    warning = result.findings[0].message  # both readings of the line, one finding
+    assert 'key `on` is "true"' in warning and "value `yes` is true" in warning

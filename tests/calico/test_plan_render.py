@@ -277,5 +277,5 @@ def test_cli_plan_prerequisites_are_phase_0_and_typha_phase_1(
     assert (
         (out / "00-prerequisites.apply.yaml")
         .read_text(encoding="utf-8")
-        .startswith("# phase 0: prerequisites: ")
+        .startswith("---\n# phase 0: prerequisites: ")
     )

@@ -15,7 +15,7 @@ from renderer.checks import exceptions as excepts
 from renderer.checks.catalogue import catalogue
 from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.finding import SCALE
+from renderer.finding import SCALE, Finding, ObjectRef
 from tests.clihelp import one_error, ref, run
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "bke-real" / "kubernetes" / "calico" / "v3.31.3"
@@ -86,7 +86,13 @@ def test_real_v3_31_3_fails_and_an_exception_downgrades_it(
         "spec.template.spec.affinity.podAntiAffinity",
     )
     assert code == 1 and _rule_errors(data) == [(*finding, "error")]
-    assert data["exceptions"] == {"file": None, "entries": [], "warnings": [], "notes": []}
+    assert data["exceptions"] == {
+        "file": None,
+        "entries": [],
+        "deviations": [],
+        "warnings": [],
+        "notes": [],
+    }
 
     (bke / excepts.FILE_NAME).write_text(EXCEPTION, encoding="utf-8")
     code, data = _check(capsys, bke, "--format", "json")
@@ -303,7 +309,7 @@ def test_an_unknown_rule_id_names_its_line_and_the_nearest_id() -> None:
     assert "lists every rule id" in e.message  # where the ids are listed
 
 
-@pytest.mark.parametrize("rule", ["typha-replicas", "typha-pdb", "golden-unreadable"])
+@pytest.mark.parametrize("rule", ["typha-replicas", "typha-pdb", "golden-changed"])
 def test_contract_and_golden_rules_cannot_be_excepted(rule: str) -> None:
     text = f"exceptions:\n  - rule: ok\n    reason: x\n  - rule: {rule}\n    reason: x\n"
     text = text.replace("rule: ok", "rule: typha-probes")
@@ -400,3 +406,155 @@ def test_a_bad_entry_after_ten_thousand_is_named_by_its_line() -> None:
     with pytest.raises(InputError) as caught:
         excepts.parse("\n".join(lines) + "\n", "f")
     assert (caught.value.line, caught.value.key) == (30_003, "exceptions.10000.reason")
+
+
+# --- deviations from upstream --------------------------------------------------------
+
+VXLAN_VALUE = "spec.template.spec.containers[calico-node].env[CALICO_IPV4POOL_VXLAN].value"
+NODE = "DaemonSet kube-system/calico-node"
+DEVIATIONS = f"""\
+deviations:
+  - versions: [v3.27.3]
+    objects: ["{NODE}"]
+    fields: ["{VXLAN_VALUE}"]
+    reason: "BKE's VXLAN mode is Always"
+"""
+
+
+def _fidelity(rule: str, fld: str, obj: str = NODE) -> Finding:
+    return Finding(rule, "error", "x", stage="fidelity", object=ObjectRef.parse(obj), field=fld)
+
+
+def test_a_deviation_skips_fidelity_findings_on_its_objects_and_fields_only() -> None:
+    """Field paths name list items in brackets: taken literally before as a pattern."""
+    items = excepts.parse(DEVIATIONS, "f.yaml").items
+    (d,) = items
+    assert (d.kind, d.line, d.objects, d.fields) == ("deviation", 2, (NODE,), (VXLAN_VALUE,))
+    found = [
+        _fidelity("fidelity-changed", VXLAN_VALUE),
+        _fidelity("fidelity-missing-field", VXLAN_VALUE),  # any fidelity rule
+        _fidelity("fidelity-missing-field", VXLAN_VALUE.removesuffix(".value")),  # a typo's
+        _fidelity("fidelity-extra-field", VXLAN_VALUE.replace("VXLAN]", "VXLANN]")),
+        _fidelity("fidelity-changed", VXLAN_VALUE, "DaemonSet kube-system/other"),
+        Finding(
+            "typha-probes",
+            "error",
+            "x",
+            stage="rules",
+            object=ObjectRef.parse(NODE),
+            field=VXLAN_VALUE,
+        ),
+    ]
+    kept, counts = excepts.apply(found, items, "v3.27.3")
+    assert kept == found[2:] and counts == {0: 2}
+    assert excepts.apply(found, items, "v3.25.0")[0] == found  # scoped by version
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        (
+            DEVIATIONS.replace("    reason:", "    rule: fidelity-changed\n    reason:"),
+            2,
+            "deviations.0",
+        ),
+        (
+            DEVIATIONS.replace('    objects: ["DaemonSet kube-system/calico-node"]\n', ""),
+            2,
+            "deviations.0.objects",
+        ),
+        (
+            DEVIATIONS.replace('reason: "BKE\'s VXLAN mode is Always"', "reason: ' '"),
+            5,
+            "deviations.0.reason",
+        ),
+    ],
+)
+def test_a_bad_deviation_names_its_line_and_key(text: str, line: int, key: str) -> None:
+    with pytest.raises(InputError) as caught:
+        excepts.parse(text, "f.yaml")
+    assert (caught.value.file, caught.value.line, caught.value.key) == ("f.yaml", line, key)
+
+
+def test_a_deviation_says_nothing_until_upstream_is_compared_then_warns_when_stale() -> None:
+    items = excepts.parse(DEVIATIONS, "f")
+    applied = [excepts.Applied(e) for e in items.items]
+    without = {"v3.27.3": {"templates": "pass", "capability": "legacy"}}
+    assert excepts.verdicts(items, applied, without) == ([], [])
+    compared = {"v3.27.3": {**without["v3.27.3"], "fidelity": "pass"}}
+    warnings, notes = excepts.verdicts(items, applied, compared)
+    assert notes == [] and warnings == [
+        f"f:2: deviation on v3.27.3 objects {NODE} fields {VXLAN_VALUE} matches nothing on "
+        "v3.27.3; remove it"
+    ]
+
+
+REAL_LEGACY = Path(__file__).parents[1] / "fixtures" / "bke-real-legacy"
+UPSTREAM = Path(__file__).parents[2] / "upstream" / "calico"
+
+
+@pytest.fixture(scope="module")
+def real_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """BKE's whole Calico tree (v3.25.0, v3.27.3, v3.31.3) with the exceptions and
+    deviations it declares, adopted (goldens written)."""
+    from renderer.cli import main
+
+    root = tmp_path_factory.mktemp("real") / "bke-manifests"
+    calico = root / "kubernetes" / "calico"
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    for tree, version in (
+        (REAL_LEGACY, "v3.25.0"),
+        (fixtures / "bke-real-ipmod", "v3.27.3"),
+        (fixtures / "bke-real", "v3.31.3"),
+    ):
+        shutil.copytree(tree / "kubernetes" / "calico" / version, calico / version)
+    shutil.copy(REAL_LEGACY / "calico-render.yaml", root / ".calico-render.yaml")
+    with pytest.raises(SystemExit) as done:
+        main(["check", str(root), *KUBE, "--jobs", "1", "--update-golden"])
+    assert done.value.code == 0
+    return root
+
+
+def test_the_real_tree_passes_upstream_fidelity_with_its_deviations_declared(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, real_tree: Path
+) -> None:
+    code, data = _check(capsys, real_tree, "--upstream", str(UPSTREAM), "--format", "json")
+    assert code == 0, [
+        f for v in data["versions"] for f in v["findings"] if f["severity"] == "error"
+    ]
+    fid = {v["version"]: v["fidelity"] for v in data["versions"]}
+    assert {v: (f["errors"], f["warnings"]) for v, f in fid.items()} == {
+        "v3.25.0": (0, 0),
+        "v3.27.3": (0, 0),
+        "v3.31.3": (0, 0),
+    }
+    assert (fid["v3.25.0"]["deviations"], fid["v3.27.3"]["deviations"]) == (7, 5)
+    assert data["exceptions"]["warnings"] == [] and len(data["exceptions"]["deviations"]) == 5
+    # the same deviations, applied alike, make capability's fidelity clean too
+    r = run(capsys, "capability", "--manifests", str(real_tree), "--version", "v3.27.3", *KUBE,
+            "--upstream", str(UPSTREAM), "--format", "json")  # fmt: skip
+    cap = json.loads(r.out)["fidelity"]
+    assert (cap["errors"], cap["warnings"], cap["deviations"]) == (0, 0, 5)
+    # a new deviation stands out: a typo'd env name
+    tree = tmp_path / "typo"
+    shutil.copytree(real_tree, tree)
+    path = tree / "kubernetes" / "calico" / "v3.27.3" / "calico.yaml"
+    text = path.read_text(encoding="utf-8")
+    vxlan = '- name: CALICO_IPV4POOL_VXLAN\n              value: "Always"'
+    assert text.count(vxlan) == 1
+    path.write_text(text.replace(vxlan, vxlan.replace("VXLAN\n", "VXLANN\n")), encoding="utf-8")
+    code, data = _check(capsys, tree, "--upstream", str(UPSTREAM), "--format", "json")
+    found = [
+        (f["rule"], f["severity"], f["field"])
+        for v in data["versions"]
+        for f in v["findings"]
+        if f["stage"] == "fidelity"
+    ]
+    assert code == 1 and found == [
+        ("fidelity-missing-field", "error", VXLAN_VALUE.removesuffix(".value")),
+        (
+            "fidelity-extra-field",
+            "warning",
+            VXLAN_VALUE.removesuffix(".value").replace("VXLAN]", "VXLANN]"),
+        ),
+    ]

@@ -44,6 +44,7 @@ def test_a_version_failing_a_rule_fails_that_stage_only(tmp_path: Path) -> None:
         for f in result.findings
     ] == [
         ("rules", "typha-anti-affinity", "error", TYPHA, ANTI, f"{TREE_DIR}/001-typha.yaml", 26),
+        ("goldens", "golden-missing", "error", "", "", f"{TREE_DIR}/001-typha.yaml", 1),
         (
             "schema",
             "schema-not-checked",
@@ -55,7 +56,7 @@ def test_a_version_failing_a_rule_fails_that_stage_only(tmp_path: Path) -> None:
         ),
     ]
     # one finding for every scenario it holds for
-    assert result.findings[1].scenarios == (
+    assert result.findings[2].scenarios == (
         "nodes-50",
         "nodes-51",
         "nodes-601",

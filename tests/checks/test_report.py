@@ -32,6 +32,16 @@ def sample() -> report.CheckReport:
     }
     ok.coverage = {"scenarios": 1, "branches": 2, "covered": 2, "uncovered": 0, "not_analysed": []}
     ok.golden = report.GoldenResult("missing", "g/v1.0.0", command="calico-render check --up")
+    ok.findings = [
+        Finding(
+            "golden-missing",
+            "error",
+            "no goldens in g/v1.0.0; create them, after review, with: calico-render check --up",
+            stage="goldens",
+            file="kubernetes/calico/v1.0.0/calico.yaml",
+            line=1,
+        )
+    ]
     ok.scenarios = [
         report.ScenarioResult("nodes-50", 50, "install", dec("nodes-50", 50), golden="missing")
     ]
@@ -56,13 +66,31 @@ def sample() -> report.CheckReport:
             line=7,
         ),
     ]
-    change = ObjectChange("ConfigMap ns/c", "data.k", '"a"', '"b"', ["nodes-51"])
+    where = "kubernetes/calico/v2.0.0/a.yaml"
+    change = ObjectChange(
+        "ConfigMap ns/c", "data.k", '"a"', '"b"', ("nodes-51",), file=where, line=4
+    )
+    bad.findings.append(
+        Finding(
+            "golden-changed",
+            "error",
+            '"a" → "b"',
+            stage="goldens",
+            object=ObjectRef("ConfigMap", "c", "ns", "v1"),
+            field="data.k",
+            file=where,
+            line=4,
+            scenarios=("nodes-51",),
+        )
+    )
     bad.golden = report.GoldenResult(
         "fail",
         "g/v2.0.0",
         diff="--- a\n+++ b\n",
         changes=[change],
         files=[FileChange("nodes-51/a.yaml", "modified")],
+        command="calico-render check --up",
+        file_diffs={"nodes-51/a.yaml": "--- a\n+++ b\n"},
     )
     bad.scenarios = [
         report.ScenarioResult("nodes-50", 50, "install", dec("nodes-50", 50), golden="pass"),
@@ -72,7 +100,7 @@ def sample() -> report.CheckReport:
             "install",
             dec("nodes-51", 51),
             golden="fail",
-            changes=[change.describe()],
+            changes=[str(bad.findings[-1])],
         ),
     ]
     return report.CheckReport("root", "golden", ["1.30"], [ok, bad])
@@ -86,7 +114,7 @@ def test_summary_counts_every_version_and_the_data_meets_its_schema() -> None:
         "failed": 2,
         "legacy": 1,
         "stale_goldens": 0,
-        "findings": {"error": 1, "warning": 1, "info": 0},  # the coverage warning
+        "findings": {"error": 3, "warning": 1, "info": 0},  # the coverage warning
     }
     assert (data["passed"], [v["passed"] for v in data["versions"]]) == (False, [False, False])
     schemas.validate_output("check-report.schema.json", data)
@@ -102,7 +130,9 @@ def stale() -> report.CheckReport:
     v.exceptions = [("r1", None, "known", 2), ("r2", "warning", "accepted", 1)]
     matched = Applied(RuleException("r1", "known"), {"v1.0.0": 2})
     unmatched = Applied(RuleException("r3", "gone", line=7))
-    left = report.StaleGolden("v0.9.0", "g/v0.9.0", ["nodes-50/decision.json"], "cmd --up")
+    left = report.StaleGolden(
+        "v0.9.0", "g/v0.9.0", ["nodes-50/decision.json"], "cmd --up", shown="golden/calico/v0.9.0"
+    )
     return report.CheckReport(
         "root",
         "golden",

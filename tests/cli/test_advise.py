@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from renderer.calico.scale.rules import RULES
+from renderer.cli.advise import no_advice
 from renderer.data import schemas
 from renderer.data.schemas import ADVISE_REPORT as ADVISE_REPORT_SCHEMA
 from renderer.manifests.tree import list_versions
@@ -319,3 +320,10 @@ def test_render_with_config_small_cluster_quiet_pool(
     assert r.code == 0
     ids = scale_ids(scale_lines(r.err))
     assert ids == ["scale-felix-resources"]  # no memory request; pool, blocks and BGP fine
+
+
+def test_no_advice_is_an_empty_report_naming_the_tree() -> None:
+    report = no_advice(None, ["no calico addon"])
+    assert (report.version, report.inputs, report.findings) == (None, None, [])
+    assert report.notes == ["no calico addon"] and report.passed
+    assert no_advice(Path("trees/a"), []).manifests == "trees/a"

@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
+from renderer.checks.runner import NothingToUpdate
+from renderer.cli.check import refused_update
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
+from renderer.errors import InputError
 from renderer.output.check_text import STALE_MESSAGE
 from tests.clihelp import Result, one_error, ref, run
 
@@ -40,7 +43,8 @@ def lay_out(root: Path, source: Path) -> Path:
     single = dest / "v3.31.3"
     single.mkdir()
     parts = [p.read_text(encoding="utf-8") for p in sorted((source / "v3.31.3").glob("*.yaml"))]
-    (single / "calico.yaml").write_text("\n---\n".join(parts), encoding="utf-8")
+    # each part renders from its own first ---, and no tag trims what precedes it
+    (single / "calico.yaml").write_text("".join(parts), encoding="utf-8")
     return root
 
 
@@ -122,43 +126,44 @@ def test_update_then_check_passes_byte_stable_and_legacy_is_reported(
     assert r.code == 0, r.out
     added = by_version(r.out)["v3.28.2"]["golden"]
     assert added["status"] == "updated"
-    assert {"path": "common/000-crds.yaml", "change": "added"} in added["files"]
+    assert {"path": "nodes-50/000-crds.yaml", "change": "added"} in added["files"]
     golden = tree.parent / "golden"
     layout = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file())
-    # routing's scenarios, then those derived from the templates, named after what they set
-    assert layout == [
-        "v3.27.3/nodes-50+upgrade-51/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-bgp-repo-empty/decision.json",
-        "v3.27.3/nodes-50-calicoMode-unset/calico.yaml",
-        "v3.27.3/nodes-50-calicoMode-unset/decision.json",
-        "v3.27.3/nodes-50/decision.json",
-        "v3.27.3/upgrade-51/decision.json",
-        "v3.28.2/common/000-crds.yaml",
-        "v3.28.2/nodes-50/001-typha.yaml",
-        "v3.28.2/nodes-50/002-calico.yaml",
-        "v3.28.2/nodes-50/decision.json",
-        "v3.28.2/nodes-51+nodes-51-calicoMode-unset/001-typha.yaml",
-        "v3.28.2/nodes-51+nodes-601/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/001-typha.yaml",
-        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-bgp-repo-empty/decision.json",
-        "v3.28.2/nodes-51-calicoMode-unset/002-calico.yaml",
-        "v3.28.2/nodes-51-calicoMode-unset/decision.json",
-        "v3.28.2/nodes-51/decision.json",
-        "v3.28.2/nodes-601/001-typha.yaml",
-        "v3.28.2/nodes-601/decision.json",
-        "v3.31.3/nodes-50/calico.yaml",
-        "v3.31.3/nodes-50/decision.json",
-        "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/calico.yaml",
-        "v3.31.3/nodes-51-calicoMode-bgp-repo-empty/decision.json",
-        "v3.31.3/nodes-51-calicoMode-unset/calico.yaml",
-        "v3.31.3/nodes-51-calicoMode-unset/decision.json",
-        "v3.31.3/nodes-51/calico.yaml",
-        "v3.31.3/nodes-51/decision.json",
-        "v3.31.3/nodes-601/calico.yaml",
-        "v3.31.3/nodes-601/decision.json",
-    ]
+    # one directory per scenario: routing's, then those derived from the templates, named
+    # after what they set; each holds every file it renders, whatever renders alike
+    scenarios = {
+        "v3.27.3": [
+            "nodes-50",
+            "nodes-50-calicoMode-bgp-repo-empty",
+            "nodes-50-calicoMode-unset",
+            "upgrade-51",
+        ],
+        "v3.28.2": [
+            "nodes-50",
+            "nodes-51",
+            "nodes-51-calicoMode-bgp-repo-empty",
+            "nodes-51-calicoMode-unset",
+            "nodes-601",
+        ],
+        "v3.31.3": [
+            "nodes-50",
+            "nodes-51",
+            "nodes-51-calicoMode-bgp-repo-empty",
+            "nodes-51-calicoMode-unset",
+            "nodes-601",
+        ],
+    }
+    files = {
+        "v3.27.3": ["calico.yaml"],
+        "v3.28.2": ["000-crds.yaml", "001-typha.yaml", "002-calico.yaml"],
+        "v3.31.3": ["calico.yaml"],
+    }
+    assert layout == sorted(
+        f"{v}/{s}/{f}"
+        for v, names in scenarios.items()
+        for s in names
+        for f in [*files[v], "decision.json"]
+    )
     decision = json.loads((golden / "v3.28.2/nodes-601/decision.json").read_text())
     assert decision["allowTypha"] == "true" and decision["typhaReplicas"] == "4"
     upgrade = json.loads((golden / "v3.27.3/upgrade-51/decision.json").read_text())
@@ -193,10 +198,17 @@ def test_changed_veth_mtu_fails_with_a_diff_then_update_passes(
     u = check(capsys, tree, "--update-golden", "--format", "json")
     assert u.code == 0
     assert by_version(u.out)["v3.28.2"]["golden"]["files"] == [
-        {"path": "nodes-50/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51+nodes-601/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51-calicoMode-bgp-repo-empty/002-calico.yaml", "change": "modified"},
-        {"path": "nodes-51-calicoMode-unset/002-calico.yaml", "change": "modified"},
+        {"path": f"{s}/002-calico.yaml", "change": "modified"}
+        for s in sorted(
+            (
+                "nodes-50",
+                "nodes-51",
+                "nodes-51-calicoMode-bgp-repo-empty",
+                "nodes-51-calicoMode-unset",
+                "nodes-601",
+            ),
+            key=lambda s: f"{s}/",
+        )
     ]
     assert check(capsys, tree).code == 0
 
@@ -220,10 +232,17 @@ def test_json_report_matches_its_schema_and_is_deterministic_across_jobs(
     assert by["v3.28.2"]["stages"]["goldens"] == "fail"
     change = by["v3.28.2"]["golden"]["object_changes"][0]
     assert change["path"] == "data.veth_mtu" and change["new"] == '"9000"'
-    # located at the template line where the ConfigMap starts
-    assert change["file"] == "002-calico.yaml:63"
+    # located at the template line that renders the field, relative to the tree
+    line = change["location"]["line"]
+    assert change["location"]["path"] == "kubernetes/calico/v3.28.2/002-calico.yaml"
     source = (tree / CALICO / "v3.28.2" / "002-calico.yaml").read_text().splitlines()
-    assert source[62:65] == ["kind: ConfigMap", "apiVersion: v1", "metadata:"]
+    assert source[line - 1] == '  veth_mtu: "9000"'
+    [found] = [f for f in by["v3.28.2"]["findings"] if f["rule"] == "golden-changed"]
+    assert (found["field"], found["location"]["line"], found["message"]) == (
+        "data.veth_mtu",
+        line,
+        '"0" → "9000"',
+    )
     serial = run(
         capsys,
         "check",
@@ -299,11 +318,16 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
     assert "v3.28.2 nodes-51" in failed and "v3.28.2 nodes-50" not in failed
     by_name = {c.get("name"): c.findtext("failure") or "" for c in root.iter("testcase")}
     # each scenario's failure carries the diff of its own golden file, no other's
-    for scenario, directory in (
-        ("nodes-51", "nodes-51+nodes-51-calicoMode-unset"),
-        ("nodes-601", "nodes-601"),
-    ):
-        assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{directory}/001-typha.yaml"]
+    for scenario in ("nodes-51", "nodes-601"):
+        assert diffed(by_name[f"v3.28.2 {scenario}"]) == [f"v3.28.2/{scenario}/001-typha.yaml"]
+    # the change itself is a case of its own at the template line of the field
+    golden = next(c for c in root.iter("testcase") if "golden golden-changed" in c.get("name", ""))
+    assert golden.get("file") == "kubernetes/calico/v3.28.2/001-typha.yaml"
+    line = int(golden.get("line", "0"))
+    assert (
+        "type: Recreate"
+        in (tree / CALICO / "v3.28.2" / "001-typha.yaml").read_text().splitlines()[line - 1]
+    )
     (change,) = by_version(check(capsys, tree, "--format", "json").out)["v3.28.2"]["golden"][
         "object_changes"
     ]
@@ -561,39 +585,25 @@ def test_the_tree_is_scanned_once_and_json_built_once(
 # --- golden comparison details ------------------------------------------------------------
 
 
-def test_an_undecodable_golden_counts_as_a_difference_and_update_rewrites_it(
-    capsys: pytest.CaptureFixture[str], adopted: Path
+@pytest.mark.parametrize(
+    ("content", "line", "why"),
+    [
+        (b"kind: ConfigMap\n\xff\xfe\n", 2, "not valid UTF-8"),
+        (b"kind: ConfigMap\n<<<<<<< HEAD\ndata: [\n", 3, "invalid YAML"),
+    ],
+)
+def test_a_golden_that_is_not_yaml_is_bad_input_and_update_rewrites_it(
+    capsys: pytest.CaptureFixture[str], adopted: Path, content: bytes, line: int, why: str
 ) -> None:
     tree = adopted
     bad = tree.parent / "golden" / "v3.28.2" / "nodes-50" / "002-calico.yaml"
-    bad.write_bytes(b"kind: ConfigMap\n\xff\xfe\n")
+    bad.write_bytes(content)
     r = check(capsys, tree)
-    assert r.code == 1
-    rows = {line.split()[0]: line.split() for line in r.out.splitlines() if line[:2] == "v3"}
-    assert rows["v3.28.2"][-2:] == ["FAIL", "FAIL"]
-    by = by_version(check(capsys, tree, "--format", "json").out)
-    assert by["v3.28.2"]["golden"]["files"] == [
-        {"path": "nodes-50/002-calico.yaml", "change": "modified"}
-    ]
-    assert [s["golden"] for s in by["v3.28.2"]["scenarios"]] == [
-        "fail",
-        "pass",
-        "pass",
-        "pass",
-        "pass",
-    ]
-    (change,) = by["v3.28.2"]["golden"]["object_changes"]
-    assert (change["object"], change["path"], change["scenarios"]) == (
-        "002-calico.yaml",
-        "",
-        ["nodes-50"],
-    )
-    unreadable = [f for f in by["v3.28.2"]["findings"] if f["rule"] == "golden-unreadable"]
-    assert [(f["stage"], f["severity"], f["location"]) for f in unreadable] == [
-        ("goldens", "error", {"path": str(bad), "line": None, "column": None})
-    ]
+    assert (r.code, r.out) == (2, "")
+    (error,) = r.err.splitlines()
+    assert error.startswith(f"calico-render: error: {bad}:{line}: ") and why in error
     u = check(capsys, tree, "--update-golden", "--format", "json")
-    assert u.code == 0
+    assert u.code == 0, u.out
     assert by_version(u.out)["v3.28.2"]["golden"]["files"] == [
         {"path": "nodes-50/002-calico.yaml", "change": "modified"}
     ]
@@ -608,17 +618,19 @@ def test_diff_headers_name_the_golden_directory_given(
     assert run(capsys, *base, "--golden", "refs/calico", "--update-golden").code == 0
     template = tree / CALICO / "v3.28.2" / "002-calico.yaml"
     template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1"'))
-    r = run(capsys, *base, "--golden", "refs/calico")
-    headers = re.findall(r"^ *([-+]{3} [ab]/\S+)$", r.out, re.M)
+    r = run(capsys, *base, "--golden", "refs/calico", "--format", "json")
+    diff = by_version(r.out)["v3.28.2"]["golden"]["diff"]
+    headers = re.findall(r"^([-+]{3} [ab]/\S+)$", diff, re.M)
     assert headers[:2] == [
         "--- a/refs/calico/v3.28.2/nodes-50/002-calico.yaml",
         "+++ b/refs/calico/v3.28.2/nodes-50/002-calico.yaml",
     ]
     monkeypatch.chdir(tree)  # the goldens are outside the current directory: absolute
     absolute = (tree.parent / "refs" / "calico").resolve()
-    r = run(capsys, *base, "--golden", str(absolute))
+    r = run(capsys, *base, "--golden", str(absolute), "--format", "json")
     label = absolute.as_posix().lstrip("/")
-    headers = re.findall(r"^ *--- a/(\S+)$", r.out, re.M)
+    diff = by_version(r.out)["v3.28.2"]["golden"]["diff"]
+    headers = re.findall(r"^--- a/(\S+)$", diff, re.M)
     assert headers[0] == f"{label}/v3.28.2/nodes-50/002-calico.yaml"
     assert all(h.startswith(f"{label}/") for h in headers)
 
@@ -640,12 +652,13 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
     (stale,) = data["stale_goldens"]
     assert (stale["version"], stale["status"]) == ("v7.7.7", "fail")
     assert stale["files"] == [
-        "nodes-50+upgrade-51/calico.yaml",
         "nodes-50-calicoMode-bgp-repo-empty/calico.yaml",
         "nodes-50-calicoMode-bgp-repo-empty/decision.json",
         "nodes-50-calicoMode-unset/calico.yaml",
         "nodes-50-calicoMode-unset/decision.json",
+        "nodes-50/calico.yaml",
         "nodes-50/decision.json",
+        "upgrade-51/calico.yaml",
         "upgrade-51/decision.json",
     ]
     root = ET.fromstring(check(capsys, tree, "--format", "junit").out)
@@ -762,7 +775,7 @@ def test_a_tree_without_golden_uses_its_own_goldens(
     assert first.code == 1
     goldens = {n: v["golden"] for n, v in by_version(first.out).items()}
     assert {g["status"] for g in goldens.values()} == {"missing"}
-    assert goldens["v3.27.3"]["directory"] == str(tree / "golden" / "calico" / "v3.27.3")
+    assert goldens["v3.27.3"]["directory"] == "golden/calico/v3.27.3"  # relative to ROOT
     assert run(capsys, *base, "--update-golden").code == 0
     assert (tree / "golden" / "calico" / "v3.28.2" / "decision.json").exists() or any(
         (tree / "golden" / "calico" / "v3.28.2").rglob("decision.json")
@@ -868,8 +881,10 @@ def test_legacy_says_the_same_in_check_and_capability(
     from renderer.output.check_text import LEGACY_RULES
 
     r = check(capsys, tree)
-    legacy = [line for line in r.out.splitlines() if line.startswith("  legacy:")]
-    assert legacy and all(len(line) < 100 and LEGACY_RULES in line for line in legacy)
+    legacy = [line for line in r.out.splitlines() if line.startswith("legacy:")]
+    assert legacy == [
+        f"legacy: v3.27.3 (no Typha templates: {LEGACY_RULES}; upgrades keep Typha off)"
+    ]
     base = ("capability", "--manifests", str(tree), "--version", "v3.27.3", *KUBE)
     text = run(capsys, *base).out
     rules = [line for line in text.splitlines() if line.startswith("Release rules")]
@@ -1080,3 +1095,220 @@ def test_ci_jobs_keep_a_report_when_the_run_is_bad_input(
         else:
             assert isinstance(report, ET.Element)
             assert report.get("failures") == "1"
+
+
+# --- goldens contained ---------------------------------------------------------------
+
+
+@pytest.fixture
+def own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A tree with its own goldens (ROOT/golden/calico) written by --update-golden."""
+    from tests.gatehelp import bke_tree
+
+    root = bke_tree(tmp_path / "bke-manifests")
+    assert run(capsys, "check", str(root), *KUBE, "--jobs", "1", "--update-golden").code == 0
+    return root
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("linked", ["golden", "golden/calico", "golden/calico/v3.28.2"])
+def test_a_linked_golden_directory_inside_root_is_exit_2_naming_it_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], own: Path, tmp_path: Path, linked: str
+) -> None:
+    outside = tmp_path / "outside"
+    shutil.move(str(own / linked), outside)
+    (outside / "extra.txt").write_text("keep")  # what a prune would remove
+    (own / linked).symlink_to(outside, target_is_directory=True)
+    before = _snapshot(outside)
+    for update in ((), ("--update-golden",)):
+        r = run(capsys, "check", str(own), *KUBE, "--jobs", "1", *update)
+        message = one_error(r, file=own / linked)
+        assert "symbolic link" in message
+    assert _snapshot(outside) == before and not list(outside.rglob(".*"))
+
+
+def test_a_golden_file_linked_outside_fails_the_update_with_exit_2(
+    capsys: pytest.CaptureFixture[str], own: Path, tmp_path: Path
+) -> None:
+    """An update that refused to write never says PASS."""
+    target = tmp_path / "outside.yaml"
+    target.write_text("x\n")
+    golden = own / "golden" / "calico" / "v3.28.2" / "nodes-601" / "002-calico.yaml"
+    golden.unlink()
+    golden.symlink_to(target)
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1", "--update-golden")
+    assert "symbolic link" in one_error(r, file=golden)
+    assert target.read_text() == "x\n" and golden.is_symlink()
+
+
+def test_a_scenario_directory_that_is_a_file_is_exit_2_naming_it(
+    capsys: pytest.CaptureFixture[str], own: Path
+) -> None:
+    scenario = own / "golden" / "calico" / "v3.28.2" / "nodes-601"
+    shutil.rmtree(scenario)
+    scenario.write_text("nodes-601\n")
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
+    assert "not a directory" in one_error(r, file=scenario)
+
+
+def test_an_update_that_cannot_write_fails_with_the_reason(
+    capsys: pytest.CaptureFixture[str], own: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--update-golden exits 0 only when every golden it had to write was written."""
+    template = own / CALICO / "v3.28.2" / "002-calico.yaml"
+    template.write_text(template.read_text().replace('veth_mtu: "0"', 'veth_mtu: "1440"'))
+    golden = own / "golden" / "calico"
+    before = _snapshot(golden)
+    real = os.replace
+
+    def read_only(src: Any, dst: Any) -> None:
+        if "golden" in str(dst):
+            raise OSError(30, "Read-only file system", str(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", read_only)
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1", "--update-golden", "--format", "json")
+    monkeypatch.undo()
+    assert r.code == 1
+    v = by_version(r.out)["v3.28.2"]
+    assert (v["passed"], v["stages"]["goldens"]) == (False, "fail")
+    [error] = [f for f in v["findings"] if f["rule"] == "goldens-error"]
+    assert "Read-only file system" in error["message"]
+    assert error["location"]["path"].startswith("golden/calico/v3.28.2/")
+    assert _snapshot(golden) == before  # all or nothing
+
+
+def test_the_first_update_of_the_merged_layout_rewrites_it_and_says_so_in_one_line(
+    capsys: pytest.CaptureFixture[str], own: Path
+) -> None:
+    """Goldens of an earlier release (common/, s1+s2/) read as the scenarios' files:
+    check passes with a warning, the first update rewrites them one directory each."""
+    version = own / "golden" / "calico" / "v3.28.2"
+    crds = {p: p.read_text() for p in version.glob("*/000-crds.yaml")}
+    assert len(set(crds.values())) == 1
+    (version / "common").mkdir()
+    (version / "common" / "000-crds.yaml").write_text(next(iter(crds.values())))
+    for p in crds:
+        p.unlink()
+    r = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
+    assert r.code == 0 and "[golden-layout]" in r.out
+    u = run(capsys, "check", str(own), *KUBE, "--jobs", "1", "--update-golden")
+    assert u.code == 0
+    said = [line for line in u.out.splitlines() if "rewritten" in line]
+    assert said == [
+        "goldens rewritten one directory per scenario (from the merged layout: common/, "
+        f"s1+s2/) for v3.28.2: {len(crds) + 1} file(s) written or removed"
+    ]
+    assert not (version / "common").exists() and all(p.exists() for p in crds)
+    again = run(capsys, "check", str(own), *KUBE, "--jobs", "1")
+    assert again.code == 0 and "golden-layout" not in again.out
+
+
+# --- report sizes follow what changed ------------------------------------------------
+
+
+def _reports(capsys: pytest.CaptureFixture[str], tree: Path) -> dict[str, str]:
+    """Every format of one check (the report rendered as ``--format`` renders it)."""
+    from renderer import api, output
+    from renderer.output.check import CheckDocument
+
+    options = api.check_options(
+        root=tree, golden=tree.parent / "golden", kube_versions=("1.30",), jobs=1
+    )
+    document = CheckDocument(api.check(options))
+    formats = ("text", "json", "junit", "sarif", "codequality", "html")
+    return {fmt: output.render(fmt, document) for fmt in formats}
+
+
+def test_a_one_field_change_is_a_short_report_and_sizes_grow_with_fields_not_files(
+    capsys: pytest.CaptureFixture[str], adopted: Path
+) -> None:
+    """v3.31.3's goldens hold a 7,000-line file per scenario: one changed field is one
+    line of findings and at most 15 lines of text report; a second field adds about as
+    much again to every format, nothing like the file."""
+    template = adopted / CALICO / "v3.31.3" / "calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    clean = _reports(capsys, adopted)
+    template.write_text(text.replace('veth_mtu: "0"', 'veth_mtu: "1440"', 1), encoding="utf-8")
+    one = _reports(capsys, adopted)
+    lines = one["text"].splitlines()
+    assert len(lines) <= 15, one["text"]
+    assert sum("[golden-changed]" in line for line in lines) == 1
+    health = '- name: FELIX_HEALTHENABLED\n              value: "true"'
+    assert text.count(health) == 1
+    template.write_text(
+        text.replace('veth_mtu: "0"', 'veth_mtu: "1440"', 1).replace(
+            health, health.replace('"true"', '"false"')
+        ),
+        encoding="utf-8",
+    )
+    two = _reports(capsys, adopted)
+    golden = len(text)
+    for fmt in clean:
+        first = len(one[fmt]) - len(clean[fmt])
+        second = len(two[fmt]) - len(one[fmt])
+        assert 0 < first < golden / 20 and 0 < second < golden / 20, (fmt, first, second)
+
+
+def test_every_golden_finding_has_a_place_in_every_format(
+    capsys: pytest.CaptureFixture[str], adopted: Path
+) -> None:
+    """An object renamed (one removed, one added), replicas hard-coded (a changed field,
+    and the decisions it changes: the contract then refuses installs above 50 nodes),
+    goldens of a version not in the tree: each located at a file and line in SARIF,
+    Code Quality, JUnit and HTML as in text and JSON."""
+    template = adopted / CALICO / "v3.31.3" / "calico.yaml"
+    text = template.read_text(encoding="utf-8")
+    pdb = "kind: PodDisruptionBudget\nmetadata:\n  name: calico-typha\n"
+    replicas = "  replicas: {{ .typhaReplicas }}\n"
+    assert text.count(pdb) == 1 and text.count(replicas) == 1
+    text = text.replace(pdb, pdb.replace("calico-typha", "calico-typha-budget"))
+    template.write_text(text.replace(replicas, "  replicas: 3\n"), encoding="utf-8")
+    golden = adopted.parent / "golden"
+    shutil.copytree(golden / "v3.27.3", golden / "v7.7.7")
+    reports = _reports(capsys, adopted)
+    data = json.loads(reports["json"])
+    found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "goldens"]
+    messages = {f["message"] for f in found}
+    assert {
+        "removed: in the golden, not rendered",
+        "added: rendered, not in the golden",
+        "4 → 3",
+    } <= messages, reports["text"]
+    assert any(m.startswith('decision.json refused: (none) → "refusing') for m in messages)
+    assert all(f["location"] and f["location"]["line"] for f in found), found
+    sarif = json.loads(reports["sarif"])["runs"][0]["results"]
+    golden_results = [r for r in sarif if r["ruleId"].startswith("golden")]
+    assert len(golden_results) == len(found) + 1  # and the stale goldens
+    for r in golden_results:  # in the tree; the stale goldens where --golden named them
+        physical = r["locations"][0]["physicalLocation"]
+        assert physical["region"]["startLine"] >= 1
+        if r["ruleId"] != "golden-stale":
+            assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%", r
+    issues = [i for i in json.loads(reports["codequality"]) if i["check_name"].startswith("golden")]
+    assert len(issues) == len(found) + 1 and all(i["location"]["path"] != "." for i in issues)
+    cases = [
+        c
+        for c in ET.fromstring(reports["junit"]).iter("testcase")
+        if " golden" in c.get("name", "")
+    ]
+    assert len(cases) == len(found) + 1 and all(c.get("file") and c.get("line") for c in cases)
+    assert reports["html"].count('data-rule="golden-') == len(found)
+    lines = text.splitlines()
+    removed = next(f for f in found if f["message"].startswith("removed"))
+    added = next(f for f in found if f["message"].startswith("added"))
+    assert [f["object"]["name"] for f in (removed, added)] == [
+        "calico-typha",
+        "calico-typha-budget",
+    ]
+    # the renamed object is where the removed one was, and where the added one is
+    assert lines[added["location"]["line"] - 1] == "apiVersion: policy/v1"
+    assert removed["location"]["line"] > added["location"]["line"]  # above what followed it
+
+
+def test_refused_update_is_only_the_goldens_refusal() -> None:
+    assert refused_update(NothingToUpdate("no versions"))
+    assert not refused_update(InputError("other"))

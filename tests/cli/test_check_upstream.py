@@ -55,7 +55,7 @@ def own_upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (directory / VERSION).mkdir()
     for s in (fidelity.TYPHA_OFF, fidelity.TYPHA_ON, fidelity.VXLAN):
         docs = [json.dumps(o.data) for o in render(s.values)]
-        (directory / VERSION / s.upstream_file).write_text("\n---\n".join(docs), encoding="utf-8")
+        (directory / VERSION / s.upstream_file).write_text(_stream(docs), encoding="utf-8")
     return directory
 
 
@@ -87,10 +87,16 @@ def tree(tmp_path: Path, goldens: Path) -> tuple[Path, Path]:
 def _edit_upstream(source: Path, dest: Path, edit: Any) -> Path:
     shutil.copytree(source, dest)
     path = dest / VERSION / "calico.yaml"
-    docs = [json.loads(d) for d in path.read_text(encoding="utf-8").split("\n---\n")]
+    docs = [json.loads(d) for d in path.read_text(encoding="utf-8").split("---\n") if d]
     edit(docs)
-    path.write_text("\n---\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    path.write_text(_stream([json.dumps(d) for d in docs]), encoding="utf-8")
     return dest
+
+
+def _stream(docs: list[str]) -> str:
+    """JSON documents as a YAML stream, each after a ``---`` (a stream beginning with
+    ``{`` would be read as JSON, which has no ``---``)."""
+    return "".join(f"---\n{d}\n" for d in docs)
 
 
 def _kube_controllers(docs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ import jsonschema
 import pytest
 
 from renderer import api
+from renderer.calico.images import ImageList
+from renderer.cli.images import image_warnings
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.output.documents import IMAGES
 from tests.cli.jsondoc import json_doc
@@ -374,3 +376,10 @@ def test_sarif_annotates_the_template_line_that_renders_a_missing_platform(
     physical = result["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"]["uri"].endswith("v3.28.2/002-calico.yaml")
     assert physical["region"]["startLine"] == 520
+
+
+def test_image_warnings_name_each_image_tagged_otherwise() -> None:
+    images = ("r/calico/cni:v3.28.2", "r/calico/node:v3.28.1", "r/calico/typha")
+    warnings = image_warnings(ImageList("v3.28.2", "worker", "r/", images))
+    assert [w.split()[0] for w in warnings] == ["r/calico/node:v3.28.1", "r/calico/typha"]
+    assert image_warnings(ImageList(None, "worker", "r/", images)) == []

@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 
 from renderer import api
-from renderer.calico.images import ImageList
 from renderer.checks.exceptions import ExceptionSet
 from renderer.checks.options import CheckOptions
-from renderer.checks.runner import NothingToUpdate
 from renderer.cli import requests
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
@@ -105,18 +103,6 @@ def test_a_report_is_never_written_onto_what_it_reports_on(tmp_path: Path, targe
     assert (tmp_path / "report.json").read_text() == "{}\n"
 
 
-def test_refused_update_is_only_the_goldens_refusal() -> None:
-    assert requests.refused_update(NothingToUpdate("no versions"))
-    assert not requests.refused_update(InputError("other"))
-
-
-def test_image_warnings_name_each_image_tagged_otherwise() -> None:
-    images = ("r/calico/cni:v3.28.2", "r/calico/node:v3.28.1", "r/calico/typha")
-    warnings = requests.image_warnings(ImageList("v3.28.2", "worker", "r/", images))
-    assert [w.split()[0] for w in warnings] == ["r/calico/node:v3.28.1", "r/calico/typha"]
-    assert requests.image_warnings(ImageList(None, "worker", "r/", images)) == []
-
-
 def test_config_keys_of_every_file_but_stdin(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("apiVersion: bke.bocloud.com/v1beta1\nkind: BKEConfig\nspec:\n  adons: []\n")
@@ -131,10 +117,3 @@ def test_config_keys_of_every_file_but_stdin(tmp_path: Path) -> None:
         (str(nodes), 4, "spec.roles"),
     ]
     assert requests.config_keys("-") == []
-
-
-def test_no_advice_is_an_empty_report_naming_the_tree() -> None:
-    report = requests.no_advice(None, ["no calico addon"])
-    assert (report.version, report.inputs, report.findings) == (None, None, [])
-    assert report.notes == ["no calico addon"] and report.passed
-    assert requests.no_advice(Path("trees/a"), []).manifests == "trees/a"

@@ -33,3 +33,36 @@ def test_diff_values_lists_every_leaf_by_name_or_position() -> None:
 def test_show_cuts_long_values() -> None:
     assert show({"b": 1, "a": 2}) == '{"a":2,"b":1}'
     assert len(show("x" * 500)) == 160 and show("x" * 500).endswith("...")
+
+
+def test_path_parts_find_named_items_and_stop_where_the_data_does() -> None:
+    from renderer.k8s.diff import path_parts
+
+    data = {
+        "spec": {
+            "containers": [
+                {"name": "init", "env": []},
+                {"name": "calico-node", "env": [{"name": "A"}, {"name": "B", "value": "1"}]},
+            ]
+        },
+        "data": {"cni_network_config": "{}"},
+    }
+    assert path_parts(data, "spec.containers[calico-node].env[B].value") == (
+        "spec",
+        "containers",
+        1,
+        "env",
+        1,
+        "value",
+    )
+    assert path_parts(data, "spec.containers[calico-node].env[GONE].value") == (
+        "spec",
+        "containers",
+        1,
+        "env",
+    )
+    assert path_parts(data, "data.cni_network_config.plugins[calico]") == (
+        "data",
+        "cni_network_config",
+    )
+    assert path_parts(data, "nothing.here") == ()

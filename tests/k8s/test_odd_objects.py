@@ -25,23 +25,37 @@ data:
   b: c
   false: d
   2.5: e
-  null: f
+  yes: f
   2024-01-01: g
+  1e6: h
 """
 
 
 def test_non_string_keys_become_strings_like_yaml_to_json() -> None:
+    """As sigs.k8s.io/yaml makes them JSON keys for BKE's controller (a float as a
+    32-bit float prints, ``yes`` the boolean true)."""
     (obj,) = parse_stream(MIXED_KEYS, "m.yaml")
     assert obj.data["data"] == {
         "1": "a",
         "b": "c",
         "false": "d",
         "2.5": "e",
-        "null": "f",
+        "true": "f",
         "2024-01-01": "g",
+        "1e+06": "h",
     }
     json.dumps(obj.data, sort_keys=True)
     canonical_hash(obj.data)
+
+
+@pytest.mark.parametrize("key", ["null", "~", "18446744073709551615"])
+def test_keys_json_has_no_form_for_are_refused_with_the_line(key: str) -> None:
+    """A null key, or one beyond int64: the controller's YAML-to-JSON step fails."""
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata:\n  {key}: a\n"
+    with pytest.raises(InputError) as exc:
+        parse_stream(text, "k.yaml")
+    assert exc.value.file == "k.yaml" and exc.value.line == 1
+    assert "no JSON form" in exc.value.message
 
 
 def test_timestamps_become_strings_other_scalars_stay() -> None:
@@ -53,7 +67,8 @@ def test_timestamps_become_strings_other_scalars_stay() -> None:
     (obj,) = parse_stream(text, "d.yaml")
     assert obj.data["data"]["a"] == "2024-01-01"
     assert obj.data["data"]["b"] == "2024-01-01T10:20:30Z"
-    assert obj.data["spec"] == {"i": 1, "f": 1.5, "t": True, "n": None, "bin": "aGk="}
+    # !!binary: its bytes, as go-yaml decodes it; the key n: YAML 1.1's false
+    assert obj.data["spec"] == {"i": 1, "f": 1.5, "t": True, "false": None, "bin": "hi"}
     assert not any(isinstance(v, (datetime.date, bytes)) for v in obj.data["data"].values())
     json.dumps(obj.data, sort_keys=True)
 
@@ -92,13 +107,24 @@ def test_validate_cli_on_a_date_value_is_clean(
     assert r.code == 0, r.out + r.err
 
 
+def test_validate_cli_on_a_kind_that_is_not_a_string_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """BKE's controller fails to decode an object whose kind is not a string: exit 2,
+    one line naming the file, line and key."""
+    path = tmp_path / "odd.yaml"
+    path.write_text("apiVersion: 5\nkind: 7\nmetadata: {name: x}\n")
+    r = run(capsys, "validate", "--kube-version", "1.30", str(path))
+    assert r.code == 2
+    assert f"{path}:1: kind: object has no kind" in r.err
+
+
 @pytest.mark.parametrize(
     "head",
     [
         "apiVersion: v1\nkind: Foo/Bar\n",
         'apiVersion: v1\nkind: "a\\0b"\n',
         "apiVersion: v1\nkind: ../v1.30.0-local-strict/configmap\n",
-        "apiVersion: 5\nkind: 7\n",
         "apiVersion: ../../x\nkind: ConfigMap\n",
         "kind: ConfigMap\n",
     ],

@@ -44,9 +44,9 @@ def test_syntax_error_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_objects_remember_their_line() -> None:
-    text = "# head\n---\nkind: A\nmetadata: {name: a, namespace: ns}\n---\n\n---\nkind: B\n"
+    text = "---\n# head\nkind: A\nmetadata: {name: a, namespace: ns}\n---\n\nkind: B\n"
     objs = parse_stream(text, "f.yaml")
-    assert [(o.kind, o.line, o.index) for o in objs] == [("A", 3, 0), ("B", 8, 1)]
+    assert [(o.kind, o.line, o.index) for o in objs] == [("A", 3, 0), ("B", 7, 1)]
     assert objs[0].ref == "A ns/a"
 
 
@@ -61,7 +61,7 @@ def test_scalar_document_is_not_an_object() -> None:
     with pytest.raises(InputError) as err:
         parse_stream("just text\n", "f.yaml")
     assert (err.value.file, err.value.line) == ("f.yaml", 1)
-    assert re.search(r"\bstr\b", err.value.message)  # names what the document is instead
+    assert re.search(r"\bstring\b", err.value.message)  # names what the document is instead
 
 
 LOCATE_TEXT = """\

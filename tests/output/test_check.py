@@ -8,8 +8,11 @@ import xml.etree.ElementTree as ET
 from renderer import output
 from renderer.checks import report
 from renderer.checks.report import FileChange, ObjectChange
+from renderer.finding import Finding, ObjectRef
 from renderer.output.check import CheckDocument
 from tests.checks.test_report import dec, incomplete, sample
+
+MISSING = "no goldens in g/v1.0.0; create them, after review, with: calico-render check --up"
 
 
 def cases(r: report.CheckReport) -> dict[str, ET.Element]:
@@ -22,10 +25,12 @@ def test_junit_a_case_per_version_scenario_and_rule_error() -> None:
     assert [(n, c.find("failure") is not None) for n, c in found.items()] == [
         ("v1.0.0", True),
         ("v1.0.0 nodes-50", True),
+        (f"v1.0.0 golden golden-missing {MISSING}", True),
         ("v2.0.0", True),
         ("v2.0.0 nodes-50", False),
         ("v2.0.0 nodes-51", True),
         ("v2.0.0 rule r1 Deployment ns/d", True),
+        ("v2.0.0 golden golden-changed ConfigMap ns/c data.k", True),
     ]
     failures = {n: c.find("failure") for n, c in found.items()}
     messages = {n: f.get("message") for n, f in failures.items() if f is not None}
@@ -35,6 +40,8 @@ def test_junit_a_case_per_version_scenario_and_rule_error() -> None:
         "v2.0.0": "failed stages: rules, goldens",
         "v2.0.0 nodes-51": "golden fail",
         "v2.0.0 rule r1 Deployment ns/d": "broken",
+        f"v1.0.0 golden golden-missing {MISSING}": MISSING,
+        "v2.0.0 golden golden-changed ConfigMap ns/c data.k": '"a" → "b"',
     }
     # the command creating missing goldens is in the failing scenario's body
     assert (found["v1.0.0 nodes-50"].findtext("failure") or "").endswith("calico-render check --up")
@@ -47,41 +54,53 @@ def test_junit_capability_failure_names_the_stage() -> None:
     assert (failure.text or "").splitlines()[0] == "stage capability: fail"
 
 
-def test_junit_scenario_failures_carry_only_the_diffs_of_files_they_render() -> None:
+def test_junit_scenario_failures_carry_their_changes_and_diffs_located() -> None:
     v = report.VersionResult("v4.0.0", ["a.yaml"], "go")
     v.stages.update(templates="pass", capability="pass", rules="pass", schema="pass")
     v.stages["goldens"] = "fail"
-    paths = [
-        "common/crds.yaml",
-        "nodes-50/a.yaml",
-        "nodes-51+nodes-601/a.yaml",
-        "nodes-601/decision.json",
-        "nodes-99/a.yaml",
-    ]
+    paths = ["nodes-50/a.yaml", "nodes-51/a.yaml", "nodes-601/a.yaml", "nodes-601/decision.json"]
+    where = "kubernetes/calico/v4.0.0/a.yaml"
+    change = Finding(
+        "golden-changed",
+        "error",
+        '"1" → "2"',
+        stage="goldens",
+        object=ObjectRef("ConfigMap", "c", "ns"),
+        field="data.k",
+        file=where,
+        line=9,
+        scenarios=("nodes-51", "nodes-601"),
+    )
+    v.findings = [change]
     v.golden = report.GoldenResult(
         "fail",
         "g/v4.0.0",
         files=[FileChange(p, "modified") for p in paths],
-        changes=[ObjectChange("nodes-99/a.yaml", "", "present", None)],
+        changes=[ObjectChange("ConfigMap ns/c", "data.k", '"1"', '"2"', change.scenarios)],
         file_diffs={p: f"--- a/g/v4.0.0/{p}\n+++ b/g/v4.0.0/{p}\n" for p in paths},
     )
     v.scenarios = [
-        report.ScenarioResult(n, nodes, "install", dec(n, nodes), golden="fail")
-        for n, nodes in (("nodes-50", 50), ("nodes-51", 51), ("nodes-601", 601))
+        report.ScenarioResult(n, nodes, "install", dec(n, nodes), golden=golden)
+        for n, nodes, golden in (
+            ("nodes-50", 50, "pass"),
+            ("nodes-51", 51, "fail"),
+            ("nodes-601", 601, "fail"),
+        )
     ]
+    v.scenarios[1].changes = v.scenarios[2].changes = [str(change)]
     found = cases(report.CheckReport("r", "g", ["1.30"], [v]))
     texts = {name: c.findtext("failure") or "" for name, c in found.items()}
 
     def shown(name: str) -> list[str]:
         return [p for p in paths if f"--- a/g/v4.0.0/{p}\n" in texts[name] + "\n"]
 
-    assert shown("v4.0.0 nodes-50") == ["common/crds.yaml", "nodes-50/a.yaml"]
-    assert shown("v4.0.0 nodes-51") == ["common/crds.yaml", "nodes-51+nodes-601/a.yaml"]
-    assert shown("v4.0.0 nodes-601") == [
-        "common/crds.yaml",
-        "nodes-51+nodes-601/a.yaml",
-        "nodes-601/decision.json",
-    ]
-    assert shown("v4.0.0") == ["nodes-99/a.yaml"]
-    # the orphan change itself is listed on the version's case, before the diffs
-    assert v.golden.changes[0].describe() in texts["v4.0.0"].splitlines()
+    assert shown("v4.0.0 nodes-51") == ["nodes-51/a.yaml"]
+    assert shown("v4.0.0 nodes-601") == ["nodes-601/a.yaml", "nodes-601/decision.json"]
+    assert texts["v4.0.0 nodes-601"].splitlines()[0] == str(change)
+    assert found["v4.0.0 nodes-50"].find("failure") is None
+    assert (found["v4.0.0 nodes-51"].get("file"), found["v4.0.0 nodes-51"].get("line")) == (
+        where,
+        "9",
+    )
+    golden = found["v4.0.0 golden golden-changed ConfigMap ns/c data.k"]
+    assert (golden.get("file"), golden.get("line")) == (where, "9")

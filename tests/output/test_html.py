@@ -11,6 +11,7 @@ them). Without Chromium the browser tests skip and say why.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -152,7 +153,15 @@ def test_chart_coordinates_follow_the_axes() -> None:
     assert html.chart_y(0) == html.PLOT_BOTTOM
     assert html.chart_y(html.CHART_REPLICAS) == html.PLOT_TOP
     steps = list(html.policy_steps())
-    assert steps[:4] == [(0, 0), (50, 0), (50, 3), (600, 3)]
+    # each count starts where the policy starts it: 3 at 51 nodes, 4 at 601, 6 at 1,001
+    assert steps[:4] == [(0, 0), (51, 0), (51, 3), (601, 3)]
+    assert (1001, 5) in steps and (1001, 6) in steps
+    for (n0, r0), (n1, r1) in itertools.pairwise(steps):
+        if n0 == n1 and n0:  # a step: the count before holds one node earlier
+            assert (policy.decide_typha(n0 - 1).replicas, policy.decide_typha(n0).replicas) == (
+                r0,
+                r1,
+            )
     assert steps[-1] == (5000, 20) and max(r for _, r in steps) == policy.MAX_REPLICAS
 
 
@@ -295,6 +304,37 @@ def test_browser_no_horizontal_overflow(
     _artifact(browser.screenshot(page.parent / f"report-{width}.png"), record_property)
     _artifact(page, record_property)
     assert browser.console_errors() == []
+
+
+#: The lines each template path of the findings table is broken into, as laid out.
+PATH_LINES_JS = """
+[...document.querySelectorAll('table.index code.path')].map(code => {
+  const lines = []; let line = ''; let top = null;
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rect = range.getClientRects()[0];
+      if (!rect) continue;
+      if (top !== null && Math.abs(rect.top - top) > 2) { lines.push(line); line = ''; }
+      top = rect.top; line += node.data[i];
+    }
+  }
+  lines.push(line);
+  return lines;
+})
+"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1280, 390])
+def test_browser_template_paths_wrap_at_slashes(browser: Browser, page: Path, width: int) -> None:
+    browser.open(page.as_uri(), width, mobile=width < 600)
+    paths = browser.evaluate(PATH_LINES_JS)
+    assert paths and any(len(lines) > 1 for lines in paths)  # narrow enough to wrap
+    for lines in paths:
+        assert all(line.endswith("/") for line in lines[:-1]), lines
 
 
 @needs_chromium

@@ -74,16 +74,7 @@ def test_shared_by_threads_the_bound_holds() -> None:
     [
         (
             "renderer.k8s.schema",
-            [
-                "k8s.schema.registries",
-                "k8s.schema.definitions",
-                "k8s.schema.validators",
-                "k8s.schema.fast",
-                "k8s.schema.fast_defs",
-                "k8s.schema.closures",
-                "k8s.schema.definition_digests",
-                "k8s.schema.shared_verdicts",
-            ],
+            ["k8s.schema.definitions", "k8s.schema.kinds"],
         ),
         ("renderer.k8s.parse", ["k8s.parse.texts"]),
         ("renderer.k8s.locate", ["k8s.locate.positions"]),

@@ -2,7 +2,9 @@
 
 ``NN-name.apply.yaml`` holds the target's own document text of every object the phase
 applies (comments kept); ``NN-name.delete.yaml`` a stub of each object it deletes,
-enough for ``kubectl delete -f``. Every file starts with the phase and its gate.
+enough for ``kubectl delete -f``. Every file starts with the phase and its gate, as
+comments of its first document: a document of comments alone is one BKE's controller
+(and apimachinery's decoder anywhere) fails on.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ def _header(number: int, phase: Phase) -> str:
     )
 
 
+def _joined(head: str, docs: list[str]) -> str:
+    """``docs`` as one stream, ``head`` opening the first."""
+    return "---\n" + head + "".join(f"---\n{d}" for d in docs)[4:]
+
+
 def plan_files(plan: Plan, texts: Texts, data: Mapping[str, Any]) -> dict[str, str]:
     """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
     order, then ``plan.json`` holding ``data`` (the plan as published)."""
@@ -43,11 +50,9 @@ def plan_files(plan: Plan, texts: Texts, data: Mapping[str, Any]) -> dict[str, s
         head = _header(number, phase)
         stem = f"{number:02d}-{phase.name}"
         if phase.apply:
-            docs = [texts[r.key] for r in phase.apply]
-            out[f"{stem}.apply.yaml"] = head + "".join(f"---\n{d}" for d in docs)
+            out[f"{stem}.apply.yaml"] = _joined(head, [texts[r.key] for r in phase.apply])
         if phase.delete:
-            stubs = [delete_stub(r) for r in phase.delete]
-            out[f"{stem}.delete.yaml"] = head + "".join(f"---\n{s}" for s in stubs)
+            out[f"{stem}.delete.yaml"] = _joined(head, [delete_stub(r) for r in phase.delete])
     out["plan.json"] = json.dumps(data, indent=2) + "\n"
     return out
 

@@ -12,6 +12,7 @@ from renderer.calico.rules.registry import (
     rule,
     run_rules,
     violated,
+    violations,
 )
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "run_rules",
     "typha",
     "violated",
+    "violations",
 ]

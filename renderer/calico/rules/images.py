@@ -31,9 +31,16 @@ def calico_images(data: RuleInput) -> Iterator[tuple[K8sObject, str, str, re.Mat
     message="every Calico image must be tagged with the version directory",
 )
 def image_tag(data: RuleInput) -> Iterator[Violation]:
-    for obj, path, image, m in calico_images(data):
+    """Named without the registry, so one image line is one finding whatever registry
+    each scenario renders it from."""
+    for obj, path, _image, m in calico_images(data):
         if m.group("tag") != data.version:
-            yield Violation(f"{image} is not tagged {data.version}", obj, path)
+            yield Violation(f"{_unprefixed(m)} is not tagged {data.version}", obj, path)
+
+
+def _unprefixed(m: re.Match[str]) -> str:
+    """``calico/node:v3.31.3``: the image without its registry prefix."""
+    return m.group(0)[len(m.group("prefix")) :]
 
 
 @rule(
@@ -69,6 +76,8 @@ def one_registry(data: RuleInput) -> Iterator[Violation]:
     message="Typha, calico-node, cni and kube-controllers must run one Calico version",
 )
 def one_version(data: RuleInput) -> Iterator[Violation]:
+    """Located at the first image line whose tag is not the version directory's (the
+    line to fix); when none is, at the first of the tags fewer components use."""
     tags: dict[str, set[str]] = {}
     first: dict[str, tuple[K8sObject, str]] = {}
     for obj, path, _image, m in calico_images(data):
@@ -78,6 +87,10 @@ def one_version(data: RuleInput) -> Iterator[Violation]:
             first.setdefault(str(m.group("tag")), (obj, path))
     if len(tags) > 1:
         summary = "; ".join(f"{t}: {', '.join(sorted(n))}" for t, n in sorted(tags.items()))
-        for tag in sorted(tags)[1:]:
-            obj, path = first[tag]
-            yield Violation(summary, obj, path)
+        if data.version in tags:
+            odd = [t for t in first if t != data.version]
+        else:  # no tag is the version's: the most used tag is taken as meant
+            most = max(sorted(tags), key=lambda t: len(tags[t]))
+            odd = [t for t in first if t != most]
+        obj, path = first[odd[0]]
+        yield Violation(summary, obj, path)

@@ -136,6 +136,15 @@ def violated(data: RuleInput, severity: str = ERROR) -> list[str]:
     return sorted(r.id for r in chosen if any(True for _ in r.func(data)))
 
 
+def violations(data: RuleInput, severity: str = ERROR) -> list[tuple[str, str, str]]:
+    """(rule id, ``Kind namespace/name``, field) of every violation of the rules of
+    ``severity`` on ``data``, sorted and unique: what a reviewed exception is matched
+    against (its objects and fields), without locating the findings."""
+    chosen = [r for r in REGISTRY.values() if r.severity == severity]
+    found = {(r.id, v.obj.ref if v.obj else "", v.field) for r in chosen for v in r.func(data)}
+    return sorted(found)
+
+
 __all__ = [
     "ERROR",
     "REGISTRY",
@@ -146,4 +155,5 @@ __all__ = [
     "rule",
     "run_rules",
     "violated",
+    "violations",
 ]

@@ -2,20 +2,18 @@
 
 Pipeline: :mod:`.lexer` -> :mod:`.parser` (Go's grammar, Go's parse-time errors) ->
 :mod:`.interp`, which walks the tree at render time as Go's executor does, calling
-:mod:`.runtime` (Go 1.19's execution semantics, :mod:`.gofmt` printing and the
+:mod:`.runtime` (Go 1.24's execution semantics, :mod:`.gofmt` printing and the
 controller's functions). Nothing is compiled: walking the tree costs nothing before
 the render, so a 100,000-action template starts at once. :mod:`.analysis` reads the
 same tree statically (the root keys a template reads). ``tests/go/render.go`` is the
-reference the parity tests hold every render to, byte for byte.
+reference the parity tests hold every render to, byte for byte, and every error to Go's
+own text (:class:`GoTemplateError` carries it, see :mod:`.errors`).
 
-Known differences from Go, each reported as a TemplateError rather than wrong output:
-complex constants; ``%p``, ``%b``/``%x``/``%X`` and ``#`` on floats in printf; variable
-declarations inside parentheses; nesting beyond Python's recursion (blocks about 240
-deep, parentheses and template calls about 190, where Go allows any block depth and
-100000 template calls). ``range $a = ...``
-(assignment, not declaration) assigns the named variables, where Go overwrites
-whatever variables are topmost on its stack. Error messages follow Go's wording but
-may differ in detail (type names, quoted values).
+Known differences from Go 1.24.5, each an error rather than different output: ``%p`` of
+a list or map (an address in Go); more than 10,000 nested parentheses (refused as Go
+after 1.24 refuses them); a chain of template calls deeper than the interpreter's stack holds
+(Go's 100,000 recursive calls fit where the recursion sits a few blocks deep); and the
+limits for untrusted templates (time, memory, output, loop iterations, actions).
 
 Strings are Python ``str``; a lone byte that Go can produce (``"\xff"``, byte slicing)
 is carried as a ``surrogateescape`` code point, so ``out.encode("utf-8",
@@ -39,20 +37,23 @@ from renderer.engine.gotemplate import nodes
 from renderer.engine.gotemplate.analysis import (
     Arm,
     Branches,
+    CallDepth,
     Conditions,
     branch_arms,
     branch_conditions,
+    call_depth,
     key_reads,
     value_branches,
 )
+from renderer.engine.gotemplate.errors import GoTemplateError, go_line_col, line_col
 from renderer.engine.gotemplate.interp import InterpError, Interpreter, Marks, OutputLimit
-from renderer.engine.gotemplate.parser import line_col
+from renderer.engine.gotemplate.lexer import go_quote
 from renderer.engine.gotemplate.parser import parse as _parse
-from renderer.engine.gotemplate.runtime import normalize
+from renderer.engine.gotemplate.runtime import MAX_EXEC_DEPTH, normalize, stack_depth
 from renderer.engine.sourcemap import MappedRender, Printed, SourceMap
 from renderer.errors import TemplateError
 
-__all__ = ["GoTemplate", "Printed", "compile_go", "key_reads", "parse"]
+__all__ = ["GoTemplate", "GoTemplateError", "Printed", "compile_go", "key_reads", "parse"]
 
 
 R = TypeVar("R")
@@ -61,15 +62,20 @@ R = TypeVar("R")
 #: own with a deep stack (:func:`_deep`): Go nests as deep as its parser allows (10,000
 #: parentheses), Python's default recursion limit stops near 200 levels.
 DEEP_NESTING = 50
+#: Template calls that take more frames than this render on the deep stack too.
+DEEP_CALLS = 300
 _DEEP_RECURSION = 300_000
+#: The most frames a deep render may take: where Python calls Python without the C
+#: stack (3.11 on), enough for Go's 100,000 recursive template calls a few blocks deep.
+_DEEP_RECURSION_MAX = 1_000_000 if sys.version_info >= (3, 11) else _DEEP_RECURSION
 _DEEP_STACK = 512 * 1024 * 1024
 _DEEP_LOCK = threading.Lock()
 _IN_DEEP = threading.local()
 
 
-def _deep(work: Callable[[], R]) -> R:
+def _deep(work: Callable[[], R], recursion: int = _DEEP_RECURSION) -> R:
     """``work()`` on a thread with a 512 MiB stack and a recursion limit of
-    :data:`_DEEP_RECURSION` (the limit is the interpreter's, so deep runs take turns);
+    ``recursion`` (the limit is the interpreter's, so deep runs take turns);
     its result or its exception, as if called here. The render budget (a context
     variable) comes along."""
     if getattr(_IN_DEEP, "active", False):
@@ -89,7 +95,7 @@ def _deep(work: Callable[[], R]) -> R:
         limit, size = sys.getrecursionlimit(), threading.stack_size()
         try:
             threading.stack_size(_DEEP_STACK)
-            sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
+            sys.setrecursionlimit(max(limit, recursion))
             # a daemon: an interrupted caller (Ctrl-C) does not wait for it at exit
             thread = threading.Thread(
                 target=target, name="calico-render-deep-template", daemon=True
@@ -144,6 +150,9 @@ class GoTemplate(MappedRender):
         self.name = tree.name if file is None else file  # what errors name
         self.tree = tree
         self.deep = tree.depth > DEEP_NESTING
+        self.calls = CallDepth(0, 0)  # (while they are counted)
+        self.calls = self._walk(lambda: call_depth(tree))
+        self.deep = self.deep or self.calls.frames > DEEP_CALLS
         reads = self._walk(lambda: key_reads(tree))
         self.keys: frozenset[str] = reads.keys
         self.nested_keys: frozenset[str] = frozenset(reads.nested)
@@ -151,8 +160,12 @@ class GoTemplate(MappedRender):
         self._marks = Marks(tree.source)  # the tree (and so every node id) lives as long
 
     def _walk(self, work: Callable[[], R]) -> R:
-        """``work()``, a recursive walk of this tree: on a deep stack for a deep tree."""
-        return _deep(work) if self.deep else work()
+        """``work()``, a recursive walk of this tree: on a deep stack for a deep tree,
+        deep enough for its template calls (Go's 100,000 recursive ones where it can)."""
+        if not self.deep:
+            return work()
+        need = self.calls.frames + 4 * self.tree.depth + 10_000
+        return _deep(work, min(max(need, _DEEP_RECURSION), _DEEP_RECURSION_MAX))
 
     @functools.cached_property
     def nested_lines(self) -> dict[str, int]:
@@ -205,16 +218,36 @@ class GoTemplate(MappedRender):
         """Render by walking the tree (see :mod:`.interp`) within the render budget."""
         with limits.budget():
             try:
-                interpreter = Interpreter(self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks)
+                interpreter = Interpreter(
+                    self.tree, lines, limits.MAX_OUTPUT_CHARS, self._marks, self._template_limit()
+                )
                 interpreter.spans = spans
                 interpreter.taken = taken
                 return interpreter.run(data)
             except OutputLimit:
                 raise TemplateError(limits.output_message(), file=self.name) from None
             except InterpError as exc:
-                line, col = line_col(self.tree.source, exc.offset)
-                text = f'executing "{exc.template}" at <{exc.where()}>: {exc.message}'
-                raise TemplateError(text, file=self.name, line=line, column=col) from None
+                raise self._exec_error(exc) from None
+
+    def _template_limit(self) -> int:
+        """How many nested template calls fit on this thread's stack: Go's 100,000
+        where the deepest chain fits, else as many of the costliest calls as fit."""
+        budget = sys.getrecursionlimit() - stack_depth() - 4 * self.tree.depth - 200
+        if self.calls.frames <= budget:
+            return MAX_EXEC_DEPTH
+        return max(0, budget // self.calls.costliest)
+
+    def _exec_error(self, exc: InterpError) -> GoTemplateError:
+        """The error Go's Execute returns for ``exc``, located for the user as well."""
+        tree = self.tree
+        if exc.node is None:
+            go = f"template: {tree.name}: {exc.message}"
+            return GoTemplateError(exc.message, go_message=go, file=self.name)
+        text = f"executing {go_quote(exc.template)} at <{exc.where()}>: {exc.message}"
+        line, col = line_col(tree.source, exc.node.pos)
+        go_line, go_col = go_line_col(tree.source, exc.node.pos)
+        go = f"template: {tree.name}:{go_line}:{go_col}: {text}"
+        return GoTemplateError(text, go_message=go, file=self.name, line=line, column=col)
 
     def _execute(
         self,

@@ -125,7 +125,8 @@ class KeyReads(NamedTuple):
 
     ``nested``: the keys read with a further field (``.ClusterCidr.Ipv6``), which only a
     map value can satisfy (BKE's controller passes addon params as strings), each with
-    the offset into the source where it is first read.
+    the offset into the source where it is first read (the node's position, which is
+    Go's: the first added field, ``.Ipv6``).
     """
 
     keys: frozenset[str]
@@ -322,3 +323,55 @@ def branch_conditions(tree: n.Tree) -> Conditions:
     for name, template in tree.templates.items():
         walk(template, name == tree.name)
     return Conditions({k: frozenset(v) for k, v in compared.items()}, frozenset(truthy))
+
+
+# --- template calls: how deep a render can go -------------------------------------------
+
+#: Go's executor stops a chain of template calls this deep (its maxExecDepth).
+MAX_TEMPLATE_DEPTH = 100_000
+
+
+class CallDepth(NamedTuple):
+    """How deep template calls take a render: ``frames`` bounds the interpreter frames
+    of the deepest chain of calls (a call ``k`` blocks deep in its template costs
+    ``2k + 2``: a walk and a branch per block, the call, the callee's walk), and a
+    chain that can come back to a template (recursion) counts as Go's 100,000 calls
+    at the costliest site; ``costliest`` is that site's cost (0: no calls)."""
+
+    frames: int
+    costliest: int
+
+
+def call_depth(tree: n.Tree) -> CallDepth:
+    """The :class:`CallDepth` of ``tree``, from its template (the others as called)."""
+    sites: dict[str, list[tuple[str, int]]] = {}
+
+    def collect(body: n.ListNode, nesting: int, out: list[tuple[str, int]]) -> None:
+        for node in body.nodes:
+            if isinstance(node, n.TemplateNode):
+                out.append((node.name, 2 * nesting + 2))
+            elif isinstance(node, n.BranchNode):
+                collect(node.body, nesting + 1, out)
+                if node.else_body is not None:
+                    collect(node.else_body, nesting + 1, out)
+
+    for name, body in tree.templates.items():
+        sites[name] = []
+        collect(body, 0, sites[name])
+    costliest = max((c for calls in sites.values() for _, c in calls), default=0)
+    cost: dict[str, int] = {}
+    path: set[str] = set()
+    stack: list[tuple[str, bool]] = [(tree.name, False)]
+    # the longest weighted path, depth first without recursion (defines may chain deeply)
+    while stack:
+        name, done = stack.pop()
+        if done:
+            path.discard(name)
+            cost[name] = max((c + cost.get(to, 0) for to, c in sites.get(name, ())), default=0)
+        elif name in path:
+            return CallDepth(MAX_TEMPLATE_DEPTH * costliest, costliest)
+        elif name not in cost:
+            path.add(name)
+            stack.append((name, True))
+            stack.extend((to, False) for to, _ in sites.get(name, ()) if to not in cost)
+    return CallDepth(cost.get(tree.name, 0), costliest)

@@ -1,17 +1,19 @@
 """Go's ``fmt`` printing (Sprint, Sprintln, Sprintf) for template values.
 
-Values are the JSON-like data the templates see: str, bool, int, float, None (a nil
-interface), list (``[]interface {}``) and dict (``map[string]interface {}``), and the
-typed values of :mod:`renderer.engine.govalues` (``map[string]string``, ``int32``). The code
-follows ``fmt/print.go`` and ``fmt/format.go`` so that output, padding and the
-``%!verb(type=value)`` complaints match Go byte for byte. Verbs whose Go output depends
-on memory addresses or on float bit layouts (``%p``, ``%b``/``%x`` on floats) are
-refused with :class:`FormatError` instead of being approximated.
+Values are the JSON-like data the templates see: str, bool, int, float, complex (a
+complex constant of the template), None (a nil interface), list (``[]interface {}``) and
+dict (``map[string]interface {}``), and the typed values of :mod:`renderer.engine.govalues`
+(``map[string]string``, ``int32``). The code follows ``fmt/print.go``, ``fmt/format.go``
+and ``strconv/ftoa.go`` so that output, padding and the ``%!verb(type=value)``
+complaints match Go byte for byte, the float verbs ``%b``, ``%x``, ``%X`` and the ``#``
+flag included. ``%p`` of a list or map (a memory address in Go) is refused with
+:class:`FormatError` instead of being approximated.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 from renderer.engine.gotemplate.lexer import is_go_print
@@ -28,6 +30,13 @@ class StringList(list[str]):
     """A Go ``[]string`` (what ``split`` returns), distinct from ``[]interface {}``."""
 
 
+class Byte(int):
+    """A Go ``uint8``: what ``index`` takes from a string. It prints, compares and ranges
+    as an int does; only its type name and ``%#v`` (hexadecimal) tell."""
+
+    __slots__ = ()
+
+
 #: Go's dynamic type of each context value type, as ``%T`` prints it.
 _GO_TYPES: dict[type, str] = {
     type(None): NIL_ANGLE,
@@ -35,8 +44,10 @@ _GO_TYPES: dict[type, str] = {
     int: "int",
     Int32: "int32",
     float: "float64",
+    complex: "complex128",
     str: "string",
     StringList: "[]string",
+    Byte: "uint8",
     list: "[]interface {}",
     dict: "map[string]interface {}",
     StringMap: "map[string]string",
@@ -98,12 +109,76 @@ def _fmt_f(neg: bool, digits: str, dp: int, prec: int) -> str:
     return out
 
 
+def _float_bits(v: float) -> tuple[bool, int, int]:
+    """genericFtoa's split of a finite float64: sign, integer mantissa (the implicit bit
+    set) and binary exponent of its lowest bit plus 52 (Go's ``exp``)."""
+    bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+    neg = bool(bits >> 63)
+    exp = (bits >> 52) & 0x7FF
+    mant = bits & ((1 << 52) - 1)
+    if exp == 0:
+        exp += 1
+    else:
+        mant |= 1 << 52
+    return neg, mant, exp - 1023
+
+
+def _format_b(v: float) -> str:
+    """strconv's %b: the decimal mantissa times a power of two, ``-ddddp±ddd``."""
+    neg, mant, exp = _float_bits(v)
+    exp -= 52
+    return ("-" if neg else "") + f"{mant}p" + ("+" if exp >= 0 else "") + str(exp)
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _format_x(v: float, prec: int, verb: str) -> str:
+    """strconv's %x/%X: ``-0x1.yyyyp±dd`` (rounded to ``prec`` hex digits when
+    0 <= prec < 15, shortest when prec < 0)."""
+    neg, mant, exp = _float_bits(v)
+    if mant == 0:
+        exp = 0
+    mant = (mant << 8) & _MASK64  # the leading bit at 1 << 60
+    while mant != 0 and mant & (1 << 60) == 0:
+        mant = (mant << 1) & _MASK64
+        exp -= 1
+    if 0 <= prec < 15:
+        shift = prec * 4
+        extra = (mant << shift) & ((1 << 60) - 1)
+        mant >>= 60 - shift
+        if extra | (mant & 1) > 1 << 59:
+            mant += 1
+        mant = (mant << (60 - shift)) & _MASK64
+        if mant & (1 << 61):
+            mant >>= 1
+            exp += 1
+    digits = "0123456789ABCDEF" if verb == "X" else "0123456789abcdef"
+    out = ["-" if neg else "", "0", verb, "1" if (mant >> 60) & 1 else "0"]
+    mant = (mant << 4) & _MASK64
+    if (prec < 0 and mant != 0) or prec > 0:
+        out.append(".")
+        count = prec
+        while (count < 0 and mant != 0) or count > 0:
+            out.append(digits[(mant >> 60) & 15])
+            mant = (mant << 4) & _MASK64
+            count -= 1
+    out.append("P" if verb == "X" else "p")
+    out.append("-" if exp < 0 else "+")
+    out.append(f"{abs(exp):02d}")
+    return "".join(out)
+
+
 def format_float(v: float, fmt: str, prec: int) -> str:
-    """strconv.FormatFloat(v, fmt, prec, 64) for fmt in e, E, f, g, G."""
+    """strconv.FormatFloat(v, fmt, prec, 64) for fmt in b, e, E, f, g, G, x, X."""
     if math.isnan(v):
         return "NaN"
     if math.isinf(v):
         return "+Inf" if v > 0 else "-Inf"
+    if fmt == "b":
+        return _format_b(v)
+    if fmt in "xX":
+        return _format_x(v, prec, fmt)
     neg = math.copysign(1.0, v) < 0
     if prec < 0:
         digits, dp = _shortest_digits(v)
@@ -123,6 +198,38 @@ def format_float(v: float, fmt: str, prec: int) -> str:
     # %g with an explicit precision: Python's %g follows the same rule as strconv
     text = format(v, f".{prec if prec > 0 else 1}{'g' if fmt == 'g' else 'G'}")
     return text.replace("inf", "Inf").replace("nan", "NaN")
+
+
+def _sharp_float(num: str, verb: str, prec: int) -> str:
+    """The ``#`` flag on a float (fmtFloat): a decimal point always, and for %g, %G and
+    %x the trailing zeros up to ``prec`` significant digits (6 when shortest). ``num``
+    carries its sign. Go counts every character that is not ``0`` as a digit here, the
+    ``x`` of ``0x`` included, and so does this."""
+    digits = (6 if prec == -1 else prec) if verb in "gGx" else 0
+    tail = ""
+    body = [num[0]]
+    has_point = False
+    nonzero = False
+    for i in range(1, len(num)):
+        ch = num[i]
+        if ch == ".":
+            has_point = True
+        elif ch in "pP" or (ch in "eE" and verb not in "xX"):
+            tail = num[i:]
+            break
+        else:
+            if ch != "0":
+                nonzero = True
+            if nonzero:
+                digits -= 1
+        body.append(ch)
+    if not has_point:
+        if len(body) == 2 and body[1] == "0":
+            digits -= 1
+        body.append(".")
+    if digits > 0:
+        body.append("0" * digits)
+    return "".join(body) + tail
 
 
 # --- quoting (strconv.Quote and friends) -------------------------------------------------
@@ -338,14 +445,11 @@ class _Printer:
         self.pad(quote(s, ascii_only=self.plus))
 
     def fmt_float(self, v: float, verb: str, prec: int) -> None:
-        if verb not in "eEfgG":
-            raise FormatError(f"the %{verb} verb on a float is not supported")
+        """fmt's fmtFloat: ``verb`` one of b, e, E, f, g, G, x, X."""
         if self.prec_present:
             prec = self.prec
         num = format_float(v, verb, prec)
-        if num[0] in "+-":
-            pass
-        else:
+        if num[0] not in "+-":
             num = "+" + num
         if self.space and num[0] == "+" and not self.plus:
             num = " " + num[1:]
@@ -357,8 +461,8 @@ class _Printer:
             self.pad(num)
             self.zero = old
             return
-        if self.sharp:
-            raise FormatError("the # flag on a float is not supported")
+        if self.sharp and verb != "b":
+            num = _sharp_float(num, verb, prec)
         if self.plus or num[0] != "+":
             if self.zero and self.wid_present and self.wid > len(num):
                 self.buf.append(num[0])
@@ -368,6 +472,32 @@ class _Printer:
             self.pad(num)
             return
         self.pad(num[1:])
+
+    def fmt_complex(self, v: complex, verb: str) -> None:
+        """fmt's fmtComplex: ``(r+ji)``, each part as a float, the imaginary one signed."""
+        if verb not in "vbgGxXfFeE":
+            self.bad_verb(verb, v, True)
+            return
+        old_plus = self.plus
+        self.buf.append("(")
+        self.print_float(v.real, verb)
+        self.plus = True
+        self.print_float(v.imag, verb)
+        self.buf.append("i)")
+        self.plus = old_plus
+
+    def print_float(self, v: float, verb: str) -> None:
+        """pp.fmtFloat: the verb's default precision."""
+        if verb == "v":
+            self.fmt_float(v, "g", -1)
+        elif verb in "bgGxX":
+            self.fmt_float(v, verb, -1)
+        elif verb in "efE":
+            self.fmt_float(v, verb, 6)
+        elif verb == "F":
+            self.fmt_float(v, "f", 6)
+        else:
+            self.bad_verb(verb, v, True)
 
     # dispatch ----------------------------------------------------------------
     def bad_verb(self, verb: str, value: Any, has_value: bool) -> None:
@@ -395,7 +525,10 @@ class _Printer:
             self.pad(self.truncate(type_name(arg)))
             return
         if verb == "p":
-            raise FormatError("the %p verb is not supported")
+            if not isinstance(arg, list | dict):
+                self.bad_verb(verb, arg, True)
+                return
+            raise FormatError("the %p verb (a memory address in Go) is not supported")
         self.print_value(arg, verb, 0)
 
     def print_value(self, v: Any, verb: str, depth: int) -> None:
@@ -413,18 +546,9 @@ class _Printer:
         elif isinstance(v, int):
             self.print_int(v, verb)
         elif isinstance(v, float):
-            if verb == "v":
-                self.fmt_float(v, "g", -1)
-            elif verb in "gG":
-                self.fmt_float(v, verb, -1)
-            elif verb in "efE":
-                self.fmt_float(v, verb, 6)
-            elif verb == "F":
-                self.fmt_float(v, "f", 6)
-            elif verb in "bxX":
-                raise FormatError(f"the %{verb} verb on a float is not supported")
-            else:
-                self.bad_verb(verb, v, True)
+            self.print_float(v, verb)
+        elif isinstance(v, complex):
+            self.fmt_complex(v, verb)
         elif isinstance(v, str):
             self.print_string(v, verb)
         elif isinstance(v, list):
@@ -435,7 +559,11 @@ class _Printer:
             self.buf.append("?" + type(v).__name__ + "?")
 
     def print_int(self, v: int, verb: str) -> None:
-        if verb in "vd":
+        if verb == "v" and self.sharp_v and type(v) is Byte:  # fmt0x64: unsigned as 0x..
+            self.sharp = True
+            self.fmt_integer(v, 16, verb)
+            self.sharp = False
+        elif verb in "vd":
             self.fmt_integer(v, 10, verb)
         elif verb == "b":
             self.fmt_integer(v, 2, verb)

@@ -2,8 +2,14 @@
 
 Walking the parsed tree costs nothing before the render, so a 100,000-action template
 starts at once. Go's value semantics live in :mod:`.runtime`; this module is the walk:
-scopes, control flow, argument typing and Go's error positions (``executing "t" at
-<.a.b>: ...``), held to Go's bytes and errors by the parity tests.
+scopes, control flow, argument typing and Go's errors, held to Go's bytes and messages
+by the parity tests.
+
+Evaluation follows ``text/template/exec.go`` function by function, down to the node it
+is "at" when something fails: Go names that node in its error (``executing "t" at
+<.a.b>: ...``, at the node's line and byte column), and it is not always the one that
+failed (a range over a string is reported at the last node its pipeline evaluated). The
+walk keeps that node in ``at`` as Go's ``state.at`` does: one attribute store per node.
 
 Control flow follows Go's own executor: ``{{break}}`` and ``{{continue}}`` unwind to the
 enclosing range as exceptions, so nesting is bounded only by the recursion this walk
@@ -19,49 +25,51 @@ from typing import Any
 
 from renderer.engine import limits
 from renderer.engine.gotemplate import nodes as n
+from renderer.engine.gotemplate.gofmt import StringList
+from renderer.engine.gotemplate.lexer import go_quote
 from renderer.engine.gotemplate.runtime import (
     FUNCS,
+    MAX_EXEC_DEPTH,
     MISSING,
     Cell,
     ExecError,
-    arg_any,
-    arg_string,
     as_interface,
-    call,
-    call_plain,
-    chain,
+    describe,
     enter_template,
-    field,
-    field_plain,
+    go_type,
+    invoke,
     is_true,
     print_value,
     range_items,
-    uniface,
-    var_chain,
+    value_string,
 )
+from renderer.engine.govalues import StringMap
 from renderer.engine.sourcemap import SourceMap
 
-#: A scope entry: Go variable name, its cell, and whether it holds a range element
-#: (an ``interface {}`` value, which only ``slice`` treats differently).
+#: A scope entry: Go variable name, its cell, and whether it holds an ``interface {}``
+#: value (a range element), which Go's errors name by that type and ``slice`` treats
+#: differently.
 _Var = tuple[str, Cell, bool]
 
+#: No value piped in (Go's missingVal as ``final``).
 _NOFINAL = object()
+#: Containers whose elements are of a type of their own, not ``interface {}``: split's
+#: ``[]string`` and the controller's ``map[string]string``.
+_TYPED_CONTAINERS = (StringList, StringMap)
 
 
 class InterpError(Exception):
-    """An execution error at ``offset`` in template ``template``; ``node``'s text (or
-    ``context``) is Go's ``at <...>`` part, computed only when the error is shown."""
+    """An execution error in template ``template`` at ``node`` (None: Go's state had no
+    node yet); the node's text is Go's ``at <...>`` part, computed only when shown."""
 
-    def __init__(self, node: n.Node, context: str | None, template: str, message: str) -> None:
+    def __init__(self, node: n.Node | None, template: str, message: str) -> None:
         super().__init__(message)
-        self.offset = node.pos
         self.node = node
-        self.context = context
         self.template = template
         self.message = message
 
     def where(self) -> str:
-        return str(self.node) if self.context is None else self.context
+        return str(self.node)
 
 
 class OutputLimit(Exception):
@@ -124,9 +132,16 @@ class Interpreter:
     """Runs one render of ``tree``; create one per render."""
 
     def __init__(
-        self, tree: n.Tree, lines: SourceMap | None, max_output: int, marks: Marks
+        self,
+        tree: n.Tree,
+        lines: SourceMap | None,
+        max_output: int,
+        marks: Marks,
+        template_limit: int = MAX_EXEC_DEPTH,
     ) -> None:
         self.tree = tree
+        #: the template calls this render's stack holds (Go's 100,000 where it can)
+        self.template_limit = template_limit
         self.out: list[str] = []
         self.size = 0
         self.max_output = max_output
@@ -140,6 +155,8 @@ class Interpreter:
         self.spans: list[tuple[int, int, n.ActionNode]] | None = None
         #: the branch arms taken, (node offset, 0 body | 1 else), when traced
         self.taken: set[tuple[int, int]] | None = None
+        #: the node Go's executor is at (its state.node): what an error names
+        self.at: n.Node | None = None
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -164,9 +181,9 @@ class Interpreter:
         self.walk(self.tree.templates[name], root, False, frame)
         return "".join(self.out)
 
-    @staticmethod
-    def fail(node: n.Node, frame: _Frame, message: str, context: str | None = None) -> InterpError:
-        return InterpError(node, context, frame.template, message)
+    def fail(self, frame: _Frame, message: str) -> InterpError:
+        """Go's state.errorf: ``message`` at the node the executor is at."""
+        return InterpError(self.at, frame.template, message)
 
     # -- statements -----------------------------------------------------------------------
     def walk(self, body: n.ListNode, dot: Any, dot_iface: bool, frame: _Frame) -> None:
@@ -182,8 +199,10 @@ class Interpreter:
             elif kind is n.ActionNode:
                 assert isinstance(node, n.ActionNode)
                 check()
-                value = self.pipeline_stmt(node.pipe, dot, dot_iface, frame)
+                self.at = node
+                value = self.pipeline(node.pipe, dot, dot_iface, frame)
                 if not node.pipe.decl:
+                    self.at = node
                     if top:
                         self.mark(node)
                     start = self.size
@@ -193,14 +212,17 @@ class Interpreter:
             elif kind is n.IfNode or kind is n.WithNode:
                 assert isinstance(node, n.BranchNode)
                 check()
+                self.at = node
                 self.if_with(node, dot, dot_iface, frame, kind is n.WithNode)
             elif kind is n.RangeNode:
                 assert isinstance(node, n.RangeNode)
                 check()
+                self.at = node
                 self.range(node, dot, dot_iface, frame)
             elif kind is n.TemplateNode:
                 assert isinstance(node, n.TemplateNode)
                 check()
+                self.at = node
                 if top:
                     self.mark(node)
                 self.template_call(node, dot, dot_iface, frame)
@@ -215,8 +237,8 @@ class Interpreter:
         self, node: n.BranchNode, dot: Any, dot_iface: bool, frame: _Frame, is_with: bool
     ) -> None:
         mark = len(frame.scope)
-        value = self.pipeline_stmt(node.pipe, dot, dot_iface, frame)
         try:
+            value = self.pipeline(node.pipe, dot, dot_iface, frame)
             truth = is_true(value)
             if self.taken is not None:
                 self.taken.add((node.pos, 0 if truth else 1))
@@ -231,45 +253,25 @@ class Interpreter:
             del frame.scope[mark:]
 
     def range(self, node: n.RangeNode, dot: Any, dot_iface: bool, frame: _Frame) -> None:
+        """walkRange: the pipeline's declarations hold the whole value first (pushed by
+        :meth:`pipeline`, on top of the scope), then each iteration's index and element."""
         scope = frame.scope
         mark = len(scope)
         pipe = node.pipe
-        value = self.pipeline_value(pipe, dot, dot_iface, frame)
-        # Go pushes the declared variables holding the whole value before iterating;
-        # each iteration then overwrites them with the index and element.
-        cells: list[Cell | None] = []
-        declared: list[_Var] = []
-        elem_var = len(pipe.decl) - 1  # the variable that gets the element
-        for i, var in enumerate(pipe.decl):
-            name = var.idents[0]
-            if pipe.is_assign:
-                cell = self.lookup(frame, name)
-                cells.append(cell)
-                if cell is None:
-                    raise self.fail(var, frame, f"undefined variable: {name}")
-                cell.value = value
-                if i == elem_var and not _is_int(value):
-                    _mark_interface(scope, cell)
-            else:
-                cell = Cell(value)
-                cells.append(cell)
-                declared.append((name, cell, i == elem_var))
-        scope.extend(declared)
-        base = len(scope)
         try:
+            value = self.pipeline(pipe, dot, dot_iface, frame)
+            base = len(scope)
+            nvars = len(pipe.decl)
+            items: Iterable[tuple[Any, Any]]
             # Go 1.22+ ranges over an integer n as 0..n-1, elements of the integer's own
             # type (not interface values), with at most one variable.
-            over_int = _is_int(value)
-            items: Iterable[tuple[Any, Any]]
+            over_int = isinstance(value, int) and not isinstance(value, bool)
             if over_int:
-                if len(pipe.decl) > 1:
+                if nvars > 1:
                     raise self.fail(
-                        node,
-                        frame,
-                        f"can't use {value} to iterate over more than one variable",
-                        str(pipe),
+                        frame, f"can't use {describe(value)} to iterate over more than one variable"
                     )
-                kind = type(value)  # an int32 ranges over int32s
+                kind = type(value)  # an int32 ranges over int32s, a uint8 over uint8s
                 counted = range(value) if kind is int else map(kind, range(value))
                 items = ((None, i) for i in counted)
                 nonempty = value > 0
@@ -277,41 +279,40 @@ class Interpreter:
                 try:
                     items = range_items(value)
                 except ExecError as exc:
-                    raise self.fail(node, frame, exc.message, str(pipe)) from None
+                    raise self.fail(frame, exc.message) from None
                 nonempty = bool(items)
-            elem_iface = not over_int
+            # the elements of []interface {} and map[string]interface {} are interface
+            # values; an integer's and a []string's (split's) are not
+            elem_iface = not over_int and type(value) not in _TYPED_CONTAINERS
             if self.taken is not None:
                 self.taken.add((node.pos, 0 if nonempty else 1))
-            if nonempty:
-                assign = pipe.is_assign
-                nvars = len(cells)
-                key: Any
-                elem: Any
-                for pair in limits.bounded_iter(items):
-                    key, elem = pair  # type: ignore[misc]
-                    if nvars:
-                        if assign:
-                            if nvars == 1:
-                                if cells[0] is not None:
-                                    cells[0].value = elem
-                            else:
-                                if cells[0] is not None:
-                                    cells[0].value = key
-                                if cells[1] is not None:
-                                    cells[1].value = elem
-                        elif nvars == 1:
-                            scope[mark] = (declared[0][0], Cell(elem), elem_iface)
+            if not nonempty:
+                if node.else_body is not None:
+                    self.walk(node.else_body, dot, dot_iface, frame)
+                return
+            assign = pipe.is_assign
+            key: Any
+            elem: Any
+            for pair in limits.bounded_iter(items):
+                key, elem = pair  # type: ignore[misc]
+                if nvars:
+                    if assign:
+                        if nvars == 1:
+                            self.set_var(frame, pipe.decl[0], elem, elem_iface)
                         else:
-                            scope[mark] = (declared[0][0], Cell(key), False)
-                            scope[mark + 1] = (declared[1][0], Cell(elem), True)
-                    try:
-                        self.walk(node.body, elem, elem_iface, frame)
-                    except _Continue:
-                        pass
-                    finally:
-                        del scope[base:]
-            elif node.else_body is not None:
-                self.walk(node.else_body, dot, dot_iface, frame)
+                            self.set_var(frame, pipe.decl[0], key, False)
+                            self.set_var(frame, pipe.decl[1], elem, elem_iface)
+                    else:
+                        top = scope[base - 1]
+                        scope[base - 1] = (top[0], Cell(elem), elem_iface)
+                        if nvars > 1:
+                            scope[base - 2] = (scope[base - 2][0], Cell(key), False)
+                try:
+                    self.walk(node.body, elem, elem_iface, frame)
+                except _Continue:
+                    pass
+                finally:
+                    del scope[base:]
         except _Break:
             pass
         finally:
@@ -320,27 +321,18 @@ class Interpreter:
     def template_call(self, node: n.TemplateNode, dot: Any, dot_iface: bool, frame: _Frame) -> None:
         body = self.tree.templates.get(node.name)
         if body is None:
-            from renderer.engine.gotemplate.lexer import go_quote
-
-            raise self.fail(node, frame, f"template {go_quote(node.name)} not defined")
+            raise self.fail(frame, f"template {go_quote(node.name)} not defined")
+        try:
+            depth = enter_template(frame.depth, self.template_limit)
+        except ExecError as exc:
+            raise self.fail(frame, exc.message) from None
         value: Any = MISSING
         if node.pipe is not None:
-            value = self.pipeline_stmt(node.pipe, dot, dot_iface, frame)
-        try:
-            depth = enter_template(frame.depth)
-        except ExecError as exc:
-            raise self.fail(node, frame, exc.message) from None
+            value = self.pipeline(node.pipe, dot, dot_iface, frame)
         inner = _Frame(node.name, depth, [("$", Cell(value), False)])
         self.walk(body, value, False, inner)
 
-    # -- pipelines ------------------------------------------------------------------------
-    @staticmethod
-    def lookup(frame: _Frame, name: str) -> Cell | None:
-        for var in reversed(frame.scope):
-            if var[0] == name:
-                return var[1]
-        return None
-
+    # -- variables ------------------------------------------------------------------------
     @staticmethod
     def lookup_var(frame: _Frame, name: str) -> _Var | None:
         for var in reversed(frame.scope):
@@ -348,155 +340,205 @@ class Interpreter:
                 return var
         return None
 
-    def pipeline_stmt(self, pipe: n.PipeNode, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
-        """Evaluate ``pipe``; declarations go into the frame's scope."""
-        value = self.pipeline_value(pipe, dot, dot_iface, frame)
-        if not pipe.decl:
-            return value
-        for var in pipe.decl:
-            name = var.idents[0]
-            if pipe.is_assign:
-                cell = self.lookup(frame, name)
-                if cell is None:
-                    raise self.fail(var, frame, f"undefined variable: {name}")
-                cell.value = value
-            else:
-                frame.scope.append((name, Cell(value), False))
-        return value
+    def set_var(self, frame: _Frame, var: n.VariableNode, value: Any, iface: bool) -> None:
+        """Go's setVar: the last declared variable of the name gets ``value``."""
+        name = var.idents[0]
+        scope = frame.scope
+        for i in range(len(scope) - 1, -1, -1):
+            entry = scope[i]
+            if entry[0] == name:
+                entry[1].value = value
+                if entry[2] is not iface:
+                    scope[i] = (name, entry[1], iface)
+                return
+        raise self.fail(frame, f"undefined variable: {name}")
 
-    def pipeline_value(self, pipe: n.PipeNode, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
+    # -- pipelines and commands (exec.go's eval functions) --------------------------------
+    def pipeline(self, pipe: n.PipeNode, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
+        """evalPipeline: the commands in turn, each result un-interfaced (a nil interface
+        is then invalid); declarations go into the frame's scope."""
+        self.at = pipe
         value: Any = _NOFINAL
         for cmd in pipe.cmds:
             value = self.command(cmd, dot, dot_iface, frame, value)
-            if _may_be_nil_interface(cmd):
-                value = uniface(value)
+            if value is None:
+                value = MISSING
+        for var in pipe.decl:
+            if pipe.is_assign:
+                self.set_var(frame, var, value, False)
+            else:
+                frame.scope.append((var.idents[0], Cell(value), False))
         return value
 
-    def nested_pipeline(self, pipe: n.PipeNode, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
-        if pipe.decl:
-            raise self.fail(
-                pipe, frame, "variable declarations inside parentheses are not supported"
-            )
-        return self.pipeline_value(pipe, dot, dot_iface, frame)
+    def not_a_function(self, args: list[n.Node] | None, final: Any, frame: _Frame) -> None:
+        if (args is not None and len(args) > 1) or final is not _NOFINAL:
+            assert args is not None
+            raise self.fail(frame, f"can't give argument to non-function {args[0]}")
 
     def command(
         self, cmd: n.CommandNode, dot: Any, dot_iface: bool, frame: _Frame, final: Any
     ) -> Any:
-        first = cmd.args[0]
-        has_final = final is not _NOFINAL
-        has_args = len(cmd.args) > 1 or has_final
+        """evalCommand."""
+        args = cmd.args
+        first = args[0]
         kind = type(first)
         if kind is n.FieldNode:
             assert isinstance(first, n.FieldNode)
-            try:
-                if not has_args:
-                    return field_plain(dot, first.idents)
-                return field(dot, first.idents, has_args)
-            except ExecError as exc:
-                raise self.fail(first, frame, exc.message) from None
-        if kind is n.ChainNode:
-            assert isinstance(first, n.ChainNode)
-            receiver = self.operand_value(first.node, dot, dot_iface, frame)
-            try:
-                return chain(receiver, first.fields, has_args)
-            except ExecError as exc:
-                raise self.fail(first, frame, exc.message) from None
+            self.at = first
+            if len(args) == 1 and final is _NOFINAL and type(dot) is dict:
+                # the common ``.a`` / ``.a.b`` on a map: Go's evalFieldChain, inlined
+                value: Any = dot
+                iface = dot_iface
+                idents = first.idents
+                for i, name in enumerate(idents):
+                    if type(value) is not dict:
+                        return self.field_chain(value, iface, idents[i:], args, final, frame)
+                    value = value.get(name, MISSING)
+                    iface = True
+                return value
+            return self.field_chain(dot, dot_iface, first.idents, args, final, frame)
         if kind is n.IdentifierNode:
             assert isinstance(first, n.IdentifierNode)
-            return self.function(first, cmd.args[1:], dot, dot_iface, frame, final)
+            self.at = first
+            return self.call(first.name, cmd, args, dot, dot_iface, frame, final)
         if kind is n.VariableNode:
             assert isinstance(first, n.VariableNode)
-            cell = self.lookup(frame, first.idents[0])
-            if cell is None:
-                raise self.fail(first, frame, f"undefined variable: {first.idents[0]}")
-            if len(first.idents) == 1:
-                if has_args:
-                    raise self.fail(first, frame, f"can't give argument to non-function {first}")
-                return cell.value
-            try:
-                return var_chain(cell, first.idents[1:], has_args)
-            except ExecError as exc:
-                raise self.fail(first, frame, exc.message) from None
-        if has_args:
-            text = f"({first})" if isinstance(first, n.PipeNode) else str(first)
-            raise self.fail(first, frame, f"can't give argument to non-function {text}")
+            return self.variable(first, args, dot, frame, final)
+        if kind is n.ChainNode:
+            assert isinstance(first, n.ChainNode)
+            return self.chain(first, args, dot, dot_iface, frame, final)
         if kind is n.PipeNode:
             assert isinstance(first, n.PipeNode)
-            return self.nested_pipeline(first, dot, dot_iface, frame)
+            self.not_a_function(args, final, frame)
+            return self.pipeline(first, dot, dot_iface, frame)
+        self.at = first
+        self.not_a_function(args, final, frame)
+        if kind is n.DotNode:
+            return dot
         if kind is n.NilNode:
-            raise self.fail(first, frame, "nil is not a command")
-        return self.literal(first, dot, frame)
+            raise self.fail(frame, "nil is not a command")
+        return self.constant(first, frame)
 
-    def literal(self, node: n.Node, dot: Any, frame: _Frame) -> Any:
-        """A constant where no type is imposed (Go's evalEmptyInterface/idealConstant)."""
-        if isinstance(node, n.BoolNode):
-            return node.value
+    def constant(self, node: n.Node, frame: _Frame) -> Any:
+        """A bool, string or number where no type is imposed (idealConstant)."""
         if isinstance(node, n.StringNode):
             return node.value
-        if isinstance(node, n.NumberNode):
-            if node.kind == "int":
-                return node.int_value
-            if node.kind == "float":
-                return node.float_value
-            raise self.fail(node, frame, node.error)
-        if isinstance(node, n.DotNode):
-            return dot
-        raise AssertionError(f"not a literal: {node!r}")
+        if isinstance(node, n.BoolNode):
+            return node.value
+        assert isinstance(node, n.NumberNode)
+        if node.kind == "int":
+            return node.int_value
+        if node.kind == "float":
+            return node.float_value
+        if node.kind == "complex":
+            return node.complex_value
+        raise self.fail(frame, node.error)
 
-    def operand_value(self, node: n.Node, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
-        """An operand evaluated on its own (evalArg with no type): for chains."""
-        if isinstance(node, n.PipeNode):
-            return self.nested_pipeline(node, dot, dot_iface, frame)
-        if isinstance(node, n.IdentifierNode):
-            return self.function(node, [], dot, dot_iface, frame, _NOFINAL)
-        return self.arg(node, "value", dot, dot_iface, frame)
-
-    def arg(self, node: n.Node, kind: str, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
-        """evalArg: one argument for a parameter of ``kind`` (value, any or string)."""
-        raw: Any
-        if isinstance(node, n.NilNode):
-            if kind == "value":
+    def field_chain(
+        self,
+        receiver: Any,
+        iface: bool,
+        idents: tuple[str, ...],
+        args: list[n.Node] | None,
+        final: Any,
+        frame: _Frame,
+    ) -> Any:
+        """evalFieldChain over maps: ``.a.b.c`` from ``receiver`` (an ``interface {}``
+        value when ``iface``; every value after the first is one), the last field given
+        ``args`` (the command's words, itself first) and ``final``."""
+        last = len(idents) - 1
+        for i, name in enumerate(idents):
+            if receiver is MISSING:
                 return MISSING
-            if kind == "any":
-                return None
-            raise self.fail(node, frame, f"cannot assign nil to {kind}")
-        try:
-            if isinstance(node, n.DotNode):
-                raw = dot
-            elif isinstance(node, n.FieldNode):
-                raw = field_plain(dot, node.idents)
-            elif isinstance(node, n.VariableNode):
-                cell = self.lookup(frame, node.idents[0])
-                if cell is None:
-                    raise self.fail(node, frame, f"undefined variable: {node.idents[0]}")
-                if len(node.idents) == 1:
-                    raw = cell.value
-                else:
-                    raw = var_chain(cell, node.idents[1:], False)
-            elif isinstance(node, n.PipeNode):
-                raw = self.nested_pipeline(node, dot, dot_iface, frame)
-            elif isinstance(node, n.IdentifierNode):
-                raw = self.function(node, [], dot, dot_iface, frame, _NOFINAL)
-            elif isinstance(node, n.ChainNode):
-                receiver = self.operand_value(node.node, dot, dot_iface, frame)
-                raw = chain(receiver, node.fields, False)
-            else:
-                # a literal: typed parameters accept only their own kind of literal
-                if kind == "string":
-                    if isinstance(node, n.StringNode):
-                        return node.value
-                    raise self.fail(node, frame, f"expected string; found {node}")
-                return self.literal(node, dot, frame)
-            if kind == "any":
-                return arg_any(raw)
+            if receiver is None:
+                raise self.fail(frame, f"nil pointer evaluating interface {{}}.{name}")
+            if isinstance(receiver, dict):
+                if i == last and ((args is not None and len(args) > 1) or final is not _NOFINAL):
+                    raise self.fail(frame, f"{name} is not a method but has arguments")
+                # a map[string]string holds strings, not interface values
+                iface = type(receiver) is not StringMap
+                receiver = receiver.get(name, MISSING)
+                continue
+            typ = "interface {}" if iface else go_type(receiver)
+            raise self.fail(frame, f"can't evaluate field {name} in type {typ}")
+        return receiver
+
+    def variable(
+        self, node: n.VariableNode, args: list[n.Node] | None, dot: Any, frame: _Frame, final: Any
+    ) -> Any:
+        """evalVariableNode: ``$x`` or ``$x.a.b``."""
+        self.at = node
+        var = self.lookup_var(frame, node.idents[0])
+        if var is None:
+            raise self.fail(frame, f"undefined variable: {node.idents[0]}")
+        if len(node.idents) == 1:
+            self.not_a_function(args, final, frame)
+            return var[1].value
+        return self.field_chain(var[1].value, var[2], node.idents[1:], args, final, frame)
+
+    def chain(
+        self,
+        node: n.ChainNode,
+        args: list[n.Node] | None,
+        dot: Any,
+        dot_iface: bool,
+        frame: _Frame,
+        final: Any,
+    ) -> Any:
+        """evalChainNode: ``(pipeline).a.b``."""
+        self.at = node
+        receiver = self.arg(node.node, None, dot, dot_iface, frame)
+        return self.field_chain(receiver, False, node.fields, args, final, frame)
+
+    def arg(self, node: n.Node, kind: str | None, dot: Any, dot_iface: bool, frame: _Frame) -> Any:
+        """evalArg: one argument for a parameter of ``kind`` ("value": reflect.Value,
+        "any": interface{}, "string"; None: no type)."""
+        self.at = node
+        t = type(node)
+        if t is n.FieldNode:
+            assert isinstance(node, n.FieldNode)
+            value = self.field_chain(dot, dot_iface, node.idents, None, _NOFINAL, frame)
+        elif t is n.VariableNode:
+            assert isinstance(node, n.VariableNode)
+            value = self.variable(node, None, dot, frame, _NOFINAL)
+        elif t is n.DotNode:
+            value = dot
+        elif t is n.PipeNode:
+            assert isinstance(node, n.PipeNode)
+            value = self.pipeline(node, dot, dot_iface, frame)
+        elif t is n.IdentifierNode:
+            assert isinstance(node, n.IdentifierNode)
+            value = self.call(node.name, node, None, dot, dot_iface, frame, _NOFINAL)
+        elif t is n.ChainNode:
+            assert isinstance(node, n.ChainNode)
+            value = self.chain(node, None, dot, dot_iface, frame, _NOFINAL)
+        elif t is n.NilNode:
             if kind == "string":
-                return arg_string(raw)
-            return raw
-        except ExecError as exc:
-            raise self.fail(node, frame, exc.message) from None
+                raise self.fail(frame, "cannot assign nil to string")
+            return MISSING if kind == "value" else None
+        elif kind == "string":
+            if isinstance(node, n.StringNode):
+                return node.value
+            raise self.fail(frame, f"expected string; found {node}")
+        else:
+            return self.constant(node, frame)
+        return self.validate(value, kind, frame)
+
+    def validate(self, value: Any, kind: str | None, frame: _Frame) -> Any:
+        """validateType: ``value`` as a parameter of ``kind`` takes it."""
+        if kind == "string":
+            if type(value) is str:
+                return value
+            if value is MISSING:
+                raise self.fail(frame, "invalid value; expected string")
+            typ = "interface {}" if value is None else go_type(value)
+            raise self.fail(frame, f"wrong type for value; expected string; got {typ}")
+        if kind == "any" and value is MISSING:
+            return None
+        return value
 
     def is_interface_value(self, node: n.Node, dot_iface: bool, frame: _Frame) -> bool:
-        """Whether Go would pass ``node``'s value as an interface (``slice`` tells them apart)."""
+        """Whether Go passes ``node``'s value as an interface (``slice`` tells them apart)."""
         if isinstance(node, n.FieldNode | n.ChainNode):
             return True
         if isinstance(node, n.VariableNode):
@@ -508,80 +550,56 @@ class Interpreter:
             return dot_iface
         return False
 
-    def function(
+    def call(
         self,
-        ident: n.IdentifierNode,
-        args: list[n.Node],
+        name: str,
+        node: n.Node,
+        words: list[n.Node] | None,
         dot: Any,
         dot_iface: bool,
         frame: _Frame,
         final: Any,
     ) -> Any:
-        name = ident.name
+        """evalCall of function ``name``: ``words`` are the command's (the name first),
+        ``node`` what a failed call is reported at (the command, or the identifier when
+        it is an argument)."""
+        args = words[1:] if words is not None else []
         has_final = final is not _NOFINAL
-        num_in = len(args) + (1 if has_final else 0)
-        if name in ("and", "or"):
-            if num_in < 1:
-                raise self.fail(
-                    ident, frame, f"wrong number of args for {name}: want at least 1 got 0"
-                )
-            want = name == "or"
-            value: Any = None
-            for a in args:
-                value = self.arg(a, "value", dot, dot_iface, frame)
-                if is_true(value) == want:
-                    return value
-            return final if has_final else value
-        _, fixed, variadic = FUNCS[name]
+        num_in = len(args) + has_final
+        impl, fixed, variadic = FUNCS[name]
         if variadic is not None:
             if num_in < len(fixed):
                 raise self.fail(
-                    ident,
                     frame,
                     f"wrong number of args for {name}: want at least {len(fixed)} got {len(args)}",
                 )
         elif num_in != len(fixed):
             raise self.fail(
-                ident, frame, f"wrong number of args for {name}: want {len(fixed)} got {num_in}"
+                frame, f"wrong number of args for {name}: want {len(fixed)} got {num_in}"
             )
+        if name == "and" or name == "or":
+            want = name == "or"
+            value: Any = MISSING
+            for a in args:
+                value = self.arg(a, "value", dot, dot_iface, frame)
+                if is_true(value) is want:
+                    return value
+            return final if has_final else value
         values: list[Any] = []
         for i, a in enumerate(args):
-            kind = fixed[i] if i < len(fixed) else variadic
-            assert kind is not None
-            value = self.arg(a, kind, dot, dot_iface, frame)
+            value = self.arg(a, fixed[i] if i < len(fixed) else variadic, dot, dot_iface, frame)
             if name == "slice" and i > 0 and self.is_interface_value(a, dot_iface, frame):
                 value = as_interface(value)
             values.append(value)
+        if has_final:
+            final_kind = fixed[num_in - 1] if num_in - 1 < len(fixed) else variadic
+            values.append(self.validate(final, final_kind, frame))
+        if name == "call":
+            # Go's call builtin names the callee by its node, or a piped value as
+            # reflect.Value prints itself
+            values.insert(0, str(args[0]) if args else value_string(final))
         try:
-            if not has_final:
-                return call_plain(name, *values)
-            i = len(args)
-            final_kind = fixed[i] if i < len(fixed) else variadic
-            return call(name, final_kind, final, *values)
+            return invoke(name, impl, values)
         except ExecError as exc:
-            context = name if not args else " ".join(str(a) for a in [ident, *args])
-            raise self.fail(ident, frame, exc.message, context) from None
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _mark_interface(scope: list[_Var], cell: Cell) -> None:
-    """A variable assigned range elements holds ``interface {}`` values from now on."""
-    for i in range(len(scope) - 1, -1, -1):
-        if scope[i][1] is cell:
-            scope[i] = (scope[i][0], cell, True)
-            return
-
-
-def _may_be_nil_interface(cmd: n.CommandNode) -> bool:
-    """Whether a command's result may be a nil interface that the pipeline must strip."""
-    first = cmd.args[0]
-    if isinstance(first, n.DotNode):
-        return True
-    if isinstance(first, n.VariableNode):
-        return len(first.idents) == 1
-    if isinstance(first, n.IdentifierNode):
-        return first.name in ("index", "slice", "and", "or", "call")
-    return False
+            self.at = node
+            raise self.fail(frame, exc.message) from None

@@ -117,6 +117,8 @@ def go_quote(s: str) -> str:
             out.append(ch)
         elif code < 0x80:
             out.append(f"\\x{code:02x}")
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte that is no UTF-8, kept by surrogateescape
+            out.append(f"\\x{code - 0xDC00:02x}")
         elif 0xD800 <= code <= 0xDFFF:
             out.append("\\ufffd")
         elif code < 0x10000:
@@ -572,12 +574,12 @@ def lex_inside_action(lx: Lexer) -> StateFn | None:
             lx.paren_depth += 1
             continue
         elif ch == ")":
+            lx.paren_depth -= 1
+            if lx.paren_depth < 0:  # Go 1.24: the error, no item before it
+                lx.errorf("unexpected right paren")
+                return None
             items.append(Item(T.RIGHT_PAREN, p, ch, lx.line))
             lx.pos = lx.start = p + 1
-            lx.paren_depth -= 1
-            if lx.paren_depth < 0:
-                lx.errorf("unexpected right paren U+0029 ')'")
-                return None
             continue
         else:
             m = _IDENT.match(s, p)

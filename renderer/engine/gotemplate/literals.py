@@ -10,6 +10,8 @@ import math
 import re
 from typing import NamedTuple
 
+from renderer.engine.gotemplate.lexer import go_quote
+
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -213,10 +215,75 @@ class GoNumber(NamedTuple):
     tuple: cheaper to define than a frozen dataclass, and the engine loads with every
     cold render)."""
 
-    kind: str  # "int", "float" or "error"
+    kind: str  # "int", "float", "complex" or "error"
     int_value: int | None
     float_value: float | None
     error: str = ""
+    complex_value: complex = 0j
+
+
+class _Scan:
+    """fmt's scanner over ``text``: accept one character of a set, as ``ss.accept``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def accept(self, chars: str) -> bool:
+        if self.pos < len(self.text) and self.text[self.pos] in chars:
+            self.pos += 1
+            return True
+        return False
+
+    def float_token(self) -> str:
+        """fmt's floatToken: NaN, a sign, Inf, digits (hexadecimal after 0x) with
+        underscores, a fraction and an exponent (p after 0x); what it reads of a
+        failed NaN or Inf stays read, as in fmt."""
+        start = self.pos
+        if self.accept("nN") and self.accept("aA") and self.accept("nN"):
+            return self.text[start : self.pos]
+        self.accept("+-")
+        if self.accept("iI") and self.accept("nN") and self.accept("fF"):
+            return self.text[start : self.pos]
+        digits, exp = "0123456789_", "eEpP"
+        if self.accept("0") and self.accept("xX"):
+            digits, exp = "0123456789aAbBcCdDeEfF_", "pP"
+        while self.accept(digits):
+            pass
+        if self.accept("."):
+            while self.accept(digits):
+                pass
+        if self.accept(exp):
+            self.accept("+-")
+            while self.accept("0123456789_"):
+                pass
+        return self.text[start : self.pos]
+
+
+def _scan_float(token: str) -> float:
+    """fmt's convertFloat of a float token (with ParseFloat's errors)."""
+    value = parse_go_float(token)
+    if value is not None:
+        return value
+    try:
+        huge = float(token.replace("_", "")) if "x" not in token.lower() else None
+    except ValueError:
+        huge = None
+    reason = "value out of range" if huge is not None and math.isinf(huge) else "invalid syntax"
+    raise LiteralError(f"strconv.ParseFloat: parsing {go_quote(token)}: {reason}")
+
+
+def scan_complex(text: str) -> complex:
+    """fmt.Sscan of a complex constant such as ``1+2i`` (the lexer's itemComplex)."""
+    scan = _Scan(text)
+    real = scan.float_token()
+    sign_at = scan.pos
+    if not scan.accept("+-"):
+        raise LiteralError("syntax error scanning complex number")
+    imag = text[sign_at : scan.pos] + scan.float_token()
+    if not scan.accept("i"):
+        raise LiteralError("syntax error scanning complex number")
+    return complex(_scan_float(real), _scan_float(imag))
 
 
 def go_number(text: str, is_char: bool, is_complex: bool) -> GoNumber:
@@ -224,9 +291,12 @@ def go_number(text: str, is_char: bool, is_complex: bool) -> GoNumber:
     if is_char:
         value = unquote_rune(text)
         return GoNumber("int", value, float(value))
-    # Go accepts imaginary and complex constants; nothing in the product uses them.
-    if is_complex or (text.endswith("i") and parse_go_float(text[:-1]) is not None):
-        return GoNumber("error", None, None, f"complex constant {text} is not supported")
+    if is_complex:
+        return GoNumber("complex", None, None, "", scan_complex(text))
+    if text.endswith("i"):
+        imag = parse_go_float(text[:-1])
+        if imag is not None:
+            return GoNumber("complex", None, None, "", complex(0, imag))
     as_uint = parse_go_int(text, signed=False)
     as_int = parse_go_int(text, signed=True)
     is_int = as_int is not None

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from renderer.engine.gotemplate.lexer import go_quote
+
 
 class Node:
     """Base node: ``pos`` is the character offset of the node in the source."""
@@ -63,11 +65,11 @@ class BoolNode(Node):
 class NumberNode(Node):
     """A numeric constant; ``kind`` is the Go type it takes where no type is imposed.
 
-    ``kind`` is "int", "float" or "error" (an untyped constant Go rejects at run time,
-    like a uint that overflows int, or an unsupported complex constant).
+    ``kind`` is "int", "float", "complex" or "error" (an untyped constant Go rejects at
+    run time, like a uint that overflows int).
     """
 
-    __slots__ = ("error", "float_value", "int_value", "kind", "text")
+    __slots__ = ("complex_value", "error", "float_value", "int_value", "kind", "text")
 
     def __init__(
         self,
@@ -77,6 +79,7 @@ class NumberNode(Node):
         int_value: int | None,
         float_value: float | None,
         error: str = "",
+        complex_value: complex = 0j,
     ) -> None:
         self.pos = pos
         self.text = text
@@ -84,6 +87,7 @@ class NumberNode(Node):
         self.int_value = int_value
         self.float_value = float_value
         self.error = error
+        self.complex_value = complex_value
 
     def __str__(self) -> str:
         return self.text
@@ -205,7 +209,7 @@ class TextNode(Node):
         self.text = text
 
     def __str__(self) -> str:
-        return repr(self.text)
+        return self.text
 
 
 class CommentNode(Node):
@@ -290,7 +294,7 @@ class TemplateNode(Node):
         self.pipe = pipe
 
     def __str__(self) -> str:
-        quoted = '"' + self.name + '"'
+        quoted = go_quote(self.name)
         if self.pipe is None:
             return "{{template " + quoted + "}}"
         return "{{template " + quoted + " " + str(self.pipe) + "}}"

@@ -9,9 +9,9 @@ render, as it does for BKE's controller.
 from __future__ import annotations
 
 from renderer.engine.gotemplate import nodes as n
-from renderer.engine.gotemplate.lexer import Item, T, lex
+from renderer.engine.gotemplate.errors import GoTemplateError, line_col
+from renderer.engine.gotemplate.lexer import Item, T, go_quote, lex
 from renderer.engine.gotemplate.literals import LiteralError, go_number, unquote
-from renderer.errors import TemplateError
 
 #: Functions known at parse time: Go's builtins plus the BKE controller's FuncMap.
 BUILTIN_FUNCTIONS = frozenset(
@@ -54,7 +54,7 @@ CONTROLLER_FUNCTIONS = frozenset(
     }
 )
 FUNCTIONS = BUILTIN_FUNCTIONS | CONTROLLER_FUNCTIONS
-#: Go's ``maxStackDepth``: the most parentheses one expression may nest.
+#: Go's ``maxStackDepth`` (after 1.24): the most parentheses one expression may nest.
 MAX_PAREN_DEPTH = 10_000
 
 
@@ -72,14 +72,6 @@ class _Else(n.Node):
         return "{{else}}"
 
 
-def line_col(source: str, pos: int) -> tuple[int, int]:
-    """1-based line and column of character offset ``pos``."""
-    pos = max(0, min(pos, len(source)))
-    line = source.count("\n", 0, pos) + 1
-    col = pos - (source.rfind("\n", 0, pos) + 1) + 1
-    return line, col
-
-
 def is_empty_tree(node: n.Node | None) -> bool:
     """parse.IsEmptyTree: only whitespace text and comments."""
     if node is None or isinstance(node, n.CommentNode):
@@ -87,8 +79,15 @@ def is_empty_tree(node: n.Node | None) -> bool:
     if isinstance(node, n.ListNode):
         return all(is_empty_tree(child) for child in node.nodes)
     if isinstance(node, n.TextNode):
-        return node.text.strip(" \t\r\n\v\f\x85\xa0") == ""
+        return node.text.strip(_GO_SPACE) == ""
     return False
+
+
+#: unicode.IsSpace, what bytes.TrimSpace removes.
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 class _TreeSet:
@@ -103,13 +102,7 @@ class _TreeSet:
             self.trees[name] = root
             return
         if not is_empty_tree(root):
-            parser.fail(f"template: multiple definition of template {_q(name)}", pos)
-
-
-def _q(s: str) -> str:
-    from renderer.engine.gotemplate.lexer import go_quote
-
-    return go_quote(s)
+            parser.fail(f"template: multiple definition of template {go_quote(name)}", pos)
 
 
 class Parser:
@@ -127,16 +120,32 @@ class Parser:
         self.paren_depth = 0
         self.list_depth = 0
         self.max_depth = 0
+        #: the furthest item read, peeks included (Go's token[0], whose line Go's
+        #: parse errors name), less one when the index stands past it
+        self.high = 0
+        #: the line of the ``{{`` of the action being parsed (0: none), Go's actionLine
+        self.action_line = 0
 
     # -- errors ----------------------------------------------------------------------
-    def fail(self, message: str, pos: int | None = None) -> None:
+    def fail(self, message: str, pos: int | None = None, high: int | None = None) -> None:
+        """Go's Tree.errorf: ``message`` on the line of the furthest item read (of
+        ``high`` when given); the user's location is ``pos`` (default: the last item)."""
         where = self.last.pos if pos is None else pos
         line, col = line_col(self.source, where)
-        raise TemplateError(message, file=self.file, line=line, column=col)
+        if high is None:
+            high = max(self.high, self.index - 1)
+        go_line = self.items[min(high, self.end)].line
+        go = f"template: {self.name}:{go_line}: {message}"
+        raise GoTemplateError(message, go_message=go, file=self.file, line=line, column=col)
 
     def unexpected(self, item: Item, context: str) -> None:
         if item.typ is T.ERROR:
-            self.fail(str(item), item.pos)
+            extra = ""
+            if self.action_line and self.action_line != item.line:
+                extra = f" in action started at {self.name}:{self.action_line}"
+                if item.val.endswith(" action"):
+                    extra = extra[len(" in action") :]
+            self.fail(f"{item}{extra}", item.pos)
         self.fail(f"unexpected {item} in {context}", item.pos)
 
     # -- token stream --------------------------------------------------------------------
@@ -148,10 +157,15 @@ class Parser:
         return item
 
     def backup(self, count: int = 1) -> None:
-        self.index -= count
+        i = self.index
+        if i - 1 > self.high:
+            self.high = i - 1
+        self.index = i - count
 
     def peek(self) -> Item:
         i = self.index
+        if i > self.high:
+            self.high = i
         return self.items[i if i < self.end else self.end]
 
     def next_non_space(self) -> Item:
@@ -167,7 +181,10 @@ class Parser:
 
     def peek_non_space(self) -> Item:
         item = self.next_non_space()
-        self.backup()
+        i = self.index - 1
+        if i > self.high:
+            self.high = i
+        self.index = i
         return item
 
     def expect(self, typ: T, context: str) -> Item:
@@ -186,6 +203,7 @@ class Parser:
                 if self.next_non_space().typ is T.DEFINE:
                     self.parse_definition()
                     continue
+                self.high = max(self.high, self.index - 1)
                 self.index = mark
             node = self.text_or_action()
             if isinstance(node, _End | _Else):
@@ -227,7 +245,10 @@ class Parser:
         if item.typ is T.TEXT:
             return n.TextNode(item.pos, item.val)
         if item.typ is T.LEFT_DELIM:
-            return self.action()
+            self.action_line = item.line  # (an error ends the parse: no need to restore)
+            node = self.action()
+            self.action_line = 0
+            return node
         self.unexpected(item, "input")
         raise AssertionError("unreachable")
 
@@ -308,9 +329,12 @@ class Parser:
         pipe = self.pipeline(context, T.RIGHT_DELIM)
         saved_vars, saved_depth = self.vars, self.range_depth
         self.vars, self.range_depth = ["$"], 0
+        # the body is a tree of its own, reading on with its own lookahead: an error of
+        # this clause after it names the last item this clause read (Go's t.token[0])
+        high = max(self.high, self.index - 1)
         body, end = self.item_list()
         if not isinstance(end, _End):
-            self.fail(f"unexpected {end} in {context}", end.pos)
+            self.fail(f"unexpected {end} in {context}", end.pos, high)
         self.tree_set.add(self, name, body, token.pos)
         self.vars, self.range_depth = saved_vars, saved_depth
         return n.TemplateNode(token.pos, token.line, name, pipe)
@@ -367,6 +391,7 @@ class Parser:
                 self.fail(f"too many declarations in {context}")
             # not a declaration: put the variable (and any space after it) back
             del after
+            self.high = max(self.high, self.index - 1)
             self.index = mark
             break
         while True:
@@ -426,17 +451,19 @@ class Parser:
         if node is None:
             return None
         if self.peek().typ is T.FIELD:
+            # Go places the chain, and the field or variable it extends, at its first
+            # added field (``.a.b`` is at ``.b``)
             start = self.peek().pos
             fields: list[str] = []
             while self.peek().typ is T.FIELD:
                 fields.append(self.next().val[1:])
             if isinstance(node, n.FieldNode):
-                return n.FieldNode(node.pos, node.idents + tuple(fields))
+                return n.FieldNode(start, node.idents + tuple(fields))
             if isinstance(node, n.VariableNode):
-                return n.VariableNode(node.pos, node.idents + tuple(fields))
+                return n.VariableNode(start, node.idents + tuple(fields))
             if isinstance(node, n.BoolNode | n.StringNode | n.NumberNode | n.NilNode | n.DotNode):
-                self.fail(f"unexpected . after term {_q(str(node))}", start)
-            return n.ChainNode(node.pos, node, tuple(fields))
+                self.fail(f"unexpected . after term {go_quote(str(node))}", start)
+            return n.ChainNode(start, node, tuple(fields))
         return node
 
     def term(self) -> n.Node | None:
@@ -444,7 +471,7 @@ class Parser:
         typ = token.typ
         if typ is T.IDENTIFIER:
             if token.val not in FUNCTIONS:
-                self.fail(f"function {_q(token.val)} not defined", token.pos)
+                self.fail(f"function {go_quote(token.val)} not defined", token.pos)
             return n.IdentifierNode(token.pos, token.val)
         if typ is T.DOT:
             return n.DotNode(token.pos)
@@ -453,7 +480,7 @@ class Parser:
         if typ is T.VARIABLE:
             name = token.val.split(".")[0]
             if name not in self.vars:
-                self.fail(f"undefined variable {_q(name)}", token.pos)
+                self.fail(f"undefined variable {go_quote(name)}", token.pos)
             return n.VariableNode(token.pos, (token.val,))
         if typ is T.FIELD:
             return n.FieldNode(token.pos, (token.val[1:],))
@@ -466,11 +493,18 @@ class Parser:
                 self.fail(str(exc), token.pos)
                 raise AssertionError("unreachable") from exc
             return n.NumberNode(
-                token.pos, token.val, num.kind, num.int_value, num.float_value, num.error
+                token.pos,
+                token.val,
+                num.kind,
+                num.int_value,
+                num.float_value,
+                num.error,
+                num.complex_value,
             )
         if typ is T.LEFT_PAREN:
-            # Go's parser (since 1.20; BKE's controller builds with 1.24) refuses the
-            # parenthesis nested one deeper than maxStackDepth, naming its line.
+            # Go's parser after 1.24 (1.26 here) refuses the parenthesis nested one
+            # deeper than maxStackDepth, naming its line; 1.24.5 (the controller's)
+            # nests any depth, an untrusted template here no deeper than this.
             if self.paren_depth >= MAX_PAREN_DEPTH:
                 self.fail("max expression depth exceeded", token.pos)
             self.paren_depth += 1

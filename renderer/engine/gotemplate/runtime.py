@@ -7,9 +7,10 @@ Value model (mirrors Go's reflect.Value distinctions that change behaviour):
   ``MISSING`` again, without error.
 * ``None`` is a nil *interface* still inside a container (a JSON null map value, list
   element or range element). ``.x`` on it is Go's "nil pointer evaluating" error.
-* str, bool, int, float, list and dict are Go's string, bool, int, float64,
-  ``[]interface {}`` and ``map[string]interface {}``; :mod:`renderer.engine.govalues`
-  adds the typed ``map[string]string`` and ``int32`` the controller passes.
+* str, bool, int, float, complex, list and dict are Go's string, bool, int, float64,
+  complex128 (only a template's complex constants), ``[]interface {}`` and
+  ``map[string]interface {}``; :mod:`renderer.engine.govalues` adds the typed
+  ``map[string]string`` and ``int32`` the controller passes.
 
 Data is only ever read with ``isinstance`` checks and dict/list indexing, never with
 attribute access, so a template cannot reach Python internals.
@@ -26,13 +27,11 @@ from typing import Any
 
 from renderer.engine import limits
 from renderer.engine.gotemplate import gofmt
-from renderer.engine.gotemplate.gofmt import FormatError, StringList, type_name
+from renderer.engine.gotemplate.gofmt import Byte, FormatError, StringList, type_name
 from renderer.engine.gotemplate.lexer import is_go_print
 from renderer.engine.govalues import Int32, StringMap
 
 MAX_EXEC_DEPTH = 100000
-#: Python frames kept free for the work a template body does between template calls.
-STACK_MARGIN = 200
 
 
 class _Missing:
@@ -79,18 +78,13 @@ class Cell:
 # --- helpers on values ---------------------------------------------------------------
 
 
-def uniface(value: Any) -> Any:
-    """What evalPipeline does after each command: a nil interface becomes invalid."""
-    return MISSING if value is None else value
-
-
 def is_true(value: Any) -> bool:
     """Go's truth: false, 0, nil, and empty string/slice/map are false."""
     if value is None or value is MISSING:
         return False
     if isinstance(value, bool):
         return value
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | complex):
         return value != 0
     if isinstance(value, str | list | dict):
         return len(value) > 0
@@ -103,11 +97,20 @@ def go_type(value: Any) -> str:
     return type_name(value)
 
 
-def describe(value: Any) -> str:
-    """A value as ``%v`` shows it inside error messages."""
+def describe(value: Any, verb: str = "v") -> str:
+    """A value as ``%v`` (or ``verb``) shows it inside error messages."""
     if value is MISSING:
-        return "<nil>"
-    return gofmt.sprint([value])
+        return "<invalid reflect.Value>" if verb == "s" else "<nil>"
+    return gofmt.sprintf("%" + verb, [value])
+
+
+def value_string(value: Any) -> str:
+    """What a reflect.Value's String method gives: a string itself, else ``<T Value>``."""
+    if isinstance(value, str):
+        return value
+    if value is MISSING:
+        return "<invalid Value>"
+    return f"<{go_type(value)} Value>"
 
 
 def print_value(value: Any) -> str:
@@ -117,53 +120,7 @@ def print_value(value: Any) -> str:
     return gofmt.sprint([value])
 
 
-# --- field access ---------------------------------------------------------------------
-
-
-def field_chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
-    """evalFieldChain over maps: ``.a.b.c`` starting at ``receiver``."""
-    last = len(names) - 1
-    typed = False  # the receiver came out of a map[string]string: a string, not interface
-    for i, name in enumerate(names):
-        if receiver is MISSING:
-            return MISSING
-        if receiver is None:
-            raise ExecError(f"nil pointer evaluating interface {{}}.{name}")
-        if isinstance(receiver, dict):
-            if i == last and has_args:
-                raise ExecError(f"{name} is not a method but has arguments")
-            typed = isinstance(receiver, StringMap)
-            receiver = receiver.get(name, MISSING)
-            continue
-        typ = go_type(receiver) if i == 0 or typed else "interface {}"
-        raise ExecError(f"can't evaluate field {name} in type {typ}")
-    return receiver
-
-
-def field(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
-    """A field command (``has_args``: given arguments or a piped-in value, an error).
-
-    Results are un-interfaced right away: every use of a field's value either goes
-    through a pipeline (which does the same) or cannot tell nil from invalid.
-    """
-    return uniface(field_chain(receiver, names, has_args))
-
-
-def field_plain(receiver: Any, names: tuple[str, ...]) -> Any:
-    """The common ``.a.b`` with no arguments and nothing piped in."""
-    return uniface(field_chain(receiver, names, False))
-
-
-def chain(receiver: Any, names: tuple[str, ...], has_args: bool) -> Any:
-    """``(pipeline).a.b``: the pipeline result, un-interfaced, then the fields."""
-    return uniface(field_chain(uniface(receiver), names, has_args))
-
-
-# --- variables --------------------------------------------------------------------------
-
-
-def var_chain(cell: Cell, names: tuple[str, ...], has_args: bool) -> Any:
-    return uniface(field_chain(cell.value, names, has_args))
+# --- range, template calls ------------------------------------------------------------
 
 
 def range_items(value: Any) -> list[tuple[Any, Any]]:
@@ -177,7 +134,8 @@ def range_items(value: Any) -> list[tuple[Any, Any]]:
     raise ExecError(f"range can't iterate over {describe(value)}")
 
 
-def _stack_depth() -> int:
+def stack_depth() -> int:
+    """How many Python frames the current thread's stack holds."""
     frame = sys._getframe()
     count = 0
     while frame is not None:
@@ -186,34 +144,15 @@ def _stack_depth() -> int:
     return count
 
 
-def enter_template(depth: int) -> int:
-    """walkTemplate's depth check, plus a guard that stops before Python's own limit.
-
-    Go allows 100000 nested template calls; the interpreter's stack is smaller, so deep
-    recursion ends here with a positioned error rather than a RecursionError.
-    """
+def enter_template(depth: int, limit: int) -> int:
+    """walkTemplate's depth check: Go stops at 100,000 nested template calls; the
+    interpreter stops at ``limit`` when its stack holds fewer (a recursion in deeply
+    nested blocks), with a positioned error rather than a RecursionError."""
     if depth >= MAX_EXEC_DEPTH:
         raise ExecError(f"exceeded maximum template depth ({MAX_EXEC_DEPTH})")
-    if _stack_depth() > sys.getrecursionlimit() - STACK_MARGIN:
+    if depth >= limit:
         raise ExecError(f"exceeded maximum template depth ({depth} nested template calls)")
     return depth + 1
-
-
-# --- argument checks (validateType / evalArg) -------------------------------------------
-
-
-def arg_any(value: Any) -> Any:
-    """An ``interface{}`` parameter: an invalid value becomes nil."""
-    return None if value is MISSING else value
-
-
-def arg_string(value: Any) -> Any:
-    """A ``string`` parameter."""
-    if value is MISSING:
-        raise ExecError("invalid value; expected string")
-    if isinstance(value, str):
-        return value
-    raise ExecError(f"wrong type for value; expected string; got {go_type(value)}")
 
 
 # --- builtins ---------------------------------------------------------------------------
@@ -229,7 +168,9 @@ _BASIC_KINDS: dict[type, str] = {
     bool: "bool",
     int: "int",
     Int32: "int",
+    Byte: "int",  # uint8 or int32 against int: Go compares the numbers, as Python does
     float: "float",
+    complex: "complex",
     str: "string",
 }
 
@@ -268,13 +209,13 @@ def fn_eq(arg1: Any, *rest: Any) -> bool:
             kind1, kind2 = _kind(arg1), _kind(arg)
             if kind1 != kind2 and arg1 is not MISSING and arg is not MISSING:
                 raise FuncError(
-                    f"non-comparable types {describe(arg1)}: {go_type(arg1)}, "
+                    f"non-comparable types {describe(arg1, 's')}: {go_type(arg1)}, "
                     f"{go_type(arg)}: {describe(arg)}"
                 )
             if arg1 is MISSING or arg is MISSING:
                 truth = (arg1 is MISSING) == (arg is MISSING)
             else:
-                raise FuncError(f"non-comparable type {describe(arg)}: {go_type(arg)}")
+                raise FuncError(f"non-comparable type {describe(arg, 's')}: {go_type(arg)}")
         if truth:
             return True
     return False
@@ -295,7 +236,7 @@ def fn_lt(arg1: Any, arg2: Any) -> bool:
         raise FuncError("invalid type for comparison")
     if k1 != k2:
         raise FuncError("incompatible types for comparison")
-    if k1 == "bool":
+    if k1 == "bool" or k1 == "complex":
         raise FuncError("invalid type for comparison")
     if k1 == "string":
         return gofmt.to_bytes(arg1) < gofmt.to_bytes(arg2)
@@ -382,7 +323,7 @@ def fn_index(item: Any, *indexes: Any) -> Any:
             if x == len(data):
                 kind = "string" if isinstance(item, str) else "slice"
                 raise FuncError(f"reflect: {kind} index out of range")
-            item = data[x]
+            item = Byte(data[x]) if isinstance(item, str) else data[x]
         elif isinstance(item, dict):
             if index is MISSING:
                 raise FuncError("value is nil; should be of type string")
@@ -421,11 +362,16 @@ def fn_slice(item: Any, *indexes: Any) -> Any:
     return StringList(result) if isinstance(item, StringList) else list(result)
 
 
-def fn_call(fn: Any, *args: Any) -> Any:
+def fn_call(name: str, fn: Any, *args: Any) -> Any:
+    """Go's call builtin, named ``name`` in its errors: no value is a function here."""
     fn = _indirect(fn)
     if fn is MISSING:
         raise FuncError("call of nil")
-    raise FuncError(f"non-function of type {go_type(fn)}")
+    raise FuncError(f"non-function {name} of type {go_type(fn)}")
+
+
+def fn_and_or(*args: Any) -> Any:  # pragma: no cover - the interpreter short-circuits
+    raise AssertionError("and/or are evaluated by the interpreter")
 
 
 def fn_print(*args: Any) -> str:
@@ -694,6 +640,8 @@ def fn_vne(a: str, b: str) -> bool:
 #: name -> (implementation, fixed parameter kinds, variadic kind or None).
 #: Kinds: "value" (reflect.Value: sees invalid values), "any" (interface{}), "string".
 FUNCS: dict[str, tuple[Callable[..., Any], tuple[str, ...], str | None]] = {
+    "and": (fn_and_or, ("value",), "value"),
+    "or": (fn_and_or, ("value",), "value"),
     "call": (fn_call, ("value",), "value"),
     "html": (fn_html, (), "any"),
     "index": (fn_index, ("value",), "value"),
@@ -761,7 +709,7 @@ def _size(value: Any, budget: int = MAX_RESULT_CHARS + 1) -> int:
 _WIDTHS = re.compile(r"%[-+# 0]*(\d+)?(?:\.(\d+))?")
 
 
-def _estimate(name: str, args: tuple[Any, ...]) -> int:
+def _estimate(name: str, args: list[Any]) -> int:
     """An upper bound of the characters (or items) function ``name`` makes from
     ``args``: every function that builds a string is checked before it allocates, as
     ``indent`` over a million newlines would peak at gigabytes."""
@@ -787,7 +735,7 @@ def _estimate(name: str, args: tuple[Any, ...]) -> int:
     return size
 
 
-def _check_before(name: str, args: tuple[Any, ...]) -> None:
+def _check_before(name: str, args: list[Any]) -> None:
     if name not in _BUILDERS:
         return
     size = _estimate(name, args)
@@ -803,28 +751,9 @@ _BUILDERS = frozenset(
 )
 
 
-def call_plain(name: str, *args: Any) -> Any:
-    """A function call with nothing piped in."""
-    try:
-        _check_before(name, args)
-        return _bounded(name, FUNCS[name][0](*args))
-    except (FuncError, FormatError) as exc:
-        raise ExecError(f"error calling {name}: {exc}") from None
-
-
-def call(name: str, final_kind: str | None, final: Any, *args: Any) -> Any:
-    """Call function ``name`` with checked arguments; errors name the function.
-
-    ``final`` is the value piped in from the previous command (already evaluated, as in
-    Go); it is checked against its parameter kind after the explicit arguments.
-    """
-    impl = FUNCS[name][0]
-    if final_kind is not None:
-        if final_kind == "string":
-            final = arg_string(final)
-        elif final_kind == "any":
-            final = arg_any(final)
-        args = (*args, final)
+def invoke(name: str, impl: Callable[..., Any], args: list[Any]) -> Any:
+    """Call function ``name`` (``impl``) with checked arguments; a failure is Go's
+    ``error calling NAME: ...``."""
     try:
         _check_before(name, args)
         return _bounded(name, impl(*args))

@@ -34,7 +34,7 @@ def test_files_are_numbered_phases_then_plan_json() -> None:
     ]
     assert json.loads(files["plan.json"]) == data
     first = files["01-calico-node-to-apiserver.apply.yaml"]
-    assert first.startswith("# phase 1: calico-node-to-apiserver: ")
+    assert first.startswith("---\n# phase 1: calico-node-to-apiserver: ")
     assert first.count("---\n") == len(plan.phases[0].apply)
     stubs = files["02-remove-typha.delete.yaml"]
     assert stubs.count("---\n") == len(plan.phases[1].delete)

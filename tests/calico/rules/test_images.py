@@ -91,3 +91,35 @@ def test_one_registry_without_repo() -> None:
     assert [(ref(f.object), f.field, f.severity) for f in found] == [
         ("Deployment kube-system/calico-typha", "spec.template.spec.containers[0].image", "error")
     ]
+
+
+@pytest.mark.parametrize("tag", ["v9.0.9", "v9.9.9"])  # sorting before or after the version
+def test_one_version_points_at_the_image_whose_tag_is_not_the_versions(tag: str) -> None:
+    def bump(d: dict[str, Any]) -> None:
+        c = pod_spec(d)["containers"][0]
+        c["image"] = c["image"].replace(":v9.1.0", f":{tag}")
+
+    [mixed] = [
+        f
+        for f in run_rules(rule_input(bump, "DaemonSet", "calico-node"))
+        if f.rule == "calico-one-version"
+    ]
+    assert (ref(mixed.object), mixed.field) == (
+        "DaemonSet kube-system/calico-node",
+        "spec.template.spec.containers[0].image",
+    )
+
+
+def test_image_tag_names_the_image_without_its_registry() -> None:
+    """So the same line is one finding whatever registry each scenario renders it from."""
+
+    def bump(d: dict[str, Any]) -> None:
+        c = pod_spec(d)["containers"][0]
+        c["image"] = c["image"].replace(":v9.1.0", ":v9.0.9")
+
+    [tag] = [
+        f
+        for f in run_rules(rule_input(bump, "DaemonSet", "calico-node"))
+        if f.rule == "calico-image-tag"
+    ]
+    assert tag.message.endswith(": calico/node:v9.0.9 is not tagged v9.1.0")

@@ -45,7 +45,8 @@ def test_nested_keys_and_where_they_are_first_read() -> None:
     source = "a\n{{ .plain }} {{ .ClusterCidr.Ipv6 }}\n{{ $.m.x }} {{ .ClusterCidr.Ipv4 }}"
     reads = key_reads(parse(source, "t"))
     assert reads.keys == frozenset({"plain", "ClusterCidr", "m"})
-    assert reads.nested == {"ClusterCidr": source.index(".ClusterCidr"), "m": source.index("$.m")}
+    # each at the node's position, which is Go's: the chain's first added field
+    assert reads.nested == {"ClusterCidr": source.index(".Ipv6"), "m": source.index(".m.x")}
     template = compile_go(source, "t")
     assert template.nested_keys == frozenset({"ClusterCidr", "m"})
     assert template.nested_lines == {"ClusterCidr": 2, "m": 3}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from renderer.engine.gotemplate import compile_go
+from renderer.engine.gotemplate import GoTemplateError, compile_go
 from renderer.errors import TemplateError
 
 
@@ -25,9 +25,10 @@ def test_execution_errors_are_positioned_and_name_the_template() -> None:
     err = error_of(
         '{{ define "inner" }}\n  {{ .a.b }}{{ end }}x{{ template "inner" . }}', {"a": None}
     )
-    assert (err.line, err.column) == (2, 6)
-    assert 'executing "inner" at <.a.b>' in err.message
-    assert "nil pointer evaluating interface {}.b" in err.message
+    assert (err.line, err.column) == (2, 8)  # at ".b", where Go places the node
+    assert err.message == 'executing "inner" at <.a.b>: nil pointer evaluating interface {}.b'
+    assert isinstance(err, GoTemplateError)
+    assert err.go_message == "template: t.yaml:2:7: " + err.message  # Go's 0-based byte column
 
 
 def test_execution_error_for_wrong_argument_count() -> None:
@@ -105,7 +106,7 @@ def test_index_on_list_of_dunder_names() -> None:
 
 def test_call_cannot_invoke_anything() -> None:
     err = error_of("{{ call .s }}", {"s": "x"})
-    assert "non-function of type string" in err.message
+    assert "error calling call: non-function .s of type string" in err.message
 
 
 def _big_template() -> str:

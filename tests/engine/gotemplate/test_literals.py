@@ -1,5 +1,5 @@
 """Go literals in templates, read as Go's strconv reads them (values checked against
-Go 1.19's ``strconv.ParseInt(s, 0, 64)``, ``ParseFloat`` and ``Unquote``)."""
+Go 1.24's ``strconv.ParseInt(s, 0, 64)``, ``ParseFloat`` and ``Unquote``)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ def test_a_number_token_gets_gos_kind() -> None:
     assert literals.go_number("42", False, False).kind == "int"
     assert literals.go_number("1.5", False, False).kind == "float"
     assert literals.go_number("'a'", True, False).int_value == 97
-    assert literals.go_number("1i", False, False).kind == "error"  # complex: unsupported
+    assert literals.go_number("1i", False, False).complex_value == 1j
+    assert literals.go_number("1.5-2e1i", False, True).complex_value == complex(1.5, -20)
+    assert literals.go_number("18446744073709551615", False, False).kind == "error"  # uint
     with pytest.raises(LiteralError):
         literals.go_number("99999999999999999999", False, False)  # overflows even uint64

@@ -1,5 +1,5 @@
 """Parse-tree nodes print as Go's ``String()`` does: execution errors quote the failing
-construct the way Go does (``executing "x" at <.a.b>``). Expected forms are Go 1.19's."""
+construct the way Go does (``executing "x" at <.a.b>``). Expected forms are Go 1.24's."""
 
 from __future__ import annotations
 
