@@ -16,12 +16,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from renderer.api.render import duplicate_objects, located, plan_route, unreachable_reads
+from renderer.api.render import (
+    duplicate_objects,
+    given_warnings,
+    located,
+    plan_route,
+    unreachable_reads,
+)
 from renderer.api.request import Request, default_config
 from renderer.api.results import AddonImages, AddonResult, ListedAddon
 from renderer.bke import addons as addon_rules
 from renderer.bke import context as bke_context
-from renderer.bke import missing, unread
+from renderer.bke import missing
 from renderer.bke.cluster import load_stream
 from renderer.bke.roles import NODE_SHAPES
 from renderer.calico import policy
@@ -67,14 +73,7 @@ def render_addon(request: Request) -> AddonResult:
     files, failed = render_each(vdir, by_file)
     # what reads the templates judges the files that compiled and rendered
     rendered = replace(vdir, files=tuple(tf for tf in vdir.files if tf.name not in failed))
-    given = tuple(unread.inputs_warnings(rendered, inputs))
-    if request.strict and given:
-        keys = ", ".join(sorted({w.key for w in given}))
-        raise InputError(
-            f"{len(given)} given param(s) change nothing or take no branch: {keys}",
-            key="strict",
-            argument="strict",
-        )
+    given = given_warnings(request, rendered)
     entry = request.cluster.addon if request.cluster is not None else None
     listed = entry is not None and not entry.assumed
     found: list[Finding] = []

@@ -55,14 +55,7 @@ def render(request: Request) -> RenderResult:
         raise RefusedError(route.message, key="nodes", argument="nodes", value=request.nodes)
     inputs = request.inputs
     contexts = file_contexts(vdir, inputs, route.decision)
-    given = tuple(unread.inputs_warnings(vdir, inputs))
-    if request.strict and given:
-        keys = ", ".join(sorted({w.key for w in given}))
-        raise InputError(
-            f"{len(given)} given param(s) change nothing or take no branch: {keys}",
-            key="strict",
-            argument="strict",
-        )
+    given = given_warnings(request, vdir)
     warnings = [
         *policy.overridden_keys(bke_context.typha_params(inputs.params), route.decision),
         *contexts.warnings,
@@ -145,6 +138,20 @@ def file_contexts(
         check_context(context, file=f"render context of {f.file}")
         passed.append(context)
     return contexts
+
+
+def given_warnings(request: Request, vdir: VersionDir) -> tuple[unread.ParamWarning, ...]:
+    """The request's params that ``vdir`` (the request's version, or the files of it that
+    rendered) never reads or branches on; for a strict request, an InputError."""
+    given = tuple(unread.inputs_warnings(vdir, request.inputs))
+    if request.strict and given:
+        keys = ", ".join(sorted({w.key for w in given}))
+        raise InputError(
+            f"{len(given)} given param(s) change nothing or take no branch: {keys}",
+            key="strict",
+            argument="strict",
+        )
+    return given
 
 
 def param_warnings(request: Request) -> list[unread.ParamWarning]:

@@ -115,6 +115,34 @@ def kube_versions(requested: Sequence[str] = (), cluster: RenderArgs | None = No
 
 
 @dataclass(frozen=True, slots=True)
+class UserValues:
+    """What a caller gives a request beside a config: a mapping (maps nested), a values
+    file and ``KEY=VALUE`` settings, read once, as addon params on top of the config's."""
+
+    params: tuple[bke_context.Param, ...]
+    nested: Mapping[str, bke_context.Entry]
+    given: Mapping[str, Any]
+    warnings: tuple[str, ...]
+
+    @classmethod
+    def read(
+        cls,
+        values: Mapping[str, Any] | None,
+        values_file: str | Path | None,
+        sets: Sequence[str],
+    ) -> UserValues:
+        warnings: list[str] = []
+        user = read_user_values(values_file, tuple(sets), warnings)
+        own_params, own_nested = bke_context.from_mapping(dict(values or {}))
+        return cls(
+            (*own_params, *user.params),
+            {**own_nested, **user.nested},
+            {**dict(values or {}), **user.given},
+            tuple(warnings),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     """A validated request (build it with :meth:`of` or :meth:`from_config`).
 
@@ -171,17 +199,13 @@ class Request:
         config is given, since its render stands for what production applies)."""
         if kube is not None and not isinstance(kube, KubeVersions):
             kube = kube_versions(tuple(kube), cluster)
-        warnings: list[str] = []
-        user = read_user_values(values_file, tuple(sets), warnings)
-        own_params, own_nested = bke_context.from_mapping(dict(values or {}))
-        params = (*own_params, *user.params)
-        nested = {**own_nested, **user.nested}
+        user = UserValues.read(values, values_file, sets)
         if nodes is not None:
             check_nodes(nodes)
         check_operation(operation)
         vdir = version if isinstance(version, VersionDir) else resolve_version(version, root)
-        inputs = _context_inputs(cluster, repo, params, nested)
-        inputs = replace(inputs, warnings=(*warnings, *inputs.warnings))
+        inputs = _context_inputs(cluster, repo, user.params, user.nested)
+        inputs = replace(inputs, warnings=(*user.warnings, *inputs.warnings))
         return cls(
             vdir,
             nodes,
@@ -189,7 +213,7 @@ class Request:
             root=root,
             operation=operation,
             repo=repo,
-            given={**dict(values or {}), **user.given},
+            given=user.given,
             kube_versions=kube.versions if kube is not None else (),
             kube_note=kube.note if kube is not None else "",
             strict=strict,
@@ -255,9 +279,7 @@ class Request:
         ``values_file`` and ``sets`` as for :meth:`of`. Calico's request decides Typha
         as the controller does (its text search), like :meth:`from_config`'s."""
         check_addon(addon)
-        warnings: list[str] = []
-        user = read_user_values(values_file, tuple(sets), warnings)
-        own_params, own_nested = bke_context.from_mapping(dict(values or {}))
+        user = UserValues.read(values, values_file, sets)
         if nodes is not None:
             check_nodes(nodes)
         check_operation(operation)
@@ -283,10 +305,10 @@ class Request:
             found.inventory.nodes if found.inventory is not None else None,
             listed=found.addon,
             repo=repo,
-            params=(*own_params, *user.params),
-            nested={**own_nested, **user.nested},
+            params=user.params,
+            nested=user.nested,
         )
-        inputs = replace(inputs, warnings=(*warnings, *inputs.warnings))
+        inputs = replace(inputs, warnings=(*user.warnings, *inputs.warnings))
         return cls(
             vdir,
             found.nodes,
@@ -294,7 +316,7 @@ class Request:
             root=root,
             operation=operation,
             repo=repo,
-            given={**dict(values or {}), **user.given},
+            given=user.given,
             kube_versions=kube.versions if kube is not None else (),
             kube_note=kube.note if kube is not None else "",
             strict=strict,
