@@ -6,7 +6,7 @@ A new format is one module that defines a :class:`Format` and calls :func:`regis
 (listed in :data:`BUILTIN` below, or imported by the command that needs it), plus one
 table-driven test. A format for some documents only answers ``supports`` for the
 document classes that carry what it needs: JUnit renders documents with test suites
-(:class:`renderer.output.junit.Suites`), SARIF and Code Quality documents with findings
+(:class:`renderer.output.suites.Suites`), SARIF and Code Quality documents with findings
 to annotate (:class:`Findings`). Every command's
 ``--format`` choices are the registered formats its document supports (:func:`names`).
 """
@@ -119,6 +119,7 @@ def render(name: str, document: Document) -> str:
     if not fmt.supports(type(document)):
         raise ValueError(f"output format {name!r} cannot render {type(document).__name__}")
     return fmt.render(document)
+
 
 __all__ = [
     "BUILTIN",
