@@ -3,74 +3,149 @@
 The command line is a thin layer over these functions: it parses flags, calls one of
 them and prints what it returns. They raise :mod:`renderer.errors` exceptions (with
 structured remedies: argument, value, hint) and never print. Render, advise,
-explain-context, images and plan take one :class:`Request`, built and validated once.
-One module per verb: :mod:`~renderer.api.render`, :mod:`~renderer.api.advise`,
-:mod:`~renderer.api.plan`, :mod:`~renderer.api.explain`, :mod:`~renderer.api.template`,
-:mod:`~renderer.api.versions`, :mod:`~renderer.api.importer`, :mod:`~renderer.api.addons`,
-:mod:`~renderer.api.images`, :mod:`~renderer.api.check`, :mod:`~renderer.api.validate`,
-:mod:`~renderer.api.schema`;
-what they return is in :mod:`~renderer.api.results`.
+explain-context, images and plan take one :class:`Request`, built and validated once;
+what the verbs return is in :mod:`renderer.api.results`.
+
+One module per verb, in :mod:`renderer.api.verbs` (``render``, ``addons``, ``advise``,
+``plan``, ``explain``, ``template``, ``versions``, ``importer``, ``images``, ``check``,
+``validate``, ``schema``). Each name below is imported from its verb's module when first
+used (a module ``__getattr__``): a verb loads what it needs and not every other verb's
+modules (the gate's stages and process pool, the OCI client, the plan model, the
+importer), so a render starts without them. A type checker sees plain imports.
 """
 
 from __future__ import annotations
 
-from renderer.api.addons import addon_images, listed_addons, render_addon
-from renderer.api.advise import advise
-from renderer.api.check import (
-    capability,
-    check,
-    check_options,
-    default_golden,
-    default_jobs,
-    rules,
-)
-from renderer.api.explain import explain_context
-from renderer.api.images import (
-    DEFAULT_PLATFORMS,
-    check_registry,
-    lock_text,
-    prepull_images,
-    read_lock,
-    version_image_uses,
-    write_lock,
-)
-from renderer.api.importer import import_version
-from renderer.api.plan import plan
-from renderer.api.render import (
-    file_contexts,
-    param_warnings,
-    plan_route,
-    render,
-    scale_findings,
-    set_render_timeout,
-)
-from renderer.api.request import (
-    KubeVersions,
-    Request,
-    check_nodes,
-    check_operation,
-    cluster_args,
-    default_config,
-    kube_versions,
-)
-from renderer.api.results import (
-    AddonImages,
-    AddonResult,
-    ExplainResult,
-    Imported,
-    ListedAddon,
-    PlanResult,
-    RenderResult,
-    TyphaResult,
-    Validation,
-    VersionEntry,
-    VersionsResult,
-)
-from renderer.api.schema import schema, schema_names
-from renderer.api.template import template, typha
-from renderer.api.validate import schema_check, validate
-from renderer.api.versions import versions
-from renderer.manifests.tree import resolve_version
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from renderer.api.request import (
+        KubeVersions,
+        Request,
+        check_nodes,
+        check_operation,
+        cluster_args,
+        default_config,
+        kube_versions,
+    )
+    from renderer.api.results import (
+        AddonImages,
+        AddonResult,
+        ExplainResult,
+        Imported,
+        ListedAddon,
+        RenderResult,
+        TyphaResult,
+        Validation,
+        VersionEntry,
+        VersionsResult,
+    )
+    from renderer.api.verbs.addons import addon_images, listed_addons, render_addon
+    from renderer.api.verbs.advise import advise
+    from renderer.api.verbs.check import (
+        capability,
+        check,
+        check_options,
+        default_golden,
+        default_jobs,
+        rules,
+    )
+    from renderer.api.verbs.explain import explain_context
+    from renderer.api.verbs.images import (
+        DEFAULT_PLATFORMS,
+        check_registry,
+        lock_text,
+        prepull_images,
+        read_lock,
+        version_image_uses,
+        write_lock,
+    )
+    from renderer.api.verbs.importer import import_version
+    from renderer.api.verbs.plan import PlanResult, plan
+    from renderer.api.verbs.render import (
+        file_contexts,
+        param_warnings,
+        plan_route,
+        render,
+        scale_findings,
+        set_render_timeout,
+    )
+    from renderer.api.verbs.schema import schema, schema_names
+    from renderer.api.verbs.template import template, typha
+    from renderer.api.verbs.validate import schema_check, validate
+    from renderer.api.verbs.versions import versions
+    from renderer.manifests.tree import resolve_version
+
+#: Public name -> the module that defines it.
+_WHERE = {
+    "addon_images": "renderer.api.verbs.addons",
+    "listed_addons": "renderer.api.verbs.addons",
+    "render_addon": "renderer.api.verbs.addons",
+    "advise": "renderer.api.verbs.advise",
+    "capability": "renderer.api.verbs.check",
+    "check": "renderer.api.verbs.check",
+    "check_options": "renderer.api.verbs.check",
+    "default_golden": "renderer.api.verbs.check",
+    "default_jobs": "renderer.api.verbs.check",
+    "rules": "renderer.api.verbs.check",
+    "explain_context": "renderer.api.verbs.explain",
+    "DEFAULT_PLATFORMS": "renderer.api.verbs.images",
+    "check_registry": "renderer.api.verbs.images",
+    "lock_text": "renderer.api.verbs.images",
+    "prepull_images": "renderer.api.verbs.images",
+    "read_lock": "renderer.api.verbs.images",
+    "version_image_uses": "renderer.api.verbs.images",
+    "write_lock": "renderer.api.verbs.images",
+    "import_version": "renderer.api.verbs.importer",
+    "plan": "renderer.api.verbs.plan",
+    "file_contexts": "renderer.api.verbs.render",
+    "param_warnings": "renderer.api.verbs.render",
+    "plan_route": "renderer.api.verbs.render",
+    "render": "renderer.api.verbs.render",
+    "scale_findings": "renderer.api.verbs.render",
+    "set_render_timeout": "renderer.api.verbs.render",
+    "KubeVersions": "renderer.api.request",
+    "Request": "renderer.api.request",
+    "check_nodes": "renderer.api.request",
+    "check_operation": "renderer.api.request",
+    "cluster_args": "renderer.api.request",
+    "default_config": "renderer.api.request",
+    "kube_versions": "renderer.api.request",
+    "AddonImages": "renderer.api.results",
+    "AddonResult": "renderer.api.results",
+    "ExplainResult": "renderer.api.results",
+    "ListedAddon": "renderer.api.results",
+    "Imported": "renderer.api.results",
+    "PlanResult": "renderer.api.verbs.plan",
+    "RenderResult": "renderer.api.results",
+    "TyphaResult": "renderer.api.results",
+    "Validation": "renderer.api.results",
+    "VersionEntry": "renderer.api.results",
+    "VersionsResult": "renderer.api.results",
+    "schema": "renderer.api.verbs.schema",
+    "schema_names": "renderer.api.verbs.schema",
+    "template": "renderer.api.verbs.template",
+    "typha": "renderer.api.verbs.template",
+    "schema_check": "renderer.api.verbs.validate",
+    "validate": "renderer.api.verbs.validate",
+    "versions": "renderer.api.verbs.versions",
+    "resolve_version": "renderer.manifests.tree",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found once: the next use is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "DEFAULT_PLATFORMS",

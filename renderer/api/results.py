@@ -3,10 +3,8 @@ documents (text, JSON) and the command line prints."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +22,12 @@ from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
     from renderer.api.request import Request
-    from renderer.calico import plan as plan_mod
 
 
 @dataclass(frozen=True)
 class RenderResult:
     """A rendered version with the decision that shaped it and everything found wrong
-    with what it renders: the one answer of :func:`renderer.api.render`.
+    with what it renders: the one answer of :func:`renderer.api.verbs.render`.
 
     ``findings`` are every stage's (values that change the YAML their template wrote,
     keys no config can fill, objects rendered twice, strict schema findings, the scale
@@ -153,30 +150,6 @@ class ListedAddon:
     where: str
     request: Request | None = None
     skipped: str = ""
-
-
-@dataclass
-class PlanResult:
-    """A plan and the rendered target objects its apply lists refer to."""
-
-    plan: plan_mod.Plan
-    texts: dict[tuple[str, str, str], str]
-
-    @cached_property
-    def _data(self) -> dict[str, Any]:
-        return self.plan.to_dict()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plan as data (``renderer.output.documents.plan_json`` publishes it)."""
-        return copy.deepcopy(self._data)
-
-    def files(self, published: dict[str, Any] | None = None) -> dict[str, str]:
-        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
-        order, plus ``plan.json`` (``published``: the plan as its report publishes it):
-        see :func:`renderer.calico.plan.files.plan_files`."""
-        from renderer.calico.plan.files import plan_files  # the plan verb's alone
-
-        return plan_files(self.plan, self.texts, published or self._data)
 
 
 @dataclass(frozen=True)

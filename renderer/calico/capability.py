@@ -490,7 +490,7 @@ def assess_capability(version: VersionDir, render: Render) -> CapabilityReport:
     """Render ``version`` off and on at two replica counts and check the contract.
 
     ``render`` produces each render from a Typha context (BKE's context rules are the
-    caller's: :func:`renderer.checks.renders.capability_of` renders on the controller's
+    caller's: :func:`renderer.checks.verdict.capability_of` renders on the controller's
     defaults); the gate passes its shared renders, so the contract and the gate's
     scenarios render each Typha context once.
     """

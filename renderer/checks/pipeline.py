@@ -25,7 +25,6 @@ from renderer.checks import exceptions as excepts
 from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.checks.options import CheckOptions
 from renderer.checks.renders import (
-    RULE_NODES,
     Renders,
     ScenarioRender,
     assess,
@@ -50,7 +49,7 @@ from renderer.checks.validation import (
     schema_inputs,
     validate_objects,
 )
-from renderer.checks.verdict import controller_disagreement
+from renderer.checks.verdict import RULE_NODES, controller_disagreement
 from renderer.engine.compile import compile_file
 from renderer.engine.render import (
     is_verbatim,

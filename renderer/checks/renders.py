@@ -14,17 +14,14 @@ from typing import Any
 from renderer.bke import TYPHA_KEYS
 from renderer.bke import context as bke_context
 from renderer.bke.values import build_context
-from renderer.calico import capability, fidelity, policy
+from renderer.calico import capability, fidelity
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario, scenarios_for
 from renderer.checks.coverage import scenario_context
 from renderer.engine.render import render_version, version_keys
 from renderer.engine.sourcemap import SourceMap
 from renderer.finding import Finding
-from renderer.k8s.parse import K8sObject, parse_rendered, parse_stream
+from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.manifests.tree import VersionDir
-
-#: The node count rules judge: the smallest cluster that gets Typha (3 replicas).
-RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
 
 Rendered = tuple[dict[str, Any], list[tuple[str, str]], list[K8sObject]]
 
@@ -109,20 +106,6 @@ class Renders:
         if key not in self._parsed:
             self._parsed[key] = parse_stream(text, name, lines=lines)
         return self._parsed[key]
-
-
-def render_objects(
-    version: VersionDir, typha: Mapping[str, str]
-) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
-    """Render ``version`` on the controller's default context plus Typha keys; parse it."""
-    context = build_context({}, typha=typha, repo=capability.CHECK_REPO)
-    files = render_version(version, context)
-    return context, tuple(parse_rendered(files))
-
-
-def capability_of(version: VersionDir) -> capability.CapabilityReport:
-    """The Typha contract of ``version`` on renders of BKE's default context."""
-    return capability.assess_capability(version, render_objects)
 
 
 def fidelity_renderer(version: VersionDir) -> fidelity.RenderFn:

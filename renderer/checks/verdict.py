@@ -9,20 +9,39 @@ this process and in the result cache, keyed by the bytes of the version's templa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer.bke import typha as controller
+from renderer.bke.values import build_context
 from renderer.calico import capability, policy
 from renderer.calico.rules import RuleInput, violations
 from renderer.checks import exceptions as excepts
 from renderer.checks.exceptions import RuleException
-from renderer.checks.renders import RULE_NODES, render_objects
+from renderer.engine.render import render_version
 from renderer.finding import CAPABILITY, ERROR, Finding
+from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.manifests.tree import VersionDir, tree_path
 from renderer.store import cache
 from renderer.store.memo import Memo
+
+#: The node count the release rules judge: the smallest cluster that gets Typha.
+RULE_NODES = policy.TYPHA_NODE_THRESHOLD + 1
+
+
+def render_objects(
+    version: VersionDir, typha: Mapping[str, str]
+) -> tuple[Mapping[str, Any], tuple[K8sObject, ...]]:
+    """``version`` rendered on the controller's default context plus Typha keys, parsed:
+    the renders the Typha contract judges."""
+    context = build_context({}, typha=typha, repo=capability.CHECK_REPO)
+    return context, tuple(parse_rendered(render_version(version, context)))
+
+
+def capability_of(version: VersionDir) -> capability.CapabilityReport:
+    """The Typha contract of ``version`` on renders of BKE's default context."""
+    return capability.assess_capability(version, render_objects)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +105,7 @@ def verdict(version: VersionDir) -> Verdict:
 def _judge(version: VersionDir) -> Verdict:
     """The contract on three renders of BKE's default context, and the ids of the
     release rules with errors on the Typha-on render for :data:`RULE_NODES` nodes."""
-    report = capability.assess_capability(version, render_objects)
+    report = capability_of(version)
     rules: list[tuple[str, str, str]] = []
     if report.capable:
         on = report.typha_on(policy.decide_typha(RULE_NODES).replicas)

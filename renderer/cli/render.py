@@ -1,5 +1,5 @@
 """The render command (the default, and ``calico-render render``): flags to a request,
-:func:`renderer.api.render`, and its result printed.
+:func:`renderer.api.verbs.render`, and its result printed.
 
 Text form: the manifest on stdout (or one file per template in ``--output-dir``), what
 the render decided and found on stderr. ``--format json``: the result as JSON on

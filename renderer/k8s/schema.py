@@ -166,10 +166,10 @@ class SchemaUnavailable(Exception):
     """A schema exists by name but could not be read; check_object turns it into a finding."""
 
 
-def _read(path: str) -> tuple[str, dict[str, Any]]:
-    """A schema file's digest and its JSON, read once: the digest keys cached findings
-    and the JSON decides them, so both are of the same bytes. FileNotFoundError passes;
-    other trouble is :class:`SchemaUnavailable`."""
+def _read(path: str) -> tuple[str, bytes]:
+    """A schema file's digest and bytes, read once: the digest keys cached findings and
+    the same bytes, parsed when a check first needs them (:func:`_parse`), decide them.
+    FileNotFoundError passes; other trouble is :class:`SchemaUnavailable`."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
@@ -177,7 +177,12 @@ def _read(path: str) -> tuple[str, dict[str, Any]]:
         raise
     except (OSError, ValueError) as exc:
         raise SchemaUnavailable(_why(exc)) from None
-    digest = hashlib.sha256(raw).hexdigest()
+    return hashlib.sha256(raw).hexdigest(), raw
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    """A schema file's JSON, read as the library reads it (text in the locale's
+    encoding); anything that is not a JSON Schema document is :class:`SchemaUnavailable`."""
     try:
         with gc_paused():  # a definitions file is some 200,000 acyclic objects
             found = json.loads(raw.decode(_ENCODING))
@@ -185,7 +190,7 @@ def _read(path: str) -> tuple[str, dict[str, Any]]:
         raise SchemaUnavailable(_why(exc)) from None
     if not isinstance(found, dict) or "$schema" not in found:  # the library's registry refuses it
         raise SchemaUnavailable("not a JSON Schema document: no $schema")
-    return digest, found
+    return found
 
 
 def _why(exc: Exception) -> str:
@@ -205,18 +210,37 @@ def _schema_path(name: str) -> str:
 
 @dataclass(frozen=True)
 class _Definitions:
-    """A Kubernetes version's ``_definitions.json`` as read once: its digest and JSON,
-    or why it could not be read."""
+    """A Kubernetes version's ``_definitions.json`` as read once: its digest and bytes
+    (parsed when a check first needs them), or why it could not be read."""
 
     digest: str
-    document: dict[str, Any] | None = None
-    problem: str = ""
+    raw: bytes | None = None
+    unread: str = ""
+
+    @cached_property
+    def _parsed(self) -> tuple[dict[str, Any] | None, str]:
+        if self.raw is None:
+            return None, self.unread
+        try:
+            return _parse(self.raw), ""
+        except SchemaUnavailable as exc:
+            return None, str(exc)
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        return self._parsed[0]
+
+    @property
+    def problem(self) -> str:
+        """Why the definitions cannot serve a check ("" when they can)."""
+        return self._parsed[1]
 
     @cached_property
     def compiler(self) -> Compiler:
         """The compiler of the kinds' schemas, which refer to these definitions."""
-        uri = self.document.get("$id") if self.document is not None else None
-        return Compiler(lambda found: self.document if found == uri else None, formats=False)
+        document = self.document
+        uri = document.get("$id") if document is not None else None
+        return Compiler(lambda found: document if found == uri else None, formats=False)
 
     @cached_property
     def registry(self) -> Registry[Any]:
@@ -231,24 +255,48 @@ def _read_definitions(kube_version: str) -> _Definitions:
         name = f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json"
         return _Definitions(*_read(_schema_path(name)))
     except IndexError:  # a version the library does not ship
-        return _Definitions("no schemas", problem=f"no schemas for Kubernetes {kube_version}")
+        return _Definitions("no schemas", unread=f"no schemas for Kubernetes {kube_version}")
     except FileNotFoundError:
-        return _Definitions("absent", problem="no _definitions.json")
+        return _Definitions("absent", unread="no _definitions.json")
     except SchemaUnavailable as exc:
-        return _Definitions("unreadable", problem=str(exc))
+        return _Definitions("unreadable", unread=str(exc))
 
 
 @dataclass(frozen=True)
 class _KindSchema:
-    """A kind's schema on one Kubernetes version as read once (None: the version ships
-    no schema for it) and the definitions read with it: its digest covers both files,
-    its compiled check and its validator are of that reading."""
+    """A kind's schema on one Kubernetes version as read once (no bytes: the version
+    ships no schema for it) and the definitions read with it: its digest covers both
+    files; its JSON, compiled check and validator are of that reading, made when a
+    check first needs them."""
 
     name: str
     digest: str
-    schema: dict[str, Any] | None
-    problem: str
+    raw: bytes | None
+    unread: str
     definitions: _Definitions
+
+    @cached_property
+    def _parsed(self) -> tuple[dict[str, Any] | None, str]:
+        if self.raw is None:
+            problem = self.unread
+            schema = None
+        else:
+            try:
+                schema, problem = _parse(self.raw), ""
+            except SchemaUnavailable as exc:
+                schema, problem = None, str(exc)
+            if schema is not None and self.definitions.problem:
+                problem = self.definitions.problem
+        return schema, _unreadable(self.name, problem) if problem else ""
+
+    @property
+    def schema(self) -> dict[str, Any] | None:
+        return self._parsed[0]
+
+    @property
+    def problem(self) -> str:
+        """Why this kind cannot be checked ("" when it can, or has no schema)."""
+        return self._parsed[1]
 
     @cached_property
     def check(self) -> Check:
@@ -279,23 +327,21 @@ def _unreadable(name: str, why: str) -> str:
 def _read_kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
     definitions = _DEFINITIONS.setdefault(kube_version, lambda: _read_definitions(kube_version))
     name = f"{kind} {api_version}"
-    schema, problem = None, ""
+    raw: bytes | None = None
+    unread = ""
     try:
         path = _schema_path(schema_file(kube_version, kind, api_version))
     except IndexError:
         path = ""
     try:
-        own, schema = _read(path)
+        own, raw = _read(path)
     except FileNotFoundError:  # the library's rule: no file in its directory, no schema
         own = "absent"
         if not os.path.isdir(os.path.dirname(path)):
-            problem = f"no schemas for Kubernetes {kube_version}"
+            unread = f"no schemas for Kubernetes {kube_version}"
     except SchemaUnavailable as exc:
-        own, problem = "unreadable", str(exc)
-    if schema is not None and definitions.problem:
-        problem = definitions.problem
-    problem = _unreadable(name, problem) if problem else ""
-    return _KindSchema(name, f"{definitions.digest}:{own}", schema, problem, definitions)
+        own, unread = "unreadable", str(exc)
+    return _KindSchema(name, f"{definitions.digest}:{own}", raw, unread, definitions)
 
 
 #: Read definitions (kube version -> them) and kinds' schemas ((kube version, kind,

@@ -6,7 +6,7 @@ A new format is one module that defines a :class:`Format` and calls :func:`regis
 (listed in :data:`BUILTIN` below, or imported by the command that needs it), plus one
 table-driven test. A format for some documents only answers ``supports`` for the
 document classes that carry what it needs: JUnit renders documents with test suites
-(:class:`renderer.output.junit.Suites`), SARIF and Code Quality documents with findings
+(:class:`renderer.output.suites.Suites`), SARIF and Code Quality documents with findings
 to annotate (:class:`Findings`). Every command's
 ``--format`` choices are the registered formats its document supports (:func:`names`).
 """
@@ -72,6 +72,17 @@ class Format(Protocol):
 
 
 _FORMATS: dict[str, Format] = {}
+#: The built-in formats, registered in this order (``--format`` lists them so); each
+#: module is loaded when a format is first asked for, so a command that prints JSON
+#: does not load the JUnit writer's XML library or SARIF's rule catalogue.
+BUILTIN = ("text", "json", "junit", "sarif", "codequality")
+
+
+def _builtin(name: str | None = None) -> None:
+    """Load the built-in format ``name`` (every one when None) if not loaded yet."""
+    for builtin in BUILTIN if name is None else (name,):
+        if builtin in BUILTIN and builtin not in _FORMATS:
+            importlib.import_module(f"{__name__}.{builtin}")
 
 
 def register(fmt: Format) -> Format:
@@ -90,13 +101,16 @@ def unregister(name: str) -> Format:
 def get(name: str) -> Format:
     """The format called ``name``; KeyError for an unknown one (click's choices keep
     users from reaching it)."""
+    _builtin(name)
     return _FORMATS[name]
 
 
 def names(kind: type[Document] | None = None) -> list[str]:
-    """Registered format names in registration order, only those supporting ``kind``
-    when given."""
-    return [n for n, f in _FORMATS.items() if kind is None or f.supports(kind)]
+    """Registered format names (the built-in ones first, in :data:`BUILTIN`'s order),
+    only those supporting ``kind`` when given."""
+    _builtin()
+    order = [*BUILTIN, *(n for n in _FORMATS if n not in BUILTIN)]
+    return [n for n in order if kind is None or _FORMATS[n].supports(kind)]
 
 
 def render(name: str, document: Document) -> str:
@@ -106,11 +120,6 @@ def render(name: str, document: Document) -> str:
         raise ValueError(f"output format {name!r} cannot render {type(document).__name__}")
     return fmt.render(document)
 
-
-#: The built-in formats, registered in this order (``--format`` lists them so).
-BUILTIN = ("text", "json", "junit", "sarif", "codequality")
-for _name in BUILTIN:
-    importlib.import_module(f"{__name__}.{_name}")
 
 __all__ = [
     "BUILTIN",

@@ -26,7 +26,7 @@ from renderer.checks.report import (
 from renderer.finding import ERROR, FIDELITY, GOLDENS, RULES, Finding
 from renderer.output import Findings, SortedDocument, check_text
 from renderer.output.findings import findings_list, report_header, severity_counts
-from renderer.output.junit import Suites, TestCase, TestSuite, finding_case
+from renderer.output.suites import Suites, TestCase, TestSuite, finding_case
 
 CHECK_REPORT = "check-report.schema.json"
 

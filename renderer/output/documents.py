@@ -23,7 +23,7 @@ from renderer.output.findings import (
     scale_line,
     severity_counts,
 )
-from renderer.output.junit import Suites, TestSuite, finding_suites
+from renderer.output.suites import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult, TyphaResult, Validation, VersionsResult

@@ -12,7 +12,7 @@ from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.finding import ERROR, WARNING, Finding
 from renderer.output import Findings, SortedDocument
 from renderer.output.findings import findings_list, report_header
-from renderer.output.junit import Suites, TestCase, TestSuite
+from renderer.output.suites import Suites, TestCase, TestSuite
 
 TOOL = "calico-render images --check-registry"
 

@@ -14,7 +14,7 @@ from renderer.calico.capability import (
     check_contract,
     typha_traces,
 )
-from renderer.checks.renders import capability_of
+from renderer.checks.verdict import capability_of
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version
 from tests.gatehelp import TREE, typha_on_objects
@@ -125,7 +125,7 @@ def test_fixture_good_version_is_capable() -> None:
 
 def test_render_is_the_callers_and_each_context_renders_once() -> None:
     from renderer.checks import pipeline
-    from renderer.checks.renders import render_objects
+    from renderer.checks.verdict import render_objects
 
     version = resolve_version("v9.4.0", TREE)
     asked: list[dict[str, str]] = []

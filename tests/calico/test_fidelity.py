@@ -15,7 +15,8 @@ import pytest
 
 from renderer.calico import fidelity
 from renderer.calico.fidelity import compare_objects
-from renderer.checks.renders import capability_of, fidelity_renderer
+from renderer.checks.renders import fidelity_renderer
+from renderer.checks.verdict import capability_of
 from renderer.engine.render import version_keys
 from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject

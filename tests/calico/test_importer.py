@@ -15,7 +15,7 @@ import pytest
 from renderer.calico import importer
 from renderer.checks.exceptions import ExceptionSet
 from renderer.checks.pipeline import release_check
-from renderer.checks.renders import capability_of
+from renderer.checks.verdict import capability_of
 from renderer.engine.compile import compile_source
 from renderer.errors import InputError
 from renderer.k8s.objects import dig

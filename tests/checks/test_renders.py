@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from renderer.calico.capability import assess_capability
-from renderer.checks import renders
+from renderer.checks import renders, verdict
 from renderer.manifests.tree import resolve_version
 from tests.gatehelp import TREE
 
@@ -16,7 +16,7 @@ ON4 = {"allowTypha": "true", "typhaReplicas": "4"}
 
 def test_the_shared_renders_give_the_contracts_verdict_and_the_scenarios_reuse_them() -> None:
     version = resolve_version("v9.4.0", TREE)
-    report = assess_capability(version, render=renders.render_objects)
+    report = assess_capability(version, render=verdict.render_objects)
     shared = renders.Renders(version)
     cap = renders.assess(shared)
     assert (cap.items, cap.typha) == (report.items, report.typha)

@@ -10,7 +10,7 @@ import pytest
 
 from renderer import api
 from renderer.checks.pipeline import release_rules
-from renderer.checks.renders import capability_of
+from renderer.checks.verdict import capability_of
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.engine.render import RenderedFile

@@ -19,7 +19,7 @@ import pytest
 from kubernetes_validate.utils import SchemaNotFoundError
 
 from renderer import api
-from renderer.checks.renders import capability_of
+from renderer.checks.verdict import capability_of
 from renderer.errors import InputError
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema

@@ -10,7 +10,8 @@ import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer import output
-from renderer.output.junit import Suites, TestCase, TestSuite, dumps
+from renderer.output.junit import dumps
+from renderer.output.suites import Suites, TestCase, TestSuite
 from tests.output.cases import DOCUMENTS
 
 WITH_SUITES = [n for n, case in DOCUMENTS.items() if "junit" in output.names(case.kind)]

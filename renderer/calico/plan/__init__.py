@@ -3,7 +3,7 @@
 :mod:`.model` holds what a plan is made of, :mod:`.split` sorts a rendered version's
 objects by role, :mod:`.phases` orders them into gated phases (one builder per plan
 shape) and :mod:`.files` writes a plan as manifests. Rendering is the caller's job
-(:func:`renderer.api.plan`).
+(:func:`renderer.api.verbs.plan`).
 """
 
 from __future__ import annotations

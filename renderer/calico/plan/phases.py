@@ -1,7 +1,7 @@
 """Gated phases for each plan shape: introduce, upgrade or remove Typha, or apply directly.
 
 Pure: two :class:`~.model.Side` in, a :class:`~.model.Plan` out. Rendering both versions
-is the caller's job (:func:`renderer.api.plan`).
+is the caller's job (:func:`renderer.api.verbs.plan`).
 
 The order matters because calico-node must never point at a Typha that is not serving:
 Typha is introduced before calico-node switches to it, and calico-node is moved back to

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from renderer.api.results import VersionEntry, VersionsResult
-from renderer.checks.renders import capability_of
+from renderer.checks.verdict import capability_of
 from renderer.engine.render import version_keys
 from renderer.errors import CalicoRenderError
 from renderer.manifests.tree import list_versions, tree_label

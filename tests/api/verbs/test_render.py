@@ -99,7 +99,7 @@ def test_render_warns_once_when_the_version_is_not_release_ready(
 ) -> None:
     from tests.clihelp import run
 
-    real = str(Path(__file__).parents[1] / "fixtures" / "bke-real")
+    real = str(Path(__file__).parents[2] / "fixtures" / "bke-real")
     r = run(capsys, "--manifests", real, "--version", "v3.31.3", "--nodes", "601", "--no-validate")
     lines = [line for line in r.err.splitlines() if "release-ready" in line]
     assert r.code == 0 and len(lines) == 1 and "typha-anti-affinity" in lines[0]
@@ -155,7 +155,7 @@ def test_render_capability_and_check_agree_on_release_readiness_with_the_trees_e
     """The same reviewed exceptions (ROOT/.calico-render.yaml), the same verdict."""
     from tests.clihelp import run
 
-    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    real = Path(__file__).parents[2] / "fixtures" / "bke-real"
     shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
     if exceptions:
         (tmp_path / ".calico-render.yaml").write_text(exceptions)
@@ -182,7 +182,7 @@ def test_render_capability_and_check_agree_on_release_readiness_with_the_trees_e
 def _quoted_typha(tmp_path: Path) -> Path:
     """BKE's v3.31.3 with the Typha objects' names quoted: capable as rendered, not to
     BKE's controller, whose text search wants ``name: calico-typha`` unquoted."""
-    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    real = Path(__file__).parents[2] / "fixtures" / "bke-real"
     shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
     template = tmp_path / COMPONENT / "v3.31.3" / "calico.yaml"
     text = template.read_text(encoding="utf-8")
@@ -212,7 +212,7 @@ def test_a_render_for_the_controller_routes_typha_as_its_text_search_does(tmp_pa
 
 def test_a_config_render_is_the_controller_s(tmp_path: Path) -> None:
     request = api.Request.from_config(
-        Path(__file__).parents[2] / "examples" / "bkecluster-601.yaml", nodes=601
+        Path(__file__).parents[3] / "examples" / "bkecluster-601.yaml", nodes=601
     )
     assert request.controller
     assert not api.Request.of("v3.31", 601).controller

@@ -7,7 +7,7 @@ from pathlib import Path
 from renderer import api
 from renderer.data.bundled import bundled_manifests
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "upstream" / "calico"
+UPSTREAM = Path(__file__).resolve().parents[3] / "upstream" / "calico"
 
 
 def test_a_bundled_version_is_what_its_upstream_release_derives() -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from renderer.api.render import file_contexts
 from renderer.api.request import Request, cluster_args
+from renderer.api.verbs.render import file_contexts
 from renderer.calico import images as images_mod
 from renderer.calico import policy
 from renderer.calico.scenarios import route_scenario, scenarios_for
@@ -22,12 +22,11 @@ from renderer.engine.render import render_version
 from renderer.errors import InputError
 from renderer.k8s.parse import parse_rendered
 from renderer.manifests.tree import VersionDir, tree_path
+from renderer.oci.client import Client
+from renderer.oci.client import Settings as RegistrySettings
 from renderer.oci.reference import parse_platforms, parse_registry
 from renderer.store.files import write_output
 from renderer.store.read import read_text
-
-if TYPE_CHECKING:
-    from renderer.oci.client import Settings as RegistrySettings
 
 
 def prepull_images(request: Request, *, role: str = "worker") -> images_mod.ImageList:
@@ -110,8 +109,6 @@ def check_registry(
     if registry is not None:
         parse_registry(registry)
     lock = read_lock(verify_lock) if verify_lock is not None else None
-    from renderer.oci.client import Client  # http.client and ssl: only this verb needs them
-
     client = Client(settings)
     if (version is None) == (config is None):
         raise InputError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from renderer import api
-from renderer.api.results import PlanResult
+from renderer.api.verbs.plan import PlanResult
 
 
 def test_a_plan_as_data_is_a_copy_and_its_files_are_its_phases_and_plan_json() -> None:

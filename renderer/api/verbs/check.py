@@ -11,7 +11,9 @@ from pathlib import Path
 from renderer.checks import exceptions as excepts
 from renderer.checks.catalogue import RuleInfo, catalogue
 from renderer.checks.options import TREE_GOLDEN, CheckOptions, refuse_misplaced
+from renderer.checks.pipeline import release_check
 from renderer.checks.report import CheckReport, ReleaseReport, VersionResult
+from renderer.checks.runner import run_check
 from renderer.data.bundled import bundled_golden, bundled_manifests
 from renderer.errors import InputError
 from renderer.k8s.schema import resolve_kube_versions
@@ -28,12 +30,7 @@ def check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
     """Check every version of a tree (``check``): templates, capability, rules, schema,
-    context, goldens (and fidelity); ``progress`` sees each version as it finishes.
-
-    The gate's modules (every stage, goldens, the process pool) load here, when a
-    check runs: the other verbs do not pay for them."""
-    from renderer.checks.runner import run_check
-
+    context, goldens (and fidelity); ``progress`` sees each version as it finishes."""
     return run_check(options, progress)
 
 
@@ -106,7 +103,5 @@ def capability(
     kube = resolve_kube_versions(kube_versions)
     vdir = resolve_version(version, root)
     reviewed = excepts.load(excepts.find_file(root, exceptions_file))
-    from renderer.checks.pipeline import release_check  # the gate's stages, as check()
-
     report = release_check(vdir, kube, reviewed, upstream, strict)
     return replace(report, manifests=tree_label(root))

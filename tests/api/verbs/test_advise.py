@@ -7,7 +7,7 @@ from pathlib import Path
 
 from renderer import api
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def test_a_config_s_pod_subnet_is_the_pool_advised_on() -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from renderer.api.render import file_contexts, plan_route
 from renderer.api.request import Request
 from renderer.api.results import ExplainResult
+from renderer.api.verbs.render import file_contexts, plan_route
 from renderer.bke import context as bke_context
 from renderer.bke import unread
 from renderer.calico import policy

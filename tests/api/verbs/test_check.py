@@ -39,7 +39,7 @@ def test_capability_and_check_judge_what_the_controller_decodes(tmp_path: Path) 
 def test_capability_and_check_report_where_the_controller_judges_otherwise(
     tmp_path: Path,
 ) -> None:
-    real = Path(__file__).parents[1] / "fixtures" / "bke-real"
+    real = Path(__file__).parents[2] / "fixtures" / "bke-real"
     shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
     template = tmp_path / COMPONENT / "v3.31.3" / "calico.yaml"
     text = template.read_text(encoding="utf-8")

@@ -3,20 +3,47 @@ introduced before calico-node uses it, removed after)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
-from renderer.api.render import file_contexts
 from renderer.api.request import Request, check_nodes
-from renderer.api.results import PlanResult
+from renderer.api.verbs.render import file_contexts
 from renderer.bke.values import default_context
 from renderer.calico import names, policy
 from renderer.calico import plan as plan_mod
+from renderer.calico.plan.files import plan_files
 from renderer.checks.verdict import typha_capability
 from renderer.engine.render import render_version, version_keys
 from renderer.errors import InputError
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir, resolve_version
+
+
+@dataclass
+class PlanResult:
+    """A plan and the rendered target objects its apply lists refer to."""
+
+    plan: plan_mod.Plan
+    texts: dict[tuple[str, str, str], str]
+
+    @cached_property
+    def _data(self) -> dict[str, Any]:
+        return self.plan.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as data (``renderer.output.documents.plan_json`` publishes it)."""
+        return copy.deepcopy(self._data)
+
+    def files(self, published: dict[str, Any] | None = None) -> dict[str, str]:
+        """One manifest per phase (``NN-name.apply.yaml``, ``NN-name.delete.yaml``), in
+        order, plus ``plan.json`` (``published``: the plan as its report publishes it):
+        see :func:`renderer.calico.plan.files.plan_files`."""
+        return plan_files(self.plan, self.texts, published or self._data)
+
 
 Capability = Callable[[VersionDir], tuple[bool, tuple[str, ...]]]
 

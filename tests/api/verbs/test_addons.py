@@ -1,4 +1,4 @@
-"""renderer/api/addons.py: every addon of the tree rendered as BKE's controller renders
+"""renderer/api/verbs/addons.py: every addon of the tree rendered as BKE's controller renders
 it, the addons a BKECluster lists in the controller's order, and their images per role."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from renderer.bke import addons as addon_rules
 from renderer.errors import InputError
 from renderer.manifests.tree import list_addons, list_versions, resolve_version
 
-TREE = Path(__file__).parents[1] / "fixtures" / "addons-tree"
+TREE = Path(__file__).parents[2] / "fixtures" / "addons-tree"
 
 
 def summary(result: api.AddonResult) -> dict[str, Any]:

@@ -6,7 +6,7 @@ Every addon of bke-manifests goes through the controller's one code path
 (``pkg/kube/addon.go``): the file walk, the common parameters, what it adds for the
 addon, the addon's params per file, ``repo`` last, the same functions and decoder. So
 one verb renders them all; Calico's request also gets its Typha keys as the controller
-decides them (the deep Calico checks stay :func:`renderer.api.render`'s).
+decides them (the deep Calico checks stay :func:`renderer.api.verbs.render.render`'s).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from renderer.api.render import (
+from renderer.api.request import Request, default_config
+from renderer.api.results import AddonImages, AddonResult, ListedAddon
+from renderer.api.verbs.render import (
     duplicate_objects,
     given_warnings,
     located,
     plan_route,
     unreachable_reads,
 )
-from renderer.api.request import Request, default_config
-from renderer.api.results import AddonImages, AddonResult, ListedAddon
 from renderer.bke import addons as addon_rules
 from renderer.bke import context as bke_context
 from renderer.bke import missing
