@@ -53,6 +53,7 @@ from ruamel.yaml.events import (
 
 from renderer.errors import InputError
 from renderer.k8s.libyaml import event_parser
+from renderer.k8s.parse import Reading
 from renderer.k8s.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, mark_error
 from renderer.store.memo import Memo
 
@@ -80,27 +81,6 @@ _SNIFF = 4096
 
 _INT64 = 1 << 63
 _UINT64 = 1 << 64
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """A plain scalar YAML 1.1 reads otherwise than YAML 1.2: ``yes`` is true to BKE's
-    controller's decoder (YAML 1.1), the string "yes" to YAML 1.2's core schema."""
-
-    #: The rendered line the scalar is on.
-    line: int
-    #: Where its value ends up in its object (keys and list indexes).
-    path: tuple[str | int, ...]
-    #: The scalar as written.
-    text: str
-    #: What the controller decodes it to, as JSON (a key: the JSON string it becomes).
-    yaml11: str
-    #: What YAML 1.2's core schema reads, as JSON (or ``.inf``, ``.nan``).
-    yaml12: str
-    #: Whether the scalar is a mapping key.
-    key: bool = False
-    #: The template line that produced ``line`` (0 when the text has no source map).
-    source_line: int = 0
 
 
 @dataclass(frozen=True, slots=True)

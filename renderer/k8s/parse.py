@@ -16,13 +16,33 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
-from renderer.k8s.decode import Reading, decode_stream
 from renderer.k8s.locate import Locator, parse_path
 from renderer.store import cache
 from renderer.store.memo import Memo
 
 if TYPE_CHECKING:
     from renderer.engine.render import RenderedFile
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A plain scalar YAML 1.1 reads otherwise than YAML 1.2: ``yes`` is true to BKE's
+    controller's decoder (YAML 1.1), the string "yes" to YAML 1.2's core schema."""
+
+    #: The rendered line the scalar is on.
+    line: int
+    #: Where its value ends up in its object (keys and list indexes).
+    path: tuple[str | int, ...]
+    #: The scalar as written.
+    text: str
+    #: What the controller decodes it to, as JSON (a key: the JSON string it becomes).
+    yaml11: str
+    #: What YAML 1.2's core schema reads, as JSON (or ``.inf``, ``.nan``).
+    yaml12: str
+    #: Whether the scalar is a mapping key.
+    key: bool = False
+    #: The template line that produced ``line`` (0 when the text has no source map).
+    source_line: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +154,8 @@ def _rows(text: str, file: str) -> list[list[Any]]:
     if stored is not None:
         _PARSED[key] = json.dumps(stored)
         return list(stored)
+    from renderer.k8s.decode import decode_stream  # ruamel's parser: only to parse a text
+
     decoded = [_row(d.line, d.data, d.readings) for d in decode_stream(text, file)]
     encoded = json.dumps(decoded)
     _PARSED[key] = encoded

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from renderer.finding import SCHEMA, WARNING, Finding, ObjectRef
-from renderer.k8s.decode import Reading
-from renderer.k8s.parse import K8sObject
+from renderer.k8s.parse import K8sObject, Reading
 
 #: The rule id (its stage is :data:`renderer.finding.SCHEMA`).
 RULE = "yaml-1.1-reading"

@@ -162,11 +162,11 @@ def tool_digest() -> str:
     h = hashlib.sha256()
     for part in (_FORMAT, __version__, sys.version):
         _update(h, part.encode())
-    package = Path(__file__).resolve().parents[1]
-    for path in sorted(package.rglob("*.py")):
-        if "__pycache__" not in path.parts:
-            _update(h, path.relative_to(package).as_posix().encode())
-            _update(h, path.read_bytes())
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for name in _sources(package, ""):
+        _update(h, name.encode())
+        with open(os.path.join(package, name), "rb") as fh:
+            _update(h, fh.read())
     with contextlib.suppress(FileNotFoundError):
         schemas = bundled.data_dir("schemas")
         for path in sorted(schemas.glob("*.json")):
@@ -175,6 +175,21 @@ def tool_digest() -> str:
     for module, project in _LIBRARIES:
         _update(h, f"{project} {_installed_version(module, project)}".encode())
     return h.hexdigest()
+
+
+def _sources(root: str, prefix: str) -> list[str]:
+    """The ``.py`` files below ``root`` (paths relative to it, ``/``-separated), by
+    name, not into ``__pycache__``, the bundled data (``_data``, digested apart) nor
+    through a link to a directory."""
+    found: list[str] = []
+    with os.scandir(os.path.join(root, prefix) if prefix else root) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in ("__pycache__", "_data"):
+                    found += _sources(root, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                found.append(prefix + entry.name)
+    return found
 
 
 def _installed_version(module: str, project: str) -> str:
