@@ -298,15 +298,8 @@ class Request:
         if kube is not None and not isinstance(kube, KubeVersions):
             config_args = RenderArgs(vdir.name, found.nodes, repo, {}, cluster=found)
             kube = kube_versions(tuple(kube), config_args)
-        inputs = bke_context.for_addon(
-            found.config,
-            addon,
-            vdir.name,
-            found.inventory.nodes if found.inventory is not None else None,
-            listed=found.addon,
-            repo=repo,
-            params=user.params,
-            nested=user.nested,
+        inputs = bke_context.for_cluster(
+            found, addon, vdir.name, repo=repo, params=user.params, nested=user.nested
         )
         inputs = replace(inputs, warnings=(*user.warnings, *inputs.warnings))
         return cls(

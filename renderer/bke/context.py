@@ -35,7 +35,7 @@ from renderer.k8s.injection import find_injections
 from renderer.manifests.tree import VersionDir
 
 if TYPE_CHECKING:
-    from renderer.bke.cluster import Addon, ClusterConfig, Node
+    from renderer.bke.cluster import Addon, ClusterConfig, ClusterInputs, Node
     from renderer.engine.render import RenderedFile
 
 # --- where a value comes from -----------------------------------------------------------
@@ -680,6 +680,31 @@ def for_addon(
         (*overridden_params((*own, *params)), *nested_warnings(nested or {})),
         after={key: Entry(*value) for key, value in extra.after.items()},
         notes=extra.notes,
+    )
+
+
+def for_cluster(
+    found: ClusterInputs,
+    name: str,
+    version: str,
+    *,
+    repo: str | None = None,
+    params: Sequence[Param] = (),
+    nested: Mapping[str, Entry] | None = None,
+) -> ContextInputs:
+    """:func:`for_addon` of what a BKECluster and its BKENodes give a render of addon
+    ``name`` (:func:`renderer.bke.cluster.resolve_inputs`): its install config, its
+    BKENodes and its entry for the addon."""
+    nodes = found.inventory.nodes if found.inventory is not None else None
+    return for_addon(
+        found.config,
+        name,
+        version,
+        nodes,
+        listed=found.addon,
+        repo=repo,
+        params=params,
+        nested=nested,
     )
 
 

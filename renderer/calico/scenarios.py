@@ -13,6 +13,7 @@ some reachable context takes has been rendered once.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -105,13 +106,18 @@ def dimensions(
     enums: Mapping[str, Sequence[str]],
     repo: str,
     always_set: Collection[str] = (),
+    *,
+    repo_sample: str = TRUTHY_SAMPLE,
+    unset_strings: bool = False,
 ) -> dict[str, tuple[Value, ...]]:
     """Per context key, the values besides its default that the gate may render it with:
     each string compared with it, one value matching none of them (its default when
     that matches none, else a value the context schema allows, else unset unless the
     controller ``always_set``s the key, else ""), the other side of a truth test, and
-    for ``repo`` empty and ``repo`` (the check's prefix). The Typha keys are the
-    routing's, not dimensions."""
+    for ``repo`` empty and set (``repo_sample`` when its default is empty). With
+    ``unset_strings``, a compared key whose default is unset also gets a string
+    matching none of its literals (``ne .x nil`` and ``ne .x ""`` both hold only for a
+    set, non-empty value). The Typha keys are the routing's, not dimensions."""
     out: dict[str, tuple[Value, ...]] = {}
     for key in sorted(set(compared) | set(truthy) | {REPO_KEY}):
         if key in policy.TYPHA_KEYS:
@@ -120,7 +126,11 @@ def dimensions(
         values: list[Value] = [*sorted(compared.get(key, ()))]
         if values and default in values:
             values.append(_no_match(key, values, always_set, enums))
-        if key in truthy or key == REPO_KEY:
+        elif values and default is UNSET and unset_strings:
+            values.append(_no_match(key, values, (key,), enums, sample=True))
+        if key == REPO_KEY:
+            values.append("" if default else repo_sample)
+        elif key in truthy:
             values.append("" if default else TRUTHY_SAMPLE)
         out[key] = tuple(v for v in dict.fromkeys(values) if v != default)
     return out
@@ -131,14 +141,19 @@ def _no_match(
     literals: Sequence[Value],
     always_set: Collection[str],
     enums: Mapping[str, Sequence[str]],
+    *,
+    sample: bool = False,
 ) -> Value:
     """A value of ``key`` that matches none of ``literals``: one the context schema
-    allows, else unset (a config without the param), else ""."""
+    allows, else unset (a config without the param), else "" (``sample``: a non-empty
+    string first)."""
     for value in enums.get(key, ()):
         if value not in literals:
             return value
     if key not in always_set:
         return UNSET
+    if sample and TRUTHY_SAMPLE not in literals:
+        return TRUTHY_SAMPLE
     return "" if "" not in literals else TRUTHY_SAMPLE
 
 
@@ -159,16 +174,26 @@ def _slug(key: str, value: Value, repo: str) -> str:
         return f"{key}-unset"
     if value == "":
         return f"{key}-empty"
-    if key == REPO_KEY and value == repo:
+    if key == REPO_KEY:  # the check's prefix (or the sample of an empty default)
         return f"{key}-set"
     return f"{key}-{re.sub(r'[^A-Za-z0-9._]+', '_', value)[:40]}"
 
 
+#: The longest scenario name spelled out (it is a golden directory's name too); a longer
+#: one keeps its first value and a digest of all of them.
+MAX_NAME = 96
+
+
 def derived(start: Scenario, values: Mapping[str, Value], repo: str) -> Scenario:
     """``start`` with ``values`` set, named after what they set
-    (``nodes-51-calicoMode-bgp-repo-empty``)."""
+    (``nodes-51-calicoMode-bgp-repo-empty``); past :data:`MAX_NAME` characters,
+    ``<start>-<first value>-and-<n>-more-<digest>`` (the same values, the same name)."""
     items = tuple(sorted(values.items()))
-    name = "-".join([start.name, *(_slug(k, v, repo) for k, v in items)])
+    slugs = [_slug(k, v, repo) for k, v in items]
+    name = "-".join([start.name, *slugs])
+    if len(name) > MAX_NAME:
+        digest = hashlib.sha256(repr(items).encode("utf-8", "surrogateescape")).hexdigest()
+        name = f"{start.name}-{slugs[0][:40]}-and-{len(slugs) - 1}-more-{digest[:8]}"
     return replace(start, name=name, values=items)
 
 

@@ -12,7 +12,7 @@ scenarios but their branches are not traced (they count as not analysed).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,12 +99,94 @@ def _enums() -> dict[str, list[str]]:
 
 
 def derive(version: VersionDir, capable: bool, legacy: bool, missing: Sequence[str]) -> Coverage:
-    """The scenarios of ``version`` (routing's, then the greedy cover of its branches)
-    and the branches none of them renders."""
+    """The scenarios of a Calico ``version`` (routing's, then the greedy cover of its
+    branches) and the branches none of them renders."""
     bases = list(scenarios.scenarios_for(not legacy))
     # Typha on (3 replicas) first, so values that change Typha's objects too (repo) are
     # rendered with them; then Typha off
     starts = bases[:1] if legacy else [bases[1], bases[0]]
+    base: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+
+    def context(scenario: Scenario) -> Callable[[str], Mapping[str, Any]]:
+        route = route_scenario(scenario, capable, version.name, tuple(missing))
+        typha = route.decision.context()
+        key = tuple(sorted(typha.items()))
+        if key not in base:
+            base[key] = build_context({}, typha=typha, repo=capability.CHECK_REPO)
+        ctx = scenario_context(base[key], scenario.values)
+        return lambda _name: ctx
+
+    return _derive(
+        version,
+        bases,
+        starts,
+        context,
+        Space(default_context(), _enums(), capability.CHECK_REPO, set(controller_defaults())),
+    )
+
+
+def derive_addon(
+    version: VersionDir,
+    contexts: Mapping[str, Mapping[str, Any]],
+    start: Scenario,
+    always_set: Collection[str] = (),
+    fixed: Collection[str] = (),
+) -> Coverage:
+    """The scenarios of a version of another addon: ``start`` (its files' ``contexts``
+    as the controller builds them from the representative cluster), then the greedy
+    cover of its branches with values set on every file's context, and the branches
+    none of them renders. A key the controller sets (``always_set``) is never unset;
+    one it derives from the cluster's nodes or for the addon itself (``fixed``: the
+    nodes' addresses a node script runs on) keeps the cluster's value. ``repo`` set
+    is the check's registry prefix."""
+    defaults: dict[str, Any] = {}
+    for ctx in contexts.values():
+        for key, value in ctx.items():
+            defaults.setdefault(key, value if isinstance(value, str) else None)
+    repo = str(defaults.get(scenarios.REPO_KEY) or "")
+
+    def context(scenario: Scenario) -> Callable[[str], Mapping[str, Any]]:
+        made: dict[str, Mapping[str, Any]] = {}
+
+        def of(name: str) -> Mapping[str, Any]:
+            if name not in made:
+                made[name] = scenario_context(contexts.get(name, {}), scenario.values)
+            return made[name]
+
+        return of
+
+    space = Space(defaults, {}, repo, set(always_set), frozenset(fixed), capability.CHECK_REPO)
+    return _derive(version, [start], [start], context, space)
+
+
+@dataclass(frozen=True)
+class Space:
+    """Where derived scenarios take their values from: each key's default, the values
+    a context schema allows (Calico's), the ``repo`` the renders use, and the keys the
+    controller always sets (never unset)."""
+
+    defaults: Mapping[str, Any]
+    enums: Mapping[str, Sequence[str]]
+    repo: str
+    always_set: Collection[str]
+    #: Keys no scenario varies; and the ``repo`` a scenario sets when its default is
+    #: empty (None: Calico's derivation, whose ``repo`` default is the check's prefix).
+    fixed: frozenset[str] = frozenset()
+    repo_sample: str | None = None
+
+
+#: A scenario's context per template file (by name).
+ContextOf = Callable[[Scenario], Callable[[str], Mapping[str, Any]]]
+
+
+def _derive(
+    version: VersionDir,
+    bases: Sequence[Scenario],
+    starts: Sequence[Scenario],
+    context: ContextOf,
+    space: Space,
+) -> Coverage:
+    """The greedy cover of ``version``'s branches from ``starts``, after ``bases``."""
     traced: list[tuple[str, GoTemplate]] = []
     unanalysed = []
     for tf in version.files:
@@ -119,15 +201,19 @@ def derive(version: VersionDir, capable: bool, legacy: bool, missing: Sequence[s
     truthy: set[str] = set()
     for _, t in traced:
         for key, values in t.conditions.compared.items():
-            compared.setdefault(key, set()).update(values)
-        truthy |= t.conditions.truthy
+            if key not in space.fixed:
+                compared.setdefault(key, set()).update(values)
+        truthy |= t.conditions.truthy - space.fixed
+    addon = space.repo_sample is not None
     dims = scenarios.dimensions(
         compared,
         truthy,
-        default_context(),
-        _enums(),
-        capability.CHECK_REPO,
-        always_set=set(controller_defaults()),
+        space.defaults,
+        space.enums,
+        space.repo,
+        always_set=space.always_set,
+        repo_sample=space.repo_sample or scenarios.TRUTHY_SAMPLE,
+        unset_strings=addon,
     )
     branches = [
         Branch(name, t.line_of(arm.offset), arm.kind, ("arm", name, *arm.key))
@@ -138,11 +224,11 @@ def derive(version: VersionDir, capable: bool, legacy: bool, missing: Sequence[s
     wanted = {b.target for b in branches}
     wanted |= {("arm", name, *arm.key) for name, t in traced for arm in t.arms if arm.compares}
     wanted |= scenarios.value_targets(compared, dims)
-    takes = _Tracer(version.name, traced, dims, capable, missing)
+    takes = _Tracer(traced, dims, context)
     covered: set[Target] = set()
     for b in bases:
         covered |= takes(b)
-    extra = scenarios.cover(starts, dims, takes, wanted, covered, capability.CHECK_REPO)
+    extra = scenarios.cover(starts, dims, takes, wanted, covered, space.repo)
     for e in extra:
         covered |= takes(e)
     return Coverage(
@@ -159,36 +245,27 @@ class _Tracer:
 
     def __init__(
         self,
-        version: str,
         traced: Sequence[tuple[str, GoTemplate]],
         dims: Mapping[str, Sequence[str | None]],
-        capable: bool,
-        missing: Sequence[str],
+        context: ContextOf,
     ) -> None:
-        self.version = version
         self.traced = traced
         self.dims = dims
-        self.capable = capable
-        self.missing = tuple(missing)
-        self.base: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+        self.context = context
         self.files: dict[tuple[str, str], frozenset[tuple[int, int]]] = {}
         self.memo: dict[tuple[Any, ...], frozenset[Target]] = {}
-
-    def context(self, scenario: Scenario) -> dict[str, Any]:
-        route = route_scenario(scenario, self.capable, self.version, self.missing)
-        typha = route.decision.context()
-        key = tuple(sorted(typha.items()))
-        if key not in self.base:
-            self.base[key] = build_context({}, typha=typha, repo=capability.CHECK_REPO)
-        return scenario_context(self.base[key], scenario.values)
 
     def __call__(self, scenario: Scenario) -> frozenset[Target]:
         key = (scenario.nodes, scenario.operation, scenario.values)
         if key in self.memo:
             return self.memo[key]
-        ctx = self.context(scenario)
+        of = self.context(scenario)
         out: set[Target] = set()
-        for name, t in self.traced:
+        first: Mapping[str, Any] = {}
+        for i, (name, t) in enumerate(self.traced):
+            ctx = of(name)
+            if i == 0:
+                first = ctx
             reads = {k: ctx.get(k, "\0unset") for k in sorted(t.keys)}
             memo = (name, json.dumps(reads, sort_keys=True, default=str))
             if memo not in self.files:
@@ -198,6 +275,6 @@ class _Tracer:
                     self.files[memo] = frozenset()
             out.update(("arm", name, *arm) for arm in self.files[memo])
         for k in self.dims:
-            out.add(("value", k, ctx.get(k)))
+            out.add(("value", k, first.get(k)))
         self.memo[key] = frozenset(out)
         return self.memo[key]

@@ -33,7 +33,7 @@ from renderer.data import schemas
 from renderer.errors import InputError
 from renderer.finding import CAPABILITY, CONTEXT, FIDELITY, RULES, SCALE, TEMPLATES, Finding
 from renderer.k8s.yamlio import item_lines, load_all, locate
-from renderer.manifests.tree import semver_key
+from renderer.manifests.tree import ADDON, split_label, unit_order
 from renderer.store import contain
 from renderer.store.read import read_text
 
@@ -68,20 +68,31 @@ class RuleException:
     fields: tuple[str, ...] = ()
     #: :data:`EXCEPTION`, or :data:`DEVIATION` (``rule`` is then the fidelity stage).
     kind: str = EXCEPTION
+    #: The addons it holds for (empty: every addon; a deviation is Calico's).
+    addons: tuple[str, ...] = ()
 
-    def holds_for(self, rule: str, version: str, obj: str = "", fld: str = "") -> bool:
+    def holds_for(
+        self, rule: str, version: str, obj: str = "", fld: str = "", addon: str = ADDON
+    ) -> bool:
         same = rule in catalogue.FIDELITY_RULES if self.kind == DEVIATION else rule == self.rule
         return (
             same
-            and (not self.versions or version in self.versions)
+            and self.holds_on(addon, version)
             and (not self.objects or any(_matches(obj, p) for p in self.objects))
             and (not self.fields or any(_matches(fld, p) for p in self.fields))
+        )
+
+    def holds_on(self, addon: str, version: str) -> bool:
+        """Whether it holds for ``version`` of ``addon``."""
+        return (not self.addons or addon in self.addons) and (
+            not self.versions or version in self.versions
         )
 
     @property
     def scope(self) -> str:
         """What the exception is limited to, for messages ("" when only the rule)."""
         parts = [
+            f"for {', '.join(self.addons)}" if self.addons else "",
             f"on {', '.join(self.versions)}" if self.versions else "",
             f"objects {', '.join(self.objects)}" if self.objects else "",
             f"fields {', '.join(self.fields)}" if self.fields else "",
@@ -115,7 +126,20 @@ class Applied:
     exception: RuleException
     matches: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def matched(self, grouped: bool) -> list[dict[str, Any]]:
+        """Each version it matched and how many findings; ``grouped`` (a report of
+        every addon): the version's addon named apart."""
+        out: list[dict[str, Any]] = []
+        for label, n in self.matches.items():
+            addon, version = split_label(label)
+            mine = {"addon": addon, "version": version} if grouped else {"version": label}
+            out.append({**mine, "findings": n})
+        return out
+
+    def to_dict(self, grouped: bool = False) -> dict[str, Any]:
+        """The entry as JSON; ``grouped``: as the check report of every addon has it
+        (the addons it holds for, each match's addon); else as Calico's own reports
+        have it (``addons`` only when the entry names some)."""
         e = self.exception
         if e.kind == DEVIATION:
             return {
@@ -124,17 +148,19 @@ class Applied:
                 "fields": list(e.fields) or None,
                 "reason": e.reason,
                 "line": e.line,
-                "matched": [{"version": v, "findings": n} for v, n in self.matches.items()],
+                "matched": self.matched(grouped),
             }
+        addons = {"addons": list(e.addons) or None} if grouped or e.addons else {}
         return {
             "rule": e.rule,
+            **addons,
             "versions": list(e.versions) or None,
             "objects": list(e.objects) or None,
             "fields": list(e.fields) or None,
             "severity": e.severity,
             "reason": e.reason,
             "line": e.line,
-            "matched": [{"version": v, "findings": n} for v, n in self.matches.items()],
+            "matched": self.matched(grouped),
         }
 
 
@@ -182,6 +208,7 @@ def parse(text: str, file: str) -> ExceptionSet:
                 rule=item["rule"],
                 reason=item["reason"].strip(),
                 versions=tuple(item.get("versions", ())),
+                addons=tuple(item.get("addons", ())),
                 severity=item.get("severity"),
                 line=line,
                 objects=tuple(item.get("objects", ())),
@@ -246,15 +273,23 @@ def load(path: Path | None) -> ExceptionSet:
 
 
 def match(
-    exceptions: Sequence[RuleException], rule: str, version: str, obj: str = "", fld: str = ""
+    exceptions: Sequence[RuleException],
+    rule: str,
+    version: str,
+    obj: str = "",
+    fld: str = "",
+    addon: str = ADDON,
 ) -> RuleException | None:
-    """The first exception that holds for ``rule`` on ``version`` (and the finding's
-    object and field), or None."""
-    return next((e for e in exceptions if e.holds_for(rule, version, obj, fld)), None)
+    """The first exception that holds for ``rule`` on ``version`` of ``addon`` (and the
+    finding's object and field), or None."""
+    return next((e for e in exceptions if e.holds_for(rule, version, obj, fld, addon)), None)
 
 
 def apply(
-    findings: Sequence[Finding], exceptions: Sequence[RuleException], version: str
+    findings: Sequence[Finding],
+    exceptions: Sequence[RuleException],
+    version: str,
+    addon: str = ADDON,
 ) -> tuple[list[Finding], dict[int, int]]:
     """``findings`` with the reviewed ``exceptions`` applied: those an exception names (in
     a stage of :data:`~renderer.checks.catalogue.EXCEPTABLE_STAGES`) are skipped, or
@@ -264,7 +299,7 @@ def apply(
     kept: list[Finding] = []
     for f in findings:
         found = (
-            match(exceptions, f.rule, version, str(f.object or ""), f.field)
+            match(exceptions, f.rule, version, str(f.object or ""), f.field, addon)
             if f.stage in EXCEPTABLE_STAGES
             else None
         )
@@ -281,13 +316,14 @@ def apply(
 def applied_list(
     exceptions: ExceptionSet, per_version: Sequence[Sequence[tuple[int, str, int]]]
 ) -> list[Applied]:
-    """Every exception with its matches: ``per_version`` holds (index, version, count)."""
+    """Every exception with its matches: ``per_version`` holds (index, version's label
+    (:func:`~renderer.manifests.tree.unit_label`), count)."""
     out = [Applied(e) for e in exceptions.items]
     for matches in per_version:
         for index, version, count in matches:
             out[index].matches[version] = out[index].matches.get(version, 0) + count
     for a in out:  # in version order, whichever version finished first
-        a.matches = dict(sorted(a.matches.items(), key=lambda kv: semver_key(kv[0])))
+        a.matches = dict(sorted(a.matches.items(), key=lambda kv: unit_order(kv[0])))
     return out
 
 
@@ -329,23 +365,32 @@ def evaluation(
     stages: Mapping[str, Mapping[str, str]],
     absent: str = "not in the tree",
 ) -> tuple[list[str], dict[str, str]]:
-    """Where ``exception``'s rule was evaluated: ``stages`` maps each checked version to
-    its stage statuses (``skip``: did not run; ``legacy``: a version without Typha,
-    whose release rules do not apply). Returns the versions it was evaluated on and,
-    for the others it holds for, why it was not."""
+    """Where ``exception``'s rule was evaluated: ``stages`` maps each checked version
+    (by its label, :func:`~renderer.manifests.tree.unit_label`) to its stage statuses
+    (``skip``: did not run; ``legacy``: a version without Typha, whose release rules do
+    not apply). Returns the versions it was evaluated on and, for the others it holds
+    for, why it was not."""
     stage = FIDELITY if exception.kind == DEVIATION else catalogue.stage_of(exception.rule)
     status_of = _STATUS_OF.get(stage or "", stage or "")
     ran: list[str] = []
     why: dict[str, str] = {}
-    wanted = list(exception.versions) or list(stages)
+    held = [label for label in stages if exception.holds_on(*split_label(label))]
+    wanted = held
+    if exception.versions:  # in the order named; one no checked addon has, as named
+        wanted = []
+        for named in exception.versions:
+            mine = [label for label in held if split_label(label)[1] == named]
+            wanted += mine or [named]
     for version in wanted:
         statuses = stages.get(version)
         if statuses is None:
             why[version] = absent
         elif stage is None:  # not a catalogued id (a library caller's own): judged as run
             ran.append(version)
-        elif status_of not in statuses:
+        elif status_of not in statuses and stage == FIDELITY:
             why[version] = f"the {stage} stage runs only with an upstream directory"
+        elif status_of not in statuses:
+            why[version] = f"no {stage} stage for its addon"
         elif stage == RULES and statuses.get(CAPABILITY) == "legacy":
             why[version] = "legacy: release rules apply to Typha-capable versions"
         elif statuses[status_of] == "skip":

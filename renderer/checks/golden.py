@@ -43,6 +43,7 @@ from renderer.checks.report import (
     GOLDEN_TEXT_CHANGED,
     GOLDENS_ERROR,
     MISSING,
+    NEW,
     PASS,
     UPDATED,
     FileChange,
@@ -55,7 +56,7 @@ from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import ERROR, GOLDENS, WARNING, Finding, ObjectRef
 from renderer.k8s.diff import Leaf, Parts, leaf_changes
 from renderer.k8s.parse import K8sObject, parse_stream
-from renderer.manifests.tree import refuse_name, semver_key, tree_path
+from renderer.manifests.tree import ADDON, refuse_name, semver_key, tree_path
 from renderer.store import contain
 from renderer.store.files import write_tree
 from renderer.store.read import MAX_INPUT_BYTES, read_text
@@ -138,25 +139,49 @@ def refuse_links(path: Path, base: Path) -> None:
         here = here.parent
 
 
-def _under_root(options: CheckOptions) -> bool:
-    """Whether the goldens are ROOT's own (``ROOT/golden/calico`` or below ROOT)."""
+def _under_root(options: CheckOptions, addon: str = ADDON) -> bool:
+    """Whether the goldens of ``addon`` are ROOT's own (``ROOT/golden/<addon>``)."""
     if options.root is None:
         return False
     root = Path(os.path.abspath(options.root))
-    return root in Path(os.path.abspath(options.golden)).parents
+    return root in Path(os.path.abspath(options.golden_dir(addon))).parents
 
 
-def golden_base(options: CheckOptions) -> Path:
-    """The directory the goldens must stay inside: ROOT for goldens inside the tree
-    (``ROOT/golden/calico``), else the golden directory itself."""
-    if options.root is not None and _under_root(options):
+def golden_base(options: CheckOptions, addon: str = ADDON) -> Path:
+    """The directory the goldens of ``addon`` must stay inside: ROOT for goldens inside
+    the tree (``ROOT/golden/<addon>``), else the golden directory itself."""
+    if options.root is not None and _under_root(options, addon):
         return options.root
-    return options.golden
+    return options.golden_dir(addon)
 
 
-def guard(options: CheckOptions) -> None:
-    """Refuse a golden root that is, or lies below, a symbolic link inside ROOT."""
-    refuse_links(options.golden, golden_base(options))
+def guard(options: CheckOptions, addons: Iterable[str] = (ADDON,)) -> None:
+    """Refuse a golden directory that is, or lies below, a symbolic link inside ROOT."""
+    for addon in addons:
+        refuse_links(options.golden_dir(addon), golden_base(options, addon))
+
+
+def lock_dirs(options: CheckOptions, addons: Iterable[str]) -> list[Path]:
+    """The directories an update of the goldens of ``addons`` locks: Calico's golden
+    directory, and ``ROOT/golden`` that holds every other addon's."""
+    return sorted({options.golden if a == ADDON else options.goldens_root for a in addons})
+
+
+def adopted_for_calico_only(options: CheckOptions, addons: Iterable[str]) -> bool:
+    """Whether the tree's goldens are Calico's alone (a tree that adopted the gate when
+    it checked Calico only): Calico's golden directory holds a version, no other addon
+    of ``addons`` has a golden directory. Such a tree's other addons start with goldens
+    :data:`~renderer.checks.report.NEW`, not failing; one line says how to write them."""
+    if options.root is None or not _has_entries(options.golden_dir(ADDON)):
+        return False
+    return not any(_has_entries(options.golden_dir(a)) for a in addons if a != ADDON)
+
+
+def _has_entries(directory: Path) -> bool:
+    try:
+        return any(not e.name.startswith(".") for e in os.scandir(directory))
+    except OSError:
+        return False
 
 
 def _walk(directory: Path, base: Path) -> Iterable[Path]:
@@ -329,6 +354,18 @@ class Where:
 
     file: str
     line: int
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """Where a version's templates are: names a template relative to ROOT."""
+
+    addon: str
+    version: str
+    files: tuple[str, ...]
+
+    def path(self, file: str) -> str:
+        return tree_path(self.version, self.files, file, self.addon)
 
 
 @dataclass(frozen=True)
@@ -536,7 +573,7 @@ def change_message(
 
 
 def _merge(
-    compare: _Compare, version: str, files: Sequence[str], order: Sequence[str]
+    compare: _Compare, tree: _Tree, order: Sequence[str]
 ) -> tuple[list[ObjectChange], list[Finding]]:
     """The changes merged across scenarios: one :class:`ObjectChange` per value change,
     one finding per object, field and template line (listing every scenario)."""
@@ -551,7 +588,7 @@ def _merge(
     records: list[ObjectChange] = []
     findings: list[Finding] = []
     for (ref, path, where), items in grouped.items():
-        file = tree_path(version, files, where.file) if where.file else ""
+        file = tree.path(where.file) if where.file else ""
         scenarios = sorted({s for _, ss in items for s in ss}, key=lambda s: rank.get(s, len(rank)))
         values = [(f.old, f.new, ss) for f, ss in items]
         for f, ss in items:
@@ -583,7 +620,7 @@ def _order(f: Finding) -> tuple[Any, ...]:
 
 
 def _text_findings(
-    compare: _Compare, version: str, files: Sequence[str], order: Sequence[str], strict: bool
+    compare: _Compare, tree: _Tree, order: Sequence[str], strict: bool
 ) -> list[Finding]:
     """One warning per template and line range whose render differs from its goldens
     only in text (an error with ``strict``)."""
@@ -601,7 +638,7 @@ def _text_findings(
                 f"the golden's text differs at template {span}, its objects do not "
                 "(comments, blank lines or key order)",
                 stage=GOLDENS,
-                file=tree_path(version, files, name),
+                file=tree.path(name),
                 line=first,
                 scenarios=tuple(sorted(scenarios, key=lambda s: rank.get(s, len(rank)))),
             )
@@ -610,15 +647,11 @@ def _text_findings(
 
 
 def _scenario_findings(
-    compare: _Compare,
-    version: str,
-    files: Sequence[str],
-    added: Sequence[str],
-    removed: Sequence[str],
+    compare: _Compare, tree: _Tree, added: Sequence[str], removed: Sequence[str]
 ) -> list[Finding]:
     """A scenario rendered with no goldens, or goldens of a scenario no longer rendered."""
     first = compare.first
-    at = tree_path(version, files, first.file) if first.file else ""
+    at = tree.path(first.file) if first.file else ""
     out = []
     for names, what in (
         (added, "a scenario rendered with no goldens yet"),
@@ -651,32 +684,44 @@ def _by_scenario(files: Mapping[str, str]) -> dict[str, dict[str, str]]:
 
 
 def update_command(options: CheckOptions) -> str:
-    """The command that (re)creates goldens for the checked tree."""
+    """The command that (re)creates goldens for the checked tree (the addons asked for
+    with ``--addon``, the BKECluster named with ``--config``)."""
     parts = ["calico-render", "check"]
     if options.manifests_arg is not None:
         parts += ["--manifests", options.manifests_arg]
     if options.golden_arg is not None:
         parts += ["--golden", options.golden_arg]
+    for addon in options.addons:
+        parts += ["--addon", addon]
+    if options.config_arg is not None:
+        parts += ["--config", options.config_arg]
     if options.kube_args:
         for k in options.kube_versions:
             parts += ["--kube-version", k]
     return shlex.join([*parts, "--update-golden"])
 
 
-def golden_label(options: CheckOptions) -> str:
-    """How the report names the golden directory."""
+def golden_label(options: CheckOptions, addons: Collection[str] = (ADDON,)) -> str:
+    """How the report names the golden directories: Calico's, then ``ROOT/golden/
+    <addon>/`` when other addons are checked."""
     if options.golden_arg is not None:
-        return options.golden_arg
-    return "(bundled goldens)" if options.root is None else str(options.golden)
+        calico = options.golden_arg
+    else:
+        calico = "(bundled goldens)" if options.root is None else str(options.golden)
+    if all(a == ADDON for a in addons):
+        return calico
+    others = f"{options.goldens_root}/<addon>"
+    return others if ADDON not in addons else f"{calico} and {others}"
 
 
-def golden_path(options: CheckOptions, version: str) -> str:
+def golden_path(options: CheckOptions, version: str, addon: str = ADDON) -> str:
     """How findings name a version's golden directory: relative to ROOT for a tree's
     own goldens (``golden/calico/v3.31.3``, the path CI annotates), else as given."""
-    directory = options.golden / version
-    if options.golden_arg is None and _under_root(options):
+    directory = options.golden_dir(addon) / version
+    named = options.golden_arg is not None and addon == ADDON
+    if not named and _under_root(options, addon):
         return Path(os.path.relpath(directory, options.root or ".")).as_posix()
-    if options.root is None and options.golden_arg is None:  # bundled, a checkout's golden/
+    if options.root is None and not named:  # bundled, a checkout's golden/
         return f"{options.golden.name}/{version}"
     return directory.as_posix()
 
@@ -692,6 +737,8 @@ class GoldenInput:
     maps: Mapping[tuple[str, str], SourceMap]
     templates: Sequence[str]
     decision_at: tuple[str, int] | None = None
+    #: The addon of the version (its templates are ``kubernetes/<addon>/<version>/``).
+    addon: str = ADDON
 
 
 @dataclass(frozen=True)
@@ -731,9 +778,10 @@ def compare(
             found.scenario(scenario, old_by[scenario], new_by.get(scenario, {}))
     added = [s for s in names if s not in old_by]
     removed = sorted(s for s in old_by if s not in names)
-    changes, changed = _merge(found, version, files, names)
-    changed += _scenario_findings(found, version, files, added, removed)
-    text = _text_findings(found, version, files, names, strict)
+    tree = _Tree(given.addon, version, tuple(files))
+    changes, changed = _merge(found, tree, names)
+    changed += _scenario_findings(found, tree, added, removed)
+    text = _text_findings(found, tree, names, strict)
     return Comparison(changes, [*changed, *text])
 
 
@@ -744,19 +792,23 @@ def compare_stage(
     records the comparison and the stage's status in ``result``, returns its findings."""
     new = golden_files(given.outputs)
     result.rendered = new
-    directory = options.golden / result.version
+    addon = result.addon
+    directory = options.golden_dir(addon) / result.version
     g = result.golden
-    shown = golden_path(options, result.version)
+    shown = golden_path(options, result.version, addon)
     g.directory = shown
     g.command = update_command(options)
     try:
-        loaded = read_goldens(directory, golden_base(options), lenient=options.update)
+        loaded = read_goldens(directory, golden_base(options, addon), lenient=options.update)
     except GoldenError:
         raise
     except InputError as exc:  # a FIFO, a name with control characters, not UTF-8
         raise GoldenError(exc.message, file=exc.file, line=exc.line, key=exc.key) from None
     files = list(given.templates)
-    first = tree_path(result.version, files, files[0]) if files else ""
+    first = tree_path(result.version, files, files[0], addon) if files else ""
+    if loaded is None and addon != ADDON and options.calico_only_goldens:
+        _set_all(result, NEW)  # the report says once how to write them
+        return []
     if loaded is None:
         _set_all(result, MISSING)
         return [
@@ -825,21 +877,24 @@ def apply_update(result: VersionResult, options: CheckOptions) -> list[Finding]:
     """Write the version's rendered goldens and record what changed; a write that
     fails leaves the stage failed with a finding saying why (the goldens still differ)."""
     g = result.golden
-    if result.rendered is None or g.status not in (PASS, FAIL, MISSING):
+    if result.rendered is None or g.status not in (PASS, FAIL, MISSING, NEW):
         return []
-    directory = options.golden / result.version
-    changes = g.files if g.status != MISSING else file_changes({}, result.rendered)
+    directory = options.golden_dir(result.addon) / result.version
+    fresh = g.status in (MISSING, NEW)
+    changes = g.files if not fresh else file_changes({}, result.rendered)
     if not changes:
         return []
     try:
-        g.files = write_golden(directory, result.rendered, changes, golden_base(options))
+        g.files = write_golden(
+            directory, result.rendered, changes, golden_base(options, result.addon)
+        )
     except GoldenError:
         raise  # a link or a path out of the goldens: bad input, nothing written
     except InputError as exc:
         if exc.file is None:
             raise
         first = next(c.path for c in changes if c.change != "removed") if changes else ""
-        shown = golden_path(options, result.version)
+        shown = golden_path(options, result.version, result.addon)
         finding = Finding(  # nothing written (all or nothing): at the first golden to write
             GOLDENS_ERROR,
             ERROR,
@@ -855,7 +910,9 @@ def apply_update(result: VersionResult, options: CheckOptions) -> list[Finding]:
     g.status = result.stages[GOLDENS] = UPDATED
     result.findings = [f for f in result.findings if f.stage != GOLDENS]
     for s in result.scenarios:
-        s.golden = UPDATED if s.golden in (FAIL, MISSING) or was == MISSING else s.golden
+        s.golden = (
+            UPDATED if s.golden in (FAIL, MISSING, NEW) or was in (MISSING, NEW) else s.golden
+        )
     return []
 
 
@@ -913,22 +970,27 @@ def _empty_dir(path: Path) -> bool:
         return False
 
 
-def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGolden]:
-    """Golden directories named like a version that is not in the tree, in version order.
+def find_stale(
+    options: CheckOptions, versions: Collection[str], addon: str = ADDON
+) -> list[StaleGolden]:
+    """Golden directories of ``addon`` for a version that is not in the tree, in
+    version order.
 
-    Only directories whose name is a version (``v3.28.2``) count, so a golden root
-    pointing at the wrong place never makes unrelated directories "stale".
+    In Calico's golden directory only directories whose name is a version
+    (``v3.28.2``) count, so a golden directory named at the wrong place never makes
+    unrelated directories "stale"; ``ROOT/golden/<addon>`` of another addon holds
+    nothing but its versions' goldens, whatever their names (``latest``, ``5.7``).
     """
-    root = options.golden
+    root = options.golden_dir(addon)
     if not root.is_dir() or os.path.islink(root):
         return []
-    base = golden_base(options)
+    base = golden_base(options, addon)
     dirs = [
         p
         for p in root.iterdir()
         if not p.name.startswith(".")
         and p.name not in versions
-        and semver_key(p.name)[0] == 0
+        and (addon != ADDON or semver_key(p.name)[0] == 0)
         and (os.path.islink(p) or p.is_dir())
     ]
     out = []
@@ -938,9 +1000,30 @@ def find_stale(options: CheckOptions, versions: Collection[str]) -> list[StaleGo
             files = sorted(f.relative_to(d).as_posix() for f in _walk(d, base))
         except FileNotFoundError:  # removed while listed (a concurrent update)
             continue
-        shown = golden_path(options, d.name)
-        out.append(StaleGolden(d.name, str(d), files, update_command(options), shown=shown))
+        shown = golden_path(options, d.name, addon)
+        command = update_command(options)
+        out.append(StaleGolden(d.name, str(d), files, command, shown=shown, addon=addon))
     return out
+
+
+def stale_addons(options: CheckOptions, addons: Collection[str]) -> list[str]:
+    """Addons with a golden directory (``ROOT/golden/<addon>``) but no directory in the
+    tree: every version's goldens there are stale (Calico's goldens are named apart)."""
+    if options.root is None:
+        return []
+    top = options.goldens_root
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [
+        e.name
+        for e in entries
+        if not e.name.startswith(".")
+        and e.name != ADDON
+        and e.name not in addons
+        and (e.is_symlink() or e.is_dir())
+    ]
 
 
 def remove_stale(stale: StaleGolden) -> None:

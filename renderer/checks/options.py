@@ -8,7 +8,7 @@ from pathlib import Path
 
 from renderer.checks import exceptions as excepts
 from renderer.errors import InputError
-from renderer.manifests.tree import semver_key
+from renderer.manifests.tree import ADDON, semver_key
 
 #: Where a tree's goldens live when none are named: ``ROOT/golden/calico``.
 TREE_GOLDEN = Path("golden") / "calico"
@@ -72,3 +72,25 @@ class CheckOptions:
     exceptions: excepts.ExceptionSet = field(default_factory=excepts.ExceptionSet)
     #: Branches no scenario renders are errors, not warnings.
     strict: bool = False
+    #: The addons to check (``--addon``); empty: every addon of the tree.
+    addons: tuple[str, ...] = ()
+    #: The representative BKECluster (and BKENodes) every addon but Calico renders
+    #: with: its controller's context (None: the create request the package ships).
+    config: Path | None = None
+    config_arg: str | None = None
+
+    #: The tree's goldens are Calico's alone (it adopted the gate when it checked
+    #: Calico only): another addon without goldens is ``new``, not a failure.
+    calico_only_goldens: bool = False
+
+    @property
+    def goldens_root(self) -> Path:
+        """``ROOT/golden``: where every addon's goldens live (Calico's unless named)."""
+        base = self.root if self.root is not None else self.golden.parent
+        return base / TREE_GOLDEN.parent
+
+    def golden_dir(self, addon: str = ADDON) -> Path:
+        """Where the goldens of ``addon`` live: Calico's in :attr:`golden` (named with
+        ``--golden``, the bundled goldens for the bundled tree, else
+        ``ROOT/golden/calico``), every other addon's in ``ROOT/golden/<addon>``."""
+        return self.golden if addon == ADDON else self.goldens_root / addon

@@ -18,10 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from renderer.bke import context as bke_context
+from renderer.bke import missing
+from renderer.bke.addons import CONTROLLER_ADDON, PLACEHOLDER
+from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.calico import capability, fidelity, policy
-from renderer.calico.rules import RuleInput, run_rules
+from renderer.calico.rules import Rule, RuleInput, generic_rules, run_rules
+from renderer.calico.scenarios import Scenario
 from renderer.checks import coverage, golden
 from renderer.checks import exceptions as excepts
+from renderer.checks.addons import AddonCluster, AddonRender, AddonRenders, addon_cluster
+from renderer.checks.addons import decision_record as addon_decision
 from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.checks.options import CheckOptions
 from renderer.checks.renders import (
@@ -41,7 +47,7 @@ from renderer.checks.report import (
     ScenarioResult,
     VersionResult,
 )
-from renderer.checks.stages import Stage, Step, judged, view
+from renderer.checks.stages import Stage, Step, error_finding, judged, view
 from renderer.checks.validation import (
     SchemaInput,
     SchemaResults,
@@ -72,7 +78,7 @@ from renderer.finding import (
     merge_findings,
 )
 from renderer.k8s import schema as kubeschema
-from renderer.manifests.tree import VersionDir, tree_path
+from renderer.manifests.tree import ADDON, VersionDir, tree_path, unit_label
 from renderer.store.read import read_text
 
 # --- stages ---------------------------------------------------------------------------
@@ -121,13 +127,15 @@ def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
     return release_rules(cap)
 
 
-def scenario_rules(renders: Sequence[ScenarioRender], version: str) -> list[Finding]:
-    """The release rules on every scenario's render (each finding naming the scenarios
-    it holds in, merged), as both ``check`` and ``capability`` report them."""
+def scenario_rules(
+    renders: Sequence[ScenarioRender], version: str, rules: Sequence[Rule] | None = None
+) -> list[Finding]:
+    """The release rules (or ``rules``) on every scenario's render (each finding naming
+    the scenarios it holds in, merged), as both ``check`` and ``capability`` report them."""
     found = [
         replace(f, scenarios=(r.scenario.name,))
         for r in renders
-        for f in run_rules(RuleInput(r.objects, version, r.context, r.scenario.nodes))
+        for f in run_rules(RuleInput(r.objects, version, r.context, r.scenario.nodes), rules)
     ]
     order = [r.scenario.name for r in renders]
     return sorted(
@@ -141,23 +149,14 @@ def context_findings(version: VersionDir) -> list[Finding]:
     return bke_context.unreachable_keys(version_nested_keys(version), version_nested_lines(version))
 
 
-def error_finding(stage: str, error: CalicoRenderError) -> Finding:
-    """A stage that failed with ``error``, located where the error is."""
-    return Finding(
-        f"{stage}-error",
-        ERROR,
-        error.message,
-        stage=stage,
-        file=error.file or "",
-        line=error.line or 0,
-        column=error.column or 0 if error.line else 0,
-    )
-
-
-def in_tree(version: tuple[str, Sequence[str]], findings: Sequence[Finding]) -> list[Finding]:
+def in_tree(
+    version: tuple[str, Sequence[str]], findings: Sequence[Finding], addon: str = ADDON
+) -> list[Finding]:
     """``findings`` with the templates they are located in named relative to ROOT."""
     name, names = version
-    return [replace(f, file=tree_path(name, names, f.file)) if f.file else f for f in findings]
+    return [
+        replace(f, file=tree_path(name, names, f.file, addon)) if f.file else f for f in findings
+    ]
 
 
 def version_of(result: VersionResult) -> tuple[str, Sequence[str]]:
@@ -170,12 +169,26 @@ def version_of(result: VersionResult) -> tuple[str, Sequence[str]]:
 #: with (``check`` only), upstream's manifests (``--upstream``), and every rendered
 #: object validated (``check`` validates them across versions, after the other stages).
 GOLDEN_DIR, UPSTREAM, VALIDATED = "golden directory", "upstream", "validated objects"
+#: What the addon gives: Calico's facts (its Typha contract, release rules and upstream
+#: releases), or, for every other addon, renders with the controller's context from a
+#: representative BKECluster (whose missing keys are named).
+CALICO, CONTROLLER_CONTEXT = "calico", "the controller's context"
+
+
+def addon_needs(addon: str) -> frozenset[str]:
+    """What a version of ``addon`` gives its stages beside the command's own needs."""
+    return frozenset({CALICO if addon == ADDON else CONTROLLER_CONTEXT})
 
 
 class VersionRun:
     """What the stages of one version share: its renders (each distinct context once),
     and what earlier stages worked out (the contract, the scenarios and their renders),
-    each computed when a stage first asks for it."""
+    each computed when a stage first asks for it.
+
+    A Calico version renders in the gate's fixed context with each scenario's Typha
+    decision (:class:`Renders`); a version of any other addon with the contexts BKE's
+    controller builds for it from ``cluster`` (:class:`AddonRenders`).
+    """
 
     def __init__(
         self,
@@ -187,9 +200,17 @@ class VersionRun:
         kube_versions: Sequence[str] = (),
         options: CheckOptions | None = None,
         result: VersionResult | None = None,
+        cluster: AddonCluster | None = None,
     ) -> None:
         self.version = version
-        self.shared = Renders(version, qualified=qualified)
+        self.calico = version.addon == ADDON
+        self.shared: Renders | AddonRenders
+        if self.calico:
+            self.shared = Renders(version, qualified=qualified)
+        else:
+            if cluster is None:
+                raise ValueError(f"{version.addon} renders with a cluster's context")
+            self.shared = AddonRenders(version, cluster)
         self.strict = strict
         self.upstream = upstream
         self.kube_versions = tuple(kube_versions)
@@ -200,33 +221,105 @@ class VersionRun:
         self._cap: capability.CapabilityReport | None = None
         self._cov: coverage.Coverage | None = None
         self._renders: list[ScenarioRender] | None = None
+        self._addon: list[tuple[Scenario, AddonRender]] | None = None
+
+    @property
+    def renders(self) -> Renders:
+        """Calico's shared renders."""
+        if not isinstance(self.shared, Renders):
+            raise ValueError(f"{self.version.addon} has no Typha renders")
+        return self.shared
+
+    @property
+    def addon_renders(self) -> AddonRenders:
+        """Another addon's shared renders."""
+        if not isinstance(self.shared, AddonRenders):
+            raise ValueError("Calico renders in the gate's fixed context")
+        return self.shared
 
     @property
     def capability(self) -> capability.CapabilityReport:
         """The Typha contract judged on the shared renders."""
         if self._cap is None:
-            self._cap = assess(self.shared)
+            self._cap = assess(self.renders)
         return self._cap
 
     @property
     def coverage(self) -> coverage.Coverage:
         """The scenarios derived from the templates' branches, and what they cover."""
         if self._cov is None:
-            cap = self.capability
-            self._cov = coverage.derive(self.version, cap.capable, cap.legacy, cap.missing)
+            if self.calico:
+                cap = self.capability
+                self._cov = coverage.derive(self.version, cap.capable, cap.legacy, cap.missing)
+            else:
+                shared = self.addon_renders
+                cluster = shared.cluster
+                self._cov = coverage.derive_addon(
+                    self.version,
+                    shared.base,
+                    cluster.base,
+                    controller_keys(cluster),
+                    derived_keys(cluster),
+                )
         return self._cov
 
     @property
     def scenarios(self) -> list[ScenarioRender]:
         """Every derived scenario's render."""
         if self._renders is None:
-            self._renders = render_scenarios(self.shared, self.capability, self.coverage.scenarios)
+            if self.calico:
+                chosen = self.coverage.scenarios
+                self._renders = render_scenarios(self.renders, self.capability, chosen)
+            else:
+                self._renders = [
+                    ScenarioRender(
+                        s,
+                        addon_decision(s, self.addon_renders.cluster),
+                        r.files,
+                        r.objects,
+                        r.context,
+                    )
+                    for s, r in self.addon_scenarios
+                ]
         return self._renders
+
+    @property
+    def addon_scenarios(self) -> list[tuple[Scenario, AddonRender]]:
+        """Another addon's scenarios, each with its render (failures and missing keys)."""
+        if self._addon is None:
+            shared = self.addon_renders
+            self._addon = [(s, shared.get(s.values)) for s in self.coverage.scenarios]
+        return self._addon
 
     @property
     def schema_inputs(self) -> list[SchemaInput]:
         """The distinct objects the scenarios render, with the scenarios rendering each."""
         return schema_inputs([(r.scenario.name, r.objects) for r in self.scenarios])
+
+
+def derived_keys(cluster: AddonCluster) -> set[str]:
+    """The keys of an addon's contexts the controller derives from the cluster's nodes
+    or builds for the addon itself (a node script's addresses, the manage file's
+    nodes): a scenario keeps the cluster's value, another would be no cluster's."""
+    built = {bke_context.BKENODES, CONTROLLER_ADDON, PLACEHOLDER}
+    return {
+        key
+        for f in cluster.contexts.files
+        for key, entry in f.entries.items()
+        if entry.source in built
+    }
+
+
+def controller_keys(cluster: AddonCluster) -> set[str]:
+    """The keys of an addon's contexts the controller always sets (a derived scenario
+    never unsets them): every key but those an addon param or admission gave."""
+    params = {bke_context.ADDON_PARAM, bke_context.FILE_PARAM, ADMISSION_DEFAULT}
+    return {
+        key
+        for f in cluster.contexts.files
+        for key, entry in f.entries.items()
+        if entry.source not in params
+    }
 
 
 def compile_templates(run: VersionRun) -> list[Finding]:
@@ -252,13 +345,24 @@ def covered(run: VersionRun) -> list[Finding]:
 
 
 def rules(run: VersionRun) -> list[Finding]:
-    """The release rules on every scenario; none on a legacy version (they are Typha's)."""
+    """Calico's release rules on every scenario (none on a legacy version: they are
+    Typha's); on another addon, the rules that hold for any addon's objects."""
+    if not run.calico:
+        return scenario_rules(run.scenarios, run.version.name, generic_rules())
     return [] if run.capability.legacy else scenario_rules(run.scenarios, run.version.name)
 
 
 def injections(run: VersionRun) -> list[Finding]:
     """Values that changed the YAML their template wrote, in every render so far."""
     return list(run.shared.injections)
+
+
+def missing_keys(run: VersionRun) -> list[Finding]:
+    """Keys an addon's contexts lack where a template reads them (a file that fails on
+    one, ``<no value>`` printed into an object: ``context-missing-key``, saying who
+    sets the key), and files that do not render or decode, over every scenario."""
+    found = [replace(f, scenarios=(s.name,)) for s, r in run.addon_scenarios for f in r.findings]
+    return merge_findings(found, [s.name for s, _ in run.addon_scenarios])
 
 
 def goldens(run: VersionRun) -> list[Finding]:
@@ -269,13 +373,15 @@ def goldens(run: VersionRun) -> list[Finding]:
     outputs = [
         golden.ScenarioOutput(r.scenario.name, r.decision, tuple(r.files)) for r in run.scenarios
     ]
-    located = [f for f in located_contract(run.capability) if f.file and f.line]
+    contract = located_contract(run.capability) if run.calico else []
+    located = [f for f in contract if f.file and f.line]
     given = golden.GoldenInput(
         outputs,
         run.shared.parsed,
         run.shared.maps,
         [tf.name for tf in run.version.files],
         (located[0].file, located[0].line) if located else None,
+        run.version.addon,
     )
     return golden.compare_stage(run.result, given, run.options)
 
@@ -283,7 +389,7 @@ def goldens(run: VersionRun) -> list[Finding]:
 def upstream(run: VersionRun) -> list[Finding]:
     if run.upstream is None:
         raise ValueError("the fidelity stage needs an upstream directory")
-    run.fidelity = assess_fidelity(run.shared, run.upstream, run.capability.capable)
+    run.fidelity = assess_fidelity(run.renders, run.upstream, run.capability.capable)
     return run.fidelity.findings
 
 
@@ -305,36 +411,62 @@ UNREACHABLE = Step(CONTEXT, unreachable, about="keys the templates read that no 
 GATE: tuple[Step[VersionRun], ...] = (
     Step(TEMPLATES, compile_templates, about="every template compiles"),
     UNREACHABLE,
-    Step(CAPABILITY, contract, about="the Typha contract, each failure located"),
+    Step(CAPABILITY, contract, frozenset({CALICO}), "the Typha contract, each failure located"),
     Step(COVERAGE, covered, about="template branches no scenario renders"),
-    Step(RULES, rules, about="the release rules on every scenario"),
+    Step(RULES, rules, about="the release rules (another addon: the object rules)"),
     Step(CONTEXT, injections, about="values that change the YAML their template wrote"),
+    Step(
+        CONTEXT,
+        missing_keys,
+        frozenset({CONTROLLER_CONTEXT}),
+        "keys the controller's context lacks, files that do not render or decode",
+    ),
     Step(GOLDENS, goldens, frozenset({GOLDEN_DIR}), "renders against reviewed goldens"),
-    Step(FIDELITY, upstream, frozenset({UPSTREAM}), "renders against upstream's manifests"),
+    Step(
+        FIDELITY,
+        upstream,
+        frozenset({UPSTREAM, CALICO}),
+        "renders against upstream's manifests",
+    ),
     Step(SCHEMA, schema, frozenset({VALIDATED}), "strict Kubernetes schemas"),
 )
 
 
-def check_stages(upstream: Path | None, validated: bool = False) -> tuple[Stage[VersionRun], ...]:
-    """The ``check`` view: every stage; before the objects are validated, all but schema."""
-    given = {GOLDEN_DIR, *([UPSTREAM] if upstream is not None else [])}
+def check_stages(
+    upstream: Path | None, validated: bool = False, addon: str = ADDON
+) -> tuple[Stage[VersionRun], ...]:
+    """The ``check`` view for a version of ``addon``: every stage that addon has; before
+    the objects are validated, all but schema."""
+    given = {GOLDEN_DIR, *addon_needs(addon), *([UPSTREAM] if upstream is not None else [])}
     return view(GATE, given | ({VALIDATED} if validated else set()))
 
 
 def capability_stages(upstream: Path | None) -> tuple[Stage[VersionRun], ...]:
-    """The ``capability`` view: the stages without goldens; it compiles the templates
-    as it renders them (a template that does not is bad input there, not a finding)."""
-    given = {VALIDATED, *([UPSTREAM] if upstream is not None else [])}
+    """The ``capability`` view (Calico's): the stages without goldens; it compiles the
+    templates as it renders them (a template that does not is bad input there, not a
+    finding)."""
+    given = {VALIDATED, CALICO, *([UPSTREAM] if upstream is not None else [])}
     return view(GATE, given, without=(TEMPLATES,))
 
 
+def stage_columns(addon: str, upstream: Path | None) -> tuple[str, ...]:
+    """The status columns a version of ``addon`` has: those of :data:`STAGES` (and
+    fidelity) some stage of its view fills."""
+    ran = {s.name for s in check_stages(upstream, True, addon)}
+    return tuple(s for s in (*STAGES, FIDELITY) if s in ran)
+
+
 def except_findings(
-    findings: Sequence[Finding], exceptions: Sequence[excepts.RuleException], version: str
+    findings: Sequence[Finding],
+    exceptions: Sequence[excepts.RuleException],
+    version: str,
+    addon: str = ADDON,
 ) -> tuple[list[Finding], list[tuple[int, str, int]]]:
     """The reviewed exceptions applied to a version's findings, in one place for every
-    view: the findings kept, and (exception index, version, count) per match."""
-    kept, counts = excepts.apply(findings, exceptions, version)
-    return kept, [(i, version, n) for i, n in sorted(counts.items())]
+    view: the findings kept, and (exception index, version's label, count) per match."""
+    kept, counts = excepts.apply(findings, exceptions, version, addon)
+    label = unit_label(addon, version)
+    return kept, [(i, label, n) for i, n in sorted(counts.items())]
 
 
 # --- the check view -------------------------------------------------------------------
@@ -352,12 +484,15 @@ def template_sources(version: VersionDir) -> dict[str, str]:
     return out
 
 
-def new_result(name: str, files: list[str], dialect: str, options: CheckOptions) -> VersionResult:
-    """A version's result before any stage ran: every column skipped."""
-    result = VersionResult(name, files, dialect)
-    if options.upstream is not None:
-        result.stages[FIDELITY] = SKIP
-    return result
+def new_result(
+    name: str, files: list[str], dialect: str, options: CheckOptions, addon: str = ADDON
+) -> VersionResult:
+    """A version's result before any stage ran: every column of its addon skipped."""
+    columns = stage_columns(addon, options.upstream)
+    ran = tuple(dict.fromkeys(s.name for s in check_stages(options.upstream, True, addon)))
+    return VersionResult(
+        name, files, dialect, stages=dict.fromkeys(columns, SKIP), addon=addon, ran=ran
+    )
 
 
 def _record(result: VersionResult, run: VersionRun, stage: str, found: list[Finding]) -> None:
@@ -378,11 +513,23 @@ def _record(result: VersionResult, run: VersionRun, stage: str, found: list[Find
         result.coverage = run.coverage.to_dict()
         st[COVERAGE] = judged(found, PASS, FAIL)
     elif stage == RULES:
-        st[RULES] = LEGACY if run.capability.legacy else judged(found, PASS, FAIL)
+        legacy = run.calico and run.capability.legacy
+        st[RULES] = LEGACY if legacy else judged(found, PASS, FAIL)
+    elif stage == CONTEXT and not run.calico and _not_rendered(found):
+        st[TEMPLATES] = FAIL  # a file the controller cannot render or decode
     elif stage == FIDELITY and run.fidelity is not None:
         result.fidelity = run.fidelity.to_dict()
         st[FIDELITY] = run.fidelity.status
     result.findings.extend(found)
+
+
+def _not_rendered(found: Sequence[Finding]) -> bool:
+    """Whether a file failed to render or decode (an error of the templates, or of a key
+    the context lacks, that fails the controller's apply of the file)."""
+    return any(
+        f.severity == ERROR and f.rule in (f"{TEMPLATES}-error", missing.MISSING_RULE)
+        for f in found
+    )
 
 
 def _fidelity_failed(result: VersionResult, exc: CalicoRenderError) -> None:
@@ -403,12 +550,19 @@ def prepare_version(
     not compile or render fails the templates and ends the version's check.
     """
     files = [f.name for f in version.files]
-    result = new_result(version.name, files, "/".join(version.dialects), options)
+    addon = version.addon
+    result = new_result(version.name, files, "/".join(version.dialects), options, addon)
     result.sources = template_sources(version)
+    cluster = None if addon == ADDON else addon_cluster(version, options.root, options.config)
     run = VersionRun(
-        version, strict=options.strict, upstream=options.upstream, options=options, result=result
+        version,
+        strict=options.strict,
+        upstream=options.upstream,
+        options=options,
+        result=result,
+        cluster=cluster,
     )
-    for stage in check_stages(options.upstream):
+    for stage in check_stages(options.upstream, addon=addon):
         try:
             found = list(stage.run(run))
         except (fidelity.UpstreamError, golden.GoldenError):
@@ -434,12 +588,38 @@ def finish_version(
 ) -> list[tuple[int, str, int]]:
     """The schema stage, merged findings and the reviewed exceptions of a prepared
     version; returns the exceptions' (index, version, count) matches."""
-    if result.stages[TEMPLATES] == PASS and result.stages[CAPABILITY] != SKIP:
+    if _rendered(result):
         found = located(inputs, results)
         result.findings.extend(found)
         result.stages[SCHEMA] = judged(found, PASS, FAIL)
-    result.findings = merge_findings(in_tree(version_of(result), result.findings))
+        result.objects = object_counts(inputs, results)
+    result.findings = merge_findings(in_tree(version_of(result), result.findings, result.addon))
     return apply_exceptions(result, exceptions)
+
+
+def _rendered(result: VersionResult) -> bool:
+    """Whether the version's scenarios rendered (so its objects are schema-checked):
+    Calico's when its templates passed and the contract was judged; another addon's
+    when its scenarios were derived (a file that failed is left out of them)."""
+    if result.addon == ADDON:
+        return result.stages[TEMPLATES] == PASS and result.stages[CAPABILITY] != SKIP
+    return result.stages[COVERAGE] != SKIP
+
+
+def object_counts(inputs: Sequence[SchemaInput], results: SchemaResults) -> dict[str, Any]:
+    """What the schema stage saw of a version: its distinct objects (over every
+    scenario), those validated against a Kubernetes or CRD schema, and those no schema
+    covers (``schema-not-checked``) with their kinds."""
+    unchecked = [
+        i for i in inputs if any(f.rule == kubeschema.NOT_CHECKED_RULE for f in results[i.digest])
+    ]
+    kinds = sorted({f"{i.obj.api_version} {i.obj.kind}".strip() for i in unchecked})
+    return {
+        "objects": len(inputs),
+        "validated": len(inputs) - len(unchecked),
+        "not_checked": len(unchecked),
+        "not_checked_kinds": kinds,
+    }
 
 
 def check_version(version: VersionDir, options: CheckOptions) -> VersionResult:
@@ -455,7 +635,7 @@ def apply_exceptions(
 ) -> list[tuple[int, str, int]]:
     """Apply reviewed exceptions to the version's findings, then re-judge the stages
     whose failures were all excepted; returns (exception index, version, count) matches."""
-    kept, matches = except_findings(result.findings, exceptions, result.version)
+    kept, matches = except_findings(result.findings, exceptions, result.version, result.addon)
     result.findings = kept
     fid = result.fidelity
     if fid is not None and not fid.get("note"):  # the summary counts what is left

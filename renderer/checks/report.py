@@ -26,18 +26,24 @@ from renderer.finding import (
     blocking,
     merge_findings,
 )
-from renderer.manifests.tree import BUNDLED_TREE
+from renderer.manifests.tree import ADDON, BUNDLED_TREE, unit_label
 
 if TYPE_CHECKING:
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.fidelity import FidelityResult
 
 PASS, FAIL, LEGACY, SKIP, MISSING, UPDATED = "pass", "fail", "legacy", "skip", "missing", "updated"
+#: The goldens of an addon a tree adopted for Calico only has not written yet: said in
+#: one line with the command that writes them, not a failure.
+NEW = "new"
+#: How reports show a stage a version's addon does not have (Calico's Typha contract
+#: for another addon): never a status of a result, only of its display.
+NOT_APPLICABLE = "n/a"
 #: The status columns of a check report, in its order (the stages that run, and the
 #: order they list findings in: :data:`renderer.checks.pipeline.GATE`). FIDELITY is
 #: the column ``--upstream`` adds; without it a report has no trace of it.
 STAGES = (TEMPLATES, CAPABILITY, RULES, SCHEMA, COVERAGE, GOLDENS)
-_GOOD = {PASS, LEGACY, SKIP, UPDATED}
+_GOOD = {PASS, LEGACY, SKIP, UPDATED, NEW}
 
 #: The goldens stage's rule ids (:mod:`renderer.checks.golden` finds them).
 GOLDEN_CHANGED = "golden-changed"
@@ -181,22 +187,37 @@ class VersionResult:
     #: Each template's text by file name, so a report can show the lines around a
     #: finding (HTML); not part of the JSON.
     sources: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: The addon whose version this is (``kubernetes/<addon>/<version>/``).
+    addon: str = ADDON
+    #: What the schema stage saw: distinct objects, those validated against a
+    #: Kubernetes or CRD schema, those no schema covers, and their kinds.
+    objects: dict[str, Any] | None = None
+    #: The stages of the gate that run for this version's addon, in the order they run
+    #: (some have no status column: context).
+    ran: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How reports name this version (:func:`unit_label`)."""
+        return unit_label(self.addon, self.version)
 
     @property
     def stage_names(self) -> tuple[str, ...]:
-        """The stages of this result: :data:`STAGES`, and fidelity with ``--upstream``."""
-        return (*STAGES, FIDELITY) if FIDELITY in self.stages else STAGES
+        """The stages that ran for this result's addon, in :data:`STAGES` order, and
+        fidelity with ``--upstream`` (Calico's Typha contract only for Calico)."""
+        return tuple(s for s in (*STAGES, FIDELITY) if s in self.stages)
 
     @property
     def capable(self) -> bool | None:
-        """Whether the Typha contract holds; None when the capability stage did not run."""
-        status = self.stages[CAPABILITY]
+        """Whether the Typha contract holds; None when the capability stage did not run
+        (or does not apply: an addon other than Calico)."""
+        status = self.stages.get(CAPABILITY, SKIP)
         return None if status == SKIP else status == PASS
 
     @property
     def legacy(self) -> bool:
         """No Typha templates at all: passes as legacy, release rules not applied."""
-        return self.stages[CAPABILITY] == LEGACY
+        return self.stages.get(CAPABILITY) == LEGACY
 
     @property
     def passed(self) -> bool:
@@ -220,6 +241,12 @@ class StaleGolden:
     status: str = FAIL
     #: The directory as findings name it (relative to ROOT for a tree's own goldens).
     shown: str = ""
+    #: The addon the goldens were written for.
+    addon: str = ADDON
+
+    @property
+    def label(self) -> str:
+        return unit_label(self.addon, self.version)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -267,8 +294,29 @@ class CheckReport(AppliedKinds):
         excepts = ExceptionSet(
             self.exceptions_file, tuple(a.exception for a in self.exceptions), self.exceptions_notes
         )
-        stages = {v.version: v.stages for v in self.versions}
+        stages = {v.label: v.stages for v in self.versions}
         return verdicts(excepts, self.exceptions, stages)
+
+    @property
+    def addons(self) -> list[str]:
+        """The addons checked, in report order (Calico first, then by name)."""
+        return list(dict.fromkeys(v.addon for v in self.versions))
+
+    def of_addon(self, addon: str) -> list[VersionResult]:
+        """The results of one addon's versions, in version order."""
+        return [v for v in self.versions if v.addon == addon]
+
+    @property
+    def only_calico(self) -> bool:
+        """Whether Calico alone was checked: its reports read as they always have."""
+        return all(v.addon == ADDON for v in self.versions) and all(
+            s.addon == ADDON for s in self.stale
+        )
+
+    @property
+    def new_goldens(self) -> list[str]:
+        """The addons whose goldens a tree adopted for Calico only has yet to write."""
+        return list(dict.fromkeys(v.addon for v in self.versions if v.golden.status == NEW))
 
     @property
     def exception_warnings(self) -> list[str]:
@@ -282,7 +330,7 @@ class CheckReport(AppliedKinds):
 
     @property
     def stale_failed(self) -> list[str]:
-        return [s.version for s in self.stale if s.status == FAIL]
+        return [s.label for s in self.stale if s.status == FAIL]
 
     @property
     def passed(self) -> bool:

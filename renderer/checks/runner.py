@@ -8,11 +8,12 @@ report byte-identical whatever the number of jobs.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import queue
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,16 +21,25 @@ from renderer import errors
 from renderer.calico import fidelity
 from renderer.checks import exceptions as excepts
 from renderer.checks import golden
+from renderer.checks.addons import addon_cluster
 from renderer.checks.options import CheckOptions
-from renderer.checks.pipeline import error_finding, finish_version, new_result, prepare_version
+from renderer.checks.pipeline import finish_version, new_result, prepare_version
 from renderer.checks.report import FAIL, CheckReport, VersionResult
+from renderer.checks.stages import error_finding
 from renderer.checks.validation import SchemaInput, SchemaResults, validate_objects
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.libyaml import C_LOADER
-from renderer.manifests.tree import VersionDir, list_versions, tree_label
+from renderer.manifests.tree import (
+    ADDON,
+    VersionDir,
+    list_addons,
+    list_versions,
+    tree_label,
+    unit_label,
+)
 from renderer.store.files import exclusive_lock
 
 Prepared = tuple[VersionResult, list[SchemaInput]]
@@ -49,7 +59,7 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
     except (fidelity.UpstreamError, golden.GoldenError):
         raise  # bad upstream input or goldens stop the whole check (exit 2)
     except CalicoRenderError as exc:
-        result = new_result(version.name, [], "", options)
+        result = new_result(version.name, [], "", options, version.addon)
         result.stages[TEMPLATES] = FAIL
         result.findings.append(error_finding(TEMPLATES, exc))
         return result, []
@@ -106,25 +116,61 @@ def _init_worker(render_timeout: float, names: dict[str, str]) -> None:
     errors.use_names(names)
 
 
+def checked_addons(options: CheckOptions) -> tuple[str, ...]:
+    """The addons a check covers: those asked for (each must be in the tree), else
+    every addon of the tree, Calico first (the bundled tree holds Calico alone)."""
+    present = list_addons(options.root)
+    if options.addons:
+        for addon in options.addons:
+            if addon not in present:
+                raise InputError(
+                    f"no kubernetes/{addon}/ in the tree; its addons: {', '.join(present)}",
+                    file=options.manifests_arg,
+                    key="addon",
+                    argument="addon",
+                    value=addon,
+                )
+        chosen = list(dict.fromkeys(options.addons))
+    else:
+        chosen = list(present)
+    return tuple(sorted(chosen, key=lambda a: (a != ADDON, a)))
+
+
+def units(options: CheckOptions, addons: Sequence[str]) -> list[VersionDir]:
+    """Every version of every addon checked, in report order."""
+    return [v for addon in addons for v in list_versions(options.root, addon)]
+
+
 def run_check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
-    """Check every version under ROOT; ``progress`` sees each version as it finishes."""
+    """Check every version of every addon under ROOT (those of ``options.addons``);
+    ``progress`` sees each version as it finishes."""
     if not C_LOADER:
         raise InputError("ruamel.yaml's C loader is not available; install ruamel.yaml.clib")
     if not options.kube_versions:
         options = replace(options, kube_versions=kubeschema.resolve_kube_versions())
-    if options.update and not list_versions(options.root):
+    addons = checked_addons(options)
+    versions = units(options, addons)
+    if options.update and not versions:
         # An update of a tree without versions would remove every golden as stale.
         raise NothingToUpdate(
-            "no Calico versions found; refusing to update goldens (it would remove them all)",
+            "no versions found; refusing to update goldens (it would remove them all)",
             file=options.manifests_arg,
         )
-    golden.guard(options)  # a golden root linked elsewhere is neither read nor locked
+    if any(a != ADDON for a in addons):  # a bad cluster is bad input, before any work
+        first = next(v for v in versions if v.addon != ADDON) if versions else None
+        if first is not None:
+            addon_cluster(first, options.root, options.config)
+    options = replace(options, calico_only_goldens=golden.adopted_for_calico_only(options, addons))
+    # a golden directory linked elsewhere is neither read nor locked
+    golden.guard(options, addons)
     if options.update:  # two updates of one golden directory would interleave
-        with exclusive_lock(options.golden, "update-golden"):
-            return _run_check(options, progress)
-    return _run_check(options, progress)
+        with contextlib.ExitStack() as stack:
+            for directory in golden.lock_dirs(options, addons):
+                stack.enter_context(exclusive_lock(directory, "update-golden"))
+            return _run_check(options, addons, versions, progress)
+    return _run_check(options, addons, versions, progress)
 
 
 def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOptions) -> None:
@@ -133,7 +179,7 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
     jobs = max(1, min(options.jobs, len(versions) or 1))
     if jobs == 1:
         for version in versions:
-            new = merger.add(version.name, prepare(version, options))
+            new = merger.add(_label(version), prepare(version, options))
             merger.validated(validate_objects(kube, new))
         return
     done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
@@ -151,7 +197,7 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
             )
 
         for version in versions:
-            submit(version.name, prepare, version, options)
+            submit(_label(version), prepare, version, options)
         pending = len(versions)
         while pending:
             try:  # a timeout keeps the wait open to Ctrl-C and SIGTERM
@@ -182,19 +228,33 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
 _VALIDATED = "\0validated"
 
 
+def _label(version: VersionDir) -> str:
+    return unit_label(version.addon, version.name)
+
+
 def _run_check(
-    options: CheckOptions, progress: Callable[[VersionResult], None] | None
+    options: CheckOptions,
+    addons: Sequence[str],
+    versions: list[VersionDir],
+    progress: Callable[[VersionResult], None] | None,
 ) -> CheckReport:
-    versions = list_versions(options.root)
-    names = [v.name for v in versions]
+    labels = [_label(v) for v in versions]
     if options.upstream is not None:  # refuse a bad upstream directory before any work
         fidelity.check_upstream_dir(options.upstream)
-        for name in names:
-            fidelity.upstream_files(options.upstream, name)
+        for v in versions:
+            if v.addon == ADDON:
+                fidelity.upstream_files(options.upstream, v.name)
     merger = Merger(options, progress)
     _run_versions(versions, merger, options)
-    ordered = [merger.results[n] for n in names]
-    stale = golden.find_stale(options, names)
+    ordered = [merger.results[n] for n in labels]
+    stale = [
+        s
+        for addon in addons
+        for s in golden.find_stale(options, [v.name for v in versions if v.addon == addon], addon)
+    ]
+    if not options.addons:  # goldens of an addon no longer in the tree
+        for addon in golden.stale_addons(options, addons):
+            stale += golden.find_stale(options, (), addon)
     if options.update:
         for r in ordered:
             golden.apply_update(r, options)
@@ -202,7 +262,7 @@ def _run_check(
             golden.remove_stale(s)
     return CheckReport(
         manifests=tree_label(options.root),
-        golden=golden.golden_label(options),
+        golden=golden.golden_label(options, addons),
         kube_versions=list(options.kube_versions),
         versions=ordered,
         update=options.update,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from renderer.errors import CalicoRenderError
 from renderer.finding import ERROR, Finding
 
 State = TypeVar("State")
@@ -53,9 +54,23 @@ def view(
     return tuple(s for s in stages if s.needs <= set(given) and s.name not in without)
 
 
+def error_finding(stage: str, error: CalicoRenderError) -> Finding:
+    """A stage that failed with ``error`` (rule ``<stage>-error``), located where the
+    error is: a template that does not parse, a file that does not render or decode."""
+    return Finding(
+        f"{stage}-error",
+        ERROR,
+        error.message,
+        stage=stage,
+        file=error.file or "",
+        line=error.line or 0,
+        column=(error.column or 0) if error.line else 0,
+    )
+
+
 def judged(findings: Iterable[Finding], passed: str, failed: str) -> str:
     """A stage's status from its findings: ``failed`` when one is an error."""
     return failed if any(f.severity == ERROR for f in findings) else passed
 
 
-__all__ = ["Stage", "Step", "judged", "view"]
+__all__ = ["Stage", "Step", "error_finding", "judged", "view"]

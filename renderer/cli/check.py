@@ -39,12 +39,15 @@ def _root(ctx: click.Context, tree: Path | None, root: Path | None) -> Path | No
 
 
 @cli.command(
-    help="The release gate: for every version under ROOT, parse the templates, check the "
-    "Typha capability contract and release rules, validate the rendered objects against "
-    "the Kubernetes schemas, and compare each scenario's render with its golden; with "
-    "--upstream, also compare each version with upstream Calico's manifests of its tag. "
-    "ROOT (or --manifests ROOT) defaults to the current directory when it holds "
-    "kubernetes/calico/, else the bundled tree. "
+    help="The release gate: for every version of every addon under ROOT (kubernetes/"
+    "<addon>/<version>/), parse the templates, render the scenarios derived from their "
+    "branches (every addon but Calico with the context BKE's controller builds from a "
+    "representative BKECluster), name the keys that context lacks, validate the "
+    "rendered objects against the Kubernetes schemas, and compare each scenario's render "
+    "with its golden; for Calico also check the Typha capability contract and release "
+    "rules, and with --upstream compare each version with upstream Calico's manifests "
+    "of its tag. ROOT (or --manifests ROOT) defaults to the current directory when it "
+    "holds kubernetes/calico/, else the bundled tree. "
     "Exit 0 when all pass, 1 on any failure, 2 on bad input."
 )
 @click.argument(
@@ -56,8 +59,21 @@ def _root(ctx: click.Context, tree: Path | None, root: Path | None) -> Path | No
     "--golden",
     type=opts.PathType(file_okay=False, path_type=Path),
     default=None,
-    help="Golden directory holding <version>/ (default: ROOT/golden/calico; the bundled "
-    "tree's own goldens for the bundled tree).",
+    help="Calico's golden directory, holding <version>/ (default: ROOT/golden/calico; the "
+    "bundled tree's own goldens for the bundled tree); every other addon's goldens are "
+    "ROOT/golden/<addon>/.",
+)
+@click.option(
+    "--addon",
+    "addons",
+    multiple=True,
+    metavar="NAME",
+    help="Check this addon of the tree (kubernetes/NAME/; repeatable; default: every addon).",
+)
+@opts.config_option(
+    "The BKECluster every addon but Calico renders with, as BKE's controller builds its "
+    "context (a create request holds its BKENodes too; default: the example create "
+    "request the package ships)."
 )
 @opts.kube_version_option
 @opts.no_cache_option
@@ -69,7 +85,7 @@ def _root(ctx: click.Context, tree: Path | None, root: Path | None) -> Path | No
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Versions checked in parallel (default: the CPU count).",
+    help="Versions checked in parallel, of every addon (default: the CPU count).",
 )
 @opts.pipeline_options
 @opts.coverage_strict_option
@@ -79,6 +95,8 @@ def check(
     tree: Path | None,
     root: Path | None,
     golden: Path | None,
+    addons: tuple[str, ...],
+    config: Path | None,
     kube_versions: tuple[str, ...],
     update_golden: bool,
     fmt: str,
@@ -98,6 +116,8 @@ def check(
         upstream=upstream,
         exceptions_file=exceptions_file,
         strict=strict,
+        addons=addons,
+        config=config,
     )
     show_progress = fmt == "text" and interactive()
 

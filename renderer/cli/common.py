@@ -54,6 +54,7 @@ FLAGS = {
     "ca_file": "--ca-file",
     "insecure": "--insecure-registry HOST",
     "config": "--config",
+    "addon": "--addon",
     "render_timeout": "--render-timeout SECONDS",
     "rules": "'calico-render rules'",
     "strict": "--strict",

@@ -7,11 +7,13 @@ and asks the map, so a finding can point at the template line that wrote the fie
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from renderer.engine.sourcemap import SourceMap, template_line
+from renderer.store import cache as result_cache
 from renderer.store.memo import Memo
 
 #: Compiled (and kept by ``re``) when a finding first asks for a line.
@@ -74,11 +76,30 @@ class Locator:
             ]
         for first, last, chunk in self._docs:
             if first <= start <= last:
-                if first not in self._parsed:
-                    self._parsed[first] = positions(chunk)
-                found = locate_in(self._parsed[first], 0, path)
+                found = self._line_in(first, chunk, path, locate_in)
                 return template_line(self.source, first + found - 1) if found else None
         return None
+
+    def _line_in(
+        self, first: int, chunk: str, path: Sequence[str | int], locate_in: Any
+    ) -> int | None:
+        """The line of ``path`` in one document (its first line ``first``): from the
+        result cache, under the document's text and the path, else parsed with
+        positions (the slow parse: a CRD of 5,000 lines takes a second) and kept."""
+        key = result_cache.key("locate", chunk, json.dumps(list(path)))
+        stored = result_cache.get("locate", key, _valid_line)
+        if stored is not None:
+            return int(stored["line"]) if stored["line"] is not None else None
+        if first not in self._parsed:
+            self._parsed[first] = positions(chunk)
+        found: int | None = locate_in(self._parsed[first], 0, path)
+        result_cache.put("locate", key, {"line": found})
+        return found
+
+
+def _valid_line(value: Any) -> bool:
+    line = value.get("line", 0) if isinstance(value, dict) else 0
+    return line is None or (isinstance(line, int) and not isinstance(line, bool) and line > 0)
 
 
 def field_line(

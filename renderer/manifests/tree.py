@@ -125,6 +125,26 @@ def semver_key(name: str) -> tuple[int, int, int, int, int, str]:
     return (0, int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), release, name)
 
 
+def unit_label(addon: str, version: str) -> str:
+    """How reports name a version of an addon: ``v3.31.3`` for Calico (the name every
+    Calico-only report has always used), ``coredns/v1.8.0`` for any other addon (a
+    version directory's name never holds a ``/``)."""
+    return version if addon == ADDON else f"{addon}/{version}"
+
+
+def split_label(label: str) -> tuple[str, str]:
+    """(addon, version) of a :func:`unit_label`."""
+    addon, _, version = label.rpartition("/")
+    return (addon or ADDON), version
+
+
+def unit_order(label: str) -> tuple[bool, str, tuple[int, int, int, int, int, str]]:
+    """Sort key of labels: Calico first, then the other addons by name, each one's
+    versions as :func:`semver_key` sorts them."""
+    addon, version = split_label(label)
+    return (addon != ADDON, addon, semver_key(version))
+
+
 def refuse_name(path: Path) -> None:
     """Names are copied into headers and reports; only plain printable names pass."""
     if not path.name.isprintable():

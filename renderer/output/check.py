@@ -17,6 +17,7 @@ from renderer.checks.report import (
     FAIL,
     GOLDEN_STALE,
     MISSING,
+    NEW,
     SKIP,
     CheckReport,
     ScenarioResult,
@@ -29,12 +30,16 @@ from renderer.output.findings import findings_list, report_header, severity_coun
 from renderer.output.suites import Suites, TestCase, TestSuite, finding_case
 
 CHECK_REPORT = "check-report.schema.json"
+#: The check report's shape: 3 holds every addon's versions, grouped by addon.
+CHECK_REPORT_VERSION = 3
 
 
 def version_data(v: VersionResult) -> dict[str, Any]:
     """One version of the check report's JSON."""
     data = {
+        "addon": v.addon,
         "version": v.version,
+        "label": v.label,
         "files": list(v.files),
         "dialect": v.dialect,
         "capable": v.capable,
@@ -49,6 +54,7 @@ def version_data(v: VersionResult) -> dict[str, Any]:
         ],
         "scenarios": [s.to_dict() for s in v.scenarios],
         "coverage": v.coverage,
+        "objects": v.objects,
         "golden": v.golden.to_dict(),
     }
     if FIDELITY in v.stages:
@@ -64,17 +70,50 @@ def version_data(v: VersionResult) -> dict[str, Any]:
     return data
 
 
+def addon_data(report: CheckReport, addon: str) -> dict[str, Any]:
+    """One addon's summary: the stages its versions ran (and the status columns they
+    have), its versions and how many passed, its findings by severity and rule, what
+    the schema stage saw of its objects, and its goldens."""
+    mine = report.of_addon(addon)
+    found = [f for v in mine for f in v.findings]
+    rules: dict[str, dict[str, Any]] = {}
+    for f in found:
+        rules.setdefault(f.rule, {"rule": f.rule, **severity_counts(())})[f.severity] += 1
+    objects = {"objects": 0, "validated": 0, "not_checked": 0}
+    kinds: set[str] = set()
+    for v in mine:
+        for key in objects:
+            objects[key] += (v.objects or {}).get(key, 0)
+        kinds.update((v.objects or {}).get("not_checked_kinds", ()))
+    failed = [v.version for v in mine if not v.passed]
+    return {
+        "name": addon,
+        "stages": list(mine[0].ran) if mine else [],
+        "columns": list(mine[0].stage_names) if mine else [],
+        "versions": [v.version for v in mine],
+        "scenarios": sum(len(v.scenarios) for v in mine),
+        "passed": len(mine) - len(failed),
+        "failed": failed,
+        "findings": severity_counts(found),
+        "rules": [rules[r] for r in sorted(rules)],
+        "objects": {**objects, "not_checked_kinds": sorted(kinds)},
+        "golden_statuses": sorted({v.golden.status for v in mine}),
+    }
+
+
 def check_data(report: CheckReport) -> dict[str, Any]:
     """The check report's JSON (``check --format json``)."""
-    failed = [v.version for v in report.versions if not v.passed]
+    failed = [v.label for v in report.versions if not v.passed]
+    new = report.new_goldens
     data: dict[str, Any] = {
-        **report_header("check"),
+        **report_header("check", CHECK_REPORT_VERSION),
         "manifests": report.manifests,
         "golden": report.golden,
         "kube_versions": list(report.kube_versions),
         "update_golden": report.update,
         "passed": report.passed,
         "summary": {
+            "addons": len(report.addons),
             "versions": len(report.versions),
             "passed": len(report.versions) - len(failed),
             "failed": len(failed),
@@ -82,12 +121,19 @@ def check_data(report: CheckReport) -> dict[str, Any]:
             "stale_goldens": len(report.stale_failed),
             "findings": severity_counts(report.findings),
         },
+        "addons": [addon_data(report, a) for a in report.addons],
+        "new_goldens": None
+        if not new
+        else {
+            "addons": new,
+            "command": next(v.golden.command for v in report.versions if v.golden.status == NEW),
+        },
         "versions": [version_data(v) for v in report.versions],
         "stale_goldens": [s.to_dict() for s in report.stale],
         "exceptions": {
             "file": report.exceptions_file,
-            "entries": [a.to_dict() for a in report.rule_exceptions],
-            "deviations": [a.to_dict() for a in report.deviations],
+            "entries": [a.to_dict(grouped=True) for a in report.rule_exceptions],
+            "deviations": [a.to_dict(grouped=True) for a in report.deviations],
             "warnings": report.exception_warnings,
             "notes": report.exception_notes,
         },
@@ -124,7 +170,7 @@ def _version_case(v: VersionResult) -> TestCase:
     ]
     body = "\n".join([f"stage {s}: {v.stages[s]}" for s in bad] + errors)
     return TestCase(
-        f"calico.{v.version}",
+        f"{v.addon}.{v.version}",
         v.version,
         body if bad else None,
         message="failed stages: " + ", ".join(bad) if bad else "",
@@ -146,7 +192,7 @@ def _scenario_case(v: VersionResult, s: ScenarioResult) -> TestCase:
             text += "\n\n" + diff
     located = next((f for f in mine if f.file), None)
     return TestCase(
-        f"calico.{v.version}",
+        f"{v.addon}.{v.version}",
         f"{v.version} {s.name}",
         text if failed else None,
         message=f"golden {s.golden}",
@@ -159,7 +205,7 @@ def _finding_cases(v: VersionResult) -> list[TestCase]:
     """A failing testcase per rule or golden error, located where the finding is."""
     return [
         replace(
-            finding_case(f"calico.{v.version}", f),
+            finding_case(f"{v.addon}.{v.version}", f),
             name=f"{v.version} {'rule' if f.stage == RULES else 'golden'} {f.rule}"
             + (f" {f.object}" if f.object else "")
             + (f" {f.field}" if f.field else "")
@@ -185,12 +231,17 @@ def stale_finding(s: StaleGolden) -> Finding:
 
 
 def version_suite(v: VersionResult) -> TestSuite:
-    """The version's suite: its own case, a case per scenario, one per rule error."""
+    """The version's suite: its own case, a case per scenario, one per rule error; its
+    properties name its addon and the stages that ran for it."""
     cases = [_version_case(v), *(_scenario_case(v, s) for s in v.scenarios)]
     return TestSuite(
-        f"calico {v.version}",
+        f"{v.addon} {v.version}",
         (*cases, *_finding_cases(v)),
-        properties=_exception_properties(v),
+        properties=(
+            ("addon", v.addon),
+            *((("stages", ", ".join(v.ran)),) if v.ran else ()),
+            *_exception_properties(v),
+        ),
         seconds=v.seconds,
     )
 
@@ -206,14 +257,14 @@ def stale_suite(stale: StaleGolden) -> TestSuite:
     )
     located = stale_finding(stale)
     case = TestCase(
-        f"calico.{stale.version}",
+        f"{stale.addon}.{stale.version}",
         f"{stale.version} goldens",
         body if stale.status == FAIL else None,
         message=check_text.STALE_MESSAGE,
         file=located.file,
         line=located.line,
     )
-    return TestSuite(f"calico {stale.version}", (case,))
+    return TestSuite(f"{stale.addon} {stale.version}", (case,))
 
 
 @dataclass(frozen=True)

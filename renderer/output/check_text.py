@@ -9,6 +9,8 @@ from renderer.checks.report import (
     GOLDENS_ERROR,
     LEGACY,
     MISSING,
+    NEW,
+    NOT_APPLICABLE,
     PASS,
     SKIP,
     STAGES,
@@ -17,7 +19,18 @@ from renderer.checks.report import (
     StaleGolden,
     VersionResult,
 )
-from renderer.finding import CAPABILITY, COVERAGE, FIDELITY, GOLDENS
+from renderer.finding import (
+    CAPABILITY,
+    COVERAGE,
+    ERROR,
+    FIDELITY,
+    GOLDENS,
+    RULES,
+    SCHEMA,
+    TEMPLATES,
+    WARNING,
+)
+from renderer.manifests.tree import ADDON
 
 #: What the text and JUnit forms say of goldens left for a version not in the tree.
 STALE_MESSAGE = "goldens for a version not in the tree"
@@ -26,6 +39,8 @@ LEGACY_RULES = "release rules not applied"
 
 
 def _cell(v: VersionResult, stage: str) -> str:
+    if stage not in v.stages:
+        return NOT_APPLICABLE
     status = v.stages.get(stage, SKIP)
     if stage == COVERAGE and v.coverage is not None:
         # branches rendered of the branches the templates hold
@@ -42,21 +57,42 @@ def _cell(v: VersionResult, stage: str) -> str:
         SKIP: "-",
         MISSING: "MISSING",
         UPDATED: "updated",
+        NEW: "new",
     }.get(status, status)
 
 
 def progress_line(v: VersionResult) -> str:
     """The one line a terminal sees as each version finishes."""
-    return f"checked {v.version}: {'pass' if v.passed else 'FAIL'}"
+    return f"checked {v.label}: {'pass' if v.passed else 'FAIL'}"
+
+
+#: Each status column's title.
+TITLES = {
+    TEMPLATES: "TEMPLATES",
+    CAPABILITY: "CAPABLE",
+    RULES: "RULES",
+    SCHEMA: "SCHEMA",
+    COVERAGE: "COVERAGE",
+    GOLDENS: "GOLDENS",
+    FIDELITY: "FIDELITY",
+}
 
 
 def render(report: CheckReport) -> str:
-    """One row per version, then details of failures, legacy versions and updates."""
+    """One row per version (grouped by addon, Calico first, when the tree has others),
+    then details of failures, legacy versions and updates."""
     stages = (*STAGES, FIDELITY) if report.upstream is not None else STAGES
-    titles = ("TEMPLATES", "CAPABLE", "RULES", "SCHEMA", "COVERAGE", "GOLDENS", "FIDELITY")
-    headers = ("VERSION", "DIALECT", *titles[: len(stages)], "RESULT")
+    grouped = not report.only_calico
+    first = ("ADDON",) if grouped else ()
+    headers = (*first, "VERSION", "DIALECT", *(TITLES[s] for s in stages), "RESULT")
     rows = [
-        (v.version, v.dialect, *(_cell(v, s) for s in stages), "pass" if v.passed else "FAIL")
+        (
+            *((v.addon,) if grouped else ()),
+            v.version,
+            v.dialect,
+            *(_cell(v, s) for s in stages),
+            "pass" if v.passed else "FAIL",
+        )
         for v in report.versions
     ]
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
@@ -69,32 +105,94 @@ def render(report: CheckReport) -> str:
     for row in [headers, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     lines.extend(_legacy_line(report.versions))
+    if grouped:
+        lines.extend(_stages_line(report))
+        lines.extend(addon_lines(report))
     for v in report.versions:
         details = _details(v)
         if details:
             lines.append("")
             lines.extend(details)
     lines.extend(_rewritten_line(report.versions))
+    lines.extend(new_goldens_line(report))
     for stale in report.stale:
         lines.append("")
         lines.extend(_stale_details(stale))
     lines.extend(_exception_lines(report))
-    failed = [v.version for v in report.versions if not v.passed]
+    lines.append("")
+    lines.append(verdict_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def verdict_line(report: CheckReport) -> str:
+    """The last line: PASS with what was checked, or FAIL with what failed."""
+    failed = [v.label for v in report.versions if not v.passed]
+    count = len(report.versions)
+    of = "" if report.only_calico else f" of {len(report.addons)} addons"
     problems = []
     if failed:
-        problems.append(
-            f"{len(failed)} of {len(report.versions)} versions failed: " + ", ".join(failed)
-        )
+        problems.append(f"{len(failed)} of {count} versions{of} failed: " + ", ".join(failed))
     if report.stale_failed:
         problems.append(f"{STALE_MESSAGE}: " + ", ".join(report.stale_failed))
-    lines.append("")
     if not report.versions:
-        lines.append("FAIL: no Calico versions found")
-    elif problems:
-        lines.append("FAIL: " + "; ".join(problems))
-    else:
-        lines.append(f"PASS: {len(report.versions)} versions")
-    return "\n".join(lines) + "\n"
+        return (
+            "FAIL: no versions found"
+            if not report.only_calico
+            else ("FAIL: no Calico versions found")
+        )
+    if problems:
+        return "FAIL: " + "; ".join(problems)
+    return f"PASS: {count} versions{of}"
+
+
+def _stages_line(report: CheckReport) -> list[str]:
+    """Which stages ran for which addon (the columns say it per version too)."""
+    calico = [v for v in report.versions if v.addon == ADDON]
+    others = [v for v in report.versions if v.addon != ADDON]
+    out = []
+    if calico:
+        ran = ", ".join(calico[0].ran or calico[0].stage_names)
+        out.append(f"stages: calico: {ran} (rules: Calico's release rules)")
+    if others:
+        out.append(
+            f"stages: the other addons: {', '.join(others[0].ran or others[0].stage_names)} "
+            "(rules: the object "
+            "rules of any addon; rendered with the controller's context from the cluster; "
+            "n/a: Calico's Typha contract)"
+        )
+    return out
+
+
+def addon_lines(report: CheckReport) -> list[str]:
+    """One line per addon: its versions, how many passed, its findings by severity."""
+    out = [""]
+    width = max(len(a) for a in report.addons)
+    for addon in report.addons:
+        mine = report.of_addon(addon)
+        failed = sum(1 for v in mine if not v.passed)
+        found = [f for v in mine for f in v.findings]
+        errors = sum(1 for f in found if f.severity == ERROR)
+        warnings = sum(1 for f in found if f.severity == WARNING)
+        verdict = "pass" if not failed else f"FAIL ({failed} failed)"
+        out.append(
+            f"{addon.ljust(width)}  {len(mine)} version(s), {errors} error(s), "
+            f"{warnings} warning(s): {verdict}"
+        )
+    return out
+
+
+def new_goldens_line(report: CheckReport) -> list[str]:
+    """One line for the addons whose goldens a tree adopted for Calico only has yet to
+    write (not a failure until they exist): the command that writes them."""
+    new = report.new_goldens
+    if not new:
+        return []
+    command = next(v.golden.command for v in report.versions if v.golden.status == NEW)
+    return [
+        "",
+        f"goldens: none yet for {len(new)} addon(s) besides Calico ({', '.join(new)}); "
+        f"write them, after review, with: {command}",
+    ]
 
 
 def _exception_lines(report: CheckReport) -> list[str]:
@@ -134,12 +232,12 @@ def deviation_lines(file: str | None, deviations: list[Applied]) -> list[str]:
 def _stale_details(stale: StaleGolden) -> list[str]:
     if stale.status == UPDATED:
         return [
-            f"{stale.version}:",
+            f"{stale.label}:",
             f"  goldens removed from {stale.directory} (a version not in the tree):",
             *(f"    removed: {f}" for f in stale.files),
         ]
     return [
-        f"{stale.version}:",
+        f"{stale.label}:",
         f"  goldens: FAIL: {stale.directory} holds {STALE_MESSAGE} "
         f"({len(stale.files)} file(s)); remove them, after review, with:",
         f"    {stale.command}",
@@ -149,7 +247,7 @@ def _stale_details(stale: StaleGolden) -> list[str]:
 def _legacy_line(versions: list[VersionResult]) -> list[str]:
     """One line for the versions that pass as legacy (their Typha-on renders hold
     nothing of Typha, so every contract item is missing; JSON and HTML list them)."""
-    legacy = [v.version for v in versions if v.legacy]
+    legacy = [v.label for v in versions if v.legacy]
     if not legacy:
         return []
     compat = any(s.decision.get("compatibility") for v in versions if v.legacy for s in v.scenarios)
@@ -167,7 +265,7 @@ def _rewritten_line(versions: list[VersionResult]) -> list[str]:
     return [
         "",
         f"goldens rewritten one directory per scenario (from the merged layout: common/, "
-        f"s1+s2/) for {', '.join(v.version for v in done)}: {files} file(s) written or removed",
+        f"s1+s2/) for {', '.join(v.label for v in done)}: {files} file(s) written or removed",
     ]
 
 
@@ -185,7 +283,7 @@ def _details(v: VersionResult) -> list[str]:
     elif g.status == UPDATED and not g.merged:
         out.append(f"  goldens updated in {g.directory}:")
         out.extend(f"    {f.change}: {f.path}" for f in g.files)
-    if v.stages[CAPABILITY] == FAIL:
+    if v.stages.get(CAPABILITY) == FAIL:
         out.append(
             "  capability: Typha templates present but incomplete: neither capable nor "
             "legacy, so installs above 50 nodes are refused; every other stage still ran"
@@ -200,4 +298,4 @@ def _details(v: VersionResult) -> list[str]:
             f"against {fid['upstream']} ({', '.join(s['name'] for s in fid['scenarios'])})"
         )
     out.extend(f"  {f}" for f in v.findings if f.severity != "info" and f.stage != GOLDENS)
-    return [f"{v.version}:", *out] if out else []
+    return [f"{v.label}:", *out] if out else []

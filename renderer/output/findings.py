@@ -24,13 +24,13 @@ REPORT_VERSION = 2
 FINDING_SCHEMA = "finding.schema.json"
 
 
-def report_header(command: str) -> dict[str, Any]:
+def report_header(command: str, version: int = REPORT_VERSION) -> dict[str, Any]:
     """The keys every JSON report starts with: which tool and version wrote it, and the
-    version of the report's shape."""
+    version of the report's shape (a report whose own shape changed carries its own)."""
     return {
         "tool": f"calico-render {command}",
         "tool_version": __version__,
-        "report_version": REPORT_VERSION,
+        "report_version": version,
     }
 
 

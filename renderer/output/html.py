@@ -28,6 +28,8 @@ from renderer.checks.report import (
     FAIL,
     LEGACY,
     MISSING,
+    NEW,
+    NOT_APPLICABLE,
     PASS,
     SKIP,
     UPDATED,
@@ -37,6 +39,7 @@ from renderer.checks.report import (
     VersionResult,
 )
 from renderer.finding import CAPABILITY, COVERAGE, FIDELITY, GOLDENS, RULES, Finding
+from renderer.manifests.tree import ADDON
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
 from renderer.output.documents import InputErrorDocument
@@ -63,6 +66,8 @@ _STATUS_WORDS = {
     SKIP: ("–", "skipped"),
     MISSING: ("!", "MISSING"),
     UPDATED: ("↻", "updated"),
+    NEW: ("+", "new"),
+    NOT_APPLICABLE: ("·", "n/a"),
 }
 _SEVERITY_MARK = {"error": "✗", "warning": "!", "info": "i"}
 
@@ -730,20 +735,24 @@ def facts(rows: Iterable[tuple[str, str]]) -> str:
 
 
 def render_check(report: CheckReport) -> str:
-    """The check report as one page."""
-    anchors = Anchors({"summary", "findings", "typha", "exceptions", "deviations", "stale"})
-    version_ids = {v.version: anchors.make("v", v.version) for v in report.versions}
+    """The check report as one page: a summary row per addon (when the tree has others
+    than Calico) and per version, then every finding, Calico's Typha scale, and each
+    version's section."""
+    anchors = Anchors(
+        {"summary", "addons", "findings", "typha", "exceptions", "deviations", "stale"}
+    )
+    version_ids = {v.label: anchors.make("v", v.label) for v in report.versions}
     entries = {
-        v.version: [
-            Entry(anchors.make("f", v.version, str(i)), v.version, f)
+        v.label: [
+            Entry(anchors.make("f", v.label, str(i)), v.label, f)
             for i, f in enumerate(v.findings, 1)
         ]
         for v in report.versions
     }
-    every = [x for v in report.versions for x in entries[v.version]]
+    every = [x for v in report.versions for x in entries[v.label]]
     stages = _stage_names(report.versions)
     errs, warns, _ = counts(x.finding for x in every)
-    failed = [v.version for v in report.versions if not v.passed]
+    failed = [v.label for v in report.versions if not v.passed]
     verdict = verdict_badge(report.passed)
     header = f"<h1>calico-render check {verdict}</h1>" + facts(
         [
@@ -758,22 +767,28 @@ def render_check(report: CheckReport) -> str:
                 "Exceptions file",
                 f"<code>{e(report.exceptions_file)}</code>" if report.exceptions_file else "",
             ),
+            ("Addons", "" if report.only_calico else str(len(report.addons))),
             (
                 "Versions",
                 f"{len(report.versions)} checked, {len(failed)} failed"
                 + (": " + e(", ".join(failed)) if failed else ""),
             ),
+            ("New goldens", _new_goldens(report)),
             ("Findings", f"{errs} error(s), {warns} warning(s), {len(every)} in all"),
             ("Tool", f"calico-render {e(__version__)}"),
         ]
     )
-    nav = [("summary", "Summary"), ("findings", "Findings"), ("typha", "Typha scale")]
+    calico = [v for v in report.versions if v.addon == ADDON]
+    nav = [("summary", "Summary")]
+    nav += [] if report.only_calico else [("addons", "Addons")]
+    nav += [("findings", "Findings")]
+    nav += [("typha", "Typha scale")] if calico or report.only_calico else []
     nav += [
-        (version_ids[v.version], f"{e(v.version)} {'✓' if v.passed else '✗'}")
-        for v in report.versions
+        (version_ids[v.label], f"{e(v.label)} {'✓' if v.passed else '✗'}") for v in report.versions
     ]
     body = [
         _summary_table(report, stages, version_ids, entries),
+        "" if report.only_calico else _addons_table(report),
         _exceptions_section(
             report.exceptions_file,
             report.rule_exceptions,
@@ -784,7 +799,7 @@ def render_check(report: CheckReport) -> str:
     ]
     if report.stale:
         rows = "".join(
-            f"<tr><td>{e(s.version)}</td><td>{status_badge(s.status)}</td>"
+            f"<tr><td>{e(s.label)}</td><td>{status_badge(s.status)}</td>"
             f"<td><code>{e(s.directory)}</code></td><td>{e(', '.join(s.files))}</td>"
             f"<td><code>{e(s.command)}</code></td></tr>"
             for s in report.stale
@@ -797,13 +812,14 @@ def render_check(report: CheckReport) -> str:
     body.append(
         f'<section id="findings"><h2>Findings ({len(every)})</h2>{finding_index(every)}</section>'
     )
-    body.append(
-        '<section id="typha"><h2>Typha scale: the scenarios rendered</h2>'
-        + typha_chart(check_marks(report.versions))
-        + "</section>"
-    )
+    if calico or report.only_calico:
+        body.append(
+            '<section id="typha"><h2>Typha scale: the scenarios rendered</h2>'
+            + typha_chart(check_marks(calico))
+            + "</section>"
+        )
     for v in report.versions:
-        body.append(_version_section(v, stages, version_ids[v.version], entries[v.version]))
+        body.append(_version_section(v, stages, version_ids[v.label], entries[v.label]))
     title = f"calico-render check: {'PASS' if report.passed else 'FAIL'} ({report.manifests})"
     return page(title, header, nav, "".join(body))
 
@@ -822,16 +838,22 @@ def _summary_table(
     entries: Mapping[str, Sequence[Entry]],
 ) -> str:
     rows = []
+    grouped = not report.only_calico
     for v in report.versions:
-        errs, warns, _ = counts(x.finding for x in entries[v.version])
-        cells = "".join(f"<td>{status_badge(v.stages.get(s, SKIP))}</td>" for s in stages)
+        errs, warns, _ = counts(x.finding for x in entries[v.label])
+        cells = "".join(
+            f"<td>{status_badge(v.stages.get(s, SKIP) if s in v.stages else NOT_APPLICABLE)}</td>"
+            for s in stages
+        )
         excepted = sum(n for *_, n in v.exceptions)
+        addon = f"<td>{e(v.addon)}</td>" if grouped else ""
         rows.append(
-            f'<tr><th scope="row"><a href="#{ids[v.version]}">{e(v.version)}</a></th>'
+            f'<tr>{addon}<th scope="row"><a href="#{ids[v.label]}">{e(v.version)}</a></th>'
             f"<td>{e(v.dialect)}</td>{cells}<td>{errs}</td><td>{warns}</td><td>{excepted}</td>"
             f"<td>{verdict_badge(v.passed)}</td></tr>"
         )
     headers = (
+        *(("Addon",) if grouped else ()),
         "Version",
         "Dialect",
         *(s.capitalize() for s in stages),
@@ -841,6 +863,56 @@ def _summary_table(
         "Result",
     )
     return '<section id="summary"><h2>Summary</h2>' + table(headers, "".join(rows)) + "</section>"
+
+
+def _new_goldens(report: CheckReport) -> str:
+    """The line saying how to write the goldens of addons a tree adopted for Calico
+    only has yet to write ("" when none)."""
+    new = report.new_goldens
+    if not new:
+        return ""
+    command = next(v.golden.command for v in report.versions if v.golden.status == NEW)
+    return (
+        f"none yet for {len(new)} addon(s) besides Calico ({e(', '.join(new))}); write "
+        f"them, after review, with <code>{e(command)}</code>"
+    )
+
+
+def _addons_table(report: CheckReport) -> str:
+    """One row per addon: its versions (passed of checked), the stages that ran for it,
+    its findings, what the schema stage saw of its objects, its goldens."""
+    rows = []
+    for addon in report.addons:
+        mine = report.of_addon(addon)
+        passed = sum(1 for v in mine if v.passed)
+        errs, warns, _ = counts(f for v in mine for f in v.findings)
+        seen = [v.objects for v in mine if v.objects]
+        objects = sum(o["objects"] for o in seen)
+        validated = sum(o["validated"] for o in seen)
+        unchecked = sum(o["not_checked"] for o in seen)
+        goldens = " ".join(status_badge(st) for st in sorted({v.golden.status for v in mine}))
+        first = next((v.label for v in mine), "")
+        rows.append(
+            f'<tr><th scope="row"><a href="#v-{e(slug(first))}">{e(addon)}</a></th>'
+            f"<td>{passed}/{len(mine)}</td><td>{e(', '.join(mine[0].ran) if mine else '')}</td>"
+            f"<td>{sum(len(v.scenarios) for v in mine)}</td><td>{errs}</td><td>{warns}</td>"
+            f"<td>{objects}</td><td>{validated}</td><td>{unchecked}</td><td>{goldens}</td>"
+            f"<td>{verdict_badge(passed == len(mine))}</td></tr>"
+        )
+    headers = (
+        "Addon",
+        "Versions passed",
+        "Stages run",
+        "Scenarios",
+        "Errors",
+        "Warnings",
+        "Objects",
+        "Schema-checked",
+        "Not checked",
+        "Goldens",
+        "Result",
+    )
+    return '<section id="addons"><h2>Addons</h2>' + table(headers, "".join(rows)) + "</section>"
 
 
 def _exceptions_section(
@@ -896,20 +968,32 @@ def _version_section(
         if v.stages.get(CAPABILITY) == FAIL
         else "–"
     )
-    stage_list = ", ".join(f"{s} {status_badge(v.stages.get(s, SKIP))}" for s in stages)
+    stage_list = ", ".join(f"{s} {status_badge(v.stages[s])}" for s in stages if s in v.stages)
     excepted = "".join(
         f"<li><code>{e(rule)}</code>: {'skipped' if sev is None else 'downgraded to ' + e(sev)}"
         f" ({n} finding(s)): {e(why)}</li>"
         for rule, sev, why, n in v.exceptions
     )
+    calico = v.addon == ADDON
+    seen = v.objects or {}
+    objects = (
+        f"{seen['objects']} distinct, {seen['validated']} schema-checked, "
+        f"{seen['not_checked']} not checked"
+        + (f" ({e(', '.join(seen['not_checked_kinds']))})" if seen["not_checked_kinds"] else "")
+        if seen
+        else ""
+    )
     parts = [
-        f'<section id="{anchor}" class="version"><h2>{e(v.version)} {verdict_badge(v.passed)}</h2>',
+        f'<section id="{anchor}" class="version"><h2>{e(v.label)} {verdict_badge(v.passed)}</h2>',
         facts(
             [
+                ("Addon", "" if calico else e(v.addon)),
                 ("Dialect", e(v.dialect)),
                 ("Templates", e(", ".join(v.files))),
-                ("Typha-capable", cap),
+                ("Typha-capable", cap if calico else ""),
                 ("Stages", stage_list),
+                ("Stages run", e(", ".join(v.ran)) if not calico else ""),
+                ("Objects", objects if not calico else ""),
                 ("Exceptions applied", f"<ul>{excepted}</ul>" if excepted else ""),
             ]
         ),
@@ -922,7 +1006,17 @@ def _version_section(
     parts.append(
         "".join(finding_article(x, templates) for x in entries) if entries else "<p>None.</p>"
     )
-    if v.scenarios:
+    if v.scenarios and not calico:
+        rows = "".join(
+            f"<tr><td>{e(s.name)}</td><td>{e(s.decision.get('cluster', ''))}</td>"
+            f"<td>{e(_values_text(s.decision.get('values') or {}))}</td>"
+            f"<td>{status_badge(s.golden)}</td></tr>"
+            for s in v.scenarios
+        )
+        parts.append(
+            "<h3>Scenarios</h3>" + table(("Scenario", "Cluster", "Values set", "Golden"), rows)
+        )
+    elif v.scenarios:
         rows = "".join(
             f"<tr><td>{e(s.name)}</td><td>{s.nodes:,}</td><td>{e(s.operation)}</td>"
             f"<td>{e(s.decision.get('allowTypha', ''))}</td>"
@@ -955,6 +1049,14 @@ def _version_section(
         parts.append("<h3>Branch coverage</h3>" + coverage_summary(coverage))
     parts.append("</section>")
     return "".join(parts)
+
+
+def _values_text(values: Mapping[str, Any]) -> str:
+    """A scenario's values as ``key=value`` (``key unset``), by key."""
+    return (
+        ", ".join(f"{k} unset" if v is None else f"{k}={v!r}" for k, v in sorted(values.items()))
+        or "(the cluster's)"
+    )
 
 
 def fidelity_summary(fid: Mapping[str, Any]) -> str:

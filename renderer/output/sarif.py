@@ -11,6 +11,7 @@ relative to the repository root (``uriBaseId`` ``%SRCROOT%``), or an absolute pa
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -27,6 +28,8 @@ INFORMATION_URI = "https://gitee.com/openeuler/openFuyao"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 #: The base of every relative path: the checked-out repository.
 SRCROOT = "%SRCROOT%"
+#: A golden directory named like a version (the bundled goldens hold versions directly).
+_VERSION = re.compile(r"^v?\d+\.\d+")
 
 
 def artifact_location(path: str) -> dict[str, str]:
@@ -54,8 +57,20 @@ def _location(f: Finding) -> dict[str, Any]:
     return loc
 
 
+def addon_of(path: str) -> str:
+    """The addon a path of a tree names (``kubernetes/<addon>/...``, ``golden/<addon>/
+    <version>/...``), "" for any other path."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[0] in ("kubernetes", "golden") and not _VERSION.match(parts[1]):
+        return parts[1]
+    return ""
+
+
 def _properties(f: Finding) -> dict[str, Any]:
     props: dict[str, Any] = {"stage": f.stage}
+    addon = addon_of(f.file)
+    if addon:
+        props["addon"] = addon
     for key, value in (
         ("field", f.field),
         ("kube_versions", list(f.kube_versions)),

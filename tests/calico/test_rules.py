@@ -22,6 +22,7 @@ def test_registered_rule_ids() -> None:
         "calico-one-registry",
         "calico-one-version",
         "duplicate-object",
+        "duplicate-object-metadata",
         "typha-anti-affinity",
         "typha-graceful-shutdown",
         "typha-pdb-allows-drain",

@@ -109,14 +109,16 @@ def test_real_v3_31_3_fails_and_an_exception_downgrades_it(
         }
     ]
     (entry,) = data["exceptions"]["entries"]
-    assert entry["matched"] == [{"version": "v3.31.3", "findings": 1}] and entry["line"] == 2
+    matched = [{"addon": "calico", "version": "v3.31.3", "findings": 1}]
+    assert entry["matched"] == matched and entry["line"] == 2
     assert data["exceptions"]["warnings"] == []
 
     code, _ = _check(capsys, bke, "--format", "junit", "--output", str(bke / "r.xml"))
     assert code == 0
     root = ET.fromstring((bke / "r.xml").read_text(encoding="utf-8"))
     props = [(p.get("name"), p.get("value")) for p in root.iter("property")]
-    assert [name for name, _ in props] == ["tree", "exception typha-anti-affinity"]
+    names = ["tree", "addon", "stages", "exception typha-anti-affinity"]
+    assert [name for name, _ in props] == names
 
 
 def test_text_report_lists_applied_and_unmatched_exceptions(

@@ -109,6 +109,7 @@ def sample() -> report.CheckReport:
 def test_summary_counts_every_version_and_the_data_meets_its_schema() -> None:
     data = check_data(sample())
     assert data["summary"] == {
+        "addons": 1,
         "versions": 2,
         "passed": 0,
         "failed": 2,
@@ -198,6 +199,7 @@ def test_capability_failure_is_neither_capable_nor_legacy() -> None:
         ("capability", "typha-replicas", "error")
     ]
     assert data["summary"] == {
+        "addons": 1,
         "versions": 1,
         "passed": 0,
         "failed": 1,

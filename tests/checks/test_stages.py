@@ -24,17 +24,43 @@ def test_every_stage_is_named_as_findings_and_reports_name_it() -> None:
     assert set(STAGES) | {"fidelity"} <= {s.name for s in pipeline.GATE}
 
 
+def _calico_only(stages: tuple[object, ...]) -> list[str]:
+    """The stages of the list Calico's view has: all but those needing the controller's
+    context (another addon's missing keys)."""
+    return [
+        s.name  # type: ignore[attr-defined]
+        for s in stages
+        if pipeline.CONTROLLER_CONTEXT not in s.needs  # type: ignore[attr-defined]
+    ]
+
+
 def test_check_runs_every_stage_schema_last_once_objects_are_validated() -> None:
     before = _names(pipeline.check_stages(upstream=None))
     assert "schema" not in before and "fidelity" not in before and "goldens" in before
     full = _names(pipeline.check_stages(upstream=Path("up"), validated=True))
-    assert full == _names(pipeline.GATE)
+    assert full == _calico_only(pipeline.GATE)
     assert full[-1] == "schema"
+
+
+def test_another_addon_runs_the_generic_stages_and_none_of_calicos() -> None:
+    """Calico's Typha contract and fidelity are its own; every other addon names the
+    keys its controller's context lacks; the rest of the list is everyone's."""
+    addon = pipeline.check_stages(upstream=Path("up"), validated=True, addon="coredns")
+    assert _names(addon) == [s.name for s in pipeline.GATE if pipeline.CALICO not in s.needs]
+    assert "capability" not in _names(addon) and "fidelity" not in _names(addon)
+    assert pipeline.stage_columns("coredns", Path("up")) == (
+        "templates",
+        "rules",
+        "schema",
+        "coverage",
+        "goldens",
+    )
+    assert pipeline.stage_columns("calico", None) == STAGES
 
 
 def test_capability_is_the_list_without_templates_and_goldens() -> None:
     assert _names(pipeline.capability_stages(Path("up"))) == [
-        s.name for s in pipeline.GATE if s.name not in ("templates", "goldens")
+        s for s in _calico_only(pipeline.GATE) if s not in ("templates", "goldens")
     ]
     assert "fidelity" not in _names(pipeline.capability_stages(None))
 

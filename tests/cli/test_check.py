@@ -499,6 +499,7 @@ def test_incomplete_typha_templates_fail_in_json_and_every_stage_runs(
         "typha-anti-affinity"
     ]
     assert data["summary"] == {
+        "addons": 1,
         "versions": 5,
         "passed": 3,
         "failed": 2,
@@ -548,9 +549,9 @@ def test_the_tree_is_scanned_once_and_json_built_once(
     scans: list[object] = []
     real = runner.list_versions
 
-    def listing(root: Path | None = None) -> list[tree.VersionDir]:
+    def listing(root: Path | None = None, addon: str = tree.ADDON) -> list[tree.VersionDir]:
         scans.append(root)
-        return real(root)
+        return real(root, addon)
 
     def no_resolve(*args: object) -> None:
         raise AssertionError("a version was resolved again")

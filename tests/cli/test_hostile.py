@@ -117,7 +117,12 @@ def _duplicated_tree(tmp_path: Path) -> Path:
     root = tmp_path / "root"
     version = root / "kubernetes" / "calico" / "v3.31.3"
     shutil.copytree(REPO_ROOT / "manifests" / "kubernetes" / "calico" / "v3.31.3", version)
-    shutil.copy(version / "002-calico.yaml", version / "003-calico.yaml")
+    # a copy of the objects, calico-node changed: repeats that differ are errors (the
+    # identical ones are duplicate-object-metadata warnings: one object, applied twice)
+    text = (version / "002-calico.yaml").read_text(encoding="utf-8")
+    changed = text.replace("terminationGracePeriodSeconds: 0", "terminationGracePeriodSeconds: 5")
+    assert changed != text
+    (version / "003-calico.yaml").write_text(changed, encoding="utf-8")
     return root
 
 

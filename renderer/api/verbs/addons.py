@@ -31,9 +31,10 @@ from renderer.bke import missing
 from renderer.bke.cluster import load_stream
 from renderer.bke.roles import NODE_SHAPES
 from renderer.calico import policy
+from renderer.checks.stages import error_finding
 from renderer.engine.render import RenderedFile, render_each
-from renderer.errors import CalicoRenderError, InputError, RefusedError
-from renderer.finding import ERROR, TEMPLATES, Finding, merge_findings
+from renderer.errors import InputError, RefusedError
+from renderer.finding import TEMPLATES, Finding, merge_findings
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
 from renderer.k8s.schema import SchemaValidator
@@ -79,7 +80,7 @@ def render_addon(request: Request) -> AddonResult:
     found: list[Finding] = []
     for name, error in failed.items():
         read = missing.failed_read(error, by_file[name], vdir.addon, vdir.name, listed=listed)
-        found.append(read or _error_finding(error))
+        found.append(read or error_finding(TEMPLATES, error))
     found += unreachable_reads(rendered, contexts, files)
     found += bke_context.injection_findings(files)
     objects, undecoded = _decode(files)
@@ -108,19 +109,6 @@ def render_addon(request: Request) -> AddonResult:
     )
 
 
-def _error_finding(error: CalicoRenderError) -> Finding:
-    """A file the controller could not render or decode, where the error is."""
-    return Finding(
-        TEMPLATES_ERROR,
-        ERROR,
-        error.message,
-        stage=TEMPLATES,
-        file=error.file or "",
-        line=error.line or 0,
-        column=(error.column or 0) if error.line else 0,
-    )
-
-
 def _decode(files: Sequence[RenderedFile]) -> tuple[list[K8sObject], list[Finding]]:
     """The objects of every file the controller's decoder reads, and a finding for each
     file it refuses (the controller fails that file's apply)."""
@@ -130,7 +118,7 @@ def _decode(files: Sequence[RenderedFile]) -> tuple[list[K8sObject], list[Findin
         try:
             objects += parse_rendered([f])
         except InputError as exc:
-            found.append(_error_finding(exc))
+            found.append(error_finding(TEMPLATES, exc))
     return objects, found
 
 

@@ -17,7 +17,7 @@ from renderer.checks.runner import run_check
 from renderer.data.bundled import bundled_golden, bundled_manifests
 from renderer.errors import InputError
 from renderer.k8s.schema import resolve_kube_versions
-from renderer.manifests.tree import resolve_version, tree_label
+from renderer.manifests.tree import check_addon, resolve_version, tree_label
 
 
 def rules() -> tuple[RuleInfo, ...]:
@@ -29,8 +29,9 @@ def rules() -> tuple[RuleInfo, ...]:
 def check(
     options: CheckOptions, progress: Callable[[VersionResult], None] | None = None
 ) -> CheckReport:
-    """Check every version of a tree (``check``): templates, capability, rules, schema,
-    context, goldens (and fidelity); ``progress`` sees each version as it finishes."""
+    """Check every version of every addon of a tree (``check``): templates, context,
+    coverage, rules, schema and goldens for each, Calico's Typha contract, release rules
+    (and fidelity) for Calico; ``progress`` sees each version as it finishes."""
     return run_check(options, progress)
 
 
@@ -44,12 +45,19 @@ def check_options(
     upstream: Path | None = None,
     exceptions_file: Path | None = None,
     strict: bool = False,
+    addons: Sequence[str] = (),
+    config: Path | None = None,
 ) -> CheckOptions:
     """What :func:`check` checks, from what a caller holds: a tree (None: the bundled
-    one), its goldens (default: ROOT/golden/calico, or the bundled goldens for the
-    bundled tree), Kubernetes versions (default: the newest four), parallelism (default:
-    the CPU count), an upstream directory and an exceptions file (default: ROOT's);
-    ``strict``: template branches no scenario renders fail the check."""
+    one), its addons (default: every one), Calico's goldens (default: ROOT/golden/calico,
+    or the bundled goldens for the bundled tree; every other addon's are
+    ROOT/golden/<addon>), Kubernetes versions (default: the newest four), parallelism
+    (default: the CPU count), an upstream directory and an exceptions file (default:
+    ROOT's), the BKECluster (and BKENodes) the other addons render with (default: the
+    create request the package ships); ``strict``: template branches no scenario renders
+    fail the check."""
+    for addon in addons:
+        check_addon(addon)
     if golden is not None and golden.exists() and not golden.is_dir():
         raise InputError("not a directory", file=str(golden), key="golden", argument="golden")
     if golden is not None:
@@ -67,6 +75,9 @@ def check_options(
         upstream_arg=str(upstream) if upstream is not None else None,
         exceptions=excepts.load(excepts.find_file(root, exceptions_file)),
         strict=strict,
+        addons=tuple(addons),
+        config=config,
+        config_arg=str(config) if config is not None else None,
     )
 
 

@@ -22,7 +22,7 @@ from renderer.bke import missing, unread
 from renderer.bke.typha import search as controller_search
 from renderer.bke.values import check_context
 from renderer.calico import policy, scale
-from renderer.calico.rules import REGISTRY, RuleInput
+from renderer.calico.rules import RuleInput, generic_rules, run_rules
 from renderer.checks import exceptions as excepts
 from renderer.checks.verdict import controller_disagreement, readiness_warning, typha_capability
 from renderer.engine import limits
@@ -247,9 +247,10 @@ def duplicate_objects(
     vdir: VersionDir, objects: Sequence[K8sObject], contexts: bke_context.VersionContexts
 ) -> list[Finding]:
     """``duplicate-object`` findings: an object rendered twice (kind, namespace, name)
-    is applied once, the last; the first never takes effect."""
+    is applied once, the last; the first never takes effect (a repeat differing at most
+    in labels and annotations is a ``duplicate-object-metadata`` warning)."""
     first = next((f.context for f in contexts.files if not f.verbatim), {})
-    return list(REGISTRY["duplicate-object"].run(RuleInput(objects, vdir.name, first)))
+    return run_rules(RuleInput(objects, vdir.name, first), generic_rules())
 
 
 def unreachable_reads(

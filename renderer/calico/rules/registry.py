@@ -83,6 +83,9 @@ class Rule:
     severity: str
     message: str
     func: RuleFunc
+    #: The rule holds for any addon's objects, not Calico's alone (the gate runs it on
+    #: every addon).
+    generic: bool = False
 
     def run(self, data: RuleInput) -> Iterator[Finding]:
         for v in self.func(data):
@@ -107,18 +110,25 @@ class Rule:
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(*, id: str, severity: str, message: str) -> Callable[[RuleFunc], RuleFunc]:
-    """Register a rule function under ``id``."""
+def rule(
+    *, id: str, severity: str, message: str, generic: bool = False
+) -> Callable[[RuleFunc], RuleFunc]:
+    """Register a rule function under ``id``; ``generic``: it holds for any addon."""
     if severity not in SEVERITIES:
         raise ValueError(f"severity must be one of {SEVERITIES}, got {severity!r}")
 
     def register(func: RuleFunc) -> RuleFunc:
         if id in REGISTRY:
             raise ValueError(f"rule {id!r} is registered twice")
-        REGISTRY[id] = Rule(id, severity, message, func)
+        REGISTRY[id] = Rule(id, severity, message, func, generic)
         return func
 
     return register
+
+
+def generic_rules() -> list[Rule]:
+    """The rules that hold for any addon's objects (duplicates), in registration order."""
+    return [r for r in REGISTRY.values() if r.generic]
 
 
 def run_rules(data: RuleInput, rules: Iterable[Rule] | None = None) -> list[Finding]:
@@ -152,6 +162,7 @@ __all__ = [
     "Rule",
     "RuleInput",
     "Violation",
+    "generic_rules",
     "rule",
     "run_rules",
     "violated",
