@@ -6,24 +6,27 @@ addon's version is rendered as :func:`renderer.api.render_addon` renders it: eac
 with its own context (common params from the BKECluster and its BKENodes, what the
 controller adds by addon name, the addon's params per file, ``repo`` last), failures
 collected file by file (the controller fails that file's apply, a review wants every
-one). A scenario sets context values on top of every file's context (derived from the
-templates' branches, :func:`renderer.checks.coverage.derive_addon`); its name is also
-its golden directory. Calico keeps its own renders (:mod:`renderer.checks.renders`):
-the gate's fixed context and the Typha decision of each scenario.
+one). A scenario is the same cluster with other params for the addon (derived from the
+templates' branches, :func:`renderer.checks.coverage.derive_addon`): each value it sets
+is an addon param reaching every file, a value it unsets a param the cluster's entry
+no longer has, so the controller's own rules still apply (cluster-api's ``manage``
+brings the nodes and the token; params win over common ones; ``repo`` is the image
+prefix, set last). Its name is also its golden directory. Calico keeps its own renders
+(:mod:`renderer.checks.renders`): the gate's fixed context and each scenario's Typha
+decision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from renderer.bke import context as bke_context
 from renderer.bke import missing
-from renderer.bke.cluster import resolve_inputs
-from renderer.calico.scenarios import Scenario
-from renderer.checks.coverage import scenario_context
+from renderer.bke.cluster import ClusterInputs, resolve_inputs
+from renderer.calico.scenarios import REPO_KEY, Scenario
 from renderer.checks.stages import error_finding
 from renderer.data.bundled import bundled_example
 from renderer.engine.render import RenderedFile, render_each
@@ -35,30 +38,70 @@ from renderer.manifests.tree import VersionDir
 
 #: The scenario every addon renders first: the representative BKECluster as it is.
 CLUSTER_SCENARIO = "cluster"
+#: A scenario's values: (key, value), None for a key unset.
+Values = Sequence[tuple[str, str | None]]
 
 
 @dataclass(frozen=True)
 class AddonCluster:
-    """What one addon version's renders start from: each file's context as the
-    controller builds it, the cluster it was built from, and whether the BKECluster
-    lists the addon (a key only a param sets is then the template's fault)."""
+    """What one addon version's renders start from: the BKECluster and BKENodes read as
+    the controller reads them (after admission), and the version they render."""
 
-    contexts: bke_context.VersionContexts
-    cluster: str
-    nodes: int
-    listed: bool
-    notes: tuple[str, ...] = ()
+    found: ClusterInputs
+    version: VersionDir
+
+    @property
+    def cluster(self) -> str:
+        """The BKECluster as ``namespace/name``."""
+        config = self.found.config
+        return f"{config.namespace}/{config.name}" if config.namespace else config.name
+
+    @property
+    def nodes(self) -> int:
+        return self.found.nodes if self.found.nodes is not None else 0
+
+    @property
+    def listed(self) -> bool:
+        """Whether the BKECluster lists the addon (a key only its param sets is then the
+        template's fault, not the cluster's)."""
+        return self.found.addon is not None and not self.found.addon.assumed
 
     @property
     def base(self) -> Scenario:
         """The scenario of the cluster as given."""
         return Scenario(CLUSTER_SCENARIO, self.nodes)
 
+    def contexts(self, values: Values = ()) -> bke_context.VersionContexts:
+        """Each file's context as the controller builds it with the scenario's
+        ``values`` as params of the BKECluster's entry for the addon (None: the param
+        removed; ``repo``: the image prefix, which no param can set), so what the
+        controller does by param (cluster-api's ``manage``) follows them."""
+        found = self.found
+        repo = next((v for k, v in values if k == REPO_KEY), None)
+        given = [(k, v) for k, v in values if k != REPO_KEY]
+        if given and found.addon is not None:  # the BKECluster's entry, as if it said so
+            params = dict(found.addon.params)
+            for key, value in given:
+                if value is None:
+                    params.pop(key, None)
+                else:
+                    params[key] = value
+            found = replace(found, addon=replace(found.addon, params=params))
+        addon, name = self.version.addon, self.version.name
+        inputs = bke_context.for_cluster(found, addon, name, repo=repo)
+        return bke_context.build(self.version, inputs, None)
+
+    def rendered(self, values: Values = ()) -> dict[str, dict[str, Any]]:
+        """The context of each file the controller renders (not those applied as they
+        are), by name."""
+        return {f.file: f.context for f in self.contexts(values).files if not f.verbatim}
+
 
 def addon_cluster(version: VersionDir, root: Path | None, config: Path | None) -> AddonCluster:
-    """The controller's contexts for ``version`` from ``config`` (by default the create
-    request the package ships, read after admission); an addon the BKECluster does not
-    list renders as if it listed it without params, as :meth:`Request.for_addon` does."""
+    """The cluster ``version`` renders with: ``config`` (and the BKENodes its stream
+    holds), by default the create request the package ships; an addon the BKECluster
+    does not list renders as if it listed it without params, as
+    :meth:`renderer.api.Request.for_addon` renders it."""
     source = bundled_example() if config is None else config
     found = resolve_inputs(
         source,
@@ -67,12 +110,7 @@ def addon_cluster(version: VersionDir, root: Path | None, config: Path | None) -
         addon=version.addon,
         version=version.name,
     )
-    inputs = bke_context.for_cluster(found, version.addon, version.name)
-    contexts = bke_context.build(version, inputs, None)
-    ns = f"{found.config.namespace}/" if found.config.namespace else ""
-    listed = found.addon is not None and not found.addon.assumed
-    nodes = found.nodes if found.nodes is not None else 0
-    return AddonCluster(contexts, f"{ns}{found.config.name}", nodes, listed, inputs.notes)
+    return AddonCluster(found, version)
 
 
 @dataclass
@@ -90,26 +128,34 @@ class AddonRender:
 class AddonRenders:
     """Renders of one addon version keyed by the scenario's values: each distinct one
     renders once, each distinct rendered file parses once (the CRDs of every scenario
-    are one parse). The stages share them, as Calico's share :class:`Renders`."""
+    are one parse). The stages share them, as Calico's share
+    :class:`~renderer.checks.renders.Renders`."""
 
     def __init__(self, version: VersionDir, cluster: AddonCluster) -> None:
         self.version = version
         self.cluster = cluster
-        self.base = {f.file: f.context for f in cluster.contexts.files if not f.verbatim}
+        #: The cluster's own contexts (no scenario values).
+        self.contexts = cluster.contexts()
+        self._contexts: dict[tuple[tuple[str, str | None], ...], dict[str, dict[str, Any]]] = {
+            (): {f.file: f.context for f in self.contexts.files if not f.verbatim}
+        }
         self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
         self._maps: dict[tuple[str, str], SourceMap] = {}
         self._cache: dict[tuple[tuple[str, str | None], ...], AddonRender] = {}
         #: Values that changed the YAML a template wrote, over every render so far.
         self.injections: list[Finding] = []
 
-    def contexts(self, overrides: Sequence[tuple[str, str | None]]) -> dict[str, dict[str, Any]]:
-        """Each rendered file's context with a scenario's values set (None: unset)."""
-        return {name: scenario_context(ctx, overrides) for name, ctx in self.base.items()}
+    def rendered(self, values: Values = ()) -> dict[str, dict[str, Any]]:
+        """Each rendered file's context for a scenario's ``values`` (built once)."""
+        key = tuple(values)
+        if key not in self._contexts:
+            self._contexts[key] = self.cluster.rendered(values)
+        return self._contexts[key]
 
-    def get(self, overrides: Sequence[tuple[str, str | None]] = ()) -> AddonRender:
-        key = tuple(overrides)
+    def get(self, values: Values = ()) -> AddonRender:
+        key = tuple(values)
         if key not in self._cache:
-            self._cache[key] = self._render(self.contexts(overrides))
+            self._cache[key] = self._render(self.rendered(values))
         return self._cache[key]
 
     def _render(self, contexts: dict[str, dict[str, Any]]) -> AddonRender:
@@ -133,7 +179,7 @@ class AddonRenders:
                 continue
             files.append((name, f.text))
             objects += mine
-            decoded.append(f)
+            decoded.append(replace(f, name=name))  # named as its objects are
         found += missing.no_value_reads(decoded, objects, vdir.addon, vdir.name, listed=listed)
         first = next(iter(contexts.values()), {})
         return AddonRender(files, objects, first, found)
@@ -159,8 +205,8 @@ class AddonRenders:
 
 def decision_record(scenario: Scenario, cluster: AddonCluster) -> dict[str, Any]:
     """What an addon's golden stores of a scenario (its ``decision.json``): the
-    cluster its contexts were built from, its node count, and the values the scenario
-    set on top (None: the key unset)."""
+    cluster its contexts were built from, its node count, and the params the scenario
+    gave the addon on top (None: the cluster's param removed)."""
     record: dict[str, Any] = {
         "scenario": scenario.name,
         "cluster": cluster.cluster,

@@ -127,33 +127,27 @@ def derive(version: VersionDir, capable: bool, legacy: bool, missing: Sequence[s
 
 def derive_addon(
     version: VersionDir,
-    contexts: Mapping[str, Mapping[str, Any]],
+    contexts: Callable[[Sequence[tuple[str, str | None]]], Mapping[str, Mapping[str, Any]]],
     start: Scenario,
     always_set: Collection[str] = (),
     fixed: Collection[str] = (),
 ) -> Coverage:
-    """The scenarios of a version of another addon: ``start`` (its files' ``contexts``
-    as the controller builds them from the representative cluster), then the greedy
-    cover of its branches with values set on every file's context, and the branches
-    none of them renders. A key the controller sets (``always_set``) is never unset;
-    one it derives from the cluster's nodes or for the addon itself (``fixed``: the
-    nodes' addresses a node script runs on) keeps the cluster's value. ``repo`` set
-    is the check's registry prefix."""
+    """The scenarios of a version of another addon: ``start`` (its files' contexts as
+    the controller builds them from the representative cluster), then the greedy cover
+    of its branches, each scenario's files' ``contexts`` built from its values, and the
+    branches none of them renders. A key the controller sets (``always_set``) is never
+    unset; one it derives from the cluster's nodes or for the addon itself (``fixed``:
+    the addresses a node script runs on) keeps the cluster's value. ``repo`` set is
+    the check's registry prefix."""
     defaults: dict[str, Any] = {}
-    for ctx in contexts.values():
+    for ctx in contexts(()).values():
         for key, value in ctx.items():
             defaults.setdefault(key, value if isinstance(value, str) else None)
     repo = str(defaults.get(scenarios.REPO_KEY) or "")
 
     def context(scenario: Scenario) -> Callable[[str], Mapping[str, Any]]:
-        made: dict[str, Mapping[str, Any]] = {}
-
-        def of(name: str) -> Mapping[str, Any]:
-            if name not in made:
-                made[name] = scenario_context(contexts.get(name, {}), scenario.values)
-            return made[name]
-
-        return of
+        made = contexts(scenario.values)
+        return lambda name: made.get(name, {})
 
     space = Space(defaults, {}, repo, set(always_set), frozenset(fixed), capability.CHECK_REPO)
     return _derive(version, [start], [start], context, space)
@@ -275,6 +269,7 @@ class _Tracer:
                     self.files[memo] = frozenset()
             out.update(("arm", name, *arm) for arm in self.files[memo])
         for k in self.dims:
-            out.add(("value", k, first.get(k)))
+            value = first.get(k)
+            out.add(("value", k, value if value is None or isinstance(value, str) else repr(value)))
         self.memo[key] = frozenset(out)
         return self.memo[key]

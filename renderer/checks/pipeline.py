@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from renderer.bke import addons as addon_rules
 from renderer.bke import context as bke_context
 from renderer.bke import missing
 from renderer.bke.addons import CONTROLLER_ADDON, PLACEHOLDER
@@ -253,13 +254,12 @@ class VersionRun:
                 self._cov = coverage.derive(self.version, cap.capable, cap.legacy, cap.missing)
             else:
                 shared = self.addon_renders
-                cluster = shared.cluster
                 self._cov = coverage.derive_addon(
                     self.version,
-                    shared.base,
-                    cluster.base,
-                    controller_keys(cluster),
-                    derived_keys(cluster),
+                    shared.rendered,
+                    shared.cluster.base,
+                    controller_keys(shared.contexts),
+                    derived_keys(shared.contexts, self.version),
                 )
         return self._cov
 
@@ -297,26 +297,29 @@ class VersionRun:
         return schema_inputs([(r.scenario.name, r.objects) for r in self.scenarios])
 
 
-def derived_keys(cluster: AddonCluster) -> set[str]:
+def derived_keys(contexts: bke_context.VersionContexts, version: VersionDir) -> set[str]:
     """The keys of an addon's contexts the controller derives from the cluster's nodes
     or builds for the addon itself (a node script's addresses, the manage file's
-    nodes): a scenario keeps the cluster's value, another would be no cluster's."""
+    nodes, when its param asks): a scenario keeps the cluster's value, another would
+    be no cluster's."""
     built = {bke_context.BKENODES, CONTROLLER_ADDON, PLACEHOLDER}
-    return {
+    own = {
         key
-        for f in cluster.contexts.files
-        for key, entry in f.entries.items()
-        if entry.source in built
+        for listed in (True, False)
+        for key in addon_rules.supplied_keys(version.addon, version.name, listed=listed)
+    }
+    return own | {
+        key for f in contexts.files for key, entry in f.entries.items() if entry.source in built
     }
 
 
-def controller_keys(cluster: AddonCluster) -> set[str]:
+def controller_keys(contexts: bke_context.VersionContexts) -> set[str]:
     """The keys of an addon's contexts the controller always sets (a derived scenario
     never unsets them): every key but those an addon param or admission gave."""
     params = {bke_context.ADDON_PARAM, bke_context.FILE_PARAM, ADMISSION_DEFAULT}
     return {
         key
-        for f in cluster.contexts.files
+        for f in contexts.files
         for key, entry in f.entries.items()
         if entry.source not in params
     }

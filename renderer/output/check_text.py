@@ -181,6 +181,10 @@ def addon_lines(report: CheckReport) -> list[str]:
     return out
 
 
+#: Up to how many addons a line names (the JSON report names them all).
+NAMED_ADDONS = 5
+
+
 def new_goldens_line(report: CheckReport) -> list[str]:
     """One line for the addons whose goldens a tree adopted for Calico only has yet to
     write (not a failure until they exist): the command that writes them."""
@@ -188,10 +192,11 @@ def new_goldens_line(report: CheckReport) -> list[str]:
     if not new:
         return []
     command = next(v.golden.command for v in report.versions if v.golden.status == NEW)
+    named = f" ({', '.join(new)})" if len(new) <= NAMED_ADDONS else ""
     return [
         "",
-        f"goldens: none yet for {len(new)} addon(s) besides Calico ({', '.join(new)}); "
-        f"write them, after review, with: {command}",
+        f"goldens: none yet for {len(new)} addon(s) besides Calico{named}, the tree's goldens "
+        f"being Calico's alone; write them, after review, with: {command}",
     ]
 
 
