@@ -111,15 +111,15 @@ def plan_route(
     from what the templates render, or (``controller``) by BKE's controller's text
     search, as production routes it."""
     capable = True
-    missing: tuple[str, ...] = ()
+    lacks: tuple[str, ...] = ()
     if not policy.decide_typha(nodes).allow_typha:
         pass
     elif controller:
         found = controller_search(version)
-        capable, missing = found.capable, tuple(f"the string {m!r}" for m in found.missing)
+        capable, lacks = found.capable, tuple(f"the string {m!r}" for m in found.missing)
     else:
-        capable, missing = typha_capability(version)
-    return policy.route(nodes, capable, operation, version=version.name, missing=missing)
+        capable, lacks = typha_capability(version)
+    return policy.route(nodes, capable, operation, version=version.name, missing=lacks)
 
 
 def file_contexts(
