@@ -89,96 +89,19 @@ def yes_label_tree(root: Path) -> Path:
     return root
 
 
+#: The addons' fixture tree (tests/fixtures/addons-tree/README.md).
 ADDONS_TREE = FIXTURES / "addons-tree"
-
-#: An addon of our own with what the gate looks for in every addon: a CRD and a custom
-#: resource of it, the cluster-system Namespace each of two files declares with its own
-#: label (one Namespace: a warning), a branch on a param only set values reach, and
-#: ``repo`` printed into an image.
-WIDGETS = {
-    "001-crd.yaml": """\
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: cluster-system
-  labels: {provider: widgets-crd}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                size: {type: integer}
-""",
-    "002-widgets.yaml": """\
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: cluster-system
-  labels: {provider: widgets}
----
-apiVersion: example.com/v1
-kind: Widget
-metadata:
-  name: widget
-  namespace: cluster-system
-spec:
-  size: {{ .replicas }}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: widgets
-  namespace: cluster-system
-spec:
-  replicas: {{ .replicas }}
-  selector:
-    matchLabels: {app: widgets}
-  template:
-    metadata:
-      labels: {app: widgets}
-    spec:
-      containers:
-        - name: widgets
-          image: {{ .repo }}widgets:v1.0.0
-          {{- if and (ne .widgetMode nil) (ne .widgetMode "") }}
-          args: ["--mode={{ .widgetMode }}"]
-          {{- end }}
-""",
-}
+#: A tree of several addons (tests/fixtures/gate-tree/README.md): a small Calico
+#: version, addons of the addons-tree and one of our own with a CRD.
+GATE_TREE = FIXTURES / "gate-tree"
 
 
-def addon_tree(
-    root: Path, addons: tuple[str, ...] = ("coredns", "widgets"), calico: str | None = "v9.1.0"
-) -> Path:
-    """A bke-manifests-shaped tree at ``root``: a small Calico version of the fixture tree
-    (none when ``calico`` is None), the addons-tree's ``addons`` and :data:`WIDGETS`."""
+def addon_tree(root: Path, addons: tuple[str, ...] | None = None) -> Path:
+    """A copy of :data:`GATE_TREE`'s templates at ``root`` (no goldens), with only
+    ``addons`` (default: every one)."""
     import shutil
 
-    if calico is not None:
-        shutil.copytree(
-            TREE / "kubernetes" / "calico" / calico, root / "kubernetes" / "calico" / calico
-        )
-    for addon in addons:
-        if addon == "widgets":
-            folder = root / "kubernetes" / "widgets" / "v1.0.0"
-            folder.mkdir(parents=True)
-            for name, text in WIDGETS.items():
-                (folder / name).write_text(text, encoding="utf-8")
-            continue
-        shutil.copytree(ADDONS_TREE / "kubernetes" / addon, root / "kubernetes" / addon)
+    for folder in sorted((GATE_TREE / "kubernetes").iterdir()):
+        if addons is None or folder.name in addons:
+            shutil.copytree(folder, root / "kubernetes" / folder.name)
     return root

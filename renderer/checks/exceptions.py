@@ -381,6 +381,8 @@ def evaluation(
         for named in exception.versions:
             mine = [label for label in held if split_label(label)[1] == named]
             wanted += mine or [named]
+    checked = {split_label(label)[0] for label in stages}
+    wanted += [addon for addon in exception.addons if addon not in checked]  # as named
     for version in wanted:
         statuses = stages.get(version)
         if statuses is None:

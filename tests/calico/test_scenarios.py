@@ -117,3 +117,23 @@ def test_the_greedy_cover_combines_values_and_names_them() -> None:
     assert derived(on, {"calicoMode": None, "repo": REPO}, REPO).name == (
         "nodes-51-calicoMode-unset-repo-set"
     )
+
+
+def test_an_addons_dimensions_set_repo_to_the_checks_prefix_and_sample_unset_keys() -> None:
+    """Another addon's ``repo`` defaults to "" (its templates' own registries): set, it
+    is the check's prefix; a key compared with "" whose default is unset (``ne .x nil``
+    and ``ne .x ""``) also gets a non-empty string, the only value that takes the body."""
+    dims = dimensions({"proxyMode": {""}}, set(), {}, {}, "", repo_sample=REPO, unset_strings=True)
+    assert dims == {"proxyMode": ("", "calico-render-check"), "repo": (REPO,)}
+    start = Scenario("cluster", 3)
+    assert derived(start, {"repo": REPO}, "").name == "cluster-repo-set"
+
+
+def test_a_long_scenario_name_keeps_its_first_value_and_a_digest() -> None:
+    start = Scenario("cluster", 3)
+    values = {f"param{i:02d}Enable": "" for i in range(12)}
+    long = derived(start, values, "")
+    assert long.name.startswith("cluster-param00Enable-empty-and-11-more-")
+    assert len(long.name) <= 96 and long.values == tuple(sorted(values.items()))
+    assert derived(start, dict(reversed(values.items())), "").name == long.name
+    assert derived(start, {**values, "x": "1"}, "").name != long.name

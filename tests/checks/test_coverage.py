@@ -79,3 +79,24 @@ def test_a_branch_no_scenario_renders_is_a_warning_or_with_strict_an_error(
     )
     assert strict.stages["coverage"] == "fail" and not strict.passed
     assert [f.severity for f in strict.findings if f.stage == "coverage"] == ["error"]
+
+
+def test_an_addons_branches_are_covered_by_its_params_and_the_clusters_keys_stay() -> None:
+    """The widgets addon takes its mode branch only for a set, non-empty widgetMode: a
+    scenario gives the addon that param; the nodes' keys the controller derives are
+    never varied."""
+    from renderer.checks.addons import AddonRenders, addon_cluster
+    from tests.gatehelp import GATE_TREE
+
+    version = resolve_version("v1.0.0", GATE_TREE, "widgets")
+    shared = AddonRenders(version, addon_cluster(version, GATE_TREE, None))
+    cov = coverage.derive_addon(version, shared.rendered, shared.cluster.base, fixed={"widgetMode"})
+    assert [s.name for s in cov.scenarios] == ["cluster", "cluster-repo-set"]
+    assert [(b.file, b.line) for b in cov.uncovered] == [("002-widgets.yaml", 31)]
+    cov = coverage.derive_addon(version, shared.rendered, shared.cluster.base)
+    assert [s.name for s in cov.scenarios] == [
+        "cluster",
+        "cluster-repo-set-widgetMode-calico_render_check",
+        "cluster-widgetMode-empty",
+    ]
+    assert cov.uncovered == []

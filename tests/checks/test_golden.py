@@ -448,3 +448,37 @@ def test_a_link_above_the_goldens_inside_root_is_refused(
             tmp_path / "golden" / "calico" / "v3.28.2", golden_files(outputs()), root=tmp_path
         )
     assert not any(elsewhere.iterdir()), "written through the link"
+
+
+def test_each_addon_has_its_golden_directory_and_calicos_may_be_named(tmp_path: Path) -> None:
+    from renderer.checks.options import CheckOptions
+
+    tree = CheckOptions(tmp_path, tmp_path / "golden" / "calico", manifests_arg="t")
+    assert tree.golden_dir("coredns") == tmp_path / "golden" / "coredns"
+    assert compare.golden_label(tree, ("calico", "coredns")) == (
+        f"{tmp_path / 'golden' / 'calico'} and {tmp_path / 'golden'}/<addon>"
+    )
+    assert compare.golden_label(tree, ("coredns",)) == f"{tmp_path / 'golden'}/<addon>"
+    assert compare.golden_path(tree, "v1.0.0", "coredns") == "golden/coredns/v1.0.0"
+    assert compare.lock_dirs(tree, ("calico", "coredns", "kubeproxy")) == [
+        tmp_path / "golden",
+        tmp_path / "golden" / "calico",
+    ]
+    named = CheckOptions(tmp_path, tmp_path / "mine", golden_arg="mine")
+    assert named.golden_dir() == tmp_path / "mine"
+    assert named.golden_dir("coredns") == tmp_path / "golden" / "coredns"
+    assert compare.golden_path(named, "v1.0.0", "coredns") == "golden/coredns/v1.0.0"
+
+
+def test_a_tree_adopted_for_calico_only_has_goldens_of_calico_alone(tmp_path: Path) -> None:
+    from renderer.checks.options import CheckOptions
+
+    options = CheckOptions(tmp_path, tmp_path / "golden" / "calico")
+    assert not compare.adopted_for_calico_only(options, ("calico", "coredns"))  # no goldens
+    (tmp_path / "golden" / "calico" / "v3.28.2").mkdir(parents=True)
+    assert compare.adopted_for_calico_only(options, ("calico", "coredns"))
+    (tmp_path / "golden" / "other").mkdir()  # an addon not checked does not count
+    assert compare.adopted_for_calico_only(options, ("calico", "coredns"))
+    (tmp_path / "golden" / "coredns" / "v1.0.0").mkdir(parents=True)
+    assert not compare.adopted_for_calico_only(options, ("calico", "coredns"))
+    assert compare.stale_addons(options, ("calico", "coredns")) == ["other"]

@@ -17,7 +17,7 @@ from renderer.checks.options import CheckOptions
 from renderer.output import render
 from renderer.output.check import CheckDocument
 from renderer.store import cache
-from tests.gatehelp import TREE
+from tests.gatehelp import GATE_TREE, TREE
 
 
 @pytest.mark.parametrize(
@@ -136,3 +136,172 @@ def test_a_signal_ends_every_worker_and_releases_the_golden_lock(
     )
     # the lock was released: the update ran (copies of one version fail its image rule)
     assert again.returncode in (0, 1) and "another update-golden" not in again.stderr
+
+
+# --- every addon of the tree -------------------------------------------------------------
+
+
+def _gate(root: Path, **given: object) -> CheckOptions:
+    from renderer import api
+
+    return api.check_options(root=root, kube_versions=("1.30",), jobs=1, **given)  # type: ignore[arg-type]
+
+
+def test_every_addon_is_checked_with_its_own_stages_and_located_in_the_tree() -> None:
+    from renderer.checks.report import MISSING, SKIP
+
+    report = runner.run_check(_gate(GATE_TREE))
+    assert report.addons == [
+        "calico",
+        "cluster-api",
+        "coredns",
+        "kubeproxy",
+        "nodelocaldns",
+        "widgets",
+    ]
+    by = {v.label: v for v in report.versions}
+    assert by["v9.1.0"].stages["capability"] == "pass"
+    coredns = by["coredns/v1.0.0"]
+    assert "capability" not in coredns.stages and "capability" not in coredns.ran
+    assert coredns.ran == ("templates", "context", "coverage", "rules", "goldens", "schema")
+    # its golden change is a finding at the template line of the field, in the tree
+    (changed,) = [f for f in coredns.findings if f.rule == "golden-changed"]
+    assert (changed.file, changed.line, changed.field) == (
+        "kubernetes/coredns/v1.0.0/coredns.yaml",
+        7,
+        "spec.replicas",
+    )
+    assert by["cluster-api/v1.0.0"].golden.status == MISSING
+    kubeproxy = by["kubeproxy/v1.0.0"]
+    assert (kubeproxy.stages["templates"], kubeproxy.stages["goldens"]) == ("fail", SKIP)
+    widgets = by["widgets/v1.0.0"]
+    assert [(f.rule, f.severity) for f in widgets.findings if f.severity != "info"] == [
+        ("duplicate-object-metadata", "warning")
+    ]
+    assert widgets.passed and widgets.objects == {
+        "objects": 6,  # the Deployment differs per scenario
+        "validated": 5,
+        "not_checked": 1,
+        "not_checked_kinds": ["example.com/v1 Widget"],
+    }
+
+
+def test_addon_narrows_the_check_and_an_unknown_one_is_bad_input() -> None:
+    from renderer.errors import InputError
+
+    report = runner.run_check(_gate(GATE_TREE, addons=("widgets", "calico")))
+    assert [v.label for v in report.versions] == ["v9.1.0", "widgets/v1.0.0"]
+    assert report.passed
+    with pytest.raises(InputError) as caught:
+        runner.run_check(_gate(GATE_TREE, addons=("nope",)))
+    assert (caught.value.argument, caught.value.value) == ("addon", "nope")
+    assert "kubernetes/nope/" in caught.value.message
+
+
+def test_goldens_are_written_per_addon_version_and_scenario_then_pass(tmp_path: Path) -> None:
+    from tests.gatehelp import addon_tree
+
+    root = addon_tree(tmp_path / "tree", ("coredns", "widgets"))
+    runner.run_check(_gate(root, update=True))
+    scenarios = sorted(p.name for p in (root / "golden" / "widgets" / "v1.0.0").iterdir())
+    assert scenarios == [
+        "cluster",
+        "cluster-repo-set-widgetMode-calico_render_check",
+        "cluster-widgetMode-empty",
+    ]
+    decision = (root / "golden" / "coredns" / "v1.0.0" / "cluster" / "decision.json").read_text()
+    assert '"cluster": "bke-cluster/bke-cluster"' in decision
+    again = runner.run_check(_gate(root))
+    assert again.passed and {v.golden.status for v in again.versions} == {"pass"}
+
+
+def test_a_tree_adopted_for_calico_only_says_how_to_write_the_other_goldens(
+    tmp_path: Path,
+) -> None:
+    """Its other addons' goldens are new, not failures: the run passes or fails as
+    Calico does; once written, a missing golden fails as Calico's does."""
+    from renderer.checks.report import MISSING, NEW
+    from tests.gatehelp import addon_tree
+
+    root = addon_tree(tmp_path / "tree", ("calico", "coredns", "widgets"))
+    runner.run_check(_gate(root, update=True, addons=("calico",)))
+    first = runner.run_check(_gate(root))
+    assert first.passed and first.new_goldens == ["coredns", "widgets"]
+    assert {v.golden.status for v in first.versions if v.addon != "calico"} == {NEW}
+    text = render("text", CheckDocument(first))
+    (line,) = [x for x in text.splitlines() if x.startswith("goldens: none yet")]
+    assert line.endswith(
+        f"calico-render check --manifests {root} --kube-version 1.30 --update-golden"
+    )
+    runner.run_check(_gate(root, update=True))
+    shutil.rmtree(root / "golden" / "coredns")
+    second = runner.run_check(_gate(root))
+    assert not second.passed and second.new_goldens == []
+    assert [v.golden.status for v in second.versions if v.addon == "coredns"] == [MISSING]
+
+
+def test_goldens_of_an_addon_no_longer_in_the_tree_are_stale(tmp_path: Path) -> None:
+    from tests.gatehelp import addon_tree
+
+    root = addon_tree(tmp_path / "tree", ("coredns",))
+    runner.run_check(_gate(root, update=True))
+    gone = root / "golden" / "gone" / "latest" / "cluster"
+    gone.mkdir(parents=True)
+    (gone / "a.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
+    report = runner.run_check(_gate(root))
+    assert [(s.addon, s.version, s.status) for s in report.stale] == [("gone", "latest", "fail")]
+    assert report.stale_failed == ["gone/latest"] and not report.passed
+    # narrowed to some addons, the others' goldens are not judged
+    assert runner.run_check(_gate(root, addons=("coredns",))).stale == []
+    runner.run_check(_gate(root, update=True))
+    assert not (root / "golden" / "gone" / "latest").exists()
+
+
+def test_the_cluster_is_the_one_given(tmp_path: Path) -> None:
+    from tests.gatehelp import addon_tree
+
+    root = addon_tree(tmp_path / "tree", ("coredns",))
+    config = tmp_path / "cluster.yaml"
+    config.write_text(
+        "apiVersion: bke.bocloud.com/v1beta1\nkind: BKECluster\n"
+        "metadata: {name: other, namespace: prod}\n"
+        "spec: {clusterConfig: {cluster: {networking: {dnsDomain: corp.local}}, addons: []}}\n",
+        encoding="utf-8",
+    )
+    report = runner.run_check(_gate(root, config=config))
+    (v,) = report.versions
+    assert v.scenarios[0].decision["cluster"] == "prod/other"
+    assert f"--config {config}" in v.golden.command
+
+
+def test_an_exception_holds_for_the_addons_it_names(tmp_path: Path) -> None:
+    from tests.gatehelp import addon_tree
+
+    root = addon_tree(tmp_path / "tree", ("widgets",))
+    (root / ".calico-render.yaml").write_text(
+        "exceptions:\n"
+        "  - rule: duplicate-object-metadata\n"
+        "    addons: [widgets]\n"
+        "    reason: every provider file declares the namespace\n"
+        "  - rule: duplicate-object-metadata\n"
+        "    addons: [coredns]\n"
+        "    reason: another addon\n",
+        encoding="utf-8",
+    )
+    report = runner.run_check(_gate(root, update=True))
+    (v,) = report.versions
+    assert [f.rule for f in v.findings if f.severity != "info"] == []
+    assert [a.matches for a in report.rule_exceptions] == [{"widgets/v1.0.0": 1}, {}]
+    assert report.exception_warnings == []
+    assert report.exception_notes == [
+        f"{root / '.calico-render.yaml'}:5: exception for rule duplicate-object-metadata for "
+        "coredns not evaluated (not in the tree)"
+    ]
+
+
+def test_the_gate_report_is_the_same_whatever_the_jobs() -> None:
+    def report(jobs: int) -> str:
+        options = CheckOptions(GATE_TREE, GATE_TREE / "golden" / "calico", ("1.30",), jobs=jobs)
+        return render("json", CheckDocument(runner.run_check(options)))
+
+    assert report(1) == report(2)

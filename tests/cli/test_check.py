@@ -1313,3 +1313,39 @@ def test_every_golden_finding_has_a_place_in_every_format(
 def test_refused_update_is_only_the_goldens_refusal() -> None:
     assert refused_update(NothingToUpdate("no versions"))
     assert not refused_update(InputError("other"))
+
+
+def test_addon_narrows_the_gate_and_an_unknown_one_is_named_by_its_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.gatehelp import GATE_TREE
+
+    r = run(capsys, "check", str(GATE_TREE), *KUBE, "--addon", "widgets", "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 0 and [a["name"] for a in data["addons"]] == ["widgets"]
+    assert data["addons"][0]["stages"] == [
+        "templates",
+        "context",
+        "coverage",
+        "rules",
+        "goldens",
+        "schema",
+    ]
+    r = run(capsys, "check", str(GATE_TREE), *KUBE, "--addon", "nope")
+    assert r.code == 2 and one_error(r) == (
+        f"{GATE_TREE}: --addon: no kubernetes/nope/ in the tree; its addons: calico, "
+        "cluster-api, coredns, kubeproxy, nodelocaldns, widgets"
+    )
+    r = run(capsys, "check", str(GATE_TREE), *KUBE, "--addon", "../x")
+    assert r.code == 2 and "--addon" in r.err
+
+
+def test_a_config_that_is_no_bkecluster_is_bad_input_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.gatehelp import GATE_TREE
+
+    config = tmp_path / "cluster.yaml"
+    config.write_text("kind: Deployment\n", encoding="utf-8")
+    r = run(capsys, "check", str(GATE_TREE), *KUBE, "--addon", "coredns", "--config", str(config))
+    assert r.code == 2 and str(config) in one_error(r)

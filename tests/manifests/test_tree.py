@@ -330,3 +330,20 @@ def test_findings_of_an_addon_are_located_in_its_directory() -> None:
     assert tree_path("v3.28.2", ["calico.yaml"], "calico.yaml") == (
         "kubernetes/calico/v3.28.2/calico.yaml"
     )
+
+
+def test_a_version_of_another_addon_is_labelled_with_its_addon() -> None:
+    from renderer.manifests.tree import split_label, unit_label, unit_order
+
+    assert unit_label("calico", "v3.31.3") == "v3.31.3"
+    assert unit_label("coredns", "v1.8.0") == "coredns/v1.8.0"
+    assert split_label("coredns/v1.8.0") == ("coredns", "v1.8.0")
+    assert split_label("v3.31.3") == ("calico", "v3.31.3")
+    labels = ["coredns/v1.10.1", "argo/latest", "v3.31.3", "coredns/v1.8.0", "v3.25.0"]
+    assert sorted(labels, key=unit_order) == [
+        "v3.25.0",
+        "v3.31.3",
+        "argo/latest",
+        "coredns/v1.8.0",
+        "coredns/v1.10.1",
+    ]

@@ -3,8 +3,10 @@ hand, the plan, explain-context and capability ones from the bundled and fixture
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from renderer import api
@@ -28,7 +30,7 @@ from renderer.output.documents import (
 from renderer.output.images import RegistryDocument
 from renderer.output.inputerror import InputErrorDocument
 from tests.checks.test_report import incomplete, sample, stale
-from tests.gatehelp import TREE
+from tests.gatehelp import GATE_TREE, TREE
 
 
 def _entry(version: str, typha: str, **extra: Any) -> dict[str, Any]:
@@ -120,6 +122,15 @@ def _registry() -> Document:
     return RegistryDocument(replace(report, findings=found, lock="release.lock.json"))
 
 
+def _check_addons() -> Document:
+    """The gate over a tree of several addons (tests/fixtures/gate-tree): Calico and
+    addons that pass, one whose golden changed, one without goldens, one that does not
+    parse; named relative to the checkout, as CI runs it."""
+    root = Path(os.path.relpath(GATE_TREE))
+    options = api.check_options(root=root, kube_versions=("1.30",), jobs=1)
+    return CheckDocument(api.check(options))
+
+
 def _capability(version: str) -> Document:
     report = api.capability(version, root=TREE, kube_versions=("1.30",))
     return CapabilityDocument(replace(report, manifests="tests/fixtures/tree"))  # any machine
@@ -192,6 +203,7 @@ DOCUMENTS: dict[str, Case] = {
         lambda: CheckDocument(CheckReport("root", "golden", ["1.30"], [incomplete()])),
     ),
     "check-stale-and-exceptions": Case(CheckDocument, lambda: CheckDocument(stale())),
+    "check-addons": Case(CheckDocument, _check_addons),
     "capability": Case(CapabilityDocument, lambda: _capability("v9.4.0")),
     "capability-legacy": Case(CapabilityDocument, lambda: _capability("v9.0.0")),
     "capability-exceptions": Case(CapabilityDocument, _capability_exceptions),

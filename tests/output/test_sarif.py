@@ -72,3 +72,15 @@ def test_paths_are_uris_relative_to_the_checkout() -> None:
         "uriBaseId": "%SRCROOT%",
     }
     assert artifact_location("/tmp/x.yaml") == {"uri": "file:///tmp/x.yaml"}
+
+
+def test_a_result_in_the_tree_names_its_addon() -> None:
+    from renderer.output.sarif import addon_of
+
+    assert addon_of("kubernetes/coredns/v1.8.0/coredns.yaml") == "coredns"
+    assert addon_of("golden/calico/v3.31.3/nodes-50/decision.json") == "calico"
+    assert addon_of("golden/v3.31.3/nodes-50/decision.json") == ""  # the bundled goldens
+    assert addon_of("values.yaml") == ""
+    data = json.loads(output.render("sarif", DOCUMENTS["check-addons"]()))
+    found = {r["properties"].get("addon") for r in data["runs"][0]["results"]}
+    assert found == {"calico", "cluster-api", "coredns", "kubeproxy", "nodelocaldns", "widgets"}
