@@ -40,9 +40,14 @@ SchemaResults = dict[str, tuple[Finding, ...]]
 def schema_inputs(renders: Sequence[tuple[str, Sequence[K8sObject]]]) -> list[SchemaInput]:
     """The distinct objects of (scenario name, objects) renders, in first-seen order."""
     distinct: dict[str, tuple[K8sObject, list[str]]] = {}
+    # a file that renders alike in several scenarios is one parse, its objects the same
+    # instances: each is hashed once (a CRD's JSON is most of a check's hashing)
+    digests: dict[int, str] = {}
     for name, objects in renders:
         for obj in objects:
-            digest = kubeschema.canonical_hash(obj.data)
+            digest = digests.get(id(obj))
+            if digest is None:
+                digest = digests[id(obj)] = kubeschema.canonical_hash(obj.data)
             if digest not in distinct:
                 distinct[digest] = (obj, [])
             if name not in distinct[digest][1]:
