@@ -27,13 +27,13 @@ from renderer.bke import context as bke_context
 from renderer.bke import missing
 from renderer.bke.cluster import ClusterInputs, resolve_inputs
 from renderer.calico.scenarios import REPO_KEY, Scenario
+from renderer.checks.renders import ParsedFiles
 from renderer.checks.stages import error_finding
 from renderer.data.bundled import bundled_example
 from renderer.engine.render import RenderedFile, render_each
-from renderer.engine.sourcemap import SourceMap
 from renderer.errors import CalicoRenderError
 from renderer.finding import TEMPLATES, Finding
-from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir
 
 #: The scenario every addon renders first: the representative BKECluster as it is.
@@ -125,13 +125,14 @@ class AddonRender:
     findings: list[Finding] = field(default_factory=list)
 
 
-class AddonRenders:
+class AddonRenders(ParsedFiles):
     """Renders of one addon version keyed by the scenario's values: each distinct one
     renders once, each distinct rendered file parses once (the CRDs of every scenario
     are one parse). The stages share them, as Calico's share
     :class:`~renderer.checks.renders.Renders`."""
 
     def __init__(self, version: VersionDir, cluster: AddonCluster) -> None:
+        super().__init__()
         self.version = version
         self.cluster = cluster
         #: The cluster's own contexts (no scenario values).
@@ -139,8 +140,6 @@ class AddonRenders:
         self._contexts: dict[tuple[tuple[str, str | None], ...], dict[str, dict[str, Any]]] = {
             (): {f.file: f.context for f in self.contexts.files if not f.verbatim}
         }
-        self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
-        self._maps: dict[tuple[str, str], SourceMap] = {}
         self._cache: dict[tuple[tuple[str, str | None], ...], AddonRender] = {}
         #: Values that changed the YAML a template wrote, over every render so far.
         self.injections: list[Finding] = []
@@ -183,24 +182,6 @@ class AddonRenders:
         found += missing.no_value_reads(decoded, objects, vdir.addon, vdir.name, listed=listed)
         first = next(iter(contexts.values()), {})
         return AddonRender(files, objects, first, found)
-
-    def _parse(self, name: str, text: str, lines: SourceMap | None) -> list[K8sObject]:
-        key = (name, text)
-        if lines is not None:
-            self._maps.setdefault(key, lines)
-        if key not in self._parsed:
-            self._parsed[key] = parse_stream(text, name, lines=lines)
-        return self._parsed[key]
-
-    @property
-    def parsed(self) -> Mapping[tuple[str, str], list[K8sObject]]:
-        """Every rendered file parsed so far, keyed by (file name, text)."""
-        return self._parsed
-
-    @property
-    def maps(self) -> Mapping[tuple[str, str], SourceMap]:
-        """The source map of every rendered file so far, keyed as :attr:`parsed`."""
-        return self._maps
 
 
 def decision_record(scenario: Scenario, cluster: AddonCluster) -> dict[str, Any]:

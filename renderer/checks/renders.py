@@ -35,7 +35,36 @@ class ScenarioRender:
     context: Mapping[str, Any]
 
 
-class Renders:
+class ParsedFiles:
+    """The rendered files of one version parsed so far, each distinct (name, text) once
+    however many contexts render it alike (the CRDs), with its source map: what the
+    goldens stage compares and locates with."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
+        self._maps: dict[tuple[str, str], SourceMap] = {}
+
+    @property
+    def parsed(self) -> Mapping[tuple[str, str], list[K8sObject]]:
+        """Every rendered file parsed so far, keyed by (file name, text)."""
+        return self._parsed
+
+    @property
+    def maps(self) -> Mapping[tuple[str, str], SourceMap]:
+        """The source map of every rendered file so far, keyed as :attr:`parsed`."""
+        return self._maps
+
+    def _parse(self, name: str, text: str, lines: SourceMap | None = None) -> list[K8sObject]:
+        """Parse a rendered file once even when several contexts render it alike (CRDs)."""
+        key = (name, text)
+        if lines is not None:
+            self._maps.setdefault(key, lines)
+        if key not in self._parsed:
+            self._parsed[key] = parse_stream(text, name, lines=lines)
+        return self._parsed[key]
+
+
+class Renders(ParsedFiles):
     """Renders of one version keyed by their Typha context: each distinct one renders once.
 
     The capability contract (off, on at 3 and at 4 replicas) and the scenarios ask for
@@ -45,10 +74,9 @@ class Renders:
     """
 
     def __init__(self, version: VersionDir, *, qualified: bool = False) -> None:
+        super().__init__()
         self.version = version
         self.qualified = qualified
-        self._parsed: dict[tuple[str, str], list[K8sObject]] = {}
-        self._maps: dict[tuple[str, str], SourceMap] = {}
         self._cache: dict[tuple[Any, ...], Rendered] = {}
         #: Values that changed the YAML a template wrote, over every render so far.
         self.injections: list[Finding] = []
@@ -87,25 +115,6 @@ class Renders:
             raise ValueError(f"renders of {self.version.name} asked for {version.name}")
         ctx, _, objects = self.get(typha)
         return ctx, objects
-
-    @property
-    def parsed(self) -> Mapping[tuple[str, str], list[K8sObject]]:
-        """Every rendered file parsed so far, keyed by (file name, text)."""
-        return self._parsed
-
-    @property
-    def maps(self) -> Mapping[tuple[str, str], SourceMap]:
-        """The source map of every rendered file so far, keyed as :attr:`parsed`."""
-        return self._maps
-
-    def _parse(self, name: str, text: str, lines: SourceMap | None = None) -> list[K8sObject]:
-        """Parse a rendered file once even when several contexts render it alike (CRDs)."""
-        key = (name, text)
-        if lines is not None:
-            self._maps.setdefault(key, lines)
-        if key not in self._parsed:
-            self._parsed[key] = parse_stream(text, name, lines=lines)
-        return self._parsed[key]
 
 
 def fidelity_renderer(version: VersionDir) -> fidelity.RenderFn:
