@@ -164,7 +164,8 @@ def _stages_line(report: CheckReport) -> list[str]:
 
 
 def addon_lines(report: CheckReport) -> list[str]:
-    """One line per addon: its versions, how many passed, its findings by severity."""
+    """One line per addon: its versions, its findings by severity, the objects no schema
+    checked (and of how many kinds), its verdict."""
     out = [""]
     width = max(len(a) for a in report.addons)
     for addon in report.addons:
@@ -174,9 +175,17 @@ def addon_lines(report: CheckReport) -> list[str]:
         errors = sum(1 for f in found if f.severity == ERROR)
         warnings = sum(1 for f in found if f.severity == WARNING)
         verdict = "pass" if not failed else f"FAIL ({failed} failed)"
+        seen = [v.objects for v in mine if v.objects]
+        unchecked = sum(o["not_checked"] for o in seen)
+        kinds = {k for o in seen for k in o["not_checked_kinds"]}
+        gap = (
+            f"; not checked: {unchecked} object(s) of {len(kinds)} kind(s) without a schema"
+            if unchecked
+            else ""
+        )
         out.append(
             f"{addon.ljust(width)}  {len(mine)} version(s), {errors} error(s), "
-            f"{warnings} warning(s): {verdict}"
+            f"{warnings} warning(s){gap}: {verdict}"
         )
     return out
 
