@@ -60,6 +60,10 @@ class Findings(ABC):
     def annotations(self) -> list[Finding]:
         """Every finding to annotate, in report order, each where it can be fixed."""
 
+    def run_properties(self) -> dict[str, Any]:
+        """What a SARIF run says of itself besides its results (none by default)."""
+        return {}
+
 
 class Format(Protocol):
     """One output format: its name, which documents it can render, and how."""

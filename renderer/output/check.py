@@ -283,6 +283,15 @@ class CheckDocument(SortedDocument, Suites, Findings):
         stale = [stale_finding(s) for s in self.report.stale if s.status == FAIL]
         return [*self.report.findings, *stale]
 
+    def run_properties(self) -> dict[str, Any]:
+        """The addons checked and the stages that ran for each (SARIF's run)."""
+        return {
+            "addons": [
+                {"name": a, "stages": list(self.report.of_addon(a)[0].ran)}
+                for a in self.report.addons
+            ]
+        }
+
     def data(self) -> dict[str, Any]:
         return check_data(self.report)
 

@@ -82,8 +82,14 @@ def _properties(f: Finding) -> dict[str, Any]:
     return props
 
 
-def document(findings: Sequence[Finding], *, successful: bool = True) -> dict[str, Any]:
-    """The SARIF log of ``findings`` (``successful`` False: the run ended in bad input)."""
+def document(
+    findings: Sequence[Finding],
+    *,
+    successful: bool = True,
+    properties: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The SARIF log of ``findings`` (``successful`` False: the run ended in bad input);
+    ``properties`` are the run's own (the check's addons and the stages each ran)."""
     ids = list(dict.fromkeys(f.rule for f in findings))
     first = {rule: next(f for f in findings if f.rule == rule) for rule in ids}
     rules = [
@@ -126,6 +132,7 @@ def document(findings: Sequence[Finding], *, successful: bool = True) -> dict[st
                 "invocations": [{"executionSuccessful": successful}],
                 "columnKind": "unicodeCodePoints",
                 "results": results,
+                **({"properties": properties} if properties else {}),
             }
         ],
     }
@@ -141,7 +148,9 @@ class SarifFormat:
         if not isinstance(doc, output.Findings):
             raise ValueError(f"{type(doc).__name__} carries no findings")
         successful = not getattr(doc, "failed_run", False)
-        data = document(doc.annotations(), successful=successful)
+        data = document(
+            doc.annotations(), successful=successful, properties=doc.run_properties()
+        )
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
