@@ -51,7 +51,8 @@ from renderer.checks.report import (
 from renderer.checks.stages import Stage, Step, error_finding, judged, view
 from renderer.checks.validation import (
     SchemaInput,
-    SchemaResults,
+    SchemaSeen,
+    check_inputs,
     located,
     schema_inputs,
     validate_objects,
@@ -585,17 +586,16 @@ def prepare_version(
 
 def finish_version(
     result: VersionResult,
-    inputs: Sequence[SchemaInput],
-    results: SchemaResults,
+    checked: SchemaSeen,
     exceptions: Sequence[excepts.RuleException],
 ) -> list[tuple[int, str, int]]:
-    """The schema stage, merged findings and the reviewed exceptions of a prepared
-    version; returns the exceptions' (index, version, count) matches."""
+    """The schema stage (``checked``: every object of the version validated and
+    located), merged findings and the reviewed exceptions of a prepared version;
+    returns the exceptions' (index, version, count) matches."""
     if _rendered(result):
-        found = located(inputs, results)
-        result.findings.extend(found)
-        result.stages[SCHEMA] = judged(found, PASS, FAIL)
-        result.objects = object_counts(inputs, results)
+        result.findings.extend(checked.findings)
+        result.stages[SCHEMA] = judged(checked.findings, PASS, FAIL)
+        result.objects = checked.counts()
     result.findings = merge_findings(in_tree(version_of(result), result.findings, result.addon))
     return apply_exceptions(result, exceptions)
 
@@ -609,27 +609,10 @@ def _rendered(result: VersionResult) -> bool:
     return result.stages[COVERAGE] != SKIP
 
 
-def object_counts(inputs: Sequence[SchemaInput], results: SchemaResults) -> dict[str, Any]:
-    """What the schema stage saw of a version: its distinct objects (over every
-    scenario), those validated against a Kubernetes or CRD schema, and those no schema
-    covers (``schema-not-checked``) with their kinds."""
-    unchecked = [
-        i for i in inputs if any(f.rule == kubeschema.NOT_CHECKED_RULE for f in results[i.digest])
-    ]
-    kinds = sorted({f"{i.obj.api_version} {i.obj.kind}".strip() for i in unchecked})
-    return {
-        "objects": len(inputs),
-        "validated": len(inputs) - len(unchecked),
-        "not_checked": len(unchecked),
-        "not_checked_kinds": kinds,
-    }
-
-
 def check_version(version: VersionDir, options: CheckOptions) -> VersionResult:
     """Every stage for one version, in this process."""
     result, inputs = prepare_version(version, options)
-    results = validate_objects(options.kube_versions, [(i.digest, i.obj.data) for i in inputs])
-    finish_version(result, inputs, results, options.exceptions.items)
+    finish_version(result, check_inputs(options.kube_versions, inputs), options.exceptions.items)
     return result
 
 

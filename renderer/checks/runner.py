@@ -14,7 +14,7 @@ import queue
 import signal
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from renderer import errors
@@ -23,10 +23,23 @@ from renderer.checks import exceptions as excepts
 from renderer.checks import golden
 from renderer.checks.addons import addon_cluster
 from renderer.checks.options import CheckOptions
-from renderer.checks.pipeline import finish_version, new_result, prepare_version
+from renderer.checks.pipeline import (
+    finish_version,
+    new_result,
+    prepare_version,
+    template_sources,
+)
 from renderer.checks.report import FAIL, CheckReport, VersionResult
 from renderer.checks.stages import error_finding
-from renderer.checks.validation import SchemaInput, SchemaResults, validate_objects
+from renderer.checks.validation import (
+    SchemaInput,
+    SchemaResults,
+    SchemaSeen,
+    awaits_crds,
+    check_inputs,
+    seen,
+    validate_objects,
+)
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES
@@ -42,7 +55,17 @@ from renderer.manifests.tree import (
 )
 from renderer.store.files import exclusive_lock
 
-Prepared = tuple[VersionResult, list[SchemaInput]]
+
+@dataclass
+class Prepared:
+    """What a version's preparation hands back: its result (every stage but schema),
+    its objects of Kubernetes' own groups validated and located, and its custom
+    resources, which wait for every version's CRDs. What only this process needed is
+    left out (the rendered goldens unless updating, the templates' text)."""
+
+    result: VersionResult
+    checked: SchemaSeen = field(default_factory=SchemaSeen)
+    waiting: list[SchemaInput] = field(default_factory=list)
 
 
 class NothingToUpdate(InputError):
@@ -50,19 +73,25 @@ class NothingToUpdate(InputError):
 
 
 def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
-    """:func:`prepare_version`, timed; a version that fails outright fails its templates."""
+    """:func:`prepare_version` and the schema check of its objects that need no CRD,
+    timed; a version that fails outright fails its templates."""
     start = time.monotonic()
     try:
         result, inputs = prepare_version(version, options)
-        result.seconds = time.monotonic() - start
-        return result, inputs
     except (fidelity.UpstreamError, golden.GoldenError):
         raise  # bad upstream input or goldens stop the whole check (exit 2)
     except CalicoRenderError as exc:
         result = new_result(version.name, [], "", options, version.addon)
         result.stages[TEMPLATES] = FAIL
         result.findings.append(error_finding(TEMPLATES, exc))
-        return result, []
+        return Prepared(result)
+    ready = [i for i in inputs if not awaits_crds(i)]
+    checked = check_inputs(options.kube_versions, ready)
+    result.seconds = time.monotonic() - start
+    result.sources = {}  # read again where the report is made
+    if not options.update:
+        result.rendered = None
+    return Prepared(result, checked, [i for i in inputs if awaits_crds(i)])
 
 
 def chunks(items: list[Any], parts: int) -> list[list[Any]]:
@@ -72,38 +101,60 @@ def chunks(items: list[Any], parts: int) -> list[list[Any]]:
 
 
 class Merger:
-    """Collects prepared versions and validation results; finishes a version when every
-    object it rendered has been validated, whichever version's task validated it."""
+    """Collects prepared versions and finishes them in report order: a version without
+    custom resources as soon as it and those before it are prepared, the others once
+    every version is prepared and the custom resources validated."""
 
     def __init__(
-        self, options: CheckOptions, progress: Callable[[VersionResult], None] | None
+        self,
+        options: CheckOptions,
+        versions: Sequence[VersionDir],
+        progress: Callable[[VersionResult], None] | None,
     ) -> None:
         self.options = options
+        self.versions = {_label(v): v for v in versions}
         self.progress = progress
-        self.results: dict[str, VersionResult] = {}
-        self.inputs: dict[str, list[SchemaInput]] = {}
-        self.known: SchemaResults = {}
-        self.submitted: set[str] = set()
-        self.done: set[str] = set()
+        self.prepared: dict[str, Prepared] = {}
+        self.finished: list[str] = []
         self.matches: list[list[tuple[int, str, int]]] = []
 
-    def add(self, name: str, prepared: Prepared) -> list[Any]:
-        """Record a prepared version; return the objects nobody has validated yet."""
-        self.results[name], self.inputs[name] = prepared
-        new = [(i.digest, i.obj.data) for i in prepared[1] if i.digest not in self.submitted]
-        self.submitted.update(d for d, _ in new)
-        return new
+    def add(self, label: str, prepared: Prepared) -> None:
+        """Record a prepared version; finish, in report order, every version up to the
+        first one still waiting (for its preparation or for custom resources)."""
+        self.prepared[label] = prepared
+        for at in list(self.versions)[len(self.finished) :]:
+            found = self.prepared.get(at)
+            if found is None or found.waiting:
+                return
+            self.finish(at, SchemaSeen())
 
-    def validated(self, found: SchemaResults) -> None:
-        self.known.update(found)
-        for name, result in self.results.items():
-            if name in self.done or any(i.digest not in self.known for i in self.inputs[name]):
-                continue
-            items = self.options.exceptions.items
-            self.matches.append(finish_version(result, self.inputs[name], self.known, items))
-            self.done.add(name)
-            if self.progress is not None:
-                self.progress(result)
+    def waiting(self) -> list[tuple[str, dict[str, Any]]]:
+        """The custom resources every prepared version waits for, each object once."""
+        out: dict[str, dict[str, Any]] = {}
+        for label in self.versions:
+            for i in self.prepared[label].waiting:
+                out.setdefault(i.digest, i.obj.data)
+        return list(out.items())
+
+    def validated(self, results: SchemaResults) -> None:
+        """Finish every version left, its custom resources validated as ``results``."""
+        for label in list(self.versions)[len(self.finished) :]:
+            self.finish(label, seen(self.prepared[label].waiting, results))
+
+    def finish(self, label: str, more: SchemaSeen) -> None:
+        self.finished.append(label)
+        prepared = self.prepared[label]
+        result = prepared.result
+        items = self.options.exceptions.items
+        self.matches.append(finish_version(result, prepared.checked + more, items))
+        result.sources = template_sources(self.versions[label])
+        if self.progress is not None:
+            self.progress(result)
+
+    @property
+    def results(self) -> list[VersionResult]:
+        """Every version's result, in report order."""
+        return [self.prepared[label].result for label in self.versions]
 
 
 def _init_worker(render_timeout: float, names: dict[str, str]) -> None:
@@ -174,13 +225,14 @@ def run_check(
 
 
 def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOptions) -> None:
-    """Prepare every version and validate its new objects, in ``options.jobs`` processes."""
+    """Prepare every version in ``options.jobs`` processes (checking what needs no CRD
+    there), then validate the custom resources they wait for."""
     kube = options.kube_versions
     jobs = max(1, min(options.jobs, len(versions) or 1))
     if jobs == 1:
         for version in versions:
-            new = merger.add(_label(version), prepare(version, options))
-            merger.validated(validate_objects(kube, new))
+            merger.add(_label(version), prepare(version, options))
+        merger.validated(validate_objects(kube, merger.waiting()))
         return
     done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
     pool = multiprocessing.Pool(
@@ -199,6 +251,8 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
         for version in versions:
             submit(_label(version), prepare, version, options)
         pending = len(versions)
+        validating = False
+        found: SchemaResults = {}
         while pending:
             try:  # a timeout keeps the wait open to Ctrl-C and SIGTERM
                 kind, value, exc = done.get(timeout=0.2)
@@ -208,13 +262,15 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
             if exc is not None:
                 raise exc
             if kind == _VALIDATED:
-                merger.validated(value)
-                continue
-            new = merger.add(kind, value)
-            for chunk in chunks(new, jobs):
-                submit(_VALIDATED, validate_objects, kube, chunk)
-                pending += 1
-            merger.validated({})
+                found.update(value)
+            else:
+                merger.add(kind, value)
+            if not pending and not validating:  # every version prepared
+                validating = True
+                for chunk in chunks(merger.waiting(), jobs):
+                    submit(_VALIDATED, validate_objects, kube, chunk)
+                    pending += 1
+        merger.validated(found)
         pool.close()
         pool.join()
     finally:
@@ -238,15 +294,14 @@ def _run_check(
     versions: list[VersionDir],
     progress: Callable[[VersionResult], None] | None,
 ) -> CheckReport:
-    labels = [_label(v) for v in versions]
     if options.upstream is not None:  # refuse a bad upstream directory before any work
         fidelity.check_upstream_dir(options.upstream)
         for v in versions:
             if v.addon == ADDON:
                 fidelity.upstream_files(options.upstream, v.name)
-    merger = Merger(options, progress)
+    merger = Merger(options, versions, progress)
     _run_versions(versions, merger, options)
-    ordered = [merger.results[n] for n in labels]
+    ordered = merger.results
     stale = [
         s
         for addon in addons

@@ -1,6 +1,10 @@
-"""Schema validation shared across a check: the distinct objects of a version's
-scenarios (:class:`SchemaInput`), validated once per process and Kubernetes versions
-(the runner sends each object not seen before), located at their first occurrence.
+"""Schema validation of a check: the distinct objects of a version's scenarios
+(:class:`SchemaInput`), validated once per process and Kubernetes versions, located at
+their first occurrence, and what the stage saw of them (:class:`SchemaSeen`).
+
+Objects of Kubernetes' own API groups are checked where their version is prepared;
+custom resources wait for every version of the tree, whose CRDs are their schemas
+(:func:`awaits_crds`).
 """
 
 from __future__ import annotations
@@ -53,6 +57,60 @@ def schema_inputs(renders: Sequence[tuple[str, Sequence[K8sObject]]]) -> list[Sc
             if name not in distinct[digest][1]:
                 distinct[digest][1].append(name)
     return [SchemaInput(d, obj, tuple(scen)) for d, (obj, scen) in distinct.items()]
+
+
+def awaits_crds(item: SchemaInput) -> bool:
+    """Whether a CRD may be what checks the object: its API group is not one of
+    Kubernetes' own (a custom resource), so its check waits for the tree's CRDs."""
+    return not kubeschema.is_builtin_group(kubeschema.api_group(item.obj.api_version))
+
+
+@dataclass(frozen=True)
+class SchemaSeen:
+    """What the schema stage saw of some of a version's objects: its findings (located)
+    and counts, added up as each part is checked."""
+
+    findings: tuple[Finding, ...] = ()
+    objects: int = 0
+    unchecked: int = 0
+    kinds: frozenset[str] = frozenset()
+
+    def __add__(self, other: SchemaSeen) -> SchemaSeen:
+        return SchemaSeen(
+            (*self.findings, *other.findings),
+            self.objects + other.objects,
+            self.unchecked + other.unchecked,
+            self.kinds | other.kinds,
+        )
+
+    def counts(self) -> dict[str, Any]:
+        """Distinct objects, those validated against a Kubernetes or CRD schema, those
+        no schema covers (``schema-not-checked``) and their kinds."""
+        return {
+            "objects": self.objects,
+            "validated": self.objects - self.unchecked,
+            "not_checked": self.unchecked,
+            "not_checked_kinds": sorted(self.kinds),
+        }
+
+
+def check_inputs(kube_versions: Sequence[str], inputs: Sequence[SchemaInput]) -> SchemaSeen:
+    """``inputs`` validated on every Kubernetes version and located."""
+    results = validate_objects(kube_versions, [(i.digest, i.obj.data) for i in inputs])
+    return seen(inputs, results)
+
+
+def seen(inputs: Sequence[SchemaInput], results: SchemaResults) -> SchemaSeen:
+    """The located findings and counts of ``inputs`` validated as ``results``."""
+    unchecked = [
+        i for i in inputs if any(f.rule == kubeschema.NOT_CHECKED_RULE for f in results[i.digest])
+    ]
+    return SchemaSeen(
+        tuple(located(inputs, results)),
+        len(inputs),
+        len(unchecked),
+        frozenset(f"{i.obj.api_version} {i.obj.kind}".strip() for i in unchecked),
+    )
 
 
 def validate_objects(

@@ -148,9 +148,7 @@ class SarifFormat:
         if not isinstance(doc, output.Findings):
             raise ValueError(f"{type(doc).__name__} carries no findings")
         successful = not getattr(doc, "failed_run", False)
-        data = document(
-            doc.annotations(), successful=successful, properties=doc.run_properties()
-        )
+        data = document(doc.annotations(), successful=successful, properties=doc.run_properties())
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
