@@ -47,10 +47,13 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ),
     ),
     "check": (
-        ("calico-render check --manifests .", "the release gate on a bke-manifests checkout"),
         (
-            "calico-render check --manifests . --format codequality -o gl-code-quality.json",
-            "merge-request annotations",
+            "calico-render check --manifests .",
+            "the release gate on a bke-manifests checkout: every addon",
+        ),
+        (
+            "calico-render check --manifests . --addon calico --addon coredns",
+            "two addons only",
         ),
         (
             "calico-render check --manifests . --update-golden",
