@@ -9,9 +9,13 @@ validated by jsonschema, which decides and words the findings. An object's findi
 a version are kept in the result cache (:mod:`renderer.store.cache`) under the object's
 JSON and the bytes of the schema files read (:func:`schema_digest`).
 
-An object of a built-in API group with no schema for a Kubernetes version (a removed
-API such as ``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error; custom
-resources are reported as not schema-checked.
+Custom resources are checked against the CustomResourceDefinitions a caller gives
+(:mod:`renderer.k8s.crd`: each served version's schema as the API server reads it),
+with the same compiler and jsonschema, their ObjectMeta against the Kubernetes version's
+definitions; their cached findings are keyed by the CRDs' own content as well. An object
+of a built-in API group with no schema for a Kubernetes version (a removed API such as
+``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error, unless a CRD defines it;
+a custom resource of a kind no CRD given defines is reported as not schema-checked.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from renderer.data.fastschema import Check, Compiler, certainly_valid
 from renderer.data.schemas import yaml_spelling
 from renderer.errors import InputError
 from renderer.finding import SCHEMA, Finding, ObjectRef
+from renderer.k8s import crd
+from renderer.k8s.crd import CrdSet
 from renderer.k8s.gcpause import gc_paused
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
@@ -371,6 +377,18 @@ def schema_digest(kube_version: str, kind: str, api_version: str) -> str:
     return _kind(kube_version, kind, api_version).digest
 
 
+def needs_crd(kind: str, api_version: str, kube_versions: Sequence[str]) -> bool:
+    """Whether only a CRD can check an object of ``kind`` on some of ``kube_versions``:
+    a version ships no schema for it, and its group can be a CRD's (it has a dot)."""
+    if not _named(kind, api_version) or "." not in api_group(api_version):
+        return False
+    for v in kube_versions:
+        found = _kind(v, kind, api_version)
+        if found.raw is None and not found.unread:
+            return True
+    return False
+
+
 def validator_for(
     kube_version: str, kind: str, api_version: str
 ) -> jsonschema.protocols.Validator | None:
@@ -388,6 +406,123 @@ def validator_for(
     if found.problem:
         raise SchemaUnavailable(found.problem)
     return None if found.schema is None else found.validator
+
+
+@dataclass(frozen=True)
+class _CustomSchema:
+    """A CRD version's schema (:func:`renderer.k8s.crd.json_schema`) on one Kubernetes
+    version, whose definitions give its ObjectMeta: the JSON, its compiled check and
+    jsonschema's validator, made when a check first needs them."""
+
+    version: crd.ServedVersion
+    definitions: _Definitions
+
+    @cached_property
+    def _built(self) -> tuple[dict[str, Any] | None, str]:
+        what = f"the schema of {self.version.kind} {self.version.api_version}"
+        where = f" (CRD {self.version.name}" + (
+            f" at {self.version.where})" if self.version.where else ")"
+        )
+        try:
+            document = crd.json_schema(self.version)
+        except crd.BadSchema as exc:
+            return None, f"{what} cannot be used{where}: {exc}"
+        if self.definitions.problem:
+            return None, _unreadable("ObjectMeta", self.definitions.problem)
+        return document, ""
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        return self._built[0]
+
+    @property
+    def problem(self) -> str:
+        return self._built[1]
+
+    @cached_property
+    def check(self) -> Check:
+        """The compiled check: a compiler of its own, so what it holds goes with it."""
+        definitions = self.definitions.document
+        uri = definitions.get("$id") if definitions is not None else None
+        compiler = Compiler(lambda found: definitions if found == uri else None, formats=False)
+        return compiler.compile(self.document)
+
+    @cached_property
+    def validator(self) -> jsonschema.protocols.Validator:
+        import jsonschema  # here: a valid object never needs it
+        from referencing import Resource
+
+        document = self.document if self.document is not None else {}
+        registry = Resource.from_contents(document) @ self.definitions.registry
+        return jsonschema.validators.Draft202012Validator(document, registry=registry)
+
+
+#: CRD versions' schemas per Kubernetes version: (kube version, CRD digest, version).
+_CUSTOM: Memo[tuple[str, str, str], _CustomSchema] = Memo("k8s.schema.custom", _PER_KIND)
+
+
+def _custom_schema(kube_version: str, version: crd.ServedVersion) -> _CustomSchema:
+    def read() -> _CustomSchema:
+        definitions = _DEFINITIONS.setdefault(kube_version, lambda: _read_definitions(kube_version))
+        return _CustomSchema(version, definitions)
+
+    return _CUSTOM.setdefault((kube_version, version.digest, version.version), read)
+
+
+def _custom_problems(
+    data: dict[str, Any], kube_version: str, version: crd.ServedVersion
+) -> list[tuple[str, str]]:
+    """(path, message) of each problem of a custom resource against one CRD version:
+    the object as the API server admits it (:func:`renderer.k8s.crd.admitted`) given
+    first to the compiled check, then to jsonschema, and its list-type invariants."""
+    schema = _custom_schema(kube_version, version)
+    if schema.problem:
+        return [("", schema.problem)]
+    instance = crd.admitted(data, version)
+    lists = crd.list_findings(instance, version)
+    if not lists and certainly_valid(schema.check, instance):
+        return []
+    return sorted([*_problems(schema.validator, instance), *lists])
+
+
+def _custom_findings(
+    data: dict[str, Any], kube_version: str, crds: CrdSet, kind: str, api_version: str
+) -> list[tuple[str, str, str]]:
+    """(severity, path, message) of a custom resource whose kind ``crds`` defines: none
+    when a CRD version serving its apiVersion finds nothing, else the first one's."""
+    group, _, version = api_version.rpartition("/")
+    serving = crds.serving(group, version, kind)
+    if not serving:
+        known = sorted({v.version for v in crds.versions(group, kind) if v.served})
+        return [
+            (
+                ERROR,
+                "apiVersion",
+                f"no CustomResourceDefinition serves {kind} in {api_version} "
+                f"(served: {', '.join(known) or 'none'})",
+            )
+        ]
+    first: list[tuple[str, str]] | None = None
+    for v in serving:
+        found = _custom_problems(data, kube_version, v)
+        if not found:
+            return []
+        first = first if first is not None else found
+    return [(ERROR, path, message) for path, message in first or []]
+
+
+def _problems(validator: jsonschema.protocols.Validator, data: Any) -> list[tuple[str, str]]:
+    """(path, message) of each error jsonschema finds; an unknown field is named in
+    its path, one finding each."""
+    out: list[tuple[str, str]] = []
+    for e in validator.iter_errors(data):
+        unknown = _unknown_fields(e)
+        if unknown:
+            base = _path(e)
+            out.extend((f"{base}.{k}" if base else k, f"unknown field {k!r}") for k in unknown)
+        else:
+            out.append((_path(e), yaml_spelling(e.message)))
+    return out
 
 
 def _path(error: jsonschema.ValidationError) -> str:
@@ -452,8 +587,11 @@ def _strip(obj: dict[str, Any]) -> tuple[str, str, str, str]:
     )
 
 
-def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
-    """Uncached check of one object on one Kubernetes version (no file/line)."""
+def check_object(
+    data: dict[str, Any], kube_version: str, crds: CrdSet | None = None
+) -> list[Finding]:
+    """Uncached check of one object on one Kubernetes version (no file/line); a custom
+    resource against the CRDs of ``crds`` that define its kind."""
     kind, api_version, namespace, name = _strip(data)
 
     def finding(severity: str, path: str, message: str) -> Finding:
@@ -477,6 +615,9 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
         return [finding(ERROR, "", str(exc))]
     if validator is None:
         group = api_group(api_version)
+        if crds is not None and crds.defines(group, kind):
+            rows = _custom_findings(data, kube_version, crds, kind, api_version)
+            return [finding(*row) for row in rows]
         if is_builtin_group(group):
             return [
                 finding(
@@ -487,20 +628,13 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
             ]
         return [
             finding(
-                NOT_CHECKED, "", f"custom resource of {group or api_version}: not schema-checked"
+                NOT_CHECKED,
+                "",
+                f"no CustomResourceDefinition of {kind} ({group or api_version}): "
+                "not schema-checked",
             )
         ]
-    out: list[Finding] = []
-    for e in validator.iter_errors(data):
-        unknown = _unknown_fields(e)
-        if unknown:
-            base = _path(e)
-            out.extend(
-                finding(ERROR, f"{base}.{k}" if base else k, f"unknown field {k!r}")
-                for k in unknown
-            )
-        else:
-            out.append(finding(ERROR, _path(e), yaml_spelling(e.message)))
+    out = [finding(ERROR, path, message) for path, message in _problems(validator, data)]
     return sorted(out, key=lambda f: (f.field, f.message))
 
 
@@ -518,35 +652,56 @@ def _valid_rows(value: Any) -> bool:
     )
 
 
-def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
-    """An object's findings on every version (rows tagged with their version first),
-    each version's kept in the result cache under the object and its schema files."""
+def _crds_digest(data: dict[str, Any], crds: CrdSet | None) -> str:
+    """The digest of the CRDs of ``crds`` that define the object's kind ("" for none)."""
+    if not crds:
+        return ""
+    return crds.digest(api_group(_text(data.get("apiVersion"))), _text(data.get("kind")))
+
+
+def decided_by(kube_version: str, data: dict[str, Any], crds: CrdSet | None = None) -> str:
+    """A digest of everything an object's findings on ``kube_version`` depend on
+    besides the object: the schema files of its kind (:func:`schema_digest`) and the
+    content of the CRDs of ``crds`` that define its kind."""
     kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    base = schema_digest(kube_version, kind, api_version)
+    own = _crds_digest(data, crds)
+    return f"{base}:crds:{own}" if own else base
+
+
+def verdict_rows(
+    data: dict[str, Any], digest: str, kube_versions: Sequence[str], crds: CrdSet | None = None
+) -> list[Row]:
+    """An object's findings on every version (rows tagged with their version first),
+    each version's kept in the result cache under the object, its schema files and the
+    CRDs of its kind."""
     out: list[Row] = []
     for v in kube_versions:
-        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        key = result_cache.key("schema", v, decided_by(v, data, crds), digest)
         rows = result_cache.get("schema", key, _valid_rows)
         if rows is None:
-            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v, crds)]
             result_cache.put("schema", key, rows)
         out.extend([v, *row] for row in rows)
     return out
 
 
 def verdict_rows_many(
-    items: Mapping[str, dict[str, Any]], kube_versions: Sequence[str]
+    items: Mapping[str, dict[str, Any]],
+    kube_versions: Sequence[str],
+    crds: CrdSet | None = None,
 ) -> dict[str, list[Row]]:
     """:func:`verdict_rows` of a set of objects (by digest), kept as one entry for the
     whole set: a render's objects are one read or one write, not one per object and
-    version. The key holds every object's digest and the digest of the schema files
-    each is checked with; on a miss, an object's own entry (a check keeps those) still
-    answers, and only the set's entry is written."""
+    version. The key holds every object's digest and the digest of what checks it
+    (:func:`decided_by`: the schema files, a custom resource's CRDs); on a miss, an
+    object's own entry (a check keeps those) still answers, and only the set's entry is
+    written."""
     digests = sorted(items)
     parts: list[str] = ["schemas", *kube_versions]
     for d in digests:
-        kind, api_version = _text(items[d].get("kind")), _text(items[d].get("apiVersion"))
         parts.append(d)
-        parts += [schema_digest(v, kind, api_version) for v in kube_versions]
+        parts += [decided_by(v, items[d], crds) for v in kube_versions]
     key = result_cache.key(*parts)
 
     def valid(value: Any) -> bool:
@@ -563,20 +718,21 @@ def verdict_rows_many(
 
     stored = result_cache.get("schemas", key, valid)
     if stored is None:
-        stored = {d: _object_rows(items[d], d, kube_versions) for d in digests}
+        stored = {d: _object_rows(items[d], d, kube_versions, crds) for d in digests}
         result_cache.put("schemas", key, stored)
     return {d: [list(r) for r in stored[d]] for d in digests}
 
 
-def _object_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+def _object_rows(
+    data: dict[str, Any], digest: str, kube_versions: Sequence[str], crds: CrdSet | None
+) -> list[Row]:
     """:func:`verdict_rows` that reads an object's own entries but writes none."""
-    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
     out: list[Row] = []
     for v in kube_versions:
-        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        key = result_cache.key("schema", v, decided_by(v, data, crds), digest)
         rows = result_cache.get("schema", key, _valid_rows)
         if rows is None:
-            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v, crds)]
         out.extend([v, *row] for row in rows)
     return out
 
@@ -591,12 +747,21 @@ class SchemaValidator:
 
     Each distinct object (by its JSON, :func:`object_key`) is checked once per Kubernetes
     version, and its findings are kept in the result cache (:func:`verdict_rows`).
+    Custom resources are checked against ``crds`` (a :class:`~renderer.k8s.crd.CrdSet`,
+    or objects to take the CRDs of: a whole tree's, so that one addon's CRD checks the
+    resources another renders); :meth:`validate_all` puts the CRDs among its own objects
+    first (what a cluster gets with them).
     """
 
     def __init__(
-        self, kube_versions: Sequence[str] | None = None, *, keep: int = RESULTS_PER_VALIDATOR
+        self,
+        kube_versions: Sequence[str] | None = None,
+        *,
+        crds: CrdSet | Iterable[K8sObject | Mapping[str, Any]] | None = None,
+        keep: int = RESULTS_PER_VALIDATOR,
     ) -> None:
         self.kube_versions = resolve_kube_versions(kube_versions or ())
+        self.crds = crds if isinstance(crds, CrdSet) else crd.crds_of(crds or ())
         #: Objects whose findings this validator keeps (oldest let go first).
         self.keep = keep
         self._results: dict[str, tuple[Finding, ...]] = {}
@@ -605,39 +770,57 @@ class SchemaValidator:
     def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
         data = obj.data if isinstance(obj, K8sObject) else obj
-        return self._located(obj, self._findings(data, object_key(data)))
+        return self._located(obj, self._findings(data, object_key(data), self.crds))
 
     def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
         """Findings for many objects, sorted by Kubernetes version, file and line; the
         objects this validator has not seen are looked up (and kept) together
-        (:func:`verdict_rows_many`)."""
+        (:func:`verdict_rows_many`). The CRDs among ``objects`` decide the kinds they
+        define; this validator's fill the others."""
         items = [(o, object_key(o.data)) for o in objects]
+        crds = self.crds
+        if any(crd.is_crd(o.data) for o, _ in items):
+            crds = crd.crds_of([o for o, _ in items], [d for _, d in items]).then(crds)
         with self._lock:
-            missing = {d: o.data for o, d in items if d not in self._results}
+            missing = {
+                d: o.data
+                for o, d in items
+                if self._result_key(o.data, d, crds) not in self._results
+            }
         if missing:
-            for digest, rows in verdict_rows_many(missing, self.kube_versions).items():
-                self._keep(digest, missing[digest], rows)
-        out = [f for o, d in items for f in self._located(o, self._findings(o.data, d))]
+            for digest, rows in verdict_rows_many(missing, self.kube_versions, crds).items():
+                data = missing[digest]
+                self._keep(self._result_key(data, digest, crds), data, rows)
+        out = [f for o, d in items for f in self._located(o, self._findings(o.data, d, crds))]
         return sorted(out, key=schema_sort_key)
 
-    def _findings(self, data: dict[str, Any], digest: str) -> tuple[Finding, ...]:
+    @staticmethod
+    def _result_key(data: dict[str, Any], digest: str, crds: CrdSet) -> str:
+        """What this validator keeps an object's findings under: the object, and the
+        CRDs of its kind."""
+        own = _crds_digest(data, crds)
+        return f"{digest}:{own}" if own else digest
+
+    def _findings(self, data: dict[str, Any], digest: str, crds: CrdSet) -> tuple[Finding, ...]:
         """The findings of the object with ``digest``: kept by this validator, else from
         :func:`verdict_rows`."""
+        key = self._result_key(data, digest, crds)
         with self._lock:
-            cached = self._results.get(digest)
+            cached = self._results.get(key)
         if cached is None:
-            cached = self._keep(digest, data, verdict_rows(data, digest, self.kube_versions))
+            rows = verdict_rows(data, digest, self.kube_versions, crds)
+            cached = self._keep(key, data, rows)
         return cached
 
-    def _keep(self, digest: str, data: dict[str, Any], rows: list[Row]) -> tuple[Finding, ...]:
-        """The findings of ``rows``, remembered for the object with ``digest``."""
+    def _keep(self, key: str, data: dict[str, Any], rows: list[Row]) -> tuple[Finding, ...]:
+        """The findings of ``rows``, remembered under ``key``."""
         kind, api_version, namespace, name = _strip(data)
         found = tuple(
             schema_finding(v, severity, kind, api_version, namespace, name, path, message)
             for v, severity, path, message in rows
         )
         with self._lock:
-            self._results[digest] = found
+            self._results[key] = found
             if len(self._results) > self.keep:  # oldest first
                 del self._results[next(iter(self._results))]
         return found
@@ -657,3 +840,31 @@ def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == ERROR]
+
+
+@dataclass(frozen=True, slots=True)
+class Unchecked:
+    """Objects no schema checked (custom resources of kinds no CRD given defines): how
+    many, and their kinds (``Kind apiVersion``, sorted)."""
+
+    objects: int
+    kinds: tuple[str, ...]
+
+
+def unchecked(findings: Iterable[Finding]) -> Unchecked:
+    """The objects ``findings`` say no schema checked, counted once each whatever the
+    Kubernetes versions (an object is its file, kind, namespace and name)."""
+    seen: set[tuple[str, str, str, str, str]] = set()
+    kinds: set[str] = set()
+    for f in findings:
+        if f.rule != NOT_CHECKED_RULE or f.object is None:
+            continue
+        o = f.object
+        seen.add((f.file, o.kind, o.api_version, o.namespace, o.name))
+        kinds.add(f"{o.kind} {o.api_version}")
+    return Unchecked(len(seen), tuple(sorted(kinds)))
+
+
+def strict_unchecked(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` with every object no schema checked an error (``--strict``)."""
+    return [replace(f, severity=ERROR) if f.rule == NOT_CHECKED_RULE else f for f in findings]

@@ -18,6 +18,7 @@ from typing import Any
 
 from renderer.api.request import Request, default_config
 from renderer.api.results import AddonImages, AddonResult, ListedAddon
+from renderer.api.verbs.crds import CrdSource, schema_findings
 from renderer.api.verbs.render import (
     duplicate_objects,
     given_warnings,
@@ -33,10 +34,9 @@ from renderer.bke.roles import NODE_SHAPES
 from renderer.calico import policy
 from renderer.engine.render import RenderedFile, render_each
 from renderer.errors import CalicoRenderError, InputError, RefusedError
-from renderer.finding import ERROR, TEMPLATES, Finding, merge_findings
+from renderer.finding import ERROR, TEMPLATES, Finding
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
-from renderer.k8s.schema import SchemaValidator
 from renderer.k8s.workloads import workload_images
 from renderer.manifests.tree import ADDON, list_addons, list_versions
 
@@ -44,12 +44,13 @@ from renderer.manifests.tree import ADDON, list_addons, list_versions
 TEMPLATES_ERROR = f"{TEMPLATES}-error"
 
 
-def render_addon(request: Request) -> AddonResult:
+def render_addon(request: Request, *, crds: CrdSource | None = None) -> AddonResult:
     """Render the request's addon version file by file with the contexts the controller
     builds, and check what renders: files that fail (a key the context lacks named as
     such), ``<no value>`` printed into objects, values that change the YAML, keys no
     config can set, scalars the controller reads as YAML 1.1, objects rendered twice,
-    and (with ``kube_versions``) strict schemas.
+    and (with ``kube_versions``) strict schemas: custom resources against the render's
+    own CRDs, then those ``crds`` gives for the kinds it lacks (by default the tree's).
 
     Raises :class:`~renderer.errors.RefusedError` for a first Calico install above 50
     nodes on a version the controller finds no Typha in, as the controller refuses it;
@@ -88,7 +89,7 @@ def render_addon(request: Request) -> AddonResult:
     found += reading_findings(objects)
     found += duplicate_objects(vdir, objects, contexts)
     if request.kube_versions:
-        found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))
+        found += schema_findings(request, objects, crds)
     return AddonResult(
         vdir,
         tuple(files),

@@ -17,6 +17,7 @@ from typing import Any
 
 from renderer.api.request import Request
 from renderer.api.results import RenderResult
+from renderer.api.verbs.crds import CrdSource, schema_findings
 from renderer.bke import context as bke_context
 from renderer.bke import missing, unread
 from renderer.bke.typha import search as controller_search
@@ -33,16 +34,17 @@ from renderer.engine.render import (
     version_nested_lines,
 )
 from renderer.errors import InputError, RefusedError
-from renderer.finding import WARNING, Finding, merge_findings
+from renderer.finding import WARNING, Finding
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
-from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import VersionDir, tree_path
 
 
-def render(request: Request) -> RenderResult:
+def render(request: Request, *, crds: CrdSource | None = None) -> RenderResult:
     """Route, build each file's context, render the request's version for its nodes and
-    check what it renders.
+    check what it renders. Custom resources are checked against the render's own CRDs,
+    then those ``crds`` gives for the kinds it lacks (by default the tree's:
+    :func:`renderer.api.verbs.crds.schema_findings`).
 
     Raises :class:`~renderer.errors.RefusedError` (exit 3) when a first install above
     50 nodes targets a version that is not Typha-capable: nothing is rendered then; and
@@ -80,7 +82,7 @@ def render(request: Request) -> RenderResult:
         found += reading_findings(objects)
         found += duplicate_objects(vdir, objects, contexts)
         if request.kube_versions:
-            found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))
+            found += schema_findings(request, objects, crds)
         if request.cluster is not None and request.node_count:  # a real cluster's limits
             advice = scale_findings(request, objects, contexts)[1]
             found += [_as_warning(f) for f in advice if f.severity != "info"]
