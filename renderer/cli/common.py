@@ -57,6 +57,8 @@ FLAGS = {
     "render_timeout": "--render-timeout SECONDS",
     "rules": "'calico-render rules'",
     "strict": "--strict",
+    "crds": "--crds",
+    "addon": "--addon",
     FIXED: "no flag",
 }
 

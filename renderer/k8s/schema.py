@@ -630,7 +630,7 @@ def check_object(
             finding(
                 NOT_CHECKED,
                 "",
-                f"no CustomResourceDefinition of {kind} ({group or api_version}): "
+                f"no CustomResourceDefinition of its kind in {group or api_version}: "
                 "not schema-checked",
             )
         ]
