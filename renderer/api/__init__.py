@@ -31,17 +31,24 @@ if TYPE_CHECKING:
     )
     from renderer.api.results import (
         AddonImages,
+        AddonRender,
         AddonResult,
         ExplainResult,
         Imported,
         ListedAddon,
+        ListedRender,
         RenderResult,
         TyphaResult,
         Validation,
         VersionEntry,
         VersionsResult,
     )
-    from renderer.api.verbs.addons import addon_images, listed_addons, render_addon
+    from renderer.api.verbs.addons import (
+        addon_images,
+        listed_addons,
+        render_addon,
+        render_listed,
+    )
     from renderer.api.verbs.advise import advise
     from renderer.api.verbs.check import (
         capability,
@@ -51,6 +58,7 @@ if TYPE_CHECKING:
         default_jobs,
         rules,
     )
+    from renderer.api.verbs.crds import tree_crds
     from renderer.api.verbs.explain import explain_context
     from renderer.api.verbs.images import (
         DEFAULT_PLATFORMS,
@@ -82,6 +90,8 @@ _WHERE = {
     "addon_images": "renderer.api.verbs.addons",
     "listed_addons": "renderer.api.verbs.addons",
     "render_addon": "renderer.api.verbs.addons",
+    "render_listed": "renderer.api.verbs.addons",
+    "tree_crds": "renderer.api.verbs.crds",
     "advise": "renderer.api.verbs.advise",
     "capability": "renderer.api.verbs.check",
     "check": "renderer.api.verbs.check",
@@ -113,6 +123,8 @@ _WHERE = {
     "default_config": "renderer.api.request",
     "kube_versions": "renderer.api.request",
     "AddonImages": "renderer.api.results",
+    "AddonRender": "renderer.api.results",
+    "ListedRender": "renderer.api.results",
     "AddonResult": "renderer.api.results",
     "ExplainResult": "renderer.api.results",
     "ListedAddon": "renderer.api.results",
@@ -150,11 +162,13 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_PLATFORMS",
     "AddonImages",
+    "AddonRender",
     "AddonResult",
     "ExplainResult",
     "Imported",
     "KubeVersions",
     "ListedAddon",
+    "ListedRender",
     "PlanResult",
     "RenderResult",
     "Request",
@@ -187,6 +201,7 @@ __all__ = [
     "read_lock",
     "render",
     "render_addon",
+    "render_listed",
     "resolve_version",
     "rules",
     "scale_findings",
@@ -195,6 +210,7 @@ __all__ = [
     "schema_names",
     "set_render_timeout",
     "template",
+    "tree_crds",
     "typha",
     "validate",
     "version_image_uses",

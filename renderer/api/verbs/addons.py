@@ -17,27 +17,35 @@ from pathlib import Path
 from typing import Any
 
 from renderer.api.request import Request, default_config
-from renderer.api.results import AddonImages, AddonResult, ListedAddon
-from renderer.api.verbs.crds import CrdSource, schema_findings
+from renderer.api.results import (
+    AddonImages,
+    AddonRender,
+    AddonResult,
+    ListedAddon,
+    ListedRender,
+    RenderResult,
+)
+from renderer.api.verbs.crds import CrdSource, Kinds, schema_findings, tree_crds, version_crds
 from renderer.api.verbs.render import (
     duplicate_objects,
     given_warnings,
     located,
     plan_route,
+    render,
     unreachable_reads,
 )
 from renderer.bke import addons as addon_rules
 from renderer.bke import context as bke_context
 from renderer.bke import missing
 from renderer.bke.cluster import load_stream
-from renderer.bke.roles import NODE_SHAPES
+from renderer.bke.roles import images_by_role
 from renderer.calico import policy
 from renderer.engine.render import RenderedFile, render_each
 from renderer.errors import CalicoRenderError, InputError, RefusedError
 from renderer.finding import ERROR, TEMPLATES, Finding
+from renderer.k8s.crd import CrdSet
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
-from renderer.k8s.workloads import workload_images
 from renderer.manifests.tree import ADDON, list_addons, list_versions
 
 #: The rule of a file that does not render or decode (the gate's templates stage).
@@ -187,20 +195,108 @@ def listed_addons(
     return tuple(out)
 
 
+def render_listed(
+    config: str | Path | None = None,
+    *,
+    addons: Sequence[str] = (),
+    nodes_file: str | Path | None = None,
+    nodes: int | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+    **options: Any,
+) -> ListedRender:
+    """Every addon ``config`` (by default the representative create request) lists, or
+    the ``addons`` named, rendered in the order the controller installs them, each with
+    the context the controller builds for it (:func:`listed_addons`; ``options`` as
+    :meth:`Request.for_addon` takes them): Calico by :func:`renderer.api.render` (the
+    Typha decision by the controller's text search, the scale advice), every other by
+    :func:`render_addon`. A custom resource is checked against its own render's CRDs,
+    then those of the addons the cluster lists, then the tree's.
+
+    ``values``, ``values_file`` and ``sets`` are one addon's params: they need exactly
+    one addon to render. An addon the config does not list is an InputError (argument
+    ``addon``); Calico's refusal is its entry's ``refused``, not an exception."""
+    source = default_config() if config is None else config
+    listed = listed_addons(
+        source, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo, **options
+    )
+    chosen = _chosen(listed, addons, source)
+    given = [k for k in ("values", "values_file", "sets") if options.get(k)]
+    if given and sum(1 for entry in chosen if entry.request is not None) != 1:
+        raise InputError(
+            "values and settings are one addon's params: name the addon to render",
+            key="addon",
+            argument="addon",
+        )
+    crds = listed_crds(listed, root)
+    out = []
+    for entry in chosen:
+        request = entry.request
+        if request is None:
+            out.append(AddonRender(entry))
+            continue
+        try:
+            result: RenderResult | AddonResult = (
+                render(request, crds=crds)
+                if request.addon == ADDON
+                else render_addon(request, crds=crds)
+            )
+        except RefusedError as exc:
+            out.append(AddonRender(entry, refused=exc.message))
+            continue
+        out.append(AddonRender(entry, result))
+    first = next((entry.request for entry in listed if entry.request is not None), None)
+    return ListedRender(
+        str(source),
+        first.nodes or 0 if first is not None else nodes or 0,
+        tuple(out),
+        kube_versions=first.kube_versions if first is not None else (),
+        notes=first.notes if first is not None else (),
+    )
+
+
+def _chosen(
+    listed: Sequence[ListedAddon], names: Sequence[str], config: str | Path
+) -> list[ListedAddon]:
+    """The listed addons ``names`` asks for (all when it names none), in the listed
+    order."""
+    if not names:
+        return list(listed)
+    known = [entry.name for entry in listed]
+    for name in names:
+        if name not in known:
+            raise InputError(
+                f"{config} lists no addon named {name} (it lists: {', '.join(known) or 'none'})",
+                key="addon",
+                argument="addon",
+                value=name,
+            )
+    return [entry for entry in listed if entry.name in names]
+
+
+def listed_crds(listed: Sequence[ListedAddon], root: Path | None) -> CrdSource:
+    """The CRDs a cluster gets from the addons its BKECluster lists (each rendered with
+    its own request), then the tree's for the kinds they do not define."""
+
+    def source(kinds: Kinds) -> CrdSet:
+        found = CrdSet(
+            v
+            for entry in listed
+            if entry.request is not None
+            for v in version_crds(entry.request.version, entry.request, kinds)
+        )
+        rest = kinds - found.kinds()
+        return found.then(tree_crds(root, rest)) if rest else found
+
+    return source
+
+
 def addon_images(request: Request) -> AddonImages:
     """The images a node of each BKE role pulls for the request's addon version, read
     from what it renders: every workload whose pods may be scheduled on such a node
     (:mod:`renderer.bke.roles`), and the DaemonSets' alone."""
     result = render_addon(request)
-    by_role: dict[str, tuple[str, ...]] = {}
-    daemons: dict[str, tuple[str, ...]] = {}
-    for role, shape in NODE_SHAPES.items():
-        if shape is None:
-            by_role[role] = daemons[role] = ()
-            continue
-        uses = list(workload_images(result.objects, shape))
-        by_role[role] = tuple(sorted({image for _, image in uses}))
-        daemons[role] = tuple(sorted({image for o, image in uses if o.kind == "DaemonSet"}))
+    by_role, daemons = images_by_role(result.objects)
     notes = list(result.notes)
     if result.failed:
         notes.append(
