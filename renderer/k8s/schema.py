@@ -630,8 +630,7 @@ def check_object(
             finding(
                 NOT_CHECKED,
                 "",
-                f"no CustomResourceDefinition of its kind in {group or api_version}: "
-                "not schema-checked",
+                f"custom resource of {group or api_version}: not schema-checked",
             )
         ]
     out = [finding(ERROR, path, message) for path, message in _problems(validator, data)]

@@ -116,7 +116,7 @@ def test_a_version_the_crd_does_not_serve_is_an_error() -> None:
 def test_a_kind_no_crd_defines_is_not_checked() -> None:
     [f] = SchemaValidator(KUBE).validate(widget())
     assert (f.rule, f.severity) == (NOT_CHECKED_RULE, "info")
-    assert "no CustomResourceDefinition of its kind in example.com" in f.message
+    assert "custom resource of example.com: not schema-checked" in f.message
     [strict] = kubeschema.strict_unchecked([f])
     assert (strict.rule, strict.severity) == (NOT_CHECKED_RULE, "error")
     other = {**widget(), "kind": "Gadget"}

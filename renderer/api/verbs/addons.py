@@ -11,7 +11,7 @@ decides them (the deep Calico checks stay :func:`renderer.api.verbs.render.rende
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from renderer.api.verbs.render import (
 from renderer.bke import addons as addon_rules
 from renderer.bke import context as bke_context
 from renderer.bke import missing
+from renderer.bke.cluster import Addon as BkeAddon
 from renderer.bke.cluster import load_stream
 from renderer.bke.roles import images_by_role
 from renderer.calico import policy
@@ -150,27 +151,59 @@ def listed_addons(
     nodes: int | None = None,
     root: Path | None = None,
     repo: str | None = None,
+    addons: Sequence[str] = (),
+    bad_input: str = "skip",
     **options: Any,
 ) -> tuple[ListedAddon, ...]:
     """Every addon ``config`` (by default the representative create request) lists, in
     the order the controller installs them (the BKECluster's), each with its request
     (:meth:`Request.for_addon`; ``options`` as it takes them) or the reason the controller
     renders nothing for it from bke-manifests: a Helm chart, or a directory the tree
-    does not have (the controller fails that install)."""
+    does not have (the controller fails that install). ``addons`` names the ones to
+    give (all when it names none; one the config does not list is an InputError). An
+    entry the config gets wrong (a version that is no directory name, an addon listed
+    twice) or a directory the tree lacks is skipped with the error's words, or
+    (``bad_input="raise"``) raised."""
     source = default_config() if config is None else config
     found, _ = load_stream(source)
     present = set(list_addons(root))
     out = []
-    for addon in found.addons:
+    for addon in _chosen(found.addons, addons, source):
         listed = ListedAddon(addon.name, addon.version, addon.where)
         if addon.type == "chart":
             out.append(replace(listed, skipped="a Helm chart: not rendered from bke-manifests"))
             continue
-        versions = (
-            {v.name for v in list_versions(root, addon.name)} if addon.name in present else set()
-        )
+        if addon.name not in present:
+            other = [p for p in present if p.lower() == addon.name.lower()]
+            if bad_input == "raise" and other:  # the controller joins the name into a path
+                raise InputError(
+                    f"{addon.name!r}: the controller reads an addon's manifests from "
+                    f"kubernetes/{addon.name}/{addon.version}/, which does not exist (the "
+                    f"directory is kubernetes/{other[0]}/ and names are case-sensitive), so "
+                    "the install fails",
+                    file=found.file,
+                    line=addon.line,
+                    key=f"{addon.where}.name",
+                )
+            why = (
+                f"no kubernetes/{addon.name}/{addon.version}/ in the tree (it has no "
+                f"kubernetes/{addon.name}/): the controller fails this install (addon dir "
+                "does not exist)"
+            )
+            out.append(replace(listed, skipped=why))
+            continue
+        versions = {v.name for v in list_versions(root, addon.name)}
         if addon.version not in versions:
             known = ", ".join(sorted(versions)) or "none"
+            if bad_input == "raise":
+                raise InputError(
+                    f"the controller reads {addon.name}'s manifests from "
+                    f"kubernetes/{addon.name}/{addon.version}/, which does not exist "
+                    f"(versions: {known}), so the install fails",
+                    file=found.file,
+                    line=addon.line,
+                    key=f"{addon.where}.version",
+                )
             why = (
                 f"no kubernetes/{addon.name}/{addon.version}/ in the tree (versions: {known}): "
                 "the controller fails this install (addon dir does not exist)"
@@ -189,6 +222,8 @@ def listed_addons(
                 **options,
             )
         except InputError as exc:
+            if bad_input == "raise":
+                raise
             out.append(replace(listed, skipped=str(exc)))
             continue
         out.append(replace(listed, request=request))
@@ -217,10 +252,16 @@ def render_listed(
     one addon to render. An addon the config does not list is an InputError (argument
     ``addon``); Calico's refusal is its entry's ``refused``, not an exception."""
     source = default_config() if config is None else config
-    listed = listed_addons(
-        source, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo, **options
+    chosen = listed_addons(
+        source,
+        nodes_file=nodes_file,
+        nodes=nodes,
+        root=root,
+        repo=repo,
+        addons=addons,
+        bad_input="raise",
+        **options,
     )
-    chosen = _chosen(listed, addons, source)
     given = [k for k in ("values", "values_file", "sets") if options.get(k)]
     if given and sum(1 for entry in chosen if entry.request is not None) != 1:
         raise InputError(
@@ -228,7 +269,15 @@ def render_listed(
             key="addon",
             argument="addon",
         )
-    crds = listed_crds(listed, root)
+
+    def every() -> Sequence[ListedAddon]:  # the cluster gets every listed addon's CRDs
+        if not addons:
+            return chosen
+        return listed_addons(
+            source, nodes_file=nodes_file, nodes=nodes, root=root, repo=repo, **options
+        )
+
+    crds = listed_crds(every, root)
     out = []
     for entry in chosen:
         request = entry.request
@@ -245,19 +294,19 @@ def render_listed(
             out.append(AddonRender(entry, refused=exc.message))
             continue
         out.append(AddonRender(entry, result))
-    first = next((entry.request for entry in listed if entry.request is not None), None)
+    first = next((entry.request for entry in chosen if entry.request is not None), None)
     return ListedRender(
         str(source),
         first.nodes or 0 if first is not None else nodes or 0,
         tuple(out),
         kube_versions=first.kube_versions if first is not None else (),
-        notes=first.notes if first is not None else (),
+        notes=(*first.notes, *((first.kube_note,) if first.kube_note else ()))
+        if first is not None
+        else (),
     )
 
 
-def _chosen(
-    listed: Sequence[ListedAddon], names: Sequence[str], config: str | Path
-) -> list[ListedAddon]:
+def _chosen(listed: Sequence[BkeAddon], names: Sequence[str], config: str | Path) -> list[BkeAddon]:
     """The listed addons ``names`` asks for (all when it names none), in the listed
     order."""
     if not names:
@@ -274,14 +323,15 @@ def _chosen(
     return [entry for entry in listed if entry.name in names]
 
 
-def listed_crds(listed: Sequence[ListedAddon], root: Path | None) -> CrdSource:
-    """The CRDs a cluster gets from the addons its BKECluster lists (each rendered with
-    its own request), then the tree's for the kinds they do not define."""
+def listed_crds(listed: Callable[[], Sequence[ListedAddon]], root: Path | None) -> CrdSource:
+    """The CRDs a cluster gets from the addons its BKECluster lists (``listed``, asked
+    when a render first needs a CRD it lacks; each rendered with its own request), then
+    the tree's for the kinds they do not define."""
 
     def source(kinds: Kinds) -> CrdSet:
         found = CrdSet(
             v
-            for entry in listed
+            for entry in listed()
             if entry.request is not None
             for v in version_crds(entry.request.version, entry.request, kinds)
         )
