@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         ExplainResult,
         Imported,
         ListedAddon,
+        ListedImages,
         ListedRender,
         RenderResult,
         TyphaResult,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from renderer.api.verbs.addons import (
         addon_images,
         listed_addons,
+        listed_images,
         render_addon,
         render_listed,
     )
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from renderer.api.verbs.images import (
         DEFAULT_PLATFORMS,
         check_registry,
+        listed_image_uses,
         lock_text,
         prepull_images,
         read_lock,
@@ -89,6 +92,8 @@ if TYPE_CHECKING:
 _WHERE = {
     "addon_images": "renderer.api.verbs.addons",
     "listed_addons": "renderer.api.verbs.addons",
+    "listed_images": "renderer.api.verbs.addons",
+    "listed_image_uses": "renderer.api.verbs.images",
     "render_addon": "renderer.api.verbs.addons",
     "render_listed": "renderer.api.verbs.addons",
     "tree_crds": "renderer.api.verbs.crds",
@@ -128,6 +133,7 @@ _WHERE = {
     "AddonResult": "renderer.api.results",
     "ExplainResult": "renderer.api.results",
     "ListedAddon": "renderer.api.results",
+    "ListedImages": "renderer.api.results",
     "Imported": "renderer.api.results",
     "PlanResult": "renderer.api.verbs.plan",
     "RenderResult": "renderer.api.results",
@@ -168,6 +174,7 @@ __all__ = [
     "Imported",
     "KubeVersions",
     "ListedAddon",
+    "ListedImages",
     "ListedRender",
     "PlanResult",
     "RenderResult",
@@ -193,6 +200,8 @@ __all__ = [
     "import_version",
     "kube_versions",
     "listed_addons",
+    "listed_image_uses",
+    "listed_images",
     "lock_text",
     "param_warnings",
     "plan",

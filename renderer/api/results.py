@@ -142,6 +142,16 @@ class AddonImages:
 
 
 @dataclass(frozen=True)
+class ListedImages:
+    """One addon a BKECluster lists and the images each node role pulls for it (None
+    when nothing is rendered for it: ``listed.skipped`` or ``refused`` says why)."""
+
+    listed: ListedAddon
+    images: AddonImages | None = None
+    refused: str = ""
+
+
+@dataclass(frozen=True)
 class ListedAddon:
     """One addon a BKECluster lists, in the controller's order: its request, or why the
     controller renders nothing from bke-manifests for it (``skipped``)."""

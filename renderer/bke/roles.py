@@ -38,6 +38,22 @@ NODE_SHAPES: Mapping[str, NodeShape | None] = {
     "etcd": None,
 }
 ROLES = tuple(NODE_SHAPES)
+#: The other names a node role goes by (the images command's): a worker is a ``node``;
+#: seed 001's dedicated etcd roles run no kubelet; its split control-plane roles are
+#: read as a ``master`` (what today's controller labels a control-plane node).
+_SAME_AS = {
+    "worker": "node",
+    "etcd-event": "etcd",
+    "etcd-pod": "etcd",
+    "apiserver": "master",
+    "controller-manager": "master",
+    "scheduler": "master",
+}
+
+
+def shape_role(role: str) -> str:
+    """The role of :data:`NODE_SHAPES` a node of ``role`` is scheduled as."""
+    return _SAME_AS.get(role, role)
 
 
 def images_by_role(

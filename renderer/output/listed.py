@@ -1,13 +1,20 @@
-"""The render of every addon a BKECluster lists: one document per create request, with
-a section per addon in the controller's order (``schemas/render-result.schema.json``'s
-``listed`` form)."""
+"""The documents of every addon a BKECluster lists: its render, one document per create
+request with a section per addon in the controller's order
+(``schemas/render-result.schema.json``'s ``listed`` form), and the images each node role
+pulls for each (``schemas/images-addons.schema.json``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from renderer.api.results import AddonRender, AddonResult, ListedRender, RenderResult
+from renderer.api.results import (
+    AddonRender,
+    AddonResult,
+    ListedImages,
+    ListedRender,
+    RenderResult,
+)
 from renderer.k8s.schema import Unchecked, unchecked
 from renderer.output import Document
 from renderer.output.documents import RENDER, RenderDocument
@@ -142,4 +149,55 @@ class ListedRenderDocument(Document):
         errors = sum(1 for f in self.result.findings if f.severity == "error")
         if errors:
             lines.append(f"calico-render: {errors} error finding(s); nothing written")
+        return "".join(f"{line}\n" for line in lines)
+
+
+ADDON_IMAGES = "images-addons.schema.json"
+
+
+@dataclass(frozen=True)
+class AddonImagesDocument(Document):
+    """The images each node role pulls for every addon a BKECluster lists (or those
+    named), in the controller's order."""
+
+    schema = ADDON_IMAGES
+
+    config: str
+    addons: tuple[ListedImages, ...]
+
+    def data(self) -> dict[str, Any]:
+        return {
+            **report_header("images"),
+            "config": self.config,
+            "addons": [self._addon(a) for a in self.addons],
+        }
+
+    @staticmethod
+    def _addon(a: ListedImages) -> dict[str, Any]:
+        found = a.images
+        status = "rendered" if found is not None else ("refused" if a.refused else "skipped")
+        return {
+            "name": a.listed.name,
+            "version": found.version if found is not None else a.listed.version,
+            "where": a.listed.where,
+            "status": status,
+            "reason": a.refused or a.listed.skipped or None,
+            "repo": found.repo if found is not None else "",
+            "images": {r: list(i) for r, i in (found.images if found else {}).items()},
+            "daemonsets": {r: list(i) for r, i in (found.daemons if found else {}).items()},
+            "notes": list(found.notes) if found is not None else [],
+        }
+
+    def text(self) -> str:
+        """Per addon, per role, the images a node of that role pulls."""
+        lines = []
+        for a in self.addons:
+            found = a.images
+            if found is None:
+                reason = a.refused or a.listed.skipped
+                lines.append(f"{a.listed.name} {a.listed.version}: not rendered: {reason}")
+                continue
+            lines.append(f"{found.addon} {found.version}:")
+            for role, images in found.images.items():
+                lines.append(f"  {role}: {', '.join(images) if images else '(none)'}")
         return "".join(f"{line}\n" for line in lines)

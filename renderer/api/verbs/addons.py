@@ -22,6 +22,7 @@ from renderer.api.results import (
     AddonRender,
     AddonResult,
     ListedAddon,
+    ListedImages,
     ListedRender,
     RenderResult,
 )
@@ -362,3 +363,40 @@ def addon_images(request: Request) -> AddonImages:
         daemons,
         tuple(notes),
     )
+
+
+def listed_images(
+    config: str | Path | None = None,
+    *,
+    addons: Sequence[str] = (),
+    nodes_file: str | Path | None = None,
+    nodes: int | None = None,
+    root: Path | None = None,
+    repo: str | None = None,
+) -> tuple[ListedImages, ...]:
+    """The images each node role pulls for every addon ``config`` lists (or the
+    ``addons`` named), in the controller's order (:func:`addon_images`; a config without
+    BKENodes renders as the controller counts it, with none); bad entries and versions
+    the tree lacks are refused as :func:`render_listed` refuses them."""
+    chosen = listed_addons(
+        config,
+        nodes_file=nodes_file,
+        nodes=nodes,
+        root=root,
+        repo=repo,
+        addons=addons,
+        bad_input="raise",
+    )
+    out = []
+    for entry in chosen:
+        if entry.request is None:
+            out.append(ListedImages(entry))
+            continue
+        request = entry.request
+        if request.nodes is None:  # no BKENodes: the controller counts none
+            request = replace(request, nodes=0)
+        try:
+            out.append(ListedImages(entry, addon_images(request)))
+        except RefusedError as exc:
+            out.append(ListedImages(entry, refused=exc.message))
+    return tuple(out)
