@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.bke import context as bke_context
 from renderer.bke import unread
-from renderer.bke.roles import images_by_role
 from renderer.calico import images, policy
 from renderer.calico.capability import CapabilityReport
 from renderer.calico.policy import TyphaDecision
@@ -205,12 +204,6 @@ class AddonRender:
 
     def stream(self) -> str:
         return self.result.stream() if self.result is not None else ""
-
-    def images(self) -> dict[str, tuple[str, ...]]:
-        """Role -> every image a node of that role pulls for this addon: those of each
-        workload its pods may be scheduled on (:mod:`renderer.bke.roles`)."""
-        objects = self.result.objects if self.result is not None else ()
-        return images_by_role(objects)[0]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from renderer.cli.common import (
 from renderer.errors import EXIT_REFUSED, InputError, RefusedError
 from renderer.manifests.tree import tree_label
 from renderer.output.documents import RenderDocument
-from renderer.output.listed import ListedRenderDocument, calico_document
 
 
 def render(
@@ -123,7 +122,7 @@ def render(
     if result.exit_code == 0 and output_dir is not None:
         for written_path in requests.write_render(output_dir, result):
             written[str(written_path)] = hashlib.sha256(written_path.read_bytes()).hexdigest()
-    document = calico_document(result, tree_label(root), written)
+    document = RenderDocument.of(result, tree_label(root), written)
     if fmt == "json":
         write_document(fmt, document)
     else:
@@ -147,6 +146,10 @@ def _render_listed(
     """Every addon ``config`` lists (or ``--addon``), in the controller's order: the
     manifests on stdout (or ``DIR/<addon>/<version>/``), what each decided and found on
     stderr, or one JSON document."""
+    # here: a version's render (the start-up budget) loads neither this document nor
+    # the role model its images need
+    from renderer.output.listed import ListedRenderDocument
+
     result = api.render_listed(config, root=root, **options)
     written: dict[str, str] = {}
     if result.exit_code == 0 and output_dir is not None:

@@ -27,6 +27,7 @@ from renderer.output.suites import Suites, TestSuite, finding_suites
 
 if TYPE_CHECKING:
     from renderer.api import ExplainResult, PlanResult, TyphaResult, Validation, VersionsResult
+    from renderer.api.results import RenderResult
     from renderer.calico.capability import CapabilityReport
     from renderer.calico.images import ImageList
     from renderer.calico.plan.model import Plan
@@ -533,6 +534,25 @@ class RenderDocument(Document):
             "images": self.images or {},
             "written": [{"path": p, "sha256": h} for p, h in sorted((self.written or {}).items())],
         }
+
+    @classmethod
+    def of(
+        cls, result: RenderResult, manifests: str, written: dict[str, str] | None = None
+    ) -> RenderDocument:
+        """A Calico render's document (``render --version``)."""
+        return cls(
+            manifests,
+            result.version.name,
+            result.decision.nodes,
+            result.route,
+            findings=result.findings,
+            warnings=(*result.warnings, *(w.message for w in result.param_warnings)),
+            notes=result.notes,
+            kube_versions=result.kube_versions,
+            images={role: list(found) for role, found in result.prepull().items()},
+            written=written or {},
+            exit_code=result.exit_code,
+        )
 
     def text(self) -> str:
         """The lines the command line prints on stderr: notes, warnings, the decision

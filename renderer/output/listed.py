@@ -15,29 +15,17 @@ from renderer.api.results import (
     ListedRender,
     RenderResult,
 )
+from renderer.bke.roles import images_by_role
 from renderer.k8s.schema import Unchecked, unchecked
 from renderer.output import Document
 from renderer.output.documents import RENDER, RenderDocument
 from renderer.output.findings import findings_list, report_header, severity_counts
 
 
-def calico_document(
-    result: RenderResult, manifests: str, written: dict[str, str] | None = None
-) -> RenderDocument:
-    """A Calico render as its own document (``render --version``)."""
-    return RenderDocument(
-        manifests,
-        result.version.name,
-        result.decision.nodes,
-        result.route,
-        findings=result.findings,
-        warnings=(*result.warnings, *(w.message for w in result.param_warnings)),
-        notes=result.notes,
-        kube_versions=result.kube_versions,
-        images={role: list(found) for role, found in result.prepull().items()},
-        written=written or {},
-        exit_code=result.exit_code,
-    )
+def _images(a: AddonRender) -> dict[str, tuple[str, ...]]:
+    """Role -> every image a node of that role pulls for the addon: those of each
+    workload its pods may be scheduled on (:mod:`renderer.bke.roles`)."""
+    return images_by_role(a.result.objects if a.result is not None else ())[0]
 
 
 def unchecked_line(found: Unchecked, where: str = "in the tree") -> str:
@@ -84,7 +72,7 @@ class ListedRenderDocument(Document):
         found = unchecked(a.findings)
         calico = None
         if isinstance(result, RenderResult):
-            full = calico_document(result, self.manifests).data()
+            full = RenderDocument.of(result, self.manifests).data()
             calico = {
                 "decision": full["decision"],
                 "routing": full["routing"],
@@ -107,7 +95,7 @@ class ListedRenderDocument(Document):
             "warnings": warnings,
             "notes": self._notes(a),
             "not_checked": {"objects": found.objects, "kinds": list(found.kinds)},
-            "images": {role: list(images) for role, images in a.images().items()},
+            "images": {role: list(images) for role, images in _images(a).items()},
             "calico": calico,
         }
 
@@ -133,7 +121,7 @@ class ListedRenderDocument(Document):
                 said = {f"calico-render: {n}" for n in self.result.notes}
                 lines += [
                     line
-                    for line in calico_document(result, self.manifests).text().splitlines()
+                    for line in RenderDocument.of(result, self.manifests).text().splitlines()
                     if line not in said and not line.endswith("; nothing written")
                 ]
             else:
