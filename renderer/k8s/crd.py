@@ -251,6 +251,20 @@ def crds_of(
     return CrdSet(out)
 
 
+def defined_kinds(objects: Iterable[K8sObject | Mapping[str, Any]]) -> frozenset[tuple[str, str]]:
+    """(group, kind) of every kind the CRDs among ``objects`` define (their content
+    left unread)."""
+    out = set()
+    for obj in objects:
+        data = obj.data if isinstance(obj, K8sObject) else obj
+        if is_crd(data):
+            spec = _dict(data.get("spec"))
+            group, kind = _text(spec.get("group")), _text(_dict(spec.get("names")).get("kind"))
+            if group and kind:
+                out.add((group, kind))
+    return frozenset(out)
+
+
 def may_define(text: str, kinds: Iterable[tuple[str, str]] | None = None) -> bool:
     """Whether a text may hold a CRD (of one of ``kinds``): a search of the words, so a
     file need only be rendered when it does."""

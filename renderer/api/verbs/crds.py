@@ -23,7 +23,7 @@ from renderer.engine.render import render_each
 from renderer.errors import InputError
 from renderer.finding import Finding, merge_findings
 from renderer.k8s import schema as kubeschema
-from renderer.k8s.crd import CrdSet, ServedVersion, crds_of, may_define
+from renderer.k8s.crd import CrdSet, ServedVersion, crds_of, defined_kinds, may_define
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.manifests.tree import VersionDir, list_addons, list_versions
 from renderer.store.memo import Memo
@@ -113,7 +113,7 @@ def schema_findings(
     versions, custom resources checked against the render's own CRDs, then those
     ``crds`` gives for the kinds the render lacks (by default the tree's); a custom
     resource no CRD checks is an error for a strict request."""
-    lacking = custom_kinds(objects, request.kube_versions) - crds_of(objects).kinds()
+    lacking = custom_kinds(objects, request.kube_versions) - defined_kinds(objects)
     extra = CrdSet()
     if lacking:
         extra = (crds if crds is not None else tree_source(request.root))(lacking)
