@@ -58,9 +58,8 @@ def test_the_images_of_each_addon_per_role(tmp_path: Path) -> None:
     assert "Helm chart" in chart["reason"] and chart["images"] == {}
     assert coredns["images"]["etcd"] == [] and coredns["images"]["node"]
     lines = document.text().splitlines()
-    assert lines[0] == "coredns v1.0.0:" and lines[-1].startswith(
-        "kube-prometheus v1: not rendered"
-    )
+    assert lines[0].startswith("kube-prometheus v1: not rendered: a Helm chart")
+    assert lines[1:3] == ["coredns v1.0.0:", "  master: (none)"]
 
 
 def test_objects_no_crd_checked_are_counted_by_kind() -> None:
