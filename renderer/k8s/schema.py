@@ -389,6 +389,23 @@ def needs_crd(kind: str, api_version: str, kube_versions: Sequence[str]) -> bool
     return False
 
 
+#: What checks an object (:func:`schema_source`).
+KUBERNETES, CRD, NONE = "kubernetes", "crd", "none"
+
+
+def schema_source(
+    kind: str, api_version: str, kube_version: str, crds: CrdSet | None = None
+) -> str:
+    """What checks an object of ``kind`` on ``kube_version``: ``kubernetes`` (a schema
+    kubernetes-validate ships), ``crd`` (a CRD of ``crds`` defines the kind) or ``none``
+    (not checked, or an API Kubernetes does not serve)."""
+    if _named(kind, api_version) and _kind(kube_version, kind, api_version).raw is not None:
+        return KUBERNETES
+    if crds is not None and crds.defines(api_group(api_version), kind):
+        return CRD
+    return NONE
+
+
 def validator_for(
     kube_version: str, kind: str, api_version: str
 ) -> jsonschema.protocols.Validator | None:
