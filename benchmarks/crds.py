@@ -53,11 +53,8 @@ def survey(root: Path, config: Path | None, kube: list[str]) -> tuple[dict[str, 
             row["objects"] += 1
             source = kubeschema.schema_source(obj.kind, obj.api_version, version, crds)
             if source == kubeschema.NONE:
-                column = (
-                    "unchecked"
-                    if kubeschema.needs_crd(obj.kind, obj.api_version, [version])
-                    else "removed"
-                )
+                group = kubeschema.api_group(obj.api_version)
+                column = "removed" if kubeschema.is_builtin_group(group) else "unchecked"
                 row[column] += 1
                 kinds = row["kinds"].setdefault(column, Counter())
                 kinds[f"{obj.kind} {obj.api_version}"] += 1
