@@ -125,7 +125,7 @@ def main() -> None:
     args = parser.parse_args()
     compileall.compile_dir(str(ROOT / "renderer"), quiet=1)
     for warm in (False, True):
-        title = "warm (result cache, run memo off)" if warm else "cold (empty cache)"
+        title = "warm (result cache)" if warm else "cold (empty cache)"
         seen = _importtime(warm, args.repeat)
         ours = [m for m in seen if m == "renderer" or m.startswith("renderer.")]
         print(f"== {title}: {len(seen)} modules ({len(ours)} of renderer)")

@@ -79,9 +79,9 @@ if TYPE_CHECKING:
         param_warnings,
         plan_route,
         render,
-        scale_findings,
         set_render_timeout,
     )
+    from renderer.api.verbs.scale import scale_findings
     from renderer.api.verbs.schema import schema, schema_names
     from renderer.api.verbs.template import template, typha
     from renderer.api.verbs.validate import schema_check, validate
@@ -118,7 +118,7 @@ _WHERE = {
     "param_warnings": "renderer.api.verbs.render",
     "plan_route": "renderer.api.verbs.render",
     "render": "renderer.api.verbs.render",
-    "scale_findings": "renderer.api.verbs.render",
+    "scale_findings": "renderer.api.verbs.scale",
     "set_render_timeout": "renderer.api.verbs.render",
     "KubeVersions": "renderer.api.request",
     "Request": "renderer.api.request",

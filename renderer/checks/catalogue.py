@@ -15,7 +15,6 @@ from functools import cache
 
 from renderer.calico.capability import CONTRACT_ITEMS
 from renderer.calico.rules import REGISTRY
-from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
 from renderer.errors import remedy
 from renderer.finding import (
     CAPABILITY,
@@ -147,6 +146,9 @@ class RuleInfo:
 @cache
 def catalogue() -> dict[str, RuleInfo]:
     """Every rule id, by id, in stage order then id."""
+    # the scale rules load with their tables: only when the catalogue is first asked for
+    from renderer.calico.scale import REGISTRY as SCALE_REGISTRY
+
     found: list[RuleInfo] = []
     for item, description in CONTRACT_ITEMS.items():
         found.append(RuleInfo(item, CAPABILITY, ERROR, False, f"Typha contract: {description}"))

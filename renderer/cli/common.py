@@ -19,7 +19,7 @@ from renderer.cli import requests
 from renderer.errors import FIXED, CalicoRenderError, InputError
 from renderer.finding import Finding
 from renderer.manifests.tree import holds_tree
-from renderer.output.documents import InputErrorDocument
+from renderer.output.inputerror import InputErrorDocument
 
 if TYPE_CHECKING:
     from renderer.bke.unread import ParamWarning

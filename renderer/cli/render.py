@@ -27,7 +27,7 @@ from renderer.cli.common import (
 )
 from renderer.errors import EXIT_REFUSED, InputError, RefusedError
 from renderer.manifests.tree import tree_label
-from renderer.output.documents import RenderDocument
+from renderer.output.render_result import RenderDocument
 
 
 def render(

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from renderer import __version__
-from renderer.calico.scale.registry import ScaleDetails
-from renderer.finding import Details, Finding
+from renderer.finding import SCALE, Details, Finding
 
 if TYPE_CHECKING:
     from renderer.calico.scale.registry import ScaleDetails
@@ -63,8 +62,11 @@ def details_dict(details: Details | None) -> dict[str, Any]:
 
 
 def scale_details(f: Finding) -> ScaleDetails | None:
-    """A scale finding's facts, numbers and advice (None for any other finding)."""
-    return f.details if isinstance(f.details, ScaleDetails) else None
+    """A scale finding's facts, numbers and advice (None for any other finding): the
+    scale stage's findings carry :class:`~renderer.calico.scale.registry.ScaleDetails`."""
+    if f.stage != SCALE or f.details is None:
+        return None
+    return cast("ScaleDetails", f.details)
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from renderer.checks.report import (
 from renderer.finding import CAPABILITY, COVERAGE, FIDELITY, GOLDENS, RULES, Finding
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
-from renderer.output.documents import InputErrorDocument
+from renderer.output.inputerror import InputErrorDocument
 
 if TYPE_CHECKING:
     from renderer.checks.report import ObjectChange

@@ -18,8 +18,8 @@ from renderer.api.results import (
 from renderer.bke.roles import images_by_role
 from renderer.k8s.schema import Unchecked, unchecked
 from renderer.output import Document
-from renderer.output.documents import RENDER, RenderDocument
 from renderer.output.findings import findings_list, report_header, severity_counts
+from renderer.output.render_result import RENDER, RenderDocument
 
 
 def _images(a: AddonRender) -> dict[str, tuple[str, ...]]:

@@ -9,7 +9,7 @@ import pytest
 from pytest_regressions.data_regression import DataRegressionFixture
 
 from renderer import __version__
-from renderer.output.documents import RENDER
+from renderer.output.render_result import RENDER
 from tests.cli.jsondoc import json_doc
 from tests.clihelp import one_error, run
 from tests.listedhelp import listed_tree

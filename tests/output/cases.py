@@ -20,13 +20,13 @@ from renderer.output.documents import (
     AdviceDocument,
     ExplainDocument,
     ImagesDocument,
-    InputErrorDocument,
     PlanDocument,
     TyphaDocument,
     ValidateDocument,
     VersionsDocument,
 )
 from renderer.output.images import RegistryDocument
+from renderer.output.inputerror import InputErrorDocument
 from tests.checks.test_report import incomplete, sample, stale
 from tests.gatehelp import TREE
 

@@ -30,7 +30,7 @@ from renderer.finding import Finding
 from renderer.output import html
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
-from renderer.output.documents import InputErrorDocument
+from renderer.output.inputerror import InputErrorDocument
 from tests.chromium import Browser, find_chromium
 from tests.gatehelp import TREE
 from tests.output.cases import DOCUMENTS

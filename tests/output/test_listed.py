@@ -11,13 +11,13 @@ from pytest_regressions.file_regression import FileRegressionFixture
 from renderer import api, output
 from renderer.data import schemas
 from renderer.k8s.schema import Unchecked
-from renderer.output.documents import RENDER
 from renderer.output.listed import (
     ADDON_IMAGES,
     AddonImagesDocument,
     ListedRenderDocument,
     unchecked_line,
 )
+from renderer.output.render_result import RENDER
 from tests.listedhelp import listed_tree
 
 

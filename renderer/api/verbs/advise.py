@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from renderer.api.request import Request
-from renderer.api.verbs.render import plan_route, render, scale_findings
+from renderer.api.verbs.render import plan_route, render
+from renderer.api.verbs.scale import scale_findings
 from renderer.calico import policy, scale
 from renderer.errors import InputError
 from renderer.manifests.tree import tree_label

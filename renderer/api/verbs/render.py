@@ -22,7 +22,7 @@ from renderer.bke import context as bke_context
 from renderer.bke import missing, unread
 from renderer.bke.typha import search as controller_search
 from renderer.bke.values import check_context
-from renderer.calico import policy, scale
+from renderer.calico import policy
 from renderer.calico.rules import REGISTRY, RuleInput
 from renderer.checks import exceptions as excepts
 from renderer.checks.verdict import controller_disagreement, readiness_warning, typha_capability
@@ -34,7 +34,7 @@ from renderer.engine.render import (
     version_nested_lines,
 )
 from renderer.errors import InputError, RefusedError
-from renderer.finding import WARNING, Finding
+from renderer.finding import Finding
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
 from renderer.manifests.tree import VersionDir, tree_path
@@ -84,8 +84,10 @@ def render(request: Request, *, crds: CrdSource | None = None) -> RenderResult:
         if request.kube_versions:
             found += schema_findings(request, objects, crds)
         if request.cluster is not None and request.node_count:  # a real cluster's limits
-            advice = scale_findings(request, objects, contexts)[1]
-            found += [_as_warning(f) for f in advice if f.severity != "info"]
+            # the scale advice and its tables load for a configured cluster's render only
+            from renderer.api.verbs.scale import scale_warnings
+
+            found += scale_warnings(request, objects, contexts)
     rendered = [f.context for f in contexts.files if not f.verbatim]
     return RenderResult(
         vdir,
@@ -113,15 +115,15 @@ def plan_route(
     from what the templates render, or (``controller``) by BKE's controller's text
     search, as production routes it."""
     capable = True
-    missing: tuple[str, ...] = ()
+    lacks: tuple[str, ...] = ()
     if not policy.decide_typha(nodes).allow_typha:
         pass
     elif controller:
         found = controller_search(version)
-        capable, missing = found.capable, tuple(f"the string {m!r}" for m in found.missing)
+        capable, lacks = found.capable, tuple(f"the string {m!r}" for m in found.missing)
     else:
-        capable, missing = typha_capability(version)
-    return policy.route(nodes, capable, operation, version=version.name, missing=missing)
+        capable, lacks = typha_capability(version)
+    return policy.route(nodes, capable, operation, version=version.name, missing=lacks)
 
 
 def file_contexts(
@@ -161,60 +163,6 @@ def param_warnings(request: Request) -> list[unread.ParamWarning]:
     return unread.inputs_warnings(request.version, request.inputs)
 
 
-def scale_findings(
-    request: Request,
-    objects: Sequence[K8sObject],
-    contexts: bke_context.VersionContexts,
-    *,
-    max_pods: int = policy.KUBERNETES_MAX_PODS,
-    max_pods_given: bool = False,
-) -> tuple[scale.ScaleInputs, list[Finding]]:
-    """The scale advice on a render of ``request``: its numbers (each with where it
-    came from: the config, the user's values, a default) and the findings on them,
-    located in the version's templates."""
-    first = next((f for f in contexts.files if not f.verbatim), None)
-    context = first.context if first is not None else {}
-    origins = scale_origins(request, first.entries if first is not None else {}, max_pods_given)
-    inputs = scale.request_inputs(
-        objects, context, nodes=request.node_count, max_pods=max_pods, origins=origins
-    )
-    return inputs, located(request.version, scale.advise(inputs))
-
-
-#: Where a context value came from (:data:`renderer.bke.context.SOURCES`), as the scale
-#: advice names it; the defaults are not listed (the advice says which default).
-_SCALE_SOURCES = {
-    bke_context.USER: scale.FLAG,
-    bke_context.USER_FILE: scale.FLAG,
-    bke_context.ADDON_PARAM: scale.CONFIG,
-    bke_context.FILE_PARAM: scale.CONFIG,
-    bke_context.BKECLUSTER: scale.CONFIG,
-    bke_context.BKENODES: scale.CONFIG,
-}
-
-
-def scale_origins(request: Request, entries: Any, max_pods_given: bool = False) -> scale.Origins:
-    """Where the values the advice reads came from, from the context's own record of
-    each value's origin: a config's podSubnet is the config's, not the default."""
-    values: dict[str, tuple[str, str]] = {}
-    config = str(request.cluster.config.file) if request.cluster is not None else ""
-    for key, entry in entries.items():
-        source = _SCALE_SOURCES.get(entry.source)
-        if source is not None:
-            where = f"{config}: {entry.detail}" if source == scale.CONFIG else entry.detail
-            values[key] = (source, where.strip(": "))
-    inventory = request.inventory
-    nodes = (
-        (scale.CONFIG, f"BKENodes of {inventory.file}")
-        if inventory is not None and inventory.count == request.nodes
-        else (scale.FLAG, "--nodes")
-    )
-    max_pods = (scale.KUBERNETES_DEFAULT, "kubelet maxPods")
-    if max_pods_given:
-        max_pods = (scale.FLAG, "--max-pods")
-    return scale.Origins(values, nodes, max_pods)
-
-
 def _dedicated(request: Request) -> tuple[str, ...]:
     """A note when BKENodes that may run no calico-node count for Typha all the same."""
     inventory = request.inventory
@@ -230,12 +178,6 @@ def _dedicated(request: Request) -> tuple[str, ...]:
 def set_render_timeout(seconds: float) -> None:
     """The wall-clock limit of one template render, for this process."""
     limits.set_render_timeout(seconds)
-
-
-def _as_warning(f: Finding) -> Finding:
-    """A scale finding as a render reports it: a warning (the controller renders the
-    version whatever the cluster's limits; ``advise`` fails on them)."""
-    return replace(f, severity=WARNING) if f.severity == "error" else f
 
 
 def located(vdir: VersionDir, found: Iterable[Finding]) -> list[Finding]:
