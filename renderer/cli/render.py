@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,6 +28,9 @@ from renderer.cli.common import (
 from renderer.errors import EXIT_REFUSED, InputError, RefusedError
 from renderer.manifests.tree import tree_label
 from renderer.output.render_result import RenderDocument
+
+if TYPE_CHECKING:
+    from renderer.output.listed import ListedRenderDocument
 
 
 def render(
@@ -118,20 +121,37 @@ def render(
         write_document(fmt, document)
         echo_err(f"calico-render: error: {exc}")
         ctx.exit(EXIT_REFUSED)
-    written: dict[str, str] = {}
+    written: list[Path] = []
     if result.exit_code == 0 and output_dir is not None:
-        for written_path in requests.write_render(output_dir, result):
-            written[str(written_path)] = hashlib.sha256(written_path.read_bytes()).hexdigest()
-    document = RenderDocument.of(result, tree_label(root), written)
+        written = requests.write_render(output_dir, result)
+    document = RenderDocument.of(result, tree_label(root), _digests(written))
+    _answer(ctx, fmt, document, result.stream(), result.exit_code, output_dir)
+
+
+def _digests(written: list[Path]) -> dict[str, str]:
+    """Each file written, by path, with the SHA-256 of its bytes."""
+    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in written}
+
+
+def _answer(
+    ctx: click.Context,
+    fmt: str,
+    document: RenderDocument | ListedRenderDocument,
+    stream: str,
+    code: int,
+    output_dir: Path | None,
+) -> None:
+    """The document as JSON on stdout; or its text on stderr, the files written named,
+    and the manifests on stdout when nothing stopped them and no directory took them."""
     if fmt == "json":
         write_document(fmt, document)
     else:
         echo_err(document.text().rstrip("\n"))
-        for shown in written:
+        for shown in document.written or {}:
             note(f"wrote {shown}")
-        if result.exit_code == 0 and output_dir is None:
-            emit(result.stream())
-    ctx.exit(result.exit_code)
+        if code == 0 and output_dir is None:
+            emit(stream)
+    ctx.exit(code)
 
 
 def _render_listed(
@@ -151,17 +171,8 @@ def _render_listed(
     from renderer.output.listed import ListedRenderDocument
 
     result = api.render_listed(config, root=root, **options)
-    written: dict[str, str] = {}
+    written: list[Path] = []
     if result.exit_code == 0 and output_dir is not None:
-        for path in requests.write_listed(output_dir, result):
-            written[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
-    document = ListedRenderDocument(tree_label(root), result, written)
-    if fmt == "json":
-        write_document(fmt, document)
-    else:
-        echo_err(document.text().rstrip("\n"))
-        for shown in written:
-            note(f"wrote {shown}")
-        if result.exit_code == 0 and output_dir is None:
-            emit(result.stream())
-    ctx.exit(result.exit_code)
+        written = requests.write_listed(output_dir, result)
+    document = ListedRenderDocument(tree_label(root), result, _digests(written))
+    _answer(ctx, fmt, document, result.stream(), result.exit_code, output_dir)
