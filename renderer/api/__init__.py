@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from renderer.api.listed import AddonRender, ListedImages, ListedRender
     from renderer.api.request import (
         KubeVersions,
         Request,
@@ -31,13 +32,10 @@ if TYPE_CHECKING:
     )
     from renderer.api.results import (
         AddonImages,
-        AddonRender,
         AddonResult,
         ExplainResult,
         Imported,
         ListedAddon,
-        ListedImages,
-        ListedRender,
         RenderResult,
         TyphaResult,
         Validation,
@@ -128,12 +126,12 @@ _WHERE = {
     "default_config": "renderer.api.request",
     "kube_versions": "renderer.api.request",
     "AddonImages": "renderer.api.results",
-    "AddonRender": "renderer.api.results",
-    "ListedRender": "renderer.api.results",
+    "AddonRender": "renderer.api.listed",
+    "ListedRender": "renderer.api.listed",
     "AddonResult": "renderer.api.results",
     "ExplainResult": "renderer.api.results",
     "ListedAddon": "renderer.api.results",
-    "ListedImages": "renderer.api.results",
+    "ListedImages": "renderer.api.listed",
     "Imported": "renderer.api.results",
     "PlanResult": "renderer.api.verbs.plan",
     "RenderResult": "renderer.api.results",

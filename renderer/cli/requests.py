@@ -19,7 +19,8 @@ from renderer.store.files import write_output, write_owned_tree
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from renderer.api.results import ListedRender, RenderResult
+    from renderer.api.listed import ListedRender
+    from renderer.api.results import RenderResult
     from renderer.bke import crdkeys
     from renderer.bke.cluster import NodeInventory
     from renderer.checks.options import CheckOptions

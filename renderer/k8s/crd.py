@@ -40,13 +40,21 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:  # imported where used: a valid object never needs it
+    import jsonschema
+
+from renderer.data.fastschema import Check, Compiler, certainly_valid
+from renderer.finding import Finding
+from renderer.k8s import schema as kubeschema
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
+from renderer.store.memo import Memo
 
-KIND = "CustomResourceDefinition"
-API_VERSIONS = ("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")
+KIND = kubeschema.CRD_KIND
+API_VERSIONS = kubeschema.CRD_API_VERSIONS
 #: Kubernetes' ObjectMeta in kubernetes-validate's definitions, as a CR schema's
 #: ``$id`` (``https://kubernetes.io/crd/...``) resolves it.
 OBJECT_META = "/api/_definitions.json#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -249,20 +257,6 @@ def crds_of(
         where = obj.where if isinstance(obj, K8sObject) else ""
         out += served_versions(data, digest, where)
     return CrdSet(out)
-
-
-def defined_kinds(objects: Iterable[K8sObject | Mapping[str, Any]]) -> frozenset[tuple[str, str]]:
-    """(group, kind) of every kind the CRDs among ``objects`` define (their content
-    left unread)."""
-    out = set()
-    for obj in objects:
-        data = obj.data if isinstance(obj, K8sObject) else obj
-        if is_crd(data):
-            spec = _dict(data.get("spec"))
-            group, kind = _text(spec.get("group")), _text(_dict(spec.get("names")).get("kind"))
-            if group and kind:
-                out.add((group, kind))
-    return frozenset(out)
 
 
 def may_define(text: str, kinds: Iterable[tuple[str, str]] | None = None) -> bool:
@@ -592,3 +586,131 @@ def _map_duplicates(
             )
         )
     return out
+
+
+# --- a custom resource checked on one Kubernetes version ------------------------------
+
+
+@dataclass(frozen=True)
+class _CustomSchema:
+    """A CRD version's schema (:func:`renderer.k8s.crd.json_schema`) on one Kubernetes
+    version, whose definitions give its ObjectMeta: the JSON, its compiled check and
+    jsonschema's validator, made when a check first needs them."""
+
+    version: ServedVersion
+    definitions: kubeschema.Definitions
+
+    @cached_property
+    def _built(self) -> tuple[dict[str, Any] | None, str]:
+        what = f"the schema of {self.version.kind} {self.version.api_version}"
+        where = f" (CRD {self.version.name}" + (
+            f" at {self.version.where})" if self.version.where else ")"
+        )
+        try:
+            document = json_schema(self.version)
+        except BadSchema as exc:
+            return None, f"{what} cannot be used{where}: {exc}"
+        if self.definitions.problem:
+            return None, kubeschema.unreadable("ObjectMeta", self.definitions.problem)
+        return document, ""
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        return self._built[0]
+
+    @property
+    def problem(self) -> str:
+        return self._built[1]
+
+    @cached_property
+    def check(self) -> Check:
+        """The compiled check: a compiler of its own, so what it holds goes with it."""
+        definitions = self.definitions.document
+        uri = definitions.get("$id") if definitions is not None else None
+        compiler = Compiler(lambda found: definitions if found == uri else None, formats=False)
+        return compiler.compile(self.document)
+
+    @cached_property
+    def validator(self) -> jsonschema.protocols.Validator:
+        import jsonschema  # here: a valid object never needs it
+        from referencing import Resource
+
+        document = self.document if self.document is not None else {}
+        registry = Resource.from_contents(document) @ self.definitions.registry
+        return jsonschema.validators.Draft202012Validator(document, registry=registry)
+
+
+#: CRD versions' schemas per Kubernetes version: (kube version, CRD digest, version).
+_CUSTOM: Memo[tuple[str, str, str], _CustomSchema] = Memo("k8s.crd.schemas", 1024)
+
+
+def _custom_schema(kube_version: str, version: ServedVersion) -> _CustomSchema:
+    def read() -> _CustomSchema:
+        return _CustomSchema(version, kubeschema.definitions(kube_version))
+
+    return _CUSTOM.setdefault((kube_version, version.digest, version.version), read)
+
+
+def _custom_problems(
+    data: dict[str, Any], kube_version: str, version: ServedVersion
+) -> list[tuple[str, str]]:
+    """(path, message) of each problem of a custom resource against one CRD version:
+    the object as the API server admits it (:func:`renderer.k8s.crd.admitted`) given
+    first to the compiled check, then to jsonschema, and its list-type invariants."""
+    schema = _custom_schema(kube_version, version)
+    if schema.problem:
+        return [("", schema.problem)]
+    instance = admitted(data, version)
+    lists = list_findings(instance, version)
+    if not lists and certainly_valid(schema.check, instance):
+        return []
+    return sorted([*kubeschema.problems(schema.validator, instance), *lists])
+
+
+def custom_findings(
+    data: dict[str, Any], kube_version: str, crds: CrdSet, kind: str, api_version: str
+) -> list[tuple[str, str, str]]:
+    """(severity, path, message) of a custom resource whose kind ``crds`` defines: none
+    when a CRD version serving its apiVersion finds nothing, else the first one's."""
+    group, _, version = api_version.rpartition("/")
+    serving = crds.serving(group, version, kind)
+    if not serving:
+        known = sorted({v.version for v in crds.versions(group, kind) if v.served})
+        return [
+            (
+                kubeschema.ERROR,
+                "apiVersion",
+                f"no CustomResourceDefinition serves {kind} in {api_version} "
+                f"(served: {', '.join(known) or 'none'})",
+            )
+        ]
+    first: list[tuple[str, str]] | None = None
+    for v in serving:
+        found = _custom_problems(data, kube_version, v)
+        if not found:
+            return []
+        first = first if first is not None else found
+    return [(kubeschema.ERROR, path, message) for path, message in first or []]
+
+
+@dataclass(frozen=True, slots=True)
+class Unchecked:
+    """Objects no schema checked (custom resources of kinds no CRD given defines): how
+    many, and their kinds (``Kind apiVersion``, sorted)."""
+
+    objects: int
+    kinds: tuple[str, ...]
+
+
+def unchecked(findings: Iterable[Finding]) -> Unchecked:
+    """The objects ``findings`` say no schema checked, counted once each whatever the
+    Kubernetes versions (an object is its file, kind, namespace and name)."""
+    seen: set[tuple[str, str, str, str, str]] = set()
+    kinds: set[str] = set()
+    for f in findings:
+        if f.rule != kubeschema.NOT_CHECKED_RULE or f.object is None:
+            continue
+        o = f.object
+        seen.add((f.file, o.kind, o.api_version, o.namespace, o.name))
+        kinds.add(f"{o.kind} {o.api_version}")
+    return Unchecked(len(seen), tuple(sorted(kinds)))

@@ -36,8 +36,6 @@ from renderer.data.fastschema import Check, Compiler, certainly_valid
 from renderer.data.schemas import yaml_spelling
 from renderer.errors import InputError
 from renderer.finding import SCHEMA, Finding, ObjectRef
-from renderer.k8s import crd
-from renderer.k8s.crd import CrdSet
 from renderer.k8s.gcpause import gc_paused
 from renderer.k8s.objects import key_path
 from renderer.k8s.parse import K8sObject
@@ -47,6 +45,9 @@ from renderer.store.memo import Memo
 if TYPE_CHECKING:  # imported where used: a valid object needs neither
     import jsonschema
     from referencing import Registry
+
+    # imported where used: objects no CRD defines (Calico's renders) need no CRD read
+    from renderer.k8s.crd import CrdSet
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -109,6 +110,10 @@ def is_builtin_group(group: str) -> bool:
     """Kubernetes' own groups are the core group, dotless names and ``*.k8s.io``."""
     return group == "" or "." not in group or group.endswith(".k8s.io")
 
+
+#: A CustomResourceDefinition, as the API versions that define one name it.
+CRD_KIND = "CustomResourceDefinition"
+CRD_API_VERSIONS = ("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")
 
 #: The rule id of a schema error (its stage is ``renderer.finding.SCHEMA``).
 INVALID = "schema-invalid"
@@ -215,7 +220,7 @@ def _schema_path(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Definitions:
+class Definitions:
     """A Kubernetes version's ``_definitions.json`` as read once: its digest and bytes
     (parsed when a check first needs them), or why it could not be read."""
 
@@ -256,16 +261,16 @@ class _Definitions:
         return Resource.from_contents(self.document) @ Registry()
 
 
-def _read_definitions(kube_version: str) -> _Definitions:
+def _read_definitions(kube_version: str) -> Definitions:
     try:
         name = f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json"
-        return _Definitions(*_read(_schema_path(name)))
+        return Definitions(*_read(_schema_path(name)))
     except IndexError:  # a version the library does not ship
-        return _Definitions("no schemas", unread=f"no schemas for Kubernetes {kube_version}")
+        return Definitions("no schemas", unread=f"no schemas for Kubernetes {kube_version}")
     except FileNotFoundError:
-        return _Definitions("absent", unread="no _definitions.json")
+        return Definitions("absent", unread="no _definitions.json")
     except SchemaUnavailable as exc:
-        return _Definitions("unreadable", unread=str(exc))
+        return Definitions("unreadable", unread=str(exc))
 
 
 @dataclass(frozen=True)
@@ -279,7 +284,7 @@ class _KindSchema:
     digest: str
     raw: bytes | None
     unread: str
-    definitions: _Definitions
+    definitions: Definitions
 
     @cached_property
     def _parsed(self) -> tuple[dict[str, Any] | None, str]:
@@ -293,7 +298,7 @@ class _KindSchema:
                 schema, problem = None, str(exc)
             if schema is not None and self.definitions.problem:
                 problem = self.definitions.problem
-        return schema, _unreadable(self.name, problem) if problem else ""
+        return schema, unreadable(self.name, problem) if problem else ""
 
     @property
     def schema(self) -> dict[str, Any] | None:
@@ -322,11 +327,11 @@ class _KindSchema:
         try:
             registry = Resource.from_contents(schema) @ self.definitions.registry
         except (CannotDetermineSpecification, UnknownDialect) as exc:
-            raise SchemaUnavailable(_unreadable(self.name, _why(exc))) from None
+            raise SchemaUnavailable(unreadable(self.name, _why(exc))) from None
         return jsonschema.validators.Draft202012Validator(schema, registry=registry)
 
 
-def _unreadable(name: str, why: str) -> str:
+def unreadable(name: str, why: str) -> str:
     return f"the schema for {name} could not be read ({why})"
 
 
@@ -352,8 +357,14 @@ def _read_kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
 
 #: Read definitions (kube version -> them) and kinds' schemas ((kube version, kind,
 #: apiVersion) -> it); a kind's schema holds the definitions it was read with.
-_DEFINITIONS: Memo[str, _Definitions] = Memo("k8s.schema.definitions", _PER_VERSION)
+_DEFINITIONS: Memo[str, Definitions] = Memo("k8s.schema.definitions", _PER_VERSION)
 _KINDS: Memo[tuple[str, str, str], _KindSchema] = Memo("k8s.schema.kinds", _PER_KIND)
+
+
+def definitions(kube_version: str) -> Definitions:
+    """A Kubernetes version's definitions as read once per process (its ObjectMeta is a
+    custom resource's)."""
+    return _DEFINITIONS.setdefault(kube_version, lambda: _read_definitions(kube_version))
 
 
 def _kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
@@ -387,6 +398,35 @@ def needs_crd(kind: str, api_version: str, kube_versions: Sequence[str]) -> bool
         if found.raw is None and not found.unread:
             return True
     return False
+
+
+def defined_kinds(objects: Iterable[K8sObject | Mapping[str, Any]]) -> frozenset[tuple[str, str]]:
+    """(group, kind) of every kind the CustomResourceDefinitions among ``objects``
+    define, their content left unread."""
+    out = set()
+    for obj in objects:
+        data = obj.data if isinstance(obj, K8sObject) else obj
+        if data.get("kind") == CRD_KIND and data.get("apiVersion") in CRD_API_VERSIONS:
+            spec = data.get("spec")
+            spec = spec if isinstance(spec, dict) else {}
+            names = spec.get("names")
+            group = spec.get("group")
+            kind = names.get("kind") if isinstance(names, dict) else None
+            if isinstance(group, str) and group and isinstance(kind, str) and kind:
+                out.add((group, kind))
+    return frozenset(out)
+
+
+def custom_kinds(
+    objects: Iterable[K8sObject], kube_versions: Sequence[str]
+) -> frozenset[tuple[str, str]]:
+    """(group, kind) of the objects no Kubernetes schema checks on some of
+    ``kube_versions``: those a CRD must define (:func:`needs_crd`)."""
+    return frozenset(
+        (api_group(o.api_version), o.kind)
+        for o in objects
+        if needs_crd(o.kind, o.api_version, kube_versions)
+    )
 
 
 #: What checks an object (:func:`schema_source`).
@@ -425,110 +465,7 @@ def validator_for(
     return None if found.schema is None else found.validator
 
 
-@dataclass(frozen=True)
-class _CustomSchema:
-    """A CRD version's schema (:func:`renderer.k8s.crd.json_schema`) on one Kubernetes
-    version, whose definitions give its ObjectMeta: the JSON, its compiled check and
-    jsonschema's validator, made when a check first needs them."""
-
-    version: crd.ServedVersion
-    definitions: _Definitions
-
-    @cached_property
-    def _built(self) -> tuple[dict[str, Any] | None, str]:
-        what = f"the schema of {self.version.kind} {self.version.api_version}"
-        where = f" (CRD {self.version.name}" + (
-            f" at {self.version.where})" if self.version.where else ")"
-        )
-        try:
-            document = crd.json_schema(self.version)
-        except crd.BadSchema as exc:
-            return None, f"{what} cannot be used{where}: {exc}"
-        if self.definitions.problem:
-            return None, _unreadable("ObjectMeta", self.definitions.problem)
-        return document, ""
-
-    @property
-    def document(self) -> dict[str, Any] | None:
-        return self._built[0]
-
-    @property
-    def problem(self) -> str:
-        return self._built[1]
-
-    @cached_property
-    def check(self) -> Check:
-        """The compiled check: a compiler of its own, so what it holds goes with it."""
-        definitions = self.definitions.document
-        uri = definitions.get("$id") if definitions is not None else None
-        compiler = Compiler(lambda found: definitions if found == uri else None, formats=False)
-        return compiler.compile(self.document)
-
-    @cached_property
-    def validator(self) -> jsonschema.protocols.Validator:
-        import jsonschema  # here: a valid object never needs it
-        from referencing import Resource
-
-        document = self.document if self.document is not None else {}
-        registry = Resource.from_contents(document) @ self.definitions.registry
-        return jsonschema.validators.Draft202012Validator(document, registry=registry)
-
-
-#: CRD versions' schemas per Kubernetes version: (kube version, CRD digest, version).
-_CUSTOM: Memo[tuple[str, str, str], _CustomSchema] = Memo("k8s.schema.custom", _PER_KIND)
-
-
-def _custom_schema(kube_version: str, version: crd.ServedVersion) -> _CustomSchema:
-    def read() -> _CustomSchema:
-        definitions = _DEFINITIONS.setdefault(kube_version, lambda: _read_definitions(kube_version))
-        return _CustomSchema(version, definitions)
-
-    return _CUSTOM.setdefault((kube_version, version.digest, version.version), read)
-
-
-def _custom_problems(
-    data: dict[str, Any], kube_version: str, version: crd.ServedVersion
-) -> list[tuple[str, str]]:
-    """(path, message) of each problem of a custom resource against one CRD version:
-    the object as the API server admits it (:func:`renderer.k8s.crd.admitted`) given
-    first to the compiled check, then to jsonschema, and its list-type invariants."""
-    schema = _custom_schema(kube_version, version)
-    if schema.problem:
-        return [("", schema.problem)]
-    instance = crd.admitted(data, version)
-    lists = crd.list_findings(instance, version)
-    if not lists and certainly_valid(schema.check, instance):
-        return []
-    return sorted([*_problems(schema.validator, instance), *lists])
-
-
-def _custom_findings(
-    data: dict[str, Any], kube_version: str, crds: CrdSet, kind: str, api_version: str
-) -> list[tuple[str, str, str]]:
-    """(severity, path, message) of a custom resource whose kind ``crds`` defines: none
-    when a CRD version serving its apiVersion finds nothing, else the first one's."""
-    group, _, version = api_version.rpartition("/")
-    serving = crds.serving(group, version, kind)
-    if not serving:
-        known = sorted({v.version for v in crds.versions(group, kind) if v.served})
-        return [
-            (
-                ERROR,
-                "apiVersion",
-                f"no CustomResourceDefinition serves {kind} in {api_version} "
-                f"(served: {', '.join(known) or 'none'})",
-            )
-        ]
-    first: list[tuple[str, str]] | None = None
-    for v in serving:
-        found = _custom_problems(data, kube_version, v)
-        if not found:
-            return []
-        first = first if first is not None else found
-    return [(ERROR, path, message) for path, message in first or []]
-
-
-def _problems(validator: jsonschema.protocols.Validator, data: Any) -> list[tuple[str, str]]:
+def problems(validator: jsonschema.protocols.Validator, data: Any) -> list[tuple[str, str]]:
     """(path, message) of each error jsonschema finds; an unknown field is named in
     its path, one finding each."""
     out: list[tuple[str, str]] = []
@@ -633,7 +570,9 @@ def check_object(
     if validator is None:
         group = api_group(api_version)
         if crds is not None and crds.defines(group, kind):
-            rows = _custom_findings(data, kube_version, crds, kind, api_version)
+            from renderer.k8s.crd import custom_findings  # here: only a CRD's kind needs it
+
+            rows = custom_findings(data, kube_version, crds, kind, api_version)
             return [finding(*row) for row in rows]
         if is_builtin_group(group):
             return [
@@ -650,7 +589,7 @@ def check_object(
                 f"custom resource of {group or api_version}: not schema-checked",
             )
         ]
-    out = [finding(ERROR, path, message) for path, message in _problems(validator, data)]
+    out = [finding(ERROR, path, message) for path, message in problems(validator, data)]
     return sorted(out, key=lambda f: (f.field, f.message))
 
 
@@ -777,7 +716,11 @@ class SchemaValidator:
         keep: int = RESULTS_PER_VALIDATOR,
     ) -> None:
         self.kube_versions = resolve_kube_versions(kube_versions or ())
-        self.crds = crds if isinstance(crds, CrdSet) else crd.crds_of(crds or ())
+        self.crds: CrdSet | None = None
+        if crds is not None:
+            from renderer.k8s.crd import CrdSet, crds_of  # here: objects no CRD defines need none
+
+            self.crds = crds if isinstance(crds, CrdSet) else crds_of(crds)
         #: Objects whose findings this validator keeps (oldest let go first).
         self.keep = keep
         self._results: dict[str, tuple[Finding, ...]] = {}
@@ -795,8 +738,13 @@ class SchemaValidator:
         define; this validator's fill the others."""
         items = [(o, object_key(o.data)) for o in objects]
         crds = self.crds
-        if any(crd.is_crd(o.data) for o, _ in items):
-            crds = crd.crds_of([o for o, _ in items], [d for _, d in items]).then(crds)
+        own = defined_kinds(o for o, _ in items)
+        if any((api_group(o.api_version), o.kind) in own for o, _ in items):
+            from renderer.k8s.crd import crds_of  # here: a render none of whose objects
+            # its own CRDs define (Calico's) reads none of them
+
+            found = crds_of([o for o, _ in items], [d for _, d in items])
+            crds = found.then(crds) if crds is not None else found
         with self._lock:
             missing = {
                 d: o.data
@@ -811,13 +759,15 @@ class SchemaValidator:
         return sorted(out, key=schema_sort_key)
 
     @staticmethod
-    def _result_key(data: dict[str, Any], digest: str, crds: CrdSet) -> str:
+    def _result_key(data: dict[str, Any], digest: str, crds: CrdSet | None) -> str:
         """What this validator keeps an object's findings under: the object, and the
         CRDs of its kind."""
         own = _crds_digest(data, crds)
         return f"{digest}:{own}" if own else digest
 
-    def _findings(self, data: dict[str, Any], digest: str, crds: CrdSet) -> tuple[Finding, ...]:
+    def _findings(
+        self, data: dict[str, Any], digest: str, crds: CrdSet | None
+    ) -> tuple[Finding, ...]:
         """The findings of the object with ``digest``: kept by this validator, else from
         :func:`verdict_rows`."""
         key = self._result_key(data, digest, crds)
@@ -856,29 +806,6 @@ def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == ERROR]
-
-
-@dataclass(frozen=True, slots=True)
-class Unchecked:
-    """Objects no schema checked (custom resources of kinds no CRD given defines): how
-    many, and their kinds (``Kind apiVersion``, sorted)."""
-
-    objects: int
-    kinds: tuple[str, ...]
-
-
-def unchecked(findings: Iterable[Finding]) -> Unchecked:
-    """The objects ``findings`` say no schema checked, counted once each whatever the
-    Kubernetes versions (an object is its file, kind, namespace and name)."""
-    seen: set[tuple[str, str, str, str, str]] = set()
-    kinds: set[str] = set()
-    for f in findings:
-        if f.rule != NOT_CHECKED_RULE or f.object is None:
-            continue
-        o = f.object
-        seen.add((f.file, o.kind, o.api_version, o.namespace, o.name))
-        kinds.add(f"{o.kind} {o.api_version}")
-    return Unchecked(len(seen), tuple(sorted(kinds)))
 
 
 def strict_unchecked(findings: Iterable[Finding]) -> list[Finding]:

@@ -8,15 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from renderer.api.listed import AddonRender, ListedImages, ListedRender
 from renderer.api.results import (
-    AddonRender,
     AddonResult,
-    ListedImages,
-    ListedRender,
     RenderResult,
 )
 from renderer.bke.roles import images_by_role
-from renderer.k8s.schema import Unchecked, unchecked
+from renderer.k8s.crd import Unchecked, unchecked
 from renderer.output import Document
 from renderer.output.findings import findings_list, report_header, severity_counts
 from renderer.output.render_result import RENDER, RenderDocument

@@ -120,10 +120,10 @@ def test_a_kind_no_crd_defines_is_not_checked() -> None:
     [strict] = kubeschema.strict_unchecked([f])
     assert (strict.rule, strict.severity) == (NOT_CHECKED_RULE, "error")
     other = {**widget(), "kind": "Gadget"}
-    counted = kubeschema.unchecked(
+    counted = crd.unchecked(
         [*SchemaValidator(KUBE).validate(widget()), *SchemaValidator(KUBE).validate(other)]
     )
-    assert counted == kubeschema.Unchecked(2, ("Gadget example.com/v1", "Widget example.com/v1"))
+    assert counted == crd.Unchecked(2, ("Gadget example.com/v1", "Widget example.com/v1"))
 
 
 def test_a_v1beta1_crd_keeps_unknown_fields_by_default() -> None:

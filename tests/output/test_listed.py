@@ -10,7 +10,7 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer import api, output
 from renderer.data import schemas
-from renderer.k8s.schema import Unchecked
+from renderer.k8s.crd import Unchecked
 from renderer.output.listed import (
     ADDON_IMAGES,
     AddonImagesDocument,

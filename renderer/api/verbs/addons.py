@@ -16,23 +16,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from renderer.api.listed import AddonRender, ListedImages, ListedRender
 from renderer.api.request import Request, default_config
 from renderer.api.results import (
     AddonImages,
-    AddonRender,
     AddonResult,
     ListedAddon,
-    ListedImages,
-    ListedRender,
     RenderResult,
 )
-from renderer.api.verbs.crds import CrdSource, Kinds, schema_findings, tree_crds, version_crds
+from renderer.api.verbs.crds import CrdSource, Kinds, tree_crds, version_crds
 from renderer.api.verbs.render import (
     duplicate_objects,
     given_warnings,
     located,
     plan_route,
     render,
+    schema_findings,
     unreachable_reads,
 )
 from renderer.bke import addons as addon_rules

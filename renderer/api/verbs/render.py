@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.api.request import Request
 from renderer.api.results import RenderResult
-from renderer.api.verbs.crds import CrdSource, schema_findings
 from renderer.bke import context as bke_context
 from renderer.bke import missing, unread
 from renderer.bke.typha import search as controller_search
@@ -34,10 +33,14 @@ from renderer.engine.render import (
     version_nested_lines,
 )
 from renderer.errors import InputError, RefusedError
-from renderer.finding import Finding
+from renderer.finding import Finding, merge_findings
+from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
 from renderer.manifests.tree import VersionDir, tree_path
+
+if TYPE_CHECKING:
+    from renderer.api.verbs.crds import CrdSource
 
 
 def render(request: Request, *, crds: CrdSource | None = None) -> RenderResult:
@@ -106,6 +109,29 @@ def render(request: Request, *, crds: CrdSource | None = None) -> RenderResult:
             *_dedicated(request),
         ),
     )
+
+
+def schema_findings(
+    request: Request, objects: Sequence[K8sObject], crds: CrdSource | None = None
+) -> list[Finding]:
+    """The strict schema findings of a render's objects on the request's Kubernetes
+    versions, custom resources checked against the render's own CRDs, then those
+    ``crds`` gives for the kinds the render lacks (by default the tree's:
+    :mod:`renderer.api.verbs.crds`); a custom resource no CRD checks is an error for a
+    strict request."""
+    lacking = kubeschema.custom_kinds(objects, request.kube_versions)
+    lacking -= kubeschema.defined_kinds(objects)
+    extra = None
+    if lacking:
+        if crds is None:  # here: a render whose custom resources it defines never looks
+            from renderer.api.verbs.crds import tree_source
+
+            crds = tree_source(request.root)
+        extra = crds(lacking)
+    found = kubeschema.SchemaValidator(request.kube_versions, crds=extra).validate_all(objects)
+    if request.strict:
+        found = kubeschema.strict_unchecked(found)
+    return merge_findings(found)
 
 
 def plan_route(
