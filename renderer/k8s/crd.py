@@ -2,7 +2,10 @@
 against, read from the CRDs a caller gives (a render's own, a whole tree's, files).
 
 Each served version of a CRD becomes a JSON Schema (Draft 2020-12) of its kind, which
-:mod:`renderer.k8s.schema` compiles and validates with as it does Kubernetes' own.
+is compiled (:mod:`renderer.data.fastschema`) and validated with jsonschema as
+:mod:`renderer.k8s.schema` validates Kubernetes' own kinds, its ObjectMeta from that
+Kubernetes version's definitions. :mod:`renderer.k8s.schema` loads this module only
+when some object is of a kind a CRD given defines: Calico's renders never do.
 What is mirrored of the API server (``apiextensions-apiserver``: the structural schema,
 pruning, defaulting, the custom resource strategy), in the order it runs on a create:
 
@@ -59,7 +62,6 @@ API_VERSIONS = kubeschema.CRD_API_VERSIONS
 #: ``$id`` (``https://kubernetes.io/crd/...``) resolves it.
 OBJECT_META = "/api/_definitions.json#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-_META_FIELDS = ("apiVersion", "kind", "metadata")
 #: OpenAPI v3 keywords that decide nothing here, or that the translation spells anew.
 _SKIPPED = frozenset(
     {"description", "title", "example", "externalDocs", "default", "nullable", "format", "id"}
