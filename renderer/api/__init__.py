@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from renderer.api.listed import AddonRender, ListedImages, ListedRender
     from renderer.api.request import (
         KubeVersions,
         Request,
@@ -41,7 +42,13 @@ if TYPE_CHECKING:
         VersionEntry,
         VersionsResult,
     )
-    from renderer.api.verbs.addons import addon_images, listed_addons, render_addon
+    from renderer.api.verbs.addons import (
+        addon_images,
+        listed_addons,
+        listed_images,
+        render_addon,
+        render_listed,
+    )
     from renderer.api.verbs.advise import advise
     from renderer.api.verbs.check import (
         capability,
@@ -51,10 +58,12 @@ if TYPE_CHECKING:
         default_jobs,
         rules,
     )
+    from renderer.api.verbs.crds import tree_crds
     from renderer.api.verbs.explain import explain_context
     from renderer.api.verbs.images import (
         DEFAULT_PLATFORMS,
         check_registry,
+        listed_image_uses,
         lock_text,
         prepull_images,
         read_lock,
@@ -81,7 +90,11 @@ if TYPE_CHECKING:
 _WHERE = {
     "addon_images": "renderer.api.verbs.addons",
     "listed_addons": "renderer.api.verbs.addons",
+    "listed_images": "renderer.api.verbs.addons",
+    "listed_image_uses": "renderer.api.verbs.images",
     "render_addon": "renderer.api.verbs.addons",
+    "render_listed": "renderer.api.verbs.addons",
+    "tree_crds": "renderer.api.verbs.crds",
     "advise": "renderer.api.verbs.advise",
     "capability": "renderer.api.verbs.check",
     "check": "renderer.api.verbs.check",
@@ -113,9 +126,12 @@ _WHERE = {
     "default_config": "renderer.api.request",
     "kube_versions": "renderer.api.request",
     "AddonImages": "renderer.api.results",
+    "AddonRender": "renderer.api.listed",
+    "ListedRender": "renderer.api.listed",
     "AddonResult": "renderer.api.results",
     "ExplainResult": "renderer.api.results",
     "ListedAddon": "renderer.api.results",
+    "ListedImages": "renderer.api.listed",
     "Imported": "renderer.api.results",
     "PlanResult": "renderer.api.verbs.plan",
     "RenderResult": "renderer.api.results",
@@ -150,11 +166,14 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_PLATFORMS",
     "AddonImages",
+    "AddonRender",
     "AddonResult",
     "ExplainResult",
     "Imported",
     "KubeVersions",
     "ListedAddon",
+    "ListedImages",
+    "ListedRender",
     "PlanResult",
     "RenderResult",
     "Request",
@@ -179,6 +198,8 @@ __all__ = [
     "import_version",
     "kube_versions",
     "listed_addons",
+    "listed_image_uses",
+    "listed_images",
     "lock_text",
     "param_warnings",
     "plan",
@@ -187,6 +208,7 @@ __all__ = [
     "read_lock",
     "render",
     "render_addon",
+    "render_listed",
     "resolve_version",
     "rules",
     "scale_findings",
@@ -195,6 +217,7 @@ __all__ = [
     "schema_names",
     "set_render_timeout",
     "template",
+    "tree_crds",
     "typha",
     "validate",
     "version_image_uses",

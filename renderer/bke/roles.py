@@ -13,9 +13,10 @@ the architecture: a selector on another one would differ).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from renderer.k8s.workloads import UNSCHEDULABLE, NodeShape, Taint
+from renderer.k8s.parse import K8sObject
+from renderer.k8s.workloads import UNSCHEDULABLE, NodeShape, Taint, workload_images
 
 _KUBELET = {
     "kubernetes.io/os": "linux",
@@ -37,3 +38,37 @@ NODE_SHAPES: Mapping[str, NodeShape | None] = {
     "etcd": None,
 }
 ROLES = tuple(NODE_SHAPES)
+#: The other names a node role goes by (the images command's): a worker is a ``node``;
+#: seed 001's dedicated etcd roles run no kubelet; its split control-plane roles are
+#: read as a ``master`` (what today's controller labels a control-plane node).
+_SAME_AS = {
+    "worker": "node",
+    "etcd-event": "etcd",
+    "etcd-pod": "etcd",
+    "apiserver": "master",
+    "controller-manager": "master",
+    "scheduler": "master",
+}
+
+
+def shape_role(role: str) -> str:
+    """The role of :data:`NODE_SHAPES` a node of ``role`` is scheduled as."""
+    return _SAME_AS.get(role, role)
+
+
+def images_by_role(
+    objects: Sequence[K8sObject],
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Role -> the images a node of that role pulls for ``objects`` (every workload whose
+    pods may be scheduled there, sorted), and role -> those of the DaemonSets alone,
+    which every such node runs; nothing for a role that runs no kubelet."""
+    by_role: dict[str, tuple[str, ...]] = {}
+    daemons: dict[str, tuple[str, ...]] = {}
+    for role, shape in NODE_SHAPES.items():
+        if shape is None:
+            by_role[role] = daemons[role] = ()
+            continue
+        uses = list(workload_images(objects, shape))
+        by_role[role] = tuple(sorted({image for _, image in uses}))
+        daemons[role] = tuple(sorted({image for o, image in uses if o.kind == "DaemonSet"}))
+    return by_role, daemons

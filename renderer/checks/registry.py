@@ -114,6 +114,9 @@ class RegistryReport:
     images: tuple[ImageResult, ...]
     findings: tuple[Finding, ...]
     lock: str | None = None
+    #: The addons whose images were checked (``<addon>/<version>``), when more than
+    #: Calico's version (each use's file names its addon too).
+    addons: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -202,6 +205,7 @@ def check_registry(
     *,
     registry: str | None = None,
     version: str | None = None,
+    addons: Sequence[str] = (),
     jobs: int = DEFAULT_JOBS,
 ) -> RegistryReport:
     """Resolve every distinct image of ``uses`` for ``platforms``, ``registry``
@@ -257,6 +261,7 @@ def check_registry(
         tuple(map(str, platforms)),
         tuple(results),
         tuple(sorted(findings, key=lambda f: (f.file, f.line, f.rule, f.message))),
+        addons=tuple(addons),
     )
 
 

@@ -58,6 +58,7 @@ FLAGS = {
     "render_timeout": "--render-timeout SECONDS",
     "rules": "'calico-render rules'",
     "strict": "--strict",
+    "crds": "--crds",
     FIXED: "no flag",
 }
 

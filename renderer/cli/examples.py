@@ -9,18 +9,18 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "": (
         ("calico-render --version v3.28 --nodes 601", "render for 601 nodes (Typha x4)"),
         (
-            "calico-render --version v3.31.3 --nodes 120 -f values.yaml --output-dir out/",
-            "one file per template",
+            "calico-render --config create.yaml --strict",
+            "every addon as BKE renders a cluster (its BKENodes in the file, or --nodes-file)",
         ),
         (
-            "calico-render --config create.yaml --strict",
-            "as BKE renders a cluster (its BKENodes in the file, or --nodes-file)",
+            "calico-render --config create.yaml --addon calico --output-dir out/",
+            "only the calico addon, into out/calico/<version>/",
         ),
     ),
     "render": (
         (
             "calico-render render --config create.yaml --format json",
-            "one create request (BKENodes and BKECluster in one stream): JSON for a service",
+            "one create request (BKENodes and BKECluster in one stream): a section per addon",
         ),
         (
             "calico-render render --version v3.28 --nodes 601 --output-dir out/ --format json",
@@ -72,7 +72,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "images": (
         ("calico-render images --version v3.28 --repo registry.local/", "what a node pre-pulls"),
-        ("calico-render images --config cluster.yaml --role worker", "for a cluster's workers"),
+        (
+            "calico-render images --config create.yaml --addon all --check-registry",
+            "every image of every listed addon, resolved in its registry",
+        ),
     ),
     "import": (
         (
@@ -114,7 +117,6 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("calico-render typha --format json", "the boundary table as JSON"),
     ),
     "validate": (
-        ("calico-render validate rendered/", "every *.yaml, *.yml and *.json below"),
         (
             "calico-render --version v3.28 --nodes 601 --no-validate | "
             "calico-render validate - --summary",
@@ -124,6 +126,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "calico-render validate calico.yaml --kube-version 1.30 --skip "
             "CustomResourceDefinition --format junit -o validate.xml",
             "for CI",
+        ),
+        (
+            "calico-render validate rendered/ --crds crds/ --strict",
+            "custom resources against more CRDs; a kind without one is an error",
         ),
     ),
     "version": (

@@ -26,6 +26,7 @@ from renderer.oci.client import Settings
 from renderer.output import names as format_names
 from renderer.output.documents import ImagesDocument
 from renderer.output.images import RegistryDocument
+from renderer.output.listed import AddonImagesDocument
 
 #: The flags that only mean something with --check-registry.
 REGISTRY_FLAGS = (
@@ -65,6 +66,15 @@ REGISTRY_FLAGS = (
 @config_option(
     "BKECluster/BKEConfig YAML: the calico addon's version (an exact directory, as "
     "the controller uses it) and the image prefix."
+)
+@click.option(
+    "--addon",
+    "addons",
+    multiple=True,
+    metavar="NAME|all",
+    help="With --config: the images each node role pulls for this listed addon "
+    "(repeatable; 'all': every addon the config lists), in the controller's order; with "
+    "--check-registry, every image they render.",
 )
 @click.option(
     "--role",
@@ -152,6 +162,7 @@ REGISTRY_FLAGS = (
 def images(
     version: str | None,
     config: str | None,
+    addons: tuple[str, ...],
     role: str | None,
     repo: str | None,
     root: Path | None,
@@ -162,14 +173,26 @@ def images(
 ) -> None:
     if (version is None) == (config is None):
         raise InputError("give exactly one of --version or --config", key="--version")
+    if addons and config is None:
+        raise InputError("needs --config (the addons a BKECluster lists)", key="--addon")
+    named = None if not addons else tuple(a for a in addons if a != "all")
     if check_registry:
-        _check_registry(version, config, role, repo, root, fmt, registry)
+        _check_registry(version, config, named, role, repo, root, fmt, registry)
         return
     given = [flag for name, flag in REGISTRY_FLAGS if registry[name] not in (None, ())]
     if given:
         raise InputError("needs --check-registry", key=given[0])
     if fmt not in format_names(ImagesDocument):
         raise InputError(f"{fmt} is a report format: it needs --check-registry", key="--format")
+    if config is not None and named is not None:
+        config_keys(strict, config)
+        if role is not None:
+            raise InputError(
+                "chooses Calico's pre-pull list; --addon lists every role's", key="--role"
+            )
+        found_images = api.listed_images(config, addons=named, root=root, repo=repo)
+        write_document(fmt, AddonImagesDocument(config, found_images))
+        return
     role = role or "worker"
     if config is not None:
         config_keys(strict, config)
@@ -201,6 +224,7 @@ def images(
 def _check_registry(
     version: str | None,
     config: str | None,
+    addons: tuple[str, ...] | None,
     role: str | None,
     repo: str | None,
     root: Path | None,
@@ -231,6 +255,7 @@ def _check_registry(
         settings=settings,
         jobs=jobs if isinstance(jobs, int) else 4,
         verify_lock=verify if isinstance(verify, Path) else None,
+        addons=addons,
     )
     if version is not None and report.version not in (None, version):
         note(f"--version {version} resolved to {report.version} (newest patch)")

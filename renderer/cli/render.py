@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from renderer import api
-from renderer.api.results import RenderResult
 from renderer.cli import requests
 from renderer.cli.common import (
     config_keys,
@@ -25,9 +25,12 @@ from renderer.cli.common import (
     version_or_config,
     write_document,
 )
-from renderer.errors import EXIT_REFUSED, RefusedError
+from renderer.errors import EXIT_REFUSED, InputError, RefusedError
 from renderer.manifests.tree import tree_label
 from renderer.output.render_result import RenderDocument
+
+if TYPE_CHECKING:
+    from renderer.output.listed import ListedRenderDocument
 
 
 def render(
@@ -46,10 +49,31 @@ def render(
     config: str | None,
     nodes_file: str | None,
     strict: bool,
+    addons: tuple[str, ...] = (),
     fmt: str = "text",
 ) -> None:
     version_or_config(version, config)
     config_keys(strict, config, nodes_file)
+    if addons and config is None:
+        raise InputError("needs --config (the addons a BKECluster lists)", key="--addon")
+    if config is not None:
+        _render_listed(
+            ctx,
+            config,
+            addons=addons,
+            nodes_file=nodes_file,
+            nodes=nodes,
+            root=root,
+            repo=repo,
+            operation=operation,
+            kube=None if no_validate else kube_versions,
+            strict=strict,
+            values_file=values_file,
+            sets=sets,
+            output_dir=output_dir,
+            fmt=fmt,
+        )
+        return
     args = api.cluster_args(config, nodes_file, version=version, nodes=nodes, root=root, repo=repo)
     if args.skip:
         for message in args.notes:
@@ -97,33 +121,58 @@ def render(
         write_document(fmt, document)
         echo_err(f"calico-render: error: {exc}")
         ctx.exit(EXIT_REFUSED)
-    written: dict[str, str] = {}
+    written: list[Path] = []
     if result.exit_code == 0 and output_dir is not None:
-        for written_path in requests.write_render(output_dir, result):
-            written[str(written_path)] = hashlib.sha256(written_path.read_bytes()).hexdigest()
-    document = _document(result, tree_label(root), written)
+        written = requests.write_render(output_dir, result)
+    document = RenderDocument.of(result, tree_label(root), _digests(written))
+    _answer(ctx, fmt, document, result.stream(), result.exit_code, output_dir)
+
+
+def _digests(written: list[Path]) -> dict[str, str]:
+    """Each file written, by path, with the SHA-256 of its bytes."""
+    return {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in written}
+
+
+def _answer(
+    ctx: click.Context,
+    fmt: str,
+    document: RenderDocument | ListedRenderDocument,
+    stream: str,
+    code: int,
+    output_dir: Path | None,
+) -> None:
+    """The document as JSON on stdout; or its text on stderr, the files written named,
+    and the manifests on stdout when nothing stopped them and no directory took them."""
     if fmt == "json":
         write_document(fmt, document)
     else:
         echo_err(document.text().rstrip("\n"))
-        for shown in written:
+        for shown in document.written or {}:
             note(f"wrote {shown}")
-        if result.exit_code == 0 and output_dir is None:
-            emit(result.stream())
-    ctx.exit(result.exit_code)
+        if code == 0 and output_dir is None:
+            emit(stream)
+    ctx.exit(code)
 
 
-def _document(result: RenderResult, manifests: str, written: dict[str, str]) -> RenderDocument:
-    return RenderDocument(
-        manifests,
-        result.version.name,
-        result.decision.nodes,
-        result.route,
-        findings=result.findings,
-        warnings=(*result.warnings, *(w.message for w in result.param_warnings)),
-        notes=result.notes,
-        kube_versions=result.kube_versions,
-        images={role: list(found) for role, found in result.prepull().items()},
-        written=written,
-        exit_code=result.exit_code,
-    )
+def _render_listed(
+    ctx: click.Context,
+    config: str,
+    *,
+    output_dir: Path | None,
+    fmt: str,
+    root: Path | None,
+    **options: Any,
+) -> None:
+    """Every addon ``config`` lists (or ``--addon``), in the controller's order: the
+    manifests on stdout (or ``DIR/<addon>/<version>/``), what each decided and found on
+    stderr, or one JSON document."""
+    # here: a version's render (the start-up budget) loads neither this document nor
+    # the role model its images need
+    from renderer.output.listed import ListedRenderDocument
+
+    result = api.render_listed(config, root=root, **options)
+    written: list[Path] = []
+    if result.exit_code == 0 and output_dir is not None:
+        written = requests.write_listed(output_dir, result)
+    document = ListedRenderDocument(tree_label(root), result, _digests(written))
+    _answer(ctx, fmt, document, result.stream(), result.exit_code, output_dir)

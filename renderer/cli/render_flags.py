@@ -20,15 +20,16 @@ from renderer.cli.options import (
     render_timeout_option,
     repo_option,
     set_option,
-    strict_option,
     values_option,
 )
 
 RENDER_HELP = (
     "Render and gate BKE's Calico manifests.\n\n"
     "Without a command, renders --version for --nodes to stdout (or --output-dir), "
-    "with the Typha decision on stderr. Rendered objects are schema-checked (strict) "
-    "first; invalid output is not written and exits 1."
+    "with the Typha decision on stderr; with --config, every addon the BKECluster "
+    "lists, in the controller's order. Rendered objects are schema-checked (strict; "
+    "custom resources against the CRDs of the tree) first; invalid output is not "
+    "written and exits 1."
 )
 
 #: The render's options, in the order ``--help`` lists them.
@@ -57,7 +58,7 @@ _OPTIONS: tuple[Decorator, ...] = (
     click.option(
         "--output-dir",
         type=PathType(file_okay=False, path_type=Path),
-        help="Write one file per template into DIR.",
+        help="Write one file per template into DIR (with --config: DIR/<addon>/<version>/).",
     ),
     click.option(
         "--no-validate",
@@ -67,10 +68,24 @@ _OPTIONS: tuple[Decorator, ...] = (
     kube_version_option,
     no_cache_option,
     config_option(
-        "BKECluster/BKEConfig YAML: version, params and image prefix of the calico addon."
+        "BKECluster/BKEConfig YAML: render every addon it lists (in the controller's "
+        "order), each with its version, params and the image prefix."
+    ),
+    click.option(
+        "--addon",
+        "addons",
+        multiple=True,
+        metavar="NAME",
+        help="With --config: render only this listed addon (repeatable).",
     ),
     nodes_file_option("BKENode objects (multi-document or a List): the node count (--nodes wins)."),
-    strict_option,
+    click.option(
+        "--strict",
+        is_flag=True,
+        help="Exit 2 when a given param is read by no template of the version, or its "
+        "value takes none of the branches the templates have; a custom resource of a kind "
+        "no CRD of the tree defines is an error (for CI).",
+    ),
     click.option(
         "--format",
         "fmt",
@@ -79,8 +94,8 @@ _OPTIONS: tuple[Decorator, ...] = (
         show_default=True,
         help="text: the manifest on stdout, the decision and findings on stderr; json: "
         "the decision, routing, findings, pre-pulled images and written files as JSON on "
-        "stdout (schema: calico-render schema render-result), the manifest only in "
-        "--output-dir.",
+        "stdout (with --config: a section per addon; schema: calico-render schema "
+        "render-result), the manifest only in --output-dir.",
     ),
 )
 

@@ -19,6 +19,7 @@ from renderer.store.files import write_output, write_owned_tree
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from renderer.api.listed import ListedRender
     from renderer.api.results import RenderResult
     from renderer.bke import crdkeys
     from renderer.bke.cluster import NodeInventory
@@ -54,6 +55,18 @@ def write_render(directory: str | Path, result: RenderResult) -> list[Path]:
     never inside the tree of templates it rendered."""
     contain.outside(Path(directory), result.version.path.parent, "the manifest tree")
     return write_files(directory, {f.name.split("/", 1)[1]: f.text for f in result.files})
+
+
+def write_listed(directory: str | Path, result: ListedRender) -> list[Path]:
+    """Every listed addon's render into ``directory/<addon>/<version>/<file>`` (see
+    :func:`write_files`), never inside the tree of templates it rendered."""
+    files: dict[str, str] = {}
+    for addon in result.addons:
+        if addon.result is None:
+            continue
+        contain.outside(Path(directory), addon.result.version.path.parent, "the manifest tree")
+        files.update({f"{addon.name}/{f.name}": f.text for f in addon.result.files})
+    return write_files(directory, files)
 
 
 def disable_cache() -> None:

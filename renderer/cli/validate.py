@@ -16,7 +16,8 @@ from renderer.output.documents import ValidateDocument
 
 @cli.command(
     help="Schema-check manifest FILEs, directories (recursively: *.yaml, *.yml, *.json; "
-    "hidden files skipped) or - (stdin) against the Kubernetes schemas in strict mode. "
+    "hidden files skipped) or - (stdin) against the Kubernetes schemas in strict mode, "
+    "and custom resources against the CustomResourceDefinitions they hold (and --crds). "
     "Exit 1 on findings of severity error, 2 on unreadable or invalid YAML.",
 )
 @click.argument(
@@ -38,6 +39,21 @@ from renderer.output.documents import ValidateDocument
     help="Report every object of these kinds as an error (repeatable).",
 )
 @click.option(
+    "--crds",
+    "crds",
+    multiple=True,
+    type=opts.PathType(),
+    metavar="DIR|FILE",
+    help="More CustomResourceDefinitions to check custom resources against (repeatable; "
+    "directories walked as PATHs are), after those of the files checked.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="A custom resource of a kind no CustomResourceDefinition defines is an error "
+    "(default: counted as not checked).",
+)
+@click.option(
     "--summary",
     is_flag=True,
     help="Print the summary line (resources valid, invalid, skipped; findings) to stderr "
@@ -53,11 +69,13 @@ def validate(
     kube_versions: tuple[str, ...],
     skip: tuple[str, ...],
     reject: tuple[str, ...],
+    crds: tuple[str, ...],
+    strict: bool,
     summary: bool,
     fmt: str,
     output: Path | None,
 ) -> None:
-    result = api.validate(paths, kube_versions, skip=skip, reject=reject)
+    result = api.validate(paths, kube_versions, skip=skip, reject=reject, crds=crds, strict=strict)
     doc = ValidateDocument(result)
     write_report_document(fmt, doc, output)
     if fmt == "text" or summary:

@@ -9,9 +9,13 @@ validated by jsonschema, which decides and words the findings. An object's findi
 a version are kept in the result cache (:mod:`renderer.store.cache`) under the object's
 JSON and the bytes of the schema files read (:func:`schema_digest`).
 
-An object of a built-in API group with no schema for a Kubernetes version (a removed
-API such as ``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error; custom
-resources are reported as not schema-checked.
+Custom resources are checked against the CustomResourceDefinitions a caller gives
+(:mod:`renderer.k8s.crd`: each served version's schema as the API server reads it),
+with the same compiler and jsonschema, their ObjectMeta against the Kubernetes version's
+definitions; their cached findings are keyed by the CRDs' own content as well. An object
+of a built-in API group with no schema for a Kubernetes version (a removed API such as
+``policy/v1beta1`` PodDisruptionBudget on 1.25+) is an error, unless a CRD defines it;
+a custom resource of a kind no CRD given defines is reported as not schema-checked.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ from renderer.store.memo import Memo
 if TYPE_CHECKING:  # imported where used: a valid object needs neither
     import jsonschema
     from referencing import Registry
+
+    # imported where used: objects no CRD defines (Calico's renders) need no CRD read
+    from renderer.k8s.crd import CrdSet
 
 DEFAULT_COUNT = 4
 ERROR = "error"
@@ -103,6 +110,10 @@ def is_builtin_group(group: str) -> bool:
     """Kubernetes' own groups are the core group, dotless names and ``*.k8s.io``."""
     return group == "" or "." not in group or group.endswith(".k8s.io")
 
+
+#: A CustomResourceDefinition, as the API versions that define one name it.
+CRD_KIND = "CustomResourceDefinition"
+CRD_API_VERSIONS = ("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")
 
 #: The rule id of a schema error (its stage is ``renderer.finding.SCHEMA``).
 INVALID = "schema-invalid"
@@ -209,7 +220,7 @@ def _schema_path(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Definitions:
+class Definitions:
     """A Kubernetes version's ``_definitions.json`` as read once: its digest and bytes
     (parsed when a check first needs them), or why it could not be read."""
 
@@ -250,16 +261,16 @@ class _Definitions:
         return Resource.from_contents(self.document) @ Registry()
 
 
-def _read_definitions(kube_version: str) -> _Definitions:
+def _read_definitions(kube_version: str) -> Definitions:
     try:
         name = f"kubernetes-json-schema/{schema_dir(kube_version)}/_definitions.json"
-        return _Definitions(*_read(_schema_path(name)))
+        return Definitions(*_read(_schema_path(name)))
     except IndexError:  # a version the library does not ship
-        return _Definitions("no schemas", unread=f"no schemas for Kubernetes {kube_version}")
+        return Definitions("no schemas", unread=f"no schemas for Kubernetes {kube_version}")
     except FileNotFoundError:
-        return _Definitions("absent", unread="no _definitions.json")
+        return Definitions("absent", unread="no _definitions.json")
     except SchemaUnavailable as exc:
-        return _Definitions("unreadable", unread=str(exc))
+        return Definitions("unreadable", unread=str(exc))
 
 
 @dataclass(frozen=True)
@@ -273,7 +284,7 @@ class _KindSchema:
     digest: str
     raw: bytes | None
     unread: str
-    definitions: _Definitions
+    definitions: Definitions
 
     @cached_property
     def _parsed(self) -> tuple[dict[str, Any] | None, str]:
@@ -287,7 +298,7 @@ class _KindSchema:
                 schema, problem = None, str(exc)
             if schema is not None and self.definitions.problem:
                 problem = self.definitions.problem
-        return schema, _unreadable(self.name, problem) if problem else ""
+        return schema, unreadable(self.name, problem) if problem else ""
 
     @property
     def schema(self) -> dict[str, Any] | None:
@@ -316,11 +327,11 @@ class _KindSchema:
         try:
             registry = Resource.from_contents(schema) @ self.definitions.registry
         except (CannotDetermineSpecification, UnknownDialect) as exc:
-            raise SchemaUnavailable(_unreadable(self.name, _why(exc))) from None
+            raise SchemaUnavailable(unreadable(self.name, _why(exc))) from None
         return jsonschema.validators.Draft202012Validator(schema, registry=registry)
 
 
-def _unreadable(name: str, why: str) -> str:
+def unreadable(name: str, why: str) -> str:
     return f"the schema for {name} could not be read ({why})"
 
 
@@ -346,8 +357,14 @@ def _read_kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
 
 #: Read definitions (kube version -> them) and kinds' schemas ((kube version, kind,
 #: apiVersion) -> it); a kind's schema holds the definitions it was read with.
-_DEFINITIONS: Memo[str, _Definitions] = Memo("k8s.schema.definitions", _PER_VERSION)
+_DEFINITIONS: Memo[str, Definitions] = Memo("k8s.schema.definitions", _PER_VERSION)
 _KINDS: Memo[tuple[str, str, str], _KindSchema] = Memo("k8s.schema.kinds", _PER_KIND)
+
+
+def definitions(kube_version: str) -> Definitions:
+    """A Kubernetes version's definitions as read once per process (its ObjectMeta is a
+    custom resource's)."""
+    return _DEFINITIONS.setdefault(kube_version, lambda: _read_definitions(kube_version))
 
 
 def _kind(kube_version: str, kind: str, api_version: str) -> _KindSchema:
@@ -371,6 +388,64 @@ def schema_digest(kube_version: str, kind: str, api_version: str) -> str:
     return _kind(kube_version, kind, api_version).digest
 
 
+def needs_crd(kind: str, api_version: str, kube_versions: Sequence[str]) -> bool:
+    """Whether only a CRD can check an object of ``kind`` on some of ``kube_versions``:
+    a version ships no schema for it, and its group can be a CRD's (it has a dot)."""
+    if not _named(kind, api_version) or "." not in api_group(api_version):
+        return False
+    for v in kube_versions:
+        found = _kind(v, kind, api_version)
+        if found.raw is None and not found.unread:
+            return True
+    return False
+
+
+def defined_kinds(objects: Iterable[K8sObject | Mapping[str, Any]]) -> frozenset[tuple[str, str]]:
+    """(group, kind) of every kind the CustomResourceDefinitions among ``objects``
+    define, their content left unread."""
+    out = set()
+    for obj in objects:
+        data = obj.data if isinstance(obj, K8sObject) else obj
+        if data.get("kind") == CRD_KIND and data.get("apiVersion") in CRD_API_VERSIONS:
+            spec = data.get("spec")
+            spec = spec if isinstance(spec, dict) else {}
+            names = spec.get("names")
+            group = spec.get("group")
+            kind = names.get("kind") if isinstance(names, dict) else None
+            if isinstance(group, str) and group and isinstance(kind, str) and kind:
+                out.add((group, kind))
+    return frozenset(out)
+
+
+def custom_kinds(
+    objects: Iterable[K8sObject], kube_versions: Sequence[str]
+) -> frozenset[tuple[str, str]]:
+    """(group, kind) of the objects no Kubernetes schema checks on some of
+    ``kube_versions``: those a CRD must define (:func:`needs_crd`)."""
+    return frozenset(
+        (api_group(o.api_version), o.kind)
+        for o in objects
+        if needs_crd(o.kind, o.api_version, kube_versions)
+    )
+
+
+#: What checks an object (:func:`schema_source`).
+KUBERNETES, CRD, NONE = "kubernetes", "crd", "none"
+
+
+def schema_source(
+    kind: str, api_version: str, kube_version: str, crds: CrdSet | None = None
+) -> str:
+    """What checks an object of ``kind`` on ``kube_version``: ``kubernetes`` (a schema
+    kubernetes-validate ships), ``crd`` (a CRD of ``crds`` defines the kind) or ``none``
+    (not checked, or an API Kubernetes does not serve)."""
+    if _named(kind, api_version) and _kind(kube_version, kind, api_version).raw is not None:
+        return KUBERNETES
+    if crds is not None and crds.defines(api_group(api_version), kind):
+        return CRD
+    return NONE
+
+
 def validator_for(
     kube_version: str, kind: str, api_version: str
 ) -> jsonschema.protocols.Validator | None:
@@ -388,6 +463,20 @@ def validator_for(
     if found.problem:
         raise SchemaUnavailable(found.problem)
     return None if found.schema is None else found.validator
+
+
+def problems(validator: jsonschema.protocols.Validator, data: Any) -> list[tuple[str, str]]:
+    """(path, message) of each error jsonschema finds; an unknown field is named in
+    its path, one finding each."""
+    out: list[tuple[str, str]] = []
+    for e in validator.iter_errors(data):
+        unknown = _unknown_fields(e)
+        if unknown:
+            base = _path(e)
+            out.extend((f"{base}.{k}" if base else k, f"unknown field {k!r}") for k in unknown)
+        else:
+            out.append((_path(e), yaml_spelling(e.message)))
+    return out
 
 
 def _path(error: jsonschema.ValidationError) -> str:
@@ -452,8 +541,11 @@ def _strip(obj: dict[str, Any]) -> tuple[str, str, str, str]:
     )
 
 
-def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
-    """Uncached check of one object on one Kubernetes version (no file/line)."""
+def check_object(
+    data: dict[str, Any], kube_version: str, crds: CrdSet | None = None
+) -> list[Finding]:
+    """Uncached check of one object on one Kubernetes version (no file/line); a custom
+    resource against the CRDs of ``crds`` that define its kind."""
     kind, api_version, namespace, name = _strip(data)
 
     def finding(severity: str, path: str, message: str) -> Finding:
@@ -477,6 +569,11 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
         return [finding(ERROR, "", str(exc))]
     if validator is None:
         group = api_group(api_version)
+        if crds is not None and crds.defines(group, kind):
+            from renderer.k8s.crd import custom_findings  # here: only a CRD's kind needs it
+
+            rows = custom_findings(data, kube_version, crds, kind, api_version)
+            return [finding(*row) for row in rows]
         if is_builtin_group(group):
             return [
                 finding(
@@ -487,20 +584,12 @@ def check_object(data: dict[str, Any], kube_version: str) -> list[Finding]:
             ]
         return [
             finding(
-                NOT_CHECKED, "", f"custom resource of {group or api_version}: not schema-checked"
+                NOT_CHECKED,
+                "",
+                f"custom resource of {group or api_version}: not schema-checked",
             )
         ]
-    out: list[Finding] = []
-    for e in validator.iter_errors(data):
-        unknown = _unknown_fields(e)
-        if unknown:
-            base = _path(e)
-            out.extend(
-                finding(ERROR, f"{base}.{k}" if base else k, f"unknown field {k!r}")
-                for k in unknown
-            )
-        else:
-            out.append(finding(ERROR, _path(e), yaml_spelling(e.message)))
+    out = [finding(ERROR, path, message) for path, message in problems(validator, data)]
     return sorted(out, key=lambda f: (f.field, f.message))
 
 
@@ -518,35 +607,56 @@ def _valid_rows(value: Any) -> bool:
     )
 
 
-def verdict_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
-    """An object's findings on every version (rows tagged with their version first),
-    each version's kept in the result cache under the object and its schema files."""
+def _crds_digest(data: dict[str, Any], crds: CrdSet | None) -> str:
+    """The digest of the CRDs of ``crds`` that define the object's kind ("" for none)."""
+    if not crds:
+        return ""
+    return crds.digest(api_group(_text(data.get("apiVersion"))), _text(data.get("kind")))
+
+
+def decided_by(kube_version: str, data: dict[str, Any], crds: CrdSet | None = None) -> str:
+    """A digest of everything an object's findings on ``kube_version`` depend on
+    besides the object: the schema files of its kind (:func:`schema_digest`) and the
+    content of the CRDs of ``crds`` that define its kind."""
     kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
+    base = schema_digest(kube_version, kind, api_version)
+    own = _crds_digest(data, crds)
+    return f"{base}:crds:{own}" if own else base
+
+
+def verdict_rows(
+    data: dict[str, Any], digest: str, kube_versions: Sequence[str], crds: CrdSet | None = None
+) -> list[Row]:
+    """An object's findings on every version (rows tagged with their version first),
+    each version's kept in the result cache under the object, its schema files and the
+    CRDs of its kind."""
     out: list[Row] = []
     for v in kube_versions:
-        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        key = result_cache.key("schema", v, decided_by(v, data, crds), digest)
         rows = result_cache.get("schema", key, _valid_rows)
         if rows is None:
-            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v, crds)]
             result_cache.put("schema", key, rows)
         out.extend([v, *row] for row in rows)
     return out
 
 
 def verdict_rows_many(
-    items: Mapping[str, dict[str, Any]], kube_versions: Sequence[str]
+    items: Mapping[str, dict[str, Any]],
+    kube_versions: Sequence[str],
+    crds: CrdSet | None = None,
 ) -> dict[str, list[Row]]:
     """:func:`verdict_rows` of a set of objects (by digest), kept as one entry for the
     whole set: a render's objects are one read or one write, not one per object and
-    version. The key holds every object's digest and the digest of the schema files
-    each is checked with; on a miss, an object's own entry (a check keeps those) still
-    answers, and only the set's entry is written."""
+    version. The key holds every object's digest and the digest of what checks it
+    (:func:`decided_by`: the schema files, a custom resource's CRDs); on a miss, an
+    object's own entry (a check keeps those) still answers, and only the set's entry is
+    written."""
     digests = sorted(items)
     parts: list[str] = ["schemas", *kube_versions]
     for d in digests:
-        kind, api_version = _text(items[d].get("kind")), _text(items[d].get("apiVersion"))
         parts.append(d)
-        parts += [schema_digest(v, kind, api_version) for v in kube_versions]
+        parts += [decided_by(v, items[d], crds) for v in kube_versions]
     key = result_cache.key(*parts)
 
     def valid(value: Any) -> bool:
@@ -563,20 +673,21 @@ def verdict_rows_many(
 
     stored = result_cache.get("schemas", key, valid)
     if stored is None:
-        stored = {d: _object_rows(items[d], d, kube_versions) for d in digests}
+        stored = {d: _object_rows(items[d], d, kube_versions, crds) for d in digests}
         result_cache.put("schemas", key, stored)
     return {d: [list(r) for r in stored[d]] for d in digests}
 
 
-def _object_rows(data: dict[str, Any], digest: str, kube_versions: Sequence[str]) -> list[Row]:
+def _object_rows(
+    data: dict[str, Any], digest: str, kube_versions: Sequence[str], crds: CrdSet | None
+) -> list[Row]:
     """:func:`verdict_rows` that reads an object's own entries but writes none."""
-    kind, api_version = _text(data.get("kind")), _text(data.get("apiVersion"))
     out: list[Row] = []
     for v in kube_versions:
-        key = result_cache.key("schema", v, schema_digest(v, kind, api_version), digest)
+        key = result_cache.key("schema", v, decided_by(v, data, crds), digest)
         rows = result_cache.get("schema", key, _valid_rows)
         if rows is None:
-            rows = [[f.severity, f.field, f.message] for f in check_object(data, v)]
+            rows = [[f.severity, f.field, f.message] for f in check_object(data, v, crds)]
         out.extend([v, *row] for row in rows)
     return out
 
@@ -591,12 +702,25 @@ class SchemaValidator:
 
     Each distinct object (by its JSON, :func:`object_key`) is checked once per Kubernetes
     version, and its findings are kept in the result cache (:func:`verdict_rows`).
+    Custom resources are checked against ``crds`` (a :class:`~renderer.k8s.crd.CrdSet`,
+    or objects to take the CRDs of: a whole tree's, so that one addon's CRD checks the
+    resources another renders); :meth:`validate_all` puts the CRDs among its own objects
+    first (what a cluster gets with them).
     """
 
     def __init__(
-        self, kube_versions: Sequence[str] | None = None, *, keep: int = RESULTS_PER_VALIDATOR
+        self,
+        kube_versions: Sequence[str] | None = None,
+        *,
+        crds: CrdSet | Iterable[K8sObject | Mapping[str, Any]] | None = None,
+        keep: int = RESULTS_PER_VALIDATOR,
     ) -> None:
         self.kube_versions = resolve_kube_versions(kube_versions or ())
+        self.crds: CrdSet | None = None
+        if crds is not None:
+            from renderer.k8s.crd import CrdSet, crds_of  # here: objects no CRD defines need none
+
+            self.crds = crds if isinstance(crds, CrdSet) else crds_of(crds)
         #: Objects whose findings this validator keeps (oldest let go first).
         self.keep = keep
         self._results: dict[str, tuple[Finding, ...]] = {}
@@ -605,39 +729,64 @@ class SchemaValidator:
     def validate(self, obj: K8sObject | dict[str, Any]) -> list[Finding]:
         """Findings for ``obj`` on every configured version, located when it is a K8sObject."""
         data = obj.data if isinstance(obj, K8sObject) else obj
-        return self._located(obj, self._findings(data, object_key(data)))
+        return self._located(obj, self._findings(data, object_key(data), self.crds))
 
     def validate_all(self, objects: Iterable[K8sObject]) -> list[Finding]:
         """Findings for many objects, sorted by Kubernetes version, file and line; the
         objects this validator has not seen are looked up (and kept) together
-        (:func:`verdict_rows_many`)."""
+        (:func:`verdict_rows_many`). The CRDs among ``objects`` decide the kinds they
+        define; this validator's fill the others."""
         items = [(o, object_key(o.data)) for o in objects]
+        crds = self.crds
+        own = defined_kinds(o for o, _ in items)
+        if any((api_group(o.api_version), o.kind) in own for o, _ in items):
+            from renderer.k8s.crd import crds_of  # here: a render none of whose objects
+            # its own CRDs define (Calico's) reads none of them
+
+            found = crds_of([o for o, _ in items], [d for _, d in items])
+            crds = found.then(crds) if crds is not None else found
         with self._lock:
-            missing = {d: o.data for o, d in items if d not in self._results}
+            missing = {
+                d: o.data
+                for o, d in items
+                if self._result_key(o.data, d, crds) not in self._results
+            }
         if missing:
-            for digest, rows in verdict_rows_many(missing, self.kube_versions).items():
-                self._keep(digest, missing[digest], rows)
-        out = [f for o, d in items for f in self._located(o, self._findings(o.data, d))]
+            for digest, rows in verdict_rows_many(missing, self.kube_versions, crds).items():
+                data = missing[digest]
+                self._keep(self._result_key(data, digest, crds), data, rows)
+        out = [f for o, d in items for f in self._located(o, self._findings(o.data, d, crds))]
         return sorted(out, key=schema_sort_key)
 
-    def _findings(self, data: dict[str, Any], digest: str) -> tuple[Finding, ...]:
+    @staticmethod
+    def _result_key(data: dict[str, Any], digest: str, crds: CrdSet | None) -> str:
+        """What this validator keeps an object's findings under: the object, and the
+        CRDs of its kind."""
+        own = _crds_digest(data, crds)
+        return f"{digest}:{own}" if own else digest
+
+    def _findings(
+        self, data: dict[str, Any], digest: str, crds: CrdSet | None
+    ) -> tuple[Finding, ...]:
         """The findings of the object with ``digest``: kept by this validator, else from
         :func:`verdict_rows`."""
+        key = self._result_key(data, digest, crds)
         with self._lock:
-            cached = self._results.get(digest)
+            cached = self._results.get(key)
         if cached is None:
-            cached = self._keep(digest, data, verdict_rows(data, digest, self.kube_versions))
+            rows = verdict_rows(data, digest, self.kube_versions, crds)
+            cached = self._keep(key, data, rows)
         return cached
 
-    def _keep(self, digest: str, data: dict[str, Any], rows: list[Row]) -> tuple[Finding, ...]:
-        """The findings of ``rows``, remembered for the object with ``digest``."""
+    def _keep(self, key: str, data: dict[str, Any], rows: list[Row]) -> tuple[Finding, ...]:
+        """The findings of ``rows``, remembered under ``key``."""
         kind, api_version, namespace, name = _strip(data)
         found = tuple(
             schema_finding(v, severity, kind, api_version, namespace, name, path, message)
             for v, severity, path, message in rows
         )
         with self._lock:
-            self._results[digest] = found
+            self._results[key] = found
             if len(self._results) > self.keep:  # oldest first
                 del self._results[next(iter(self._results))]
         return found
@@ -657,3 +806,8 @@ def schema_sort_key(f: Finding) -> tuple[tuple[int, ...], str, int, str, str]:
 
 def errors(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == ERROR]
+
+
+def strict_unchecked(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` with every object no schema checked an error (``--strict``)."""
+    return [replace(f, severity=ERROR) if f.rule == NOT_CHECKED_RULE else f for f in findings]

@@ -66,6 +66,7 @@ class RegistryDocument(SortedDocument, Suites, Findings):
         return {
             **report_header("images --check-registry"),
             "version": r.version,
+            **({"addons": list(r.addons)} if r.addons else {}),
             "registry": r.registry,
             "platforms": list(r.platforms),
             "lock": r.lock,

@@ -4,12 +4,15 @@ a person (the lines printed on stderr beside the manifest)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.calico import policy
 from renderer.finding import Finding
 from renderer.output import Document
 from renderer.output.findings import findings_list, report_header, scale_line, severity_counts
+
+if TYPE_CHECKING:
+    from renderer.api.results import RenderResult
 
 RENDER = "render-result.schema.json"
 
@@ -62,6 +65,25 @@ class RenderDocument(Document):
             "images": self.images or {},
             "written": [{"path": p, "sha256": h} for p, h in sorted((self.written or {}).items())],
         }
+
+    @classmethod
+    def of(
+        cls, result: RenderResult, manifests: str, written: dict[str, str] | None = None
+    ) -> RenderDocument:
+        """A Calico render's document (``render --version``)."""
+        return cls(
+            manifests,
+            result.version.name,
+            result.decision.nodes,
+            result.route,
+            findings=result.findings,
+            warnings=(*result.warnings, *(w.message for w in result.param_warnings)),
+            notes=result.notes,
+            kube_versions=result.kube_versions,
+            images={role: list(found) for role, found in result.prepull().items()},
+            written=written or {},
+            exit_code=result.exit_code,
+        )
 
     def text(self) -> str:
         """The lines the command line prints on stderr: notes, warnings, the decision

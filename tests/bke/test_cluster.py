@@ -362,9 +362,11 @@ def test_cli_bad_config_is_one_line_exit_2(
         assert r.out == ""
 
 
-def test_cli_config_without_calico_renders_nothing(
+def test_cli_config_without_calico_renders_what_it_lists(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The bundled tree holds Calico alone: the addons the config lists are named as
+    not rendered, and no Typha decision is made."""
     r = run(
         capsys,
         "--config",
@@ -373,7 +375,11 @@ def test_cli_config_without_calico_renders_nothing(
         str(EXAMPLES / "bkenodes-601.yaml"),
     )
     assert r.code == 0 and r.out == ""
-    assert "no addon named calico" in r.err and "allowTypha" not in r.err
+    assert [line.split(": skipped: ")[0] for line in r.err.splitlines()] == [
+        "calico-render: kubeproxy v1.28.8",
+        "calico-render: coredns v1.10.1",
+    ]
+    assert "it has no kubernetes/kubeproxy/" in r.err and "allowTypha" not in r.err
 
 
 def test_cli_config_needs_a_node_count(capsys: pytest.CaptureFixture[str]) -> None:

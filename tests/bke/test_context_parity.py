@@ -154,9 +154,9 @@ def assert_same_as_controller(
     nodes: int,
     cluster_text: str | None = None,
     as_written: bool = False,
-) -> None:
+) -> Path:
     """The files Go writes by the controller's rules and ours, byte for byte, by path
-    (``as_written``: neither applies BKE's admission defaults)."""
+    (``as_written``: neither applies BKE's admission defaults); where ours are."""
     cluster_file, nodes_file = tmp_path / "cluster.yaml", tmp_path / "nodes.yaml"
     cluster_file.write_text(cluster_text or cluster_yaml(config), encoding="utf-8")
     nodes_file.write_text(nodes_yaml(nodes), encoding="utf-8")
@@ -180,20 +180,21 @@ def assert_same_as_controller(
         env={**os.environ, "BKE_AS_WRITTEN": "1" if as_written else "0"},
     )
     assert go.returncode == 0, go.stderr.decode()
-    args = ["--config", str(cluster_file), "--nodes-file", str(nodes_file)]
+    args = ["--config", str(cluster_file), "--nodes-file", str(nodes_file), "--addon", "calico"]
     args += ["--no-admission-defaults"] if as_written else []
     args += ["--output-dir", str(py_out), "--no-validate"]
     r = run(capsys, *(["--manifests", str(root)] if root else []), *args)
     assert r.code == 0, r.err
+    py_version = py_out / "calico" / version_dir.name  # <addon>/<version>/<file>
     go_files = sorted(p.relative_to(go_out).as_posix() for p in go_out.rglob("*") if p.is_file())
     py_files = sorted(
-        p.relative_to(py_out).as_posix()
-        for p in py_out.rglob("*")
-        if p.is_file() and p.name != OWNED_FILES
+        p.relative_to(py_version).as_posix() for p in py_version.rglob("*") if p.is_file()
     )
+    assert sorted(p.name for p in py_out.iterdir()) == [OWNED_FILES, "calico"]
     assert py_files == go_files and go_files
     for name in go_files:
-        assert (py_out / name).read_bytes() == (go_out / name).read_bytes(), name
+        assert (py_version / name).read_bytes() == (go_out / name).read_bytes(), name
+    return py_version
 
 
 @pytest.mark.parametrize("config", ("bare", "dotted", "no-prefix-bgp"))
@@ -202,17 +203,19 @@ def test_config_as_written_is_the_controllers_without_admission(
 ) -> None:
     """--no-admission-defaults: the file as written, as a controller reading it
     undefaulted would render it (no imageRepo: the templates' own registry)."""
-    assert_same_as_controller(go_render, tmp_path, capsys, None, config, 51, as_written=True)
+    rendered = assert_same_as_controller(
+        go_render, tmp_path, capsys, None, config, 51, as_written=True
+    )
     if config == "bare":
-        assert "deploy.bocloud.k8s" not in (tmp_path / "py" / "002-calico.yaml").read_text()
+        assert "deploy.bocloud.k8s" not in (rendered / "002-calico.yaml").read_text()
 
 
 def test_admission_gives_a_config_without_image_repo_bkes_registry(
     go_render: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """No imageRepo: the webhook fills deploy.bocloud.k8s:40443 and prefix kubernetes."""
-    assert_same_as_controller(go_render, tmp_path, capsys, None, "bare", 51)
-    text = (tmp_path / "py" / "002-calico.yaml").read_text()
+    rendered = assert_same_as_controller(go_render, tmp_path, capsys, None, "bare", 51)
+    text = (rendered / "002-calico.yaml").read_text()
     assert "image: deploy.bocloud.k8s:40443/kubernetes/calico/node:v3.31.3" in text
 
 
@@ -249,8 +252,8 @@ def test_subdirectories_and_yml_files_are_walked_as_the_controller_walks(
     )
     if config == "bare":
         cluster = cluster.replace("          {}\n", "")
-    assert_same_as_controller(go_render, tmp_path, capsys, root, config, nodes, cluster)
-    note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
+    rendered = assert_same_as_controller(go_render, tmp_path, capsys, root, config, nodes, cluster)
+    note = (rendered / "typha" / "extra" / "001-typha.note.yaml").read_text()
     assert "mode: 'per-file'" in note
 
 
@@ -273,8 +276,8 @@ def test_dns_ip_is_the_controllers(
         "    cluster:\n", f"    cluster:\n      networking: {{serviceSubnet: '{subnet}'}}\n", 1
     )
     cluster = cluster.replace("        param:\n          {}\n", "")
-    assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 51, cluster)
-    note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
+    rendered = assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 51, cluster)
+    note = (rendered / "typha" / "extra" / "001-typha.note.yaml").read_text()
     assert f"dns: '{dns}'" in note
 
 
@@ -292,8 +295,8 @@ def test_zero_bkenodes_render_as_the_controller_renders_them(
 ) -> None:
     """A nodes file without BKENodes: masterReplicas "0", Typha off, a warning."""
     root = walk_tree(tmp_path / "tree")
-    assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 0)
-    note = (tmp_path / "py" / "typha" / "extra" / "001-typha.note.yaml").read_text()
+    rendered = assert_same_as_controller(go_render, tmp_path, capsys, root, "bare", 0)
+    note = (rendered / "typha" / "extra" / "001-typha.note.yaml").read_text()
     assert "masters: '0', workers: '0'" in note and "typha: '0'" in note
 
 
@@ -351,10 +354,10 @@ def test_typed_context_values_are_the_controllers(
         )
         cluster += f"        param:\n          {key}: {json.dumps(value)}\n"
     cluster = cluster.replace("spec:\n", "spec:\n" + endpoint, 1)
-    assert_same_as_controller(
+    rendered = assert_same_as_controller(
         go_render, tmp_path, capsys, root, "bare", 3, cluster, as_written=as_written
     )
-    text = (tmp_path / "py" / "003-typed.yaml").read_text()
+    text = (rendered / "003-typed.yaml").read_text()
     typed = "int32" if endpoint or not as_written else "int"
     assert f"port: '{typed} " in text
     if selector:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,8 +17,10 @@ import pytest
 from renderer import api
 from renderer.calico.images import ImageList
 from renderer.cli.images import image_warnings
+from renderer.data.bundled import bundled_manifests
 from renderer.data.schemas import IMAGES_REGISTRY
 from renderer.output.documents import IMAGES
+from renderer.output.listed import ADDON_IMAGES
 from tests.cli.jsondoc import json_doc
 from tests.clihelp import one_error, ref, run
 from tests.registryhelp import (
@@ -383,3 +386,67 @@ def test_image_warnings_name_each_image_tagged_otherwise() -> None:
     warnings = image_warnings(ImageList("v3.28.2", "worker", "r/", images))
     assert [w.split()[0] for w in warnings] == ["r/calico/node:v3.28.1", "r/calico/typha"]
     assert image_warnings(ImageList(None, "worker", "r/", images)) == []
+
+
+COREDNS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: coredns, namespace: kube-system}
+spec:
+  selector: {matchLabels: {k8s-app: coredns}}
+  template:
+    metadata: {labels: {k8s-app: coredns}}
+    spec:
+      containers:
+        - name: coredns
+          image: {{ .repo }}coredns/coredns:v1.10.1
+"""
+
+
+def _two_addons(root: Path, registry: Registry, prefix: str) -> Path:
+    """The bundled Calico v3.28.2 and a coredns of one Deployment, and a BKEConfig
+    listing both with the registry's ``prefix`` as image prefix."""
+    shutil.copytree(
+        bundled_manifests() / "kubernetes" / "calico" / "v3.28.2",
+        root / "kubernetes" / "calico" / "v3.28.2",
+    )
+    (root / "kubernetes" / "coredns" / "v1.10.1").mkdir(parents=True)
+    (root / "kubernetes" / "coredns" / "v1.10.1" / "coredns.yaml").write_text(COREDNS)
+    config = root / "cluster.yaml"
+    config.write_text(
+        CONFIG.format(port=registry.host.split(":")[1], prefix=prefix)
+        + "    - name: coredns\n      version: v1.10.1\n"
+    )
+    return config
+
+
+def test_every_listed_addons_images_per_role_and_in_the_registry(
+    capsys: pytest.CaptureFixture[str], registry: Registry, tmp_path: Path
+) -> None:
+    """--addon all: each listed addon's images per node role; with --check-registry,
+    every image each renders is resolved, the report naming the addons (coredns was
+    never pushed: its repository is missing, at its template line)."""
+    config = _two_addons(tmp_path, registry, "full")
+    args = ["images", "--manifests", str(tmp_path), "--config", str(config), "--addon", "all"]
+    code, data = json_doc(capsys, ADDON_IMAGES, *args)
+    assert code == 0 and [(a["name"], a["status"]) for a in data["addons"]] == [
+        ("calico", "rendered"),
+        ("coredns", "rendered"),
+    ]
+    assert data["addons"][1]["images"]["node"] == [f"{registry.host}/full/coredns/coredns:v1.10.1"]
+    assert data["addons"][1]["images"]["etcd"] == []
+    checked = [*args, "--check-registry", "--insecure-registry", registry.host, "--retries", "0"]
+    code, data = json_doc(capsys, IMAGES_REGISTRY, *checked)
+    assert code == 1 and data["addons"] == ["calico/v3.28.2", "coredns/v1.10.1"]
+    assert len(data["images"]) == 5
+    [missing] = data["findings"]
+    assert missing["rule"] == "registry-repository-missing"
+    assert missing["location"] == {
+        "path": "kubernetes/coredns/v1.10.1/coredns.yaml",
+        "line": 11,
+        "column": None,
+    }
+    code, data = json_doc(capsys, IMAGES_REGISTRY, *checked[:-7], "--addon", "calico",
+                          *checked[-5:])  # fmt: skip
+    assert code == 0 and data["addons"] == ["calico/v3.28.2"]
+    assert "--config" in one_error(run(capsys, "images", "--version", "v3.28", "--addon", "all"))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from pytest_regressions.data_regression import DataRegressionFixture
 
+from renderer import __version__
+from renderer.output.render_result import RENDER
+from tests.cli.jsondoc import json_doc
 from tests.clihelp import one_error, run
+from tests.listedhelp import listed_tree
 
 
 def test_render_needs_version_and_nodes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,7 +103,7 @@ def test_a_misspelled_config_key_warns_and_is_exit_2_with_strict(
         f"calico-render: warning: {config}:10: spec.clusterconfig: unknown key (did you mean "
         "clusterConfig?): BKECluster defines no such field, so BKE drops it"
     )
-    assert "no addon named calico" in no_calico
+    assert ("lists no addon" if command == [] else "no addon named calico") in no_calico
     r = run(capsys, *command, "--config", str(config), *nodes, "--strict")
     assert "did you mean clusterConfig?" in one_error(
         r, file=config, line=10, key="spec.clusterconfig"
@@ -138,3 +144,37 @@ def test_values_from_stdin_reach_the_render(
     r = run(capsys, "--version", "v3.28", "--nodes", "3", "--values", "-", "--no-validate")
     assert r.code == 0, r.err
     assert "10.9.0.0/16" in r.out
+
+
+def test_a_config_renders_every_listed_addon(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data_regression: DataRegressionFixture
+) -> None:
+    """--config: every addon the BKECluster lists, in its order, each document headed by
+    its addon, version and file; --addon narrows; --output-dir DIR/<addon>/<version>/;
+    the JSON form has a section per addon (whole, kept for review)."""
+    root, config = listed_tree(tmp_path / "tree")
+    args = ("--manifests", str(root), "--config", str(config), "--nodes", "3")
+    code, data = json_doc(capsys, RENDER, *args, "--kube-version", "1.33")
+    assert code == 1  # clusterextra's Command fails bkeagent's CRD
+    data_regression.check(
+        json.loads(json.dumps(data).replace(str(tmp_path), "<tmp>").replace(__version__, "<v>"))
+    )
+    r = run(capsys, *args, "--addon", "calico", "--addon", "coredns", "--output-dir",
+            str(tmp_path / "out"))  # fmt: skip
+    assert r.code == 0 and r.out == ""
+    written = sorted(
+        p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.yaml")
+    )
+    assert written == [
+        "calico/v9.1.0/001-typha.yaml",
+        "calico/v9.1.0/002-calico.yaml",
+        "coredns/v1.0.0/coredns.yaml",
+    ]
+    r = run(capsys, *args, "--addon", "coredns", "--addon", "kubeproxy")
+    assert r.code == 0
+    heads = [line for line in r.out.splitlines() if line.startswith("# Source:")]
+    assert heads == ["# Source: kubeproxy/v1.0.0/kube-proxy.yaml"] + [
+        "# Source: coredns/v1.0.0/coredns.yaml"
+    ] * (len(heads) - 1)
+    assert "calico-render: coredns v1.0.0: rendered, 1 file" in r.err.splitlines()
+    assert "--config" in one_error(run(capsys, "--addon", "calico", "--version", "v3.28"))

@@ -87,6 +87,7 @@ def _create_request(tmp: Path) -> str:
 #: Each report schema -> a command writing that report (to stdout, or to the file
 #: ``report.json`` in the test's directory).
 REPORTS = {
+    "images-addons": lambda tmp: ["images", "--config", _create_request(tmp), "--addon", "calico"],
     "advise-report": lambda tmp: ["advise", "--version", "v3.28", "--nodes", "601"],
     "capability-report": lambda tmp: ["capability", "--manifests", str(TREE), "--version",
                                       "v9.4.0"],

@@ -11,6 +11,7 @@ import pytest
 from renderer.output.documents import VALIDATE
 from tests.cli.jsondoc import json_doc
 from tests.clihelp import one_error, ref, run
+from tests.crdhelp import widget, widget_crd
 from tests.gatehelp import BROKEN, TREE
 from tests.output.test_sarif import valid_sarif
 
@@ -229,3 +230,32 @@ def test_a_finding_has_the_same_location_in_every_format(
     assert (physical["artifactLocation"]["uri"], physical["region"]["startLine"]) == (path, line)
     (issue,) = json.loads(out["codequality"])
     assert (issue["location"]["path"], issue["location"]["lines"]["begin"]) == (path, line)
+
+
+def test_custom_resources_are_checked_against_the_crds_of_the_files_and_crds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CRD among the files checked, or named by --crds, checks its kind's resources;
+    a kind no CRD defines is counted as not checked, an error with --strict."""
+    crd = tmp_path / "crds" / "widget.json"
+    crd.parent.mkdir()
+    crd.write_text(json.dumps(widget_crd()))
+    cr = tmp_path / "cr.yaml"
+    cr.write_text(json.dumps(widget({"size": 1, "sise": 2})))
+    other = tmp_path / "other.yaml"
+    other.write_text(json.dumps({**widget(), "kind": "Gadget"}))
+    args = ("validate", str(cr), str(other), "--kube-version", "1.33")
+    code, data = json_doc(capsys, VALIDATE, *args)
+    assert code == 0 and data["resources"]["not_checked"] == 2
+    code, data = json_doc(capsys, VALIDATE, *args, "--crds", str(crd.parent))
+    assert code == 1
+    assert [(f["rule"], f["severity"], f["field"]) for f in data["findings"]] == [
+        ("schema-invalid", "error", "spec.sise"),
+        ("schema-not-checked", "info", None),
+    ]
+    assert data["resources"] == {"valid": 0, "invalid": 1, "skipped": 0, "not_checked": 1}
+    code, data = json_doc(capsys, VALIDATE, *args, str(crd), "--strict")
+    assert code == 1 and data["resources"]["not_checked"] == 0
+    assert {f["rule"]: f["severity"] for f in data["findings"]}["schema-not-checked"] == "error"
+    r = run(capsys, "validate", str(cr), "--crds", "-")
+    assert r.code == 2 and "--crds" in r.err

@@ -82,9 +82,11 @@ def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) ->
     calls: list[str] = []
     real = kubeschema.check_object
 
-    def counting(data: dict[str, Any], version: str) -> list[Finding]:
+    def counting(
+        data: dict[str, Any], version: str, crds: kubeschema.CrdSet | None = None
+    ) -> list[Finding]:
         calls.append(version)
-        return real(data, version)
+        return real(data, version, crds)
 
     monkeypatch.setattr(kubeschema, "check_object", counting)
     monkeypatch.setenv("CALICO_RENDER_NO_CACHE", "1")

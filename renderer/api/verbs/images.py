@@ -4,12 +4,15 @@ against its registry (the OCI client is loaded only for that)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from renderer.api.request import Request, cluster_args
+from renderer.api.verbs.addons import listed_addons, render_addon
 from renderer.api.verbs.render import file_contexts
+from renderer.bke.roles import images_by_role, shape_role
 from renderer.calico import images as images_mod
 from renderer.calico import policy
 from renderer.calico.scenarios import route_scenario, scenarios_for
@@ -21,7 +24,7 @@ from renderer.data.schemas import validate_output
 from renderer.engine.render import render_version
 from renderer.errors import InputError
 from renderer.k8s.parse import parse_rendered
-from renderer.manifests.tree import VersionDir, tree_path
+from renderer.manifests.tree import ADDON, VersionDir, tree_path
 from renderer.oci.client import Client
 from renderer.oci.client import Settings as RegistrySettings
 from renderer.oci.reference import parse_platforms, parse_registry
@@ -96,11 +99,14 @@ def check_registry(
     settings: RegistrySettings | None = None,
     jobs: int = 4,
     verify_lock: str | Path | None = None,
+    addons: Sequence[str] | None = None,
 ) -> RegistryReport:
     """Resolve every image ``version`` (or ``config``'s calico addon) renders against its
     registry (``registry``, ``host[:port][/namespace]``, serving them instead) for each
     of ``platforms`` (comma-separated ``os/arch[/variant]``); with ``verify_lock``, the
-    digests are compared with that lock file too.
+    digests are compared with that lock file too. With ``config`` and ``addons`` (a
+    sequence: the listed addons named, every one when empty), every image those addons
+    render (:func:`listed_image_uses`).
 
     Missing repositories, tags and platforms (and changed digests) are error findings;
     a bad platform, an unreachable registry or a malformed answer is an InputError.
@@ -114,12 +120,15 @@ def check_registry(
         raise InputError(
             "give exactly one of a version or a config", key="version", argument="version"
         )
-    if config is not None:
+    labels: list[str] = []
+    uses: list[ImageUse] = []
+    name: str | None = None
+    if config is not None and addons is not None:
+        _image_checks(role, repo)
+        labels, uses = listed_image_uses(config, addons, root=root, repo=repo, role=role)
+    elif config is not None:
         args = cluster_args(config, root=root, repo=repo)
-        if args.skip or args.version is None:
-            uses: list[ImageUse] = []
-            name = None
-        else:
+        if not args.skip and args.version is not None:
             _image_checks(role, repo)
             request = Request.of(args.version, root=root, repo=repo, cluster=args)
             vdir, uses = version_image_uses(request, role=role)
@@ -129,7 +138,9 @@ def check_registry(
         _image_checks(role, repo)
         vdir, uses = version_image_uses(Request.of(version, root=root, repo=repo), role=role)
         name = vdir.name
-    report = stage.check_registry(uses, chosen, client, registry=registry, version=name, jobs=jobs)
+    report = stage.check_registry(
+        uses, chosen, client, registry=registry, version=name, addons=labels, jobs=jobs
+    )
     if lock is not None:
         found = stage.verify_lock(report, lock, str(verify_lock))
         report = replace(report, findings=(*report.findings, *found), lock=str(verify_lock))
@@ -165,3 +176,40 @@ def lock_text(report: RegistryReport) -> str:
 def write_lock(path: str | Path, report: RegistryReport) -> None:
     """Write ``report``'s lock atomically (a device or FIFO is written through)."""
     write_output(path, lock_text(report))
+
+
+def listed_image_uses(
+    config: str | Path | None,
+    addons: Sequence[str] = (),
+    *,
+    root: Path | None = None,
+    repo: str | None = None,
+    role: str | None = None,
+) -> tuple[list[str], list[ImageUse]]:
+    """(``<addon>/<version>`` of each addon rendered, every image they render with
+    where): Calico's every scenario's (:func:`renderer.api.verbs.images.version_image_uses`),
+    any other addon's as the controller renders it for ``config``; with a ``role``,
+    only the images a node of that role pulls."""
+    chosen = listed_addons(config, root=root, repo=repo, addons=addons, bad_input="raise")
+    labels: list[str] = []
+    uses: list[ImageUse] = []
+    for entry in chosen:
+        request = entry.request
+        if request is None:
+            continue
+        vdir = request.version
+        labels.append(f"{entry.name}/{vdir.name}")
+        if vdir.addon == ADDON:
+            uses += version_image_uses(request, role=role)[1]
+            continue
+        objects = render_addon(request).objects
+        names = [f.name for f in vdir.files]
+        found = [
+            replace(u, file=tree_path(vdir.name, names, u.file, vdir.addon))
+            for u in image_uses([("", objects)])
+        ]
+        if role is not None:
+            pulled = set(images_by_role(objects)[0].get(shape_role(role), ()))
+            found = [u for u in found if u.image in pulled]
+        uses += found
+    return labels, uses

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.api.request import Request
 from renderer.api.results import RenderResult
@@ -34,15 +34,20 @@ from renderer.engine.render import (
 )
 from renderer.errors import InputError, RefusedError
 from renderer.finding import Finding, merge_findings
+from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
-from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import VersionDir, tree_path
 
+if TYPE_CHECKING:
+    from renderer.api.verbs.crds import CrdSource
 
-def render(request: Request) -> RenderResult:
+
+def render(request: Request, *, crds: CrdSource | None = None) -> RenderResult:
     """Route, build each file's context, render the request's version for its nodes and
-    check what it renders.
+    check what it renders. Custom resources are checked against the render's own CRDs,
+    then those ``crds`` gives for the kinds it lacks (by default the tree's:
+    :func:`renderer.api.verbs.crds.schema_findings`).
 
     Raises :class:`~renderer.errors.RefusedError` (exit 3) when a first install above
     50 nodes targets a version that is not Typha-capable: nothing is rendered then; and
@@ -80,7 +85,7 @@ def render(request: Request) -> RenderResult:
         found += reading_findings(objects)
         found += duplicate_objects(vdir, objects, contexts)
         if request.kube_versions:
-            found += merge_findings(SchemaValidator(request.kube_versions).validate_all(objects))
+            found += schema_findings(request, objects, crds)
         if request.cluster is not None and request.node_count:  # a real cluster's limits
             # the scale advice and its tables load for a configured cluster's render only
             from renderer.api.verbs.scale import scale_warnings
@@ -104,6 +109,29 @@ def render(request: Request) -> RenderResult:
             *_dedicated(request),
         ),
     )
+
+
+def schema_findings(
+    request: Request, objects: Sequence[K8sObject], crds: CrdSource | None = None
+) -> list[Finding]:
+    """The strict schema findings of a render's objects on the request's Kubernetes
+    versions, custom resources checked against the render's own CRDs, then those
+    ``crds`` gives for the kinds the render lacks (by default the tree's:
+    :mod:`renderer.api.verbs.crds`); a custom resource no CRD checks is an error for a
+    strict request."""
+    lacking = kubeschema.custom_kinds(objects, request.kube_versions)
+    lacking -= kubeschema.defined_kinds(objects)
+    extra = None
+    if lacking:
+        if crds is None:  # here: a render whose custom resources it defines never looks
+            from renderer.api.verbs.crds import tree_source
+
+            crds = tree_source(request.root)
+        extra = crds(lacking)
+    found = kubeschema.SchemaValidator(request.kube_versions, crds=extra).validate_all(objects)
+    if request.strict:
+        found = kubeschema.strict_unchecked(found)
+    return merge_findings(found)
 
 
 def plan_route(

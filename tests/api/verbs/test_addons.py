@@ -13,6 +13,7 @@ from renderer import api
 from renderer.bke import addons as addon_rules
 from renderer.errors import InputError
 from renderer.manifests.tree import list_addons, list_versions, resolve_version
+from tests.listedhelp import listed_tree
 
 TREE = Path(__file__).parents[2] / "fixtures" / "addons-tree"
 
@@ -179,3 +180,53 @@ def test_the_schema_check_runs_on_the_configs_kubernetes_minor() -> None:
     assert "kubernetesVersion v1.28.8" in request.kube_note
     result = api.render_addon(request)
     assert result.kube_versions == ("1.28",) and not result.errors
+
+
+def test_render_listed_renders_every_addon_in_the_controllers_order(tmp_path: Path) -> None:
+    root, config = listed_tree(tmp_path)
+    result = api.render_listed(config, root=root, nodes=3, kube=["1.33"])
+    assert [(a.name, a.version, a.status) for a in result.addons] == [
+        ("kubeproxy", "v1.0.0", "rendered"),
+        ("calico", "v9.1.0", "rendered"),
+        ("kube-prometheus", "v1", "skipped"),
+        ("bkeagent", "latest", "rendered"),
+        ("clusterextra", "install-helm.sh", "failed"),
+        ("coredns", "v1.0.0", "rendered"),
+    ]
+    calico = result.addons[1].result
+    assert isinstance(calico, api.RenderResult) and calico.decision.nodes == 3
+    # bkeagent's CRD checks clusterextra's Command: the IPs written beside matchLabels
+    extra = result.addons[4]
+    assert {(f.rule, f.field.split(".")[1]) for f in extra.findings if f.stage == "schema"} == {
+        ("schema-invalid", "nodeSelector")
+    }
+    assert result.exit_code == 1
+    sources = [line.split()[2] for line in result.stream().splitlines() if "# Source:" in line]
+    assert list(dict.fromkeys(s.split("/")[0] for s in sources)) == [
+        "kubeproxy",
+        "calico",
+        "bkeagent",
+        "clusterextra",
+        "coredns",
+    ]
+    narrowed = api.render_listed(config, root=root, nodes=3, addons=["coredns", "calico"])
+    assert [a.name for a in narrowed.addons] == ["calico", "coredns"]  # the listed order
+
+
+def test_render_listed_refuses_what_the_controller_cannot_install(tmp_path: Path) -> None:
+    root, config = listed_tree(tmp_path)
+    with pytest.raises(InputError) as exc:
+        api.render_listed(config, root=root, nodes=3, addons=["nodelocaldns"])
+    assert exc.value.argument == "addon" and "lists no addon named nodelocaldns" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        api.render_listed(config, root=root, nodes=3, sets=["a=b"])
+    assert exc.value.argument == "addon"
+    config.write_text(
+        config.read_text().replace("coredns, version: v1.0.0", "coredns, version: v2")
+    )
+    with pytest.raises(InputError) as exc:
+        api.render_listed(config, root=root, nodes=3)
+    assert exc.value.key == "spec.clusterConfig.addons[5].version"
+    assert "kubernetes/coredns/v2/, which does not exist (versions: v1.0.0)" in str(exc.value)
+    # narrowed to the others, the cluster renders
+    assert api.render_listed(config, root=root, nodes=3, addons=["calico"]).exit_code == 0
