@@ -18,7 +18,7 @@ decision.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,12 +29,13 @@ from renderer.bke.cluster import ClusterInputs, resolve_inputs
 from renderer.calico.scenarios import REPO_KEY, Scenario
 from renderer.checks.renders import ParsedFiles
 from renderer.checks.stages import error_finding
+from renderer.checks.validation import Crd, own_crds, schema_inputs
 from renderer.data.bundled import bundled_example
 from renderer.engine.render import RenderedFile, render_each
 from renderer.errors import CalicoRenderError
 from renderer.finding import TEMPLATES, Finding
-from renderer.k8s.parse import K8sObject
-from renderer.manifests.tree import VersionDir
+from renderer.k8s.parse import K8sObject, parse_stream
+from renderer.manifests.tree import VersionDir, list_addons, list_versions
 
 #: The scenario every addon renders first: the representative BKECluster as it is.
 CLUSTER_SCENARIO = "cluster"
@@ -184,6 +185,55 @@ class AddonRenders(ParsedFiles):
         return AddonRender(files, objects, first, found)
 
 
+def version_crds(
+    version: VersionDir, root: Path | None, config: Path | None, kinds: Collection[tuple[str, str]]
+) -> list[Crd]:
+    """The CRDs (of ``kinds``) a version the check did not render holds, rendered with
+    the cluster's context as the controller renders it: only its files that may hold
+    one; a file that fails to render or decode gives none."""
+    from renderer.k8s.crd import may_define  # only for a tree's custom resources
+
+    chosen = tuple(tf for tf in version.files if may_define(tf.source, kinds))
+    if not chosen:
+        return []
+    vdir = replace(version, files=chosen)
+    contexts = addon_cluster(vdir, root, config).rendered()
+    files, _ = render_each(vdir, contexts)
+    where = f"kubernetes/{version.addon}/{version.name}/"
+    out: list[Crd] = []
+    for f in files:
+        name = f.name.split("/", 1)[1]
+        try:
+            objects = parse_stream(f.text, name, lines=f.lines)
+        except CalicoRenderError:
+            continue
+        inputs = schema_inputs([("", objects)])
+        out += own_crds(inputs, where)
+    return out
+
+
+def tree_crds(
+    root: Path | None,
+    config: Path | None,
+    kinds: Collection[tuple[str, str]],
+    skip: Collection[str] = (),
+) -> list[Crd]:
+    """The CRDs (of ``kinds``) every addon of the tree renders but those of ``skip``:
+    addons by name, each one's versions newest first (a resource invalid against every
+    one is reported against the newest); a version without a context for the cluster
+    gives none."""
+    out: list[Crd] = []
+    for addon in list_addons(root):
+        if addon in skip:
+            continue
+        for version in reversed(list_versions(root, addon)):
+            try:
+                out += version_crds(version, root, config, kinds)
+            except CalicoRenderError:
+                continue
+    return out
+
+
 def decision_record(scenario: Scenario, cluster: AddonCluster) -> dict[str, Any]:
     """What an addon's golden stores of a scenario (its ``decision.json``): the
     cluster its contexts were built from, its node count, and the params the scenario
@@ -205,4 +255,6 @@ __all__ = [
     "AddonRenders",
     "addon_cluster",
     "decision_record",
+    "tree_crds",
+    "version_crds",
 ]

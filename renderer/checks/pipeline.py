@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,13 @@ from renderer.calico.rules import Rule, RuleInput, generic_rules, run_rules
 from renderer.calico.scenarios import Scenario
 from renderer.checks import coverage, golden
 from renderer.checks import exceptions as excepts
-from renderer.checks.addons import AddonCluster, AddonRender, AddonRenders, addon_cluster
+from renderer.checks.addons import (
+    AddonCluster,
+    AddonRender,
+    AddonRenders,
+    addon_cluster,
+    tree_crds,
+)
 from renderer.checks.addons import decision_record as addon_decision
 from renderer.checks.catalogue import EXCEPTABLE_STAGES
 from renderer.checks.options import CheckOptions
@@ -52,10 +59,8 @@ from renderer.checks.stages import Stage, Step, error_finding, judged, view
 from renderer.checks.validation import (
     SchemaInput,
     SchemaSeen,
-    check_inputs,
-    located,
+    check_with_crds,
     schema_inputs,
-    validate_objects,
 )
 from renderer.checks.verdict import RULE_NODES, controller_disagreement
 from renderer.engine.compile import compile_file
@@ -80,6 +85,7 @@ from renderer.finding import (
     merge_findings,
 )
 from renderer.k8s import schema as kubeschema
+from renderer.k8s.schema import strict_unchecked
 from renderer.manifests.tree import ADDON, VersionDir, tree_path, unit_label
 from renderer.store.read import read_text
 
@@ -203,8 +209,12 @@ class VersionRun:
         options: CheckOptions | None = None,
         result: VersionResult | None = None,
         cluster: AddonCluster | None = None,
+        tree: tuple[Path | None, Path | None] | None = None,
     ) -> None:
         self.version = version
+        #: The tree's root and cluster, whose CRDs check a custom resource the version's
+        #: own do not define (None: its own alone).
+        self.tree = tree
         self.calico = version.addon == ADDON
         self.shared: Renders | AddonRenders
         if self.calico:
@@ -398,10 +408,25 @@ def upstream(run: VersionRun) -> list[Finding]:
 
 
 def schema(run: VersionRun) -> list[Finding]:
-    """Every distinct object of every scenario on every Kubernetes version."""
-    inputs = run.schema_inputs
-    items = [(i.digest, i.obj.data) for i in inputs]
-    return located(inputs, validate_objects(run.kube_versions, items))
+    """Every distinct object of every scenario on every Kubernetes version, a custom
+    resource against the version's own CRDs, then the tree's."""
+    return list(schema_seen(run).findings)
+
+
+def tree_root(version: VersionDir) -> Path:
+    """The ROOT a version directory lives in (``ROOT/kubernetes/<addon>/<version>``)."""
+    return version.path.parents[2]
+
+
+def schema_seen(run: VersionRun) -> SchemaSeen:
+    """What the schema stage sees of the version's objects (:func:`schema`)."""
+    version = run.version
+    where = f"kubernetes/{version.addon}/{version.name}/"
+    others = None
+    if run.tree is not None:
+        root, config = run.tree
+        others = partial(tree_crds, root, config)
+    return check_with_crds(run.kube_versions, run.schema_inputs, where, others)
 
 
 #: The context keys a config cannot reach (their own step: the check report lists them first).
@@ -610,9 +635,13 @@ def _rendered(result: VersionResult) -> bool:
 
 
 def check_version(version: VersionDir, options: CheckOptions) -> VersionResult:
-    """Every stage for one version, in this process."""
+    """Every stage for one version, in this process; its custom resources checked
+    against its own CRDs, then the tree's."""
     result, inputs = prepare_version(version, options)
-    finish_version(result, check_inputs(options.kube_versions, inputs), options.exceptions.items)
+    where = f"kubernetes/{version.addon}/{version.name}/"
+    others = partial(tree_crds, options.root, options.config)
+    checked = check_with_crds(options.kube_versions, inputs, where, others)
+    finish_version(result, checked, options.exceptions.items)
     return result
 
 
@@ -677,7 +706,14 @@ def release_check(
     if upstream is not None:
         fidelity.check_upstream_dir(upstream)
     kube = kubeschema.resolve_kube_versions(kube_versions)
-    run = VersionRun(version, qualified=True, strict=strict, upstream=upstream, kube_versions=kube)
+    run = VersionRun(
+        version,
+        qualified=True,
+        strict=strict,
+        upstream=upstream,
+        kube_versions=kube,
+        tree=(tree_root(version), None),
+    )
     where = (version.name, [f.name for f in version.files])
     # Every scenario renders first: a template that does not compile or render is bad
     # input here, and the first file that fails is the one reported.
@@ -685,7 +721,9 @@ def release_check(
     found: list[Finding] = []
     for stage in capability_stages(upstream):
         mine = list(stage.run(run))
-        found += in_tree(where, release_schema(mine) if stage.name == SCHEMA else mine)
+        if stage.name == SCHEMA:
+            mine = release_schema(strict_unchecked(mine) if strict else mine)
+        found += in_tree(where, mine)
     kept, matches = except_findings(found, exceptions.items, version.name)
     by: dict[str, list[Finding]] = {}
     for f in kept:

@@ -13,15 +13,15 @@ import multiprocessing
 import queue
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer import errors
 from renderer.calico import fidelity
 from renderer.checks import exceptions as excepts
 from renderer.checks import golden
-from renderer.checks.addons import addon_cluster
+from renderer.checks.addons import addon_cluster, tree_crds
 from renderer.checks.options import CheckOptions
 from renderer.checks.pipeline import (
     finish_version,
@@ -32,19 +32,25 @@ from renderer.checks.pipeline import (
 from renderer.checks.report import FAIL, CheckReport, VersionResult
 from renderer.checks.stages import error_finding
 from renderer.checks.validation import (
+    Crd,
+    OtherCrds,
     SchemaInput,
     SchemaResults,
     SchemaSeen,
     awaits_crds,
     check_inputs,
+    crd_set,
+    custom_kinds,
+    own_crds,
     seen,
-    validate_objects,
+    validate_custom,
 )
 from renderer.engine import limits
 from renderer.errors import CalicoRenderError, InputError
 from renderer.finding import TEMPLATES
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.libyaml import C_LOADER
+from renderer.k8s.schema import strict_unchecked
 from renderer.manifests.tree import (
     ADDON,
     VersionDir,
@@ -54,6 +60,9 @@ from renderer.manifests.tree import (
     unit_label,
 )
 from renderer.store.files import exclusive_lock
+
+if TYPE_CHECKING:
+    from renderer.k8s.crd import CrdSet
 
 
 @dataclass
@@ -66,6 +75,8 @@ class Prepared:
     result: VersionResult
     checked: SchemaSeen = field(default_factory=SchemaSeen)
     waiting: list[SchemaInput] = field(default_factory=list)
+    #: The version's own CRDs, every custom resource of the tree may need them.
+    crds: list[Crd] = field(default_factory=list)
 
 
 class NothingToUpdate(InputError):
@@ -85,13 +96,16 @@ def prepare(version: VersionDir, options: CheckOptions) -> Prepared:
         result.stages[TEMPLATES] = FAIL
         result.findings.append(error_finding(TEMPLATES, exc))
         return Prepared(result)
-    ready = [i for i in inputs if not awaits_crds(i)]
-    checked = check_inputs(options.kube_versions, ready)
+    kube = options.kube_versions
+    ready = [i for i in inputs if not awaits_crds(i, kube)]
+    checked = check_inputs(kube, ready)
     result.seconds = time.monotonic() - start
     result.sources = {}  # read again where the report is made
     if not options.update:
         result.rendered = None
-    return Prepared(result, checked, [i for i in inputs if awaits_crds(i)])
+    waiting = [i for i in inputs if awaits_crds(i, kube)]
+    crds = own_crds(inputs, f"kubernetes/{version.addon}/{version.name}/")
+    return Prepared(result, checked, waiting, crds)
 
 
 def chunks(items: list[Any], parts: int) -> list[list[Any]]:
@@ -128,25 +142,50 @@ class Merger:
                 return
             self.finish(at, SchemaSeen())
 
-    def waiting(self) -> list[tuple[str, dict[str, Any]]]:
-        """The custom resources every prepared version waits for, each object once."""
-        out: dict[str, dict[str, Any]] = {}
-        for label in self.versions:
-            for i in self.prepared[label].waiting:
-                out.setdefault(i.digest, i.obj.data)
-        return list(out.items())
+    def custom(self, others: OtherCrds) -> list[Custom]:
+        """The custom resources each prepared version waits for, each with the CRDs
+        that check it: the version's own first (what the cluster gets with it), then
+        those of every other addon of the tree, addons by name, each one's versions
+        newest first (a resource invalid against every one is reported against the
+        newest); ``others`` gives those of the addons this check did not render."""
+        waiting = [label for label in self.versions if self.prepared[label].waiting]
+        if not waiting:
+            return []
+        kinds = frozenset().union(*(custom_kinds(self.prepared[w].waiting) for w in waiting))
+        by_addon: dict[str, list[str]] = {}
+        for label, version in self.versions.items():
+            by_addon.setdefault(version.addon, []).append(label)
+        rendered = [
+            c
+            for addon in sorted(by_addon, key=lambda a: a.encode("utf-8", "surrogateescape"))
+            for label in reversed(by_addon[addon])
+            for c in self.prepared[label].crds
+        ]
+        tree = crd_set([*rendered, *others(kinds)], kinds)
+        out = []
+        for label in waiting:
+            prepared = self.prepared[label]
+            own = crd_set(prepared.crds, custom_kinds(prepared.waiting))
+            items = [(i.digest, i.obj.data) for i in prepared.waiting]
+            out.append(Custom(label, items, own.then(tree)))
+        return out
 
-    def validated(self, results: SchemaResults) -> None:
-        """Finish every version left, its custom resources validated as ``results``."""
+    def validated(self, results: Mapping[str, SchemaResults]) -> None:
+        """Finish every version left, its custom resources validated as ``results``
+        (by version)."""
         for label in list(self.versions)[len(self.finished) :]:
-            self.finish(label, seen(self.prepared[label].waiting, results))
+            waiting = self.prepared[label].waiting
+            self.finish(label, seen(waiting, results.get(label, {})) if waiting else SchemaSeen())
 
     def finish(self, label: str, more: SchemaSeen) -> None:
         self.finished.append(label)
         prepared = self.prepared[label]
         result = prepared.result
         items = self.options.exceptions.items
-        self.matches.append(finish_version(result, prepared.checked + more, items))
+        checked = prepared.checked + more
+        if self.options.strict:  # a custom resource no CRD checks is an error
+            checked = replace(checked, findings=tuple(strict_unchecked(checked.findings)))
+        self.matches.append(finish_version(result, checked, items))
         result.sources = template_sources(self.versions[label])
         if self.progress is not None:
             self.progress(result)
@@ -225,14 +264,14 @@ def run_check(
 
 
 def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOptions) -> None:
-    """Prepare every version in ``options.jobs`` processes (checking what needs no CRD
-    there), then validate the custom resources they wait for."""
-    kube = options.kube_versions
+    """Prepare every version in ``options.jobs`` processes (checking there what needs no
+    CRD), then validate the custom resources against the tree's CRDs."""
     jobs = max(1, min(options.jobs, len(versions) or 1))
+    others = _other_crds(options, {v.addon for v in versions})
     if jobs == 1:
         for version in versions:
             merger.add(_label(version), prepare(version, options))
-        merger.validated(validate_objects(kube, merger.waiting()))
+        merger.validated(validate_groups(options.kube_versions, merger.custom(others)))
         return
     done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
     pool = multiprocessing.Pool(
@@ -252,7 +291,7 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
             submit(_label(version), prepare, version, options)
         pending = len(versions)
         validating = False
-        found: SchemaResults = {}
+        found: dict[str, SchemaResults] = {}
         while pending:
             try:  # a timeout keeps the wait open to Ctrl-C and SIGTERM
                 kind, value, exc = done.get(timeout=0.2)
@@ -267,8 +306,8 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
                 merger.add(kind, value)
             if not pending and not validating:  # every version prepared
                 validating = True
-                for chunk in chunks(merger.waiting(), jobs):
-                    submit(_VALIDATED, validate_objects, kube, chunk)
+                for chunk in chunks(merger.custom(others), jobs):
+                    submit(_VALIDATED, validate_groups, options.kube_versions, chunk)
                     pending += 1
         merger.validated(found)
         pool.close()
@@ -278,6 +317,27 @@ def _run_versions(versions: list[VersionDir], merger: Merger, options: CheckOpti
         # hold nothing (locks, files) once the check returns or raises
         pool.terminate()
         pool.join()
+
+
+@dataclass(frozen=True)
+class Custom:
+    """A version's custom resources (digest, data) and the CRDs that check them."""
+
+    label: str
+    items: list[tuple[str, dict[str, Any]]]
+    crds: CrdSet
+
+
+def validate_groups(kube_versions: Sequence[str], groups: Sequence[Custom]) -> dict[str, Any]:
+    """Each version's custom resources validated against its CRDs, by version."""
+    return {g.label: validate_custom(kube_versions, g.items, g.crds) for g in groups}
+
+
+def _other_crds(options: CheckOptions, checked: set[str]) -> OtherCrds:
+    """The CRDs (of some kinds) of the tree's addons this check does not render (with
+    ``--addon``): what checks a custom resource is the same whichever addons are
+    asked for."""
+    return lambda kinds: tree_crds(options.root, options.config, kinds, skip=checked)
 
 
 #: The tag of a validation task's result (versions are tagged by their name).

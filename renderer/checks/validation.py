@@ -9,15 +9,18 @@ custom resources wait for every version of the tree, whose CRDs are their schema
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
 from renderer.k8s.parse import K8sObject
 from renderer.k8s.readings import reading_findings
 from renderer.store.memo import Memo
+
+if TYPE_CHECKING:
+    from renderer.k8s.crd import CrdSet
 
 _VALIDATORS: Memo[tuple[str, ...], kubeschema.SchemaValidator] = Memo("checks.validators", 8)
 
@@ -59,10 +62,85 @@ def schema_inputs(renders: Sequence[tuple[str, Sequence[K8sObject]]]) -> list[Sc
     return [SchemaInput(d, obj, tuple(scen)) for d, (obj, scen) in distinct.items()]
 
 
-def awaits_crds(item: SchemaInput) -> bool:
-    """Whether a CRD may be what checks the object: its API group is not one of
-    Kubernetes' own (a custom resource), so its check waits for the tree's CRDs."""
-    return not kubeschema.is_builtin_group(kubeschema.api_group(item.obj.api_version))
+def awaits_crds(item: SchemaInput, kube_versions: Sequence[str]) -> bool:
+    """Whether only a CRD can check the object (a custom resource, no Kubernetes schema
+    for its kind), so its check waits for the tree's CRDs."""
+    return kubeschema.needs_crd(item.obj.kind, item.obj.api_version, kube_versions)
+
+
+@dataclass(frozen=True)
+class Crd:
+    """A CustomResourceDefinition a version renders: its digest, its data and where it
+    is (``kubernetes/<addon>/<version>/<file>:<line>``), so the tree's CRDs can be made
+    of every version's without rendering any again."""
+
+    digest: str
+    data: dict[str, Any]
+    where: str
+
+
+def own_crds(inputs: Sequence[SchemaInput], where: str) -> list[Crd]:
+    """The CRDs among a version's distinct objects, in the order they are first
+    rendered; ``where`` prefixes their place (``kubernetes/<addon>/<version>/``)."""
+    return [
+        Crd(i.digest, i.obj.data, f"{where}{i.obj.where}")
+        for i in inputs
+        if i.obj.kind == kubeschema.CRD_KIND and kubeschema.defined_kinds([i.obj.data])
+    ]
+
+
+def crd_set(crds: Sequence[Crd], kinds: Collection[tuple[str, str]]) -> CrdSet:
+    """The CRDs of ``kinds`` among ``crds``, in their order."""
+    from renderer.k8s.crd import CrdSet, served_versions  # only for custom resources
+
+    wanted = set(kinds)
+    return CrdSet(
+        v
+        for c in crds
+        for v in served_versions(c.data, c.digest, c.where)
+        if (v.group, v.kind) in wanted
+    )
+
+
+def custom_kinds(inputs: Sequence[SchemaInput]) -> frozenset[tuple[str, str]]:
+    """(group, kind) of custom resources."""
+    return frozenset((kubeschema.api_group(i.obj.api_version), i.obj.kind) for i in inputs)
+
+
+#: The CRDs of some kinds of the tree's versions a check did not render, in the order
+#: they check a resource (:func:`renderer.checks.addons.tree_crds`).
+OtherCrds = Callable[[frozenset[tuple[str, str]]], list[Crd]]
+
+
+def check_with_crds(
+    kube_versions: Sequence[str],
+    inputs: Sequence[SchemaInput],
+    where: str,
+    others: OtherCrds | None = None,
+) -> SchemaSeen:
+    """One version's objects validated and located: its custom resources against its
+    own CRDs (``where`` prefixes their place: ``kubernetes/<addon>/<version>/``), then
+    those ``others`` gives for their kinds; the rest against Kubernetes' schemas."""
+    ready = [i for i in inputs if not awaits_crds(i, kube_versions)]
+    custom = [i for i in inputs if awaits_crds(i, kube_versions)]
+    found = check_inputs(kube_versions, ready)
+    if not custom:
+        return found
+    kinds = custom_kinds(custom)
+    crds = crd_set(own_crds(inputs, where), kinds)
+    if others is not None:
+        crds = crds.then(crd_set(others(kinds), kinds))
+    items = [(i.digest, i.obj.data) for i in custom]
+    return found + seen(custom, validate_custom(kube_versions, items, crds))
+
+
+def validate_custom(
+    kube_versions: Sequence[str], items: Sequence[tuple[str, dict[str, Any]]], crds: CrdSet
+) -> SchemaResults:
+    """Schema findings per digest of custom resources, each checked against the CRDs
+    of ``crds`` that define its kind (a kind none defines: not checked)."""
+    validator = kubeschema.SchemaValidator(kube_versions, crds=crds)
+    return {digest: tuple(validator.validate(data)) for digest, data in items}
 
 
 @dataclass(frozen=True)

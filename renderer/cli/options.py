@@ -122,7 +122,8 @@ strict_option = click.option(
 coverage_strict_option = click.option(
     "--strict",
     is_flag=True,
-    help="A template branch no scenario renders is an error, not a warning.",
+    help="A template branch no scenario renders is an error, not a warning, and so is a "
+    "custom resource no CRD of the tree checks.",
 )
 kube_version_option = click.option(
     "--kube-version",

@@ -272,8 +272,8 @@ def test_custom_resources_not_schema_checked_are_excepted_alike_by_check_and_cap
     root = tmp_path / "tree"
     dest = root / "kubernetes" / "calico" / "v3.28.2"
     shutil.copytree(bundled_manifests() / "kubernetes" / "calico" / "v3.28.2", dest)
-    (dest / "003-pool.yaml").write_text(
-        "apiVersion: crd.projectcalico.org/v1\nkind: IPPool\nmetadata:\n  name: pool\n"
+    (dest / "003-pool.yaml").write_text(  # a kind no CRD of the tree defines
+        "apiVersion: pools.example.com/v1\nkind: IPPool\nmetadata:\n  name: pool\n"
         "spec:\n  cidr: 10.250.0.0/16\n",
         encoding="utf-8",
     )

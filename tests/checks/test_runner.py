@@ -178,11 +178,12 @@ def test_every_addon_is_checked_with_its_own_stages_and_located_in_the_tree() ->
     assert [(f.rule, f.severity) for f in widgets.findings if f.severity != "info"] == [
         ("duplicate-object-metadata", "warning")
     ]
+    # its Widget is checked against its own CRD
     assert widgets.passed and widgets.objects == {
         "objects": 6,  # the Deployment differs per scenario
-        "validated": 5,
-        "not_checked": 1,
-        "not_checked_kinds": ["example.com/v1 Widget"],
+        "validated": 6,
+        "not_checked": 0,
+        "not_checked_kinds": [],
     }
 
 
@@ -305,3 +306,54 @@ def test_the_gate_report_is_the_same_whatever_the_jobs() -> None:
         return render("json", CheckDocument(runner.run_check(options)))
 
     assert report(1) == report(2)
+
+
+def test_a_custom_resource_is_checked_against_a_crd_any_addon_of_the_tree_renders(
+    tmp_path: Path,
+) -> None:
+    """gadgets renders a Widget, widgets its CRD: the Widget's wrong field is an error at
+    gadgets' template line, whether widgets is checked or not; a kind no CRD of the
+    tree defines is counted as not checked, an error with --strict."""
+    from tests.gatehelp import addon_tree
+
+    root = addon_tree(tmp_path / "tree", ("widgets",))
+    folder = root / "kubernetes" / "gadgets" / "v1.0.0"
+    folder.mkdir(parents=True)
+    (folder / "gadgets.yaml").write_text(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: gadget\n"
+        "  namespace: cluster-system\nspec:\n  size: big\n---\n"
+        "apiVersion: other.example.com/v1\nkind: Gizmo\nmetadata:\n  name: gizmo\n",
+        encoding="utf-8",
+    )
+
+    def schema(**given: object) -> tuple[list[tuple[str, str, str, int, str]], object]:
+        report = runner.run_check(_gate(root, update=True, **given))
+        (v,) = [v for v in report.versions if v.addon == "gadgets"]
+        found = [
+            (f.rule, f.severity, str(f.object), f.line, f.field)
+            for f in v.findings
+            if f.stage == "schema"
+        ]
+        return found, v.objects
+
+    expected = [
+        ("schema-invalid", "error", "Widget cluster-system/gadget", 7, "spec.size"),
+        ("schema-not-checked", "info", "Gizmo gizmo", 9, ""),
+    ]
+    counts = {
+        "objects": 2,
+        "validated": 1,
+        "not_checked": 1,
+        "not_checked_kinds": ["other.example.com/v1 Gizmo"],
+    }
+    found, objects = schema()
+    assert [f[:4] for f in found] == [e[:4] for e in expected] and objects == counts
+    assert "'big' is not of type 'integer'" in next(
+        f.message
+        for v in runner.run_check(_gate(root)).versions
+        for f in v.findings
+        if f.rule == "schema-invalid"
+    )
+    assert schema(addons=("gadgets",)) == (found, objects)  # widgets' CRD all the same
+    strict, _ = schema(addons=("gadgets",), strict=True)
+    assert [f[:2] for f in strict] == [("schema-invalid", "error"), ("schema-not-checked", "error")]
