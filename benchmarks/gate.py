@@ -117,7 +117,18 @@ def figures(root: Path, jobs: int, work: Path) -> str:
     tree = adopted_copy(root, work, jobs, ROOT)
     done = run(["check", str(tree), "--jobs", str(jobs), "--format", "json"], work / "c", ROOT)
     data = json.loads(done.report)
-    rows = [("addon", "versions", "scenarios", "objects", "validated", "not checked", "E/W/I")]
+    rows = [
+        (
+            "addon",
+            "versions",
+            "scenarios",
+            "objects",
+            "validated",
+            "not checked",
+            "unserved",
+            "E/W/I",
+        )
+    ]
     for a in data["addons"]:
         f, o = a["findings"], a["objects"]
         rows.append(
@@ -128,15 +139,21 @@ def figures(root: Path, jobs: int, work: Path) -> str:
                 str(o["objects"]),
                 str(o["validated"]),
                 str(o["not_checked"]),
+                str(o["unserved"]),
                 f"{f['error']}/{f['warning']}/{f['info']}",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     s = data["summary"]
+    totals = {
+        key: sum(a["objects"][key] for a in data["addons"])
+        for key in ("objects", "validated", "not_checked", "unserved")
+    }
+    scenarios = sum(a["scenarios"] for a in data["addons"])
     out.append(
-        f"total: {s['addons']} addons, {s['versions']} versions, {s['passed']} passed; "
-        f"findings {s['findings']}"
+        f"total: {s['addons']} addons, {s['versions']} versions, {scenarios} scenarios, "
+        f"{s['passed']} passed; objects {totals}; findings {s['findings']}"
     )
     by_rule: dict[tuple[str, str], int] = {}
     for a in data["addons"]:

@@ -130,6 +130,7 @@ class Merger:
         self.progress = progress
         self.prepared: dict[str, Prepared] = {}
         self.finished: list[str] = []
+        self.customs: list[Custom] = []
         self.matches: list[list[tuple[int, str, int]]] = []
 
     def add(self, label: str, prepared: Prepared) -> None:
@@ -168,14 +169,19 @@ class Merger:
             own = crd_set(prepared.crds, custom_kinds(prepared.waiting))
             items = [(i.digest, i.obj.data) for i in prepared.waiting]
             out.append(Custom(label, items, own.then(tree)))
+        self.customs = out
         return out
 
     def validated(self, results: Mapping[str, SchemaResults]) -> None:
         """Finish every version left, its custom resources validated as ``results``
         (by version)."""
+        kube = self.options.kube_versions
+        crds = {c.label: c.crds for c in self.customs}
         for label in list(self.versions)[len(self.finished) :]:
             waiting = self.prepared[label].waiting
-            self.finish(label, seen(waiting, results.get(label, {})) if waiting else SchemaSeen())
+            found = results.get(label, {})
+            more = seen(waiting, found, kube, crds.get(label)) if waiting else SchemaSeen()
+            self.finish(label, more)
 
     def finish(self, label: str, more: SchemaSeen) -> None:
         self.finished.append(label)

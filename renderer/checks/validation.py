@@ -131,7 +131,7 @@ def check_with_crds(
     if others is not None:
         crds = crds.then(crd_set(others(kinds), kinds))
     items = [(i.digest, i.obj.data) for i in custom]
-    return found + seen(custom, validate_custom(kube_versions, items, crds))
+    return found + seen(custom, validate_custom(kube_versions, items, crds), kube_versions, crds)
 
 
 def validate_custom(
@@ -152,6 +152,8 @@ class SchemaSeen:
     objects: int = 0
     unchecked: int = 0
     kinds: frozenset[str] = frozenset()
+    #: Objects of an API Kubernetes serves on none of the versions (an error each).
+    unserved: int = 0
 
     def __add__(self, other: SchemaSeen) -> SchemaSeen:
         return SchemaSeen(
@@ -159,35 +161,54 @@ class SchemaSeen:
             self.objects + other.objects,
             self.unchecked + other.unchecked,
             self.kinds | other.kinds,
+            self.unserved + other.unserved,
         )
 
     def counts(self) -> dict[str, Any]:
         """Distinct objects, those validated against a Kubernetes or CRD schema, those
-        no schema covers (``schema-not-checked``) and their kinds."""
+        no schema covers (``schema-not-checked``) and their kinds, those of an API
+        Kubernetes does not serve."""
         return {
             "objects": self.objects,
-            "validated": self.objects - self.unchecked,
+            "validated": self.objects - self.unchecked - self.unserved,
             "not_checked": self.unchecked,
             "not_checked_kinds": sorted(self.kinds),
+            "unserved": self.unserved,
         }
 
 
 def check_inputs(kube_versions: Sequence[str], inputs: Sequence[SchemaInput]) -> SchemaSeen:
     """``inputs`` validated on every Kubernetes version and located."""
     results = validate_objects(kube_versions, [(i.digest, i.obj.data) for i in inputs])
-    return seen(inputs, results)
+    return seen(inputs, results, kube_versions)
 
 
-def seen(inputs: Sequence[SchemaInput], results: SchemaResults) -> SchemaSeen:
-    """The located findings and counts of ``inputs`` validated as ``results``."""
+def seen(
+    inputs: Sequence[SchemaInput],
+    results: SchemaResults,
+    kube_versions: Sequence[str],
+    crds: CrdSet | None = None,
+) -> SchemaSeen:
+    """The located findings and counts of ``inputs`` validated as ``results`` (a custom
+    resource against ``crds``)."""
     unchecked = [
         i for i in inputs if any(f.rule == kubeschema.NOT_CHECKED_RULE for f in results[i.digest])
+    ]
+    unserved = [
+        i
+        for i in inputs
+        if i not in unchecked
+        and all(
+            kubeschema.schema_source(i.obj.kind, i.obj.api_version, v, crds) == kubeschema.NONE
+            for v in kube_versions
+        )
     ]
     return SchemaSeen(
         tuple(located(inputs, results)),
         len(inputs),
         len(unchecked),
         frozenset(f"{i.obj.api_version} {i.obj.kind}".strip() for i in unchecked),
+        len(unserved),
     )
 
 

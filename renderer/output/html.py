@@ -890,13 +890,15 @@ def _addons_table(report: CheckReport) -> str:
         objects = sum(o["objects"] for o in seen)
         validated = sum(o["validated"] for o in seen)
         unchecked = sum(o["not_checked"] for o in seen)
+        unserved = sum(o.get("unserved", 0) for o in seen)
         goldens = " ".join(status_badge(st) for st in sorted({v.golden.status for v in mine}))
         first = next((v.label for v in mine), "")
         rows.append(
             f'<tr><th scope="row"><a href="#v-{e(slug(first))}">{e(addon)}</a></th>'
             f"<td>{passed}/{len(mine)}</td><td>{e(', '.join(mine[0].ran) if mine else '')}</td>"
             f"<td>{sum(len(v.scenarios) for v in mine)}</td><td>{errs}</td><td>{warns}</td>"
-            f"<td>{objects}</td><td>{validated}</td><td>{unchecked}</td><td>{goldens}</td>"
+            f"<td>{objects}</td><td>{validated}</td><td>{unchecked}</td><td>{unserved}</td>"
+            f"<td>{goldens}</td>"
             f"<td>{verdict_badge(passed == len(mine))}</td></tr>"
         )
     headers = (
@@ -909,6 +911,7 @@ def _addons_table(report: CheckReport) -> str:
         "Objects",
         "Schema-checked",
         "Not checked",
+        "API not served",
         "Goldens",
         "Result",
     )
@@ -978,7 +981,8 @@ def _version_section(
     seen = v.objects or {}
     objects = (
         f"{seen['objects']} distinct, {seen['validated']} schema-checked, "
-        f"{seen['not_checked']} not checked"
+        f"{seen['not_checked']} not checked, {seen.get('unserved', 0)} of an API Kubernetes "
+        "does not serve"
         + (f" ({e(', '.join(seen['not_checked_kinds']))})" if seen["not_checked_kinds"] else "")
         if seen
         else ""

@@ -184,6 +184,7 @@ def test_every_addon_is_checked_with_its_own_stages_and_located_in_the_tree() ->
         "validated": 6,
         "not_checked": 0,
         "not_checked_kinds": [],
+        "unserved": 0,
     }
 
 
@@ -345,6 +346,7 @@ def test_a_custom_resource_is_checked_against_a_crd_any_addon_of_the_tree_render
         "validated": 1,
         "not_checked": 1,
         "not_checked_kinds": ["other.example.com/v1 Gizmo"],
+        "unserved": 0,
     }
     found, objects = schema()
     assert [f[:4] for f in found] == [e[:4] for e in expected] and objects == counts

@@ -65,3 +65,24 @@ def test_one_validator_per_kubernetes_versions() -> None:
     validator = validation.schema_validator(KUBE)
     assert validation.schema_validator(list(KUBE)) is validator
     assert validation.schema_validator(("1.33",)) is not validator
+
+
+def test_an_object_of_an_api_kubernetes_does_not_serve_is_counted_apart() -> None:
+    """Neither validated nor a custom resource without a CRD: a v1beta1 CRD."""
+    from renderer.k8s.parse import parse_stream
+
+    text = (
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n"
+        "metadata: {name: a.example.com}\nspec: {group: example.com}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n"
+        "apiVersion: nothing.example.com/v1\nkind: Thing\nmetadata: {name: t}\n"
+    )
+    inputs = validation.schema_inputs([("s", parse_stream(text, "x.yaml"))])
+    counts = validation.check_inputs(KUBE, inputs).counts()
+    assert counts == {
+        "objects": 3,
+        "validated": 1,
+        "not_checked": 1,
+        "not_checked_kinds": ["nothing.example.com/v1 Thing"],
+        "unserved": 1,
+    }
