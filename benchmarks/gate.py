@@ -138,6 +138,7 @@ def figures(root: Path, jobs: int, work: Path) -> str:
                 str(a["scenarios"]),
                 str(o["objects"]),
                 str(o["validated"]),
+                str(o["crd_validated"]),
                 str(o["not_checked"]),
                 str(o["unserved"]),
                 f"{f['error']}/{f['warning']}/{f['info']}",
@@ -148,7 +149,7 @@ def figures(root: Path, jobs: int, work: Path) -> str:
     s = data["summary"]
     totals = {
         key: sum(a["objects"][key] for a in data["addons"])
-        for key in ("objects", "validated", "not_checked", "unserved")
+        for key in ("objects", "validated", "crd_validated", "not_checked", "unserved")
     }
     scenarios = sum(a["scenarios"] for a in data["addons"])
     out.append(

@@ -154,6 +154,8 @@ class SchemaSeen:
     kinds: frozenset[str] = frozenset()
     #: Objects of an API Kubernetes serves on none of the versions (an error each).
     unserved: int = 0
+    #: Custom resources validated against a CRD.
+    by_crd: int = 0
 
     def __add__(self, other: SchemaSeen) -> SchemaSeen:
         return SchemaSeen(
@@ -162,6 +164,7 @@ class SchemaSeen:
             self.unchecked + other.unchecked,
             self.kinds | other.kinds,
             self.unserved + other.unserved,
+            self.by_crd + other.by_crd,
         )
 
     def counts(self) -> dict[str, Any]:
@@ -171,6 +174,7 @@ class SchemaSeen:
         return {
             "objects": self.objects,
             "validated": self.objects - self.unchecked - self.unserved,
+            "crd_validated": self.by_crd,
             "not_checked": self.unchecked,
             "not_checked_kinds": sorted(self.kinds),
             "unserved": self.unserved,
@@ -203,12 +207,26 @@ def seen(
             for v in kube_versions
         )
     ]
+    by_crd = (
+        0
+        if crds is None
+        else sum(
+            1
+            for i in inputs
+            if i not in unchecked
+            and any(
+                kubeschema.schema_source(i.obj.kind, i.obj.api_version, v, crds) == kubeschema.CRD
+                for v in kube_versions
+            )
+        )
+    )
     return SchemaSeen(
         tuple(located(inputs, results)),
         len(inputs),
         len(unchecked),
         frozenset(f"{i.obj.api_version} {i.obj.kind}".strip() for i in unchecked),
         len(unserved),
+        by_crd,
     )
 
 

@@ -79,7 +79,7 @@ def addon_data(report: CheckReport, addon: str) -> dict[str, Any]:
     rules: dict[str, dict[str, Any]] = {}
     for f in found:
         rules.setdefault(f.rule, {"rule": f.rule, **severity_counts(())})[f.severity] += 1
-    objects = {"objects": 0, "validated": 0, "not_checked": 0, "unserved": 0}
+    objects = {"objects": 0, "validated": 0, "crd_validated": 0, "not_checked": 0, "unserved": 0}
     kinds: set[str] = set()
     for v in mine:
         for key in objects:

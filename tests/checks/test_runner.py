@@ -182,6 +182,7 @@ def test_every_addon_is_checked_with_its_own_stages_and_located_in_the_tree() ->
     assert widgets.passed and widgets.objects == {
         "objects": 6,  # the Deployment differs per scenario
         "validated": 6,
+        "crd_validated": 1,
         "not_checked": 0,
         "not_checked_kinds": [],
         "unserved": 0,
@@ -344,6 +345,7 @@ def test_a_custom_resource_is_checked_against_a_crd_any_addon_of_the_tree_render
     counts = {
         "objects": 2,
         "validated": 1,
+        "crd_validated": 1,
         "not_checked": 1,
         "not_checked_kinds": ["other.example.com/v1 Gizmo"],
         "unserved": 0,

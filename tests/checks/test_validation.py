@@ -82,6 +82,7 @@ def test_an_object_of_an_api_kubernetes_does_not_serve_is_counted_apart() -> Non
     assert counts == {
         "objects": 3,
         "validated": 1,
+        "crd_validated": 0,
         "not_checked": 1,
         "not_checked_kinds": ["nothing.example.com/v1 Thing"],
         "unserved": 1,
