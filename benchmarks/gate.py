@@ -124,6 +124,7 @@ def figures(root: Path, jobs: int, work: Path) -> str:
             "scenarios",
             "objects",
             "validated",
+            "by a CRD",
             "not checked",
             "unserved",
             "E/W/I",
