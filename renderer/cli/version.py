@@ -1,5 +1,5 @@
 """``calico-render version``: the tool's version (as ``--tool-version`` prints it), and
-the report version its JSON reports carry."""
+the report versions its JSON reports carry (``check``'s, grouped by addon, is its own)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import click
 from renderer import __version__
 from renderer.cli.app import cli, emit
 from renderer.cli.options import format_option
+from renderer.output.check import CHECK_REPORT_VERSION
 from renderer.output.findings import REPORT_VERSION
 
 
@@ -21,6 +22,7 @@ def version(fmt: str) -> None:
             "tool": "calico-render",
             "tool_version": __version__,
             "report_version": REPORT_VERSION,
+            "check_report_version": CHECK_REPORT_VERSION,
         }
         emit(json.dumps(data, indent=2) + "\n")
     else:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from renderer import __version__
+from renderer.output.check import CHECK_REPORT_VERSION
 from renderer.output.findings import REPORT_VERSION
 from tests.clihelp import one_error, run
 
@@ -19,6 +20,7 @@ def test_version_command_is_the_tool_version(capsys: pytest.CaptureFixture[str])
     assert flag.out == command.out == f"calico-render {__version__}\n"
     data = json.loads(run(capsys, "version", "--format", "json").out)
     assert (data["tool_version"], data["report_version"]) == (__version__, 2)
+    assert data["check_report_version"] == 3
 
 
 def test_the_json_names_the_tool_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
@@ -28,6 +30,7 @@ def test_the_json_names_the_tool_and_nothing_else(capsys: pytest.CaptureFixture[
         "tool": "calico-render",
         "tool_version": __version__,
         "report_version": REPORT_VERSION,
+        "check_report_version": CHECK_REPORT_VERSION,
     }
 
 
