@@ -130,11 +130,6 @@ def release_rules(report: capability.CapabilityReport) -> list[Finding]:
     return run_rules(RuleInput(on.objects, report.version, on.context, RULE_NODES))
 
 
-def rule_findings(cap: capability.CapabilityReport) -> list[Finding]:
-    """The release rules as the check report shows them (as capability does)."""
-    return release_rules(cap)
-
-
 def scenario_rules(
     renders: Sequence[ScenarioRender], version: str, rules: Sequence[Rule] | None = None
 ) -> list[Finding]:

@@ -103,18 +103,6 @@ class SourceMap:
         self._row = row + count
         self._pending = ends
 
-    def to_data(self) -> list[Any]:
-        """The map as JSON data (for the persistent render cache)."""
-        return [self._starts, self._bases, self._row, self._pending]
-
-    @classmethod
-    def from_data(cls, data: list[Any]) -> SourceMap:
-        """The map :meth:`to_data` gave (the caller has checked its shape)."""
-        out = cls()
-        out._starts, out._bases = list(data[0]), list(data[1])
-        out._row, out._pending = data[2], data[3]
-        return out
-
     def __len__(self) -> int:
         """The number of rendered lines mapped."""
         return self._row - 1 if self._pending else self._row

@@ -188,11 +188,6 @@ def _root_of(root: Path | None) -> Path:
     return bundled_manifests() if root is None else Path(root)
 
 
-def component_dir(root: Path | None) -> Path:
-    """The ``kubernetes/calico`` directory of ROOT (the bundled tree when None)."""
-    return addon_dir(root, ADDON)
-
-
 def check_addon(addon: str) -> str:
     """An addon name as the tree takes it: one plain directory name, never a path."""
     if not isinstance(addon, str) or not _SAFE_NAME.match(addon) or ".." in addon:

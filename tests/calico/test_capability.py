@@ -154,7 +154,7 @@ def test_render_is_the_callers_and_each_context_renders_once() -> None:
     cap = pipeline.assess(pipeline.Renders(version))
     found = pipeline.release_rules(report)
     assert [f.rule for f in found] == ["typha-anti-affinity"]
-    assert [(f.stage, f.rule) for f in pipeline.rule_findings(cap)] == [
+    assert [(f.stage, f.rule) for f in pipeline.release_rules(cap)] == [
         ("rules", "typha-anti-affinity")
     ]
 

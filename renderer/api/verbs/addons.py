@@ -50,9 +50,6 @@ from renderer.k8s.parse import K8sObject, parse_rendered
 from renderer.k8s.readings import reading_findings
 from renderer.manifests.tree import ADDON, list_addons, list_versions
 
-#: The rule of a file that does not render or decode (the gate's templates stage).
-TEMPLATES_ERROR = f"{TEMPLATES}-error"
-
 
 def render_addon(request: Request, *, crds: CrdSource | None = None) -> AddonResult:
     """Render the request's addon version file by file with the contexts the controller
