@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,13 @@ def broken_variants() -> list[dict[str, Any]]:
     misspelled field, a required field missing, a removed API."""
     base = next(o.data for o in typha_on_objects() if o.kind == "Deployment")
     variants = []
-    for change in (
+    changes: tuple[Callable[[dict[str, Any]], object], ...] = (
         lambda d: d["spec"].__setitem__("replicas", "three"),
         lambda d: d["spec"]["template"]["spec"].__setitem__("hostNetwrok", True),
         lambda d: d["spec"].pop("selector"),
         lambda d: d.__setitem__("apiVersion", "extensions/v1beta1"),
-    ):
+    )
+    for change in changes:
         data = copy.deepcopy(base)
         change(data)
         variants.append(data)

@@ -128,6 +128,7 @@ def test_a_kubeproxy_addon_writes_its_proxy_mode_into_custom_extra() -> None:
 
 
 def test_victoriametrics_gets_the_params_it_does_not_set() -> None:
+    install: dict[str, Any]
     install = {"addons": [{"name": "x"}, {"name": "victoriametrics-controller",
                                          "param": {"useVMSingle": "true"}}]}  # fmt: skip
     got = admit(install, {}, where=AT)

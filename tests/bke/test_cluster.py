@@ -403,8 +403,8 @@ def test_one_position_loader_and_one_key_path_format() -> None:
     from renderer.k8s import schema as kubeschema
 
     assert "YAML(" not in inspect.getsource(cluster)
-    assert cluster.locate is yamlio.locate
-    assert cluster.key_path is objects.key_path
+    assert vars(cluster)["locate"] is yamlio.locate
+    assert vars(cluster)["key_path"] is objects.key_path
     assert "def _key_path" not in inspect.getsource(cluster)
     assert "for part in" not in inspect.getsource(kubeschema._path)
     assert objects.key_path(["spec", "addons", 0, "param"]) == "spec.addons[0].param"

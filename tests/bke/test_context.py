@@ -11,8 +11,11 @@ import pytest
 from renderer import api
 from renderer.bke import cluster as bc_cluster
 from renderer.bke import context as bc
+from renderer.bke.addons import CONTROLLER_ADDON
+from renderer.bke.admission import ADMISSION_DEFAULT
 from renderer.bke.cluster import Node, load_config, load_nodes
 from renderer.errors import InputError
+from renderer.finding import Finding
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import one_error, run
 
@@ -149,8 +152,9 @@ def test_split_params_keeps_the_second_part_only() -> None:
 
 def test_render_per_file_and_verbatim(tmp_path: Path) -> None:
     config = load_config(write_config(tmp_path, {"calico.calicoMode": "ipip"}))
-    assert config.calico() is not None
-    inputs = bc.for_config(config, config.calico(), None)
+    calico = config.calico()
+    assert calico is not None
+    inputs = bc.for_config(config, calico, None)
     result = api.render(replace(api.Request.of(VERSION, 3, root=ROOT), inputs=inputs))
     texts = {f.name: f.text for f in result.files}
     assert "mode: ipip" in texts["v1.0.0/calico.yaml"]
@@ -198,9 +202,14 @@ def test_node_fields_are_plain() -> None:
     assert Node("a", ("etcd",)).dedicated and not Node("a", ("node",)).dedicated
 
 
+def _key(f: Finding) -> str:
+    assert isinstance(f.details, bc.ContextDetails)
+    return f.details.key
+
+
 def test_unreachable_keys_are_the_map_reads_but_node_selector() -> None:
     found = bc.unreachable_keys({"b.yaml": {"ClusterCidr", "nodeSelector"}, "a.yaml": {"X"}})
-    assert [(f.file, f.details.key, f.rule, f.severity) for f in found] == [
+    assert [(f.file, _key(f), f.rule, f.severity) for f in found] == [
         ("a.yaml", "X", "context-unreachable-key", "warning"),
         ("b.yaml", "ClusterCidr", "context-unreachable-key", "warning"),
     ]
@@ -383,8 +392,8 @@ def test_an_addons_context_labels_what_the_controller_adds(tmp_path: Path) -> No
                       listed=config.addon("victoriametrics-controller"))  # fmt: skip
     params = {p.key: (p.value, p.source) for p in vm.params}
     assert params["useVMSingle"] == ("true", bc.ADDON_PARAM)
-    assert params["vmAgentCpuCount"] == ("4", bc.ADMISSION_DEFAULT)
+    assert params["vmAgentCpuCount"] == ("4", ADMISSION_DEFAULT)
     fabric = bc.for_addon(config, "fabric", "v1", None, listed=config.addon("fabric"))
     (exclude,) = fabric.params
-    assert (exclude.value, exclude.source) == ("10.0.0.1,10.0.0.2", bc.CONTROLLER_ADDON)
+    assert (exclude.value, exclude.source) == ("10.0.0.1,10.0.0.2", CONTROLLER_ADDON)
     assert fabric.common["clusterNetworkMode"].value == "fabric"

@@ -125,6 +125,7 @@ def test_fixture_good_version_is_capable() -> None:
 
 def test_render_is_the_callers_and_each_context_renders_once() -> None:
     from renderer.checks import pipeline
+    from renderer.checks.renders import Renders, assess
     from renderer.checks.verdict import render_objects
 
     version = resolve_version("v9.4.0", TREE)
@@ -151,7 +152,7 @@ def test_render_is_the_callers_and_each_context_renders_once() -> None:
     on = report.typha_on(3)
     assert on.context["typhaReplicas"] == "3"
     # Release rules judge the 3-replica render of the report they are given.
-    cap = pipeline.assess(pipeline.Renders(version))
+    cap = assess(Renders(version))
     found = pipeline.release_rules(report)
     assert [f.rule for f in found] == ["typha-anti-affinity"]
     assert [(f.stage, f.rule) for f in pipeline.release_rules(cap)] == [

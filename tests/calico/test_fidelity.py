@@ -18,7 +18,7 @@ from renderer.calico.fidelity import compare_objects
 from renderer.checks.renders import fidelity_renderer
 from renderer.checks.verdict import capability_of
 from renderer.engine.render import version_keys
-from renderer.finding import Finding
+from renderer.finding import Finding, merge_findings
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import ref
@@ -517,7 +517,7 @@ def test_identical_findings_merge_across_scenarios() -> None:
         *compare_objects(_k8s(ours), up, scenario="typha-on", version="v"),
         *compare_objects(_k8s(ours), up, scenario="typha-off", version="v"),
     ]
-    (merged,) = fidelity.merge_findings(found, ["typha-off", "typha-on", "vxlan"])
+    (merged,) = merge_findings(found, ["typha-off", "typha-on", "vxlan"])
     assert merged.scenarios == ("typha-off", "typha-on")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,7 +81,9 @@ def tree(tmp_path: Path, text: str = DEFAULT_FORM, version: str = "v3.31.3") -> 
     return tmp_path
 
 
-def daemonset(*images: str, init: tuple[str, ...] = (), name: str = "calico-node") -> dict:
+def daemonset(
+    *images: str, init: tuple[str, ...] = (), name: str = "calico-node"
+) -> dict[str, Any]:
     return {
         "kind": "DaemonSet",
         "metadata": {"name": name, "namespace": "kube-system"},

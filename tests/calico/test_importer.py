@@ -120,7 +120,10 @@ TYPHA_KEY = ("apps/v1", "Deployment", "kube-system", "calico-typha")
 
 
 def declared_substitutions(
-    expected: dict[str, Any], got: dict[str, Any], repo: str, replicas: int | None
+    expected: dict[Key, dict[str, Any]],
+    got: dict[Key, dict[str, Any]],
+    repo: str,
+    replicas: int | None,
 ) -> dict[str, Any]:
     """Apply the four declared substitutions to upstream's objects ``expected`` (and
     take the env entries out of both sides); return the dropped env entries of ``got``.
@@ -245,9 +248,8 @@ def test_split_layout_files() -> None:
 
 
 def test_header_names_sources_tag_and_sha256() -> None:
-    sums = dict(
-        reversed(line.split()) for line in (UPSTREAM / "SHA256SUMS").read_text().splitlines()
-    )
+    lines = (UPSTREAM / "SHA256SUMS").read_text().splitlines()
+    sums = {name: digest for digest, name in (line.split() for line in lines)}
     for name, text in derived("v3.29.3").files.items():
         head = text.splitlines()[:4]
         assert (

@@ -96,14 +96,20 @@ def test_the_greedy_cover_combines_values_and_names_them() -> None:
         values = dict(s.values)
         out: set[Target] = {("value", k, v) for k, v in values.items()}
         if values.get("calicoMode") == "bgp" and s.nodes > 50:
-            out.add("a")
+            out.add(("arm", "a"))
         if values.get("repo") == "":
-            out.add("b")
+            out.add(("arm", "b"))
         if values.get("calicoMode") == "ipip":
-            out.add("c")
+            out.add(("arm", "c"))
         return frozenset(out)
 
-    wanted = {"a", "b", "c", ("value", "calicoMode", "ipip"), ("value", "calicoMode", "bgp")}
+    wanted: set[Target] = {
+        ("arm", "a"),
+        ("arm", "b"),
+        ("arm", "c"),
+        ("value", "calicoMode", "ipip"),
+        ("value", "calicoMode", "bgp"),
+    }
     chosen = cover([on, off], dims, takes, wanted, set(), REPO)
     assert [(s.name, s.nodes, s.values) for s in chosen] == [
         ("nodes-51-calicoMode-bgp-repo-empty", 51, (("calicoMode", "bgp"), ("repo", ""))),

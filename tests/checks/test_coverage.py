@@ -8,6 +8,7 @@ from pathlib import Path
 
 from renderer.checks import coverage, pipeline
 from renderer.checks.options import CheckOptions
+from renderer.checks.renders import Renders, assess
 from renderer.manifests.tree import resolve_version
 from tests.gatehelp import TREE
 
@@ -16,7 +17,7 @@ KUBE = ("1.34",)
 
 def _derive(name: str, root: Path | None = None) -> coverage.Coverage:
     version = resolve_version(name, root)
-    cap = pipeline.assess(pipeline.Renders(version))
+    cap = assess(Renders(version))
     return coverage.derive(version, cap.capable, cap.legacy, cap.missing)
 
 

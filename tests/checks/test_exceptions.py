@@ -7,6 +7,7 @@ import json
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
@@ -60,13 +61,15 @@ def adopted(bke: Path, bke_goldens: Path) -> Path:
     return bke
 
 
-def _check(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, dict]:
+def _check(
+    capsys: pytest.CaptureFixture[str], root: Path, *args: str
+) -> tuple[int, dict[str, Any]]:
     r = run(capsys, "check", "--manifests", str(root), *KUBE, "--jobs", "1", *args)
     data = json.loads(r.out) if "--format" in args and "json" in args else {}
     return r.code, data
 
 
-def _rule_errors(data: dict) -> list[tuple[str, str, str | None, str]]:
+def _rule_errors(data: dict[str, Any]) -> list[tuple[str, str, str | None, str]]:
     return [
         (f["rule"], ref(f["object"]), f["field"], f["severity"])
         for v in data["versions"]

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from renderer import api
+from renderer.bke.context import ContextDetails
 from renderer.checks import pipeline
 from renderer.checks.exceptions import ExceptionSet, RuleException
 from renderer.checks.options import CheckOptions
 from renderer.checks.report import ReleaseReport, VersionResult
-from renderer.finding import Finding
+from renderer.finding import Finding, ObjectRef
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import ref
 from tests.gatehelp import TREE
@@ -144,7 +145,10 @@ def _planted(tmp_path: Path, defect: str) -> Path:
     return root
 
 
-def _normal(f: Finding, version: str) -> tuple[str, str, bool, str, str, int]:
+Normal = tuple[str, str, bool, ObjectRef | None, str, int]
+
+
+def _normal(f: Finding, version: str) -> Normal:
     """What both reports must agree on: stage, rule, blocking, object, file (relative
     to the version directory) and template line."""
     return (
@@ -157,7 +161,7 @@ def _normal(f: Finding, version: str) -> tuple[str, str, bool, str, str, int]:
     )
 
 
-def _capability_findings(report: ReleaseReport) -> set[tuple[str, str, bool, str, str, int]]:
+def _capability_findings(report: ReleaseReport) -> set[Normal]:
     version = report.capability.version
     found = [*report.contract, *report.rules, *report.schema, *report.context]
     if report.fidelity is not None:
@@ -280,4 +284,5 @@ def test_a_value_that_changes_the_yaml_is_a_context_error_of_the_check(tmp_path:
         "kubernetes/calico/v3.31.3/003-note.yaml",
         5,
     )
+    assert isinstance(found.details, ContextDetails)
     assert found.details.key == "ipAutoDetectionMethod"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from renderer.checks.registry import (
+    ImageDetails,
     ImageResult,
     ImageUse,
     RegistryReport,
@@ -10,10 +11,15 @@ from renderer.checks.registry import (
     lock_document,
     verify_lock,
 )
-from renderer.finding import ERROR, WARNING
+from renderer.finding import ERROR, WARNING, Finding
 from renderer.k8s.parse import K8sObject
 
 A, B, C = ("sha256:" + c * 64 for c in "abc")
+
+
+def _image(f: Finding) -> ImageDetails:
+    assert isinstance(f.details, ImageDetails)
+    return f.details
 
 
 def _pod(kind: str, name: str, *images: str) -> K8sObject:
@@ -75,7 +81,7 @@ def test_verifying_a_lock_finds_changed_unlocked_and_stale_entries() -> None:
     old["images"].append({**old["images"][0], "image": "calico/gone:v1"})
     now = _report(("linux/amd64", B), ("linux/s390x", A))
     found = verify_lock(now, old, "lock.json")
-    assert [(f.rule, f.severity, f.details.image, f.details.platform, f.line) for f in found] == [
+    assert [(f.rule, f.severity, _image(f).image, _image(f).platform, f.line) for f in found] == [
         ("registry-digest-changed", ERROR, "calico/node:v1", "linux/amd64", 9),
         ("registry-lock-missing", ERROR, "calico/node:v1", "linux/s390x", 9),
         # no longer rendered, or a platform not checked this time: a warning

@@ -311,7 +311,7 @@ def test_junit_has_a_case_per_version_scenario_and_failed_rule(
         "v3.27.3 nodes-50-calicoMode-bgp-repo-empty",
         "v3.27.3 nodes-50-calicoMode-unset",
     ]
-    failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    failed = [c.attrib["name"] for c in root.iter("testcase") if c.find("failure") is not None]
     assert rule in failed
     for suite in root.iter("testsuite"):  # measured, not a constant
         assert float(suite.get("time", "")) >= 0 and "." in suite.get("time", "")
@@ -547,7 +547,7 @@ def test_the_tree_is_scanned_once_and_json_built_once(
     from renderer.output import check as output_check
 
     scans: list[object] = []
-    real = runner.list_versions
+    real = tree.list_versions  # what runner imported, before it is patched
 
     def listing(root: Path | None = None, addon: str = tree.ADDON) -> list[tree.VersionDir]:
         scans.append(root)
@@ -684,8 +684,6 @@ def test_goldens_of_a_version_not_in_the_tree_fail_and_update_removes_them(
 def test_unwritable_output_names_the_target_not_the_temporary_file(
     capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.store import files as fsutil
-
     real = os.open
 
     def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
@@ -693,7 +691,7 @@ def test_unwritable_output_names_the_target_not_the_temporary_file(
             raise OSError(13, "Permission denied", str(path))
         return real(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(fsutil.os, "open", denied)
+    monkeypatch.setattr(os, "open", denied)
     out = tree.parent / "reports" / "check.xml"
     r = check(capsys, tree, "--format", "junit", "--output", str(out))
     assert r.code == 2
@@ -759,11 +757,11 @@ def test_ci_examples_write_reports_before_the_run_that_decides_and_install_from_
             "reports": {"junit": "calico-check.xml", "codequality": "gl-code-quality.json"},
         }
     for path in (PROJECT / "README.md", PROJECT / "docs" / "ci.md"):
-        text = path.read_text(encoding="utf-8")
-        assert "pip install calico-render" not in text
+        content = path.read_text(encoding="utf-8")
+        assert "pip install calico-render" not in content
         if path.name == "README.md":
             continue
-        assert "<calico-render repository URL>" in text
+        assert "<calico-render repository URL>" in content
 
 
 def test_a_tree_without_golden_uses_its_own_goldens(

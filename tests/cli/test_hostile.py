@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -85,14 +87,17 @@ def test_default_registry_is_validated_like_a_registry_prefix(
 # -- standard output ---------------------------------------------------------------------
 
 
-def _cli(*args: str, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+def _cli(
+    *args: str, stdout: int | IO[Any], preexec_fn: Callable[[], object] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "renderer", *args],
         capture_output=False,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         timeout=120,
         check=False,
-        **kwargs,  # type: ignore[call-overload]
+        preexec_fn=preexec_fn,
     )
 
 

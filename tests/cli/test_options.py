@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from renderer import output
-from renderer.cli.options import PathType, format_option, render_timeout_option
+from renderer.cli.options import Decorator, PathType, format_option, render_timeout_option
 from renderer.engine import limits
 from renderer.output.documents import TyphaDocument
 from tests.gatehelp import bke_tree
@@ -28,9 +28,9 @@ def test_dash_and_real_paths_pass(tmp_path: Path) -> None:
     assert converted == tmp_path
 
 
-def _echo_format(option: object) -> click.Command:
+def _echo_format(option: Decorator) -> click.Command:
     @click.command()
-    @option  # type: ignore[operator]
+    @option
     def show(fmt: str) -> None:
         click.echo(fmt)
 

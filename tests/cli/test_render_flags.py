@@ -23,6 +23,6 @@ def test_render_options_declare_every_parameter_render_takes() -> None:
     def command(**params: object) -> None:
         """Stand-in."""
 
-    declared = {p.name for p in command.__click_params__ if p.expose_value}  # type: ignore[attr-defined]
+    declared = {p.name for p in command.__click_params__ if p.expose_value}
     taken = set(inspect.signature(render).parameters) - {"ctx"}
     assert declared == taken

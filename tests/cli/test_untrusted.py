@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -109,12 +110,12 @@ def test_empty_path_arguments_name_the_flag(
     assert r.out == "" and f"'{flag}'" in message and "empty path" in message
 
 
-def _python(*args: str, **kwargs: object) -> subprocess.Popen[bytes]:
+def _python(*args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-c", "from renderer._entry import main; main()", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        **kwargs,  # type: ignore[call-overload]
+        env=env,
     )
 
 

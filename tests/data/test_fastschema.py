@@ -437,7 +437,7 @@ def _parsed(path: Path) -> list[Any]:
 
 @functools.cache
 def _bundled_objects() -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for v in list_versions():
         for nodes in (1, 601):
             try:

@@ -70,7 +70,7 @@ def test_field_inside_a_conditional_block() -> None:
     containers = node.data["spec"]["template"]["spec"]["containers"]
     env = containers[0]["env"]
     i = next(i for i, e in enumerate(env) if e["name"] == "FELIX_TYPHAK8SSERVICENAME")
-    path = ["spec", "template", "spec", "containers", 0, "env", i, "name"]
+    path: list[str | int] = ["spec", "template", "spec", "containers", 0, "env", i, "name"]
     line = field_line(f.text, f.lines, node.line, path)
     assert line is not None
     assert CALICO.read_text().splitlines()[line - 1].strip() == "- name: FELIX_TYPHAK8SSERVICENAME"
@@ -96,7 +96,7 @@ def test_image_bump_is_located_at_its_template_line(tmp_path: Path) -> None:
     node = _object(result.objects, "DaemonSet", "calico-node")
     init = node.data["spec"]["template"]["spec"]["initContainers"]
     i = next(i for i, c in enumerate(init) if c["image"].endswith("calico/node:v3.31.4"))
-    path = ["spec", "template", "spec", "initContainers", i, "image"]
+    path: list[str | int] = ["spec", "template", "spec", "initContainers", i, "image"]
     assert field_line(_file(result, node).text, _file(result, node).lines, node.line, path) == 7176
 
 

@@ -127,7 +127,7 @@ def test_a_kind_no_crd_defines_is_not_checked() -> None:
 
 
 def test_a_v1beta1_crd_keeps_unknown_fields_by_default() -> None:
-    legacy = {
+    legacy: dict[str, Any] = {
         "apiVersion": "apiextensions.k8s.io/v1beta1",
         "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},

@@ -9,7 +9,6 @@ import pytest
 
 from renderer.errors import InputError
 from renderer.k8s.decode import (
-    Reading,
     core_reading,
     decode_stream,
     format_float32,
@@ -17,6 +16,7 @@ from renderer.k8s.decode import (
     key_text,
     resolve,
 )
+from renderer.k8s.parse import Reading
 
 
 def data(text: str) -> list[dict[str, object]]:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from renderer.checks.verdict import capability_of
 from renderer.errors import InputError
 from renderer.finding import Finding
 from renderer.k8s import schema as kubeschema
+from renderer.k8s.crd import CrdSet
 from renderer.k8s.parse import K8sObject, parse_stream
 from renderer.k8s.schema import SchemaValidator
 from renderer.manifests.tree import list_versions
@@ -82,9 +84,7 @@ def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) ->
     calls: list[str] = []
     real = kubeschema.check_object
 
-    def counting(
-        data: dict[str, Any], version: str, crds: kubeschema.CrdSet | None = None
-    ) -> list[Finding]:
+    def counting(data: dict[str, Any], version: str, crds: CrdSet | None = None) -> list[Finding]:
         calls.append(version)
         return real(data, version, crds)
 
@@ -93,7 +93,7 @@ def test_result_cache_is_per_distinct_object(monkeypatch: pytest.MonkeyPatch) ->
     validator = SchemaValidator(["1.36", "1.37"])
     obj = _broken("misspelled.yaml")[0]
     first = validator.validate(obj)
-    unlocated = [kubeschema.replace(f, file="", line=0) for f in first]
+    unlocated = [replace(f, file="", line=0) for f in first]
     assert validator.validate(copy.deepcopy(obj.data)) == unlocated
     assert calls == ["1.36", "1.37"]  # each version once
     # an equal object in another key order may be checked again, to the same findings

@@ -9,6 +9,7 @@ import pytest
 
 from renderer import output
 from renderer.checks import report
+from renderer.finding import FIDELITY
 from renderer.output import check_text
 from renderer.output.check import CheckDocument
 from tests.checks.test_report import incomplete, sample
@@ -48,7 +49,7 @@ def test_text_shows_fidelity_only_when_upstream_ran() -> None:
     assert header[-2:] == ["GOLDENS", "RESULT"]
     r.upstream = "upstream/calico"
     for v in r.versions:
-        v.stages[report.FIDELITY] = report.SKIP
+        v.stages[FIDELITY] = report.SKIP
     header = output.render("text", CheckDocument(r)).splitlines()[2].split()
     assert header[-3:] == ["GOLDENS", "FIDELITY", "RESULT"]
 

@@ -19,7 +19,7 @@ def test_versions_warn_about_errors_and_non_legacy_verdicts_only() -> None:
     assert isinstance(doc, VersionsDocument)
     assert doc.warnings == ["v9.9.9: bad.yaml:3: unexpected “}”"]
     legacy = doc.entries[1]
-    broken = VersionsDocument(None, [{**legacy, "legacy": False}])
+    broken = VersionsDocument(doc.manifests, [{**legacy, "legacy": False}])
     assert broken.warnings == ["v3.27.3: no Typha templates"]
 
 

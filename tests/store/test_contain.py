@@ -470,13 +470,14 @@ def _render_into(root: Path, version: str, out: Path) -> subprocess.CompletedPro
 @pytest.mark.parametrize("shape", ["four-versions", "one-and-three-files"])
 def test_concurrent_renders_leave_one_versions_files(shape: str, tmp_path: Path) -> None:
     root = tmp_path / "root"
-    layouts = {
+    by_shape: dict[str, dict[str, tuple[str, ...]]] = {
         "four-versions": {f"v3.2{i}.0": (f"{i}-calico.yaml",) for i in range(4)},
         "one-and-three-files": {
             "v3.20.0": ("calico.yaml",),
             "v3.21.0": ("000-crds.yaml", "001-typha.yaml", "002-calico.yaml"),
         },
-    }[shape]
+    }
+    layouts = by_shape[shape]
     for version, names in layouts.items():
         directory = root / "kubernetes" / "calico" / version
         directory.mkdir(parents=True)

@@ -40,7 +40,7 @@ def test_failure_while_staging_leaves_old_files_and_no_temp(
                 raise OSError(28, "No space left on device", str(path))
         return real(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(fsutil.os, "open", failing)
+    monkeypatch.setattr(os, "open", failing)
     with pytest.raises(InputError) as err:
         fsutil.write_tree(tmp_path, {"a.yaml": "new a\n", "b.yaml": "new b\n"})
     assert err.value.file is not None and Path(err.value.file).name == "b.yaml"
@@ -69,7 +69,7 @@ def test_failure_while_replacing_restores_replaced_files(
             raise OSError(5, "Input/output error", str(dst))
         real(src, dst)
 
-    monkeypatch.setattr(fsutil.os, "replace", failing)
+    monkeypatch.setattr(os, "replace", failing)
     files = {"a.yaml": "new a\n", "b.yaml": "new b\n", "c.yaml": "new c\n"}
     with pytest.raises(InputError) as err:
         fsutil.write_tree(tmp_path, files)
@@ -95,8 +95,8 @@ def test_failure_without_hard_links_never_deletes_an_existing_file(
             raise OSError(5, "Input/output error", str(dst))
         real(src, dst)
 
-    monkeypatch.setattr(fsutil.os, "link", no_link)
-    monkeypatch.setattr(fsutil.os, "replace", failing)
+    monkeypatch.setattr(os, "link", no_link)
+    monkeypatch.setattr(os, "replace", failing)
     files = {"a.yaml": "new a\n", "b.yaml": "new b\n", "c.yaml": "new c\n"}
     with pytest.raises(InputError):
         fsutil.write_tree(tmp_path, files)

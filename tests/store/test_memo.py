@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -27,8 +28,16 @@ def test_least_recently_used_goes_first() -> None:
 def test_setdefault_computes_once() -> None:
     memo: Memo[str, list[int]] = Memo(next(_names), maxsize=4)
     calls: list[int] = []
-    first = memo.setdefault("k", lambda: calls.append(1) or [1])
-    second = memo.setdefault("k", lambda: calls.append(2) or [2])
+
+    def compute(n: int) -> Callable[[], list[int]]:
+        def make() -> list[int]:
+            calls.append(n)
+            return [n]
+
+        return make
+
+    first = memo.setdefault("k", compute(1))
+    second = memo.setdefault("k", compute(2))
     assert first is second
     assert calls == [1]
     assert memo.get("missing") is None

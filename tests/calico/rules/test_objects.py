@@ -7,10 +7,11 @@ from dataclasses import replace
 
 from renderer.calico.rules import RuleInput, generic_rules, run_rules
 from renderer.calico.rules.registry import REGISTRY
+from renderer.finding import ObjectRef
 from tests.calico.rules.inputs import rule_input
 
 
-def _duplicates(data: RuleInput) -> list[tuple[str, str, str, int]]:
+def _duplicates(data: RuleInput) -> list[tuple[str, ObjectRef | None, str, int]]:
     return [
         (f.severity, f.object, f.file, f.line)
         for f in run_rules(data, [REGISTRY["duplicate-object"]])

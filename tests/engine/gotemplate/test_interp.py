@@ -175,8 +175,8 @@ def test_unbounded_output_fails() -> None:
 
 
 def test_a_template_line_found_by_search_is_the_line_counting_gives() -> None:
+    from renderer.engine.gotemplate.errors import line_col
     from renderer.engine.gotemplate.interp import Marks
-    from renderer.engine.gotemplate.parser import line_col
 
     source = "a\n\nbc\r\nd{{ .x }}\n\n"
     marks = Marks(source)

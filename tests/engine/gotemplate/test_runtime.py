@@ -96,9 +96,9 @@ def test_version_functions_are_one_total_order() -> None:
             assert runtime.fn_vlt(b, a) is gt and runtime.fn_veq(b, a) is eq
     parsed = [runtime.parse_version(v) for v in pool]
     ordered = sorted(parsed, key=functools.cmp_to_key(runtime.compare_versions))
-    for i, a in enumerate(ordered):
-        for b in ordered[i + 1 :]:
-            assert runtime.compare_versions(a, b) <= 0, (a, b)
+    for i, first in enumerate(ordered):
+        for later in ordered[i + 1 :]:
+            assert runtime.compare_versions(first, later) <= 0, (first, later)
 
 
 def test_bke_string_functions() -> None:
