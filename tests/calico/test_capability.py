@@ -14,7 +14,9 @@ from renderer.calico.capability import (
     check_contract,
     typha_traces,
 )
-from renderer.checks.verdict import capability_of
+from renderer.checks import pipeline
+from renderer.checks.renders import Renders, assess
+from renderer.checks.verdict import capability_of, render_objects
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version
 from tests.gatehelp import TREE, typha_on_objects
@@ -124,10 +126,6 @@ def test_fixture_good_version_is_capable() -> None:
 
 
 def test_render_is_the_callers_and_each_context_renders_once() -> None:
-    from renderer.checks import pipeline
-    from renderer.checks.renders import Renders, assess
-    from renderer.checks.verdict import render_objects
-
     version = resolve_version("v9.4.0", TREE)
     asked: list[dict[str, str]] = []
 

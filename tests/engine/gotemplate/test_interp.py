@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from renderer.engine.gotemplate import GoTemplateError, compile_go
+from renderer.engine.gotemplate.errors import line_col
+from renderer.engine.gotemplate.interp import Marks
 from renderer.errors import TemplateError
 
 
@@ -175,9 +177,6 @@ def test_unbounded_output_fails() -> None:
 
 
 def test_a_template_line_found_by_search_is_the_line_counting_gives() -> None:
-    from renderer.engine.gotemplate.errors import line_col
-    from renderer.engine.gotemplate.interp import Marks
-
     source = "a\n\nbc\r\nd{{ .x }}\n\n"
     marks = Marks(source)
     for pos in range(-2, len(source) + 3):
