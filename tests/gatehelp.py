@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import copy
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from renderer.bke.values import build_context
+from renderer.data.bundled import bundled_manifests
 from renderer.engine.render import render_version
 from renderer.k8s.parse import K8sObject, parse_files
-from renderer.manifests.tree import resolve_version
+from renderer.manifests.tree import COMPONENT, resolve_version
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TREE = FIXTURES / "tree"
@@ -48,11 +50,6 @@ def broken_variants() -> list[dict[str, Any]]:
 def bke_tree(root: Path, versions: tuple[str, ...] = ("v3.28.2",)) -> Path:
     """A bke-manifests-like tree at ``root``: bundled version directories copied to
     ``root/kubernetes/calico/``."""
-    import shutil
-
-    from renderer.data.bundled import bundled_manifests
-    from renderer.manifests.tree import COMPONENT
-
     for version in versions:
         shutil.copytree(bundled_manifests() / COMPONENT / version, root / COMPONENT / version)
     return root
@@ -101,8 +98,6 @@ GATE_TREE = FIXTURES / "gate-tree"
 def addon_tree(root: Path, addons: tuple[str, ...] | None = None) -> Path:
     """A copy of :data:`GATE_TREE`'s templates at ``root`` (no goldens), with only
     ``addons`` (default: every one)."""
-    import shutil
-
     for folder in sorted((GATE_TREE / "kubernetes").iterdir()):
         if addons is None or folder.name in addons:
             shutil.copytree(folder, root / "kubernetes" / folder.name)

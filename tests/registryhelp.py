@@ -14,6 +14,7 @@ import hashlib
 import http.client
 import json
 import os
+import selectors
 import shutil
 import socket
 import ssl
@@ -563,8 +564,6 @@ class TunnelProxy(LoopbackServer):
 
     @staticmethod
     def _pump(a: socket.socket, b: socket.socket) -> None:
-        import selectors
-
         sel = selectors.DefaultSelector()
         sel.register(a, selectors.EVENT_READ, b)
         sel.register(b, selectors.EVENT_READ, a)

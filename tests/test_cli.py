@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from renderer import __version__
+from renderer.calico import policy
 from tests.clihelp import one_error, run
 
 
@@ -16,8 +17,6 @@ def test_tool_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unexpected_exception_is_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.calico import policy
-
     def boom(nodes: int) -> None:
         raise KeyError("surprise")
 

@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ruamel.yaml import YAML
 
+from renderer.cli import main
 from tests.clihelp import run
 from tests.gatehelp import bke_tree
 
@@ -58,8 +60,6 @@ def _repair(tmp_path: Path) -> Path:
     target = root / "kubernetes" / "calico" / "v3.31.3"
     target.mkdir(parents=True)
     shutil.copy(BKE_REAL / "calico.yaml", target / "calico.yaml")
-    from renderer.cli import main
-
     for argv in (
         ["check", str(root), "--update-golden"],
         ["import", str(UPSTREAM / "v3.31.3"), "--manifests", str(root), "--layout", "single",
@@ -73,8 +73,6 @@ def _repair(tmp_path: Path) -> Path:
 def _mtu(tmp_path: Path) -> Path:
     """A tree with the bundled v3.28.2 after adoption, then ``veth_mtu`` edited, as the
     CI guide's golden example describes."""
-    from renderer.cli import main
-
     root = bke_tree(tmp_path / "bke-manifests")
     with pytest.raises(SystemExit):
         main(["check", str(root), "--update-golden"])
@@ -210,8 +208,6 @@ def _commands() -> list[str]:
         for doc in DOCS
         for block in re.findall(r"```[a-z]*\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
     ]
-    from ruamel.yaml import YAML
-
     texts.extend(hook["entry"] for hook in YAML(typ="safe").load(HOOKS.read_text()))
     out = []
     for text in texts:
@@ -253,8 +249,6 @@ def test_the_documented_commands_are_found() -> None:
 @pytest.fixture(scope="module")
 def adopted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A bke-manifests tree after adoption: ``check --manifests . --update-golden``."""
-    from renderer.cli import main
-
     root = bke_tree(tmp_path_factory.mktemp("adopted") / "bke-manifests", ("v3.31.3",))
     with pytest.raises(SystemExit) as exit_:
         main(["check", str(root), "--update-golden"])

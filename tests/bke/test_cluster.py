@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import time
@@ -19,8 +20,11 @@ from renderer.bke.cluster import (
     render_args,
     resolve_inputs,
 )
+from renderer.data import schemas
 from renderer.errors import InputError
-from renderer.k8s.yamlio import MAX_EXPANDED_NODES
+from renderer.k8s import objects, yamlio
+from renderer.k8s import schema as kubeschema
+from renderer.k8s.yamlio import MAX_EXPANDED_NODES, load_all
 from tests.bke.installer import create_request
 from tests.clihelp import one_error, run
 
@@ -396,24 +400,16 @@ def test_nodes_file_alone_gives_the_count_for_a_version_render() -> None:
 
 def test_one_position_loader_and_one_key_path_format() -> None:
     """BKE input errors use yamlio's position loader and the shared key-path format."""
-    import inspect
-
-    from renderer.bke import cluster
-    from renderer.k8s import objects, yamlio
-    from renderer.k8s import schema as kubeschema
-
-    assert "YAML(" not in inspect.getsource(cluster)
-    assert vars(cluster)["locate"] is yamlio.locate
-    assert vars(cluster)["key_path"] is objects.key_path
-    assert "def _key_path" not in inspect.getsource(cluster)
+    assert "YAML(" not in inspect.getsource(cluster_mod)
+    assert vars(cluster_mod)["locate"] is yamlio.locate
+    assert vars(cluster_mod)["key_path"] is objects.key_path
+    assert "def _key_path" not in inspect.getsource(cluster_mod)
     assert "for part in" not in inspect.getsource(kubeschema._path)
     assert objects.key_path(["spec", "addons", 0, "param"]) == "spec.addons[0].param"
     assert objects.key_path([]) == ""
 
 
 def test_best_error_is_the_one_check_raises() -> None:
-    from renderer.data import schemas
-
     data = {"apiVersion": "x", "kind": "BKENode", "metadata": {"name": "n"}, "spec": {}}
     best = schemas.best_error(cluster_mod.BKE_INPUT, data)
     assert best is not None
@@ -587,8 +583,6 @@ def _bke_nodes(count: int, *, bad_at: int | None = None) -> str:
 def test_twenty_thousand_bke_nodes_render_with_twenty_typha_replicas(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from renderer.k8s.yamlio import load_all
-
     path = tmp_path / "nodes.yaml"
     path.write_text(_bke_nodes(20_000))
     assert load_nodes(path).count == 20_000

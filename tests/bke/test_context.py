@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -219,8 +220,6 @@ def test_capability_reports_the_unreachable_key(capsys: pytest.CaptureFixture[st
     r = run(
         capsys, "capability", "--manifests", str(ROOT), "--version", VERSION, "--format", "json"
     )
-    import json
-
     data = json.loads(r.out)
     (f,) = [f for f in data["findings"] if f["stage"] == "context"]
     assert (f["rule"], f["severity"], f["details"]) == (
@@ -243,8 +242,6 @@ def test_check_reports_the_unreachable_key_as_a_context_warning(
         capsys,
         *("check", "--manifests", str(ROOT), "--golden", str(tmp_path / "g"), "--format", "json"),
     )
-    import json
-
     data = json.loads(r.out)
     found = [f for v in data["versions"] for f in v["findings"] if f["stage"] == "context"]
     assert [(f["rule"], f["severity"], f["location"]) for f in found] == [
@@ -267,8 +264,6 @@ def test_explain_context_json(
         *("--nodes-file", str(nodes), "--format", "json", "--set", "001-typha.extra=1"),
     )
     assert r.code == 0, r.err
-    import json
-
     data = json.loads(r.out)
     assert [f["file"] for f in data["files"]] == [
         "001-typha.yaml",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 import pytest
 
-from renderer.bke.values import build_context, parse_set, user_values
+from renderer.bke.values import build_context, load_values, parse_set, user_values
 from renderer.errors import InputError
+from tests.clihelp import run
 
 
 def test_defaults_are_the_controllers_plus_bkeadms_calico_params() -> None:
@@ -179,7 +182,6 @@ def test_a_key_given_twice_keeps_the_last_with_a_warning_naming_both_lines(
 def test_many_keys_take_linear_time(tmp_path: Path) -> None:
     """A values file of many keys is checked in time linear in their number (it was
     quadratic-ish: a schema validator per key)."""
-    import time
 
     def seconds(n: int) -> float:
         values = tmp_path / f"v{n}.yaml"
@@ -197,10 +199,6 @@ def test_many_keys_take_linear_time(tmp_path: Path) -> None:
 def test_two_hundred_thousand_values_keys_render_as_without_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import json
-
-    from tests.clihelp import run
-
     path = tmp_path / "values.json"
     path.write_text(json.dumps({f"key{i}": f"v{i}" for i in range(200_000)}))
     args = ("--version", "v3.28", "--nodes", "3", "--no-validate")
@@ -213,10 +211,6 @@ def test_two_hundred_thousand_values_keys_render_as_without_them(
 
 @pytest.mark.slow
 def test_a_bad_value_among_two_hundred_thousand_keys_is_named_by_line(tmp_path: Path) -> None:
-    import json
-
-    from renderer.bke.values import load_values
-
     values: dict[str, object] = {f"key{i}": f"v{i}" for i in range(200_000)}
     values["key150000"] = {"a": [1, float("nan")]}
     path = tmp_path / "values.json"

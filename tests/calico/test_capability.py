@@ -19,6 +19,7 @@ from renderer.checks.renders import Renders, assess
 from renderer.checks.verdict import capability_of, render_objects
 from renderer.k8s.parse import K8sObject
 from renderer.manifests.tree import VersionDir, list_versions, resolve_version
+from tests.clihelp import run
 from tests.gatehelp import TREE, typha_on_objects
 
 
@@ -235,8 +236,6 @@ def test_any_typha_object_or_pointer_in_an_on_render_is_a_trace() -> None:
 def test_capability_text_says_incomplete_or_legacy(
     capsys: pytest.CaptureFixture[str], file_regression: Any
 ) -> None:
-    from tests.clihelp import run
-
     args = ("--manifests", str(TREE), "--kube-version", "1.30")
     for version in ("v9.3.0", "v9.2.0"):  # incomplete, legacy
         r = run(capsys, "capability", "--version", version, *args)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from renderer import api
-from renderer.calico.images import node_images, prepull_images, repository
+from renderer.calico.images import node_images, prepull_images, repository, tag_mismatches
 from renderer.data.schemas import validate_output
 from renderer.errors import InputError
 from renderer.output.documents import IMAGES as IMAGES_SCHEMA
@@ -360,8 +360,6 @@ def test_roles_with_a_kubelet_pull_what_workers_pull(role: str) -> None:
 
 
 def test_tags_other_than_the_version_are_warned() -> None:
-    from renderer.calico.images import tag_mismatches
-
     assert tag_mismatches("v3.31.3", ["r/calico/cni:v3.31.3", "calico/node:v3.31.3"]) == []
     found = tag_mismatches("v3.31.3", ["calico/cni:v3.31.3", "reg:5000/calico/node:v3.31.4"])
     assert len(found) == 1 and "'v3.31.4'" in found[0] and "calico/node:v3.31.3" in found[0]

@@ -490,8 +490,6 @@ def test_the_header_records_the_choices_and_renders_nothing(options: importer.Op
     """The header is a Go comment recording the choices on its first line: they read
     back as given, and every file renders from its first document on (BKE's controller
     fails on a first document of comments only), Typha's nothing at all with Typha off."""
-    from renderer.engine.compile import compile_source
-
     texts = upstream("v3.28.2")
     files = importer.derive(texts, options).files
     found = importer.recorded(files)

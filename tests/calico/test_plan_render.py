@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from renderer import api
+from renderer.calico import policy
 from renderer.data.schemas import PLAN as PLAN_SCHEMA
 from renderer.data.schemas import validate_output
 from renderer.errors import TemplateError
@@ -196,8 +197,6 @@ def test_example_cluster_renders_typha_at_4_and_reports_overrides(
 def test_api_plan_routes_each_side_once_and_checks_its_output_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from renderer.calico import policy
-
     routes: list[int] = []
     real_route = policy.route
 

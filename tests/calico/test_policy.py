@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from renderer import bke
 from renderer.calico import policy
 
 
@@ -91,7 +92,5 @@ def test_route_rejects_unknown_operation() -> None:
 
 def test_the_policy_writes_the_keys_the_controller_reserves_for_it() -> None:
     """bke and calico do not import each other; each names the two Typha keys."""
-    from renderer import bke
-
     assert policy.TYPHA_KEYS == bke.TYPHA_KEYS
     assert set(policy.decide_typha(601).context()) == set(bke.TYPHA_KEYS)

@@ -4,6 +4,7 @@ as findings."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -52,8 +53,6 @@ def test_a_scenario_is_params_of_the_clusters_entry_so_the_controllers_rules_fol
 def test_each_distinct_scenario_renders_once_and_files_that_fail_are_findings(
     tmp_path: Path,
 ) -> None:
-    import shutil
-
     root = tmp_path / "root"
     shutil.copytree(
         ADDONS_TREE / "kubernetes" / "clusterextra", root / "kubernetes" / "clusterextra"

@@ -7,10 +7,11 @@ import shutil
 from pathlib import Path
 
 from renderer.checks import coverage, pipeline
+from renderer.checks.addons import AddonRenders, addon_cluster
 from renderer.checks.options import CheckOptions
 from renderer.checks.renders import Renders, assess
 from renderer.manifests.tree import resolve_version
-from tests.gatehelp import TREE
+from tests.gatehelp import GATE_TREE, TREE
 
 KUBE = ("1.34",)
 
@@ -86,9 +87,6 @@ def test_an_addons_branches_are_covered_by_its_params_and_the_clusters_keys_stay
     """The widgets addon takes its mode branch only for a set, non-empty widgetMode: a
     scenario gives the addon that param; the nodes' keys the controller derives are
     never varied."""
-    from renderer.checks.addons import AddonRenders, addon_cluster
-    from tests.gatehelp import GATE_TREE
-
     version = resolve_version("v1.0.0", GATE_TREE, "widgets")
     shared = AddonRenders(version, addon_cluster(version, GATE_TREE, None))
     cov = coverage.derive_addon(version, shared.rendered, shared.cluster.base, fixed={"widgetMode"})

@@ -14,7 +14,9 @@ from pytest_regressions.file_regression import FileRegressionFixture
 
 from renderer.checks import exceptions as excepts
 from renderer.checks.catalogue import catalogue
+from renderer.cli import main
 from renderer.data import schemas
+from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError
 from renderer.finding import SCALE, Finding, ObjectRef
 from tests.clihelp import one_error, ref, run
@@ -43,8 +45,6 @@ def bke(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def bke_goldens(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The goldens ``check --update-golden`` writes for ``bke``'s tree, written once."""
-    from renderer.cli import main
-
     root = tmp_path_factory.mktemp("adopted") / "bke-manifests"
     dest = root / "kubernetes" / "calico" / "v3.31.3"
     dest.mkdir(parents=True)
@@ -216,8 +216,6 @@ def test_matching_is_by_rule_and_version() -> None:
 def test_schema_errors_are_excepted_alike_by_check_and_capability(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from renderer.data.bundled import bundled_manifests
-
     root = tmp_path / "tree"
     dest = root / "kubernetes" / "calico" / "v3.28.2"
     shutil.copytree(bundled_manifests() / "kubernetes" / "calico" / "v3.28.2", dest)
@@ -270,8 +268,6 @@ def test_custom_resources_not_schema_checked_are_excepted_alike_by_check_and_cap
 ) -> None:
     """A ``schema-not-checked`` exception matches in ``capability`` as it does in
     ``check`` (capability once matched only schema errors, so it "matched nothing")."""
-    from renderer.data.bundled import bundled_manifests
-
     root = tmp_path / "tree"
     dest = root / "kubernetes" / "calico" / "v3.28.2"
     shutil.copytree(bundled_manifests() / "kubernetes" / "calico" / "v3.28.2", dest)
@@ -502,8 +498,6 @@ UPSTREAM = Path(__file__).parents[2] / "upstream" / "calico"
 def real_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """BKE's whole Calico tree (v3.25.0, v3.27.3, v3.31.3) with the exceptions and
     deviations it declares, adopted (goldens written)."""
-    from renderer.cli import main
-
     root = tmp_path_factory.mktemp("real") / "bke-manifests"
     calico = root / "kubernetes" / "calico"
     fixtures = Path(__file__).parents[1] / "fixtures"

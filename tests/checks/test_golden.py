@@ -10,6 +10,7 @@ import pytest
 
 from renderer.checks import golden as compare
 from renderer.checks.golden import GoldenInput, ScenarioOutput, golden_files
+from renderer.checks.options import CheckOptions
 from renderer.engine.sourcemap import SourceMap
 from renderer.errors import InputError
 from renderer.finding import ERROR, WARNING, Finding
@@ -451,8 +452,6 @@ def test_a_link_above_the_goldens_inside_root_is_refused(
 
 
 def test_each_addon_has_its_golden_directory_and_calicos_may_be_named(tmp_path: Path) -> None:
-    from renderer.checks.options import CheckOptions
-
     tree = CheckOptions(tmp_path, tmp_path / "golden" / "calico", manifests_arg="t")
     assert tree.golden_dir("coredns") == tmp_path / "golden" / "coredns"
     assert compare.golden_label(tree, ("calico", "coredns")) == (
@@ -471,8 +470,6 @@ def test_each_addon_has_its_golden_directory_and_calicos_may_be_named(tmp_path: 
 
 
 def test_a_tree_adopted_for_calico_only_has_goldens_of_calico_alone(tmp_path: Path) -> None:
-    from renderer.checks.options import CheckOptions
-
     options = CheckOptions(tmp_path, tmp_path / "golden" / "calico")
     assert not compare.adopted_for_calico_only(options, ("calico", "coredns"))  # no goldens
     (tmp_path / "golden" / "calico" / "v3.28.2").mkdir(parents=True)

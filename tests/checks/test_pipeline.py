@@ -267,8 +267,6 @@ def test_a_misspelled_default_registry_fails_without_goldens(tmp_path: Path) -> 
 def test_a_value_that_changes_the_yaml_is_a_context_error_of_the_check(tmp_path: Path) -> None:
     """check renders its scenarios' values the controller way and reports where one
     writes structure its template did not (context-value-injects-yaml)."""
-    import shutil
-
     version = tmp_path / "kubernetes" / "calico" / "v3.31.3"
     shutil.copytree(resolve_version("v3.31.3").path, version)
     (version / "003-note.yaml").write_text(

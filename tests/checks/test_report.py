@@ -9,6 +9,7 @@ import pytest
 
 from renderer.calico.scenarios import Scenario, decision_record, route_scenario
 from renderer.checks import report
+from renderer.checks.exceptions import Applied, RuleException
 from renderer.checks.report import FileChange, ObjectChange
 from renderer.data import schemas
 from renderer.finding import Finding, ObjectRef
@@ -124,8 +125,6 @@ def test_summary_counts_every_version_and_the_data_meets_its_schema() -> None:
 def stale() -> report.CheckReport:
     """A passing legacy version with two applied exceptions (one matched nothing) and
     goldens left for a version not in the tree."""
-    from renderer.checks.exceptions import Applied, RuleException
-
     v = report.VersionResult("v1.0.0", ["calico.yaml"], "go")
     v.stages.update(templates="pass", capability="legacy", rules="legacy", schema="pass")
     v.exceptions = [("r1", None, "known", 2), ("r2", "warning", "accepted", 1)]

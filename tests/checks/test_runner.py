@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from renderer import api
 from renderer.checks import runner
 from renderer.checks.options import CheckOptions
+from renderer.checks.report import MISSING, NEW, SKIP
+from renderer.errors import InputError
 from renderer.output import render
 from renderer.output.check import CheckDocument
 from renderer.store import cache
-from tests.gatehelp import GATE_TREE, TREE
+from tests.gatehelp import GATE_TREE, TREE, addon_tree
 
 
 @pytest.mark.parametrize(
@@ -142,14 +145,10 @@ def test_a_signal_ends_every_worker_and_releases_the_golden_lock(
 
 
 def _gate(root: Path, **given: object) -> CheckOptions:
-    from renderer import api
-
     return api.check_options(root=root, kube_versions=("1.30",), jobs=1, **given)  # type: ignore[arg-type]
 
 
 def test_every_addon_is_checked_with_its_own_stages_and_located_in_the_tree() -> None:
-    from renderer.checks.report import MISSING, SKIP
-
     report = runner.run_check(_gate(GATE_TREE))
     assert report.addons == [
         "calico",
@@ -190,8 +189,6 @@ def test_every_addon_is_checked_with_its_own_stages_and_located_in_the_tree() ->
 
 
 def test_addon_narrows_the_check_and_an_unknown_one_is_bad_input() -> None:
-    from renderer.errors import InputError
-
     report = runner.run_check(_gate(GATE_TREE, addons=("widgets", "calico")))
     assert [v.label for v in report.versions] == ["v9.1.0", "widgets/v1.0.0"]
     assert report.passed
@@ -202,8 +199,6 @@ def test_addon_narrows_the_check_and_an_unknown_one_is_bad_input() -> None:
 
 
 def test_goldens_are_written_per_addon_version_and_scenario_then_pass(tmp_path: Path) -> None:
-    from tests.gatehelp import addon_tree
-
     root = addon_tree(tmp_path / "tree", ("coredns", "widgets"))
     runner.run_check(_gate(root, update=True))
     scenarios = sorted(p.name for p in (root / "golden" / "widgets" / "v1.0.0").iterdir())
@@ -223,9 +218,6 @@ def test_a_tree_adopted_for_calico_only_says_how_to_write_the_other_goldens(
 ) -> None:
     """Its other addons' goldens are new, not failures: the run passes or fails as
     Calico does; once written, a missing golden fails as Calico's does."""
-    from renderer.checks.report import MISSING, NEW
-    from tests.gatehelp import addon_tree
-
     root = addon_tree(tmp_path / "tree", ("calico", "coredns", "widgets"))
     runner.run_check(_gate(root, update=True, addons=("calico",)))
     first = runner.run_check(_gate(root))
@@ -244,8 +236,6 @@ def test_a_tree_adopted_for_calico_only_says_how_to_write_the_other_goldens(
 
 
 def test_goldens_of_an_addon_no_longer_in_the_tree_are_stale(tmp_path: Path) -> None:
-    from tests.gatehelp import addon_tree
-
     root = addon_tree(tmp_path / "tree", ("coredns",))
     runner.run_check(_gate(root, update=True))
     gone = root / "golden" / "gone" / "latest" / "cluster"
@@ -261,8 +251,6 @@ def test_goldens_of_an_addon_no_longer_in_the_tree_are_stale(tmp_path: Path) -> 
 
 
 def test_the_cluster_is_the_one_given(tmp_path: Path) -> None:
-    from tests.gatehelp import addon_tree
-
     root = addon_tree(tmp_path / "tree", ("coredns",))
     config = tmp_path / "cluster.yaml"
     config.write_text(
@@ -278,8 +266,6 @@ def test_the_cluster_is_the_one_given(tmp_path: Path) -> None:
 
 
 def test_an_exception_holds_for_the_addons_it_names(tmp_path: Path) -> None:
-    from tests.gatehelp import addon_tree
-
     root = addon_tree(tmp_path / "tree", ("widgets",))
     (root / ".calico-render.yaml").write_text(
         "exceptions:\n"
@@ -316,8 +302,6 @@ def test_a_custom_resource_is_checked_against_a_crd_any_addon_of_the_tree_render
     """gadgets renders a Widget, widgets its CRD: the Widget's wrong field is an error at
     gadgets' template line, whether widgets is checked or not; a kind no CRD of the
     tree defines is counted as not checked, an error with --strict."""
-    from tests.gatehelp import addon_tree
-
     root = addon_tree(tmp_path / "tree", ("widgets",))
     folder = root / "kubernetes" / "gadgets" / "v1.0.0"
     folder.mkdir(parents=True)

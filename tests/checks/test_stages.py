@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from renderer.checks import pipeline
+from renderer.checks.exceptions import parse
 from renderer.checks.report import STAGES
 from renderer.checks.stages import Step, view
 from renderer.finding import ERROR, Finding
@@ -76,8 +77,6 @@ def test_a_view_keeps_list_order_and_drops_stages_whose_needs_are_not_given() ->
 
 
 def test_exceptions_are_applied_in_one_place_for_both_views() -> None:
-    from renderer.checks.exceptions import parse
-
     found = [Finding("typha-anti-affinity", ERROR, "m", stage="rules")]
     items = parse(
         "exceptions:\n  - rule: typha-anti-affinity\n    severity: warning\n    reason: r\n", "f"

@@ -69,8 +69,6 @@ def test_one_validator_per_kubernetes_versions() -> None:
 
 def test_an_object_of_an_api_kubernetes_does_not_serve_is_counted_apart() -> None:
     """Neither validated nor a custom resource without a CRD: a v1beta1 CRD."""
-    from renderer.k8s.parse import parse_stream
-
     text = (
         "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n"
         "metadata: {name: a.example.com}\nspec: {group: example.com}\n---\n"

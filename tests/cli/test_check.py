@@ -11,20 +11,35 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pytest_regressions.file_regression import FileRegressionFixture
+from ruamel.yaml import YAML
 
+from renderer import api, output
+from renderer.checks import runner
+from renderer.checks.golden import remove_stale
+from renderer.checks.report import UPDATED, CheckReport, StaleGolden
 from renderer.checks.runner import NothingToUpdate
+from renderer.cli import check as checkcmd
+from renderer.cli import cli, main
 from renderer.cli.check import refused_update
 from renderer.data import schemas
 from renderer.data.bundled import bundled_manifests
+from renderer.engine import limits
 from renderer.errors import InputError
-from renderer.output.check_text import STALE_MESSAGE
+from renderer.manifests import tree as tree_mod
+from renderer.output import check as output_check
+from renderer.output.check import CheckDocument
+from renderer.output.check_text import LEGACY_RULES, STALE_MESSAGE
 from tests.clihelp import Result, one_error, ref, run
+from tests.engine.test_limits import JINJA_BOMBS
+from tests.gatehelp import GATE_TREE, TREE, bke_tree
+from tests.output.test_sarif import valid_sarif
 
 CALICO = Path("kubernetes") / "calico"
 KUBE = ("--kube-version", "1.30")
@@ -57,8 +72,6 @@ def tree(tmp_path: Path, source: Path) -> Path:
 def goldens(tmp_path_factory: pytest.TempPathFactory, source: Path) -> Path:
     """The goldens ``check --update-golden`` writes for a fresh ``tree``, written once:
     the tests that start from an adopted tree copy them (``adopted``)."""
-    from renderer.cli import main
-
     base = tmp_path_factory.mktemp("adopted")
     root = lay_out(base / "bke-manifests", source)
     argv = ["check", "--manifests", str(root), "--golden", str(base / "golden"), *KUBE]
@@ -395,8 +408,6 @@ def test_bundled_tree_passes_against_bundled_goldens(capsys: pytest.CaptureFixtu
 def test_progress_line_per_version_on_a_terminal_only_for_text(
     capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.cli import check as checkcmd
-
     monkeypatch.setattr(checkcmd, "interactive", lambda: True)
     r = check(capsys, tree)
     assert sorted(r.err.splitlines()) == [
@@ -415,8 +426,6 @@ def test_progress_line_per_version_on_a_terminal_only_for_text(
 @pytest.fixture
 def fixtures(tmp_path: Path) -> Path:
     """A copy of the fixture tree whose goldens were written by ``--update-golden``."""
-    from tests.gatehelp import TREE
-
     root = tmp_path / "fixtures"
     shutil.copytree(TREE, root)
     return root
@@ -542,14 +551,10 @@ def test_incomplete_typha_templates_fail_in_junit(
 def test_the_tree_is_scanned_once_and_json_built_once(
     capsys: pytest.CaptureFixture[str], fixtures: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.checks import report, runner
-    from renderer.manifests import tree
-    from renderer.output import check as output_check
-
     scans: list[object] = []
-    real = tree.list_versions  # what runner imported, before it is patched
+    real = tree_mod.list_versions  # what runner imported, before it is patched
 
-    def listing(root: Path | None = None, addon: str = tree.ADDON) -> list[tree.VersionDir]:
+    def listing(root: Path | None = None, addon: str = tree_mod.ADDON) -> list[tree_mod.VersionDir]:
         scans.append(root)
         return real(root, addon)
 
@@ -559,12 +564,12 @@ def test_the_tree_is_scanned_once_and_json_built_once(
     built: list[object] = []
     check_data = output_check.check_data
 
-    def counted(built_from: report.CheckReport) -> dict[str, object]:
+    def counted(built_from: CheckReport) -> dict[str, object]:
         built.append(built_from)
         return check_data(built_from)
 
     monkeypatch.setattr(runner, "list_versions", listing)
-    monkeypatch.setattr(tree, "resolve_version", no_resolve)
+    monkeypatch.setattr(tree_mod, "resolve_version", no_resolve)
     monkeypatch.setattr(output_check, "check_data", counted)
     r = run(
         capsys,
@@ -706,8 +711,6 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _yaml_blocks(path: Path) -> list[object]:
-    from ruamel.yaml import YAML
-
     text = path.read_text(encoding="utf-8")
     blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
     return [YAML(typ="safe").load(b) for b in blocks]
@@ -716,8 +719,6 @@ def _yaml_blocks(path: Path) -> list[object]:
 def test_pre_commit_hook_runs_on_templates_and_goldens_against_the_repo_goldens(
     capsys: pytest.CaptureFixture[str], tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ruamel.yaml import YAML
-
     (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
     assert hook["entry"] == "calico-render check --manifests ."
     files = re.compile(hook["files"])
@@ -798,9 +799,6 @@ def test_update_golden_on_a_tree_without_versions_deletes_nothing(
 
 
 def test_removing_a_stale_golden_removed_meanwhile_is_not_an_error(tmp_path: Path) -> None:
-    from renderer.checks.golden import remove_stale
-    from renderer.checks.report import UPDATED, StaleGolden
-
     stale = StaleGolden("v3.1.0", str(tmp_path / "v3.1.0"), ["a.yaml"], "calico-render check")
     remove_stale(stale)  # another --update-golden removed it first
     assert stale.status == UPDATED
@@ -846,8 +844,6 @@ def test_every_suggested_command_is_accepted_by_the_cli(
     capsys: pytest.CaptureFixture[str], tree: Path
 ) -> None:
     """Each command a report suggests (text or JSON) parses with the CLI's own parser."""
-    from renderer.cli import cli
-
     (tree.parent / "golden" / "v7.7.7").mkdir(parents=True)
     (tree.parent / "golden" / "v7.7.7" / "a.yaml").write_text("a\n", encoding="utf-8")
     found: list[str] = []
@@ -877,8 +873,6 @@ def test_every_suggested_command_is_accepted_by_the_cli(
 def test_legacy_says_the_same_in_check_and_capability(
     capsys: pytest.CaptureFixture[str], tree: Path
 ) -> None:
-    from renderer.output.check_text import LEGACY_RULES
-
     r = check(capsys, tree)
     legacy = [line for line in r.out.splitlines() if line.startswith("legacy:")]
     assert legacy == [
@@ -896,9 +890,6 @@ def test_legacy_says_the_same_in_check_and_capability(
 def test_check_output_to_dev_null_keeps_the_device(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    import os
-    import stat
-
     r = run(capsys, "check", "--kube-version", "1.34", "--output", "/dev/null", "--jobs", "1")
     assert r.code in (0, 1) and r.out == ""
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
@@ -920,9 +911,6 @@ def test_a_render_over_its_time_limit_names_the_flag_in_the_report(
 ) -> None:
     """The library says how to raise the limit in its own terms; the report the CLI
     prints names the flag, in every format."""
-    from renderer.engine import limits
-    from tests.engine.test_limits import JINJA_BOMBS
-
     version = tmp_path / CALICO / "v1.0.0"
     version.mkdir(parents=True)
     (version / "calico.yaml.j2").write_text(JINJA_BOMBS["exponential_macro"])
@@ -940,8 +928,6 @@ def test_a_render_over_its_time_limit_names_the_flag_in_the_report(
 
 def test_root_is_taken_positionally_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``check ROOT`` is ``check --manifests ROOT``; both naming different trees is usage."""
-    from tests.gatehelp import bke_tree
-
     bke_tree(tmp_path)
     r = run(capsys, "check", str(tmp_path), "--format", "json", "--jobs", "1")
     data = json.loads(r.out)
@@ -962,8 +948,6 @@ def test_goldens_laid_out_for_another_location_are_refused(
 ) -> None:
     """``--golden golden`` on a tree whose goldens are in golden/calico/ would report every
     version MISSING and suggest writing a second set: exit 2 naming where they are."""
-    from tests.gatehelp import bke_tree
-
     bke_tree(tmp_path)
     root = str(tmp_path)
     assert run(capsys, "check", root, "--update-golden", "--jobs", "1").code == 0
@@ -1011,8 +995,6 @@ def _ci_jobs() -> dict[str, list[str]]:
 
 
 def _ci_reports(tree: Path) -> dict[str, object]:
-    from tests.output.test_sarif import valid_sarif
-
     out: dict[str, object] = {}
     if (tree / "gl-code-quality.json").exists():
         out["codequality"] = json.loads((tree / "gl-code-quality.json").read_text())
@@ -1102,8 +1084,6 @@ def test_ci_jobs_keep_a_report_when_the_run_is_bad_input(
 @pytest.fixture
 def own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """A tree with its own goldens (ROOT/golden/calico) written by --update-golden."""
-    from tests.gatehelp import bke_tree
-
     root = bke_tree(tmp_path / "bke-manifests")
     assert run(capsys, "check", str(root), *KUBE, "--jobs", "1", "--update-golden").code == 0
     return root
@@ -1211,9 +1191,6 @@ def test_the_first_update_of_the_merged_layout_rewrites_it_and_says_so_in_one_li
 
 def _reports(capsys: pytest.CaptureFixture[str], tree: Path) -> dict[str, str]:
     """Every format of one check (the report rendered as ``--format`` renders it)."""
-    from renderer import api, output
-    from renderer.output.check import CheckDocument
-
     options = api.check_options(
         root=tree, golden=tree.parent / "golden", kube_versions=("1.30",), jobs=1
     )
@@ -1316,8 +1293,6 @@ def test_refused_update_is_only_the_goldens_refusal() -> None:
 def test_addon_narrows_the_gate_and_an_unknown_one_is_named_by_its_flag(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from tests.gatehelp import GATE_TREE
-
     r = run(capsys, "check", str(GATE_TREE), *KUBE, "--addon", "widgets", "--format", "json")
     data = json.loads(r.out)
     assert r.code == 0 and [a["name"] for a in data["addons"]] == ["widgets"]
@@ -1341,8 +1316,6 @@ def test_addon_narrows_the_gate_and_an_unknown_one_is_named_by_its_flag(
 def test_a_config_that_is_no_bkecluster_is_bad_input_before_any_work(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from tests.gatehelp import GATE_TREE
-
     config = tmp_path / "cluster.yaml"
     config.write_text("kind: Deployment\n", encoding="utf-8")
     r = run(capsys, "check", str(GATE_TREE), *KUBE, "--addon", "coredns", "--config", str(config))

@@ -16,6 +16,7 @@ import pytest
 
 from renderer.calico import fidelity
 from renderer.checks.renders import fidelity_renderer
+from renderer.cli import main
 from renderer.data import schemas
 from renderer.manifests.tree import resolve_version
 from tests.clihelp import Result, one_error, ref, run
@@ -62,8 +63,6 @@ def own_upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def goldens(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The goldens ``--update-golden`` writes for ``tree``'s version, written once."""
-    from renderer.cli import main
-
     root = tmp_path_factory.mktemp("adopted") / "bke-manifests"
     shutil.copytree(HANDWRITTEN / CALICO / VERSION, root / CALICO / VERSION)
     golden = root.parent / "golden"

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import io
+import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import click
 import pytest
 
-from renderer.bke.cluster import NodeInventory
+from renderer.bke.cluster import Node, NodeInventory
 from renderer.bke.context import kube_version_for
-from renderer.cli.common import FLAGS, flag_worded
+from renderer.cli.common import FLAGS, echo_err, emit, flag_worded
+from renderer.data import schemas
+from renderer.engine.jinja import JinjaTemplate
 from renderer.errors import (
     FIXED,
     CalicoRenderError,
@@ -18,6 +23,9 @@ from renderer.errors import (
     TemplateError,
     naming,
 )
+from tests.clihelp import one_error, run
+from tests.gatehelp import BROKEN
+from tests.output.test_sarif import valid_sarif
 
 
 @pytest.mark.parametrize(
@@ -56,8 +64,6 @@ def test_arguments_are_named_as_flags() -> None:
 
 
 def _two_clusters() -> InputError:
-    from renderer.bke.cluster import Node
-
     nodes = tuple(
         Node(name, ("node",), cluster=cluster) for name, cluster in (("a1", "a"), ("b1", "b"))
     )
@@ -90,8 +96,6 @@ def test_bkenodes_of_two_clusters_say_which_argument_counts_them() -> None:
 
 
 def test_a_template_limit_names_no_flag() -> None:
-    from renderer.engine.jinja import JinjaTemplate
-
     source = '{{ "%99999999d"|format(1) }}'
     with pytest.raises(TemplateError) as err:
         JinjaTemplate(source, "t.j2").render({})
@@ -107,14 +111,6 @@ def test_a_bad_input_run_still_writes_its_report(
 ) -> None:
     """--output FILE exists after exit 2, in the requested format, holding one error
     finding of stage input located where the input is bad; the exit code is kept."""
-    import json
-    import xml.etree.ElementTree as ET
-
-    from renderer.data import schemas
-    from tests.clihelp import one_error, run
-    from tests.gatehelp import BROKEN
-    from tests.output.test_sarif import valid_sarif
-
     report = tmp_path / f"report.{fmt}"
     bad = BROKEN / "bad.yaml"
     r = run(capsys, "validate", str(bad), "--format", fmt, "-o", str(report))
@@ -143,8 +139,6 @@ def test_a_bad_input_run_still_writes_its_report(
 def test_without_output_a_bad_input_run_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.clihelp import run
-
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "validate", str(tmp_path / "missing.yaml"), "--format", "json").code == 2
     assert list(tmp_path.iterdir()) == []
@@ -168,10 +162,6 @@ class _Terminal(io.TextIOWrapper):
 def test_echo_err_writes_what_click_echo_writes(
     monkeypatch: pytest.MonkeyPatch, encoding: str, text: str, terminal: bool
 ) -> None:
-    import click
-
-    from renderer.cli.common import echo_err
-
     written = []
     for echo in (echo_err, lambda t: click.echo(t, err=True)):
         raw = io.BytesIO()
@@ -184,8 +174,6 @@ def test_echo_err_writes_what_click_echo_writes(
 
 
 def test_echo_err_without_stderr_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from renderer.cli.common import echo_err
-
     monkeypatch.setattr("sys.stderr", None)
     echo_err("calico-render: nowhere")  # no error, as click.echo
 
@@ -201,8 +189,6 @@ def test_echo_err_without_stderr_writes_nothing(monkeypatch: pytest.MonkeyPatch)
 def test_emit_writes_utf_8_and_a_template_s_lone_bytes_as_they_are(
     monkeypatch: pytest.MonkeyPatch, text: str, written: bytes
 ) -> None:
-    from renderer.cli.common import emit
-
     out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     monkeypatch.setattr("sys.stdout", out)
     emit(text)

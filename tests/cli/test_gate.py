@@ -11,8 +11,11 @@ from typing import Any
 import pytest
 
 from renderer import api
+from renderer.calico.capability import CHECK_REPO
+from renderer.engine import render as render_mod
 from renderer.errors import RefusedError
 from renderer.k8s.parse import parse_stream
+from renderer.manifests.tree import resolve_version
 from tests.clihelp import one_error, run
 from tests.gatehelp import TREE
 
@@ -38,9 +41,6 @@ def test_api_route_capable(nodes: int, replicas: int | None) -> None:
 def test_api_install_refused_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing of the request is rendered: the only renders are the capability
     contract's (on its check context), whose verdict refuses the install."""
-    from renderer.calico.capability import CHECK_REPO
-    from renderer.engine import render as render_mod
-
     real = render_mod.render_version
     rendered: list[object] = []
 
@@ -183,8 +183,6 @@ def test_every_command_sees_the_controllers_file_set(
     """A Typha file in a subdirectory and a broken ``.yml`` beside it: render, versions
     --keys, capability, images and check all take the subdirectory file and never the
     ``.yml`` (which the controller never renders)."""
-    from renderer.manifests.tree import resolve_version
-
     bundled = resolve_version("v3.31.3").path
     version = tmp_path / "kubernetes" / "calico" / "v3.31.3"
     (version / "typha").mkdir(parents=True)

@@ -13,9 +13,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from ruamel.yaml import YAML
 
 from renderer import api
 from renderer.calico.images import ImageList
+from renderer.cli import cli
 from renderer.cli.images import image_warnings
 from renderer.data.bundled import bundled_manifests
 from renderer.data.schemas import IMAGES_REGISTRY
@@ -332,8 +334,6 @@ def test_the_repo_prefix_is_where_images_are_checked(
 
 def _parses(command: str) -> None:
     """``command`` (a calico-render line of the docs) parses with the CLI's own flags."""
-    from renderer.cli import cli
-
     args = shlex.split(command.replace("\\\n", " ").split(" > ")[0])[1:]
     with cli.make_context("calico-render", list(args), resilient_parsing=False) as ctx:
         name, sub, rest = cli.resolve_command(ctx, args)
@@ -342,8 +342,6 @@ def _parses(command: str) -> None:
 
 
 def test_the_release_validation_job_keeps_the_lock_and_its_commands_parse() -> None:
-    from ruamel.yaml import YAML
-
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text(encoding="utf-8")
     section = doc.split("## Release validation (installer-service)", 1)[1].split("\n## ", 1)[0]
     blocks = [YAML(typ="safe").load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]

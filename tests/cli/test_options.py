@@ -3,6 +3,7 @@ the render timeout set before the command runs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -10,9 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from renderer import output
+from renderer.cli import cli
 from renderer.cli.options import Decorator, PathType, format_option, render_timeout_option
 from renderer.engine import limits
 from renderer.output.documents import TyphaDocument
+from tests.clihelp import run
 from tests.gatehelp import bke_tree
 
 
@@ -77,10 +80,6 @@ def test_the_tree_in_the_current_directory_is_the_one_checked(
 ) -> None:
     """``cd bke-manifests && calico-render check`` checks that tree, not the bundled one;
     elsewhere the bundled tree is checked, and every header says which."""
-    import json
-
-    from renderer.cli import cli
-
     bke_tree(tmp_path / "bke")
     monkeypatch.chdir(tmp_path / "bke")
     data = json.loads(CliRunner().invoke(cli, command).stdout)
@@ -97,8 +96,6 @@ def test_the_tree_in_the_current_directory_is_the_one_checked(
 def test_the_render_names_the_tree_it_rendered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.clihelp import run
-
     bke_tree(tmp_path)
     monkeypatch.chdir(tmp_path)
     r = run(capsys, "--version", "v3.28", "--nodes", "5", "--no-validate")

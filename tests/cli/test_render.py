@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,9 +139,6 @@ def test_values_from_stdin_reach_the_render(
 ) -> None:
     """``--values -`` is read once: what stdin held is rendered (it was read twice, and
     the render got the empty second read)."""
-    import io
-    import sys
-
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"podSubnet: 10.9.0.0/16\n")))
     r = run(capsys, "--version", "v3.28", "--nodes", "3", "--values", "-", "--no-validate")
     assert r.code == 0, r.err

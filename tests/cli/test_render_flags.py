@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+
 import click
 
 from renderer.cli import cli
+from renderer.cli.render import render
 from renderer.cli.render_flags import render_options
 
 
@@ -15,10 +18,6 @@ def test_the_group_takes_the_render_options_in_help_order() -> None:
 
 
 def test_render_options_declare_every_parameter_render_takes() -> None:
-    import inspect
-
-    from renderer.cli.render import render
-
     @render_options
     def command(**params: object) -> None:
         """Stand-in."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from referencing import Registry, Resource
 
 from renderer import api
 from renderer.data.bundled import data_dir
@@ -138,7 +139,6 @@ def test_the_files_resolve_their_references_from_their_directory(
     """A validator given only the directory (each file by its file: URI, references
     read from the files beside it) validates a report; the old absolute ``$id`` on a
     host that does not exist made it "Unresolvable"."""
-    from referencing import Registry, Resource
 
     def from_disk(uri: str) -> Resource[Any]:
         assert uri.startswith(SCHEMAS.as_uri() + "/"), uri

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.clihelp import one_error, run
+from tests.engine.gotemplate.test_parity import run_go
 
 
 def test_bad_values_file_is_one_line_exit_2(
@@ -76,8 +78,6 @@ def test_template_prints_gos_bytes_for_any_value(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, go_render: Path
 ) -> None:
     """Held to Go: every value renders, even into a template that never reads it."""
-    from tests.engine.gotemplate.test_parity import run_go
-
     source = (
         't: {{ .tab }}\nq: "{{ .quote }}"\nb: {{ .back }}\nl: {{ .ls }}\no: {{ .lone }}\n'
         'n: {{ .nl }}\n{{ if eq .mode "ipip" }}ipip{{ else }}other{{ end }}: [{{ .auto }}]\n'
@@ -110,8 +110,6 @@ def test_a_key_given_twice_keeps_the_last_as_go_decodes_it(
 ) -> None:
     """Go's JSON decoder keeps the last of equal keys; so does the values file, with a
     warning naming both lines."""
-    import subprocess
-
     tmpl = tmp_path / "t.yaml"
     tmpl.write_text("a: {{ .a }}\nn: {{ .n.b }}\n", encoding="utf-8")
     values = tmp_path / "v.json"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -36,9 +39,6 @@ def test_cli_validate_files_and_stdin(
         ("schema-invalid", "error", f"Deployment {typha}", "spec.replica", misspelled),
     } <= found
     good = run(capsys, "--version", "v9.1.0", "--nodes", "601", "--manifests", ROOT).out
-    import io
-    import sys
-
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good.encode())))
     code, data = json_doc(capsys, VALIDATE, "validate", "-")
     assert code == 0 and data["errors"] == 0 and data["objects"] > 0
@@ -205,8 +205,6 @@ def test_a_finding_has_the_same_location_in_every_format(
     """The file and line a user is sent to are the same in text, JSON, JUnit, SARIF and
     Code Quality (a relative path, as CI checks out)."""
     top = _tree(tmp_path)
-    import os
-
     here = os.getcwd()
     os.chdir(tmp_path)
     try:

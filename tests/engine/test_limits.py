@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from renderer.engine import limits
+from renderer.engine.compile import compile_source
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
 from renderer.errors import LIBRARY_NAMES, TemplateError
@@ -292,8 +293,6 @@ def test_no_bomb_exhausts_memory_under_an_address_space_limit(tmp_path: Path) ->
 def test_templates_with_too_many_actions_are_refused_before_compiling(
     dialect: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.engine.compile import compile_source
-
     monkeypatch.setattr(limits, "MAX_TEMPLATE_ACTIONS", 5)
     monkeypatch.setattr(limits, "MAX_GO_TEMPLATE_ACTIONS", 5)
     source = "".join(f"a{i}: {{{{ 1 }}}}\n" for i in range(7))

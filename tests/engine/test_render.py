@@ -3,11 +3,13 @@ the stream ``helm template`` would print."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from renderer.engine import limits
+from renderer.engine import render as render_mod
 from renderer.engine.render import (
     RenderedFile,
     documents,
@@ -82,10 +84,6 @@ _PIECES = ["---", "--- # c", "---\t x", "---x", "----", " ---", "a: 1", "", "  "
 
 
 def test_documents_in_one_pass_are_the_documents_line_by_line() -> None:
-    import random
-
-    from renderer.engine import render as render_mod
-
     rng = random.Random(7)
     for _ in range(3000):
         lines = rng.choices(_PIECES, k=rng.randint(0, 8))

@@ -13,11 +13,11 @@ from renderer.checks.pipeline import release_rules
 from renderer.checks.verdict import capability_of
 from renderer.engine.gotemplate import compile_go
 from renderer.engine.jinja import JinjaTemplate
-from renderer.engine.render import RenderedFile
+from renderer.engine.render import RenderedFile, documents
 from renderer.engine.sourcemap import SourceMap, template_line
 from renderer.errors import InputError
 from renderer.k8s.locate import field_line
-from renderer.k8s.parse import K8sObject
+from renderer.k8s.parse import K8sObject, parse_files, parse_stream
 from renderer.manifests.tree import resolve_version
 
 REAL = Path(__file__).parents[1] / "fixtures" / "bke-real"
@@ -165,9 +165,6 @@ def test_source_map_segments() -> None:
 
 
 def test_stream_heads_every_document_with_its_source_like_helm() -> None:
-    from renderer.engine.render import documents
-    from renderer.k8s.parse import parse_files, parse_stream
-
     result = api.render(api.Request.of("v3.28", 601))
     stream = result.stream()
     docs = stream.split("---\n")[1:]

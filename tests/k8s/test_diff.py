@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from renderer.k8s.diff import Diff, diff, diff_values, show
+from renderer.k8s.diff import Diff, diff, diff_values, path_parts, show
 
 
 def test_diff_names_list_items_by_their_key_and_ignores_set_order() -> None:
@@ -36,8 +36,6 @@ def test_show_cuts_long_values() -> None:
 
 
 def test_path_parts_find_named_items_and_stop_where_the_data_does() -> None:
-    from renderer.k8s.diff import path_parts
-
     data = {
         "spec": {
             "containers": [

@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from renderer.engine.gotemplate import compile_go
+from renderer.k8s import injection
 from renderer.k8s.injection import Injection, find_injections
+from renderer.store import cache
 
 TEMPLATE = """\
 kind: ConfigMap
@@ -75,9 +77,6 @@ def test_constants_printed_by_actions_are_template_text() -> None:
 def test_a_kept_answer_is_the_answer_and_a_corrupt_entry_is_a_miss(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from renderer.k8s import injection
-    from renderer.store import cache
-
     monkeypatch.setenv(cache.ENV_DIR, str(tmp_path))
     monkeypatch.delenv(cache.ENV_OFF, raising=False)
     fresh = injections(plain="a\n  extra: key")
@@ -135,8 +134,6 @@ NASTY = [
 def test_reading_only_the_documents_with_values_agrees_with_reading_the_whole_stream(
     key: str, value: str
 ) -> None:
-    from renderer.k8s import injection
-
     values = {"a": "1", "b": "2", "c": "3", "d": "", "e": "4", key: value}
     text, _lines, printed = compile_go(DOCUMENTS, "t.yaml").render_traced(values)
     spans = sorted(printed, key=lambda p: p.start)

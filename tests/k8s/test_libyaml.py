@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
-from renderer.k8s.libyaml import C_LOADER, LAST_WINS, SAFE, MarkedYAMLError, position_loader
+from renderer.k8s.libyaml import (
+    C_LOADER,
+    LAST_WINS,
+    SAFE,
+    MarkedYAMLError,
+    position_loader,
+    safe_loader,
+)
 
 
 def test_c_loader_is_used() -> None:
@@ -37,10 +46,6 @@ def test_the_position_loader_records_lines_and_columns() -> None:
 
 
 def test_safe_loaders_are_ruamel_s_own_loader_made_once() -> None:
-    import io
-
-    from renderer.k8s.libyaml import SAFE, safe_loader
-
     first, second = safe_loader("a: 1\n"), safe_loader("b: [2]\n")
     assert first[0] is first[1] and first[0] is not second[0]
     ruamel_s = SAFE.get_constructor_parser(io.StringIO("a: 1\n"))[0]

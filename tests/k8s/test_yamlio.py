@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import io
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -170,8 +172,6 @@ def test_mixed_type_keys_are_refused_without_type_error(tmp_path: Path) -> None:
 
 
 def test_loading_restores_the_garbage_collector(tmp_path: Path) -> None:
-    import gc
-
     assert gc.isenabled()
     load_mapping_file(_values(tmp_path, "a: 1\n"))
     with pytest.raises(InputError):
@@ -253,8 +253,6 @@ _PIECES = ["---", "--- # c", "---\t x", "---x", "----", " ---", "a: 1", "", "  "
 
 
 def test_split_documents_in_one_search_is_the_split_line_by_line() -> None:
-    import random
-
     rng = random.Random(3)
     for _ in range(3000):
         lines = rng.choices(_PIECES, k=rng.randint(0, 9))

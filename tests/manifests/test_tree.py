@@ -14,6 +14,8 @@ from renderer.manifests.tree import (
     template_name,
     tree_path,
 )
+import os
+from renderer.manifests.tree import split_label, unit_label, unit_order
 
 
 @pytest.fixture
@@ -167,8 +169,6 @@ def test_unreadable_version_directory_is_bad_input(
 
 
 def test_unreadable_version_directory_chmod(root: Path) -> None:
-    import os
-
     target = root / "kubernetes" / "calico" / "v3.29.0"
     target.chmod(0)
     try:
@@ -333,8 +333,6 @@ def test_findings_of_an_addon_are_located_in_its_directory() -> None:
 
 
 def test_a_version_of_another_addon_is_labelled_with_its_addon() -> None:
-    from renderer.manifests.tree import split_label, unit_label, unit_order
-
     assert unit_label("calico", "v3.31.3") == "v3.31.3"
     assert unit_label("coredns", "v1.8.0") == "coredns/v1.8.0"
     assert split_label("coredns/v1.8.0") == ("coredns", "v1.8.0")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import renderer.oci.client as client_mod
 from renderer.oci.client import Answer, Client, RegistryError, Settings, proxy_for
 from renderer.oci.manifest import BadAnswer
 from renderer.oci.reference import Platform, parse
@@ -24,6 +25,7 @@ from tests.registryhelp import (
     TokenServer,
     TunnelProxy,
     docker_config,
+    free_port,
 )
 
 AMD64, ARM64 = Platform("linux", "amd64"), Platform("linux", "arm64")
@@ -216,8 +218,6 @@ def test_a_malformed_answer_from_the_registry_is_bad_input(
 
 
 def _closed_port() -> int:
-    from tests.registryhelp import free_port
-
     return free_port()
 
 
@@ -290,8 +290,6 @@ def test_a_token_service_refusing_the_credential_is_exit_2(
 def test_an_answer_larger_than_its_bound_is_refused(
     registry: Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import renderer.oci.client as client_mod
-
     monkeypatch.setattr(client_mod, "MAX_MANIFEST", 200)
     with pytest.raises(BadAnswer, match="more than 200"):
         plain(registry).resolve(parse(f"{registry.host}/full/calico/cni:{CALICO_VERSION}"), BOTH)

@@ -13,8 +13,14 @@ from renderer import api
 from renderer.api import Validation
 from renderer.calico.images import ImageList
 from renderer.calico.scale.report import AdviceReport
+from renderer.checks import registry as stage
+from renderer.checks.exceptions import Applied, RuleException
 from renderer.checks.report import CheckReport
 from renderer.finding import Finding, merge_located
+from renderer.k8s.parse import parse_stream
+from renderer.k8s.schema import SchemaValidator
+from renderer.oci.client import Resolution
+from renderer.oci.reference import Platform, parse
 from renderer.output import Document
 from renderer.output.capability import CapabilityDocument
 from renderer.output.check import CheckDocument
@@ -59,9 +65,6 @@ def _versions() -> Document:
 
 
 def _validate() -> Document:
-    from renderer.k8s.parse import parse_stream
-    from renderer.k8s.schema import SchemaValidator
-
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndatta: {}\n"
     objects = parse_stream(text, "cm.yaml")
     findings = merge_located(SchemaValidator(("1.33", "1.34")).validate_all(objects))
@@ -83,10 +86,6 @@ def _images() -> Document:
 def _registry() -> Document:
     """cni served for both platforms, node without arm64, typha's tag missing, and a
     lock entry no longer rendered."""
-    from renderer.checks import registry as stage
-    from renderer.oci.client import Resolution
-    from renderer.oci.reference import Platform, parse
-
     a, b, c = ("sha256:" + x * 64 for x in "abc")
     amd, arm = Platform("linux", "amd64"), Platform("linux", "arm64")
     both = ("linux/amd64", "linux/arm64")
@@ -138,8 +137,6 @@ def _capability(version: str) -> Document:
 
 def _capability_exceptions() -> Document:
     """v9.4.0 with an exception that matched and one that matched nothing."""
-    from renderer.checks.exceptions import Applied, RuleException
-
     report = api.capability("v9.4.0", root=TREE, kube_versions=("1.30",))
     matched = Applied(RuleException("typha-pdb", "reviewed", severity="warning"), {"v9.4.0": 1})
     unmatched = Applied(RuleException("typha-replicas", "gone", line=4))

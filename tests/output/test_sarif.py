@@ -14,6 +14,7 @@ from pytest_regressions.data_regression import DataRegressionFixture
 
 from renderer import output
 from renderer.output.findings import finding_dict
+from renderer.output.sarif import addon_of, artifact_location
 from tests.output.cases import DOCUMENTS
 
 SARIF_SCHEMA = Path(__file__).parents[1] / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"
@@ -65,8 +66,6 @@ def test_sarif(name: str, data_regression: DataRegressionFixture) -> None:
 
 
 def test_paths_are_uris_relative_to_the_checkout() -> None:
-    from renderer.output.sarif import artifact_location
-
     assert artifact_location("kubernetes/calico/v 1/a.yaml") == {
         "uri": "kubernetes/calico/v%201/a.yaml",
         "uriBaseId": "%SRCROOT%",
@@ -75,8 +74,6 @@ def test_paths_are_uris_relative_to_the_checkout() -> None:
 
 
 def test_a_result_in_the_tree_names_its_addon() -> None:
-    from renderer.output.sarif import addon_of
-
     assert addon_of("kubernetes/coredns/v1.8.0/coredns.yaml") == "coredns"
     assert addon_of("golden/calico/v3.31.3/nodes-50/decision.json") == "calico"
     assert addon_of("golden/v3.31.3/nodes-50/decision.json") == ""  # the bundled goldens

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -105,9 +108,6 @@ def test_failure_without_hard_links_never_deletes_an_existing_file(
 
 
 def test_lock_refuses_a_second_holder_after_waiting(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -151,8 +151,6 @@ def test_write_output_keeps_device_nodes(tmp_path: Path) -> None:
 
 
 def test_write_output_writes_into_a_fifo(tmp_path: Path) -> None:
-    import threading
-
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got: list[bytes] = []

@@ -13,6 +13,7 @@ from renderer.checks import verdict as verdicts
 from renderer.data.bundled import bundled_manifests
 from renderer.errors import InputError, RefusedError
 from renderer.manifests.tree import COMPONENT, resolve_version
+from tests.clihelp import run
 from tests.gatehelp import yes_label_tree
 
 
@@ -97,8 +98,6 @@ def test_a_changed_template_is_read_again_even_with_the_same_size_and_mtime(
 def test_render_warns_once_when_the_version_is_not_release_ready(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from tests.clihelp import run
-
     real = str(Path(__file__).parents[2] / "fixtures" / "bke-real")
     r = run(capsys, "--manifests", real, "--version", "v3.31.3", "--nodes", "601", "--no-validate")
     lines = [line for line in r.err.splitlines() if "release-ready" in line]
@@ -153,8 +152,6 @@ def test_render_capability_and_check_agree_on_release_readiness_with_the_trees_e
     capsys: pytest.CaptureFixture[str], tmp_path: Path, exceptions: str, ready: bool
 ) -> None:
     """The same reviewed exceptions (ROOT/.calico-render.yaml), the same verdict."""
-    from tests.clihelp import run
-
     real = Path(__file__).parents[2] / "fixtures" / "bke-real"
     shutil.copytree(real / COMPONENT, tmp_path / COMPONENT)
     if exceptions:

@@ -7,6 +7,7 @@ from typing import Any
 from renderer.calico.plan import Plan, Side, split_objects
 from renderer.data.schemas import PLAN as PLAN_SCHEMA
 from renderer.data.schemas import validate_output
+from renderer.output.documents import plan_json
 
 NS = "kube-system"
 
@@ -78,8 +79,6 @@ def names(refs: list[dict[str, str]]) -> list[str]:
 
 def checked(plan: Plan) -> dict[str, Any]:
     """The plan as published, checked against its schema."""
-    from renderer.output.documents import plan_json
-
     data = plan_json(plan)
     validate_output(PLAN_SCHEMA, data)
     return data

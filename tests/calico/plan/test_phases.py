@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -394,8 +395,6 @@ def _set(data: Any, path: tuple[str | int, ...], value: Any) -> bool:
 
 @pytest.mark.slow
 def test_split_and_plan_survive_odd_shapes_in_every_field_read() -> None:
-    import copy
-
     objects = base_objects() + typha_objects()
     source = side("v3.27.0", 10, False, typha=False)
     tried = 0
